@@ -1,0 +1,87 @@
+# tapdp: the Open vSwitch kernel datapath as a userspace daemon.
+#
+#   make                 build/tapdpd, build/libtapdp.so, build/tapdp-run
+#   make check           unit tests, integration tests, the same under
+#                        ASan/UBSan, and the unprivileged scenario
+#   make unit            cmocka unit tests only
+#   make asan            the sanitizer build, in build-asan/
+#   make install         PREFIX (/usr/local) and DESTDIR honoured
+
+PREFIX  ?= /usr/local
+BINDIR  ?= $(PREFIX)/bin
+SBINDIR ?= $(PREFIX)/sbin
+LIBDIR  ?= $(PREFIX)/lib/tapdp
+MANDIR  ?= $(PREFIX)/share/man
+BUILD   ?= build
+VERSION := 0.1
+
+CC      ?= cc
+PKGS    := libmnl glib-2.0
+CFLAGS  ?= -O2 -g
+CFLAGS  += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Werror=implicit \
+	   -I. -DTAPDP_VERSION='"$(VERSION)"' \
+	   $(shell pkg-config --cflags $(PKGS))
+LDLIBS  := $(shell pkg-config --libs $(PKGS)) -lpthread
+ifdef SAN
+CFLAGS  += -fsanitize=address,undefined -fno-omit-frame-pointer \
+	   -fno-sanitize-recover=undefined
+LDFLAGS += -fsanitize=address,undefined
+endif
+
+CORE_SRCS := common/log.c netlink/attr.c netlink/msg.c \
+	     tap/netdev.c tap/vport.c tap/vport-internal.c tap/vport-netdev.c \
+	     datapath/datapath.c \
+	     genl-server/nlsock.c genl-server/genl.c genl-server/nlctrl.c \
+	     genl-server/datapath-family.c genl-server/vport-family.c \
+	     genl-server/flow-family.c genl-server/packet-family.c \
+	     genl-server/server.c
+CORE_OBJS := $(CORE_SRCS:%.c=$(BUILD)/obj/%.o)
+
+UNIT_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/%,$(wildcard tests/unit/test-*.c))
+
+all: $(BUILD)/tapdpd $(BUILD)/libtapdp.so $(BUILD)/tapdp-run
+
+$(BUILD)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -MMD -MP -c -o $@ $<
+
+$(BUILD)/tapdpd: $(BUILD)/obj/daemon/tapdpd.o $(CORE_OBJS)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+# The shim is loaded into every client: no sanitizer runtime, no libraries
+# beyond libc, nothing exported but the wrapped calls.
+$(BUILD)/libtapdp.so: compat/shim.c compat/proto.h
+	@mkdir -p $(BUILD)
+	$(CC) -std=gnu11 -O2 -g -Wall -Wextra -fPIC -shared \
+	      -fvisibility=hidden -I. -o $@ compat/shim.c -ldl -lpthread
+
+$(BUILD)/tapdp-run: compat/tapdp-run.c compat/proto.h
+	@mkdir -p $(BUILD)
+	$(CC) -std=gnu11 -O2 -g -Wall -Wextra -I. \
+	      -DTAPDP_LIBDIR='"$(LIBDIR)"' -o $@ compat/tapdp-run.c
+
+$(BUILD)/test-%: tests/unit/test-%.c $(CORE_OBJS)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS) -lcmocka
+
+unit: $(UNIT_TESTS)
+	@fail=0; for t in $(UNIT_TESTS); do $$t || fail=1; done; exit $$fail
+
+asan:
+	$(MAKE) BUILD=build-asan SAN=1 all
+
+check: all asan $(UNIT_TESTS)
+	tests/run-all.sh
+
+install: all
+	install -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(BINDIR) \
+		$(DESTDIR)$(LIBDIR) $(DESTDIR)$(MANDIR)/man8
+	install -m 0755 $(BUILD)/tapdpd $(DESTDIR)$(SBINDIR)/tapdpd
+	install -m 0755 $(BUILD)/tapdp-run $(DESTDIR)$(BINDIR)/tapdp-run
+	install -m 0644 $(BUILD)/libtapdp.so $(DESTDIR)$(LIBDIR)/libtapdp.so
+	install -m 0644 docs/tapdpd.8 docs/tapdp-run.8 $(DESTDIR)$(MANDIR)/man8/
+
+clean:
+	rm -rf build build-asan
+
+.PHONY: all unit asan check install clean
+-include $(CORE_OBJS:.o=.d) $(BUILD)/obj/daemon/tapdpd.d

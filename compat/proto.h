@@ -1,0 +1,60 @@
+/* The private protocol between the LD_PRELOAD shim and tapdpd.
+ *
+ * An emulated netlink socket is two AF_UNIX sockets:
+ *  - the data socket, a SOCK_DGRAM socketpair made by the shim. The
+ *    application holds one end as its "netlink" fd; the daemon holds the
+ *    other and writes every datagram the socket receives into it (replies,
+ *    ACKs, dump parts, notifications, upcalls). So poll/epoll, MSG_PEEK,
+ *    MSG_TRUNC and MSG_DONTWAIT are the kernel's own AF_UNIX semantics.
+ *  - the control socket, a SOCK_SEQPACKET connection to the daemon's
+ *    listening socket, private to the shim. Requests go over it and the
+ *    daemon answers only after all the replies of a request sit in the data
+ *    socket: when the application's send() returns, its replies are
+ *    readable, as with the kernel.
+ * A shared page (memfd, mapped by both) carries the overrun flag, so that
+ * the next recv() fails once with ENOBUFS as the kernel's would.
+ *
+ * Every control message is one struct tapdp_req (plus payload for SEND),
+ * answered by one struct tapdp_rep. */
+#ifndef TAPDP_COMPAT_PROTO_H
+#define TAPDP_COMPAT_PROTO_H
+
+#include <stdint.h>
+
+#define TAPDP_PROTO_VERSION	1
+#define TAPDP_DEFAULT_SOCKET	"/run/tapdp/tapdp.sock"
+#define TAPDP_SOCKET_ENV	"TAPDP_SOCKET"
+
+/* Largest datagram a client may send (the kernel's default netlink sndbuf,
+ * less its 32-byte slack): a bigger send fails with EMSGSIZE. */
+#define TAPDP_MAX_SEND		(212992 - 32)
+
+enum tapdp_op {
+	TAPDP_OP_HELLO = 1,	/* arg0 version, arg1 socket type;
+				 * SCM_RIGHTS: data socket end, shared memfd */
+	TAPDP_OP_BIND,		/* arg0 portid (0: autobind) -> val0 portid */
+	TAPDP_OP_CONNECT,	/* autobind if unbound -> val0 portid */
+	TAPDP_OP_SEND,		/* arg0 destination portid, arg1 largest
+				 * recv buffer so far; payload: datagram
+				 * -> val0 portid, val1 dump running */
+	TAPDP_OP_SETSOCKOPT,	/* arg0 level, arg1 optname, arg2 value */
+	TAPDP_OP_GETSOCKOPT,	/* arg0 level, arg1 optname -> val0 value */
+	TAPDP_OP_DUMP_NEXT,	/* arg0 largest recv buffer so far; queue the
+				 * next dump part -> val1 running */
+};
+
+struct tapdp_req {
+	uint32_t op;
+	int32_t arg[3];
+};
+
+struct tapdp_rep {
+	int32_t err;		/* 0 or a negative errno */
+	int32_t val[2];
+};
+
+struct tapdp_shared {
+	uint32_t overrun;	/* set by the daemon, cleared by the shim */
+};
+
+#endif

@@ -1,0 +1,611 @@
+/* libtapdp.so: LD_PRELOAD shim that hands NETLINK_GENERIC sockets to tapdpd.
+ *
+ * socket(AF_NETLINK, *, NETLINK_GENERIC) connects to the daemon and returns
+ * the application's end of a data socketpair (see proto.h). The calls that
+ * differ between AF_UNIX and AF_NETLINK are wrapped for those fds only:
+ * bind/connect/getsockname (portids), send* (requests, synchronous), recv*
+ * (source address, ENOBUFS, dump continuation), {get,set}sockopt and close.
+ * When no daemon listens, socket() is the real one and nothing else changes.
+ *
+ * Thread safety: the fd table holds atomic pointers; each emulated socket has
+ * a mutex that serialises its control exchanges. Fork: the child inherits the
+ * sockets and may go on using them; locks are reset in the child. */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <linux/netlink.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "proto.h"
+
+#define EXPORT __attribute__((visibility("default")))
+#define MAX_FDS 65536
+
+struct emu {
+	int ctl;
+	int type;
+	struct tapdp_shared *shared;
+	pthread_mutex_t lock;
+	uint32_t portid;
+	bool dump_running;
+	int max_recv;		/* sizes dump parts, as the kernel's */
+};
+
+static _Atomic(struct emu *) emus[MAX_FDS];
+
+static int (*real_socket)(int, int, int);
+static int (*real_close)(int);
+static int (*real_bind)(int, const struct sockaddr *, socklen_t);
+static int (*real_connect)(int, const struct sockaddr *, socklen_t);
+static int (*real_getsockname)(int, struct sockaddr *, socklen_t *);
+static int (*real_getpeername)(int, struct sockaddr *, socklen_t *);
+static ssize_t (*real_sendmsg)(int, const struct msghdr *, int);
+static ssize_t (*real_recvmsg)(int, struct msghdr *, int);
+static int (*real_setsockopt)(int, int, int, const void *, socklen_t);
+static int (*real_getsockopt)(int, int, int, void *, socklen_t *);
+static int (*real_dup2)(int, int);
+static int (*real_dup3)(int, int, int);
+
+static pthread_once_t init_once = PTHREAD_ONCE_INIT;
+
+static void
+shim_atfork_child(void)
+{
+	for (int fd = 0; fd < MAX_FDS; fd++) {
+		struct emu *e = atomic_load(&emus[fd]);
+
+		if (e)
+			pthread_mutex_init(&e->lock, NULL);
+	}
+}
+
+static void
+shim_init(void)
+{
+	real_socket = dlsym(RTLD_NEXT, "socket");
+	real_close = dlsym(RTLD_NEXT, "close");
+	real_bind = dlsym(RTLD_NEXT, "bind");
+	real_connect = dlsym(RTLD_NEXT, "connect");
+	real_getsockname = dlsym(RTLD_NEXT, "getsockname");
+	real_getpeername = dlsym(RTLD_NEXT, "getpeername");
+	real_sendmsg = dlsym(RTLD_NEXT, "sendmsg");
+	real_recvmsg = dlsym(RTLD_NEXT, "recvmsg");
+	real_setsockopt = dlsym(RTLD_NEXT, "setsockopt");
+	real_getsockopt = dlsym(RTLD_NEXT, "getsockopt");
+	real_dup2 = dlsym(RTLD_NEXT, "dup2");
+	real_dup3 = dlsym(RTLD_NEXT, "dup3");
+	pthread_atfork(NULL, NULL, shim_atfork_child);
+}
+
+static inline void
+shim_ready(void)
+{
+	pthread_once(&init_once, shim_init);
+}
+
+static struct emu *
+emu_get(int fd)
+{
+	if (fd < 0 || fd >= MAX_FDS)
+		return NULL;
+	return atomic_load_explicit(&emus[fd], memory_order_acquire);
+}
+
+static const char *
+daemon_path(void)
+{
+	const char *p = getenv(TAPDP_SOCKET_ENV);
+
+	return p && *p ? p : TAPDP_DEFAULT_SOCKET;
+}
+
+/* One control exchange: request (+ payload) out, reply in. */
+static int
+emu_call(struct emu *e, const struct tapdp_req *req, const void *payload,
+	 size_t len, struct tapdp_rep *rep)
+{
+	struct iovec iov[2] = {
+		{ (void *)req, sizeof(*req) },
+		{ (void *)payload, len },
+	};
+	struct msghdr mh = { .msg_iov = iov, .msg_iovlen = len ? 2 : 1 };
+	ssize_t n;
+
+	pthread_mutex_lock(&e->lock);
+	do
+		n = real_sendmsg(e->ctl, &mh, MSG_NOSIGNAL);
+	while (n < 0 && errno == EINTR);
+	if (n >= 0) {
+		do
+			n = recv(e->ctl, rep, sizeof(*rep), 0);
+		while (n < 0 && errno == EINTR);
+	}
+	if (n == (ssize_t)sizeof(*rep) &&
+	    (req->op == TAPDP_OP_SEND || req->op == TAPDP_OP_DUMP_NEXT))
+		e->dump_running = rep->val[1];
+	pthread_mutex_unlock(&e->lock);
+	if (n != (ssize_t)sizeof(*rep)) {
+		/* The daemon went away: the socket is dead, as a netlink
+		 * socket whose kernel side vanished would be. */
+		memset(rep, 0, sizeof(*rep));
+		rep->err = -ECONNREFUSED;
+	}
+	return rep->err;
+}
+
+static int
+emu_simple(struct emu *e, enum tapdp_op op, int a0, int a1, int a2,
+	   struct tapdp_rep *rep)
+{
+	struct tapdp_req req = { .op = op, .arg = { a0, a1, a2 } };
+
+	return emu_call(e, &req, NULL, 0, rep);
+}
+
+static int
+fail(int err)
+{
+	errno = err;
+	return -1;
+}
+
+static int
+emu_hello(int ctl, int data_end, int memfd, int type)
+{
+	struct tapdp_req req = { .op = TAPDP_OP_HELLO,
+				 .arg = { TAPDP_PROTO_VERSION, type } };
+	char cbuf[CMSG_SPACE(2 * sizeof(int))];
+	struct iovec iov = { &req, sizeof(req) };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
+			     .msg_control = cbuf,
+			     .msg_controllen = sizeof(cbuf) };
+	struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
+	struct tapdp_rep rep;
+	int fds[2] = { data_end, memfd };
+
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(sizeof(fds));
+	memcpy(CMSG_DATA(c), fds, sizeof(fds));
+	if (real_sendmsg(ctl, &mh, MSG_NOSIGNAL) != sizeof(req))
+		return -1;
+	if (recv(ctl, &rep, sizeof(rep), 0) != sizeof(rep) || rep.err)
+		return -1;
+	return 0;
+}
+
+/* Connects an emulated socket; -1 when no daemon answers. */
+static int
+emu_open(int type)
+{
+	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	int flags = type & (SOCK_CLOEXEC | SOCK_NONBLOCK);
+	int ctl, memfd = -1, sv[2] = { -1, -1 }, saved = errno;
+	struct tapdp_shared *shared = MAP_FAILED;
+	struct emu *e;
+	const char *path = daemon_path();
+
+	if (strlen(path) >= sizeof(sun.sun_path))
+		return -1;
+	strcpy(sun.sun_path, path);
+	ctl = real_socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (ctl < 0)
+		goto fail;
+	if (real_connect(ctl, (struct sockaddr *)&sun, sizeof(sun)) < 0)
+		goto fail;
+	memfd = memfd_create("tapdp-shared", MFD_CLOEXEC);
+	if (memfd < 0 || ftruncate(memfd, sizeof(*shared)) < 0)
+		goto fail;
+	shared = mmap(NULL, sizeof(*shared), PROT_READ | PROT_WRITE,
+		      MAP_SHARED, memfd, 0);
+	if (shared == MAP_FAILED)
+		goto fail;
+	if (socketpair(AF_UNIX, SOCK_DGRAM | flags, 0, sv) < 0)
+		goto fail;
+	if (sv[0] >= MAX_FDS || emu_hello(ctl, sv[1], memfd, type) < 0)
+		goto fail;
+	real_close(sv[1]);
+	real_close(memfd);
+	e = calloc(1, sizeof(*e));
+	if (!e) {
+		sv[1] = -1;
+		memfd = -1;
+		goto fail;
+	}
+	e->ctl = ctl;
+	e->type = type & ~(SOCK_CLOEXEC | SOCK_NONBLOCK);
+	e->shared = shared;
+	pthread_mutex_init(&e->lock, NULL);
+	atomic_store_explicit(&emus[sv[0]], e, memory_order_release);
+	errno = saved;
+	return sv[0];
+fail:
+	if (shared != MAP_FAILED)
+		munmap(shared, sizeof(*shared));
+	for (int i = 0; i < 2; i++)
+		if (sv[i] >= 0)
+			real_close(sv[i]);
+	if (memfd >= 0)
+		real_close(memfd);
+	if (ctl >= 0)
+		real_close(ctl);
+	errno = saved;
+	return -1;
+}
+
+static void
+emu_forget(int fd)
+{
+	struct emu *e;
+
+	if (fd < 0 || fd >= MAX_FDS)
+		return;
+	e = atomic_exchange(&emus[fd], NULL);
+	if (!e)
+		return;
+	real_close(e->ctl);
+	munmap(e->shared, sizeof(*e->shared));
+	pthread_mutex_destroy(&e->lock);
+	free(e);
+}
+
+EXPORT int
+socket(int domain, int type, int protocol)
+{
+	shim_ready();
+	if (domain == AF_NETLINK && protocol == NETLINK_GENERIC) {
+		int base = type & ~(SOCK_CLOEXEC | SOCK_NONBLOCK);
+
+		if (base == SOCK_RAW || base == SOCK_DGRAM) {
+			int fd = emu_open(type);
+
+			if (fd >= 0)
+				return fd;
+		}
+	}
+	return real_socket(domain, type, protocol);
+}
+
+EXPORT int
+close(int fd)
+{
+	shim_ready();
+	emu_forget(fd);
+	return real_close(fd);
+}
+
+EXPORT int
+dup2(int oldfd, int newfd)
+{
+	shim_ready();
+	if (oldfd != newfd)
+		emu_forget(newfd);
+	return real_dup2(oldfd, newfd);
+}
+
+EXPORT int
+dup3(int oldfd, int newfd, int flags)
+{
+	shim_ready();
+	if (oldfd != newfd)
+		emu_forget(newfd);
+	return real_dup3(oldfd, newfd, flags);
+}
+
+static int
+check_nl_addr(const struct sockaddr *addr, socklen_t len)
+{
+	if (!addr || len < sizeof(struct sockaddr_nl))
+		return EINVAL;
+	if (addr->sa_family != AF_NETLINK)
+		return EINVAL;
+	return 0;
+}
+
+EXPORT int
+bind(int fd, const struct sockaddr *addr, socklen_t len)
+{
+	struct emu *e;
+	struct tapdp_rep rep;
+	const struct sockaddr_nl *nl = (const void *)addr;
+	int err;
+
+	shim_ready();
+	e = emu_get(fd);
+	if (!e)
+		return real_bind(fd, addr, len);
+	err = check_nl_addr(addr, len);
+	if (err)
+		return fail(err);
+	if (emu_simple(e, TAPDP_OP_BIND, (int32_t)nl->nl_pid, 0, 0, &rep))
+		return fail(-rep.err);
+	e->portid = rep.val[0];
+	return 0;
+}
+
+EXPORT int
+connect(int fd, const struct sockaddr *addr, socklen_t len)
+{
+	struct emu *e;
+	struct tapdp_rep rep;
+
+	shim_ready();
+	e = emu_get(fd);
+	if (!e)
+		return real_connect(fd, addr, len);
+	if (len >= sizeof(sa_family_t) && addr && addr->sa_family == AF_UNSPEC)
+		return 0;
+	if (check_nl_addr(addr, len))
+		return fail(EINVAL);
+	if (emu_simple(e, TAPDP_OP_CONNECT, 0, 0, 0, &rep))
+		return fail(-rep.err);
+	e->portid = rep.val[0];
+	return 0;
+}
+
+static void
+fill_nl_addr(struct sockaddr *addr, socklen_t *len, uint32_t portid)
+{
+	struct sockaddr_nl nl = { .nl_family = AF_NETLINK, .nl_pid = portid };
+
+	if (!addr || !len)
+		return;
+	memcpy(addr, &nl, *len < sizeof(nl) ? *len : sizeof(nl));
+	*len = sizeof(nl);
+}
+
+EXPORT int
+getsockname(int fd, struct sockaddr *addr, socklen_t *len)
+{
+	struct emu *e;
+
+	shim_ready();
+	e = emu_get(fd);
+	if (!e)
+		return real_getsockname(fd, addr, len);
+	fill_nl_addr(addr, len, e->portid);
+	return 0;
+}
+
+EXPORT int
+getpeername(int fd, struct sockaddr *addr, socklen_t *len)
+{
+	struct emu *e;
+
+	shim_ready();
+	e = emu_get(fd);
+	if (!e)
+		return real_getpeername(fd, addr, len);
+	fill_nl_addr(addr, len, 0);
+	return 0;
+}
+
+static ssize_t
+emu_send(struct emu *e, const struct msghdr *msg)
+{
+	struct tapdp_req req = { .op = TAPDP_OP_SEND,
+				 .arg = { 0, e->max_recv } };
+	struct tapdp_rep rep;
+	size_t total = 0, off = 0;
+	char *buf;
+
+	if (msg->msg_name && msg->msg_namelen) {
+		const struct sockaddr_nl *nl = msg->msg_name;
+
+		if (check_nl_addr(msg->msg_name, msg->msg_namelen))
+			return fail(EINVAL);
+		req.arg[0] = nl->nl_pid;
+	}
+	for (size_t i = 0; i < msg->msg_iovlen; i++)
+		total += msg->msg_iov[i].iov_len;
+	if (total > TAPDP_MAX_SEND)
+		return fail(EMSGSIZE);
+	buf = malloc(total ? total : 1);
+	if (!buf)
+		return fail(ENOBUFS);
+	for (size_t i = 0; i < msg->msg_iovlen; i++) {
+		memcpy(buf + off, msg->msg_iov[i].iov_base,
+		       msg->msg_iov[i].iov_len);
+		off += msg->msg_iov[i].iov_len;
+	}
+	emu_call(e, &req, buf, total, &rep);
+	free(buf);
+	if (rep.err)
+		return fail(-rep.err);
+	e->portid = rep.val[0];
+	return total;
+}
+
+EXPORT ssize_t
+sendmsg(int fd, const struct msghdr *msg, int flags)
+{
+	struct emu *e;
+
+	shim_ready();
+	e = emu_get(fd);
+	if (!e)
+		return real_sendmsg(fd, msg, flags);
+	return emu_send(e, msg);
+}
+
+EXPORT ssize_t
+sendto(int fd, const void *buf, size_t len, int flags,
+       const struct sockaddr *addr, socklen_t alen)
+{
+	struct iovec iov = { (void *)buf, len };
+	struct msghdr mh = { .msg_name = (void *)addr, .msg_namelen = alen,
+			     .msg_iov = &iov, .msg_iovlen = 1 };
+
+	shim_ready();
+	if (!emu_get(fd))
+		return real_sendmsg(fd, &mh, flags);
+	return emu_send(emu_get(fd), &mh);
+}
+
+EXPORT ssize_t
+send(int fd, const void *buf, size_t len, int flags)
+{
+	return sendto(fd, buf, len, flags, NULL, 0);
+}
+
+static ssize_t
+emu_recv(int fd, struct emu *e, struct msghdr *msg, int flags)
+{
+	void *name = msg->msg_name;
+	socklen_t namelen = msg->msg_namelen;
+	struct tapdp_rep rep;
+	size_t space = 0;
+	ssize_t n;
+
+	for (size_t i = 0; i < msg->msg_iovlen; i++)
+		space += msg->msg_iov[i].iov_len;
+	if (space > (size_t)e->max_recv)
+		e->max_recv = space > INT32_MAX ? INT32_MAX : space;
+	if (!(flags & MSG_PEEK) &&
+	    __atomic_exchange_n(&e->shared->overrun, 0, __ATOMIC_ACQ_REL))
+		return fail(ENOBUFS);
+	msg->msg_name = NULL;
+	msg->msg_namelen = 0;
+	n = real_recvmsg(fd, msg, flags);
+	msg->msg_name = name;
+	msg->msg_namelen = namelen;
+	if (n < 0)
+		return n;
+	if (name)
+		fill_nl_addr(name, &msg->msg_namelen, 0);
+	/* The kernel queues the next dump part as soon as one is read. */
+	if (!(flags & MSG_PEEK) && e->dump_running) {
+		int saved = errno;
+
+		emu_simple(e, TAPDP_OP_DUMP_NEXT, e->max_recv, 0, 0, &rep);
+		errno = saved;
+	}
+	return n;
+}
+
+EXPORT ssize_t
+recvmsg(int fd, struct msghdr *msg, int flags)
+{
+	struct emu *e;
+
+	shim_ready();
+	e = emu_get(fd);
+	if (!e)
+		return real_recvmsg(fd, msg, flags);
+	return emu_recv(fd, e, msg, flags);
+}
+
+EXPORT ssize_t
+recvfrom(int fd, void *buf, size_t len, int flags, struct sockaddr *addr,
+	 socklen_t *alen)
+{
+	struct iovec iov = { buf, len };
+	struct msghdr mh = { .msg_name = addr, .msg_namelen = alen ? *alen : 0,
+			     .msg_iov = &iov, .msg_iovlen = 1 };
+	ssize_t n;
+
+	shim_ready();
+	if (!addr || !alen)
+		mh.msg_namelen = 0;
+	n = recvmsg(fd, &mh, flags);
+	if (n >= 0 && addr && alen)
+		*alen = mh.msg_namelen;
+	return n;
+}
+
+EXPORT ssize_t
+recv(int fd, void *buf, size_t len, int flags)
+{
+	return recvfrom(fd, buf, len, flags, NULL, NULL);
+}
+
+static int
+int_optval(const void *val, socklen_t len, int *out)
+{
+	if (!val || len < sizeof(int))
+		return EINVAL;
+	memcpy(out, val, sizeof(int));
+	return 0;
+}
+
+EXPORT int
+setsockopt(int fd, int level, int name, const void *val, socklen_t len)
+{
+	struct emu *e;
+	struct tapdp_rep rep;
+	socklen_t sl = sizeof(int);
+	int v, err;
+
+	shim_ready();
+	e = emu_get(fd);
+	if (!e)
+		return real_setsockopt(fd, level, name, val, len);
+	if (level == SOL_SOCKET) {
+		if (real_setsockopt(fd, level, name, val, len) < 0)
+			return -1;
+		/* The daemon enforces the receive buffer, as the kernel. */
+		if ((name == SO_RCVBUF || name == SO_RCVBUFFORCE) &&
+		    real_getsockopt(fd, SOL_SOCKET, SO_RCVBUF, &v, &sl) == 0)
+			emu_simple(e, TAPDP_OP_SETSOCKOPT, SOL_SOCKET,
+				   SO_RCVBUF, v, &rep);
+		return 0;
+	}
+	if (level != SOL_NETLINK)
+		return fail(ENOPROTOOPT);
+	err = int_optval(val, len, &v);
+	if (err)
+		return fail(err);
+	if (emu_simple(e, TAPDP_OP_SETSOCKOPT, level, name, v, &rep))
+		return fail(-rep.err);
+	return 0;
+}
+
+EXPORT int
+getsockopt(int fd, int level, int name, void *val, socklen_t *len)
+{
+	struct emu *e;
+	struct tapdp_rep rep;
+	int v;
+
+	shim_ready();
+	e = emu_get(fd);
+	if (!e)
+		return real_getsockopt(fd, level, name, val, len);
+	if (level == SOL_SOCKET) {
+		switch (name) {
+		case SO_DOMAIN:
+			v = AF_NETLINK;
+			break;
+		case SO_TYPE:
+			v = e->type;
+			break;
+		case SO_PROTOCOL:
+			v = NETLINK_GENERIC;
+			break;
+		default:
+			return real_getsockopt(fd, level, name, val, len);
+		}
+	} else if (level == SOL_NETLINK) {
+		if (emu_simple(e, TAPDP_OP_GETSOCKOPT, level, name, 0, &rep))
+			return fail(-rep.err);
+		v = rep.val[0];
+	} else {
+		return fail(EOPNOTSUPP);
+	}
+	if (!val || !len || *len < sizeof(int))
+		return fail(EINVAL);
+	memcpy(val, &v, sizeof(v));
+	*len = sizeof(v);
+	return 0;
+}

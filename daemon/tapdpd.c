@@ -1,0 +1,178 @@
+/* tapdpd: the Open vSwitch kernel datapath, served from userspace. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/log.h"
+#include "compat/proto.h"
+#include "genl-server/server.h"
+
+#ifndef TAPDP_VERSION
+#define TAPDP_VERSION "0.1"
+#endif
+
+static void
+usage(FILE *f)
+{
+	fprintf(f,
+		"usage: tapdpd [OPTIONS]\n"
+		"Serves the Open vSwitch kernel datapath's generic netlink API\n"
+		"to processes run with the tapdp shim (see tapdp-run).\n\n"
+		"  --socket PATH     listen on PATH (default $%s or %s)\n"
+		"  --detach          run in the background once ready\n"
+		"  --pidfile PATH    write the daemon's pid to PATH\n"
+		"  --log-file PATH   log to PATH instead of stderr\n"
+		"  -v, --verbose     log more (repeat for debug)\n"
+		"  -h, --help        show this help\n"
+		"  -V, --version     show the version\n",
+		TAPDP_SOCKET_ENV, TAPDP_DEFAULT_SOCKET);
+}
+
+static int
+write_pidfile(const char *path)
+{
+	FILE *f = fopen(path, "we");
+
+	if (!f)
+		return -errno;
+	fprintf(f, "%ld\n", (long)getpid());
+	return fclose(f) ? -errno : 0;
+}
+
+/* Forks; the parent waits for the child to say it is serving, so that a
+ * client started right after `tapdpd --detach` finds the daemon. */
+static int
+detach(int *ready_fd)
+{
+	int p[2];
+	pid_t pid;
+	char c;
+
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return -errno;
+	pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (pid > 0) {
+		close(p[1]);
+		_exit(read(p[0], &c, 1) == 1 && c == 0 ? 0 : 1);
+	}
+	close(p[0]);
+	setsid();
+	*ready_fd = p[1];
+	return 0;
+}
+
+static void
+detach_done(int ready_fd, char status)
+{
+	int null;
+
+	if (ready_fd < 0)
+		return;
+	(void)!write(ready_fd, &status, 1);
+	close(ready_fd);
+	null = open("/dev/null", O_RDWR | O_CLOEXEC);
+	if (null >= 0) {
+		dup2(null, STDIN_FILENO);
+		dup2(null, STDOUT_FILENO);
+		close(null);
+	}
+}
+
+int
+main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "socket", required_argument, NULL, 's' },
+		{ "detach", no_argument, NULL, 'd' },
+		{ "pidfile", required_argument, NULL, 'p' },
+		{ "log-file", required_argument, NULL, 'l' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *sock = getenv(TAPDP_SOCKET_ENV), *pidfile = NULL;
+	const char *logfile = NULL;
+	int verbose = 0, ready_fd = -1, c, err;
+	bool bg = false;
+
+	while ((c = getopt_long(argc, argv, "vhV", opts, NULL)) != -1) {
+		switch (c) {
+		case 's':
+			sock = optarg;
+			break;
+		case 'd':
+			bg = true;
+			break;
+		case 'p':
+			pidfile = optarg;
+			break;
+		case 'l':
+			logfile = optarg;
+			break;
+		case 'v':
+			verbose++;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		case 'V':
+			printf("tapdpd %s\n", TAPDP_VERSION);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (optind < argc) {
+		usage(stderr);
+		return 2;
+	}
+	if (!sock || !*sock)
+		sock = TAPDP_DEFAULT_SOCKET;
+	err = log_open(logfile, verbose);
+	if (err) {
+		fprintf(stderr, "tapdpd: %s: %s\n", logfile, strerror(-err));
+		return 1;
+	}
+	if (bg && (err = detach(&ready_fd))) {
+		fprintf(stderr, "tapdpd: cannot detach: %s\n", strerror(-err));
+		return 1;
+	}
+	err = server_open(sock);
+	if (err == -EADDRINUSE) {
+		log_err("another tapdpd is already serving %s", sock);
+		fprintf(stderr, "tapdpd: another tapdpd is already serving %s\n",
+			sock);
+		detach_done(ready_fd, 1);
+		return 1;
+	}
+	if (err) {
+		log_err("cannot serve %s: %s", sock, strerror(-err));
+		server_close();
+		detach_done(ready_fd, 1);
+		return 1;
+	}
+	if (pidfile && (err = write_pidfile(pidfile))) {
+		log_err("%s: %s", pidfile, strerror(-err));
+		server_close();
+		detach_done(ready_fd, 1);
+		return 1;
+	}
+	log_info("tapdpd %s serving %s", TAPDP_VERSION, sock);
+	detach_done(ready_fd, 0);
+	err = server_run();
+	server_close();
+	if (pidfile)
+		unlink(pidfile);
+	return err ? 1 : 0;
+}

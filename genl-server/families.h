@@ -1,0 +1,35 @@
+/* The generic netlink families tapdpd serves, with their fixed ids.
+ *
+ * Family ids sit above the kernel's range (genetlink allocates 0x13..1023),
+ * group ids in the range nlsock reserves, so that neither can be mistaken
+ * for a kernel family or group by a client that also talks to the kernel. */
+#ifndef TAPDP_FAMILIES_H
+#define TAPDP_FAMILIES_H
+
+#include "nlsock.h"
+
+#define FAMILY_ID_DATAPATH	0x400
+#define FAMILY_ID_VPORT		0x401
+#define FAMILY_ID_FLOW		0x402
+#define FAMILY_ID_PACKET	0x403
+
+enum {
+	GROUP_DATAPATH = NLSOCK_GROUP_BASE,
+	GROUP_VPORT,
+	GROUP_FLOW,
+};
+
+void nlctrl_register(void);
+void dp_family_register(void);
+void vport_family_register(void);
+void flow_family_register(void);
+void packet_family_register(void);
+
+struct datapath;
+struct dp_port;
+/* Tells the ovs_datapath group that dp is gone with its local device. */
+void dp_family_notify_gone(struct datapath *dp);
+/* Tells the ovs_vport group that port's device left the system. */
+void vport_family_notify_gone(struct dp_port *port);
+
+#endif

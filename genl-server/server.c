@@ -1,0 +1,463 @@
+#define _GNU_SOURCE
+#include "server.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <libmnl/libmnl.h>
+#include <linux/rtnetlink.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "common/log.h"
+#include "compat/proto.h"
+#include "datapath/datapath.h"
+#include "families.h"
+#include "genl.h"
+#include "nlsock.h"
+
+#define CAP_NET_ADMIN_BIT 12
+
+struct conn {
+	int fd;
+	struct nlsock *sk;	/* NULL until HELLO */
+};
+
+/* epoll tags for the two fixed sources; connections carry their pointer. */
+static char tag_listen, tag_rtnl;
+
+static int listen_fd = -1, epoll_fd = -1;
+static struct mnl_socket *rtnl;
+static char *sock_path;
+static volatile sig_atomic_t stop_requested;
+static struct conn **conns;
+static size_t n_conns;
+
+static void
+on_signal(int sig)
+{
+	(void)sig;
+	stop_requested = 1;
+}
+
+static int
+daemon_answers(const char *path)
+{
+	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	int ok;
+
+	if (fd < 0)
+		return 0;
+	snprintf(sun.sun_path, sizeof(sun.sun_path), "%s", path);
+	ok = connect(fd, (struct sockaddr *)&sun, sizeof(sun)) == 0;
+	close(fd);
+	return ok;
+}
+
+static void
+mkdir_parent(const char *path)
+{
+	char *dir = strdup(path), *slash = dir ? strrchr(dir, '/') : NULL;
+
+	if (slash && slash != dir) {
+		*slash = '\0';
+		mkdir(dir, 0755);
+	}
+	free(dir);
+}
+
+static int
+epoll_watch(int fd, void *tag)
+{
+	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = tag };
+
+	return epoll_ctl(epoll_fd, EPOLL_CTL_ADD, fd, &ev) < 0 ? -errno : 0;
+}
+
+static int
+rtnl_open(void)
+{
+	rtnl = mnl_socket_open2(NETLINK_ROUTE, SOCK_CLOEXEC | SOCK_NONBLOCK);
+	if (!rtnl)
+		return -errno;
+	if (mnl_socket_bind(rtnl, RTMGRP_LINK, MNL_SOCKET_AUTOPID) < 0)
+		return -errno;
+	return epoll_watch(mnl_socket_get_fd(rtnl), &tag_rtnl);
+}
+
+int
+server_open(const char *path)
+{
+	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	int err;
+
+	if (strlen(path) >= sizeof(sun.sun_path))
+		return -ENAMETOOLONG;
+	if (daemon_answers(path))
+		return -EADDRINUSE;
+	mkdir_parent(path);
+	unlink(path);
+	strcpy(sun.sun_path, path);
+	listen_fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC |
+			   SOCK_NONBLOCK, 0);
+	if (listen_fd < 0)
+		return -errno;
+	if (bind(listen_fd, (struct sockaddr *)&sun, sizeof(sun)) < 0 ||
+	    listen(listen_fd, 128) < 0)
+		return -errno;
+	sock_path = strdup(path);
+	/* Anyone may read; changes are checked against CAP_NET_ADMIN. */
+	chmod(path, 0666);
+	epoll_fd = epoll_create1(EPOLL_CLOEXEC);
+	if (epoll_fd < 0)
+		return -errno;
+	err = epoll_watch(listen_fd, &tag_listen);
+	if (!err)
+		err = rtnl_open();
+	if (err)
+		return err;
+	nlsock_registry_init();
+	nlctrl_register();
+	dp_family_register();
+	vport_family_register();
+	flow_family_register();
+	packet_family_register();
+	return 0;
+}
+
+static void
+conn_close(struct conn *c)
+{
+	for (size_t i = 0; i < n_conns; i++) {
+		if (conns[i] == c) {
+			conns[i] = conns[--n_conns];
+			break;
+		}
+	}
+	epoll_ctl(epoll_fd, EPOLL_CTL_DEL, c->fd, NULL);
+	close(c->fd);
+	nlsock_free(c->sk);
+	free(c);
+}
+
+static void
+accept_conns(void)
+{
+	int fd;
+
+	while ((fd = accept4(listen_fd, NULL, NULL, SOCK_CLOEXEC)) >= 0) {
+		struct conn *c = calloc(1, sizeof(*c));
+		struct conn **grown = realloc(conns, (n_conns + 1) *
+					      sizeof(*conns));
+
+		if (!c || !grown) {
+			free(c);
+			close(fd);
+			continue;
+		}
+		conns = grown;
+		c->fd = fd;
+		conns[n_conns++] = c;
+		if (epoll_watch(fd, c))
+			conn_close(c);
+	}
+}
+
+static bool
+has_net_admin(pid_t pid)
+{
+	char path[64], line[256];
+	unsigned long long caps = 0;
+	bool found = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "CapEff: %llx", &caps) == 1) {
+			found = true;
+			break;
+		}
+	fclose(f);
+	return found && (caps & (1ULL << CAP_NET_ADMIN_BIT));
+}
+
+/* Takes the fds a message passed; returns how many (at most max kept). */
+static int
+take_fds(struct msghdr *mh, int *fds, int max)
+{
+	int n = 0;
+
+	for (struct cmsghdr *cm = CMSG_FIRSTHDR(mh); cm;
+	     cm = CMSG_NXTHDR(mh, cm)) {
+		int count;
+
+		if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS)
+			continue;
+		count = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+		for (int i = 0; i < count; i++) {
+			int fd;
+
+			memcpy(&fd, CMSG_DATA(cm) + i * sizeof(int), sizeof(fd));
+			if (n < max)
+				fds[n] = fd;
+			else
+				close(fd);
+			n++;
+		}
+	}
+	return n;
+}
+
+static int
+conn_hello(struct conn *c, const struct tapdp_req *req, struct msghdr *mh)
+{
+	struct tapdp_shared *shared;
+	struct nlsock_creds creds;
+	struct ucred uc;
+	socklen_t len = sizeof(uc);
+	int fds[2], n = take_fds(mh, fds, 2);
+
+	if (n != 2) {
+		for (int i = 0; i < n && i < 2; i++)
+			close(fds[i]);
+		return -EPROTO;
+	}
+	if (c->sk || req->arg[0] != TAPDP_PROTO_VERSION ||
+	    getsockopt(c->fd, SOL_SOCKET, SO_PEERCRED, &uc, &len) < 0)
+		goto fail;
+	shared = mmap(NULL, sizeof(*shared), PROT_READ | PROT_WRITE,
+		      MAP_SHARED, fds[1], 0);
+	if (shared == MAP_FAILED)
+		goto fail;
+	close(fds[1]);
+	creds = (struct nlsock_creds) {
+		.pid = uc.pid,
+		.uid = uc.uid,
+		.net_admin = has_net_admin(uc.pid),
+	};
+	c->sk = nlsock_new(fds[0], shared, &creds);
+	if (!c->sk) {
+		munmap(shared, sizeof(*shared));
+		close(fds[0]);
+		return -EPROTO;
+	}
+	return 0;
+fail:
+	close(fds[0]);
+	close(fds[1]);
+	return -EPROTO;
+}
+
+static int
+conn_send(struct conn *c, const struct tapdp_req *req, const void *payload,
+	  size_t len, struct tapdp_rep *rep)
+{
+	uint32_t dst = req->arg[0];
+
+	if (dst) {
+		/* Unicast to another socket: genetlink grants it to
+		 * CAP_NET_ADMIN only. */
+		if (!nlsock_creds(c->sk)->net_admin)
+			return -EPERM;
+		nlsock_autobind(c->sk);
+		return nlsock_unicast_portid(dst, payload, len) == -ECONNREFUSED
+			       ? -ECONNREFUSED : 0;
+	}
+	nlsock_autobind(c->sk);
+	nlsock_note_recv(c->sk, req->arg[1] > 0 ? req->arg[1] : 0);
+	genl_rcv(c->sk, payload, len);
+	rep->val[1] = genl_dump_running(c->sk);
+	return 0;
+}
+
+static int
+conn_dispatch(struct conn *c, const struct tapdp_req *req, const void *payload,
+	      size_t len, struct tapdp_rep *rep)
+{
+	int v = 0, err;
+
+	switch (req->op) {
+	case TAPDP_OP_BIND:
+		err = nlsock_bind(c->sk, (uint32_t)req->arg[0]);
+		break;
+	case TAPDP_OP_CONNECT:
+		err = nlsock_autobind(c->sk);
+		break;
+	case TAPDP_OP_SEND:
+		err = conn_send(c, req, payload, len, rep);
+		break;
+	case TAPDP_OP_SETSOCKOPT:
+		return nlsock_setsockopt(c->sk, req->arg[0], req->arg[1],
+					 req->arg[2]);
+	case TAPDP_OP_GETSOCKOPT:
+		err = nlsock_getsockopt(c->sk, req->arg[0], req->arg[1], &v);
+		rep->val[0] = v;
+		return err;
+	case TAPDP_OP_DUMP_NEXT:
+		nlsock_note_recv(c->sk, req->arg[0] > 0 ? req->arg[0] : 0);
+		rep->val[1] = genl_dump_next(c->sk);
+		return 0;
+	default:
+		return -EINVAL;
+	}
+	rep->val[0] = nlsock_portid(c->sk);
+	return err;
+}
+
+/* One request from a shim; false when the connection must close. */
+static bool
+conn_serve(struct conn *c, char *buf, size_t cap)
+{
+	char cbuf[CMSG_SPACE(2 * sizeof(int))];
+	struct iovec iov = { buf, cap };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
+			     .msg_control = cbuf,
+			     .msg_controllen = sizeof(cbuf) };
+	struct tapdp_rep rep = { 0 };
+	struct tapdp_req req;
+	ssize_t n;
+
+	n = recvmsg(c->fd, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+	if (n < 0)
+		return errno == EAGAIN || errno == EINTR;
+	if (n < (ssize_t)sizeof(req) || (mh.msg_flags & (MSG_TRUNC |
+							   MSG_CTRUNC))) {
+		take_fds(&mh, NULL, 0);
+		return false;
+	}
+	memcpy(&req, buf, sizeof(req));
+	if (req.op == TAPDP_OP_HELLO)
+		rep.err = conn_hello(c, &req, &mh);
+	else if (take_fds(&mh, NULL, 0) || !c->sk)
+		return false;
+	else
+		rep.err = conn_dispatch(c, &req, buf + sizeof(req),
+					n - sizeof(req), &rep);
+	if (send(c->fd, &rep, sizeof(rep), MSG_NOSIGNAL) != sizeof(rep))
+		return false;
+	return rep.err != -EPROTO;
+}
+
+static void
+port_gone(int ifindex)
+{
+	struct dp_port *port = dp_port_by_ifindex(ifindex);
+	struct datapath *dp;
+
+	if (!port)
+		return;
+	dp = port->dp;
+	if (port->port_no == OVSP_LOCAL) {
+		log_warn("%s: local port device deleted, deleting the "
+			 "datapath", dp_name(dp));
+		dp_family_notify_gone(dp);
+		dp_destroy(dp);
+		return;
+	}
+	log_info("%s: port %u %s: device deleted, detaching", dp_name(dp),
+		 port->port_no, dp_port_name(port));
+	vport_family_notify_gone(port);
+	dp_port_del(port);
+}
+
+static int
+link_event(const struct nlmsghdr *nlh, void *data)
+{
+	const struct ifinfomsg *ifi = mnl_nlmsg_get_payload(nlh);
+
+	(void)data;
+	if (nlh->nlmsg_type == RTM_DELLINK &&
+	    nlh->nlmsg_len >= NLMSG_LENGTH(sizeof(*ifi)))
+		port_gone(ifi->ifi_index);
+	return MNL_CB_OK;
+}
+
+static void
+rtnl_read(void)
+{
+	char buf[16384];
+	ssize_t n;
+
+	while ((n = mnl_socket_recvfrom(rtnl, buf, sizeof(buf))) > 0)
+		mnl_cb_run(buf, n, 0, 0, link_event, NULL);
+}
+
+int
+server_run(void)
+{
+	size_t cap = sizeof(struct tapdp_req) + TAPDP_MAX_SEND;
+	struct sigaction sa = { .sa_handler = on_signal };
+	sigset_t block, during;
+	char *buf = malloc(cap);
+
+	if (!buf)
+		return -ENOMEM;
+	sigemptyset(&block);
+	sigaddset(&block, SIGTERM);
+	sigaddset(&block, SIGINT);
+	sigprocmask(SIG_BLOCK, &block, &during);
+	sigdelset(&during, SIGTERM);
+	sigdelset(&during, SIGINT);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+
+	while (!stop_requested) {
+		struct epoll_event evs[32];
+		int n = epoll_pwait(epoll_fd, evs, 32, -1, &during);
+
+		if (n < 0 && errno != EINTR) {
+			free(buf);
+			return -errno;
+		}
+		for (int i = 0; i < n; i++) {
+			void *tag = evs[i].data.ptr;
+
+			if (tag == &tag_listen)
+				accept_conns();
+			else if (tag == &tag_rtnl)
+				rtnl_read();
+			else if (!conn_serve(tag, buf, cap))
+				conn_close(tag);
+		}
+	}
+	free(buf);
+	log_info("shutting down");
+	return 0;
+}
+
+void
+server_close(void)
+{
+	while (n_conns)
+		conn_close(conns[0]);
+	free(conns);
+	conns = NULL;
+	nlsock_registry_destroy();
+	dp_destroy_all();
+	genl_unregister_all();
+	if (rtnl)
+		mnl_socket_close(rtnl);
+	if (epoll_fd >= 0)
+		close(epoll_fd);
+	if (listen_fd >= 0)
+		close(listen_fd);
+	if (sock_path) {
+		unlink(sock_path);
+		free(sock_path);
+	}
+	rtnl = NULL;
+	epoll_fd = listen_fd = -1;
+	sock_path = NULL;
+}

@@ -1,0 +1,54 @@
+/* Vports: where frames enter and leave a datapath.
+ *
+ * A vport is a host network device the daemon reads and writes: an internal
+ * port is a TAP device it creates (and removes), a netdev port an existing
+ * interface (a veth...) it opens through AF_PACKET. Each vport has a receive
+ * thread that hands every frame to the owner's rx callback; vport_send()
+ * may be called from any thread.
+ *
+ * This is the only interface between ports and the datapath: the datapath
+ * includes this header, the port code includes nothing of the datapath. */
+#ifndef TAPDP_VPORT_H
+#define TAPDP_VPORT_H
+
+#include <linux/openvswitch.h>
+#include <net/if.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct vport;
+struct rtnl_link_stats64;
+
+typedef void vport_rx_fn(struct vport *vport, void *frame, size_t len,
+			 void *owner);
+
+struct vport_ops {
+	enum ovs_vport_type type;
+	/* Sets vport->fd (and ifindex); 0 or -errno. */
+	int (*open)(struct vport *vport);
+	void (*close)(struct vport *vport);
+	ssize_t (*recv)(struct vport *vport, void *buf, size_t len);
+	int (*send)(struct vport *vport, const void *frame, size_t len);
+};
+
+struct vport {
+	const struct vport_ops *ops;
+	char name[IFNAMSIZ];
+	int ifindex;
+	int fd;
+	void *priv;
+};
+
+/* Creates the device (or opens it) and starts receiving. -EAFNOSUPPORT for
+ * a type this build has no support for, as a kernel without the module. */
+int vport_create(enum ovs_vport_type type, const char *name,
+		 vport_rx_fn *rx, void *owner, struct vport **out);
+void vport_destroy(struct vport *vport);
+int vport_send(struct vport *vport, const void *frame, size_t len);
+/* Device counters in the order of struct ovs_vport_stats. */
+int vport_get_stats(const struct vport *vport, struct ovs_vport_stats *st);
+
+extern const struct vport_ops vport_internal_ops;
+extern const struct vport_ops vport_netdev_ops;
+
+#endif
