@@ -63,13 +63,18 @@ $(BUILD)/tapdp-run: compat/tapdp-run.c compat/proto.h
 $(BUILD)/test-%: tests/unit/test-%.c $(CORE_OBJS)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS) -lcmocka
 
+$(BUILD)/shim-check: tests/integration/shim-check.c
+	$(CC) -std=gnu11 -O1 -g -Wall -o $@ $< -lpthread
+
 unit: $(UNIT_TESTS)
 	@fail=0; for t in $(UNIT_TESTS); do $$t || fail=1; done; exit $$fail
 
 asan:
 	$(MAKE) BUILD=build-asan SAN=1 all
 
-check: all asan $(UNIT_TESTS)
+check: all $(UNIT_TESTS) $(BUILD)/shim-check
+	$(MAKE) BUILD=build-asan SAN=1 all build-asan/shim-check \
+		$(UNIT_TESTS:$(BUILD)/%=build-asan/%)
 	tests/run-all.sh
 
 install: all

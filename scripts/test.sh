@@ -1,0 +1,7 @@
+#!/bin/sh
+# Installs what tapdp needs, builds it, and runs every test (make check).
+set -e
+cd "$(dirname "$0")/.."
+sh scripts/install-deps.sh
+make -j2 all
+make check

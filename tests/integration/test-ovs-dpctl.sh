@@ -1,0 +1,90 @@
+#!/bin/bash
+# Debian's ovs-dpctl through tapdp-run: datapaths, ports, errors, traffic,
+# device removal and a clean shutdown, in a private network namespace.
+. "$(dirname "$0")/../lib.sh"
+trap tapdp_ns_down EXIT
+
+tapdp_ns_up
+check "daemon starts" tapdpd_start
+check_out "a second daemon refuses a busy socket" \
+	"already serving" in_ns "$BUILD/tapdpd" --socket "$SOCK"
+
+check "add-dp dp0" dpctl add-dp dp0
+check "the local port is a real device" in_ns ip link show dp0
+check_out "show lists the datapath and its local port" \
+	"^system@dp0:$" dpctl show
+check_out "show: port 0 is internal" "port 0: dp0 \(internal\)" dpctl show
+check_out "show: masks cache at the kernel's default" \
+	"masks-cache: size:256" dpctl show
+check_out "dump-dps" "^system@dp0$" dpctl dump-dps
+
+in_ns ip link add ve0 type veth peer name ve1
+in_ns ip link set ve0 up
+in_ns ip link set ve1 up
+check "add-if dp0 ve0 (netdev)" dpctl add-if dp0 ve0
+check "add-if dp0 p1,type=internal" dpctl add-if dp0 p1,type=internal
+check "the internal port is a real device" in_ns ip link show p1
+check_out "show lists the netdev port" "port 1: ve0$" dpctl show
+check_out "show lists the internal port" "port 2: p1 \(internal\)" \
+	dpctl show
+check_out "show -s prints port statistics" "RX packets:[0-9]+" \
+	dpctl show -s dp0
+
+# Errors, with the kernel module's messages.
+check_out "add-dp twice: File exists" "add_dp \(File exists\)" \
+	dpctl add-dp dp0
+check_out "del-dp of a missing datapath: No such device" \
+	"opening datapath \(No such device\)" dpctl del-dp nodp
+check_out "add-if of a missing interface: No such device" \
+	"No such device" dpctl add-if dp0 nosuch0
+check_out "add-if of an attached interface: busy" \
+	"Device or resource busy" dpctl add-if dp0 ve0
+check_out "del-if of a missing port" "no port named nosuch0" \
+	dpctl del-if dp0 nosuch0
+
+# Frames arriving on a port are seen by the datapath (no flows yet: misses).
+in_ns ip addr add 10.9.0.2/24 dev ve1
+in_ns ping -c 3 -i 0.2 -W 1 10.9.0.1 >/dev/null 2>&1
+check_out "traffic on a port is counted" "lookups: hit:0 missed:[1-9]" \
+	dpctl show dp0
+
+check "del-if dp0 p1" dpctl del-if dp0 p1
+check "the internal device is gone" bash -c "! ip netns exec $NS ip link show p1"
+check "del-if dp0 ve0" dpctl del-if dp0 ve0
+check_out "show no longer lists removed ports" "^  port 0: dp0 \(internal\)$" \
+	bash -c "ip netns exec $NS $BUILD/tapdp-run -- ovs-dpctl show | tail -1"
+
+# A device deleted from the system leaves its datapath.
+check "add-if dp0 ve0 again" dpctl add-if dp0 ve0
+in_ns ip link del ve0
+sleep 0.3
+check "a deleted device leaves the datapath" \
+	bash -c "! ip netns exec $NS $BUILD/tapdp-run -- ovs-dpctl show | grep -q ve0"
+
+check "del-dp dp0" dpctl del-dp dp0
+check "the local device is gone" bash -c "! ip netns exec $NS ip link show dp0"
+check "no datapath left" \
+	bash -c "! ip netns exec $NS $BUILD/tapdp-run -- ovs-dpctl dump-dps | grep -q system@"
+
+# SIGTERM: datapaths deleted, devices and socket removed.
+dpctl add-dp dp1 >/dev/null 2>&1
+dpctl add-if dp1 p9,type=internal >/dev/null 2>&1
+check "dp1 with an internal port exists" in_ns ip link show p9
+pid=$(cat "$PIDF")
+fds_before=$(ls /proc/"$pid"/fd | wc -l)
+# A client that dies in the middle of a dump leaves nothing behind.
+in_ns "$BUILD/tapdp-run" -- /usr/bin/python3 -c '
+import socket
+s = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, 16)
+s.send(bytes([20,0,0,0, 16,0, 1,3, 1,0,0,0, 0,0,0,0, 3,1,0,0]))
+' 2>/dev/null
+sleep 0.2
+check "a client gone mid-dump leaves no fd behind" \
+	test "$(ls /proc/"$pid"/fd | wc -l)" -eq "$fds_before"
+tapdpd_stop
+check "SIGTERM stops the daemon" bash -c "! kill -0 $pid 2>/dev/null"
+check "no TAP device remains" bash -c "! ip netns exec $NS ip link show dp1 && ! ip netns exec $NS ip link show p9"
+check "the socket file is removed" test ! -e "$SOCK"
+check "the pidfile is removed" test ! -e "$PIDF"
+check_out "the log says it shut down" "shutting down" cat "$LOG"
+finish

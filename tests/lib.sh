@@ -1,0 +1,93 @@
+# Shared helpers for tapdp's shell tests. Source it; it defines:
+#   check DESC CMD...      a check that passes when CMD succeeds
+#   check_out DESC RE CMD  passes when CMD's stdout+stderr matches RE (grep -E)
+#   tapdp_ns_up / tapdp_ns_down   a private network namespace ($NS)
+#   tapdpd_start / tapdpd_stop    the daemon inside it ($SOCK, $LOG, $PIDF)
+#   dpctl ARGS             Debian's ovs-dpctl through tapdp-run, in $NS
+#   finish                 prints "N passed, N failed" and exits accordingly
+# BUILD selects the build tree (build, or build-asan for the sanitizers).
+
+TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+BUILD=${BUILD:-build}
+case $BUILD in /*) ;; *) BUILD=$TOP/$BUILD ;; esac
+PASS=0
+FAIL=0
+T=$(mktemp -d /tmp/tapdp-test.XXXXXX)
+chmod 755 "$T"
+NS=tapdp$$
+SOCK=$T/tapdp.sock
+LOG=$T/tapdpd.log
+PIDF=$T/tapdpd.pid
+export TAPDP_SOCKET=$SOCK
+# The sanitizer build writes its reports here; any file is a failure.
+export ASAN_OPTIONS=log_path=$T/asan:detect_leaks=1
+export UBSAN_OPTIONS=log_path=$T/ubsan:print_stacktrace=1
+
+ok() { PASS=$((PASS + 1)); echo "ok - $*"; }
+nok() { FAIL=$((FAIL + 1)); echo "FAIL - $*"; }
+
+check() {
+	local desc=$1
+	shift
+	if "$@" >"$T/out" 2>&1; then ok "$desc"; else
+		nok "$desc"
+		sed 's/^/    /' "$T/out" | head -20
+	fi
+}
+
+check_out() {
+	local desc=$1 re=$2
+	shift 2
+	"$@" >"$T/out" 2>&1
+	if grep -Eq -- "$re" "$T/out"; then ok "$desc"; else
+		nok "$desc (wanted /$re/)"
+		sed 's/^/    /' "$T/out" | head -20
+	fi
+}
+
+in_ns() { ip netns exec "$NS" "$@"; }
+
+tapdp_ns_up() {
+	ip netns add "$NS"
+	in_ns ip link set lo up
+}
+
+tapdp_ns_down() {
+	tapdpd_stop
+	ip netns del "$NS" 2>/dev/null
+	true
+}
+
+tapdpd_start() {
+	in_ns "$BUILD/tapdpd" --socket "$SOCK" --log-file "$LOG" \
+		--pidfile "$PIDF" --detach "$@"
+}
+
+tapdpd_stop() {
+	local pid
+	[ -f "$PIDF" ] || return 0
+	pid=$(cat "$PIDF")
+	kill -TERM "$pid" 2>/dev/null
+	for _ in $(seq 50); do
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.1
+	done
+}
+
+dpctl() { in_ns "$BUILD/tapdp-run" -- ovs-dpctl "$@"; }
+
+sanitizer_reports() {
+	ls "$T"/asan* "$T"/ubsan* 2>/dev/null
+}
+
+finish() {
+	local reports
+	reports=$(sanitizer_reports)
+	if [ -n "$reports" ]; then
+		nok "sanitizer reports: $reports"
+		cat $reports | head -60
+	fi
+	echo "$PASS passed, $FAIL failed"
+	rm -rf "$T"
+	[ "$FAIL" -eq 0 ]
+}

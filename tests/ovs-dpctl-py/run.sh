@@ -1,0 +1,47 @@
+#!/bin/bash
+# The kernel selftests' own ovs-dpctl.py (pyroute2), extracted from Debian's
+# linux-source-6.12 at test time, managing datapaths and ports on tapdpd.
+. "$(dirname "$0")/../lib.sh"
+trap tapdp_ns_down EXIT
+
+SELFTEST=$T/selftest
+mkdir -p "$SELFTEST"
+tar -xf /usr/src/linux-source-6.12.tar.xz -C "$SELFTEST" --strip-components=6 \
+	linux-source-6.12/tools/testing/selftests/net/openvswitch/ovs-dpctl.py
+check "ovs-dpctl.py extracted from linux-source-6.12" test -f "$SELFTEST/ovs-dpctl.py"
+
+pyctl() {
+	in_ns env PYTHONPATH="$TOP/tests/ovs-dpctl-py/pyshim" \
+		"$BUILD/tapdp-run" -- /usr/bin/python3 "$SELFTEST/ovs-dpctl.py" "$@"
+}
+
+tapdp_ns_up
+check "daemon starts" tapdpd_start
+check_out "add-dp" "DP 'pydp' added" pyctl add-dp pydp
+check "the local port is a real device" in_ns ip link show pydp
+check_out "show" "^pydp:$" pyctl show
+check_out "show: dp statistics" "lookups: hit:0 missed:0 lost:0" pyctl show
+check_out "show: masks cache" "masks-cache: size:256" pyctl show
+check_out "show: the default features (per-CPU dispatch)" "features: 0x8" \
+	pyctl show pydp
+check_out "add-dp again: already exists" "already exists" pyctl add-dp pydp
+
+in_ns ip link add pv0 type veth peer name pv1
+check "add-if (netdev)" pyctl add-if pydp pv0
+check "add-if -t internal" pyctl add-if -t internal pydp pyint
+check_out "show lists the netdev port" "port 1: pv0 \(netdev\)" pyctl show
+check_out "show lists the internal port" "port 2: pyint \(internal\)" \
+	pyctl show
+check "del-if" pyctl del-if pydp pv0
+check "show no longer lists it" bash -c "! ip netns exec $NS env PYTHONPATH=$TOP/tests/ovs-dpctl-py/pyshim $BUILD/tapdp-run -- /usr/bin/python3 $SELFTEST/ovs-dpctl.py show | grep -q pv0"
+check "del-dp" pyctl del-dp pydp
+check "the datapath's device is gone" bash -c "! ip netns exec $NS ip link show pydp"
+
+# -V versioning: 2:1 asks for OVS_DP_F_UNALIGNED; -V 0 on an existing
+# datapath gets EEXIST and drops its features.
+check_out "add-dp -V 2:1" "DP 'vdp' added" pyctl add-dp -V 2:1 vdp
+check_out "features 0x1" "features: 0x1" pyctl show vdp
+check_out "add-dp -V 0 on it: exists" "already exists" pyctl add-dp -V 0 vdp
+check_out "features reset to 0" "features: 0x0" pyctl show vdp
+check "del-dp vdp" pyctl del-dp vdp
+finish

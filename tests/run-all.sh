@@ -1,0 +1,58 @@
+#!/bin/bash
+# Runs every test: cmocka units, the integration tests with the normal build
+# and again with the ASan/UBSan build, the kernel selftest's ovs-dpctl.py,
+# and the unprivileged scenario. Ends with "N passed, N failed".
+cd "$(dirname "$0")/.." || exit 1
+pass=0
+fail=0
+failed_suites=()
+
+add() { # suite-name pass fail
+	pass=$((pass + $2))
+	fail=$((fail + $3))
+	[ "$3" -eq 0 ] || failed_suites+=("$1")
+}
+
+run_unit() {
+	local t=$1 out p f
+	out=$("$t" 2>&1)
+	echo "$out" | grep -E '^\[  (PASSED|FAILED)  \]|^\[  ERROR   \]'
+	p=$(echo "$out" | sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p')
+	f=$(echo "$out" | sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p')
+	add "$t" "${p:-0}" "${f:-0}"
+	# A crash before the summary counts as a failure.
+	[ -n "$p$f" ] || add "$t" 0 1
+}
+
+run_script() { # build script
+	local out line p f
+	echo "== $2 (BUILD=$1)"
+	out=$(BUILD=$1 timeout 600 bash "$2" 2>&1)
+	echo "$out" | grep -v '^ok - '
+	line=$(echo "$out" | grep -E '^[0-9]+ passed, [0-9]+ failed$' | tail -1)
+	if [ -z "$line" ]; then
+		add "$2 ($1)" 0 1
+		return
+	fi
+	p=${line%% passed*}
+	f=${line#*passed, }
+	f=${f%% failed}
+	add "$2 ($1)" "$p" "$f"
+}
+
+for b in build build-asan; do
+	for t in "$b"/test-*; do
+		[ -x "$t" ] && run_unit "$t"
+	done
+done
+for b in build build-asan; do
+	for s in tests/integration/test-ovs-dpctl.sh tests/integration/test-shim.sh \
+		 tests/ovs-dpctl-py/run.sh; do
+		run_script "$b" "$s"
+	done
+done
+run_script build tests/integration/test-unprivileged.sh
+
+[ ${#failed_suites[@]} -eq 0 ] || printf 'failed: %s\n' "${failed_suites[@]}"
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]

@@ -1,0 +1,463 @@
+/* Generic netlink dispatch: headers, errors, ACKs, dumps and the OVS
+ * families' error paths, against the kernel's answers. Each test talks to a
+ * real nlsock over a socketpair, as the shim does. */
+#include <errno.h>
+#include <linux/openvswitch.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "compat/proto.h"
+#include "genl-server/families.h"
+#include "genl-server/genl.h"
+#include "genl-server/nlsock.h"
+
+struct fx {
+	int peer;
+	struct nlsock *sk;
+	char req[4096];
+	size_t len;
+	char rep[65536];
+};
+
+static struct fx *
+fx_new(bool admin)
+{
+	struct fx *f = test_calloc(1, sizeof(*f));
+	struct nlsock_creds creds = { .pid = 4242, .net_admin = admin };
+	struct tapdp_shared *shared;
+	int sv[2];
+
+	assert_int_equal(socketpair(AF_UNIX, SOCK_DGRAM, 0, sv), 0);
+	shared = mmap(NULL, sizeof(*shared), PROT_READ | PROT_WRITE,
+		      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	f->peer = sv[0];
+	f->sk = nlsock_new(sv[1], shared, &creds);
+	nlsock_autobind(f->sk);
+	return f;
+}
+
+static int
+setup(void **state)
+{
+	*state = fx_new(true);
+	return 0;
+}
+
+static int
+teardown(void **state)
+{
+	struct fx *f = *state;
+
+	nlsock_free(f->sk);
+	close(f->peer);
+	test_free(f);
+	return 0;
+}
+
+/* Starts a request in f->req; returns the family header. */
+static void *
+req_start(struct fx *f, uint16_t type, uint16_t flags, uint8_t cmd,
+	  size_t hdrsize)
+{
+	struct nlmsghdr *nlh = (void *)(f->req + f->len);
+	struct genlmsghdr *gh = NLMSG_DATA(nlh);
+
+	memset(nlh, 0, NLMSG_LENGTH(GENL_HDRLEN + hdrsize));
+	nlh->nlmsg_len = NLMSG_LENGTH(GENL_HDRLEN + hdrsize);
+	nlh->nlmsg_type = type;
+	nlh->nlmsg_flags = NLM_F_REQUEST | flags;
+	nlh->nlmsg_seq = 99;
+	gh->cmd = cmd;
+	gh->version = 1;
+	return (char *)gh + GENL_HDRLEN;
+}
+
+static struct nlmsghdr *
+req_cur(struct fx *f)
+{
+	return (void *)(f->req + f->len);
+}
+
+static void
+req_attr(struct fx *f, uint16_t type, const void *data, size_t len)
+{
+	struct nlmsghdr *nlh = req_cur(f);
+	struct nlattr *a = (void *)((char *)nlh + NLMSG_ALIGN(nlh->nlmsg_len));
+
+	a->nla_type = type;
+	a->nla_len = NLA_HDRLEN + len;
+	memcpy((char *)a + NLA_HDRLEN, data, len);
+	nlh->nlmsg_len = NLMSG_ALIGN(nlh->nlmsg_len) + NLA_ALIGN(a->nla_len);
+}
+
+static void
+req_end(struct fx *f)
+{
+	f->len += NLMSG_ALIGN(req_cur(f)->nlmsg_len);
+}
+
+static void
+send_req(struct fx *f)
+{
+	genl_rcv(f->sk, f->req, f->len);
+	f->len = 0;
+}
+
+static ssize_t
+recv_rep(struct fx *f)
+{
+	return recv(f->peer, f->rep, sizeof(f->rep), MSG_DONTWAIT);
+}
+
+static int
+rep_error(struct fx *f, ssize_t n)
+{
+	struct nlmsghdr *nlh = (void *)f->rep;
+
+	assert_true(n >= (ssize_t)NLMSG_LENGTH(sizeof(struct nlmsgerr)));
+	assert_int_equal(nlh->nlmsg_type, NLMSG_ERROR);
+	return ((struct nlmsgerr *)NLMSG_DATA(nlh))->error;
+}
+
+static const struct nlattr *
+rep_attr(struct fx *f, size_t hdrsize, uint16_t type)
+{
+	struct nlmsghdr *nlh = (void *)f->rep;
+	const char *p = (char *)NLMSG_DATA(nlh) + NLMSG_ALIGN(GENL_HDRLEN +
+							      hdrsize);
+	int rem = nlh->nlmsg_len - (p - (char *)nlh);
+	const struct nlattr *a;
+
+	attr_for_each(a, p, rem, rem)
+		if (attr_type(a) == type)
+			return a;
+	return NULL;
+}
+
+static void
+getfamily_by_name(struct fx *f, const char *name)
+{
+	req_start(f, GENL_ID_CTRL, 0, CTRL_CMD_GETFAMILY, 0);
+	req_attr(f, CTRL_ATTR_FAMILY_NAME, name, strlen(name) + 1);
+	req_end(f);
+	send_req(f);
+}
+
+static void
+test_getfamily_by_name(void **state)
+{
+	struct fx *f = *state;
+	ssize_t n;
+
+	getfamily_by_name(f, "ovs_vport");
+	n = recv_rep(f);
+	assert_true(n > 0);
+	assert_int_equal(((struct nlmsghdr *)f->rep)->nlmsg_seq, 99);
+	assert_int_equal(((struct nlmsghdr *)f->rep)->nlmsg_pid, 4242);
+	assert_int_equal(attr_get_u16(rep_attr(f, 0, CTRL_ATTR_FAMILY_ID)),
+			 FAMILY_ID_VPORT);
+	assert_int_equal(attr_get_u32(rep_attr(f, 0, CTRL_ATTR_HDRSIZE)), 4);
+	assert_int_equal(attr_get_u32(rep_attr(f, 0, CTRL_ATTR_VERSION)),
+			 OVS_VPORT_VERSION);
+	assert_non_null(rep_attr(f, 0, CTRL_ATTR_OPS));
+	assert_non_null(rep_attr(f, 0, CTRL_ATTR_MCAST_GROUPS));
+	assert_true(recv_rep(f) < 0); /* no ACK unless asked */
+}
+
+static void
+test_getfamily_errors(void **state)
+{
+	struct fx *f = *state;
+	uint16_t id = 0x7777;
+
+	getfamily_by_name(f, "nope");
+	assert_int_equal(rep_error(f, recv_rep(f)), -ENOENT);
+	req_start(f, GENL_ID_CTRL, 0, CTRL_CMD_GETFAMILY, 0);
+	req_attr(f, CTRL_ATTR_FAMILY_ID, &id, sizeof(id));
+	req_end(f);
+	send_req(f);
+	assert_int_equal(rep_error(f, recv_rep(f)), -ENOENT);
+	req_start(f, GENL_ID_CTRL, 0, CTRL_CMD_GETFAMILY, 0);
+	req_end(f);
+	send_req(f);
+	assert_int_equal(rep_error(f, recv_rep(f)), -EINVAL);
+}
+
+static void
+test_unknown_family_echoes_request(void **state)
+{
+	struct fx *f = *state;
+	ssize_t n;
+
+	req_start(f, 0x3333, 0, 1, 4);
+	req_end(f);
+	size_t reqlen = f->len;
+
+	send_req(f);
+	n = recv_rep(f);
+	assert_int_equal(rep_error(f, n), -ENOENT);
+	assert_int_equal(n, NLMSG_LENGTH(sizeof(struct nlmsgerr)) +
+			 reqlen - NLMSG_HDRLEN);
+	/* With NETLINK_CAP_ACK only the header comes back. */
+	nlsock_setsockopt(f->sk, SOL_NETLINK, NETLINK_CAP_ACK, 1);
+	req_start(f, 0x3333, 0, 1, 4);
+	req_end(f);
+	send_req(f);
+	n = recv_rep(f);
+	assert_int_equal(n, NLMSG_LENGTH(sizeof(struct nlmsgerr)));
+	assert_true(((struct nlmsghdr *)f->rep)->nlmsg_flags & NLM_F_CAPPED);
+}
+
+static void
+test_short_and_truncated_messages(void **state)
+{
+	struct fx *f = *state;
+	struct nlmsghdr *nlh;
+
+	/* No room for the OVS header: EINVAL. */
+	req_start(f, FAMILY_ID_DATAPATH, 0, OVS_DP_CMD_GET, 0);
+	req_end(f);
+	send_req(f);
+	assert_int_equal(rep_error(f, recv_rep(f)), -EINVAL);
+	/* A length past the datagram: silently dropped, as the kernel. */
+	nlh = req_start(f, FAMILY_ID_DATAPATH, NLM_F_ACK, OVS_DP_CMD_GET, 4);
+	nlh = req_cur(f);
+	nlh->nlmsg_len = 2000;
+	genl_rcv(f->sk, f->req, NLMSG_LENGTH(GENL_HDRLEN + 4));
+	f->len = 0;
+	assert_true(recv_rep(f) < 0);
+	/* Not a request: only ACKed when asked. */
+	req_start(f, GENL_ID_CTRL, NLM_F_ACK, CTRL_CMD_GETFAMILY, 0);
+	req_cur(f)->nlmsg_flags = NLM_F_ACK;
+	req_end(f);
+	send_req(f);
+	assert_int_equal(rep_error(f, recv_rep(f)), 0);
+	assert_true(recv_rep(f) < 0);
+}
+
+static void
+test_unknown_cmd_and_reserved(void **state)
+{
+	struct fx *f = *state;
+	struct genlmsghdr *gh;
+
+	req_start(f, FAMILY_ID_DATAPATH, 0, 200, 4);
+	req_end(f);
+	send_req(f);
+	assert_int_equal(rep_error(f, recv_rep(f)), -EOPNOTSUPP);
+	/* Past resv_start_op the reserved field must be 0. */
+	req_start(f, FAMILY_ID_DATAPATH, 0, 200, 4);
+	gh = NLMSG_DATA(req_cur(f));
+	gh->reserved = 1;
+	req_end(f);
+	send_req(f);
+	assert_int_equal(rep_error(f, recv_rep(f)), -EINVAL);
+	/* A dump of a command without a dumpit. */
+	req_start(f, FAMILY_ID_DATAPATH, NLM_F_DUMP, OVS_DP_CMD_SET, 4);
+	req_end(f);
+	send_req(f);
+	assert_int_equal(rep_error(f, recv_rep(f)), -EOPNOTSUPP);
+}
+
+static void
+test_dp_errors(void **state)
+{
+	struct fx *f = *state;
+	uint32_t pid = 0, feat = 1u << 31, size = 4097, odd = 100;
+	struct nlmsghdr *nlh;
+
+	req_start(f, FAMILY_ID_DATAPATH, 0, OVS_DP_CMD_GET, 4);
+	req_end(f);
+	send_req(f);
+	assert_int_equal(rep_error(f, recv_rep(f)), -ENODEV);
+	/* NEW needs a name and an upcall pid. */
+	req_start(f, FAMILY_ID_DATAPATH, 0, OVS_DP_CMD_NEW, 4);
+	req_attr(f, OVS_DP_ATTR_NAME, "x", 2);
+	req_end(f);
+	send_req(f);
+	assert_int_equal(rep_error(f, recv_rep(f)), -EINVAL);
+	/* Unknown feature bits, before anything is created. */
+	req_start(f, FAMILY_ID_DATAPATH, 0, OVS_DP_CMD_NEW, 4);
+	req_attr(f, OVS_DP_ATTR_NAME, "tapdp-unit0", 12);
+	req_attr(f, OVS_DP_ATTR_UPCALL_PID, &pid, 4);
+	req_attr(f, OVS_DP_ATTR_USER_FEATURES, &feat, 4);
+	req_end(f);
+	send_req(f);
+	assert_int_equal(rep_error(f, recv_rep(f)), -EOPNOTSUPP);
+	/* Cache size: policy range, then power of two. */
+	nlsock_setsockopt(f->sk, SOL_NETLINK, NETLINK_EXT_ACK, 1);
+	req_start(f, FAMILY_ID_DATAPATH, 0, OVS_DP_CMD_NEW, 4);
+	req_attr(f, OVS_DP_ATTR_NAME, "tapdp-unit0", 12);
+	req_attr(f, OVS_DP_ATTR_UPCALL_PID, &pid, 4);
+	req_attr(f, OVS_DP_ATTR_MASKS_CACHE_SIZE, &size, 4);
+	req_end(f);
+	send_req(f);
+	assert_int_equal(rep_error(f, recv_rep(f)), -ERANGE);
+	nlh = (void *)f->rep;
+	assert_true(nlh->nlmsg_flags & NLM_F_ACK_TLVS);
+	req_start(f, FAMILY_ID_DATAPATH, 0, OVS_DP_CMD_NEW, 4);
+	req_attr(f, OVS_DP_ATTR_NAME, "tapdp-unit0", 12);
+	req_attr(f, OVS_DP_ATTR_UPCALL_PID, &pid, 4);
+	req_attr(f, OVS_DP_ATTR_MASKS_CACHE_SIZE, &odd, 4);
+	req_end(f);
+	send_req(f);
+	assert_int_equal(rep_error(f, recv_rep(f)), -EINVAL);
+}
+
+static void
+test_unprivileged_gets_eperm(void **state)
+{
+	struct fx *f = fx_new(false);
+	uint32_t pid = 0;
+
+	req_start(f, FAMILY_ID_DATAPATH, 0, OVS_DP_CMD_NEW, 4);
+	req_attr(f, OVS_DP_ATTR_NAME, "tapdp-unit1", 12);
+	req_attr(f, OVS_DP_ATTR_UPCALL_PID, &pid, 4);
+	req_end(f);
+	send_req(f);
+	assert_int_equal(rep_error(f, recv_rep(f)), -EPERM);
+	/* Reads stay open. */
+	req_start(f, FAMILY_ID_DATAPATH, 0, OVS_DP_CMD_GET, 4);
+	req_end(f);
+	send_req(f);
+	assert_int_equal(rep_error(f, recv_rep(f)), -ENODEV);
+	teardown((void **)&f);
+}
+
+static void
+test_vport_errors(void **state)
+{
+	struct fx *f = *state;
+	uint32_t big = 70000;
+	int32_t ifindex = 1;
+
+	req_start(f, FAMILY_ID_VPORT, 0, OVS_VPORT_CMD_GET, 4);
+	req_end(f);
+	send_req(f);
+	assert_int_equal(rep_error(f, recv_rep(f)), -EINVAL);
+	req_start(f, FAMILY_ID_VPORT, 0, OVS_VPORT_CMD_GET, 4);
+	req_attr(f, OVS_VPORT_ATTR_IFINDEX, &ifindex, 4);
+	req_end(f);
+	send_req(f);
+	assert_int_equal(rep_error(f, recv_rep(f)), -EOPNOTSUPP);
+	req_start(f, FAMILY_ID_VPORT, 0, OVS_VPORT_CMD_GET, 4);
+	req_attr(f, OVS_VPORT_ATTR_PORT_NO, &big, 4);
+	req_end(f);
+	send_req(f);
+	assert_int_equal(rep_error(f, recv_rep(f)), -EFBIG);
+	req_start(f, FAMILY_ID_VPORT, 0, OVS_VPORT_CMD_GET, 4);
+	req_attr(f, OVS_VPORT_ATTR_NAME, "nosuchport", 11);
+	req_end(f);
+	send_req(f);
+	assert_int_equal(rep_error(f, recv_rep(f)), -ENODEV);
+}
+
+static void
+test_dumps(void **state)
+{
+	struct fx *f = *state;
+	struct nlmsghdr *nlh = (void *)f->rep;
+
+	/* No datapath: the dump is just DONE with 0. */
+	req_start(f, FAMILY_ID_DATAPATH, NLM_F_DUMP, OVS_DP_CMD_GET, 4);
+	req_end(f);
+	send_req(f);
+	assert_true(recv_rep(f) > 0);
+	assert_int_equal(nlh->nlmsg_type, NLMSG_DONE);
+	assert_int_equal(*(int *)NLMSG_DATA(nlh), 0);
+	assert_false(genl_dump_running(f->sk));
+	/* A vport dump of a missing datapath ends with -ENODEV in DONE. */
+	req_start(f, FAMILY_ID_VPORT, NLM_F_DUMP, OVS_VPORT_CMD_GET, 4);
+	req_end(f);
+	send_req(f);
+	assert_true(recv_rep(f) > 0);
+	assert_int_equal(nlh->nlmsg_type, NLMSG_DONE);
+	assert_int_equal(*(int *)NLMSG_DATA(nlh), -ENODEV);
+	/* The family dump: parts, then DONE on demand. */
+	req_start(f, GENL_ID_CTRL, NLM_F_DUMP, CTRL_CMD_GETFAMILY, 0);
+	req_end(f);
+	send_req(f);
+	assert_true(recv_rep(f) > 0);
+	assert_true(nlh->nlmsg_flags & NLM_F_MULTI);
+	assert_int_equal(nlh->nlmsg_type, GENL_ID_CTRL);
+	while (genl_dump_next(f->sk))
+		recv_rep(f);
+	int done = 0;
+
+	for (ssize_t n; (n = recv_rep(f)) > 0;)
+		done |= nlh->nlmsg_type == NLMSG_DONE;
+	assert_true(done);
+}
+
+static void
+test_batch_goes_on_after_error(void **state)
+{
+	struct fx *f = *state;
+
+	req_start(f, 0x3333, 0, 1, 4);
+	req_end(f);
+	req_start(f, GENL_ID_CTRL, 0, CTRL_CMD_GETFAMILY, 0);
+	req_attr(f, CTRL_ATTR_FAMILY_NAME, "ovs_flow", 9);
+	req_end(f);
+	send_req(f);
+	assert_int_equal(rep_error(f, recv_rep(f)), -ENOENT);
+	assert_true(recv_rep(f) > 0);
+	assert_int_equal(((struct nlmsghdr *)f->rep)->nlmsg_type,
+			 GENL_ID_CTRL);
+}
+
+static int
+group_setup(void **state)
+{
+	nlsock_registry_init();
+	nlctrl_register();
+	dp_family_register();
+	vport_family_register();
+	flow_family_register();
+	packet_family_register();
+	return 0;
+}
+
+static int
+group_teardown(void **state)
+{
+	genl_unregister_all();
+	nlsock_registry_destroy();
+	return 0;
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_getfamily_by_name, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_getfamily_errors, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(
+			test_unknown_family_echoes_request, setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			test_short_and_truncated_messages, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_unknown_cmd_and_reserved,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_dp_errors, setup,
+						teardown),
+		cmocka_unit_test(test_unprivileged_gets_eperm),
+		cmocka_unit_test_setup_teardown(test_vport_errors, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_dumps, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_batch_goes_on_after_error,
+						setup, teardown),
+	};
+
+	return cmocka_run_group_tests_name("genl", tests, group_setup,
+					   group_teardown);
+}
