@@ -81,7 +81,9 @@ install: all
 	install -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(BINDIR) \
 		$(DESTDIR)$(LIBDIR) $(DESTDIR)$(MANDIR)/man8
 	install -m 0755 $(BUILD)/tapdpd $(DESTDIR)$(SBINDIR)/tapdpd
-	install -m 0755 $(BUILD)/tapdp-run $(DESTDIR)$(BINDIR)/tapdp-run
+	$(CC) -std=gnu11 -O2 -g -Wall -Wextra -I. -DTAPDP_LIBDIR='"$(LIBDIR)"' \
+	      -o $(BUILD)/tapdp-run.install compat/tapdp-run.c
+	install -m 0755 $(BUILD)/tapdp-run.install $(DESTDIR)$(BINDIR)/tapdp-run
 	install -m 0644 $(BUILD)/libtapdp.so $(DESTDIR)$(LIBDIR)/libtapdp.so
 	install -m 0644 docs/tapdpd.8 docs/tapdp-run.8 $(DESTDIR)$(MANDIR)/man8/
 

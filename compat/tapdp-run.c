@@ -2,8 +2,9 @@
  *
  *   tapdp-run [--socket PATH] -- CMD ARGS...
  *
- * The shim is looked up beside this executable (the build tree) and then in
- * the library directory chosen at build time (an installed tree). */
+ * The shim is looked up beside this executable (the build tree), then in
+ * ../lib/tapdp beside it (an installed tree, wherever it was moved), then in
+ * the library directory chosen at build time. */
 #define _GNU_SOURCE
 #include <libgen.h>
 #include <limits.h>
@@ -33,8 +34,14 @@ find_shim(char *out, size_t len)
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 
 	if (n > 0) {
+		const char *dir;
+
 		exe[n] = '\0';
-		snprintf(out, len, "%s/libtapdp.so", dirname(exe));
+		dir = dirname(exe);
+		snprintf(out, len, "%s/libtapdp.so", dir);
+		if (access(out, R_OK) == 0)
+			return 0;
+		snprintf(out, len, "%s/../lib/tapdp/libtapdp.so", dir);
 		if (access(out, R_OK) == 0)
 			return 0;
 	}
