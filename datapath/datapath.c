@@ -278,9 +278,15 @@ dp_create(const char *name, const uint32_t *pids, unsigned n_pids,
 	}
 	dps = grown;
 	dp->masks_cache_size = MASKS_CACHE_DEFAULT;
+	err = meter_table_init(&dp->meters);
+	if (err) {
+		free(dp);
+		return err;
+	}
 	err = port_attach(dp, OVSP_LOCAL, OVS_VPORT_TYPE_INTERNAL, name, pids,
 			  n_pids, NULL);
 	if (err) {
+		meter_table_destroy(&dp->meters);
 		free(dp->ports);
 		free(dp);
 		return err == -EBUSY ? -EEXIST : err;
@@ -304,6 +310,7 @@ dp_destroy(struct datapath *dp)
 			break;
 		}
 	}
+	meter_table_destroy(&dp->meters);
 	free(dp->ports);
 	free(dp->cpu_pids);
 	free(dp);

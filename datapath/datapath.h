@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "include/tapdp/ovs-uapi.h"
+#include "meter.h"
 #include "tap/vport.h"
 
 struct dp_pids {
@@ -38,6 +39,7 @@ struct datapath {
 	struct dp_pids *cpu_pids;	/* per-CPU upcall pids, or NULL */
 	struct dp_port **ports;		/* indexed by port number */
 	uint32_t n_ports_alloc;
+	struct meter_table meters;
 	/* atomic counters */
 	uint64_t n_hit, n_missed, n_lost;
 	uint64_t n_mask_hit, n_cache_hit;

@@ -12,11 +12,13 @@
 #define FAMILY_ID_VPORT		0x401
 #define FAMILY_ID_FLOW		0x402
 #define FAMILY_ID_PACKET	0x403
+#define FAMILY_ID_METER		0x404
 
 enum {
 	GROUP_DATAPATH = NLSOCK_GROUP_BASE,
 	GROUP_VPORT,
 	GROUP_FLOW,
+	GROUP_METER,
 };
 
 void nlctrl_register(void);
@@ -24,6 +26,7 @@ void dp_family_register(void);
 void vport_family_register(void);
 void flow_family_register(void);
 void packet_family_register(void);
+void meter_family_register(void);
 
 struct datapath;
 struct dp_port;

@@ -130,6 +130,7 @@ server_open(const char *path)
 	vport_family_register();
 	flow_family_register();
 	packet_family_register();
+	meter_family_register();
 	return 0;
 }
 

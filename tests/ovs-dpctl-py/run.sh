@@ -44,4 +44,18 @@ check_out "features 0x1" "features: 0x1" pyctl show vdp
 check_out "add-dp -V 0 on it: exists" "already exists" pyctl add-dp -V 0 vdp
 check_out "features reset to 0" "features: 0x0" pyctl show vdp
 check "del-dp vdp" pyctl del-dp vdp
+
+# ovs_meter, driven by pyroute2 as ovs-vswitchd's meter probe drives it.
+pyctl add-dp mdp >/dev/null 2>&1
+while read -r line; do
+	case $line in
+	"ok - "*) ok "meter: ${line#ok - }" ;;
+	"FAIL - "*) nok "meter: ${line#FAIL - }" ;;
+	esac
+done < <(in_ns "$BUILD/tapdp-run" -- /usr/bin/python3 \
+	"$TOP/tests/ovs-dpctl-py/meter.py" mdp 2>&1)
+check_out "ovs-dpctl no longer misses meters" "^system@mdp:$" \
+	bash -c "ip netns exec $NS $BUILD/tapdp-run -- ovs-dpctl show 2>&1"
+check "ovs-dpctl prints nothing on stderr" \
+	bash -c "! ip netns exec $NS $BUILD/tapdp-run -- ovs-dpctl show 2>&1 >/dev/null | grep ."
 finish

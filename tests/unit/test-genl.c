@@ -414,6 +414,46 @@ test_batch_goes_on_after_error(void **state)
 			 GENL_ID_CTRL);
 }
 
+static void
+test_meter_errors(void **state)
+{
+	struct fx *f = *state;
+	uint32_t id = 7, rate = 0;
+	char band[32];
+	struct nlattr *a = (void *)band;
+
+	/* No id: EINVAL. */
+	req_start(f, FAMILY_ID_METER, 0, OVS_METER_CMD_GET, 4);
+	req_end(f);
+	send_req(f);
+	assert_int_equal(rep_error(f, recv_rep(f)), -EINVAL);
+	/* SET validates its bands before looking for the datapath. */
+	req_start(f, FAMILY_ID_METER, 0, OVS_METER_CMD_SET, 4);
+	req_attr(f, OVS_METER_ATTR_ID, &id, 4);
+	req_end(f);
+	send_req(f);
+	assert_int_equal(rep_error(f, recv_rep(f)), -EINVAL);
+	a->nla_type = OVS_BAND_ATTR_RATE;
+	a->nla_len = NLA_HDRLEN + 4;
+	memcpy((char *)a + NLA_HDRLEN, &rate, 4);
+	req_start(f, FAMILY_ID_METER, 0, OVS_METER_CMD_SET, 4);
+	req_attr(f, OVS_METER_ATTR_ID, &id, 4);
+	req_attr(f, OVS_METER_ATTR_BANDS, band, NLA_HDRLEN + 8);
+	req_end(f);
+	send_req(f);
+	assert_int_equal(rep_error(f, recv_rep(f)), -EINVAL);
+	/* Then the datapath. */
+	req_start(f, FAMILY_ID_METER, 0, OVS_METER_CMD_FEATURES, 4);
+	req_end(f);
+	send_req(f);
+	assert_int_equal(rep_error(f, recv_rep(f)), -ENODEV);
+	req_start(f, FAMILY_ID_METER, 0, OVS_METER_CMD_DEL, 4);
+	req_attr(f, OVS_METER_ATTR_ID, &id, 4);
+	req_end(f);
+	send_req(f);
+	assert_int_equal(rep_error(f, recv_rep(f)), -ENODEV);
+}
+
 static int
 group_setup(void **state)
 {
@@ -423,6 +463,7 @@ group_setup(void **state)
 	vport_family_register();
 	flow_family_register();
 	packet_family_register();
+	meter_family_register();
 	return 0;
 }
 
@@ -456,6 +497,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_dumps, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_batch_goes_on_after_error,
 						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_meter_errors, setup,
+						teardown),
 	};
 
 	return cmocka_run_group_tests_name("genl", tests, group_setup,
