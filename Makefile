@@ -34,7 +34,7 @@ CORE_SRCS := common/log.c netlink/attr.c netlink/msg.c \
 	     genl-server/nlsock.c genl-server/genl.c genl-server/nlctrl.c \
 	     genl-server/datapath-family.c genl-server/vport-family.c \
 	     genl-server/flow-family.c genl-server/packet-family.c \
-	     genl-server/meter-family.c \
+	     genl-server/meter-family.c genl-server/kernel-relay.c \
 	     genl-server/server.c
 CORE_OBJS := $(CORE_SRCS:%.c=$(BUILD)/obj/%.o)
 

@@ -25,6 +25,15 @@
 #define TAPDP_DEFAULT_SOCKET	"/run/tapdp/tapdp.sock"
 #define TAPDP_SOCKET_ENV	"TAPDP_SOCKET"
 
+/* What the daemon serves: nlctrl, the control messages, and family ids
+ * and multicast groups in these ranges (above the kernel's: genetlink
+ * allocates family ids below 1024 and few groups). Everything else the shim
+ * sends to the kernel itself. */
+#define TAPDP_FAMILY_ID_FIRST	0x400
+#define TAPDP_FAMILY_ID_LAST	0x4ff
+#define TAPDP_GROUP_FIRST	0x4000
+#define TAPDP_GROUP_COUNT	64
+
 /* Largest datagram a client may send (the kernel's default netlink sndbuf,
  * less its 32-byte slack): a bigger send fails with EMSGSIZE. */
 #define TAPDP_MAX_SEND		(212992 - 32)

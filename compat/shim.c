@@ -7,6 +7,12 @@
  * (source address, ENOBUFS, dump continuation), {get,set}sockopt and close.
  * When no daemon listens, socket() is the real one and nothing else changes.
  *
+ * Families the daemon does not serve stay the kernel's: the daemon answers
+ * nlctrl for them with the kernel's own answer, and the shim sends their
+ * requests on a real kernel socket of its own, copying the answers into the
+ * data socket (replies and dump parts when the request is sent; anything
+ * later, such as kernel multicasts, when the application next reads).
+ *
  * Thread safety: the fd table holds atomic pointers; each emulated socket has
  * a mutex that serialises its control exchanges. Fork: the child inherits the
  * sockets and may go on using them; locks are reset in the child. */
@@ -15,6 +21,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
+#include <linux/genetlink.h>
 #include <linux/netlink.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -34,6 +41,9 @@
 
 struct emu {
 	int ctl;
+	int inject;		/* our copy of the daemon's end */
+	int kfd;		/* kernel socket, opened on first use */
+	uint32_t kportid;
 	int type;
 	struct tapdp_shared *shared;
 	pthread_mutex_t lock;
@@ -215,15 +225,14 @@ emu_open(int type)
 		goto fail;
 	if (sv[0] >= MAX_FDS || emu_hello(ctl, sv[1], memfd, type) < 0)
 		goto fail;
-	real_close(sv[1]);
 	real_close(memfd);
+	memfd = -1;
 	e = calloc(1, sizeof(*e));
-	if (!e) {
-		sv[1] = -1;
-		memfd = -1;
+	if (!e)
 		goto fail;
-	}
 	e->ctl = ctl;
+	e->inject = sv[1];
+	e->kfd = -1;
 	e->type = type & ~(SOCK_CLOEXEC | SOCK_NONBLOCK);
 	e->shared = shared;
 	pthread_mutex_init(&e->lock, NULL);
@@ -255,6 +264,9 @@ emu_forget(int fd)
 	if (!e)
 		return;
 	real_close(e->ctl);
+	real_close(e->inject);
+	if (e->kfd >= 0)
+		real_close(e->kfd);
 	munmap(e->shared, sizeof(*e->shared));
 	pthread_mutex_destroy(&e->lock);
 	free(e);
@@ -391,22 +403,135 @@ getpeername(int fd, struct sockaddr *addr, socklen_t *len)
 	return 0;
 }
 
-static ssize_t
-emu_send(struct emu *e, const struct msghdr *msg)
+static bool
+for_daemon(const struct nlmsghdr *nlh)
+{
+	return nlh->nlmsg_type < NLMSG_MIN_TYPE ||
+	       nlh->nlmsg_type == GENL_ID_CTRL ||
+	       (nlh->nlmsg_type >= TAPDP_FAMILY_ID_FIRST &&
+		nlh->nlmsg_type <= TAPDP_FAMILY_ID_LAST);
+}
+
+static bool
+for_daemon_group(int group)
+{
+	return group >= TAPDP_GROUP_FIRST &&
+	       group < TAPDP_GROUP_FIRST + TAPDP_GROUP_COUNT;
+}
+
+/* Bytes of the message at p, or of the rest when it is malformed (then the
+ * daemon drops it as the kernel would). */
+static size_t
+msg_span(const char *p, size_t rem)
+{
+	const struct nlmsghdr *nlh = (const void *)p;
+	size_t len;
+
+	if (rem < NLMSG_HDRLEN || nlh->nlmsg_len < NLMSG_HDRLEN ||
+	    nlh->nlmsg_len > rem)
+		return rem;
+	len = NLMSG_ALIGN(nlh->nlmsg_len);
+	return len < rem ? len : rem;
+}
+
+static int
+kernel_open(struct emu *e)
+{
+	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
+	socklen_t len = sizeof(sa);
+
+	if (e->kfd >= 0)
+		return 0;
+	e->kfd = real_socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC,
+			     NETLINK_GENERIC);
+	if (e->kfd < 0)
+		return -errno;
+	if (real_bind(e->kfd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
+	    real_getsockname(e->kfd, (struct sockaddr *)&sa, &len) < 0) {
+		int err = -errno;
+
+		real_close(e->kfd);
+		e->kfd = -1;
+		return err;
+	}
+	e->kportid = sa.nl_pid;
+	return 0;
+}
+
+/* Copies what the kernel socket holds into the data socket, addressed to
+ * the emulated portid. Called with e->lock held. */
+static void
+kernel_drain(struct emu *e)
+{
+	static __thread char buf[128 << 10];
+	ssize_t n;
+
+	while ((n = recv(e->kfd, buf, sizeof(buf), MSG_DONTWAIT)) != 0) {
+		if (n < 0) {
+			if (errno == ENOBUFS)
+				__atomic_store_n(&e->shared->overrun, 1,
+						 __ATOMIC_RELEASE);
+			if (errno == EINTR || errno == ENOBUFS)
+				continue;
+			break;
+		}
+		for (size_t off = 0; off + NLMSG_HDRLEN <= (size_t)n;) {
+			struct nlmsghdr *nlh = (void *)(buf + off);
+			size_t span = msg_span(buf + off, n - off);
+
+			if (nlh->nlmsg_pid == e->kportid)
+				nlh->nlmsg_pid = e->portid;
+			off += span;
+		}
+		send(e->inject, buf, n, MSG_DONTWAIT | MSG_NOSIGNAL);
+	}
+}
+
+static int
+kernel_send(struct emu *e, const char *data, size_t len)
+{
+	struct tapdp_rep rep;
+	int err = 0;
+
+	/* The emulated socket needs its portid for the answers. */
+	if (!e->portid && !emu_simple(e, TAPDP_OP_CONNECT, 0, 0, 0, &rep))
+		e->portid = rep.val[0];
+	pthread_mutex_lock(&e->lock);
+	err = kernel_open(e);
+	if (!err && send(e->kfd, data, len, MSG_NOSIGNAL) < 0)
+		err = -errno;
+	if (!err)
+		kernel_drain(e);
+	pthread_mutex_unlock(&e->lock);
+	return err;
+}
+
+static int
+daemon_send(struct emu *e, const struct msghdr *msg, const char *data,
+	    size_t len)
 {
 	struct tapdp_req req = { .op = TAPDP_OP_SEND,
 				 .arg = { 0, e->max_recv } };
 	struct tapdp_rep rep;
+
+	if (msg->msg_name && msg->msg_namelen)
+		req.arg[0] = ((const struct sockaddr_nl *)msg->msg_name)->nl_pid;
+	emu_call(e, &req, data, len, &rep);
+	if (!rep.err)
+		e->portid = rep.val[0];
+	return rep.err;
+}
+
+static ssize_t
+emu_send(struct emu *e, const struct msghdr *msg)
+{
 	size_t total = 0, off = 0;
+	int err = 0;
 	char *buf;
 
-	if (msg->msg_name && msg->msg_namelen) {
-		const struct sockaddr_nl *nl = msg->msg_name;
-
-		if (check_nl_addr(msg->msg_name, msg->msg_namelen))
-			return fail(EINVAL);
-		req.arg[0] = nl->nl_pid;
-	}
+	if (msg->msg_name && msg->msg_namelen &&
+	    check_nl_addr(msg->msg_name, msg->msg_namelen))
+		return fail(EINVAL);
 	for (size_t i = 0; i < msg->msg_iovlen; i++)
 		total += msg->msg_iov[i].iov_len;
 	if (total > TAPDP_MAX_SEND)
@@ -419,11 +544,24 @@ emu_send(struct emu *e, const struct msghdr *msg)
 		       msg->msg_iov[i].iov_len);
 		off += msg->msg_iov[i].iov_len;
 	}
-	emu_call(e, &req, buf, total, &rep);
+	/* Runs of messages go to whoever serves them, in order. */
+	off = 0;
+	do {
+		bool daemon = total - off < NLMSG_HDRLEN ||
+			      for_daemon((const void *)(buf + off));
+		size_t end = off;
+
+		do
+			end += msg_span(buf + end, total - end);
+		while (end < total && total - end >= NLMSG_HDRLEN &&
+		       for_daemon((const void *)(buf + end)) == daemon);
+		err = daemon ? daemon_send(e, msg, buf + off, end - off)
+			     : kernel_send(e, buf + off, end - off);
+		off = end;
+	} while (!err && off < total);
 	free(buf);
-	if (rep.err)
-		return fail(-rep.err);
-	e->portid = rep.val[0];
+	if (err)
+		return fail(-err);
 	return total;
 }
 
@@ -472,6 +610,11 @@ emu_recv(int fd, struct emu *e, struct msghdr *msg, int flags)
 		space += msg->msg_iov[i].iov_len;
 	if (space > (size_t)e->max_recv)
 		e->max_recv = space > INT32_MAX ? INT32_MAX : space;
+	if (e->kfd >= 0) {
+		pthread_mutex_lock(&e->lock);
+		kernel_drain(e);
+		pthread_mutex_unlock(&e->lock);
+	}
 	if (!(flags & MSG_PEEK) &&
 	    __atomic_exchange_n(&e->shared->overrun, 0, __ATOMIC_ACQ_REL))
 		return fail(ENOBUFS);
@@ -566,6 +709,16 @@ setsockopt(int fd, int level, int name, const void *val, socklen_t len)
 	err = int_optval(val, len, &v);
 	if (err)
 		return fail(err);
+	/* The kernel's own groups are joined on the kernel socket. */
+	if ((name == NETLINK_ADD_MEMBERSHIP ||
+	     name == NETLINK_DROP_MEMBERSHIP) && v && !for_daemon_group(v)) {
+		pthread_mutex_lock(&e->lock);
+		err = kernel_open(e);
+		if (!err && real_setsockopt(e->kfd, level, name, val, len) < 0)
+			err = -errno;
+		pthread_mutex_unlock(&e->lock);
+		return err ? fail(-err) : 0;
+	}
 	if (emu_simple(e, TAPDP_OP_SETSOCKOPT, level, name, v, &rep))
 		return fail(-rep.err);
 	return 0;

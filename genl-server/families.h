@@ -1,18 +1,18 @@
 /* The generic netlink families tapdpd serves, with their fixed ids.
  *
- * Family ids sit above the kernel's range (genetlink allocates 0x13..1023),
- * group ids in the range nlsock reserves, so that neither can be mistaken
- * for a kernel family or group by a client that also talks to the kernel. */
+ * Family ids and group ids sit in the ranges compat/proto.h reserves, above
+ * the kernel's, so that neither can be mistaken for a kernel family or group
+ * by a client that also talks to the kernel. */
 #ifndef TAPDP_FAMILIES_H
 #define TAPDP_FAMILIES_H
 
 #include "nlsock.h"
 
-#define FAMILY_ID_DATAPATH	0x400
-#define FAMILY_ID_VPORT		0x401
-#define FAMILY_ID_FLOW		0x402
-#define FAMILY_ID_PACKET	0x403
-#define FAMILY_ID_METER		0x404
+#define FAMILY_ID_DATAPATH	(TAPDP_FAMILY_ID_FIRST + 0)
+#define FAMILY_ID_VPORT		(TAPDP_FAMILY_ID_FIRST + 1)
+#define FAMILY_ID_FLOW		(TAPDP_FAMILY_ID_FIRST + 2)
+#define FAMILY_ID_PACKET	(TAPDP_FAMILY_ID_FIRST + 3)
+#define FAMILY_ID_METER		(TAPDP_FAMILY_ID_FIRST + 4)
 
 enum {
 	GROUP_DATAPATH = NLSOCK_GROUP_BASE,

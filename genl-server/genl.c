@@ -12,9 +12,6 @@
 /* What the kernel puts in a first dump part (SKB_WITH_OVERHEAD of a page). */
 #define GENL_DUMP_MIN 3776
 
-/* Returned by a request that started a dump: no ACK follows it. */
-#define DUMP_STARTED 1
-
 static const struct genl_family *families[MAX_FAMILIES];
 static unsigned n_families;
 
@@ -215,7 +212,7 @@ dump_start(struct nlsock *sk, const struct genl_family *family,
 	d->done_errno = INT_MAX;
 	nlsock_set_dump(sk, d, dump_free);
 	genl_dump_next(sk);
-	return DUMP_STARTED;
+	return GENL_ANSWERED;
 }
 
 static int
@@ -286,7 +283,7 @@ genl_rcv(struct nlsock *sk, const void *buf, size_t len)
 		if ((nlh->nlmsg_flags & NLM_F_REQUEST) &&
 		    nlh->nlmsg_type >= NLMSG_MIN_TYPE)
 			err = rcv_msg(sk, nlh, &ack);
-		if (err != DUMP_STARTED &&
+		if (err != GENL_ANSWERED &&
 		    ((nlh->nlmsg_flags & NLM_F_ACK) || err))
 			send_ack(sk, nlh, err, &ack);
 		msglen = NLMSG_ALIGN(nlh->nlmsg_len);
@@ -297,7 +294,7 @@ genl_rcv(struct nlsock *sk, const void *buf, size_t len)
 	}
 }
 
-static void
+static int
 put_done(struct msgbuf *mb, struct genl_dump *d, const struct extack *ack)
 {
 	bool tlvs = want_tlvs(d->sk, d->done_errno, ack);
@@ -308,11 +305,11 @@ put_done(struct msgbuf *mb, struct genl_dump *d, const struct extack *ack)
 			       d->nlh->nlmsg_seq, nlsock_portid(d->sk),
 			       sizeof(int));
 	if (!payload)
-		return;
+		return -EMSGSIZE;
 	*payload = d->done_errno;
 	if (tlvs)
 		put_ack_tlvs(mb, d->nlh, d->done_errno, ack);
-	msgbuf_end(mb);
+	return msgbuf_end(mb);
 }
 
 bool
@@ -341,14 +338,24 @@ genl_dump_next(struct nlsock *sk)
 	ret = d->op->dumpit(d, &mb);
 	if (ret == -EMSGSIZE && mb.len)
 		ret = mb.len;
+	if (d->done_sent) {
+		free(mem);
+		nlsock_set_dump(sk, NULL, NULL);
+		return false;
+	}
 	if (ret > 0) {
 		nlsock_unicast(sk, mb.buf, mb.len);
 		free(mem);
 		return true;
 	}
+	/* The end: NLMSG_DONE after what the last call put, in the same
+	 * datagram when it fits, as the kernel does. */
 	d->done_errno = ret;
-	msgbuf_init(&mb, mem, cap);
-	put_done(&mb, d, &ack);
+	if (put_done(&mb, d, &ack)) {
+		nlsock_unicast(sk, mb.buf, mb.len);
+		msgbuf_init(&mb, mem, cap);
+		put_done(&mb, d, &ack);
+	}
 	nlsock_unicast(sk, mb.buf, mb.len);
 	free(mem);
 	nlsock_set_dump(sk, NULL, NULL);

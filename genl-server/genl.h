@@ -27,6 +27,10 @@ struct genl_family;
 #define GENL_MSG_MAX	(64 << 10)
 #define GENL_DUMP_PART	(32 << 10)
 
+/* Returned by a doit that has queued its whole answer, ACK included (a
+ * request relayed to the kernel): genl adds no ACK. */
+#define GENL_ANSWERED	1
+
 struct genl_info {
 	struct nlsock *sk;
 	const struct nlmsghdr *nlh;
@@ -44,6 +48,7 @@ struct genl_dump {
 	struct nlsock *sk;
 	long args[4];			/* the dumpit's continuation */
 	int done_errno;			/* > 0 while running */
+	bool done_sent;			/* the dumpit sent NLMSG_DONE itself */
 };
 
 struct genl_ops_entry {

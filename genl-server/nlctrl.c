@@ -1,9 +1,11 @@
 /* nlctrl (GENL_ID_CTRL): family lookups by name, by id and as a dump, filled
  * like the kernel's ctrl_fill_info. */
 #include <errno.h>
+#include <string.h>
 
 #include "families.h"
 #include "genl.h"
+#include "kernel-relay.h"
 
 static const struct genl_family nlctrl_family;
 
@@ -80,6 +82,12 @@ ctrl_cmd_getfamily(struct genl_info *info)
 			attr_data(info->attrs[CTRL_ATTR_FAMILY_NAME]));
 		err = -ENOENT;
 	}
+	/* A family of the running kernel's: its own answer, ENOENT
+	 * included. */
+	if (!res && err == -ENOENT) {
+		err = kernel_relay(info->sk, info->nlh, NULL);
+		return err ? err : GENL_ANSWERED;
+	}
 	if (!res)
 		return err;
 	msgbuf_init(&mb, mem, sizeof(mem));
@@ -88,6 +96,25 @@ ctrl_cmd_getfamily(struct genl_info *info)
 	return err ? err : genl_reply(info, &mb);
 }
 
+/* Keeps the kernel's families that the daemon does not serve itself. */
+static bool
+kernel_family_kept(const struct nlmsghdr *nlh)
+{
+	const char *p = (const char *)NLMSG_DATA(nlh) + GENL_HDRLEN;
+	const struct nlattr *a;
+	int rem;
+
+	if (nlh->nlmsg_len < NLMSG_LENGTH(GENL_HDRLEN))
+		return false;
+	attr_for_each(a, p, nlh->nlmsg_len - NLMSG_LENGTH(GENL_HDRLEN), rem)
+		if (attr_type(a) == CTRL_ATTR_FAMILY_NAME && attr_len(a) > 0 &&
+		    memchr(attr_data(a), '\0', attr_len(a)))
+			return !genl_family_by_name(attr_data(a));
+	return false;
+}
+
+/* The daemon's families, then the kernel's others, whose dump ends the
+ * whole dump. */
 static int
 ctrl_cmd_dumpfamily(struct genl_dump *d, struct msgbuf *mb)
 {
@@ -101,7 +128,11 @@ ctrl_cmd_dumpfamily(struct genl_dump *d, struct msgbuf *mb)
 		n++;
 	}
 	d->args[0] = n;
-	return mb->len;
+	if (mb->len || f)
+		return mb->len;
+	if (kernel_relay(d->sk, d->nlh, kernel_family_kept) == 0)
+		d->done_sent = true;
+	return 0;
 }
 
 static const struct attr_policy ctrl_policy[CTRL_ATTR_MAX + 1] = {

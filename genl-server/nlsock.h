@@ -20,10 +20,11 @@
 struct tapdp_shared;
 struct nlsock;
 
-/* Multicast group ids the daemon hands out: far above the kernel's so that
- * a membership never means a kernel group. */
-#define NLSOCK_GROUP_BASE	0x4000
-#define NLSOCK_MAX_GROUPS	64
+#include "compat/proto.h"
+
+/* Multicast group ids the daemon hands out (see compat/proto.h). */
+#define NLSOCK_GROUP_BASE	TAPDP_GROUP_FIRST
+#define NLSOCK_MAX_GROUPS	TAPDP_GROUP_COUNT
 
 struct nlsock_creds {
 	pid_t pid;

@@ -21,6 +21,7 @@
 #include "datapath/datapath.h"
 #include "families.h"
 #include "genl.h"
+#include "kernel-relay.h"
 #include "nlsock.h"
 
 #define CAP_NET_ADMIN_BIT 12
@@ -448,6 +449,7 @@ server_close(void)
 	nlsock_registry_destroy();
 	dp_destroy_all();
 	genl_unregister_all();
+	kernel_relay_close();
 	if (rtnl)
 		mnl_socket_close(rtnl);
 	if (epoll_fd >= 0)

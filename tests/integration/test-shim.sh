@@ -12,6 +12,19 @@ while read -r line; do
 	"FAIL - "*) nok "${line#FAIL - }" ;;
 	esac
 done < <(in_ns timeout 120 "$BUILD/tapdp-run" -- "$BUILD/shim-check" 2>&1)
+
+# Families the daemon does not serve stay the kernel's.
+check_out "nlctrl dump: the daemon's families" "Name: ovs_datapath" \
+	in_ns "$BUILD/tapdp-run" -- genl ctrl list
+check_out "nlctrl dump: and the kernel's" "Name: ethtool" \
+	in_ns "$BUILD/tapdp-run" -- genl ctrl list
+check "nlctrl dump: nlctrl listed once" \
+	test "$(in_ns "$BUILD/tapdp-run" -- genl ctrl list | grep -c '^Name: nlctrl$')" -eq 1
+in_ns ethtool --show-features lo >"$T/ethtool.plain" 2>&1
+check "ethtool (kernel genl family) answers as without the shim" \
+	bash -c "ip netns exec $NS $BUILD/tapdp-run -- ethtool --show-features lo 2>&1 | cmp - $T/ethtool.plain"
+check_out "ethtool's kernel errors come through" "Operation not supported" \
+	in_ns "$BUILD/tapdp-run" -- ethtool -l lo
 tapdpd_stop
 while read -r line; do
 	case $line in
