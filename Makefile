@@ -5,6 +5,7 @@
 #                        ASan/UBSan, and the unprivileged scenario
 #   make unit            cmocka unit tests only
 #   make asan            the sanitizer build, in build-asan/
+#   make fuzz            runs each libFuzzer target FUZZ_SECONDS (15) s
 #   make install         PREFIX (/usr/local) and DESTDIR honoured
 
 PREFIX  ?= /usr/local
@@ -73,7 +74,29 @@ unit: $(UNIT_TESTS)
 asan:
 	$(MAKE) BUILD=build-asan SAN=1 all
 
-check: all $(UNIT_TESTS) $(BUILD)/shim-check
+# libFuzzer targets (clang), beside the parsers they exercise.
+FUZZ_TARGETS := build-fuzz/fuzz-genl build-fuzz/fuzz-attr
+FUZZ_FLAGS := -fsanitize=fuzzer,address,undefined -fno-omit-frame-pointer
+FUZZ_SECONDS ?= 15
+
+build-fuzz/fuzz-genl: genl-server/fuzz-genl.c $(CORE_SRCS)
+	@mkdir -p build-fuzz
+	clang -std=gnu11 -g -O1 -I. $(FUZZ_FLAGS) \
+		$(shell pkg-config --cflags $(PKGS)) -o $@ $^ $(LDLIBS)
+
+build-fuzz/fuzz-attr: netlink/fuzz-attr.c netlink/attr.c
+	@mkdir -p build-fuzz
+	clang -std=gnu11 -g -O1 -I. $(FUZZ_FLAGS) -o $@ $^
+
+fuzz: $(FUZZ_TARGETS)
+	@for t in $(FUZZ_TARGETS); do \
+		mkdir -p $$t.corpus; \
+		$$t -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=2048 \
+			$$t.corpus >$$t.log 2>&1 || { tail -40 $$t.log; exit 1; }; \
+		tail -1 $$t.log; \
+	done
+
+check: all $(UNIT_TESTS) $(BUILD)/shim-check $(FUZZ_TARGETS)
 	$(MAKE) BUILD=build-asan SAN=1 all build-asan/shim-check \
 		$(UNIT_TESTS:$(BUILD)/%=build-asan/%)
 	tests/run-all.sh
@@ -89,7 +112,7 @@ install: all
 	install -m 0644 docs/tapdpd.8 docs/tapdp-run.8 $(DESTDIR)$(MANDIR)/man8/
 
 clean:
-	rm -rf build build-asan
+	rm -rf build build-asan build-fuzz
 
-.PHONY: all unit asan check install clean
+.PHONY: all unit asan fuzz check install clean
 -include $(CORE_OBJS:.o=.d) $(BUILD)/obj/daemon/tapdpd.d

@@ -1,7 +1,8 @@
 #!/bin/bash
 # Runs every test: cmocka units, the integration tests with the normal build
 # and again with the ASan/UBSan build, the kernel selftest's ovs-dpctl.py,
-# and the unprivileged scenario. Ends with "N passed, N failed".
+# the unprivileged scenario and the fuzz targets. Ends with
+# "N passed, N failed".
 cd "$(dirname "$0")/.." || exit 1
 pass=0
 fail=0
@@ -52,6 +53,21 @@ for b in build build-asan; do
 	done
 done
 run_script build tests/integration/test-unprivileged.sh
+
+# The libFuzzer targets, briefly: a crash, leak or UB report fails.
+for t in build-fuzz/fuzz-*; do
+	[ -x "$t" ] || continue
+	case $t in *.corpus|*.log) continue ;; esac
+	mkdir -p "$t.corpus"
+	if "$t" -max_total_time="${FUZZ_SECONDS:-15}" -rss_limit_mb=2048 \
+		"$t.corpus" >"$t.log" 2>&1; then
+		echo "ok - $t: $(tail -1 "$t.log")"
+		add "$t" 1 0
+	else
+		tail -30 "$t.log"
+		add "$t" 0 1
+	fi
+done
 
 [ ${#failed_suites[@]} -eq 0 ] || printf 'failed: %s\n' "${failed_suites[@]}"
 echo "$pass passed, $fail failed"

@@ -54,6 +54,13 @@ while read -r line; do
 	esac
 done < <(in_ns "$BUILD/tapdp-run" -- /usr/bin/python3 \
 	"$TOP/tests/ovs-dpctl-py/meter.py" mdp 2>&1)
+while read -r line; do
+	case $line in
+	"ok - "*) ok "notify: ${line#ok - }" ;;
+	"FAIL - "*) nok "notify: ${line#FAIL - }" ;;
+	esac
+done < <(in_ns "$BUILD/tapdp-run" -- /usr/bin/python3 \
+	"$TOP/tests/ovs-dpctl-py/notify.py" 2>&1)
 check_out "ovs-dpctl no longer misses meters" "^system@mdp:$" \
 	bash -c "ip netns exec $NS $BUILD/tapdp-run -- ovs-dpctl show 2>&1"
 check "ovs-dpctl prints nothing on stderr" \
