@@ -30,6 +30,14 @@ check_out "show lists the internal port" "port 2: p1 \(internal\)" \
 check_out "show -s prints port statistics" "RX packets:[0-9]+" \
 	dpctl show -s dp0
 
+check "add-if with a requested port number" \
+	dpctl add-if dp0 p7,type=internal,port_no=7
+check_out "the port has the number asked for" "port 7: p7 \(internal\)" \
+	dpctl show dp0
+check_out "a taken port number: busy" "Device or resource busy" \
+	dpctl add-if dp0 p8,type=internal,port_no=7
+check "del-if p7" dpctl del-if dp0 p7
+
 # Errors, with the kernel module's messages.
 check_out "add-dp twice: File exists" "add_dp \(File exists\)" \
 	dpctl add-dp dp0
@@ -60,6 +68,44 @@ in_ns ip link del ve0
 sleep 0.3
 check "a deleted device leaves the datapath" \
 	bash -c "! ip netns exec $NS $BUILD/tapdp-run -- ovs-dpctl show | grep -q ve0"
+
+# Hostile control connections (no shim): junk, short requests, a HELLO
+# without its fds, random datagrams after a HELLO. The daemon drops them
+# and serves everyone else.
+in_ns /usr/bin/python3 - "$SOCK" <<'PY'
+import os, socket, struct, sys
+path = sys.argv[1]
+def conn():
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    s.connect(path)
+    s.settimeout(1)
+    return s
+for junk in [b"", b"x", b"\xff" * 15, struct.pack("Iiii", 3, 0, 0, 0),
+             struct.pack("Iiii", 1, 1, 0, 0), os.urandom(4000)]:
+    s = conn()
+    try:
+        s.send(junk)
+        s.recv(64)
+    except OSError:
+        pass
+    s.close()
+# A valid HELLO, then garbage requests.
+s = conn()
+a, b = socket.socketpair(socket.AF_UNIX, socket.SOCK_DGRAM)
+m = os.memfd_create("x")
+os.ftruncate(m, 4096)
+s.sendmsg([struct.pack("Iiii", 1, 1, 3, 0)],
+          [(socket.SOL_SOCKET, socket.SCM_RIGHTS, struct.pack("ii", b.fileno(), m))])
+s.recv(64)
+for i in range(300):
+    try:
+        s.send(struct.pack("Iiii", 3, 0, 0, 0) + os.urandom(i * 7 % 900))
+        s.recv(64)
+    except OSError:
+        break
+PY
+check_out "after hostile clients the daemon still serves" "^system@dp0$" \
+	dpctl dump-dps
 
 check "del-dp dp0" dpctl del-dp dp0
 check "the local device is gone" bash -c "! ip netns exec $NS ip link show dp0"
