@@ -96,7 +96,18 @@ fuzz: $(FUZZ_TARGETS)
 		tail -1 $$t.log; \
 	done
 
-check: all $(UNIT_TESTS) $(BUILD)/shim-check $(FUZZ_TARGETS)
+# The kernel's own OVS selftest, extracted at test time, never committed.
+SELFTEST_DIR := build/selftest
+$(SELFTEST_DIR)/ovs-dpctl.py:
+	@mkdir -p $(SELFTEST_DIR)
+	tar -xf /usr/src/linux-source-6.12.tar.xz -C $(SELFTEST_DIR) \
+		--strip-components=6 \
+		linux-source-6.12/tools/testing/selftests/net/openvswitch/
+	touch $@
+
+selftest: $(SELFTEST_DIR)/ovs-dpctl.py
+
+check: all $(UNIT_TESTS) $(BUILD)/shim-check $(FUZZ_TARGETS) selftest
 	$(MAKE) BUILD=build-asan SAN=1 all build-asan/shim-check \
 		$(UNIT_TESTS:$(BUILD)/%=build-asan/%)
 	tests/run-all.sh
@@ -114,5 +125,5 @@ install: all
 clean:
 	rm -rf build build-asan build-fuzz
 
-.PHONY: all unit asan fuzz check install clean
+.PHONY: all unit asan fuzz selftest check install clean
 -include $(CORE_OBJS:.o=.d) $(BUILD)/obj/daemon/tapdpd.d

@@ -1,10 +1,13 @@
 # Shared helpers for tapdp's shell tests. Source it; it defines:
 #   check DESC CMD...      a check that passes when CMD succeeds
 #   check_out DESC RE CMD  passes when CMD's stdout+stderr matches RE (grep -E)
-#   tapdp_ns_up / tapdp_ns_down   a private network namespace ($NS)
+#   tapdp_ns_up            a private network namespace ($NS)
 #   tapdpd_start / tapdpd_stop    the daemon inside it ($SOCK, $LOG, $PIDF)
 #   dpctl ARGS             Debian's ovs-dpctl through tapdp-run, in $NS
 #   finish                 prints "N passed, N failed" and exits accordingly
+#   tapdp_cleanup          stops the daemon, deletes $NS and the temp dir:
+#                          every script traps it on EXIT
+#   SELFTEST               the kernel selftest's directory (make selftest)
 # BUILD selects the build tree (build, or build-asan for the sanitizers).
 
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -52,9 +55,12 @@ tapdp_ns_up() {
 	in_ns ip link set lo up
 }
 
-tapdp_ns_down() {
+SELFTEST=$TOP/build/selftest
+
+tapdp_cleanup() {
 	tapdpd_stop
 	ip netns del "$NS" 2>/dev/null
+	rm -rf "$T"
 	true
 }
 
@@ -88,6 +94,5 @@ finish() {
 		cat $reports | head -60
 	fi
 	echo "$PASS passed, $FAIL failed"
-	rm -rf "$T"
 	[ "$FAIL" -eq 0 ]
 }

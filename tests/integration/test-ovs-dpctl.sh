@@ -2,7 +2,7 @@
 # Debian's ovs-dpctl through tapdp-run: datapaths, ports, errors, traffic,
 # device removal and a clean shutdown, in a private network namespace.
 . "$(dirname "$0")/../lib.sh"
-trap tapdp_ns_down EXIT
+trap tapdp_cleanup EXIT
 
 tapdp_ns_up
 check "daemon starts" tapdpd_start

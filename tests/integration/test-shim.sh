@@ -2,7 +2,7 @@
 # The netlink socket semantics clients rely on (shim-check), with the daemon
 # and then without it (the shim must step aside for the real kernel).
 . "$(dirname "$0")/../lib.sh"
-trap tapdp_ns_down EXIT
+trap tapdp_cleanup EXIT
 
 tapdp_ns_up
 check "daemon starts" tapdpd_start

@@ -9,7 +9,7 @@ user=nobody
 tun_mode=$(stat -c %a /dev/net/tun)
 restore() {
 	chmod "$tun_mode" /dev/net/tun
-	rm -rf "$T/bin"
+	tapdp_cleanup
 }
 trap restore EXIT
 chmod 0666 /dev/net/tun
@@ -18,8 +18,7 @@ chmod 0666 /dev/net/tun
 mkdir -p "$T/bin" "$T/run"
 cp "$BUILD/tapdpd" "$BUILD/tapdp-run" "$BUILD/libtapdp.so" "$T/bin/"
 cp -r "$TOP/tests/ovs-dpctl-py/pyshim" "$T/bin/"
-tar -xf /usr/src/linux-source-6.12.tar.xz -C "$T/bin" --strip-components=6 \
-	linux-source-6.12/tools/testing/selftests/net/openvswitch/ovs-dpctl.py
+cp "$SELFTEST/ovs-dpctl.py" "$T/bin/"
 chmod -R a+rX "$T/bin"
 chmod 777 "$T/run"
 

@@ -2,12 +2,8 @@
 # The kernel selftests' own ovs-dpctl.py (pyroute2), extracted from Debian's
 # linux-source-6.12 at test time, managing datapaths and ports on tapdpd.
 . "$(dirname "$0")/../lib.sh"
-trap tapdp_ns_down EXIT
+trap tapdp_cleanup EXIT
 
-SELFTEST=$T/selftest
-mkdir -p "$SELFTEST"
-tar -xf /usr/src/linux-source-6.12.tar.xz -C "$SELFTEST" --strip-components=6 \
-	linux-source-6.12/tools/testing/selftests/net/openvswitch/ovs-dpctl.py
 check "ovs-dpctl.py extracted from linux-source-6.12" test -f "$SELFTEST/ovs-dpctl.py"
 
 pyctl() {
