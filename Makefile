@@ -6,6 +6,7 @@
 #   make unit            cmocka unit tests only
 #   make asan            the sanitizer build, in build-asan/
 #   make fuzz            runs each libFuzzer target FUZZ_SECONDS (15) s
+#   make bench           builds and runs bench/*.c
 #   make install         PREFIX (/usr/local) and DESTDIR honoured
 
 PREFIX  ?= /usr/local
@@ -17,7 +18,7 @@ BUILD   ?= build
 VERSION := 0.1
 
 CC      ?= cc
-PKGS    := libmnl glib-2.0
+PKGS    := libmnl glib-2.0 liburcu-memb liburcu-cds
 CFLAGS  ?= -O2 -g
 CFLAGS  += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Werror=implicit \
 	   -I. -DTAPDP_VERSION='"$(VERSION)"' \
@@ -29,14 +30,10 @@ CFLAGS  += -fsanitize=address,undefined -fno-omit-frame-pointer \
 LDFLAGS += -fsanitize=address,undefined
 endif
 
-CORE_SRCS := common/log.c netlink/attr.c netlink/msg.c \
-	     tap/netdev.c tap/vport.c tap/vport-internal.c tap/vport-netdev.c \
-	     datapath/datapath.c datapath/meter.c \
-	     genl-server/nlsock.c genl-server/genl.c genl-server/nlctrl.c \
-	     genl-server/datapath-family.c genl-server/vport-family.c \
-	     genl-server/flow-family.c genl-server/packet-family.c \
-	     genl-server/meter-family.c genl-server/kernel-relay.c \
-	     genl-server/server.c
+# Every .c of the daemon's modules is part of it; fuzz-*.c are libFuzzer
+# targets beside the parsers they exercise.
+CORE_SRCS := $(filter-out $(wildcard */fuzz-*.c),$(wildcard common/*.c netlink/*.c \
+	     tap/*.c datapath/*.c flow/*.c genl-server/*.c))
 CORE_OBJS := $(CORE_SRCS:%.c=$(BUILD)/obj/%.o)
 
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/%,$(wildcard tests/unit/test-*.c))
@@ -68,6 +65,15 @@ $(BUILD)/test-%: tests/unit/test-%.c $(CORE_OBJS)
 $(BUILD)/shim-check: tests/integration/shim-check.c
 	$(CC) -std=gnu11 -O1 -g -Wall -o $@ $< -lpthread
 
+# Benchmarks: each prints its figures and a ratio to a baseline it runs.
+BENCHES := $(patsubst bench/%.c,$(BUILD)/bench-%,$(wildcard bench/*.c))
+
+$(BUILD)/bench-%: bench/%.c $(CORE_OBJS)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+bench: $(BENCHES)
+	@for b in $(BENCHES); do echo "== $$b"; $$b || exit 1; done
+
 unit: $(UNIT_TESTS)
 	@fail=0; for t in $(UNIT_TESTS); do $$t || fail=1; done; exit $$fail
 
@@ -75,18 +81,18 @@ asan:
 	$(MAKE) BUILD=build-asan SAN=1 all
 
 # libFuzzer targets (clang), beside the parsers they exercise.
-FUZZ_TARGETS := build-fuzz/fuzz-genl build-fuzz/fuzz-attr
+FUZZ_SRCS := $(wildcard */fuzz-*.c)
+FUZZ_TARGETS := $(patsubst %.c,build-fuzz/%,$(notdir $(FUZZ_SRCS)))
 FUZZ_FLAGS := -fsanitize=fuzzer,address,undefined -fno-omit-frame-pointer
 FUZZ_SECONDS ?= 15
 
-build-fuzz/fuzz-genl: genl-server/fuzz-genl.c $(CORE_SRCS)
+define fuzz_rule
+build-fuzz/$(basename $(notdir $(1))): $(1) $(CORE_SRCS)
 	@mkdir -p build-fuzz
 	clang -std=gnu11 -g -O1 -I. $(FUZZ_FLAGS) \
-		$(shell pkg-config --cflags $(PKGS)) -o $@ $^ $(LDLIBS)
-
-build-fuzz/fuzz-attr: netlink/fuzz-attr.c netlink/attr.c
-	@mkdir -p build-fuzz
-	clang -std=gnu11 -g -O1 -I. $(FUZZ_FLAGS) -o $@ $^
+		$(shell pkg-config --cflags $(PKGS)) -o $$@ $$^ $(LDLIBS)
+endef
+$(foreach f,$(FUZZ_SRCS),$(eval $(call fuzz_rule,$(f))))
 
 fuzz: $(FUZZ_TARGETS)
 	@for t in $(FUZZ_TARGETS); do \
@@ -125,5 +131,5 @@ install: all
 clean:
 	rm -rf build build-asan build-fuzz
 
-.PHONY: all unit asan fuzz selftest check install clean
+.PHONY: all unit asan fuzz bench selftest check install clean
 -include $(CORE_OBJS:.o=.d) $(BUILD)/obj/daemon/tapdpd.d

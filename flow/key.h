@@ -1,0 +1,99 @@
+/* The flow key: everything a megaflow may match on, for one packet.
+ *
+ * One flat struct, compared and hashed as bytes, so a mask is a flow_key
+ * too (1 bits: significant) and a masked key is a byte-wise AND. Unused
+ * fields and padding are always zero. Multi-byte fields that the netlink
+ * attributes carry in network order are kept in network order (marked be);
+ * the rest in host order. The semantics are those of the kernel's
+ * sw_flow_key (net/openvswitch/flow.h):
+ *
+ *  - vlan/cvlan: tpid and tci as on the wire, with FLOW_VLAN_PRESENT
+ *    (0x1000, the CFI/DEI bit) set in tci when the tag exists;
+ *  - ip_proto carries the ARP opcode (when <= 0xff) for ARP packets;
+ *  - tp_src/tp_dst carry the ICMP/ICMPv6 type and code (htons(type));
+ *  - ip_frag is OVS_FRAG_TYPE_NONE/FIRST/LATER;
+ *  - in_port is the datapath port number (FLOW_IN_PORT_NONE: none).
+ *
+ * A key lives on the stack of the thread that handles the packet. */
+#ifndef TAPDP_FLOW_KEY_H
+#define TAPDP_FLOW_KEY_H
+
+#include <netinet/in.h>
+#include <stdint.h>
+
+#define FLOW_MPLS_DEPTH		3
+#define FLOW_VLAN_PRESENT	0x1000	/* host order; tci is be */
+#define FLOW_IN_PORT_NONE	65535	/* the kernel's DP_MAX_PORTS */
+
+enum flow_mac_proto {
+	FLOW_MAC_NONE = 0,		/* L3 packet, no Ethernet header */
+	FLOW_MAC_ETHERNET = 1,
+};
+
+struct flow_vlan {
+	uint16_t tpid;			/* be; 0 when no tag */
+	uint16_t tci;			/* be; FLOW_VLAN_PRESENT when tagged */
+};
+
+struct flow_key {
+	/* Metadata. */
+	uint32_t priority;
+	uint32_t skb_mark;
+	uint32_t in_port;
+	uint32_t recirc_id;
+	uint32_t dp_hash;
+	uint8_t mac_proto;		/* enum flow_mac_proto */
+	uint8_t ct_state;		/* OVS_CS_F_* */
+	uint8_t ct_orig_proto;
+	uint8_t pad0;
+	uint16_t ct_zone;
+	uint16_t pad1;
+	uint32_t ct_mark;
+	uint8_t ct_labels[16];
+
+	/* L2. */
+	uint8_t eth_src[6];
+	uint8_t eth_dst[6];
+	struct flow_vlan vlan;		/* outer tag */
+	struct flow_vlan cvlan;		/* inner tag */
+	uint16_t eth_type;		/* be */
+	uint16_t pad2;
+
+	/* MPLS. */
+	uint32_t mpls_labels_mask;	/* bit i: label i present */
+	uint32_t mpls_lse[FLOW_MPLS_DEPTH];	/* be */
+
+	/* L3. */
+	uint8_t ip_proto;
+	uint8_t ip_tos;
+	uint8_t ip_ttl;
+	uint8_t ip_frag;
+	uint32_t ipv4_src;		/* be; ARP: spa */
+	uint32_t ipv4_dst;		/* be; ARP: tpa */
+	uint8_t arp_sha[6];
+	uint8_t arp_tha[6];
+	struct in6_addr ipv6_src;
+	struct in6_addr ipv6_dst;
+	uint32_t ipv6_label;		/* be, 20 bits */
+	uint16_t ipv6_exthdrs;		/* OVS_IPV6_EXTHDR_* seen */
+	uint16_t pad3;
+	struct in6_addr nd_target;
+	uint8_t nd_sll[6];
+	uint8_t nd_tll[6];
+
+	/* L4. */
+	uint16_t tp_src;		/* be */
+	uint16_t tp_dst;		/* be */
+	uint16_t tcp_flags;		/* be, 12 bits */
+	uint16_t pad4;
+
+	/* Conntrack original direction tuple. */
+	uint32_t ct_orig_ipv4_src;	/* be */
+	uint32_t ct_orig_ipv4_dst;	/* be */
+	struct in6_addr ct_orig_ipv6_src;
+	struct in6_addr ct_orig_ipv6_dst;
+	uint16_t ct_orig_tp_src;	/* be */
+	uint16_t ct_orig_tp_dst;	/* be */
+} __attribute__((aligned(8)));
+
+#endif
