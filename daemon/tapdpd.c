@@ -10,6 +10,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <urcu.h>
+
 #include "common/log.h"
 #include "compat/proto.h"
 #include "genl-server/server.h"
@@ -148,6 +150,8 @@ main(int argc, char **argv)
 		fprintf(stderr, "tapdpd: cannot detach: %s\n", strerror(-err));
 		return 1;
 	}
+	/* The control thread writes what packet threads read under RCU. */
+	rcu_register_thread();
 	err = server_open(sock);
 	if (err == -EADDRINUSE) {
 		log_err("another tapdpd is already serving %s", sock);
@@ -172,6 +176,7 @@ main(int argc, char **argv)
 	detach_done(ready_fd, 0);
 	err = server_run();
 	server_close();
+	rcu_unregister_thread();
 	if (pidfile)
 		unlink(pidfile);
 	return err ? 1 : 0;

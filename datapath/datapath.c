@@ -1,17 +1,51 @@
+#define _GNU_SOURCE
 #include "datapath.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
+#include <linux/genetlink.h>
+#include <linux/if_ether.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "common/log.h"
+#include "flow/actions.h"
+#include "flow/extract.h"
+#include "flow/key-netlink.h"
+#include "flow/packet.h"
+#include "netlink/attr.h"
+#include "netlink/msg.h"
 
-#define MASKS_CACHE_DEFAULT 256
+_Static_assert(VPORT_RX_HEADROOM == PACKET_HEADROOM,
+	       "ports and packets agree on headroom");
+
+/* Room for an upcall: headers, key, userdata, actions and a 64 KiB frame. */
+#define UPCALL_BUF	(65536 + 256 + 8192 + 32768)
+#define HASH_SW_BIT	(1ULL << 32)	/* OVS_PACKET_ATTR_HASH flags */
+#define HASH_L4_BIT	(1ULL << 33)
 
 static struct datapath **dps;
 static unsigned n_dps;
+static struct dp_upcall_sink upcall_sink;
+
+/* The receive (or executing) thread's state. */
+static __thread struct flow_mask_cache *mask_cache;
+static __thread char *upcall_buf;
+
+struct dp_ctx {
+	struct datapath *dp;
+	struct dp_port *in;		/* NULL for executed packets */
+};
+
+void
+dp_set_upcall_sink(const struct dp_upcall_sink *sink)
+{
+	upcall_sink = *sink;
+}
 
 unsigned
 dp_nr_cpu_ids(void)
@@ -24,6 +58,15 @@ dp_nr_cpu_ids(void)
 		n = c > 0 ? c : 1;
 	}
 	return n;
+}
+
+static uint64_t
+now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)(uint32_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
 static int
@@ -42,46 +85,311 @@ pids_new(const uint32_t *pids, unsigned n, unsigned max, struct dp_pids **out)
 	return 0;
 }
 
+/* Upcalls. */
+
+static uint32_t
+miss_portid(struct datapath *dp, struct dp_port *in, uint32_t hash)
+{
+	if (dp->user_features & OVS_DP_F_DISPATCH_UPCALL_PER_CPU) {
+		struct dp_pids *p = rcu_dereference(dp->cpu_pids);
+		int cpu = sched_getcpu();
+
+		return p ? p->pid[(cpu < 0 ? 0 : cpu) % p->n] : 0;
+	} else {
+		struct dp_pids *p = in ? rcu_dereference(in->pids) : NULL;
+
+		if (!p || (p->n == 1 && !p->pid[0]))
+			return 0;
+		return p->pid[hash % p->n];
+	}
+}
+
+/* Builds and sends an ovs_packet upcall; 0 when delivered. */
+static int
+upcall(struct datapath *dp, uint8_t cmd, uint32_t portid,
+       struct packet *pkt, const struct flow_key *key,
+       const struct nlattr *userdata, const void *acts, int acts_len)
+{
+	uint32_t plen = pkt->len - pkt->cutlen;
+	struct ovs_header *hdr;
+	struct genlmsghdr *gh;
+	struct nlattr *nest;
+	struct msgbuf mb;
+	uint64_t hash;
+
+	if (!portid)
+		return -ENOTCONN;
+	if (!upcall_sink.send)
+		return -ENOTCONN;
+	if (!upcall_buf && !(upcall_buf = malloc(UPCALL_BUF)))
+		return -ENOMEM;
+	msgbuf_init(&mb, upcall_buf, UPCALL_BUF);
+	gh = msgbuf_start(&mb, upcall_sink.family_id, 0, 0, 0,
+			  GENL_HDRLEN + sizeof(*hdr));
+	if (!gh)
+		return -EMSGSIZE;
+	gh->cmd = cmd;
+	gh->version = upcall_sink.version;
+	hdr = (void *)((char *)gh + GENL_HDRLEN);
+	hdr->dp_ifindex = dp_ifindex(dp);
+	flow_key_put(&mb, OVS_PACKET_ATTR_KEY, key, key, false);
+	if (userdata)
+		msgbuf_put(&mb, OVS_PACKET_ATTR_USERDATA, attr_len(userdata),
+			   attr_data(userdata));
+	if (acts) {
+		nest = msgbuf_nest_start(&mb, OVS_PACKET_ATTR_ACTIONS);
+		if (nest && acts_len)
+			msgbuf_put_raw(&mb, acts, acts_len);
+		msgbuf_nest_end(&mb, nest);
+	}
+	if (pkt->cutlen)
+		msgbuf_put_u32(&mb, OVS_PACKET_ATTR_LEN, pkt->len);
+	hash = packet_hash(pkt, key) | HASH_SW_BIT;
+	if (key->ip_proto == IPPROTO_TCP || key->ip_proto == IPPROTO_UDP)
+		hash |= HASH_L4_BIT;
+	msgbuf_put_u64(&mb, OVS_PACKET_ATTR_HASH, hash);
+	msgbuf_put(&mb, OVS_PACKET_ATTR_PACKET, plen, pkt->data);
+	/* OVS_DP_F_UNALIGNED: the packet attribute is not padded. */
+	if ((dp->user_features & OVS_DP_F_UNALIGNED) && mb.cur &&
+	    !mb.overflow)
+		mb.cur->nlmsg_len -= NLA_ALIGN(plen) - plen;
+	if (msgbuf_end(&mb))
+		return -EMSGSIZE;
+	return upcall_sink.send(portid, mb.buf, mb.len);
+}
+
 static void
-dp_receive(struct vport *vport, void *frame, size_t len, void *owner)
+count_upcall(struct datapath *dp, struct dp_port *in, int err)
+{
+	if (err)
+		__atomic_fetch_add(&dp->n_lost, 1, __ATOMIC_RELAXED);
+	if (in)
+		__atomic_fetch_add(err ? &in->upcall_fail
+				       : &in->upcall_success, 1,
+				   __ATOMIC_RELAXED);
+}
+
+/* The packet path. */
+
+static void dp_process(struct dp_ctx *ctx, struct packet *pkt,
+		       struct flow_key *key);
+
+static void
+env_output(void *c, const struct packet *pkt, uint32_t port_no)
+{
+	struct dp_ctx *ctx = c;
+	struct dp_port *port = dp_port_get(ctx->dp, port_no);
+	uint32_t len = pkt->len;
+
+	if (!port)
+		return;
+	if (pkt->cutlen)
+		len = pkt->len - pkt->cutlen > ETH_HLEN
+			      ? pkt->len - pkt->cutlen : ETH_HLEN;
+	vport_send(port->vport, pkt->data, len);
+}
+
+static void
+env_userspace(void *c, const struct packet *pkt, const struct flow_key *key,
+	      const struct nlattr *ua, const void *acts, int acts_len)
+{
+	const struct nlattr *tb[OVS_USERSPACE_ATTR_MAX + 1];
+	struct dp_ctx *ctx = c;
+	struct datapath *dp = ctx->dp;
+	uint32_t portid;
+	int err;
+
+	attr_parse_nested(ua, NULL, OVS_USERSPACE_ATTR_MAX, tb, NULL);
+	if (dp->user_features & OVS_DP_F_DISPATCH_UPCALL_PER_CPU)
+		portid = miss_portid(dp, NULL, 0);
+	else
+		portid = attr_get_u32(tb[OVS_USERSPACE_ATTR_PID]);
+	err = upcall(dp, OVS_PACKET_CMD_ACTION, portid, (struct packet *)pkt,
+		     key, tb[OVS_USERSPACE_ATTR_USERDATA],
+		     tb[OVS_USERSPACE_ATTR_ACTIONS] ? acts : NULL, acts_len);
+	count_upcall(dp, ctx->in, err);
+}
+
+static void
+env_recirc(void *c, struct packet *pkt, struct flow_key *key)
+{
+	dp_process(c, pkt, key);
+}
+
+static bool
+env_meter(void *c, const struct packet *pkt, uint32_t meter_id)
+{
+	/* Meters are accepted but do not police yet. */
+	return false;
+}
+
+static const struct actions_env env_ops = {
+	.output = env_output,
+	.userspace = env_userspace,
+	.recirc = env_recirc,
+	.meter = env_meter,
+};
+
+static void
+flow_stats_update(struct flow *flow, const struct packet *pkt,
+		  const struct flow_key *key)
+{
+	__atomic_fetch_add(&flow->packets, 1, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&flow->bytes, pkt->len, __ATOMIC_RELAXED);
+	__atomic_store_n(&flow->used_ms, now_ms(), __ATOMIC_RELAXED);
+	if (key->ip_proto == IPPROTO_TCP && key->tcp_flags)
+		__atomic_fetch_or(&flow->tcp_flags, key->tcp_flags,
+				  __ATOMIC_RELAXED);
+}
+
+/* Inside rcu_read_lock(). */
+static void
+dp_process(struct dp_ctx *ctx, struct packet *pkt, struct flow_key *key)
+{
+	struct datapath *dp = ctx->dp;
+	struct actions_env env = env_ops;
+	uint32_t n_mask_hit = 0, n_cache_hit = 0, hash;
+	struct dp_actions *acts;
+	struct flow *flow;
+	int err;
+
+	hash = packet_hash(pkt, key);
+	flow = flow_table_lookup(&dp->table, mask_cache, key, hash,
+				 &n_mask_hit, &n_cache_hit);
+	__atomic_fetch_add(&dp->n_mask_hit, n_mask_hit, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&dp->n_cache_hit, n_cache_hit, __ATOMIC_RELAXED);
+	if (!flow) {
+		__atomic_fetch_add(&dp->n_missed, 1, __ATOMIC_RELAXED);
+		err = upcall(dp, OVS_PACKET_CMD_MISS,
+			     miss_portid(dp, ctx->in, hash), pkt, key, NULL,
+			     NULL, 0);
+		count_upcall(dp, ctx->in, err);
+		return;
+	}
+	__atomic_fetch_add(&dp->n_hit, 1, __ATOMIC_RELAXED);
+	flow_stats_update(flow, pkt, key);
+	acts = rcu_dereference(flow->actions);
+	env.ctx = ctx;
+	actions_execute(&env, pkt, key, acts->data, acts->len);
+}
+
+static void
+rx_start(void *owner)
+{
+	rcu_register_thread();
+	mask_cache = flow_mask_cache_new();
+}
+
+static void
+rx_stop(void *owner)
+{
+	flow_mask_cache_free(mask_cache);
+	mask_cache = NULL;
+	free(upcall_buf);
+	upcall_buf = NULL;
+	rcu_unregister_thread();
+}
+
+static void
+rx_frame(struct vport *vport, uint8_t *buf, size_t size, size_t len,
+	 void *owner)
 {
 	struct dp_port *port = owner;
+	struct dp_ctx ctx = { .dp = port->dp, .in = port };
+	struct flow_key key;
+	struct packet pkt;
 
-	(void)vport;
-	(void)frame;
-	(void)len;
-	/* No flow table yet: every frame misses, and with no upcall path it
-	 * is lost. */
-	__atomic_fetch_add(&port->dp->n_missed, 1, __ATOMIC_RELAXED);
-	__atomic_fetch_add(&port->dp->n_lost, 1, __ATOMIC_RELAXED);
+	packet_init(&pkt, buf, size, len);
+	memset(&key, 0, sizeof(key));
+	key.in_port = port->port_no;
+	/* A frame the kernel would not take (too short) is dropped. */
+	if (flow_extract(pkt.data, pkt.len, &key, &pkt.layers) < 0)
+		return;
+	pkt.key_valid = true;
+	rcu_read_lock();
+	dp_process(&ctx, &pkt, &key);
+	rcu_read_unlock();
+}
+
+static const struct vport_rx_ops rx_ops = {
+	.start = rx_start,
+	.frame = rx_frame,
+	.stop = rx_stop,
+};
+
+int
+dp_execute(struct datapath *dp, const void *frame, size_t len,
+	   const struct flow_key *metadata, uint64_t hash,
+	   const void *actions, int actions_len)
+{
+	struct dp_ctx ctx = { .dp = dp };
+	struct actions_env env = env_ops;
+	struct flow_key key = *metadata;
+	size_t size = PACKET_HEADROOM + len + 64;
+	struct packet pkt;
+	uint8_t *buf;
+	int err = 0;
+
+	buf = malloc(size);
+	if (!buf)
+		return -ENOMEM;
+	packet_init(&pkt, buf, size, len);
+	memcpy(pkt.data, frame, len);
+	pkt.hash = hash & 0xffffffff;
+	if (flow_extract(pkt.data, pkt.len, &key, &pkt.layers) < 0) {
+		free(buf);
+		return -EINVAL;
+	}
+	pkt.key_valid = true;
+	rcu_read_lock();
+	ctx.in = dp_port_get(dp, key.in_port);
+	if (!ctx.in)
+		ctx.in = dp_port_get(dp, OVSP_LOCAL);
+	if (!ctx.in) {
+		err = -ENODEV;
+	} else {
+		env.ctx = &ctx;
+		actions_execute(&env, &pkt, &key, actions, actions_len);
+	}
+	rcu_read_unlock();
+	free(buf);
+	return err;
+}
+
+/* Ports. */
+
+struct dp_port *
+dp_port_get(const struct datapath *dp, uint32_t port_no)
+{
+	struct dp_port_array *a = rcu_dereference(dp->ports);
+
+	return port_no < a->n ? rcu_dereference(a->port[port_no]) : NULL;
 }
 
 static int
 ports_reserve(struct datapath *dp, uint32_t port_no)
 {
-	uint32_t n = dp->n_ports_alloc ? dp->n_ports_alloc : 16;
-	struct dp_port **p;
+	struct dp_port_array *old = dp->ports, *a;
+	uint32_t n = old ? old->n : 16;
 
-	if (port_no < dp->n_ports_alloc)
+	if (old && port_no < old->n)
 		return 0;
 	while (n <= port_no)
 		n *= 2;
 	if (n > TAPDP_DP_MAX_PORTS)
 		n = TAPDP_DP_MAX_PORTS;
-	p = realloc(dp->ports, n * sizeof(*p));
-	if (!p)
+	a = calloc(1, sizeof(*a) + n * sizeof(a->port[0]));
+	if (!a)
 		return -ENOMEM;
-	memset(p + dp->n_ports_alloc, 0,
-	       (n - dp->n_ports_alloc) * sizeof(*p));
-	dp->ports = p;
-	dp->n_ports_alloc = n;
+	a->n = n;
+	if (old)
+		memcpy(a->port, old->port, old->n * sizeof(a->port[0]));
+	rcu_assign_pointer(dp->ports, a);
+	if (old) {
+		synchronize_rcu();
+		free(old);
+	}
 	return 0;
-}
-
-struct dp_port *
-dp_port_get(const struct datapath *dp, uint32_t port_no)
-{
-	return port_no < dp->n_ports_alloc ? dp->ports[port_no] : NULL;
 }
 
 const char *
@@ -96,38 +404,54 @@ dp_at(unsigned i)
 	return i < n_dps ? dps[i] : NULL;
 }
 
+static struct dp_port *
+find_port(bool (*match)(const struct dp_port *, const void *),
+	  const void *arg)
+{
+	for (unsigned i = 0; i < n_dps; i++) {
+		struct dp_port_array *a = dps[i]->ports;
+
+		for (uint32_t p = 0; p < a->n; p++)
+			if (a->port[p] && match(a->port[p], arg))
+				return a->port[p];
+	}
+	return NULL;
+}
+
+static bool
+name_is(const struct dp_port *port, const void *name)
+{
+	return !strcmp(dp_port_name(port), name);
+}
+
+static bool
+ifindex_is(const struct dp_port *port, const void *ifindex)
+{
+	return port->vport->ifindex == *(const int *)ifindex;
+}
+
 struct dp_port *
 dp_port_locate(const char *name)
 {
-	for (unsigned i = 0; i < n_dps; i++)
-		for (uint32_t p = 0; p < dps[i]->n_ports_alloc; p++)
-			if (dps[i]->ports[p] &&
-			    !strcmp(dp_port_name(dps[i]->ports[p]), name))
-				return dps[i]->ports[p];
-	return NULL;
+	return find_port(name_is, name);
 }
 
 struct dp_port *
 dp_port_by_ifindex(int ifindex)
 {
-	for (unsigned i = 0; i < n_dps; i++)
-		for (uint32_t p = 0; p < dps[i]->n_ports_alloc; p++)
-			if (dps[i]->ports[p] &&
-			    dps[i]->ports[p]->vport->ifindex == ifindex)
-				return dps[i]->ports[p];
-	return NULL;
+	return find_port(ifindex_is, &ifindex);
 }
 
 const char *
 dp_name(const struct datapath *dp)
 {
-	return dp_port_name(dp->ports[OVSP_LOCAL]);
+	return dp_port_name(dp->ports->port[OVSP_LOCAL]);
 }
 
 int
 dp_ifindex(const struct datapath *dp)
 {
-	return dp->ports[OVSP_LOCAL]->vport->ifindex;
+	return dp_port_get(dp, OVSP_LOCAL)->vport->ifindex;
 }
 
 struct datapath *
@@ -150,13 +474,14 @@ dp_by_name(const char *name)
 int
 dp_port_set_pids(struct dp_port *port, const uint32_t *pids, unsigned n)
 {
-	struct dp_pids *p;
+	struct dp_pids *p, *old = port->pids;
 	int err = pids_new(pids, n, dp_nr_cpu_ids(), &p);
 
 	if (err)
 		return err;
-	free(port->pids);
-	port->pids = p;
+	rcu_assign_pointer(port->pids, p);
+	synchronize_rcu();
+	free(old);
 	return 0;
 }
 
@@ -187,10 +512,10 @@ port_attach(struct datapath *dp, uint32_t port_no, enum ovs_vport_type type,
 	err = ports_reserve(dp, port_no);
 	if (err)
 		goto fail;
-	err = vport_create(type, name, dp_receive, port, &port->vport);
+	err = vport_create(type, name, &rx_ops, port, &port->vport);
 	if (err)
 		goto fail;
-	dp->ports[port_no] = port;
+	rcu_assign_pointer(dp->ports->port[port_no], port);
 	log_info("%s: added port %u %s (%s)", dp_name(dp), port_no, name,
 		 type == OVS_VPORT_TYPE_INTERNAL ? "internal" : "netdev");
 	if (out)
@@ -224,11 +549,15 @@ dp_port_del(struct dp_port *port)
 {
 	struct datapath *dp = port->dp;
 
-	dp->ports[port->port_no] = NULL;
+	rcu_assign_pointer(dp->ports->port[port->port_no], NULL);
+	/* Other ports' threads may still be sending to it. */
+	synchronize_rcu();
 	vport_destroy(port->vport);
 	free(port->pids);
 	free(port);
 }
+
+/* Datapath settings. */
 
 int
 dp_set_features(struct datapath *dp, uint32_t features)
@@ -244,24 +573,103 @@ dp_set_features(struct datapath *dp, uint32_t features)
 int
 dp_set_masks_cache_size(struct datapath *dp, uint32_t size)
 {
-	if (size && (size & (size - 1)))
-		return -EINVAL;
-	dp->masks_cache_size = size;
-	return 0;
+	return flow_table_set_cache_size(&dp->table, size);
 }
 
 int
 dp_set_cpu_pids(struct datapath *dp, const uint32_t *pids, unsigned n)
 {
-	struct dp_pids *p;
+	struct dp_pids *p, *old = dp->cpu_pids;
 	int err = pids_new(pids, n, 0, &p);
 
 	if (err)
 		return err;
-	free(dp->cpu_pids);
-	dp->cpu_pids = p;
+	rcu_assign_pointer(dp->cpu_pids, p);
+	synchronize_rcu();
+	free(old);
 	return 0;
 }
+
+/* Flows. */
+
+struct dp_actions *
+dp_actions_new(const void *data, int len)
+{
+	struct dp_actions *a = malloc(sizeof(*a) + len);
+
+	if (!a)
+		return NULL;
+	a->len = len;
+	memcpy(a->data, data, len);
+	return a;
+}
+
+static void
+actions_free_rcu(struct rcu_head *head)
+{
+	free(caa_container_of(head, struct dp_actions, rcu));
+}
+
+void
+dp_flow_set_actions(struct flow *flow, struct dp_actions *acts)
+{
+	struct dp_actions *old = flow->actions;
+
+	rcu_assign_pointer(flow->actions, acts);
+	if (old)
+		call_rcu(&old->rcu, actions_free_rcu);
+}
+
+int
+dp_flow_insert(struct datapath *dp, struct flow *flow,
+	       const struct flow_key *mask)
+{
+	return flow_table_insert(&dp->table, flow, mask);
+}
+
+static void
+flow_free(struct flow *flow)
+{
+	free(flow->actions);
+	free(flow);
+}
+
+static void
+flow_free_rcu(struct rcu_head *head)
+{
+	flow_free(caa_container_of(head, struct flow, rcu));
+}
+
+void
+dp_flow_remove(struct datapath *dp, struct flow *flow)
+{
+	flow_table_remove(&dp->table, flow);
+	call_rcu(&flow->rcu, flow_free_rcu);
+}
+
+void
+dp_flow_flush(struct datapath *dp)
+{
+	flow_table_flush(&dp->table, flow_free);
+}
+
+void
+dp_flow_clear_stats(struct flow *flow)
+{
+	__atomic_store_n(&flow->packets, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&flow->bytes, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&flow->used_ms, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&flow->tcp_flags, 0, __ATOMIC_RELAXED);
+}
+
+void
+dp_run_periodic(void)
+{
+	for (unsigned i = 0; i < n_dps; i++)
+		flow_table_rebalance(&dps[i]->table);
+}
+
+/* Datapaths. */
 
 int
 dp_create(const char *name, const uint32_t *pids, unsigned n_pids,
@@ -277,16 +685,18 @@ dp_create(const char *name, const uint32_t *pids, unsigned n_pids,
 		return -ENOMEM;
 	}
 	dps = grown;
-	dp->masks_cache_size = MASKS_CACHE_DEFAULT;
-	err = meter_table_init(&dp->meters);
+	err = flow_table_init(&dp->table);
 	if (err) {
 		free(dp);
 		return err;
 	}
-	err = port_attach(dp, OVSP_LOCAL, OVS_VPORT_TYPE_INTERNAL, name, pids,
-			  n_pids, NULL);
+	err = meter_table_init(&dp->meters);
+	if (!err)
+		err = port_attach(dp, OVSP_LOCAL, OVS_VPORT_TYPE_INTERNAL,
+				  name, pids, n_pids, NULL);
 	if (err) {
 		meter_table_destroy(&dp->meters);
+		flow_table_destroy(&dp->table, flow_free);
 		free(dp->ports);
 		free(dp);
 		return err == -EBUSY ? -EEXIST : err;
@@ -299,9 +709,9 @@ dp_create(const char *name, const uint32_t *pids, unsigned n_pids,
 void
 dp_destroy(struct datapath *dp)
 {
-	for (uint32_t p = dp->n_ports_alloc; p-- > 0;)
-		if (dp->ports[p])
-			dp_port_del(dp->ports[p]);
+	for (uint32_t p = dp->ports->n; p-- > 0;)
+		if (dp->ports->port[p])
+			dp_port_del(dp->ports->port[p]);
 	for (unsigned i = 0; i < n_dps; i++) {
 		if (dps[i] == dp) {
 			memmove(dps + i, dps + i + 1,
@@ -310,6 +720,7 @@ dp_destroy(struct datapath *dp)
 			break;
 		}
 	}
+	flow_table_destroy(&dp->table, flow_free);
 	meter_table_destroy(&dp->meters);
 	free(dp->ports);
 	free(dp->cpu_pids);

@@ -24,15 +24,16 @@ dp_fill(struct datapath *dp, struct msgbuf *mb, uint32_t portid, uint32_t seq,
 	st.n_hit = __atomic_load_n(&dp->n_hit, __ATOMIC_RELAXED);
 	st.n_missed = __atomic_load_n(&dp->n_missed, __ATOMIC_RELAXED);
 	st.n_lost = __atomic_load_n(&dp->n_lost, __ATOMIC_RELAXED);
-	st.n_flows = dp->n_flows;
+	st.n_flows = flow_table_count(&dp->table);
 	mf.n_mask_hit = __atomic_load_n(&dp->n_mask_hit, __ATOMIC_RELAXED);
-	mf.n_masks = dp->n_masks;
+	mf.n_masks = flow_table_n_masks(&dp->table);
 	mf.n_cache_hit = __atomic_load_n(&dp->n_cache_hit, __ATOMIC_RELAXED);
 	msgbuf_put_string(mb, OVS_DP_ATTR_NAME, dp_name(dp));
 	msgbuf_put(mb, OVS_DP_ATTR_STATS, sizeof(st), &st);
 	msgbuf_put(mb, OVS_DP_ATTR_MEGAFLOW_STATS, sizeof(mf), &mf);
 	msgbuf_put_u32(mb, OVS_DP_ATTR_USER_FEATURES, dp->user_features);
-	msgbuf_put_u32(mb, OVS_DP_ATTR_MASKS_CACHE_SIZE, dp->masks_cache_size);
+	msgbuf_put_u32(mb, OVS_DP_ATTR_MASKS_CACHE_SIZE,
+		       flow_table_cache_size(&dp->table));
 	if ((dp->user_features & OVS_DP_F_DISPATCH_UPCALL_PER_CPU) &&
 	    dp->cpu_pids) {
 		unsigned n = dp->cpu_pids->n;

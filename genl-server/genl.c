@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "common/log.h"
+#include "common/nlerr.h"
 #include "nlsock.h"
 
 #define MAX_FAMILIES 16
@@ -255,6 +256,7 @@ rcv_msg(struct nlsock *sk, const struct nlmsghdr *nlh, struct extack *ack)
 		if (err)
 			return err;
 	}
+	nlerr_clear();
 	info = (struct genl_info) {
 		.sk = sk,
 		.nlh = nlh,
@@ -264,7 +266,11 @@ rcv_msg(struct nlsock *sk, const struct nlmsghdr *nlh, struct extack *ack)
 		.family = family,
 		.ack = ack,
 	};
-	return op->doit(&info);
+	err = op->doit(&info);
+	/* The datapath's validation words travel in the extended ACK too. */
+	if (err < 0 && !ack->msg)
+		ack->msg = nlerr_last();
+	return err;
 }
 
 void

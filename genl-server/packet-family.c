@@ -1,17 +1,52 @@
-/* ovs_packet. Executing packets comes with the action engine; until then
- * OVS_PACKET_CMD_EXECUTE answers EOPNOTSUPP. */
+/* ovs_packet: OVS_PACKET_CMD_EXECUTE runs actions on a packet from
+ * userspace, as the kernel's ovs_packet_cmd_execute; and the upcall sink
+ * through which the datapath's MISS and ACTION messages reach their
+ * portids. */
 #include <errno.h>
 #include <linux/if_ether.h>
 
+#include "common/nlerr.h"
+#include "datapath/datapath.h"
 #include "families.h"
+#include "flow/actions-netlink.h"
+#include "flow/extract.h"
+#include "flow/key-netlink.h"
 #include "genl.h"
 #include "include/tapdp/ovs-uapi.h"
 
 static int
 packet_cmd_execute(struct genl_info *info)
 {
-	(void)info;
-	return -EOPNOTSUPP;
+	const struct ovs_header *hdr = info->userhdr;
+	const struct nlattr **a = info->attrs;
+	bool log = !a[OVS_PACKET_ATTR_PROBE];
+	const struct nlattr *pkt = a[OVS_PACKET_ATTR_PACKET];
+	struct flow_key md, key;
+	struct flow_layers layers;
+	struct datapath *dp;
+	uint64_t hash = 0;
+	int err;
+
+	if (!pkt || !a[OVS_PACKET_ATTR_KEY] || !a[OVS_PACKET_ATTR_ACTIONS])
+		return -EINVAL;
+	if (a[OVS_PACKET_ATTR_HASH])
+		hash = attr_get_u64(a[OVS_PACKET_ATTR_HASH]);
+	err = flow_metadata_from_nlattrs(&md, a[OVS_PACKET_ATTR_KEY], log);
+	if (err)
+		return err;
+	/* Actions are validated against the packet's own key. */
+	key = md;
+	if (flow_extract(attr_data(pkt), attr_len(pkt), &key, &layers) < 0)
+		return -EINVAL;
+	err = actions_validate(a[OVS_PACKET_ATTR_ACTIONS], &key, log);
+	if (err)
+		return err;
+	dp = dp_by_ifindex(hdr->dp_ifindex);
+	if (!dp)
+		return -ENODEV;
+	return dp_execute(dp, attr_data(pkt), attr_len(pkt), &md, hash,
+			  attr_data(a[OVS_PACKET_ATTR_ACTIONS]),
+			  attr_len(a[OVS_PACKET_ATTR_ACTIONS]));
 }
 
 static const struct attr_policy packet_policy[OVS_PACKET_ATTR_MAX + 1] = {
@@ -43,5 +78,12 @@ static const struct genl_family packet_family = {
 void
 packet_family_register(void)
 {
+	static const struct dp_upcall_sink sink = {
+		.family_id = FAMILY_ID_PACKET,
+		.version = OVS_PACKET_VERSION,
+		.send = nlsock_unicast_portid,
+	};
+
 	genl_register(&packet_family);
+	dp_set_upcall_sink(&sink);
 }

@@ -13,10 +13,13 @@
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/timerfd.h>
 #include <sys/un.h>
 #include <unistd.h>
+#include <urcu.h>
 
 #include "common/log.h"
+#include "common/nlerr.h"
 #include "compat/proto.h"
 #include "datapath/datapath.h"
 #include "families.h"
@@ -31,10 +34,13 @@ struct conn {
 	struct nlsock *sk;	/* NULL until HELLO */
 };
 
-/* epoll tags for the two fixed sources; connections carry their pointer. */
-static char tag_listen, tag_rtnl;
+/* epoll tags for the fixed sources; connections carry their pointer. */
+static char tag_listen, tag_rtnl, tag_timer;
 
-static int listen_fd = -1, epoll_fd = -1;
+/* The kernel rebalances its mask arrays every 4 s. */
+#define PERIODIC_MS 4000
+
+static int listen_fd = -1, epoll_fd = -1, timer_fd = -1;
 static struct mnl_socket *rtnl;
 static char *sock_path;
 static volatile sig_atomic_t stop_requested;
@@ -94,6 +100,20 @@ rtnl_open(void)
 	return epoll_watch(mnl_socket_get_fd(rtnl), &tag_rtnl);
 }
 
+static int
+timer_open(void)
+{
+	struct itimerspec its = {
+		.it_interval = { PERIODIC_MS / 1000, 0 },
+		.it_value = { PERIODIC_MS / 1000, 0 },
+	};
+
+	timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+	if (timer_fd < 0 || timerfd_settime(timer_fd, 0, &its, NULL) < 0)
+		return -errno;
+	return epoll_watch(timer_fd, &tag_timer);
+}
+
 int
 server_open(const char *path)
 {
@@ -123,8 +143,11 @@ server_open(const char *path)
 	err = epoll_watch(listen_fd, &tag_listen);
 	if (!err)
 		err = rtnl_open();
+	if (!err)
+		err = timer_open();
 	if (err)
 		return err;
+	nlerr_open_kmsg();
 	nlsock_registry_init();
 	nlctrl_register();
 	dp_family_register();
@@ -395,6 +418,15 @@ rtnl_read(void)
 		mnl_cb_run(buf, n, 0, 0, link_event, NULL);
 }
 
+static void
+periodic(void)
+{
+	uint64_t expirations;
+
+	if (read(timer_fd, &expirations, sizeof(expirations)) > 0)
+		dp_run_periodic();
+}
+
 int
 server_run(void)
 {
@@ -430,6 +462,8 @@ server_run(void)
 				accept_conns();
 			else if (tag == &tag_rtnl)
 				rtnl_read();
+			else if (tag == &tag_timer)
+				periodic();
 			else if (!conn_serve(tag, buf, cap))
 				conn_close(tag);
 		}
@@ -448,10 +482,15 @@ server_close(void)
 	conns = NULL;
 	nlsock_registry_destroy();
 	dp_destroy_all();
+	/* Flows and actions freed after a grace period go now. */
+	rcu_barrier();
 	genl_unregister_all();
 	kernel_relay_close();
 	if (rtnl)
 		mnl_socket_close(rtnl);
+	nlerr_close_kmsg();
+	if (timer_fd >= 0)
+		close(timer_fd);
 	if (epoll_fd >= 0)
 		close(epoll_fd);
 	if (listen_fd >= 0)
@@ -461,6 +500,6 @@ server_close(void)
 		free(sock_path);
 	}
 	rtnl = NULL;
-	epoll_fd = listen_fd = -1;
+	epoll_fd = listen_fd = timer_fd = -1;
 	sock_path = NULL;
 }

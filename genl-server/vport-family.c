@@ -200,8 +200,8 @@ vport_cmd_dump(struct genl_dump *d, struct msgbuf *mb)
 
 	if (!dp)
 		return -ENODEV;
-	for (i = d->args[0]; i < dp->n_ports_alloc; i++) {
-		struct dp_port *port = dp->ports[i];
+	for (i = d->args[0]; i < dp->ports->n; i++) {
+		struct dp_port *port = dp->ports->port[i];
 
 		if (port && vport_fill(port, mb, nlsock_portid(d->sk),
 				       d->nlh->nlmsg_seq, NLM_F_MULTI,

@@ -72,6 +72,23 @@ msgbuf_put(struct msgbuf *mb, uint16_t type, size_t len, const void *data)
 }
 
 void
+msgbuf_put_raw(struct msgbuf *mb, const void *data, size_t len)
+{
+	size_t used;
+
+	if (mb->overflow || !mb->cur)
+		return;
+	used = (char *)mb->cur - mb->buf + mb->cur->nlmsg_len;
+	if (used + MNL_ALIGN(len) > mb->cap) {
+		mb->overflow = true;
+		return;
+	}
+	memcpy(mb->buf + used, data, len);
+	memset(mb->buf + used + len, 0, MNL_ALIGN(len) - len);
+	mb->cur->nlmsg_len += MNL_ALIGN(len);
+}
+
+void
 msgbuf_put_u8(struct msgbuf *mb, uint16_t type, uint8_t v)
 {
 	msgbuf_put(mb, type, sizeof(v), &v);

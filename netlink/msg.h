@@ -35,6 +35,8 @@ void msgbuf_cancel(struct msgbuf *mb);
 
 void msgbuf_put(struct msgbuf *mb, uint16_t type, size_t len,
 		const void *data);
+/* Appends bytes that already are attributes (a nest's contents). */
+void msgbuf_put_raw(struct msgbuf *mb, const void *data, size_t len);
 void msgbuf_put_u8(struct msgbuf *mb, uint16_t type, uint8_t v);
 void msgbuf_put_u16(struct msgbuf *mb, uint16_t type, uint16_t v);
 void msgbuf_put_u32(struct msgbuf *mb, uint16_t type, uint32_t v);

@@ -34,6 +34,8 @@ netdev_open(struct vport *vport)
 	    setsockopt(fd, SOL_PACKET, PACKET_ADD_MEMBERSHIP, &mr,
 		       sizeof(mr)) < 0 ||
 	    setsockopt(fd, SOL_PACKET, PACKET_IGNORE_OUTGOING, &one,
+		       sizeof(one)) < 0 ||
+	    setsockopt(fd, SOL_PACKET, PACKET_AUXDATA, &one,
 		       sizeof(one)) < 0) {
 		err = -errno;
 		close(fd);
@@ -49,10 +51,42 @@ netdev_close(struct vport *vport)
 	close(vport->fd);
 }
 
+/* Devices that strip VLAN tags on receive hand them over beside the
+ * frame; the datapath sees frames as they were on the wire, so the tag goes
+ * back in. */
 static ssize_t
 netdev_recv(struct vport *vport, void *buf, size_t len)
 {
-	return recv(vport->fd, buf, len, MSG_DONTWAIT);
+	char cbuf[CMSG_SPACE(sizeof(struct tpacket_auxdata))];
+	struct iovec iov = { buf, len - 4 };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
+			     .msg_control = cbuf,
+			     .msg_controllen = sizeof(cbuf) };
+	uint8_t *frame = buf;
+	ssize_t n = recvmsg(vport->fd, &mh, MSG_DONTWAIT);
+
+	if (n < 12)
+		return n;
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(&mh); c;
+	     c = CMSG_NXTHDR(&mh, c)) {
+		struct tpacket_auxdata aux;
+		uint16_t tpid, tci;
+
+		if (c->cmsg_level != SOL_PACKET ||
+		    c->cmsg_type != PACKET_AUXDATA)
+			continue;
+		memcpy(&aux, CMSG_DATA(c), sizeof(aux));
+		if (!(aux.tp_status & TP_STATUS_VLAN_VALID))
+			continue;
+		tpid = htons((aux.tp_status & TP_STATUS_VLAN_TPID_VALID)
+			     ? aux.tp_vlan_tpid : ETH_P_8021Q);
+		tci = htons(aux.tp_vlan_tci);
+		memmove(frame + 16, frame + 12, n - 12);
+		memcpy(frame + 12, &tpid, 2);
+		memcpy(frame + 14, &tci, 2);
+		n += 4;
+	}
+	return n;
 }
 
 static int

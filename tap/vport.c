@@ -19,7 +19,7 @@
 struct vport_rx {
 	pthread_t thread;
 	int stop_fd;
-	vport_rx_fn *rx;
+	const struct vport_rx_ops *ops;
 	void *owner;
 };
 
@@ -41,12 +41,15 @@ rx_main(void *arg)
 {
 	struct vport *vport = arg;
 	struct vport_rx *rx = vport->priv;
-	unsigned char *buf = malloc(VPORT_FRAME_MAX);
+	size_t size = VPORT_RX_HEADROOM + VPORT_FRAME_MAX;
+	uint8_t *buf = malloc(size);
 	struct pollfd pfd[2] = {
 		{ .fd = vport->fd, .events = POLLIN },
 		{ .fd = rx->stop_fd, .events = POLLIN },
 	};
 
+	if (rx->ops->start)
+		rx->ops->start(rx->owner);
 	while (buf) {
 		if (poll(pfd, 2, -1) < 0) {
 			if (errno == EINTR)
@@ -61,18 +64,22 @@ rx_main(void *arg)
 			pfd[0].fd = -1;
 			continue;
 		}
-		ssize_t n = vport->ops->recv(vport, buf, VPORT_FRAME_MAX);
+		ssize_t n = vport->ops->recv(vport, buf + VPORT_RX_HEADROOM,
+					     VPORT_FRAME_MAX);
 
 		if (n > 0)
-			rx->rx(vport, buf, n, rx->owner);
+			rx->ops->frame(vport, buf, size, n, rx->owner);
 	}
+	if (rx->ops->stop)
+		rx->ops->stop(rx->owner);
 	free(buf);
 	return NULL;
 }
 
 int
-vport_create(enum ovs_vport_type type, const char *name, vport_rx_fn *rx_fn,
-	     void *owner, struct vport **out)
+vport_create(enum ovs_vport_type type, const char *name,
+	     const struct vport_rx_ops *rx_ops, void *owner,
+	     struct vport **out)
 {
 	const struct vport_ops *ops = ops_for(type);
 	struct vport_rx *rx;
@@ -97,7 +104,7 @@ vport_create(enum ovs_vport_type type, const char *name, vport_rx_fn *rx_fn,
 		free(rx);
 		return err;
 	}
-	rx->rx = rx_fn;
+	rx->ops = rx_ops;
 	rx->owner = owner;
 	rx->stop_fd = eventfd(0, EFD_CLOEXEC);
 	vport->priv = rx;

@@ -19,8 +19,19 @@
 struct vport;
 struct rtnl_link_stats64;
 
-typedef void vport_rx_fn(struct vport *vport, void *frame, size_t len,
-			 void *owner);
+/* Received frames start VPORT_RX_HEADROOM bytes into their buffer, so that
+ * headers can be pushed in front of them in place. */
+#define VPORT_RX_HEADROOM	128
+
+/* What a receive thread calls: start and stop once, in the thread, around
+ * its frames (per-thread state of the owner); frame for each frame, at
+ * buf + VPORT_RX_HEADROOM, len bytes, in a buffer of size bytes. */
+struct vport_rx_ops {
+	void (*start)(void *owner);
+	void (*frame)(struct vport *vport, uint8_t *buf, size_t size,
+		      size_t len, void *owner);
+	void (*stop)(void *owner);
+};
 
 struct vport_ops {
 	enum ovs_vport_type type;
@@ -42,7 +53,8 @@ struct vport {
 /* Creates the device (or opens it) and starts receiving. -EAFNOSUPPORT for
  * a type this build has no support for, as a kernel without the module. */
 int vport_create(enum ovs_vport_type type, const char *name,
-		 vport_rx_fn *rx, void *owner, struct vport **out);
+		 const struct vport_rx_ops *rx, void *owner,
+		 struct vport **out);
 void vport_destroy(struct vport *vport);
 int vport_send(struct vport *vport, const void *frame, size_t len);
 /* Device counters in the order of struct ovs_vport_stats. */

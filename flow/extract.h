@@ -1,0 +1,52 @@
+/* Packet to flow key: what the kernel's key_extract() finds in an Ethernet
+ * frame (net/openvswitch/flow.c, Linux 6.12), field for field, including
+ * its quirks on truncated and malformed headers, since a megaflow that
+ * userspace installs must match the keys the kernel would have made.
+ *
+ * Reads only the frame, writes only the key and the layers: no allocation,
+ * no locks, no shared state. Thread-safe; call it from any receive thread. */
+#ifndef TAPDP_FLOW_EXTRACT_H
+#define TAPDP_FLOW_EXTRACT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "flow/key.h"
+
+/* ipv6_exthdrs bits: the OpenFlow 1.2 OFPIEH12_* values the kernel uses. */
+#define FLOW_IPV6_EXTHDR_NONEXT	(1 << 0)	/* "no next header" met */
+#define FLOW_IPV6_EXTHDR_ESP	(1 << 1)	/* never set: see extract.c */
+#define FLOW_IPV6_EXTHDR_AUTH	(1 << 2)
+#define FLOW_IPV6_EXTHDR_DEST	(1 << 3)
+#define FLOW_IPV6_EXTHDR_FRAG	(1 << 4)
+#define FLOW_IPV6_EXTHDR_ROUTER	(1 << 5)
+#define FLOW_IPV6_EXTHDR_HOP	(1 << 6)	/* hop-by-hop, and first */
+#define FLOW_IPV6_EXTHDR_UNREP	(1 << 7)	/* a header repeated */
+#define FLOW_IPV6_EXTHDR_UNSEQ	(1 << 8)	/* out of RFC 2460 order */
+
+/* Offsets of the headers found, from the frame start; FLOW_OFS_NONE when
+ * absent (or beyond 0xfffe, which only a frame over 64 KiB can have).
+ *  l2_5: the first MPLS label (MPLS frames only);
+ *  l3:   the L2 payload, past VLAN tags and any LLC/SNAP header; for MPLS,
+ *        past the bottom-of-stack label (none if the stack is truncated);
+ *  l4:   the transport header, where the kernel sets it: past a valid IPv4
+ *        header (later fragments too), past the IPv6 header chain (not for
+ *        later fragments). The key says whether it was complete. */
+#define FLOW_OFS_NONE	0xffff
+
+struct flow_layers {
+	uint16_t l2_5;
+	uint16_t l3;
+	uint16_t l4;
+};
+
+/* Fills key from eth_src to its end (zeroed first) and sets mac_proto to
+ * FLOW_MAC_ETHERNET; the other metadata (priority .. ct_labels) is the
+ * caller's and is left untouched. Never reads past frame + len.
+ * Returns 0, or -EINVAL when the kernel would drop the frame: shorter than
+ * an Ethernet header, or a malformed NSH header (the key has no NSH fields,
+ * but the kernel fails such frames). */
+int flow_extract(const void *frame, size_t len, struct flow_key *key,
+		 struct flow_layers *layers);
+
+#endif

@@ -1,0 +1,65 @@
+/* A packet in the datapath: a frame inside a buffer with room in front of
+ * it for the headers actions push, plus the metadata the kernel keeps in
+ * the skb (hash, truncation, header offsets).
+ *
+ * Owned by the thread that processes it; never shared. */
+#ifndef TAPDP_FLOW_PACKET_H
+#define TAPDP_FLOW_PACKET_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "extract.h"
+
+/* Room kept in front of received frames for pushed headers. */
+#define PACKET_HEADROOM	128
+
+struct packet {
+	uint8_t *data;			/* the frame */
+	uint32_t len;
+	uint32_t headroom;		/* free bytes before data */
+	uint32_t tailroom;		/* free bytes after data + len */
+	uint32_t hash;			/* 0: not computed yet */
+	uint32_t cutlen;		/* bytes trunc() removes at output */
+	struct flow_layers layers;	/* valid while key_valid */
+	bool key_valid;			/* the key describes the frame */
+};
+
+static inline void
+packet_init(struct packet *p, uint8_t *buf, uint32_t size, uint32_t len)
+{
+	p->data = buf + PACKET_HEADROOM;
+	p->len = len;
+	p->headroom = PACKET_HEADROOM;
+	p->tailroom = size - PACKET_HEADROOM - len;
+	p->hash = 0;
+	p->cutlen = 0;
+	p->key_valid = false;
+}
+
+/* Opens n bytes at offset off (moving what precedes it forward); false
+ * when the headroom is too small. */
+static inline bool
+packet_insert(struct packet *p, uint32_t off, uint32_t n)
+{
+	if (p->headroom < n || off > p->len)
+		return false;
+	memmove(p->data - n, p->data, off);
+	p->data -= n;
+	p->len += n;
+	p->headroom -= n;
+	return true;
+}
+
+/* Removes n bytes at offset off. */
+static inline void
+packet_remove(struct packet *p, uint32_t off, uint32_t n)
+{
+	memmove(p->data + n, p->data, off);
+	p->data += n;
+	p->len -= n;
+	p->headroom += n;
+}
+
+#endif
