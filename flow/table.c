@@ -64,6 +64,11 @@ struct flow_probe {
 	const struct flow_key *key;	/* masked over the mask's range */
 };
 
+struct flow_ufid {
+	const uint8_t *id;
+	size_t len;
+};
+
 static uint32_t flow_mask_cache_ids;
 
 static uint64_t
@@ -153,10 +158,9 @@ static int
 match_ufid(struct cds_lfht_node *node, const void *arg)
 {
 	const struct flow *f = caa_container_of(node, struct flow, ufid_node);
-	const struct flow *want = arg;
+	const struct flow_ufid *u = arg;
 
-	return f->ufid_len == want->ufid_len &&
-	    !memcmp(f->ufid, want->ufid, want->ufid_len);
+	return f->ufid_len == u->len && !memcmp(f->ufid, u->id, u->len);
 }
 
 static int
@@ -190,13 +194,13 @@ hash_ufid(const struct flow_table *t, const uint8_t *ufid, size_t len)
 }
 
 static struct flow *
-find_ufid(struct flow_table *t, const struct flow *want)
+find_ufid(struct flow_table *t, const uint8_t *id, size_t len)
 {
+	struct flow_ufid u = { id, len };
 	struct cds_lfht_iter it;
 	struct cds_lfht_node *node;
 
-	cds_lfht_lookup(t->ufids, hash_ufid(t, want->ufid, want->ufid_len),
-	    match_ufid, want, &it);
+	cds_lfht_lookup(t->ufids, hash_ufid(t, id, len), match_ufid, &u, &it);
 	node = cds_lfht_iter_get_node(&it);
 	return node ? caa_container_of(node, struct flow, ufid_node) : NULL;
 }
@@ -555,15 +559,12 @@ flow_table_lookup_exact(struct flow_table *t, const struct flow_key *key)
 struct flow *
 flow_table_lookup_ufid(struct flow_table *t, const uint8_t *ufid, size_t len)
 {
-	struct flow want;
 	struct flow *f;
 
 	if (!len || len > FLOW_UFID_MAX)
 		return NULL;
-	memcpy(want.ufid, ufid, len);
-	want.ufid_len = len;
 	rcu_read_lock();
-	f = find_ufid(t, &want);
+	f = find_ufid(t, ufid, len);
 	rcu_read_unlock();
 	return f;
 }
@@ -586,7 +587,7 @@ flow_table_insert(struct flow_table *t, struct flow *flow,
 	mask_init(t, &want, mask);
 
 	rcu_read_lock();
-	if (flow->ufid_len && find_ufid(t, flow)) {
+	if (flow->ufid_len && find_ufid(t, flow->ufid, flow->ufid_len)) {
 		err = -EEXIST;
 		goto out;
 	}
@@ -623,7 +624,7 @@ out:
 	return err;
 }
 
-/* Unlinks a flow from the hash tables and its mask; call_rcu-safe. */
+/* Unlinks a flow from the hash tables and drops its mask. */
 static void
 unhash(struct flow_table *t, struct flow *flow)
 {

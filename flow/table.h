@@ -23,10 +23,11 @@
  * period (call_rcu(&flow->rcu, ...) or synchronize_rcu()); flush and
  * destroy wait for one themselves before calling free_flow.
  *
- * Threads: one writer, the control thread, makes every call. Packet threads
- * only call flow_table_lookup(), inside rcu_read_lock(), each with a mask
- * cache of its own; they never block, and the writer never waits for them
- * except in flush and destroy. Every thread that uses a table, the writer
+ * Threads: one writer, the control thread, makes the calls that change or
+ * walk the table. Packet threads call flow_table_lookup() (so may the
+ * writer), inside rcu_read_lock(), each with a mask cache of its own, made
+ * and freed by any thread; they never block, and the writer waits for them
+ * only in flush and destroy. Every thread that uses a table, the writer
  * included, is a registered RCU thread (rcu_register_thread()). A flow
  * returned to the writer stays valid until the writer removes it. */
 #ifndef TAPDP_FLOW_TABLE_H

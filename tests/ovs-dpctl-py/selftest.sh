@@ -1,0 +1,27 @@
+#!/bin/bash
+# The kernel's own OVS selftest (openvswitch.sh from linux-source-6.12,
+# extracted by `make selftest`) against tapdpd: every command of the test
+# runs with the shim preloaded, in a network namespace where the daemon runs.
+# Usage: selftest.sh TEST...   (default: the tests tapdp passes)
+. "$(dirname "$0")/../lib.sh"
+trap tapdp_cleanup EXIT
+
+tests=${*:-"arp_ping connect_v4 netlink_checks upcall_interfaces"}
+work=$T/selftest
+cp -r "$SELFTEST" "$work"
+tapdp_ns_up
+check "daemon starts" tapdpd_start
+for t in $tests; do
+	(cd "$work" && in_ns env PATH="$TOP/tests/ovs-dpctl-py/bin:$PATH" \
+		PYTHONPATH="$TOP/tests/ovs-dpctl-py/pyshim" \
+		LD_PRELOAD="$BUILD/libtapdp.so" TAPDP_SOCKET="$SOCK" \
+		timeout 300 bash openvswitch.sh "$t") >"$T/$t.out" 2>&1
+	rc=$?
+	if [ $rc -eq 0 ] && grep -q "\[ OK \]" "$T/$t.out"; then
+		ok "selftest $t: $(grep -o 'TEST: .*\[ OK \]' "$T/$t.out" | tr -s ' ')"
+	else
+		nok "selftest $t (exit $rc)"
+		sed 's/^/    | /' "$T/$t.out" | tail -20
+	fi
+done
+finish
