@@ -49,6 +49,7 @@ check_out() {
 }
 
 in_ns() { ip netns exec "$NS" "$@"; }
+in_ns_of() { local ns=$1; shift; ip netns exec "$ns" "$@"; }
 
 tapdp_ns_up() {
 	ip netns add "$NS"
