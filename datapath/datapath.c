@@ -181,7 +181,8 @@ env_output(void *c, const struct packet *pkt, uint32_t port_no)
 	struct dp_port *port = dp_port_get(ctx->dp, port_no);
 	uint32_t len = pkt->len;
 
-	if (!port)
+	/* An Ethernet port takes Ethernet frames only, as the kernel's. */
+	if (!port || pkt->l3)
 		return;
 	if (pkt->cutlen)
 		len = pkt->len - pkt->cutlen > ETH_HLEN

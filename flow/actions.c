@@ -110,7 +110,9 @@ execute_nested(struct exec *x, struct packet *pkt, struct flow_key *key,
 static void
 refresh(struct packet *pkt, struct flow_key *key)
 {
-	if (!pkt->key_valid) {
+	/* Keys are extracted from Ethernet frames only; an L3 packet keeps
+	 * what the last actions told of it. */
+	if (!pkt->key_valid && !pkt->l3) {
 		flow_extract(pkt->data, pkt->len, key, &pkt->layers);
 		pkt->key_valid = true;
 	}
@@ -408,6 +410,88 @@ pop_vlan(struct packet *pkt, struct flow_key *key)
 	refresh(pkt, key);
 }
 
+/* Length of the L2 header: Ethernet and any VLAN tags in the frame. */
+static uint32_t
+mac_len(const struct packet *pkt)
+{
+	uint32_t off = 12;
+
+	if (pkt->l3)
+		return 0;
+	while (off + 6 <= pkt->len) {
+		uint16_t t = load16(pkt->data + off);
+
+		if (t != htons(ETH_P_8021Q) && t != htons(ETH_P_8021AD))
+			break;
+		off += VLAN_HLEN;
+	}
+	return off + 2;
+}
+
+static void
+push_mpls(struct packet *pkt, struct flow_key *key, uint32_t lse,
+	  uint16_t ethertype, bool keep_eth)
+{
+	uint32_t at = keep_eth ? mac_len(pkt) : 0;
+
+	if (at > pkt->len || !packet_insert(pkt, at, 4))
+		return;
+	memcpy(pkt->data + at, &lse, 4);
+	if (at >= 2)
+		store16(pkt->data + at - 2, ethertype);
+	if (!at)
+		pkt->l3 = true;
+	key->eth_type = ethertype;
+	pkt->key_valid = false;
+	refresh(pkt, key);
+}
+
+static void
+pop_mpls(struct packet *pkt, struct flow_key *key, uint16_t ethertype)
+{
+	uint32_t at = mac_len(pkt);
+
+	if (at + 4 > pkt->len)
+		return;
+	packet_remove(pkt, at, 4);
+	if (at >= 2)
+		store16(pkt->data + at - 2, ethertype);
+	/* An Ethernet frame was carried: it is the packet now. */
+	if (ethertype == htons(ETH_P_TEB))
+		pkt->l3 = false;
+	key->eth_type = ethertype;
+	pkt->key_valid = false;
+	refresh(pkt, key);
+}
+
+static void
+push_eth(struct packet *pkt, struct flow_key *key, const struct nlattr *a)
+{
+	struct ovs_action_push_eth e;
+
+	memcpy(&e, attr_data(a), sizeof(e));
+	if (!packet_insert(pkt, 0, ETH_HLEN))
+		return;
+	memcpy(pkt->data, e.addresses.eth_dst, 6);
+	memcpy(pkt->data + 6, e.addresses.eth_src, 6);
+	store16(pkt->data + 12, key->eth_type);
+	pkt->l3 = false;
+	key->mac_proto = FLOW_MAC_ETHERNET;
+	pkt->key_valid = false;
+	refresh(pkt, key);
+}
+
+static void
+pop_eth(struct packet *pkt, struct flow_key *key)
+{
+	if (pkt->len < ETH_HLEN)
+		return;
+	packet_remove(pkt, 0, ETH_HLEN);
+	pkt->l3 = true;
+	key->mac_proto = FLOW_MAC_NONE;
+	pkt->key_valid = false;
+}
+
 /* Returns true when the TTL ran out: the nested actions then end the
  * list, as the kernel's exception path does. */
 static bool
@@ -585,12 +669,36 @@ execute_list(struct exec *x, struct packet *pkt, struct flow_key *key,
 			key->ct_mark = 0;
 			memset(key->ct_labels, 0, sizeof(key->ct_labels));
 			break;
+		case OVS_ACTION_ATTR_PUSH_MPLS: {
+			struct ovs_action_push_mpls m;
+
+			memcpy(&m, attr_data(a), sizeof(m));
+			push_mpls(pkt, key, m.mpls_lse, m.mpls_ethertype,
+				  !pkt->l3);
+			break;
+		}
+		case OVS_ACTION_ATTR_ADD_MPLS: {
+			struct ovs_action_add_mpls m;
+
+			memcpy(&m, attr_data(a), sizeof(m));
+			push_mpls(pkt, key, m.mpls_lse, m.mpls_ethertype,
+				  (m.tun_flags & OVS_MPLS_L3_TUNNEL_FLAG_MASK) &&
+					  !pkt->l3);
+			break;
+		}
+		case OVS_ACTION_ATTR_POP_MPLS:
+			pop_mpls(pkt, key, attr_get_u16(a));
+			break;
+		case OVS_ACTION_ATTR_PUSH_ETH:
+			push_eth(pkt, key, a);
+			break;
+		case OVS_ACTION_ATTR_POP_ETH:
+			pop_eth(pkt, key);
+			break;
 		case TAPDP_ACTION_ATTR_DROP:
 			return;
 		default:
-			/* Accepted by validation, not executed yet (MPLS,
-			 * Ethernet push/pop, psample): the packet goes on
-			 * unchanged. */
+			/* psample: accepted, nothing samples yet. */
 			break;
 		}
 	}

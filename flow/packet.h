@@ -24,6 +24,7 @@ struct packet {
 	uint32_t cutlen;		/* bytes trunc() removes at output */
 	struct flow_layers layers;	/* valid while key_valid */
 	bool key_valid;			/* the key describes the frame */
+	bool l3;			/* no Ethernet header (popped) */
 };
 
 static inline void
@@ -36,6 +37,7 @@ packet_init(struct packet *p, uint8_t *buf, uint32_t size, uint32_t len)
 	p->hash = 0;
 	p->cutlen = 0;
 	p->key_valid = false;
+	p->l3 = false;
 }
 
 /* Opens n bytes at offset off (moving what precedes it forward); false

@@ -1,0 +1,312 @@
+/* Action execution on real frames: header rewrites with correct checksums,
+ * tags pushed and popped, truncation, nesting, TTL expiry. */
+#include <arpa/inet.h>
+#include <linux/if_ether.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "flow/actions.h"
+#include "include/tapdp/ovs-uapi.h"
+
+struct out {
+	uint8_t frame[2048];
+	uint32_t len;
+	uint32_t port;
+	int n;
+	int upcalls;
+};
+
+static struct out outs[8];
+static int n_outs;
+
+static void
+output(void *ctx, const struct packet *pkt, uint32_t port)
+{
+	struct out *o = &outs[n_outs++];
+
+	o->len = pkt->len - pkt->cutlen;
+	o->port = port;
+	memcpy(o->frame, pkt->data, o->len);
+}
+
+static void
+userspace(void *ctx, const struct packet *pkt, const struct flow_key *key,
+	  const struct nlattr *ua, const void *acts, int len)
+{
+	outs[0].upcalls++;
+}
+
+static void
+recirc(void *ctx, struct packet *pkt, struct flow_key *key)
+{
+}
+
+static bool
+meter(void *ctx, const struct packet *pkt, uint32_t id)
+{
+	return false;
+}
+
+static const struct actions_env env = {
+	.output = output, .userspace = userspace, .recirc = recirc,
+	.meter = meter,
+};
+
+/* Ethernet + IPv4 + TCP, correct checksums. */
+static uint32_t
+tcp_frame(uint8_t *f)
+{
+	static const uint8_t hdr[] = {
+		2, 0, 0, 0, 0, 2, 2, 0, 0, 0, 0, 1, 0x08, 0x00,
+		0x45, 0, 0, 44, 0, 1, 0x40, 0, 64, 6, 0, 0,
+		10, 0, 0, 1, 10, 0, 0, 2,
+		0x30, 0x39, 0, 80, 0, 0, 0, 1, 0, 0, 0, 0, 0x60, 0x02,
+		0x10, 0, 0, 0, 0, 0, 2, 4, 5, 0xb4,
+	};
+
+	memcpy(f, hdr, sizeof(hdr));
+	return sizeof(hdr);
+}
+
+static uint16_t
+sum16(const uint8_t *p, size_t n, uint32_t s)
+{
+	for (size_t i = 0; i + 1 < n; i += 2)
+		s += (p[i] << 8) | p[i + 1];
+	if (n & 1)
+		s += p[n - 1] << 8;
+	while (s >> 16)
+		s = (s & 0xffff) + (s >> 16);
+	return s;
+}
+
+static void
+fix_sums(uint8_t *f, uint32_t len)
+{
+	uint32_t ps;
+	uint16_t s;
+
+	f[24] = f[25] = 0;
+	s = ~sum16(f + 14, 20, 0);
+	f[24] = s >> 8;
+	f[25] = s;
+	f[50] = f[51] = 0;
+	ps = sum16(f + 26, 8, 0) + 6 + (len - 34);
+	s = ~sum16(f + 34, len - 34, ps);
+	f[50] = s >> 8;
+	f[51] = s;
+}
+
+static bool
+sums_ok(const uint8_t *f, uint32_t len)
+{
+	uint32_t ps = sum16(f + 26, 8, 0) + 6 + (len - 34);
+
+	return sum16(f + 14, 20, 0) == 0xffff &&
+	       sum16(f + 34, len - 34, ps) == 0xffff;
+}
+
+struct nb {
+	uint8_t buf[1024];
+	int len;
+};
+
+static void
+put(struct nb *b, uint16_t type, const void *data, int len)
+{
+	struct nlattr *a = (void *)(b->buf + b->len);
+
+	a->nla_type = type;
+	a->nla_len = NLA_HDRLEN + len;
+	memcpy(b->buf + b->len + NLA_HDRLEN, data, len);
+	b->len += NLA_ALIGN(a->nla_len);
+}
+
+static void
+run(uint8_t *frame, uint32_t len, struct nb *acts, struct packet *pkt,
+    struct flow_key *key, uint8_t *buf)
+{
+	n_outs = 0;
+	memset(outs, 0, sizeof(outs));
+	packet_init(pkt, buf, 4096, len);
+	memcpy(pkt->data, frame, len);
+	memset(key, 0, sizeof(*key));
+	assert_int_equal(flow_extract(pkt->data, pkt->len, key, &pkt->layers),
+			 0);
+	pkt->key_valid = true;
+	actions_execute(&env, pkt, key, acts->buf, acts->len);
+}
+
+static void
+test_set_ipv4_and_ports_keep_checksums(void **state)
+{
+	uint8_t f[128], buf[4096];
+	struct ovs_key_ipv4 ip[2];
+	struct ovs_key_tcp tcp[2];
+	struct nb a = { .len = 0 }, inner = { .len = 0 };
+	struct flow_key key;
+	struct packet pkt;
+	uint32_t len = tcp_frame(f);
+	uint32_t port = 3;
+
+	fix_sums(f, len);
+	assert_true(sums_ok(f, len));
+	memset(ip, 0, sizeof(ip));
+	ip[0].ipv4_src = htonl(0xc0a80001);
+	ip[0].ipv4_ttl = 7;
+	ip[1].ipv4_src = 0xffffffff;
+	ip[1].ipv4_ttl = 0xff;
+	put(&inner, OVS_KEY_ATTR_IPV4, ip, sizeof(ip));
+	put(&a, OVS_ACTION_ATTR_SET_MASKED, inner.buf, inner.len);
+	inner.len = 0;
+	tcp[0].tcp_src = 0;
+	tcp[0].tcp_dst = htons(8080);
+	tcp[1].tcp_src = 0;
+	tcp[1].tcp_dst = 0xffff;
+	put(&inner, OVS_KEY_ATTR_TCP, tcp, sizeof(tcp));
+	put(&a, OVS_ACTION_ATTR_SET_MASKED, inner.buf, inner.len);
+	put(&a, OVS_ACTION_ATTR_OUTPUT, &port, 4);
+	run(f, len, &a, &pkt, &key, buf);
+	assert_int_equal(n_outs, 1);
+	assert_int_equal(outs[0].port, 3);
+	assert_memory_equal(outs[0].frame + 26, "\xc0\xa8\x00\x01", 4);
+	assert_int_equal(outs[0].frame[22], 7);
+	assert_int_equal(outs[0].frame[36] << 8 | outs[0].frame[37], 8080);
+	assert_true(sums_ok(outs[0].frame, len));
+	assert_int_equal(key.ipv4_src, htonl(0xc0a80001));
+	assert_int_equal(key.tp_dst, htons(8080));
+}
+
+static void
+test_vlan_push_pop_and_trunc(void **state)
+{
+	struct ovs_action_push_vlan pv = { htons(ETH_P_8021Q),
+					   htons(0x1000 | 100) };
+	struct ovs_action_trunc tr = { 20 };
+	uint8_t f[128], buf[4096];
+	struct nb a = { .len = 0 };
+	uint32_t len = tcp_frame(f), p1 = 1, p2 = 2;
+	struct flow_key key;
+	struct packet pkt;
+
+	put(&a, OVS_ACTION_ATTR_PUSH_VLAN, &pv, sizeof(pv));
+	put(&a, OVS_ACTION_ATTR_OUTPUT, &p1, 4);
+	put(&a, OVS_ACTION_ATTR_TRUNC, &tr, sizeof(tr));
+	put(&a, OVS_ACTION_ATTR_OUTPUT, &p2, 4);
+	put(&a, OVS_ACTION_ATTR_POP_VLAN, NULL, 0);
+	put(&a, OVS_ACTION_ATTR_OUTPUT, &p1, 4);
+	run(f, len, &a, &pkt, &key, buf);
+	assert_int_equal(n_outs, 3);
+	/* Tagged: 802.1Q, VID 100, the CFI bit not on the wire. */
+	assert_int_equal(outs[0].len, len + 4);
+	assert_memory_equal(outs[0].frame + 12, "\x81\x00\x00\x64\x08\x00", 6);
+	/* Truncated to 20 bytes for one output only. */
+	assert_int_equal(outs[1].len, 20);
+	assert_int_equal(outs[2].len, len);
+	assert_memory_equal(outs[2].frame, f, len);
+}
+
+static void
+test_clone_isolates_and_drop_stops(void **state)
+{
+	uint8_t f[128], buf[4096];
+	struct nb a = { .len = 0 }, c = { .len = 0 }, inner = { .len = 0 };
+	uint32_t len = tcp_frame(f), p1 = 1, p2 = 2, zero = 0;
+	struct ovs_key_ethernet eth[2];
+	struct flow_key key;
+	struct packet pkt;
+
+	memset(eth, 0, sizeof(eth));
+	memset(eth[0].eth_dst, 0xaa, 6);
+	memset(eth[1].eth_dst, 0xff, 6);
+	put(&inner, OVS_KEY_ATTR_ETHERNET, eth, sizeof(eth));
+	put(&c, OVS_ACTION_ATTR_SET_MASKED, inner.buf, inner.len);
+	put(&c, OVS_ACTION_ATTR_OUTPUT, &p2, 4);
+	put(&a, OVS_ACTION_ATTR_CLONE, c.buf, c.len);
+	put(&a, OVS_ACTION_ATTR_OUTPUT, &p1, 4);
+	put(&a, TAPDP_ACTION_ATTR_DROP, &zero, 4);
+	run(f, len, &a, &pkt, &key, buf);
+	assert_int_equal(n_outs, 2);
+	assert_int_equal(outs[0].port, 2);
+	assert_int_equal(outs[0].frame[0], 0xaa);
+	/* The clone's rewrite did not reach the original. */
+	assert_int_equal(outs[1].port, 1);
+	assert_int_equal(outs[1].frame[0], 2);
+}
+
+static void
+test_dec_ttl_expiry(void **state)
+{
+	uint8_t f[128], buf[4096];
+	struct nb a = { .len = 0 }, d = { .len = 0 }, u = { .len = 0 };
+	uint32_t len = tcp_frame(f), p1 = 1, pid = 7;
+
+	f[22] = 1;	/* TTL 1: expires */
+	fix_sums(f, len);
+	put(&u, OVS_USERSPACE_ATTR_PID, &pid, 4);
+	put(&d, OVS_DEC_TTL_ATTR_ACTION, NULL, 0);
+	/* The nested list: a userspace action. */
+	struct nb nested = { .len = 0 };
+
+	put(&nested, OVS_ACTION_ATTR_USERSPACE, u.buf, u.len);
+	d.len = 0;
+	put(&d, OVS_DEC_TTL_ATTR_ACTION, nested.buf, nested.len);
+	put(&a, OVS_ACTION_ATTR_DEC_TTL, d.buf, d.len);
+	put(&a, OVS_ACTION_ATTR_OUTPUT, &p1, 4);
+	struct flow_key key;
+	struct packet pkt;
+
+	run(f, len, &a, &pkt, &key, buf);
+	assert_int_equal(outs[0].upcalls, 1);
+	assert_int_equal(n_outs, 0);	/* the list ended with the expiry */
+	/* TTL 64: decremented, checksum still right, forwarded. */
+	len = tcp_frame(f);
+	fix_sums(f, len);
+	run(f, len, &a, &pkt, &key, buf);
+	assert_int_equal(n_outs, 1);
+	assert_int_equal(outs[0].frame[22], 63);
+	assert_true(sums_ok(outs[0].frame, len));
+}
+
+static void
+test_mpls_push_pop_roundtrip(void **state)
+{
+	struct ovs_action_push_mpls pm = { htonl(0x12345140),
+					   htons(ETH_P_MPLS_UC) };
+	uint16_t ip = htons(ETH_P_IP);
+	uint8_t f[128], buf[4096];
+	struct nb a = { .len = 0 };
+	uint32_t len = tcp_frame(f), p1 = 1;
+	struct flow_key key;
+	struct packet pkt;
+
+	put(&a, OVS_ACTION_ATTR_PUSH_MPLS, &pm, sizeof(pm));
+	put(&a, OVS_ACTION_ATTR_OUTPUT, &p1, 4);
+	put(&a, OVS_ACTION_ATTR_POP_MPLS, &ip, 2);
+	put(&a, OVS_ACTION_ATTR_OUTPUT, &p1, 4);
+	run(f, len, &a, &pkt, &key, buf);
+	assert_int_equal(n_outs, 2);
+	assert_int_equal(outs[0].len, len + 4);
+	assert_memory_equal(outs[0].frame + 12, "\x88\x47\x12\x34\x51\x40", 6);
+	assert_int_equal(outs[1].len, len);
+	assert_memory_equal(outs[1].frame, f, len);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_set_ipv4_and_ports_keep_checksums),
+		cmocka_unit_test(test_vlan_push_pop_and_trunc),
+		cmocka_unit_test(test_clone_isolates_and_drop_stops),
+		cmocka_unit_test(test_dec_ttl_expiry),
+		cmocka_unit_test(test_mpls_push_pop_roundtrip),
+	};
+
+	return cmocka_run_group_tests_name("actions", tests, NULL, NULL);
+}
