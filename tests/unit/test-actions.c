@@ -123,7 +123,8 @@ put(struct nb *b, uint16_t type, const void *data, int len)
 
 	a->nla_type = type;
 	a->nla_len = NLA_HDRLEN + len;
-	memcpy(b->buf + b->len + NLA_HDRLEN, data, len);
+	if (len)
+		memcpy(b->buf + b->len + NLA_HDRLEN, data, len);
 	b->len += NLA_ALIGN(a->nla_len);
 }
 
