@@ -56,17 +56,24 @@ dp_lookup(const struct genl_info *info)
 		    : dp_by_ifindex(hdr->dp_ifindex);
 }
 
+/* The datapath's state as the reply to info, in mem. */
+static int
+dp_build(struct genl_info *info, struct datapath *dp, uint8_t cmd,
+	 struct msgbuf *mb, char *mem, size_t len)
+{
+	msgbuf_init(mb, mem, len);
+	return dp_fill(dp, mb, nlsock_portid(info->sk), info->nlh->nlmsg_seq,
+		       0, cmd);
+}
+
 /* Sends the datapath's state as the outcome of cmd. */
 static int
 dp_notify(struct genl_info *info, struct datapath *dp, uint8_t cmd)
 {
 	char mem[1024];
 	struct msgbuf mb;
-	int err;
+	int err = dp_build(info, dp, cmd, &mb, mem, sizeof(mem));
 
-	msgbuf_init(&mb, mem, sizeof(mem));
-	err = dp_fill(dp, &mb, nlsock_portid(info->sk), info->nlh->nlmsg_seq,
-		      0, cmd);
 	if (!err)
 		genl_notify(info, GROUP_DATAPATH, &mb);
 	return err;
@@ -181,9 +188,7 @@ dp_cmd_del(struct genl_info *info)
 
 	if (!dp)
 		return -ENODEV;
-	msgbuf_init(&mb, mem, sizeof(mem));
-	err = dp_fill(dp, &mb, nlsock_portid(info->sk), info->nlh->nlmsg_seq,
-		      0, OVS_DP_CMD_DEL);
+	err = dp_build(info, dp, OVS_DP_CMD_DEL, &mb, mem, sizeof(mem));
 	if (err)
 		return err;
 	log_info("%s: datapath deleted", dp_name(dp));
@@ -214,9 +219,7 @@ dp_cmd_get(struct genl_info *info)
 
 	if (!dp)
 		return -ENODEV;
-	msgbuf_init(&mb, mem, sizeof(mem));
-	err = dp_fill(dp, &mb, nlsock_portid(info->sk), info->nlh->nlmsg_seq,
-		      0, OVS_DP_CMD_GET);
+	err = dp_build(info, dp, OVS_DP_CMD_GET, &mb, mem, sizeof(mem));
 	return err ? err : genl_reply(info, &mb);
 }
 

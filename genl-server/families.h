@@ -21,6 +21,9 @@ enum {
 	GROUP_METER,
 };
 
+/* Registers every family below, nlctrl first. */
+void families_register(void);
+
 void nlctrl_register(void);
 void dp_family_register(void);
 void vport_family_register(void);

@@ -303,6 +303,17 @@ flow_cmd_set(struct genl_info *info)
 	return err;
 }
 
+/* The key a GET or DEL may name its flow by. */
+static int
+named_key(const struct genl_info *info, struct flow_key *key)
+{
+	const struct nlattr *k = info->attrs[OVS_FLOW_ATTR_KEY];
+
+	return k ? flow_match_from_nlattrs(key, NULL, k, NULL,
+					   !info->attrs[OVS_FLOW_ATTR_PROBE])
+		 : 0;
+}
+
 static int
 flow_cmd_get(struct genl_info *info)
 {
@@ -314,12 +325,11 @@ flow_cmd_get(struct genl_info *info)
 	struct flow_id id;
 	int err;
 
-	if (a[OVS_FLOW_ATTR_KEY]) {
-		err = flow_match_from_nlattrs(&key, NULL, a[OVS_FLOW_ATTR_KEY],
-					      NULL, log);
-		if (err)
-			return err;
-	} else if (!get_ufid(a[OVS_FLOW_ATTR_UFID], &id, log)) {
+	err = named_key(info, &key);
+	if (err)
+		return err;
+	if (!a[OVS_FLOW_ATTR_KEY] && !get_ufid(a[OVS_FLOW_ATTR_UFID], &id,
+					       log)) {
 		ovs_nlerr(log, "Flow get message rejected, Key attribute "
 			  "missing.");
 		return -EINVAL;
@@ -339,12 +349,9 @@ flow_cmd_del(struct genl_info *info)
 	struct flow_id id;
 	int err;
 
-	if (a[OVS_FLOW_ATTR_KEY]) {
-		err = flow_match_from_nlattrs(&key, NULL, a[OVS_FLOW_ATTR_KEY],
-					      NULL, log);
-		if (err)
-			return err;
-	}
+	err = named_key(info, &key);
+	if (err)
+		return err;
 	dp = flow_dp(info);
 	if (!dp)
 		return -ENODEV;

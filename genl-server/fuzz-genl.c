@@ -27,12 +27,7 @@ setup(void)
 	shared = mmap(NULL, sizeof(*shared), PROT_READ | PROT_WRITE,
 		      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	nlsock_registry_init();
-	nlctrl_register();
-	dp_family_register();
-	vport_family_register();
-	flow_family_register();
-	packet_family_register();
-	meter_family_register();
+	families_register();
 	peer = sv[0];
 	sk = nlsock_new(sv[1], shared, &creds);
 	nlsock_autobind(sk);

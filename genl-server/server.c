@@ -149,12 +149,7 @@ server_open(const char *path)
 		return err;
 	nlerr_open_kmsg();
 	nlsock_registry_init();
-	nlctrl_register();
-	dp_family_register();
-	vport_family_register();
-	flow_family_register();
-	packet_family_register();
-	meter_family_register();
+	families_register();
 	return 0;
 }
 

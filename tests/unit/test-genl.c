@@ -461,12 +461,7 @@ static int
 group_setup(void **state)
 {
 	nlsock_registry_init();
-	nlctrl_register();
-	dp_family_register();
-	vport_family_register();
-	flow_family_register();
-	packet_family_register();
-	meter_family_register();
+	families_register();
 	return 0;
 }
 
