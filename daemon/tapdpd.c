@@ -81,10 +81,13 @@ detach_done(int ready_fd, char status)
 		return;
 	(void)!write(ready_fd, &status, 1);
 	close(ready_fd);
+	/* Like any daemon: nothing left tied to the starting terminal or
+	 * pipe (without --log-file, logs are then discarded). */
 	null = open("/dev/null", O_RDWR | O_CLOEXEC);
 	if (null >= 0) {
 		dup2(null, STDIN_FILENO);
 		dup2(null, STDOUT_FILENO);
+		dup2(null, STDERR_FILENO);
 		close(null);
 	}
 }

@@ -307,9 +307,15 @@ metadata(struct match *m, uint64_t *attrs, const struct nlattr **a,
 		*attrs &= ~BIT(OVS_KEY_ATTR_SKB_MARK);
 	}
 	if (*attrs & BIT(OVS_KEY_ATTR_TUNNEL)) {
-		/* No tunnel ports yet: a tunnel key cannot be honoured. */
-		ovs_nlerr(log, "Tunnel keys are not supported");
-		return -EINVAL;
+		/* No tunnel ports yet: a tunnel key cannot be honoured. A
+		 * tunnel mask (ovs-vswitchd sends one with every flow) only
+		 * says how exactly "no tunnel" is matched, which every packet
+		 * here is. */
+		if (!is_mask) {
+			ovs_nlerr(log, "Tunnel keys are not supported");
+			return -EINVAL;
+		}
+		*attrs &= ~BIT(OVS_KEY_ATTR_TUNNEL);
 	}
 	if (*attrs & BIT(OVS_KEY_ATTR_CT_STATE)) {
 		uint32_t st = attr_get_u32(a[OVS_KEY_ATTR_CT_STATE]);
