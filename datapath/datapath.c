@@ -123,6 +123,9 @@ upcall(struct datapath *dp, uint8_t cmd, uint32_t portid,
 		return -ENOTCONN;
 	if (!upcall_buf && !(upcall_buf = malloc(UPCALL_BUF)))
 		return -ENOMEM;
+	/* Userspace gets frames without offload metadata: finish the
+	 * checksum, as the kernel does before an upcall. */
+	packet_csum_finish(pkt);
 	msgbuf_init(&mb, upcall_buf, UPCALL_BUF);
 	gh = msgbuf_start(&mb, upcall_sink.family_id, 0, 0, 0,
 			  GENL_HDRLEN + sizeof(*hdr));
@@ -184,10 +187,14 @@ env_output(void *c, const struct packet *pkt, uint32_t port_no)
 	/* An Ethernet port takes Ethernet frames only, as the kernel's. */
 	if (!port || pkt->l3)
 		return;
-	if (pkt->cutlen)
+	if (pkt->cutlen) {
 		len = pkt->len - pkt->cutlen > ETH_HLEN
 			      ? pkt->len - pkt->cutlen : ETH_HLEN;
-	vport_send(port->vport, pkt->data, len);
+		/* A cut frame is no longer one GSO unit. */
+		vport_send(port->vport, pkt->data, len, NULL);
+		return;
+	}
+	vport_send(port->vport, pkt->data, len, &pkt->vnet);
 }
 
 static void
@@ -293,7 +300,7 @@ rx_stop(void *owner)
 
 static void
 rx_frame(struct vport *vport, uint8_t *buf, size_t size, size_t len,
-	 void *owner)
+	 const struct virtio_net_hdr *vh, void *owner)
 {
 	struct dp_port *port = owner;
 	struct dp_ctx ctx = { .dp = port->dp, .in = port };
@@ -301,6 +308,7 @@ rx_frame(struct vport *vport, uint8_t *buf, size_t size, size_t len,
 	struct packet pkt;
 
 	packet_init(&pkt, buf, size, len);
+	pkt.vnet = *vh;
 	memset(&key, 0, sizeof(key));
 	key.in_port = port->port_no;
 	/* A frame the kernel would not take (too short) is dropped. */

@@ -176,6 +176,38 @@ l4_csum(struct packet *pkt, const struct flow_key *key)
 	}
 }
 
+static void fix_udp_zero(const struct flow_key *key, uint8_t *sum);
+
+/* A partial (offloaded) checksum field holds the pseudo-header sum, not
+ * complemented: addresses update it, the rest is summed on the way out. */
+static void
+csum_update_partial(uint8_t *sum, const void *old, const void *new, size_t n)
+{
+	const uint8_t *o = old, *w = new;
+	uint32_t s = ntohs(load16(sum));
+
+	for (size_t i = 0; i < n; i += 2) {
+		s += (uint16_t)~ntohs(load16(o + i));
+		s += ntohs(load16(w + i));
+	}
+	while (s >> 16)
+		s = (s & 0xffff) + (s >> 16);
+	store16(sum, htons((uint16_t)s));
+}
+
+/* An address changed under the L4 checksum at sum. */
+static void
+l4_addr_changed(const struct packet *pkt, const struct flow_key *key,
+		uint8_t *sum, const void *old, const void *new, size_t n)
+{
+	if (packet_csum_partial(pkt)) {
+		csum_update_partial(sum, old, new, n);
+		return;
+	}
+	csum_replace(sum, old, new, n);
+	fix_udp_zero(key, sum);
+}
+
 static void
 fix_udp_zero(const struct flow_key *key, uint8_t *sum)
 {
@@ -233,10 +265,8 @@ set_ipv4(struct packet *pkt, struct flow_key *key, const uint8_t *v,
 			     (const uint8_t *)(i ? &mask.ipv4_dst
 						 : &mask.ipv4_src), 4, old);
 		csum_replace(ip + 10, old, addr, 4);
-		if (l4sum) {
-			csum_replace(l4sum, old, addr, 4);
-			fix_udp_zero(key, l4sum);
-		}
+		if (l4sum)
+			l4_addr_changed(pkt, key, l4sum, old, addr, 4);
 	}
 	/* tos and ttl share 16-bit checksum words with their neighbours. */
 	memcpy(old, ip, 2);
@@ -272,10 +302,8 @@ set_ipv6(struct packet *pkt, struct flow_key *key, const uint8_t *v,
 						   : val.ipv6_src),
 			     (const uint8_t *)(i ? mask.ipv6_dst
 						 : mask.ipv6_src), 16, old);
-		if (l4sum) {
-			csum_replace(l4sum, old, addr, 16);
-			fix_udp_zero(key, l4sum);
-		}
+		if (l4sum)
+			l4_addr_changed(pkt, key, l4sum, old, addr, 16);
 	}
 	/* Version, traffic class and flow label share the first word. */
 	memcpy(&w, ip, 4);
@@ -306,8 +334,10 @@ set_ports(struct packet *pkt, struct flow_key *key, const uint8_t *v,
 	if (l4 == FLOW_OFS_NONE || l4 + 4 > pkt->len)
 		return;
 	masked_write(pkt->data + l4, v, m, 4, old);
-	/* SCTP's CRC32c is not incremental; it has no sum here. */
-	if (sum && key->ip_proto != IPPROTO_SCTP) {
+	/* SCTP's CRC32c is not incremental; it has no sum here. A partial
+	 * checksum covers the ports when it is finished. */
+	if (sum && key->ip_proto != IPPROTO_SCTP &&
+	    !packet_csum_partial(pkt)) {
 		csum_replace(sum, old, pkt->data + l4, 4);
 		fix_udp_zero(key, sum);
 	}

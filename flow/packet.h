@@ -6,6 +6,7 @@
 #ifndef TAPDP_FLOW_PACKET_H
 #define TAPDP_FLOW_PACKET_H
 
+#include <linux/virtio_net.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
@@ -25,7 +26,26 @@ struct packet {
 	struct flow_layers layers;	/* valid while key_valid */
 	bool key_valid;			/* the key describes the frame */
 	bool l3;			/* no Ethernet header (popped) */
+	struct virtio_net_hdr vnet;	/* offload: partial csum, GSO */
 };
+
+static inline bool
+packet_csum_partial(const struct packet *p)
+{
+	return p->vnet.flags & VIRTIO_NET_HDR_F_NEEDS_CSUM;
+}
+
+/* Offload offsets follow headers inserted (n > 0) or removed (n < 0) at
+ * off, in front of what they point at. */
+static inline void
+packet_shift_offload(struct packet *p, uint32_t off, int n)
+{
+	if (packet_csum_partial(p) && p->vnet.csum_start >= off)
+		p->vnet.csum_start += n;
+	if (p->vnet.gso_type != VIRTIO_NET_HDR_GSO_NONE &&
+	    p->vnet.hdr_len >= off)
+		p->vnet.hdr_len += n;
+}
 
 static inline void
 packet_init(struct packet *p, uint8_t *buf, uint32_t size, uint32_t len)
@@ -38,6 +58,7 @@ packet_init(struct packet *p, uint8_t *buf, uint32_t size, uint32_t len)
 	p->cutlen = 0;
 	p->key_valid = false;
 	p->l3 = false;
+	memset(&p->vnet, 0, sizeof(p->vnet));
 }
 
 /* Opens n bytes at offset off (moving what precedes it forward); false
@@ -51,6 +72,7 @@ packet_insert(struct packet *p, uint32_t off, uint32_t n)
 	p->data -= n;
 	p->len += n;
 	p->headroom -= n;
+	packet_shift_offload(p, off, n);
 	return true;
 }
 
@@ -62,6 +84,37 @@ packet_remove(struct packet *p, uint32_t off, uint32_t n)
 	p->data += n;
 	p->len -= n;
 	p->headroom += n;
+	packet_shift_offload(p, off, -(int)n);
+}
+
+/* Finishes a partial checksum in software, for those who get the frame
+ * without its offload metadata (userspace). */
+static inline void
+packet_csum_finish(struct packet *p)
+{
+	uint32_t start = p->vnet.csum_start, at = start + p->vnet.csum_offset;
+	uint32_t sum = 0;
+	uint16_t v;
+
+	if (!packet_csum_partial(p) || at + 2 > p->len || start >= p->len)
+		return;
+	for (uint32_t i = start; i + 1 < p->len; i += 2) {
+		memcpy(&v, p->data + i, 2);
+		sum += v;
+	}
+	if ((p->len - start) & 1) {
+		v = 0;
+		memcpy(&v, p->data + p->len - 1, 1);
+		sum += v;
+	}
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	v = ~sum;
+	/* A UDP checksum of 0 is sent as all ones; TCP's 0 is fine too. */
+	if (!v)
+		v = 0xffff;
+	memcpy(p->data + at, &v, 2);
+	p->vnet.flags &= ~VIRTIO_NET_HDR_F_NEEDS_CSUM;
 }
 
 #endif

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "netdev.h"
@@ -25,10 +26,18 @@ internal_open(struct vport *vport)
 	fd = open("/dev/net/tun", O_RDWR | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
 		return -errno;
-	ifr.ifr_flags = IFF_TAP | IFF_NO_PI;
+	ifr.ifr_flags = IFF_TAP | IFF_NO_PI | IFF_VNET_HDR;
 	snprintf(ifr.ifr_name, IFNAMSIZ, "%s", vport->name);
 	if (ioctl(fd, TUNSETIFF, &ifr) < 0) {
 		err = errno == EBUSY ? -EEXIST : -errno;
+		close(fd);
+		return err;
+	}
+	/* The host may hand over partial checksums and TCP segments of up
+	 * to 64 KiB, as to the kernel's internal device. */
+	if (ioctl(fd, TUNSETOFFLOAD, TUN_F_CSUM | TUN_F_TSO4 | TUN_F_TSO6 |
+		  TUN_F_TSO_ECN) < 0) {
+		err = -errno;
 		close(fd);
 		return err;
 	}
@@ -46,15 +55,23 @@ internal_close(struct vport *vport)
 }
 
 static ssize_t
-internal_recv(struct vport *vport, void *buf, size_t len)
+internal_recv(struct vport *vport, void *buf, size_t len,
+	      struct virtio_net_hdr *vh)
 {
-	return read(vport->fd, buf, len);
+	struct iovec iov[2] = { { vh, sizeof(*vh) }, { buf, len } };
+	ssize_t n = readv(vport->fd, iov, 2);
+
+	return n < (ssize_t)sizeof(*vh) ? -1 : n - (ssize_t)sizeof(*vh);
 }
 
 static int
-internal_send(struct vport *vport, const void *frame, size_t len)
+internal_send(struct vport *vport, const void *frame, size_t len,
+	      const struct virtio_net_hdr *vh)
 {
-	return write(vport->fd, frame, len) < 0 ? -errno : 0;
+	struct iovec iov[2] = { { (void *)vh, sizeof(*vh) },
+				{ (void *)frame, len } };
+
+	return writev(vport->fd, iov, 2) < 0 ? -errno : 0;
 }
 
 const struct vport_ops vport_internal_ops = {

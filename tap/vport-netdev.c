@@ -36,6 +36,8 @@ netdev_open(struct vport *vport)
 	    setsockopt(fd, SOL_PACKET, PACKET_IGNORE_OUTGOING, &one,
 		       sizeof(one)) < 0 ||
 	    setsockopt(fd, SOL_PACKET, PACKET_AUXDATA, &one,
+		       sizeof(one)) < 0 ||
+	    setsockopt(fd, SOL_PACKET, PACKET_VNET_HDR, &one,
 		       sizeof(one)) < 0) {
 		err = -errno;
 		close(fd);
@@ -55,18 +57,20 @@ netdev_close(struct vport *vport)
  * frame; the datapath sees frames as they were on the wire, so the tag goes
  * back in. */
 static ssize_t
-netdev_recv(struct vport *vport, void *buf, size_t len)
+netdev_recv(struct vport *vport, void *buf, size_t len,
+	    struct virtio_net_hdr *vh)
 {
 	char cbuf[CMSG_SPACE(sizeof(struct tpacket_auxdata))];
-	struct iovec iov = { buf, len - 4 };
-	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
+	struct iovec iov[2] = { { vh, sizeof(*vh) }, { buf, len - 4 } };
+	struct msghdr mh = { .msg_iov = iov, .msg_iovlen = 2,
 			     .msg_control = cbuf,
 			     .msg_controllen = sizeof(cbuf) };
 	uint8_t *frame = buf;
 	ssize_t n = recvmsg(vport->fd, &mh, MSG_DONTWAIT);
 
-	if (n < 12)
-		return n;
+	if (n < (ssize_t)sizeof(*vh) + 12)
+		return -1;
+	n -= sizeof(*vh);
 	for (struct cmsghdr *c = CMSG_FIRSTHDR(&mh); c;
 	     c = CMSG_NXTHDR(&mh, c)) {
 		struct tpacket_auxdata aux;
@@ -85,14 +89,24 @@ netdev_recv(struct vport *vport, void *buf, size_t len)
 		memcpy(frame + 12, &tpid, 2);
 		memcpy(frame + 14, &tci, 2);
 		n += 4;
+		/* Offsets into the frame move with the tag. */
+		if (vh->flags & VIRTIO_NET_HDR_F_NEEDS_CSUM)
+			vh->csum_start += 4;
+		if (vh->gso_type != VIRTIO_NET_HDR_GSO_NONE)
+			vh->hdr_len += 4;
 	}
 	return n;
 }
 
 static int
-netdev_send(struct vport *vport, const void *frame, size_t len)
+netdev_send(struct vport *vport, const void *frame, size_t len,
+	    const struct virtio_net_hdr *vh)
 {
-	return send(vport->fd, frame, len, MSG_DONTWAIT) < 0 ? -errno : 0;
+	struct iovec iov[2] = { { (void *)vh, sizeof(*vh) },
+				{ (void *)frame, len } };
+	struct msghdr mh = { .msg_iov = iov, .msg_iovlen = 2 };
+
+	return sendmsg(vport->fd, &mh, MSG_DONTWAIT) < 0 ? -errno : 0;
 }
 
 const struct vport_ops vport_netdev_ops = {

@@ -64,11 +64,12 @@ rx_main(void *arg)
 			pfd[0].fd = -1;
 			continue;
 		}
+		struct virtio_net_hdr vh;
 		ssize_t n = vport->ops->recv(vport, buf + VPORT_RX_HEADROOM,
-					     VPORT_FRAME_MAX);
+					     VPORT_FRAME_MAX, &vh);
 
 		if (n > 0)
-			rx->ops->frame(vport, buf, size, n, rx->owner);
+			rx->ops->frame(vport, buf, size, n, &vh, rx->owner);
 	}
 	if (rx->ops->stop)
 		rx->ops->stop(rx->owner);
@@ -139,9 +140,12 @@ vport_destroy(struct vport *vport)
 }
 
 int
-vport_send(struct vport *vport, const void *frame, size_t len)
+vport_send(struct vport *vport, const void *frame, size_t len,
+	   const struct virtio_net_hdr *vh)
 {
-	return vport->ops->send(vport, frame, len);
+	static const struct virtio_net_hdr none;
+
+	return vport->ops->send(vport, frame, len, vh ? vh : &none);
 }
 
 int

@@ -6,12 +6,19 @@
  * thread that hands every frame to the owner's rx callback; vport_send()
  * may be called from any thread.
  *
+ * Frames keep their offload metadata across the datapath, as the kernel's
+ * skbs do: a virtio-net header (partial checksum, GSO) comes with every
+ * frame received and goes with every frame sent, so a 64 KiB TCP segment
+ * with a partial checksum crosses as one unit and the kernel finishes it on
+ * the way out.
+ *
  * This is the only interface between ports and the datapath: the datapath
  * includes this header, the port code includes nothing of the datapath. */
 #ifndef TAPDP_VPORT_H
 #define TAPDP_VPORT_H
 
 #include <linux/openvswitch.h>
+#include <linux/virtio_net.h>
 #include <net/if.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -29,7 +36,8 @@ struct rtnl_link_stats64;
 struct vport_rx_ops {
 	void (*start)(void *owner);
 	void (*frame)(struct vport *vport, uint8_t *buf, size_t size,
-		      size_t len, void *owner);
+		      size_t len, const struct virtio_net_hdr *vh,
+		      void *owner);
 	void (*stop)(void *owner);
 };
 
@@ -38,8 +46,10 @@ struct vport_ops {
 	/* Sets vport->fd (and ifindex); 0 or -errno. */
 	int (*open)(struct vport *vport);
 	void (*close)(struct vport *vport);
-	ssize_t (*recv)(struct vport *vport, void *buf, size_t len);
-	int (*send)(struct vport *vport, const void *frame, size_t len);
+	ssize_t (*recv)(struct vport *vport, void *buf, size_t len,
+			struct virtio_net_hdr *vh);
+	int (*send)(struct vport *vport, const void *frame, size_t len,
+		    const struct virtio_net_hdr *vh);
 };
 
 struct vport {
@@ -56,7 +66,9 @@ int vport_create(enum ovs_vport_type type, const char *name,
 		 const struct vport_rx_ops *rx, void *owner,
 		 struct vport **out);
 void vport_destroy(struct vport *vport);
-int vport_send(struct vport *vport, const void *frame, size_t len);
+/* vh NULL: a frame with no offload (complete checksums, no GSO). */
+int vport_send(struct vport *vport, const void *frame, size_t len,
+	       const struct virtio_net_hdr *vh);
 /* Device counters in the order of struct ovs_vport_stats. */
 int vport_get_stats(const struct vport *vport, struct ovs_vport_stats *st);
 
