@@ -1,8 +1,10 @@
 #!/bin/bash
 # ovs-vswitchd on tapdp with OpenFlow rules (ovs-ofctl): access and trunk
 # VLAN ports, rules across tables with resubmit and goto_table, matches on
-# IPv4 and TCP fields, set_field rewrites, learn, and truncated packet-ins
-# seen by ovs-ofctl monitor.
+# IPv4 and TCP fields, set_field rewrites, learn, check_pkt_larger, MPLS
+# push and pop, clone, 802.1ad (dot1q-tunnel), and truncated packet-ins
+# seen by ovs-ofctl monitor. Frames on the trunk are watched with tcpdump
+# (this kernel has no 8021q module for tagged interfaces).
 . "$(dirname "$0")/../lib.sh"
 
 HOSTS="ofa$$ ofb$$ ofc$$"
@@ -84,6 +86,97 @@ sleep 0.3
 check "TCP through the pipeline" cmp "$T/s.bin" "$T/r.bin"
 check_out "the SYN rule matched" "n_packets=[1-9].*tcp_flags=\+syn" \
 	$OFCTL dump-flows br0 table=1
+
+# check_pkt_larger: frames over 200 bytes are dropped, smaller ones pass.
+$OFCTL del-flows br0
+$OFCTL add-flows br0 - <<'OF'
+table=0,priority=10,arp,actions=NORMAL
+table=0,priority=10,ip,actions=check_pkt_larger(200)->NXM_NX_REG0[0],resubmit(,1)
+table=1,priority=20,reg0=1,actions=drop
+table=1,priority=10,actions=NORMAL
+OF
+check "check_pkt_larger: a small ping passes" \
+	ip netns exec "$1" ping -c 2 -i 0.2 -W 2 10.6.0.2
+check "check_pkt_larger: a 500-byte ping is dropped" \
+	bash -c "! ip netns exec $1 ping -c 2 -i 0.2 -W 1 -s 500 10.6.0.2"
+
+# MPLS: IPv4 from q1 leaves the trunk with label 100 pushed; an MPLS frame
+# coming in on the trunk is popped and delivered to q2.
+$OFCTL del-flows br0
+$OFCTL add-flows br0 - <<'OF'
+table=0,priority=10,arp,actions=NORMAL
+table=0,priority=20,icmp,in_port=q1,actions=push_mpls:0x8847,set_field:100->mpls_label,output:q3
+table=0,priority=20,mpls,in_port=q3,actions=pop_mpls:0x0800,output:q2
+OF
+ip netns exec "$3" timeout 5 tcpdump -l -n -e -c 1 -i eth0 mpls \
+	>"$T/mpls" 2>/dev/null &
+sleep 1
+ip netns exec "$1" ping -c 1 -W 1 10.6.0.2 >/dev/null
+wait
+check_out "push_mpls: the frame leaves the trunk with label 100" \
+	"MPLS \(label 100" cat "$T/mpls"
+DST2=$(ip netns exec "$2" cat /sys/class/net/eth0/address)
+ip netns exec "$2" timeout 5 tcpdump -l -n -c 1 -i eth0 \
+	"icmp and host 10.6.0.77" >"$T/popped" 2>/dev/null &
+sleep 1
+ip netns exec "$3" /usr/bin/python3 - "$DST2" <<'PY'
+import socket, struct, sys
+dst = bytes.fromhex(sys.argv[1].replace(":", ""))
+def csum(b):
+    s = sum(struct.unpack("!%dH" % (len(b) // 2), b))
+    while s >> 16:
+        s = (s & 0xffff) + (s >> 16)
+    return ~s & 0xffff
+icmp = bytearray(struct.pack("!BBHHH", 8, 0, 0, 7, 1) + b"tapdp-mpls!")
+icmp += b"\0" * (len(icmp) % 2)
+struct.pack_into("!H", icmp, 2, csum(bytes(icmp)))
+ip = bytearray(struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + len(icmp), 1, 0,
+                           64, 1, 0, socket.inet_aton("10.6.0.77"),
+                           socket.inet_aton("10.6.0.2")))
+struct.pack_into("!H", ip, 10, csum(bytes(ip)))
+label = struct.pack("!I", (100 << 12) | (1 << 8) | 64)
+s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
+s.bind(("eth0", 0))
+s.send(dst + bytes([2, 0, 0, 0, 0, 0x33]) + b"\x88\x47" + label + ip + icmp)
+PY
+wait
+check_out "pop_mpls: the IPv4 packet inside reaches q2" \
+	"10.6.0.77 > 10.6.0.2: ICMP echo request" cat "$T/popped"
+
+# clone: a copy with a rewritten destination to the trunk, the original
+# switched as usual.
+$OFCTL del-flows br0
+$OFCTL add-flows br0 - <<'OF'
+table=0,priority=10,arp,actions=NORMAL
+table=0,priority=10,icmp,in_port=q1,actions=clone(set_field:02:00:00:00:00:99->eth_dst,output:q3),NORMAL
+table=0,priority=5,ip,actions=NORMAL
+OF
+ip netns exec "$3" timeout 5 tcpdump -l -n -e -c 1 -i eth0 ether dst 02:00:00:00:00:99 \
+	>"$T/clone" 2>/dev/null &
+sleep 1
+check "clone: the original still arrives" \
+	ip netns exec "$1" ping -c 2 -i 0.2 -W 2 10.6.0.2
+wait
+check_out "clone: the rewritten copy leaves on the trunk" \
+	"> 02:00:00:00:00:99, ethertype IPv4.*ICMP echo request" cat "$T/clone"
+
+# 802.1ad: q4 is a dot1q-tunnel port of S-VLAN 100; its frames leave the
+# trunk with an 802.1ad tag.
+ip netns add "${1}x"
+HOSTS="$HOSTS ${1}x"
+ip link add q4 netns "$NS" type veth peer name eth0 netns "${1}x"
+in_ns ip link set q4 up
+ip netns exec "${1}x" ip link set eth0 up
+ip netns exec "${1}x" ip addr add 10.6.1.4/24 dev eth0
+$VSCTL add-port br0 q4 vlan_mode=dot1q-tunnel tag=100
+$VSCTL set Open_vSwitch . other_config:vlan-limit=0
+ip netns exec "$3" timeout 5 tcpdump -l -n -e -c 1 -i eth0 vlan 100 \
+	>"$T/qinq" 2>/dev/null &
+sleep 1
+ip netns exec "${1}x" arping -c 2 -w 2 -I eth0 10.6.1.9 >/dev/null 2>&1
+wait
+check_out "802.1ad: dot1q-tunnel frames leave the trunk with an S-tag" \
+	"ethertype 802.1Q-QinQ.*vlan 100" cat "$T/qinq"
 
 # Truncated packet-ins to a controller.
 $OFCTL add-flow br0 "table=0,priority=50,icmp,actions=controller(max_len=64),NORMAL"
