@@ -50,6 +50,7 @@ for b in build build-asan; do
 	for s in tests/integration/test-ovs-dpctl.sh tests/integration/test-shim.sh \
 		 tests/integration/test-flows.sh tests/integration/test-vswitchd.sh \
 		 tests/integration/test-openflow.sh tests/integration/test-churn.sh \
+		 tests/integration/test-bond.sh \
 		 tests/ovs-dpctl-py/run.sh tests/ovs-dpctl-py/selftest.sh; do
 		run_script "$b" "$s"
 	done
