@@ -45,11 +45,17 @@ for h in $HOSTS; do
 	$VSCTL add-port "br$i" "h$i"
 	i=$((i + 1))
 done
+# Both sides prefer link 1: active-backup drops what arrives on a backup
+# member, so the two ends must agree on the active one.
 $VSCTL add-bond br0 bond0 l1a l2a bond_mode=active-backup \
-	-- add-bond br1 bond1 l1b l2b bond_mode=active-backup
+	other_config:bond-primary=l1a \
+	-- add-bond br1 bond1 l1b l2b bond_mode=active-backup \
+	other_config:bond-primary=l1b
 # Members are enabled once OVS has seen their carrier.
 for _ in $(seq 40); do
-	appctl bond/show bond0 | grep -q "active member mac" && break
+	appctl bond/show bond0 | grep -q "active-backup primary: l1a" &&
+		appctl bond/show bond1 | grep -q "active member mac.*(l1b)" &&
+		appctl bond/show bond0 | grep -q "active member mac.*(l1a)" && break
 	sleep 0.25
 done
 check_out "bond0 reports an active member" "active member mac" \

@@ -178,6 +178,43 @@ wait
 check_out "802.1ad: dot1q-tunnel frames leave the trunk with an S-tag" \
 	"ethertype 802.1Q-QinQ.*vlan 100" cat "$T/qinq"
 
+# ...and S-tagged frames from the trunk reach it untagged (QinQ pop).
+ip netns exec "${1}x" timeout 5 tcpdump -l -n -e -c 1 -i eth0 \
+	"arp and host 10.6.1.9" >"$T/qinq-pop" 2>/dev/null &
+sleep 1
+ip netns exec "$3" /usr/bin/python3 - <<'PY'
+import socket, struct
+arp = struct.pack("!HHBBH6s4s6s4s", 1, 0x0800, 6, 4, 1,
+                  bytes([2, 0, 0, 0, 0, 9]), socket.inet_aton("10.6.1.9"),
+                  bytes(6), socket.inet_aton("10.6.1.4"))
+frame = (b"\xff" * 6 + bytes([2, 0, 0, 0, 0, 9]) +
+         struct.pack("!HH", 0x88a8, 100) + b"\x08\x06" + arp)
+s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
+s.bind(("eth0", 0))
+s.send(frame)
+PY
+wait
+check_out "802.1ad: S-tagged frames from the trunk arrive untagged" \
+	"ethertype ARP.*who-has 10.6.1.4 tell 10.6.1.9" cat "$T/qinq-pop"
+
+# Matches on MAC addresses and UDP ports.
+MAC1=$(ip netns exec "$1" cat /sys/class/net/eth0/address)
+$OFCTL add-flows br0 - <<OF
+table=0,priority=40,udp,dl_src=$MAC1,tp_dst=9999,actions=drop
+table=0,priority=40,udp,dl_src=$MAC1,tp_dst=8888,actions=output:q2
+OF
+ip netns exec "$2" timeout 5 tcpdump -l -n -c 2 -i eth0 udp \
+	>"$T/udp" 2>/dev/null &
+sleep 1
+for port in 9999 8888; do
+	ip netns exec "$1" /usr/bin/python3 -c "import socket; socket.socket(socket.AF_INET, socket.SOCK_DGRAM).sendto(b'x', ('10.6.0.2', $port))"
+done
+sleep 0.5
+ip netns exec "$1" /usr/bin/python3 -c "import socket; socket.socket(socket.AF_INET, socket.SOCK_DGRAM).sendto(b'y', ('10.6.0.2', 8888))"
+wait
+check_out "dl_src + udp tp_dst=8888: output to q2" "10.6.0.1.[0-9]+ > 10.6.0.2.8888" cat "$T/udp"
+check "dl_src + udp tp_dst=9999: dropped" bash -c "! grep -q '10.6.0.2.9999' $T/udp"
+
 # Truncated packet-ins to a controller.
 $OFCTL add-flow br0 "table=0,priority=50,icmp,actions=controller(max_len=64),NORMAL"
 in_ns ovs-ofctl monitor "unix:$T/br0.mgmt" 65534 -P nxt_packet_in \

@@ -85,8 +85,9 @@ for f in "Masked set action: Yes" "Ufid: Yes" "Truncate action: Yes" \
 	check_out "feature: $f" "^$f\$" cat "$T/features"
 done
 
-# A restart: the datapath stays usable for the next ovs-vswitchd.
-kill "$(cat "$T/vswitchd.pid")"
+# A restart: the datapath stays usable for the next ovs-vswitchd. (A
+# clean exit, as OVS's own tests stop it; a SIGTERM logs a WARN line.)
+appctl exit
 sleep 1
 check "ovs-vswitchd restarts" start_vswitchd
 sleep 1
