@@ -66,6 +66,16 @@ check_out "flows were installed from upcalls" "eth_type\(0x0800\)" \
 check_out "another process (ovs-dpctl) sees the same datapath and flows" \
 	"flows: [1-9]" in_ns "$BUILD/tapdp-run" -- ovs-dpctl show
 
+# An OpenFlow rule on IPv6 fields: echo requests to one address dropped,
+# the others still switched by NORMAL.
+ovs-ofctl add-flow br0 \
+	"priority=100,icmp6,ipv6_dst=fd00:5::3,icmp_type=128,actions=drop"
+check "ipv6_dst + icmp_type match: ping6 to ::3 dropped" \
+	bash -c "! ip netns exec $1 ping -6 -c 2 -i 0.2 -W 1 fd00:5::3"
+check "the rule leaves ::2 reachable" \
+	ip netns exec "$1" ping -6 -c 2 -i 0.2 -W 2 fd00:5::2
+ovs-ofctl del-flows br0 "icmp6,ipv6_dst=fd00:5::3"
+
 # The host on the bridge: an address on br0, a ping into a namespace.
 in_ns ip addr add 10.5.0.100/24 dev br0
 in_ns ip link set br0 up
