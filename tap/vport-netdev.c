@@ -18,7 +18,8 @@ netdev_open(struct vport *vport)
 	struct sockaddr_ll sll = { .sll_family = AF_PACKET,
 				   .sll_protocol = htons(ETH_P_ALL) };
 	struct packet_mreq mr = { .mr_type = PACKET_MR_PROMISC };
-	int one = 1, fd, err;
+	/* Bursts at line rate outrun a default-sized socket buffer. */
+	int one = 1, rcvbuf = 8 << 20, fd, err;
 
 	err = netdev_check_attachable(vport->name);
 	if (err)
@@ -43,6 +44,9 @@ netdev_open(struct vport *vport)
 		close(fd);
 		return err;
 	}
+	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &rcvbuf,
+		       sizeof(rcvbuf)) < 0)
+		setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf));
 	vport->fd = fd;
 	return 0;
 }
