@@ -71,7 +71,10 @@ BENCHES := $(patsubst bench/%.c,$(BUILD)/bench-%,$(wildcard bench/*.c))
 $(BUILD)/bench-%: bench/%.c $(CORE_OBJS)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-bench: $(BENCHES)
+$(BUILD)/udpgen: bench/tools/udpgen.c
+	$(CC) -std=gnu11 -O2 -Wall -o $@ $<
+
+bench: $(BENCHES) $(BUILD)/udpgen
 	@for b in $(BENCHES); do echo "== $$b"; $$b || exit 1; done
 
 unit: $(UNIT_TESTS)

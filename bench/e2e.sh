@@ -1,0 +1,161 @@
+#!/bin/bash
+# End-to-end: two namespaces joined, side by side in one run, by
+#   (a) a Linux bridge,
+#   (b) OVS's userspace datapath (ovs-vswitchd, datapath_type=netdev,
+#       AF_PACKET ports, tx checksum offload off on the hosts as it needs),
+#   (c) tapdp with port-to-port flows from ovs-dpctl,
+#   (d) tapdp driven by ovs-vswitchd with the NORMAL action,
+# and (c) again with 256 extra masks installed. For each: iperf3 TCP
+# throughput (one stream, 5 s), 64-byte UDP frames forwarded per second
+# (build/udpgen floods from one side as fast as it can; the other side's
+# rx counter says what arrived), and ping round-trip time. Prints a table
+# and the ratios to (a) and (b).
+#
+#   bash bench/e2e.sh          (as root; run make first)
+set -u
+cd "$(dirname "$0")/.." || exit 1
+make -s all build/udpgen || exit 1
+B=$PWD/build
+T=$(mktemp -d /tmp/tapdp-e2e.XXXXXX)
+SW=e2esw$$ HA=e2ea$$ HB=e2eb$$
+SECS=${E2E_SECONDS:-5}
+export OVS_RUNDIR=$T OVS_LOGDIR=$T OVS_DBDIR=$T OVS_SYSCONFDIR=$T
+export TAPDP_SOCKET=$T/tapdp.sock
+
+teardown() {
+	for p in "$T"/*.pid; do
+		[ -f "$p" ] && kill "$(cat "$p")" 2>/dev/null
+	done
+	sleep 0.5
+	rm -f "$T"/*.pid "$T/conf.db"
+	for n in $SW $HA $HB; do ip netns del "$n" 2>/dev/null; done
+}
+trap 'teardown; rm -rf "$T"' EXIT
+
+hosts_up() { # offload: on|off
+	for n in $SW $HA $HB; do ip netns add "$n"; done
+	ip netns exec $SW ip link set lo up
+	ip link add va netns $SW type veth peer name eth0 netns $HA
+	ip link add vb netns $SW type veth peer name eth0 netns $HB
+	ip netns exec $SW ip link set va up
+	ip netns exec $SW ip link set vb up
+	for h in $HA $HB; do
+		ip netns exec "$h" ip link set eth0 up
+		ip netns exec "$h" sysctl -qw net.ipv6.conf.all.disable_ipv6=1
+		[ "$1" = off ] && ip netns exec "$h" ethtool -K eth0 tx off \
+			>/dev/null 2>&1
+	done
+	ip netns exec $HA ip addr add 10.4.0.1/24 dev eth0
+	ip netns exec $HB ip addr add 10.4.0.2/24 dev eth0
+}
+
+ovsdb_up() {
+	ovsdb-tool create "$T/conf.db" /usr/share/openvswitch/vswitch.ovsschema
+	ip netns exec $SW ovsdb-server --remote="punix:$T/db.sock" \
+		--pidfile="$T/ovsdb.pid" --detach --log-file="$T/ovsdb.log" \
+		"$T/conf.db" 2>/dev/null
+	ovs-vsctl --db="unix:$T/db.sock" --no-wait init 2>/dev/null
+}
+
+vswitchd_up() { # [wrapper...]
+	ip netns exec $SW "$@" ovs-vswitchd "unix:$T/db.sock" \
+		--pidfile="$T/vswitchd.pid" --detach --log-file="$T/vswitchd.log" \
+		2>/dev/null
+}
+
+measure() { # name
+	local gbps rtt mac rx0 rx1 sent
+	ip netns exec $HA ping -c 3 -i 0.2 -W 2 10.4.0.2 >/dev/null 2>&1
+	ip netns exec $HB iperf3 -s -D -1 --pidfile "$T/iperf.pid" >/dev/null
+	sleep 0.3
+	gbps=$(ip netns exec $HA iperf3 -c 10.4.0.2 -t "$SECS" -f g 2>/dev/null |
+		awk '/receiver/ { print $(NF-2) }')
+	rtt=$(ip netns exec $HA ping -c 20 -i 0.05 -W 2 10.4.0.2 2>/dev/null |
+		awk -F/ '/^rtt/ { print $5 }')
+	rm -f "$T/iperf.pid"
+	mac=$(ip netns exec $HB cat /sys/class/net/eth0/address)
+	rx0=$(ip netns exec $HB cat /sys/class/net/eth0/statistics/rx_packets)
+	sent=$(ip netns exec $HA "$B/udpgen" eth0 "$mac" 10.4.0.1 10.4.0.2 \
+		"$SECS")
+	sleep 0.5
+	rx1=$(ip netns exec $HB cat /sys/class/net/eth0/statistics/rx_packets)
+	printf '%s %s %s %s %s\n' "$1" "${gbps:-0}" "${rtt:-0}" \
+		"$(( (rx1 - rx0) / SECS ))" "$(( sent / SECS ))" >>"$T/results"
+}
+
+case_bridge() {
+	hosts_up on
+	ip netns exec $SW ip link add br0 type bridge
+	ip netns exec $SW ip link set va master br0
+	ip netns exec $SW ip link set vb master br0
+	ip netns exec $SW ip link set br0 up
+	measure "a-linux-bridge"
+	teardown
+}
+
+case_ovs_netdev() {
+	hosts_up off
+	ovsdb_up
+	vswitchd_up
+	ovs-vsctl --db="unix:$T/db.sock" --timeout=10 add-br br0 \
+		-- set bridge br0 datapath_type=netdev \
+		-- add-port br0 va -- add-port br0 vb
+	sleep 1
+	measure "b-ovs-userspace"
+	teardown
+}
+
+dpctl() { ip netns exec $SW "$B/tapdp-run" -- ovs-dpctl "$@" 2>/dev/null; }
+
+case_tapdp_dpctl() {
+	hosts_up on
+	ip netns exec $SW "$B/tapdpd" --socket "$TAPDP_SOCKET" \
+		--pidfile "$T/tapdpd.pid" --log-file "$T/tapdpd.log" --detach
+	dpctl add-dp dp0
+	dpctl add-if dp0 va
+	dpctl add-if dp0 vb
+	dpctl add-flow dp0 "in_port(1),eth(),eth_type(0x0806),arp()" 2
+	dpctl add-flow dp0 "in_port(2),eth(),eth_type(0x0806),arp()" 1
+	dpctl add-flow dp0 "in_port(1),eth(),eth_type(0x0800),ipv4()" 2
+	dpctl add-flow dp0 "in_port(2),eth(),eth_type(0x0800),ipv4()" 1
+	measure "c-tapdp-dpctl"
+	for i in $(seq 0 255); do
+		printf "in_port(1),eth(dst=00:01:00:00:00:%02x/ff:ff:ff:ff:%02x:ff),eth_type(0x0800),ipv4(frag=no) 2\n" $i $i
+	done | while read -r m a; do dpctl add-flow dp0 "$m" "$a"; done
+	measure "c-tapdp-dpctl-256-masks"
+	teardown
+}
+
+case_tapdp_vswitchd() {
+	hosts_up on
+	ip netns exec $SW "$B/tapdpd" --socket "$TAPDP_SOCKET" \
+		--pidfile "$T/tapdpd.pid" --log-file "$T/tapdpd.log" --detach
+	ovsdb_up
+	vswitchd_up "$B/tapdp-run" --
+	ovs-vsctl --db="unix:$T/db.sock" --timeout=10 add-br br0 \
+		-- add-port br0 va -- add-port br0 vb
+	sleep 1
+	measure "d-tapdp-vswitchd-normal"
+	teardown
+}
+
+: >"$T/results"
+case_bridge
+case_ovs_netdev
+case_tapdp_dpctl
+case_tapdp_vswitchd
+
+echo "e2e: $(nproc) CPUs, $(lscpu | sed -n 's/^Model name: *//p'), iperf3 ${SECS}s, one TCP stream"
+echo
+echo "| setup | TCP Gbit/s | TCP vs (a) | TCP vs (b) | UDP 64 B Mpps forwarded (offered) | UDP vs (b) | ping RTT ms |"
+echo "|---|---:|---:|---:|---:|---:|---:|"
+bridge=$(awk '$1 == "a-linux-bridge" { print $2 }' "$T/results")
+ovs=$(awk '$1 == "b-ovs-userspace" { print $2 }' "$T/results")
+ovs_pps=$(awk '$1 == "b-ovs-userspace" { print $4 }' "$T/results")
+while read -r name gbps rtt pps offered; do
+	awk -v n="$name" -v g="$gbps" -v r="$rtt" -v a="$bridge" -v b="$ovs" \
+		-v p="$pps" -v o="$offered" -v bp="$ovs_pps" \
+		'BEGIN { printf "| %s | %.2f | %.2f | %.1f | %.3f (%.3f) | %.1f | %.3f |\n",
+			 n, g, (a > 0 ? g / a : 0), (b > 0 ? g / b : 0),
+			 p / 1e6, o / 1e6, (bp > 0 ? p / bp : 0), r }'
+done <"$T/results"
