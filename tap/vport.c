@@ -15,6 +15,7 @@
 
 /* The largest frame a port delivers: a 64 KiB GSO frame and its headers. */
 #define VPORT_FRAME_MAX (65536 + 256)
+#define RX_BURST 64
 
 struct vport_rx {
 	pthread_t thread;
@@ -64,12 +65,18 @@ rx_main(void *arg)
 			pfd[0].fd = -1;
 			continue;
 		}
-		struct virtio_net_hdr vh;
-		ssize_t n = vport->ops->recv(vport, buf + VPORT_RX_HEADROOM,
-					     VPORT_FRAME_MAX, &vh);
+		/* Drain what is queued before sleeping again: one poll per
+		 * burst, not per frame (bounded, to notice a stop). */
+		for (int i = 0; i < RX_BURST; i++) {
+			struct virtio_net_hdr vh;
+			ssize_t n = vport->ops->recv(vport,
+						     buf + VPORT_RX_HEADROOM,
+						     VPORT_FRAME_MAX, &vh);
 
-		if (n > 0)
+			if (n <= 0)
+				break;
 			rx->ops->frame(vport, buf, size, n, &vh, rx->owner);
+		}
 	}
 	if (rx->ops->stop)
 		rx->ops->stop(rx->owner);
