@@ -8,6 +8,11 @@
 #   tapdp_cleanup          stops the daemon, deletes $NS and the temp dir:
 #                          every script traps it on EXIT
 #   SELFTEST               the kernel selftest's directory (make selftest)
+#   ovs_env / ovsdb_start / vswitchd_start / appctl / ovs_cleanup
+#                          Debian's ovsdb-server and ovs-vswitchd (through
+#                          tapdp-run) in $NS, run directory $T; $HOSTS are
+#                          namespaces ovs_cleanup deletes too
+#   check_vswitchd_log     no WARN, ERR or EMER line in ovs-vswitchd's log
 # BUILD selects the build tree (build, or build-asan for the sanitizers).
 
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -82,6 +87,40 @@ tapdpd_stop() {
 }
 
 dpctl() { in_ns "$BUILD/tapdp-run" -- ovs-dpctl "$@"; }
+
+ovs_env() {
+	export OVS_RUNDIR=$T OVS_LOGDIR=$T OVS_DBDIR=$T OVS_SYSCONFDIR=$T
+	VSCTL="ovs-vsctl --db=unix:$T/db.sock --timeout=10"
+}
+
+ovsdb_start() {
+	ovsdb-tool create "$T/conf.db" /usr/share/openvswitch/vswitch.ovsschema
+	in_ns ovsdb-server --remote="punix:$T/db.sock" --pidfile="$T/ovsdb.pid" \
+		--detach --log-file="$T/ovsdb.log" "$T/conf.db" 2>/dev/null &&
+		$VSCTL --no-wait init
+}
+
+vswitchd_start() {
+	in_ns "$BUILD/tapdp-run" -- ovs-vswitchd "unix:$T/db.sock" \
+		--pidfile="$T/vswitchd.pid" --detach --log-file="$T/vswitchd.log"
+}
+
+appctl() { ovs-appctl -t "$T/ovs-vswitchd.$(cat "$T/vswitchd.pid").ctl" "$@"; }
+
+ovs_cleanup() {
+	for p in vswitchd ovsdb; do
+		[ -f "$T/$p.pid" ] && kill "$(cat "$T/$p.pid")" 2>/dev/null
+	done
+	sleep 0.5
+	for h in ${HOSTS:-}; do ip netns del "$h" 2>/dev/null; done
+	tapdp_cleanup
+}
+
+check_vswitchd_log() {
+	check "no WARN, ERR or EMER line in ovs-vswitchd's log" \
+		bash -c "! grep -E '\|(WARN|ERR|EMER)\|' $T/vswitchd.log"
+	grep -E '\|(WARN|ERR|EMER)\|' "$T/vswitchd.log" | head | sed 's/^/    /'
+}
 
 sanitizer_reports() {
 	ls "$T"/asan* "$T"/ubsan* 2>/dev/null
