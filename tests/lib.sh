@@ -13,6 +13,8 @@
 #                          tapdp-run) in $NS, run directory $T; $HOSTS are
 #                          namespaces ovs_cleanup deletes too
 #   check_vswitchd_log     no WARN, ERR or EMER line in ovs-vswitchd's log
+#   host_add NAME PORT [ADDR]  a host namespace (IPv6 off) whose eth0 is
+#                          joined by a veth to PORT in $NS
 # BUILD selects the build tree (build, or build-asan for the sanitizers).
 
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -114,6 +116,15 @@ ovs_cleanup() {
 	sleep 0.5
 	for h in ${HOSTS:-}; do ip netns del "$h" 2>/dev/null; done
 	tapdp_cleanup
+}
+
+host_add() {
+	ip netns add "$1"
+	ip netns exec "$1" sysctl -qw net.ipv6.conf.all.disable_ipv6=1
+	ip link add "$2" netns "$NS" type veth peer name eth0 netns "$1"
+	in_ns ip link set "$2" up
+	ip netns exec "$1" ip link set eth0 up
+	[ -z "${3:-}" ] || ip netns exec "$1" ip addr add "$3" dev eth0
 }
 
 check_vswitchd_log() {

@@ -21,12 +21,7 @@ done
 set -- $HOSTS
 i=0
 for h in $HOSTS; do
-	ip netns add "$h"
-	ip netns exec "$h" sysctl -qw net.ipv6.conf.all.disable_ipv6=1
-	ip link add "h$i" netns "$NS" type veth peer name eth0 netns "$h"
-	in_ns ip link set "h$i" up
-	ip netns exec "$h" ip link set eth0 up
-	ip netns exec "$h" ip addr add "10.9.0.$((i + 1))/24" dev eth0
+	host_add "$h" "h$i" "10.9.0.$((i + 1))/24"
 	$VSCTL add-port "br$i" "h$i"
 	i=$((i + 1))
 done

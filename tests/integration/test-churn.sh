@@ -20,12 +20,7 @@ set -- $HOSTS
 i=0
 for h in $HOSTS; do
 	i=$((i + 1))
-	ip netns add "$h"
-	ip netns exec "$h" sysctl -qw net.ipv6.conf.all.disable_ipv6=1
-	ip link add "c$i" netns "$NS" type veth peer name eth0 netns "$h"
-	in_ns ip link set "c$i" up
-	ip netns exec "$h" ip link set eth0 up
-	ip netns exec "$h" ip addr add "10.8.0.$i/24" dev eth0
+	host_add "$h" "c$i" "10.8.0.$i/24"
 	$VSCTL add-port br0 "c$i"
 done
 check "ARP and a first ping" ip netns exec "$1" ping -c 2 -i 0.2 -W 2 10.8.0.2

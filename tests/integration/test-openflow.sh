@@ -25,11 +25,7 @@ set -- $HOSTS
 i=0
 for h in $HOSTS; do
 	i=$((i + 1))
-	ip netns add "$h"
-	ip netns exec "$h" sysctl -qw net.ipv6.conf.all.disable_ipv6=1
-	ip link add "q$i" netns "$NS" type veth peer name eth0 netns "$h"
-	in_ns ip link set "q$i" up
-	ip netns exec "$h" ip link set eth0 up
+	host_add "$h" "q$i"
 done
 
 # VLANs: q1 and q2 are access ports of VLAN 10, q3 a trunk. (This
@@ -150,12 +146,8 @@ check_out "clone: the rewritten copy leaves on the trunk" \
 
 # 802.1ad: q4 is a dot1q-tunnel port of S-VLAN 100; its frames leave the
 # trunk with an 802.1ad tag.
-ip netns add "${1}x"
 HOSTS="$HOSTS ${1}x"
-ip link add q4 netns "$NS" type veth peer name eth0 netns "${1}x"
-in_ns ip link set q4 up
-ip netns exec "${1}x" ip link set eth0 up
-ip netns exec "${1}x" ip addr add 10.6.1.4/24 dev eth0
+host_add "${1}x" q4 10.6.1.4/24
 $VSCTL add-port br0 q4 vlan_mode=dot1q-tunnel tag=100
 $VSCTL set Open_vSwitch . other_config:vlan-limit=0
 ip netns exec "$3" timeout 5 tcpdump -l -n -e -c 1 -i eth0 vlan 100 \
