@@ -33,7 +33,7 @@ endif
 # Every .c of the daemon's modules is part of it; fuzz-*.c are libFuzzer
 # targets beside the parsers they exercise.
 CORE_SRCS := $(filter-out $(wildcard */fuzz-*.c),$(wildcard common/*.c netlink/*.c \
-	     tap/*.c datapath/*.c flow/*.c genl-server/*.c))
+	     tap/*.c datapath/*.c flow/*.c ct/*.c genl-server/*.c))
 CORE_OBJS := $(CORE_SRCS:%.c=$(BUILD)/obj/%.o)
 
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/%,$(wildcard tests/unit/test-*.c))

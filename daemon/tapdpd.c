@@ -14,6 +14,7 @@
 
 #include "common/log.h"
 #include "compat/proto.h"
+#include "datapath/datapath.h"
 #include "genl-server/server.h"
 
 #ifndef TAPDP_VERSION
@@ -31,10 +32,12 @@ usage(FILE *f)
 		"  --detach          run in the background once ready\n"
 		"  --pidfile PATH    write the daemon's pid to PATH\n"
 		"  --log-file PATH   log to PATH instead of stderr\n"
+		"  --ct-max N        track at most N connections (default %u)\n"
 		"  -v, --verbose     log more (repeat for debug)\n"
 		"  -h, --help        show this help\n"
 		"  -V, --version     show the version\n",
-		TAPDP_SOCKET_ENV, TAPDP_DEFAULT_SOCKET);
+		TAPDP_SOCKET_ENV, TAPDP_DEFAULT_SOCKET,
+		DP_CONNTRACK_MAX_DEFAULT);
 }
 
 static int
@@ -100,6 +103,7 @@ main(int argc, char **argv)
 		{ "detach", no_argument, NULL, 'd' },
 		{ "pidfile", required_argument, NULL, 'p' },
 		{ "log-file", required_argument, NULL, 'l' },
+		{ "ct-max", required_argument, NULL, 'c' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -124,6 +128,18 @@ main(int argc, char **argv)
 		case 'l':
 			logfile = optarg;
 			break;
+		case 'c': {
+			char *end;
+			unsigned long v = strtoul(optarg, &end, 10);
+
+			if (*end || !*optarg || !v || v > UINT32_MAX) {
+				fprintf(stderr, "tapdpd: --ct-max: %s\n",
+					optarg);
+				return 2;
+			}
+			dp_conntrack_set_max(v);
+			break;
+		}
 		case 'v':
 			verbose++;
 			break;

@@ -13,6 +13,8 @@
 #include <unistd.h>
 
 #include "common/log.h"
+#include "ct/conntrack.h"
+#include "flow/ct-netlink.h"
 #include "flow/actions.h"
 #include "flow/extract.h"
 #include "flow/key-netlink.h"
@@ -231,11 +233,58 @@ env_meter(void *c, const struct packet *pkt, uint32_t meter_id)
 	return false;
 }
 
+/* One tracker for all datapaths, as one namespace's nf_conntrack. */
+static struct conntrack *conntrack;
+static uint32_t conntrack_max = DP_CONNTRACK_MAX_DEFAULT;
+static pthread_once_t conntrack_once = PTHREAD_ONCE_INIT;
+
+static void
+conntrack_init(void)
+{
+	conntrack = conntrack_create(conntrack_max);
+	if (!conntrack)
+		log_err("conntrack: cannot create the connection table");
+}
+
+void
+dp_conntrack_set_max(uint32_t max)
+{
+	conntrack_max = max;
+}
+
+struct conntrack *
+dp_conntrack(void)
+{
+	pthread_once(&conntrack_once, conntrack_init);
+	return conntrack;
+}
+
+void
+dp_conntrack_destroy(void)
+{
+	conntrack_destroy(conntrack);
+	conntrack = NULL;
+}
+
+static bool
+env_ct(void *c, struct packet *pkt, struct flow_key *key,
+       const struct nlattr *attr)
+{
+	struct conntrack *ct = dp_conntrack();
+	struct ct_action a;
+
+	/* Validated when the flow went in: parsing cannot fail here. */
+	if (!ct || ct_action_parse(attr, key, &a, false))
+		return false;
+	return conntrack_execute(ct, pkt, key, &a) == 0;
+}
+
 static const struct actions_env env_ops = {
 	.output = env_output,
 	.userspace = env_userspace,
 	.recirc = env_recirc,
 	.meter = env_meter,
+	.ct = env_ct,
 };
 
 static void

@@ -130,6 +130,15 @@ int dp_execute(struct datapath *dp, const void *frame, size_t len,
 	       const struct flow_key *metadata, uint64_t hash,
 	       const void *actions, int actions_len);
 
+/* The connection tracker all datapaths share, created on first use with
+ * room for the set maximum of connections (the kernel's nf_conntrack_max
+ * on a machine with this much memory). */
+#define DP_CONNTRACK_MAX_DEFAULT	262144
+struct conntrack;
+void dp_conntrack_set_max(uint32_t max);
+struct conntrack *dp_conntrack(void);
+void dp_conntrack_destroy(void);
+
 /* Periodic work of the control thread: mask rebalancing. */
 void dp_run_periodic(void);
 

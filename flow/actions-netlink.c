@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "common/nlerr.h"
+#include "ct-netlink.h"
 #include "include/tapdp/ovs-uapi.h"
 #include "netlink/attr.h"
 
@@ -378,6 +379,19 @@ mpls_push_allowed(const struct vstate *st)
 		is_mpls_type(t));
 }
 
+/* The kernel stores a ct action as its parsed struct ovs_conntrack_info
+ * (160 bytes on 64-bit machines) behind an attribute header. */
+#define CT_STORED_SIZE	NLA_ALIGN(NLA_HDRLEN + 160)
+
+static int
+validate_ct(const struct nlattr *a, struct vstate *st)
+{
+	struct ct_action ct;
+	int err = ct_action_parse(a, st->key, &ct, st->log);
+
+	return err ? err : store(st, CT_STORED_SIZE);
+}
+
 static int
 validate_one(const struct nlattr *a, int rem, struct vstate *st,
 	     uint8_t *mac_proto, unsigned depth)
@@ -494,9 +508,10 @@ validate_one(const struct nlattr *a, int rem, struct vstate *st,
 	case TAPDP_ACTION_ATTR_PSAMPLE:
 		return validate_psample(a);
 	case OVS_ACTION_ATTR_CT:
+		return validate_ct(a, st);
 	case OVS_ACTION_ATTR_PUSH_NSH:
 	case OVS_ACTION_ATTR_POP_NSH:
-		/* Conntrack and NSH come with their own work. */
+		/* NSH comes with its own work. */
 		ovs_nlerr(st->log, "Action type %d is not supported yet",
 			  type);
 		return -EINVAL;
@@ -510,7 +525,7 @@ validate_one(const struct nlattr *a, int rem, struct vstate *st,
 static bool
 stored_as_is(int type)
 {
-	return type != OVS_ACTION_ATTR_SET &&
+	return type != OVS_ACTION_ATTR_SET && type != OVS_ACTION_ATTR_CT &&
 	       type != OVS_ACTION_ATTR_SET_MASKED &&
 	       type != OVS_ACTION_ATTR_SAMPLE &&
 	       type != OVS_ACTION_ATTR_CLONE &&

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "csum.h"
 #include "include/tapdp/ovs-uapi.h"
 #include "netlink/attr.h"
 
@@ -133,23 +134,6 @@ store16(uint8_t *p, uint16_t v)
 	memcpy(p, &v, 2);
 }
 
-/* RFC 1624 incremental update of the checksum at sum for n bytes (even)
- * that change from old to new. */
-static void
-csum_replace(uint8_t *sum, const void *old, const void *new, size_t n)
-{
-	const uint8_t *o = old, *w = new;
-	uint32_t s = (uint16_t)~ntohs(load16(sum));
-
-	for (size_t i = 0; i < n; i += 2) {
-		s += (uint16_t)~ntohs(load16(o + i));
-		s += ntohs(load16(w + i));
-	}
-	while (s >> 16)
-		s = (s & 0xffff) + (s >> 16);
-	store16(sum, htons((uint16_t)~s));
-}
-
 /* The L4 checksum field of the packet, if its header is complete. */
 static uint8_t *
 l4_csum(struct packet *pkt, const struct flow_key *key)
@@ -176,44 +160,13 @@ l4_csum(struct packet *pkt, const struct flow_key *key)
 	}
 }
 
-static void fix_udp_zero(const struct flow_key *key, uint8_t *sum);
-
-/* A partial (offloaded) checksum field holds the pseudo-header sum, not
- * complemented: addresses update it, the rest is summed on the way out. */
-static void
-csum_update_partial(uint8_t *sum, const void *old, const void *new, size_t n)
-{
-	const uint8_t *o = old, *w = new;
-	uint32_t s = ntohs(load16(sum));
-
-	for (size_t i = 0; i < n; i += 2) {
-		s += (uint16_t)~ntohs(load16(o + i));
-		s += ntohs(load16(w + i));
-	}
-	while (s >> 16)
-		s = (s & 0xffff) + (s >> 16);
-	store16(sum, htons((uint16_t)s));
-}
-
 /* An address changed under the L4 checksum at sum. */
 static void
 l4_addr_changed(const struct packet *pkt, const struct flow_key *key,
 		uint8_t *sum, const void *old, const void *new, size_t n)
 {
-	if (packet_csum_partial(pkt)) {
-		csum_update_partial(sum, old, new, n);
-		return;
-	}
-	csum_replace(sum, old, new, n);
-	fix_udp_zero(key, sum);
-}
-
-static void
-fix_udp_zero(const struct flow_key *key, uint8_t *sum)
-{
-	/* A computed UDP checksum of 0 is sent as all ones. */
-	if (key->ip_proto == IPPROTO_UDP && !load16(sum))
-		store16(sum, 0xffff);
+	csum_update_l4(sum, old, new, n, packet_csum_partial(pkt),
+		       key->ip_proto == IPPROTO_UDP);
 }
 
 /* Writes n bytes at p: (old & ~mask) | (val & mask); the old bytes are
@@ -338,8 +291,8 @@ set_ports(struct packet *pkt, struct flow_key *key, const uint8_t *v,
 	 * checksum covers the ports when it is finished. */
 	if (sum && key->ip_proto != IPPROTO_SCTP &&
 	    !packet_csum_partial(pkt)) {
-		csum_replace(sum, old, pkt->data + l4, 4);
-		fix_udp_zero(key, sum);
+		csum_update_l4(sum, old, pkt->data + l4, 4, false,
+			       key->ip_proto == IPPROTO_UDP);
 	}
 	key->tp_src = load16(pkt->data + l4);
 	key->tp_dst = load16(pkt->data + l4 + 2);
@@ -693,11 +646,13 @@ execute_list(struct exec *x, struct packet *pkt, struct flow_key *key,
 			if (env->meter(env->ctx, pkt, attr_get_u32(a)))
 				return;
 			break;
+		case OVS_ACTION_ATTR_CT:
+			refresh(pkt, key);
+			if (!env->ct(env->ctx, pkt, key, a))
+				return;
+			break;
 		case OVS_ACTION_ATTR_CT_CLEAR:
-			key->ct_state = 0;
-			key->ct_zone = 0;
-			key->ct_mark = 0;
-			memset(key->ct_labels, 0, sizeof(key->ct_labels));
+			flow_key_clear_ct(key);
 			break;
 		case OVS_ACTION_ATTR_PUSH_MPLS: {
 			struct ovs_action_push_mpls m;

@@ -30,6 +30,11 @@ struct actions_env {
 	void (*recirc)(void *ctx, struct packet *pkt, struct flow_key *key);
 	/* true when the meter's band says drop. */
 	bool (*meter)(void *ctx, const struct packet *pkt, uint32_t meter_id);
+	/* The ct action (its validated attribute) on the packet, whose
+	 * header offsets are current; updates the key's ct_* fields and
+	 * may rewrite the packet (NAT). false: the packet is dropped. */
+	bool (*ct)(void *ctx, struct packet *pkt, struct flow_key *key,
+		   const struct nlattr *ct);
 };
 
 /* Executes actions on pkt, whose key (metadata and fields) is key. The

@@ -42,7 +42,7 @@ run(const uint8_t *data, size_t size)
 	if (key.priority != 0x5a5a5a5a || key.ct_labels[15] != 0x5a ||
 	    key.mac_proto != FLOW_MAC_ETHERNET)
 		abort();
-	if (key.pad2 || key.pad3 || key.pad4 || key.ct_orig_tp_dst)
+	if (key.pad2 || key.pad3 || key.pad4)
 		abort();
 	if (key.mpls_labels_mask & ~7u || key.ip_frag > OVS_FRAG_TYPE_LATER)
 		abort();

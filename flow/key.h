@@ -50,6 +50,14 @@ struct flow_key {
 	uint16_t pad1;
 	uint32_t ct_mark;
 	uint8_t ct_labels[16];
+	/* The tracked connection's original direction (ct_orig_proto != 0),
+	 * metadata too: re-extracting the frame keeps it. */
+	uint32_t ct_orig_ipv4_src;	/* be */
+	uint32_t ct_orig_ipv4_dst;	/* be */
+	struct in6_addr ct_orig_ipv6_src;
+	struct in6_addr ct_orig_ipv6_dst;
+	uint16_t ct_orig_tp_src;	/* be */
+	uint16_t ct_orig_tp_dst;	/* be */
 
 	/* L2. */
 	uint8_t eth_src[6];
@@ -87,13 +95,21 @@ struct flow_key {
 	uint16_t tcp_flags;		/* be, 12 bits */
 	uint16_t pad4;
 
-	/* Conntrack original direction tuple. */
-	uint32_t ct_orig_ipv4_src;	/* be */
-	uint32_t ct_orig_ipv4_dst;	/* be */
-	struct in6_addr ct_orig_ipv6_src;
-	struct in6_addr ct_orig_ipv6_dst;
-	uint16_t ct_orig_tp_src;	/* be */
-	uint16_t ct_orig_tp_dst;	/* be */
 } __attribute__((aligned(8)));
+
+/* The ct_* fields of a packet never tracked (ct_clear, new packets). */
+static inline void
+flow_key_clear_ct(struct flow_key *k)
+{
+	k->ct_state = 0;
+	k->ct_orig_proto = 0;
+	k->ct_zone = 0;
+	k->ct_mark = 0;
+	__builtin_memset(k->ct_labels, 0, sizeof(k->ct_labels));
+	k->ct_orig_ipv4_src = k->ct_orig_ipv4_dst = 0;
+	__builtin_memset(&k->ct_orig_ipv6_src, 0, 16);
+	__builtin_memset(&k->ct_orig_ipv6_dst, 0, 16);
+	k->ct_orig_tp_src = k->ct_orig_tp_dst = 0;
+}
 
 #endif

@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "csum.h"
 #include "extract.h"
 
 /* Room kept in front of received frames for pushed headers. */
@@ -93,23 +94,11 @@ static inline void
 packet_csum_finish(struct packet *p)
 {
 	uint32_t start = p->vnet.csum_start, at = start + p->vnet.csum_offset;
-	uint32_t sum = 0;
 	uint16_t v;
 
 	if (!packet_csum_partial(p) || at + 2 > p->len || start >= p->len)
 		return;
-	for (uint32_t i = start; i + 1 < p->len; i += 2) {
-		memcpy(&v, p->data + i, 2);
-		sum += v;
-	}
-	if ((p->len - start) & 1) {
-		v = 0;
-		memcpy(&v, p->data + p->len - 1, 1);
-		sum += v;
-	}
-	while (sum >> 16)
-		sum = (sum & 0xffff) + (sum >> 16);
-	v = ~sum;
+	v = ~csum_fold(csum_add(0, p->data + start, p->len - start));
 	/* A UDP checksum of 0 is sent as all ones; TCP's 0 is fine too. */
 	if (!v)
 		v = 0xffff;

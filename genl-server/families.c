@@ -9,4 +9,5 @@ families_register(void)
 	flow_family_register();
 	packet_family_register();
 	meter_family_register();
+	ct_limit_family_register();
 }

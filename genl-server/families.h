@@ -13,12 +13,14 @@
 #define FAMILY_ID_FLOW		(TAPDP_FAMILY_ID_FIRST + 2)
 #define FAMILY_ID_PACKET	(TAPDP_FAMILY_ID_FIRST + 3)
 #define FAMILY_ID_METER		(TAPDP_FAMILY_ID_FIRST + 4)
+#define FAMILY_ID_CT_LIMIT	(TAPDP_FAMILY_ID_FIRST + 5)
 
 enum {
 	GROUP_DATAPATH = NLSOCK_GROUP_BASE,
 	GROUP_VPORT,
 	GROUP_FLOW,
 	GROUP_METER,
+	GROUP_CT_LIMIT,
 };
 
 /* Registers every family below, nlctrl first. */
@@ -30,6 +32,7 @@ void vport_family_register(void);
 void flow_family_register(void);
 void packet_family_register(void);
 void meter_family_register(void);
+void ct_limit_family_register(void);
 
 struct datapath;
 struct dp_port;

@@ -477,6 +477,7 @@ server_close(void)
 	conns = NULL;
 	nlsock_registry_destroy();
 	dp_destroy_all();
+	dp_conntrack_destroy();
 	/* Flows and actions freed after a grace period go now. */
 	rcu_barrier();
 	genl_unregister_all();

@@ -63,8 +63,7 @@ in_ns ip link set br0 up
 check "the host pings a namespace through br0" \
 	in_ns ping -c 3 -i 0.2 -W 2 10.5.0.1
 
-# Feature probes as Linux 6.12 answers them; conntrack's event mask and
-# timeout policies wait for the conntrack work (docs/COMPATIBILITY.md).
+# Feature probes as Linux 6.12 answers them.
 appctl dpif/show-dp-features br0 >"$T/features" 2>&1
 for f in "Masked set action: Yes" "Ufid: Yes" "Truncate action: Yes" \
 	 "Clone action: Yes" "Sample nesting: 10" "Conntrack clear: Yes" \
@@ -72,7 +71,8 @@ for f in "Masked set action: Yes" "Ufid: Yes" "Truncate action: Yes" \
 	 "MPLS Label add: Yes" "Max VLAN headers: 2" "Max MPLS depth: 3" \
 	 "Recirc: Yes" "CT state: Yes" "CT zone: Yes" "CT mark: Yes" \
 	 "CT label: Yes" "CT state NAT: Yes" "CT orig tuple: Yes" \
-	 "CT orig tuple for IPv6: Yes" "IPv6 ND Extension: No"; do
+	 "CT orig tuple for IPv6: Yes" "IPv6 ND Extension: No" \
+	 "Conntrack eventmask: Yes" "Conntrack timeout policy: Yes"; do
 	check_out "feature: $f" "^$f\$" cat "$T/features"
 done
 

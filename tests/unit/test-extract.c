@@ -938,7 +938,7 @@ test_metadata_kept(void **state)
 	assert_int_equal(k.ct_zone, 0x3c3c);
 	assert_int_equal(k.ct_labels[15], 0x3c);
 	assert_int_equal(k.mac_proto, FLOW_MAC_ETHERNET);
-	assert_int_equal(k.ct_orig_tp_dst, 0);
+	assert_int_equal(k.ct_orig_tp_dst, 0x3c3c);	/* metadata: kept */
 	assert_int_equal(k.nd_tll[5], 0);
 }
 

@@ -1,0 +1,902 @@
+#include "conntrack.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <linux/if_ether.h>
+#include <linux/openvswitch.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "conn.h"
+#include "nat.h"
+
+#define HT_MIN_BUCKETS	1024
+#define N_ZONES		65536
+#define SWEEP_MS	1000
+
+/* nf_conntrack's default timeouts, seconds. */
+#define TO_UDP		30
+#define TO_UDP_STREAM	120
+#define TO_ICMP		30
+#define TO_GENERIC	600
+
+/* How the packet relates to its connection (the kernel's ctinfo, with the
+ * direction kept apart). */
+enum ct_info { INFO_NEW, INFO_EST, INFO_REL };
+
+struct conntrack {
+	struct cds_lfht *ht;
+	uint32_t basis;
+	uint32_t max_conns;
+	uint32_t n_conns;		/* atomic */
+	uint32_t next_id;		/* atomic */
+	uint32_t *zone_count;		/* [N_ZONES], atomic */
+	uint32_t *zone_limit;		/* [N_ZONES] */
+	uint8_t *zone_limited;		/* [N_ZONES]: has its own limit */
+	uint32_t default_limit;
+	uint64_t n_invalid, n_refused, n_expired;	/* atomic */
+
+	pthread_t sweeper;
+	pthread_mutex_t lock;		/* guards stop */
+	pthread_cond_t cond;
+	bool stop;
+};
+
+/* What one ct action found for its packet. */
+struct track {
+	struct ct_packet p;
+	enum ct_parse_result res;
+	struct conn *c;			/* NULL: invalid */
+	int dir;
+	enum ct_info info;
+	struct conn tmp;		/* a new connection not committed yet */
+	bool tmp_live;			/* tmp's lock is initialized */
+};
+
+static uint64_t
+now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void
+count(uint64_t *c)
+{
+	__atomic_fetch_add(c, 1, __ATOMIC_RELAXED);
+}
+
+static uint32_t
+status_of(const struct conn *c)
+{
+	return __atomic_load_n(&c->status, __ATOMIC_ACQUIRE);
+}
+
+static void
+status_set(struct conn *c, uint32_t bits)
+{
+	__atomic_fetch_or(&c->status, bits, __ATOMIC_RELEASE);
+}
+
+static bool
+confirmed(const struct conn *c)
+{
+	return status_of(c) & CT_S_CONFIRMED;
+}
+
+static bool
+expired(const struct conn *c, uint64_t now)
+{
+	return __atomic_load_n(&c->expires, __ATOMIC_RELAXED) < now;
+}
+
+static int
+match(struct cds_lfht_node *n, const void *key)
+{
+	const struct conn_node *cn = caa_container_of(n, struct conn_node, lfht);
+
+	return ct_tuple_equal(&cn->conn->tuple[cn->dir], key);
+}
+
+static struct conn_node *
+find(struct conntrack *ct, const struct ct_tuple *t)
+{
+	struct cds_lfht_iter it;
+	struct cds_lfht_node *n;
+
+	cds_lfht_lookup(ct->ht, ct_tuple_hash(t, ct->basis), match, t, &it);
+	n = cds_lfht_iter_get_node(&it);
+	return n ? caa_container_of(n, struct conn_node, lfht) : NULL;
+}
+
+bool
+ct_tuple_taken(struct conntrack *ct, const struct ct_tuple *t)
+{
+	return find(ct, t) != NULL;
+}
+
+static void
+conn_free_rcu(struct rcu_head *h)
+{
+	struct conn *c = caa_container_of(h, struct conn, rcu);
+
+	pthread_spin_destroy(&c->lock);
+	free(c);
+}
+
+/* Unlinks a committed connection; the thread that unlinks its original
+ * node owns the rest of the deletion. */
+static bool
+conn_delete(struct conntrack *ct, struct conn *c)
+{
+	if (cds_lfht_del(ct->ht, &c->node[CT_DIR_ORIG].lfht))
+		return false;
+	cds_lfht_del(ct->ht, &c->node[CT_DIR_REPLY].lfht);
+	__atomic_fetch_sub(&ct->zone_count[c->tuple[0].zone], 1,
+			   __ATOMIC_RELAXED);
+	__atomic_fetch_sub(&ct->n_conns, 1, __ATOMIC_RELAXED);
+	call_rcu(&c->rcu, conn_free_rcu);
+	return true;
+}
+
+/* The live connection with tuple t, and the direction t is. */
+static struct conn *
+lookup(struct conntrack *ct, const struct ct_tuple *t, int *dir)
+{
+	struct conn_node *n = find(ct, t);
+
+	if (!n)
+		return NULL;
+	if (expired(n->conn, now_ms())) {
+		if (conn_delete(ct, n->conn))
+			count(&ct->n_expired);
+		return NULL;
+	}
+	*dir = n->dir;
+	return n->conn;
+}
+
+static bool
+icmp_valid_new(const struct ct_tuple *t)
+{
+	if (t->family == AF_INET)
+		return t->icmp_type == 8 || t->icmp_type == 13 ||
+		       t->icmp_type == 15 || t->icmp_type == 17;
+	return t->icmp_type == 128 || t->icmp_type == 139;
+}
+
+/* Updates a connection's protocol state for a packet in dir; false when
+ * the packet is not part of it. reopen: a new SYN on a closed one. */
+static bool
+proto_packet(struct conn *c, int dir, const uint8_t *l3,
+	     const struct ct_packet *p, bool *reopen)
+{
+	const struct ct_tuple *t = &c->tuple[0];
+	uint64_t now = now_ms();
+	uint32_t to;
+
+	if (dir == CT_DIR_REPLY && !(status_of(c) & CT_S_SEEN_REPLY))
+		status_set(c, CT_S_SEEN_REPLY);
+	switch (t->proto) {
+	case IPPROTO_TCP: {
+		enum ct_tcp_verdict v;
+		uint8_t old;
+
+		pthread_spin_lock(&c->lock);
+		old = c->tcp.state;
+		v = ct_tcp_packet(&c->tcp, dir, l3 + p->l4_off, p->l4_len);
+		if (v == CT_TCP_ACCEPT && c->tcp.state == CT_TCP_ESTABLISHED) {
+			if (old == CT_TCP_SYN_RECV || old == CT_TCP_ESTABLISHED)
+				status_set(c, CT_S_ASSURED);
+			/* The datapath asks for liberal tracking once a
+			 * connection is established. */
+			if (confirmed(c)) {
+				c->tcp.peer[0].flags |= CT_TCP_F_LIBERAL;
+				c->tcp.peer[1].flags |= CT_TCP_F_LIBERAL;
+			}
+		}
+		to = ct_tcp_timeout(&c->tcp);
+		pthread_spin_unlock(&c->lock);
+		if (v == CT_TCP_REOPEN) {
+			*reopen = true;
+			return false;
+		}
+		if (v == CT_TCP_INVALID)
+			return false;
+		if (v == CT_TCP_IGNORE)
+			return true;
+		break;
+	}
+	case IPPROTO_UDP:
+	case IPPROTO_UDPLITE:
+		if (status_of(c) & CT_S_SEEN_REPLY) {
+			to = TO_UDP_STREAM;
+			if (dir == CT_DIR_ORIG)
+				status_set(c, CT_S_ASSURED);
+		} else {
+			to = TO_UDP;
+		}
+		break;
+	case IPPROTO_ICMP:
+	case IPPROTO_ICMPV6:
+		to = TO_ICMP;
+		break;
+	default:
+		to = TO_GENERIC;
+		break;
+	}
+	__atomic_store_n(&c->expires, now + to * 1000ull, __ATOMIC_RELAXED);
+	return true;
+}
+
+/* A connection that would start with this packet, in tr->tmp. */
+static bool
+conn_new(struct track *tr, const uint8_t *l3)
+{
+	struct conn *c = &tr->tmp;
+	const struct ct_tuple *t = &tr->p.tuple;
+	bool reopen;
+
+	memset(c, 0, sizeof(*c));
+	c->tuple[CT_DIR_ORIG] = *t;
+	if (!ct_tuple_invert(t, &c->tuple[CT_DIR_REPLY]))
+		return false;
+	if (t->proto == ct_icmp_proto(t->family) && !icmp_valid_new(t))
+		return false;
+	if (t->proto == IPPROTO_TCP &&
+	    !ct_tcp_new(&c->tcp, l3 + tr->p.l4_off, tr->p.l4_len))
+		return false;
+	pthread_spin_init(&c->lock, PTHREAD_PROCESS_PRIVATE);
+	tr->tmp_live = true;
+	return proto_packet(c, CT_DIR_ORIG, l3, &tr->p, &reopen);
+}
+
+/* nf_conntrack_in(): finds or starts the packet's connection. */
+static void
+track_packet(struct conntrack *ct, struct track *tr, const uint8_t *l3,
+	     uint32_t len)
+{
+	struct ct_tuple inv;
+	bool reopen = false;
+	struct conn *c;
+
+	tr->c = NULL;
+	if (tr->res == CT_PARSE_INVALID)
+		goto invalid;
+	if (tr->res == CT_PARSE_ICMP_ERROR) {
+		/* Related to the connection whose packet it quotes. */
+		if (!ct_tuple_invert(&tr->p.tuple, &inv))
+			goto invalid;
+		tr->c = lookup(ct, &inv, &tr->dir);
+		if (!tr->c)
+			goto invalid;
+		tr->info = INFO_REL;
+		return;
+	}
+	c = lookup(ct, &tr->p.tuple, &tr->dir);
+	if (c) {
+		if (proto_packet(c, tr->dir, l3, &tr->p, &reopen)) {
+			tr->c = c;
+			tr->info = tr->dir == CT_DIR_REPLY ||
+						   (status_of(c) & CT_S_SEEN_REPLY)
+					   ? INFO_EST
+					   : INFO_NEW;
+			__atomic_fetch_add(&c->packets[tr->dir], 1,
+					   __ATOMIC_RELAXED);
+			__atomic_fetch_add(&c->bytes[tr->dir], len,
+					   __ATOMIC_RELAXED);
+			return;
+		}
+		if (!reopen)
+			goto invalid;
+		conn_delete(ct, c);
+	}
+	if (conn_new(tr, l3)) {
+		tr->c = &tr->tmp;
+		tr->dir = CT_DIR_ORIG;
+		tr->info = INFO_NEW;
+		tr->c->packets[0] = 1;
+		tr->c->bytes[0] = len;
+		return;
+	}
+invalid:
+	count(&ct->n_invalid);
+}
+
+static bool
+is_nd(const struct flow_key *key)
+{
+	return key->ip_proto == IPPROTO_ICMPV6 && !key->tp_dst &&
+	       (key->tp_src == htons(135) || key->tp_src == htons(136));
+}
+
+/* The key's ct_* fields after tracking (the kernel's
+ * ovs_ct_update_key(), NAT flags kept). */
+static void
+update_key(struct flow_key *key, const struct track *tr, uint16_t zone)
+{
+	const struct conn *c = tr->c;
+	const struct ct_tuple *o;
+	uint8_t state = key->ct_state & OVS_CS_F_NAT_MASK;
+
+	flow_key_clear_ct(key);
+	key->ct_zone = zone;
+	if (!c) {
+		key->ct_state = OVS_CS_F_TRACKED | OVS_CS_F_INVALID;
+		return;
+	}
+	state |= OVS_CS_F_TRACKED;
+	if (tr->dir == CT_DIR_REPLY && tr->info != INFO_NEW)
+		state |= OVS_CS_F_REPLY_DIR;
+	state |= tr->info == INFO_EST ? OVS_CS_F_ESTABLISHED
+		 : tr->info == INFO_REL ? OVS_CS_F_RELATED
+					: OVS_CS_F_NEW;
+	if (!confirmed(c))
+		state |= OVS_CS_F_NEW;
+	key->ct_state = state;
+	key->ct_mark = c->mark;
+	memcpy(key->ct_labels, c->labels, 16);
+	o = &c->tuple[CT_DIR_ORIG];
+	if (key->eth_type == htons(ETH_P_IP) && o->family == AF_INET) {
+		key->ct_orig_ipv4_src = o->src.ip;
+		key->ct_orig_ipv4_dst = o->dst.ip;
+	} else if (key->eth_type == htons(ETH_P_IPV6) &&
+		   o->family == AF_INET6 && !is_nd(key)) {
+		key->ct_orig_ipv6_src = o->src.ip6;
+		key->ct_orig_ipv6_dst = o->dst.ip6;
+	} else {
+		return;
+	}
+	key->ct_orig_proto = o->proto;
+	if (o->proto == ct_icmp_proto(o->family)) {
+		key->ct_orig_tp_src = htons(o->icmp_type);
+		key->ct_orig_tp_dst = htons(o->icmp_code);
+	} else {
+		key->ct_orig_tp_src = o->sport;
+		key->ct_orig_tp_dst = o->dport;
+	}
+}
+
+/* The key's addresses and ports after NAT rewrote side manip. */
+static void
+nat_update_key(struct flow_key *key, const uint8_t *l3,
+	       const struct ct_packet *p, enum ct_manip manip)
+{
+	bool src = manip == CT_MANIP_SRC;
+	const uint8_t *l4 = l3 + p->l4_off;
+
+	key->ct_state |= src ? OVS_CS_F_SRC_NAT : OVS_CS_F_DST_NAT;
+	if (key->eth_type == htons(ETH_P_IP))
+		memcpy(src ? &key->ipv4_src : &key->ipv4_dst,
+		       l3 + (src ? 12 : 16), 4);
+	else
+		memcpy(src ? &key->ipv6_src : &key->ipv6_dst,
+		       l3 + (src ? 8 : 24), 16);
+	if (key->ip_proto == IPPROTO_TCP || key->ip_proto == IPPROTO_UDP ||
+	    key->ip_proto == IPPROTO_SCTP)
+		memcpy(src ? &key->tp_src : &key->tp_dst, l4 + (src ? 0 : 2),
+		       2);
+}
+
+/* One mapping step of nf_ct_nat(); false: drop. */
+static bool
+nat_step(struct conntrack *ct, struct track *tr, uint8_t *l3, bool partial,
+	 const struct ct_nat_range *range, enum ct_manip manip,
+	 uint32_t *done)
+{
+	struct conn *c = tr->c;
+	uint32_t init = manip == CT_MANIP_SRC ? CT_S_SRC_NAT_DONE
+					      : CT_S_DST_NAT_DONE;
+
+	switch (tr->info) {
+	case INFO_REL:
+		if (tr->res == CT_PARSE_ICMP_ERROR) {
+			nat_icmp_error(c, tr->dir, manip, l3, &tr->p, partial);
+			break;
+		}
+		/* fall through */
+	case INFO_NEW:
+		if (!(status_of(c) & init) && !confirmed(c)) {
+			if (!nat_setup(ct, c, range && (range->flags &
+							CT_RANGE_MAP_IPS)
+						  ? range
+						  : NULL,
+				       manip))
+				return false;
+		}
+		/* fall through */
+	case INFO_EST:
+		nat_packet(c, tr->dir, manip, l3, &tr->p, partial);
+		break;
+	}
+	*done |= 1u << manip;
+	return true;
+}
+
+static bool
+do_nat(struct conntrack *ct, struct track *tr, const struct ct_action *a,
+       uint8_t *l3, bool partial, struct flow_key *key)
+{
+	struct conn *c = tr->c;
+	uint32_t st = status_of(c), done = 0;
+	enum ct_manip m;
+
+	if (tr->info != INFO_NEW && (st & CT_S_NAT_MASK) &&
+	    (tr->info != INFO_REL || tr->dir == CT_DIR_REPLY || a->commit)) {
+		/* Translate as the connection was translated. */
+		if (tr->dir == CT_DIR_REPLY)
+			m = st & CT_S_SRC_NAT ? CT_MANIP_DST : CT_MANIP_SRC;
+		else
+			m = st & CT_S_SRC_NAT ? CT_MANIP_SRC : CT_MANIP_DST;
+	} else if (a->nat & CT_ACTION_SNAT) {
+		m = CT_MANIP_SRC;
+	} else if (a->nat & CT_ACTION_DNAT) {
+		m = CT_MANIP_DST;
+	} else {
+		return true;
+	}
+	if (!nat_step(ct, tr, l3, partial, &a->range, m, &done))
+		return false;
+	st = status_of(c);
+	if (st & CT_S_DST_NAT) {
+		bool ok = true;
+
+		if (st & CT_S_SRC_NAT)
+			ok = nat_step(ct, tr, l3, partial, &a->range,
+				      m == CT_MANIP_SRC ? CT_MANIP_DST
+							: CT_MANIP_SRC,
+				      &done);
+		else if (tr->dir == CT_DIR_ORIG)
+			ok = nat_step(ct, tr, l3, partial, NULL, CT_MANIP_SRC,
+				      &done);
+		if (!ok)
+			return false;
+	}
+	if (done & (1u << CT_MANIP_SRC))
+		nat_update_key(key, l3, &tr->p, CT_MANIP_SRC);
+	if (done & (1u << CT_MANIP_DST))
+		nat_update_key(key, l3, &tr->p, CT_MANIP_DST);
+	return true;
+}
+
+static bool
+nonzero(const uint8_t *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (p[i])
+			return true;
+	return false;
+}
+
+static void
+apply_labels(struct conn *c, const struct ct_action *a)
+{
+	for (int i = 0; i < 16; i++)
+		c->labels[i] = (c->labels[i] & ~a->labels_mask[i]) |
+			       (a->labels[i] & a->labels_mask[i]);
+}
+
+/* Puts the new connection of tr into the table; NULL: refused. */
+static struct conn *
+confirm(struct conntrack *ct, struct track *tr, int *err)
+{
+	uint16_t zone = tr->tmp.tuple[0].zone;
+	uint32_t limit = conntrack_limit_get(ct, zone);
+	struct cds_lfht_node *n;
+	struct conn *c;
+
+	if ((limit && __atomic_load_n(&ct->zone_count[zone],
+				      __ATOMIC_RELAXED) >= limit) ||
+	    __atomic_load_n(&ct->n_conns, __ATOMIC_RELAXED) >= ct->max_conns) {
+		count(&ct->n_refused);
+		*err = -ENOMEM;
+		return NULL;
+	}
+	c = malloc(sizeof(*c));
+	if (!c) {
+		*err = -ENOMEM;
+		return NULL;
+	}
+	*c = tr->tmp;
+	pthread_spin_init(&c->lock, PTHREAD_PROCESS_PRIVATE);
+	c->status |= CT_S_CONFIRMED;
+	c->id = __atomic_add_fetch(&ct->next_id, 1, __ATOMIC_RELAXED);
+	for (int d = 0; d < 2; d++) {
+		cds_lfht_node_init(&c->node[d].lfht);
+		c->node[d].conn = c;
+		c->node[d].dir = d;
+	}
+	n = cds_lfht_add_unique(ct->ht, ct_tuple_hash(&c->tuple[0], ct->basis),
+				match, &c->tuple[0], &c->node[0].lfht);
+	if (n != &c->node[0].lfht) {
+		/* Another thread committed it first: join that one. */
+		struct conn_node *other = caa_container_of(n, struct conn_node,
+							   lfht);
+
+		pthread_spin_destroy(&c->lock);
+		free(c);
+		tr->dir = other->dir;
+		return other->conn;
+	}
+	n = cds_lfht_add_unique(ct->ht, ct_tuple_hash(&c->tuple[1], ct->basis),
+				match, &c->tuple[1], &c->node[1].lfht);
+	if (n != &c->node[1].lfht) {
+		/* Its reply tuple is another's: nf_conntrack drops it. */
+		cds_lfht_del(ct->ht, &c->node[0].lfht);
+		call_rcu(&c->rcu, conn_free_rcu);
+		count(&ct->n_refused);
+		*err = -EINVAL;
+		return NULL;
+	}
+	__atomic_fetch_add(&ct->zone_count[zone], 1, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&ct->n_conns, 1, __ATOMIC_RELAXED);
+	return c;
+}
+
+/* ovs_ct_commit() past the lookup: limits, mark, labels, confirmation. */
+static int
+commit(struct conntrack *ct, struct track *tr, const struct ct_action *a,
+       struct flow_key *key)
+{
+	struct conn *c = tr->c;
+	int err = 0;
+
+	if (a->mark_mask) {
+		c->mark = a->mark | (c->mark & ~a->mark_mask);
+		key->ct_mark = c->mark;
+	}
+	if (nonzero(a->labels_mask, 16)) {
+		pthread_spin_lock(&c->lock);
+		apply_labels(c, a);
+		memcpy(key->ct_labels, c->labels, 16);
+		pthread_spin_unlock(&c->lock);
+	}
+	if (confirmed(c))
+		return 0;
+	c = confirm(ct, tr, &err);
+	if (c)
+		tr->c = c;
+	return err;
+}
+
+static int
+key_family(const struct flow_key *key)
+{
+	if (key->eth_type == htons(ETH_P_IP))
+		return AF_INET;
+	if (key->eth_type == htons(ETH_P_IPV6))
+		return AF_INET6;
+	return 0;
+}
+
+/* The committed connection a packet already tracked in this zone belongs
+ * to (the kernel keeps it with the skb; we look it up again). */
+static struct conn *
+find_existing(struct conntrack *ct, struct track *tr,
+	      const struct flow_key *key)
+{
+	struct ct_tuple t = tr->p.tuple;
+	struct conn *c;
+
+	if (tr->res != CT_PARSE_OK)
+		return NULL;
+	/* Translated already: its tuple is the inverse of one we keep. */
+	if ((key->ct_state & OVS_CS_F_NAT_MASK) &&
+	    !ct_tuple_invert(&tr->p.tuple, &t))
+		return NULL;
+	c = lookup(ct, &t, &tr->dir);
+	if (c && (key->ct_state & OVS_CS_F_NAT_MASK))
+		tr->dir = !tr->dir;
+	if (c)
+		tr->info = tr->dir == CT_DIR_REPLY ||
+					   (status_of(c) & CT_S_SEEN_REPLY)
+				   ? INFO_EST
+				   : INFO_NEW;
+	return c;
+}
+
+/* The ct action on a parsed packet; 0 or a negative errno. */
+static int
+execute(struct conntrack *ct, struct track *tr, struct flow_key *key,
+	const struct ct_action *a, uint8_t *l3, uint32_t len, bool partial)
+{
+	/* Tracked in this zone before (recirculated): no second pass
+	 * through the state machine. */
+	bool executed = (key->ct_state & OVS_CS_F_TRACKED) &&
+			!(key->ct_state & OVS_CS_F_INVALID) &&
+			key->ct_zone == a->zone;
+
+	if (executed || (!key->ct_state && a->force))
+		tr->c = find_existing(ct, tr, key);
+	if (tr->c && a->force && tr->dir == CT_DIR_REPLY) {
+		/* force_commit: the connection restarts in this packet's
+		 * direction. */
+		conn_delete(ct, tr->c);
+		tr->c = NULL;
+	}
+	if (!(executed && tr->c)) {
+		track_packet(ct, tr, l3, len);
+		key->ct_state = 0;
+		update_key(key, tr, a->zone);
+	}
+	if (!tr->c)
+		return 0;
+	if (a->nat && !(key->ct_state & OVS_CS_F_NAT_MASK) &&
+	    (confirmed(tr->c) || a->commit) &&
+	    !do_nat(ct, tr, a, l3, partial, key))
+		return -EINVAL;
+	return a->commit ? commit(ct, tr, a, key) : 0;
+}
+
+int
+conntrack_execute(struct conntrack *ct, struct packet *pkt,
+		  struct flow_key *key, const struct ct_action *a)
+{
+	uint32_t l3off = pkt->layers.l3;
+	bool partial = packet_csum_partial(pkt);
+	bool csum_ok = partial || (pkt->vnet.flags &
+				   VIRTIO_NET_HDR_F_DATA_VALID);
+	struct track tr;
+	uint8_t *l3;
+	uint32_t len;
+	int err;
+
+	tr.c = NULL;
+	tr.tmp_live = false;
+	if (l3off == FLOW_OFS_NONE || l3off > pkt->len ||
+	    key_family(key) != a->family) {
+		count(&ct->n_invalid);
+		key->ct_state = 0;
+		update_key(key, &tr, a->zone);
+		return 0;
+	}
+	l3 = pkt->data + l3off;
+	len = pkt->len - l3off;
+	tr.res = ct_packet_parse(l3, len, a->family, a->zone, csum_ok, &tr.p);
+	err = execute(ct, &tr, key, a, l3, len, partial);
+	if (tr.tmp_live)
+		pthread_spin_destroy(&tr.tmp.lock);
+	return err;
+}
+
+/* Limits. */
+
+void
+conntrack_limit_set_default(struct conntrack *ct, uint32_t limit)
+{
+	__atomic_store_n(&ct->default_limit, limit, __ATOMIC_RELAXED);
+}
+
+uint32_t
+conntrack_limit_default(struct conntrack *ct)
+{
+	return __atomic_load_n(&ct->default_limit, __ATOMIC_RELAXED);
+}
+
+void
+conntrack_limit_set(struct conntrack *ct, uint16_t zone, uint32_t limit)
+{
+	__atomic_store_n(&ct->zone_limit[zone], limit, __ATOMIC_RELAXED);
+	__atomic_store_n(&ct->zone_limited[zone], 1, __ATOMIC_RELEASE);
+}
+
+void
+conntrack_limit_del(struct conntrack *ct, uint16_t zone)
+{
+	__atomic_store_n(&ct->zone_limited[zone], 0, __ATOMIC_RELEASE);
+}
+
+uint32_t
+conntrack_limit_get(struct conntrack *ct, uint16_t zone)
+{
+	if (__atomic_load_n(&ct->zone_limited[zone], __ATOMIC_ACQUIRE))
+		return __atomic_load_n(&ct->zone_limit[zone],
+				       __ATOMIC_RELAXED);
+	return conntrack_limit_default(ct);
+}
+
+bool
+conntrack_limit_next(struct conntrack *ct, int *zone)
+{
+	for (int z = *zone + 1; z < N_ZONES; z++) {
+		if (__atomic_load_n(&ct->zone_limited[z], __ATOMIC_ACQUIRE)) {
+			*zone = z;
+			return true;
+		}
+	}
+	return false;
+}
+
+uint32_t
+conntrack_zone_count(struct conntrack *ct, uint16_t zone)
+{
+	return __atomic_load_n(&ct->zone_count[zone], __ATOMIC_RELAXED);
+}
+
+/* Dumps, flushes, expiry. */
+
+static void
+entry_fill(const struct conn *c, uint64_t now, struct conntrack_entry *e)
+{
+	uint32_t st = status_of(c);
+	uint64_t exp = __atomic_load_n(&c->expires, __ATOMIC_RELAXED);
+
+	memset(e, 0, sizeof(*e));
+	e->orig = c->tuple[CT_DIR_ORIG];
+	e->reply = c->tuple[CT_DIR_REPLY];
+	e->id = c->id;
+	e->status = (st & CT_S_SEEN_REPLY ? CONNTRACK_S_SEEN_REPLY : 0) |
+		    (st & CT_S_ASSURED ? CONNTRACK_S_ASSURED : 0) |
+		    (st & CT_S_SRC_NAT ? CONNTRACK_S_SRC_NAT : 0) |
+		    (st & CT_S_DST_NAT ? CONNTRACK_S_DST_NAT : 0);
+	e->mark = c->mark;
+	memcpy(e->labels, c->labels, 16);
+	e->timeout = exp > now ? (exp - now + 999) / 1000 : 0;
+	e->tcp_state = c->tcp.state;
+	for (int d = 0; d < 2; d++) {
+		e->packets[d] = c->packets[d];
+		e->bytes[d] = c->bytes[d];
+	}
+}
+
+int
+conntrack_dump(struct conntrack *ct, int zone,
+	       int (*visit)(const struct conntrack_entry *, void *), void *arg)
+{
+	struct conntrack_entry e;
+	struct cds_lfht_iter it;
+	struct conn_node *n;
+	uint64_t now = now_ms();
+	int ret = 0;
+
+	rcu_read_lock();
+	cds_lfht_for_each_entry(ct->ht, &it, n, lfht) {
+		if (n->dir != CT_DIR_ORIG || expired(n->conn, now) ||
+		    (zone >= 0 && n->conn->tuple[0].zone != zone))
+			continue;
+		entry_fill(n->conn, now, &e);
+		ret = visit(&e, arg);
+		if (ret)
+			break;
+	}
+	rcu_read_unlock();
+	return ret;
+}
+
+int
+conntrack_flush(struct conntrack *ct, int zone, const struct ct_tuple *orig)
+{
+	struct cds_lfht_iter it;
+	struct conn_node *n;
+	int dir, deleted = 0;
+
+	rcu_read_lock();
+	if (orig) {
+		struct conn *c = lookup(ct, orig, &dir);
+
+		if (c && dir == CT_DIR_ORIG && conn_delete(ct, c))
+			deleted = 1;
+		rcu_read_unlock();
+		return deleted ? 1 : -ENOENT;
+	}
+	cds_lfht_for_each_entry(ct->ht, &it, n, lfht) {
+		if (n->dir == CT_DIR_ORIG &&
+		    (zone < 0 || n->conn->tuple[0].zone == zone) &&
+		    conn_delete(ct, n->conn))
+			deleted++;
+	}
+	rcu_read_unlock();
+	return deleted;
+}
+
+void
+conntrack_get_stats(struct conntrack *ct, struct conntrack_stats *s)
+{
+	s->n_conns = __atomic_load_n(&ct->n_conns, __ATOMIC_RELAXED);
+	s->n_invalid = __atomic_load_n(&ct->n_invalid, __ATOMIC_RELAXED);
+	s->n_refused = __atomic_load_n(&ct->n_refused, __ATOMIC_RELAXED);
+	s->n_expired = __atomic_load_n(&ct->n_expired, __ATOMIC_RELAXED);
+}
+
+void
+conntrack_sweep(struct conntrack *ct)
+{
+	struct cds_lfht_iter it;
+	struct conn_node *n;
+	uint64_t now = now_ms();
+
+	rcu_read_lock();
+	cds_lfht_for_each_entry(ct->ht, &it, n, lfht) {
+		if (n->dir == CT_DIR_ORIG && expired(n->conn, now) &&
+		    conn_delete(ct, n->conn))
+			count(&ct->n_expired);
+	}
+	rcu_read_unlock();
+}
+
+static void *
+sweeper_main(void *arg)
+{
+	struct conntrack *ct = arg;
+	struct timespec ts;
+
+	rcu_register_thread();
+	pthread_mutex_lock(&ct->lock);
+	while (!ct->stop) {
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		ts.tv_sec += SWEEP_MS / 1000;
+		pthread_cond_timedwait(&ct->cond, &ct->lock, &ts);
+		if (ct->stop)
+			break;
+		pthread_mutex_unlock(&ct->lock);
+		conntrack_sweep(ct);
+		pthread_mutex_lock(&ct->lock);
+	}
+	pthread_mutex_unlock(&ct->lock);
+	rcu_unregister_thread();
+	return NULL;
+}
+
+struct conntrack *
+conntrack_create(uint32_t max_conns)
+{
+	struct conntrack *ct = calloc(1, sizeof(*ct));
+	pthread_condattr_t ca;
+
+	if (!ct)
+		return NULL;
+	ct->max_conns = max_conns;
+	ct->basis = (uint32_t)random();
+	ct->zone_count = calloc(N_ZONES, sizeof(uint32_t));
+	ct->zone_limit = calloc(N_ZONES, sizeof(uint32_t));
+	ct->zone_limited = calloc(N_ZONES, 1);
+	ct->ht = cds_lfht_new(HT_MIN_BUCKETS, HT_MIN_BUCKETS, 0,
+			      CDS_LFHT_AUTO_RESIZE | CDS_LFHT_ACCOUNTING,
+			      NULL);
+	if (!ct->zone_count || !ct->zone_limit || !ct->zone_limited ||
+	    !ct->ht)
+		goto fail;
+	pthread_mutex_init(&ct->lock, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&ct->cond, &ca);
+	pthread_condattr_destroy(&ca);
+	if (pthread_create(&ct->sweeper, NULL, sweeper_main, ct)) {
+		pthread_cond_destroy(&ct->cond);
+		pthread_mutex_destroy(&ct->lock);
+		goto fail;
+	}
+	return ct;
+fail:
+	if (ct->ht)
+		cds_lfht_destroy(ct->ht, NULL);
+	free(ct->zone_count);
+	free(ct->zone_limit);
+	free(ct->zone_limited);
+	free(ct);
+	return NULL;
+}
+
+void
+conntrack_destroy(struct conntrack *ct)
+{
+	if (!ct)
+		return;
+	pthread_mutex_lock(&ct->lock);
+	ct->stop = true;
+	pthread_cond_signal(&ct->cond);
+	pthread_mutex_unlock(&ct->lock);
+	pthread_join(ct->sweeper, NULL);
+	conntrack_flush(ct, -1, NULL);
+	rcu_barrier();
+	cds_lfht_destroy(ct->ht, NULL);
+	pthread_cond_destroy(&ct->cond);
+	pthread_mutex_destroy(&ct->lock);
+	free(ct->zone_count);
+	free(ct->zone_limit);
+	free(ct->zone_limited);
+	free(ct);
+}

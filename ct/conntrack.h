@@ -1,0 +1,93 @@
+/* Connection tracking for the ct action: the kernel datapath's use of
+ * nf_conntrack (net/openvswitch/conntrack.c), in userspace.
+ *
+ * One tracker serves every datapath of the daemon, as one network
+ * namespace's conntrack serves every datapath in it. Connections live in
+ * a lock-free hash table (liburcu), one node per direction; zones are part
+ * of the tuple, so they never meet. Packets look connections up without
+ * locks; a connection's TCP state is updated under its own lock; inserts
+ * are lock-free (add-unique), and a sweeper thread expires connections
+ * past their timeout (nf_conntrack's defaults).
+ *
+ * Thread-safety: conntrack_execute() runs on any packet thread inside an
+ * RCU read-side section (rcu_read_lock, thread registered); the rest may be
+ * called from any registered thread. */
+#ifndef TAPDP_CT_CONNTRACK_H
+#define TAPDP_CT_CONNTRACK_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "flow/ct-netlink.h"
+#include "flow/key.h"
+#include "flow/packet.h"
+#include "tuple.h"
+
+struct conntrack;
+
+/* A tracker holding at most max_conns connections (the kernel's
+ * nf_conntrack_max); more new connections are refused and counted. */
+struct conntrack *conntrack_create(uint32_t max_conns);
+void conntrack_destroy(struct conntrack *ct);
+
+/* Runs the ct action a on pkt, whose key is key: tracks (and commits,
+ * NATs, marks, labels) and sets key's ct_* fields as the kernel does.
+ * Returns 0, or a negative errno when the kernel would drop the packet
+ * (NAT impossible, zone limit reached on commit, table full). */
+int conntrack_execute(struct conntrack *ct, struct packet *pkt,
+		      struct flow_key *key, const struct ct_action *a);
+
+/* Zone limits (ovs_ct_limit): a zone without its own limit has the
+ * default; 0 means unlimited. */
+void conntrack_limit_set_default(struct conntrack *ct, uint32_t limit);
+uint32_t conntrack_limit_default(struct conntrack *ct);
+void conntrack_limit_set(struct conntrack *ct, uint16_t zone,
+			 uint32_t limit);
+void conntrack_limit_del(struct conntrack *ct, uint16_t zone);
+uint32_t conntrack_limit_get(struct conntrack *ct, uint16_t zone);
+/* Zones with their own limit, in order: the first after *zone (start
+ * with -1); false at the end. */
+bool conntrack_limit_next(struct conntrack *ct, int *zone);
+uint32_t conntrack_zone_count(struct conntrack *ct, uint16_t zone);
+
+/* A connection as dumps show it. */
+struct conntrack_entry {
+	struct ct_tuple orig, reply;	/* reply: as the reply is seen */
+	uint32_t id;
+	uint32_t status;		/* CONNTRACK_S_* */
+	uint32_t mark;
+	uint8_t labels[16];
+	uint32_t timeout;		/* seconds left */
+	uint8_t tcp_state;		/* enum ct_tcp_state; TCP only */
+	uint64_t packets[2], bytes[2];
+};
+
+#define CONNTRACK_S_SEEN_REPLY	0x01
+#define CONNTRACK_S_ASSURED	0x02
+#define CONNTRACK_S_SRC_NAT	0x04
+#define CONNTRACK_S_DST_NAT	0x08
+
+/* Calls visit for each connection (of zone, or all when zone < 0) until
+ * it returns nonzero, which is then returned. */
+int conntrack_dump(struct conntrack *ct, int zone,
+		   int (*visit)(const struct conntrack_entry *, void *),
+		   void *arg);
+
+/* Deletes the connections of zone (all when zone < 0); with orig, only
+ * the one whose original tuple (zone included) it is. Returns how many,
+ * or -ENOENT when orig names none. */
+int conntrack_flush(struct conntrack *ct, int zone,
+		    const struct ct_tuple *orig);
+
+struct conntrack_stats {
+	uint64_t n_conns;		/* in the table now */
+	uint64_t n_invalid;		/* packets found invalid */
+	uint64_t n_refused;		/* commits refused: limits, full */
+	uint64_t n_expired;
+};
+void conntrack_get_stats(struct conntrack *ct, struct conntrack_stats *s);
+
+/* Expires what is due now; the sweeper thread calls it every second. */
+void conntrack_sweep(struct conntrack *ct);
+
+#endif

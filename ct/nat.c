@@ -1,0 +1,286 @@
+#include "nat.h"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "flow/csum.h"
+
+/* Attempts at finding a free port before giving up on a range. */
+#define PORT_ATTEMPTS	1024
+
+static bool
+has_ports(uint8_t proto)
+{
+	return proto == IPPROTO_TCP || proto == IPPROTO_UDP ||
+	       proto == IPPROTO_UDPLITE || proto == IPPROTO_SCTP ||
+	       proto == IPPROTO_DCCP;
+}
+
+static bool
+is_icmp(const struct ct_tuple *t)
+{
+	return t->proto == ct_icmp_proto(t->family);
+}
+
+/* Whether the mapping of c changes side manip of packets going in dir. */
+static bool
+mapped(const struct conn *c, int dir, enum ct_manip manip)
+{
+	uint32_t bit = manip == CT_MANIP_SRC ? CT_S_SRC_NAT : CT_S_DST_NAT;
+
+	if (dir == CT_DIR_REPLY)
+		bit ^= CT_S_NAT_MASK;
+	return __atomic_load_n(&c->status, __ATOMIC_ACQUIRE) & bit;
+}
+
+static bool
+addr_in_range(const struct ct_nat_range *r, int family, const union ct_addr *a)
+{
+	if (family == AF_INET)
+		return ntohl(a->ip) >= ntohl(r->min_addr.ip) &&
+		       ntohl(a->ip) <= ntohl(r->max_addr.ip);
+	return memcmp(&a->ip6, &r->min_addr.ip6, 16) >= 0 &&
+	       memcmp(&a->ip6, &r->max_addr.ip6, 16) <= 0;
+}
+
+/* An address of the range, the same for the same hosts. */
+static void
+pick_addr(const struct ct_nat_range *r, const struct ct_tuple *t,
+	  union ct_addr *a)
+{
+	struct ct_tuple k = { .src = t->src, .family = t->family };
+	/* Ranges are spread over the last 32 bits, as most are. */
+	int w = t->family == AF_INET ? 0 : 3;
+	uint32_t lo = ntohl(r->min_addr.ip6.s6_addr32[w]);
+	uint32_t hi = ntohl(r->max_addr.ip6.s6_addr32[w]);
+
+	if (addr_in_range(r, t->family, a))
+		return;
+	*a = r->min_addr;
+	if (hi <= lo || (t->family == AF_INET6 &&
+			 memcmp(&r->min_addr.ip6, &r->max_addr.ip6, 12)))
+		return;
+	if (!(r->flags & CT_RANGE_PERSISTENT))
+		k.dst = t->dst;
+	a->ip6.s6_addr32[w] =
+		htonl(lo + ct_tuple_hash(&k, 0) % ((uint64_t)hi - lo + 1));
+}
+
+/* The connection's reply tuple if its original direction looked like
+ * cand; true when no other connection has it. */
+static bool
+try_tuple(struct conntrack *ct, struct conn *c, const struct ct_tuple *cand)
+{
+	struct ct_tuple rep;
+
+	if (!ct_tuple_invert(cand, &rep) || ct_tuple_taken(ct, &rep))
+		return false;
+	c->tuple[CT_DIR_REPLY] = rep;
+	return true;
+}
+
+static bool
+find_port(struct conntrack *ct, struct conn *c, struct ct_tuple *cand,
+	  const struct ct_nat_range *r, enum ct_manip manip)
+{
+	bool icmp = is_icmp(cand);
+	uint16_t *port = icmp || manip == CT_MANIP_SRC ? &cand->sport
+						       : &cand->dport;
+	uint32_t lo, hi, cur = ntohs(*port), span, off;
+	bool given = r && (r->flags & CT_RANGE_PROTO);
+	bool rnd = r && (r->flags & (CT_RANGE_PROTO_RANDOM |
+				     CT_RANGE_PROTO_HASH));
+
+	if (!icmp && !has_ports(cand->proto))
+		return try_tuple(ct, c, cand);
+	if (given) {
+		lo = r->min_port;
+		hi = r->max_port < lo ? lo : r->max_port;
+	} else if (icmp) {
+		lo = 0, hi = 65535;
+	} else if (manip == CT_MANIP_DST) {
+		/* A destination port is changed only when asked to. */
+		return try_tuple(ct, c, cand);
+	} else if (cur < 512) {
+		lo = 1, hi = 511;
+	} else if (cur < 1024) {
+		lo = 600, hi = 1023;
+	} else {
+		lo = 1024, hi = 65535;
+	}
+	if (!rnd && cur >= lo && cur <= hi && try_tuple(ct, c, cand))
+		return true;
+	span = hi - lo + 1;
+	off = rnd ? (uint32_t)random() : ct_tuple_hash(cand, 0x5eed);
+	for (uint32_t i = 0; i < span && i < PORT_ATTEMPTS; i++) {
+		*port = htons(lo + (off + i) % span);
+		if (try_tuple(ct, c, cand))
+			return true;
+	}
+	return false;
+}
+
+bool
+nat_setup(struct conntrack *ct, struct conn *c, const struct ct_nat_range *r,
+	  enum ct_manip manip)
+{
+	uint32_t done = manip == CT_MANIP_SRC ? CT_S_SRC_NAT_DONE
+					      : CT_S_DST_NAT_DONE;
+	uint32_t bit = manip == CT_MANIP_SRC ? CT_S_SRC_NAT : CT_S_DST_NAT;
+	struct ct_tuple cur, cand;
+
+	if (c->status & done)
+		return true;
+	/* The original direction as it leaves, after earlier mappings. */
+	if (!ct_tuple_invert(&c->tuple[CT_DIR_REPLY], &cur))
+		return false;
+	cand = cur;
+	if (r && (r->flags & CT_RANGE_MAP_IPS))
+		pick_addr(r, &cur, manip == CT_MANIP_SRC ? &cand.src
+							 : &cand.dst);
+	if (!find_port(ct, c, &cand, r, manip))
+		return false;
+	c->status |= done;
+	if (!ct_tuple_equal(&cand, &cur))
+		c->status |= bit;
+	return true;
+}
+
+/* Rewrites 2 or 4/16 bytes at field to v, keeping the sums at each of
+ * sums[] (NULL: none) right. l4sum is the L4 checksum, which covers the
+ * field through the pseudo-header (addresses) or directly (ports). */
+static void
+rewrite(uint8_t *field, const void *v, size_t n, uint8_t *ipsum,
+	uint8_t *l4sum, bool partial, bool pseudo, bool udp)
+{
+	uint8_t old[16];
+
+	if (!memcmp(field, v, n))
+		return;
+	memcpy(old, field, n);
+	memcpy(field, v, n);
+	if (ipsum)
+		csum_replace(ipsum, old, v, n);
+	/* A partial sum covers the pseudo-header only. */
+	if (l4sum && (pseudo || !partial))
+		csum_update_l4(l4sum, old, v, n, partial && pseudo, udp);
+}
+
+/* The L4 checksum field at l4 (len bytes there), if present. */
+static uint8_t *
+l4_sum(uint8_t *l4, uint32_t len, uint8_t proto, int family)
+{
+	switch (proto) {
+	case IPPROTO_TCP:
+		return len >= 18 ? l4 + 16 : NULL;
+	case IPPROTO_UDP:
+		if (len < 8)
+			return NULL;
+		if (family == AF_INET && !l4[6] && !l4[7])
+			return NULL;
+		return l4 + 6;
+	case IPPROTO_ICMP:
+	case IPPROTO_ICMPV6:
+		return len >= 4 ? l4 + 2 : NULL;
+	default:
+		return NULL;
+	}
+}
+
+static bool
+icmp_has_id(int family, uint8_t type)
+{
+	if (family == AF_INET)
+		return type == 0 || type == 8 || (type >= 13 && type <= 18);
+	return type == 128 || type == 129;
+}
+
+/* Sets side manip of the IP packet at ip (its L4 header at l4_off, avail
+ * bytes from ip) to that of target. */
+static void
+manip_packet(uint8_t *ip, uint32_t l4_off, uint32_t avail,
+	     const struct ct_tuple *target, enum ct_manip manip, bool partial)
+{
+	int family = target->family;
+	bool v4 = family == AF_INET;
+	uint8_t proto = target->proto, *l4 = ip + l4_off;
+	uint32_t l4len = avail > l4_off ? avail - l4_off : 0;
+	uint8_t *sum = l4_sum(l4, l4len, proto, family);
+	bool udp = proto == IPPROTO_UDP;
+	bool pseudo_l4 = proto != IPPROTO_ICMP;
+	const union ct_addr *a = manip == CT_MANIP_SRC ? &target->src
+						       : &target->dst;
+
+	if (has_ports(proto) && l4len >= 4) {
+		if (manip == CT_MANIP_SRC)
+			rewrite(l4, &target->sport, 2, NULL, sum, partial,
+				false, udp);
+		else
+			rewrite(l4 + 2, &target->dport, 2, NULL, sum, partial,
+				false, udp);
+	} else if (proto == ct_icmp_proto(family) && l4len >= 8 &&
+		   icmp_has_id(family, l4[0])) {
+		rewrite(l4 + 4, &target->sport, 2, NULL, sum, false, false,
+			false);
+	}
+	if (v4)
+		rewrite(ip + (manip == CT_MANIP_SRC ? 12 : 16), &a->ip, 4,
+			ip + 10, pseudo_l4 ? sum : NULL, partial, true, udp);
+	else
+		rewrite(ip + (manip == CT_MANIP_SRC ? 8 : 24), &a->ip6, 16,
+			NULL, sum, partial, true, udp);
+}
+
+void
+nat_packet(const struct conn *c, int dir, enum ct_manip manip, uint8_t *l3,
+	   const struct ct_packet *p, bool partial)
+{
+	struct ct_tuple target;
+
+	if (!mapped(c, dir, manip) ||
+	    !ct_tuple_invert(&c->tuple[!dir], &target))
+		return;
+	manip_packet(l3, p->l4_off, p->l3_len, &target, manip, partial);
+}
+
+void
+nat_icmp_error(const struct conn *c, int dir, enum ct_manip manip,
+	       uint8_t *l3, const struct ct_packet *p, bool partial)
+{
+	const struct ct_tuple *other = &c->tuple[!dir];
+	int family = other->family;
+	struct ct_tuple target;
+	uint8_t *icmp = l3 + p->l4_off;
+	uint32_t len = p->l3_len - p->l4_off, s;
+	uint16_t sum;
+
+	if (!mapped(c, dir, manip) || !ct_tuple_invert(other, &target))
+		return;
+	/* The quote goes back to what its sender saw. */
+	manip_packet(l3 + p->inner_off, p->inner_l4_off - p->inner_off,
+		     p->l3_len - p->inner_off, other,
+		     manip == CT_MANIP_SRC ? CT_MANIP_DST : CT_MANIP_SRC,
+		     false);
+	/* The outer header: addresses only (its L4 is the error). */
+	target.proto = ct_icmp_proto(family);
+	if (family == AF_INET)
+		rewrite(l3 + (manip == CT_MANIP_SRC ? 12 : 16),
+			manip == CT_MANIP_SRC ? &target.src.ip : &target.dst.ip,
+			4, l3 + 10, NULL, false, false, false);
+	else
+		rewrite(l3 + (manip == CT_MANIP_SRC ? 8 : 24),
+			manip == CT_MANIP_SRC ? &target.src.ip6
+					      : &target.dst.ip6,
+			16, NULL, NULL, false, false, false);
+	if (partial)
+		return;
+	/* The error's checksum covers the rewritten quote: sum it anew. */
+	icmp[2] = icmp[3] = 0;
+	s = family == AF_INET
+		    ? 0
+		    : csum_pseudo(l3 + 8, l3 + 24, 16, IPPROTO_ICMPV6, len);
+	sum = ~csum_fold(csum_add(s, icmp, len));
+	memcpy(icmp + 2, &sum, 2);
+}

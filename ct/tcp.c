@@ -1,0 +1,285 @@
+#include "tcp.h"
+
+#include <arpa/inet.h>
+#include <string.h>
+
+#define TH_FIN	0x01
+#define TH_SYN	0x02
+#define TH_RST	0x04
+#define TH_ACK	0x10
+
+/* Segment classes the transition table is indexed by. */
+enum seg { SEG_SYN, SEG_SYNACK, SEG_FIN, SEG_ACK, SEG_RST, SEG_NONE, N_SEG };
+
+/* Table entries besides states: ignore the segment, or it is invalid. */
+#define IG	0xfe
+#define IV	0xff
+
+enum {
+	NO = CT_TCP_NONE, SS = CT_TCP_SYN_SENT, SR = CT_TCP_SYN_RECV,
+	ES = CT_TCP_ESTABLISHED, FW = CT_TCP_FIN_WAIT, CW = CT_TCP_CLOSE_WAIT,
+	LA = CT_TCP_LAST_ACK, TW = CT_TCP_TIME_WAIT, CL = CT_TCP_CLOSE,
+	S2 = CT_TCP_SYN_SENT2,
+};
+
+/* next[dir][segment][state]: Linux's transitions (RFC 793 plus
+ * simultaneous open, half-open and reopen cases). */
+static const uint8_t next[2][N_SEG][CT_TCP_N_STATES] = {
+	{	/* original direction */
+		/*         NO  SS  SR  ES  FW  CW  LA  TW  CL  S2 */
+		[SEG_SYN] = { SS, SS, IG, IG, IG, IG, IG, SS, SS, S2 },
+		[SEG_SYNACK] = { IV, IV, SR, IV, IV, IV, IV, IV, IV, SR },
+		[SEG_FIN] = { IV, IV, FW, FW, LA, LA, LA, TW, CL, IV },
+		[SEG_ACK] = { ES, IV, ES, ES, CW, CW, TW, TW, CL, IV },
+		[SEG_RST] = { IV, CL, CL, CL, CL, CL, CL, CL, CL, CL },
+		[SEG_NONE] = { IV, IV, IV, IV, IV, IV, IV, IV, IV, IV },
+	},
+	{	/* reply direction */
+		[SEG_SYN] = { IV, S2, IV, IV, IV, IV, IV, SS, IV, S2 },
+		[SEG_SYNACK] = { IV, SR, IG, IG, IG, IG, IG, IG, IG, SR },
+		[SEG_FIN] = { IV, IV, FW, FW, LA, LA, LA, TW, CL, IV },
+		[SEG_ACK] = { IV, IG, SR, ES, CW, CW, TW, TW, CL, IG },
+		[SEG_RST] = { IV, CL, CL, CL, CL, CL, CL, CL, CL, CL },
+		[SEG_NONE] = { IV, IV, IV, IV, IV, IV, IV, IV, IV, IV },
+	},
+};
+
+/* nf_conntrack's default timeouts, seconds. */
+static const uint32_t timeouts[CT_TCP_N_STATES] = {
+	[CT_TCP_NONE] = 10,
+	[CT_TCP_SYN_SENT] = 120,
+	[CT_TCP_SYN_RECV] = 60,
+	[CT_TCP_ESTABLISHED] = 5 * 24 * 3600,
+	[CT_TCP_FIN_WAIT] = 120,
+	[CT_TCP_CLOSE_WAIT] = 60,
+	[CT_TCP_LAST_ACK] = 30,
+	[CT_TCP_TIME_WAIT] = 120,
+	[CT_TCP_CLOSE] = 10,
+	[CT_TCP_SYN_SENT2] = 120,
+};
+#define TIMEOUT_UNACKED	300
+
+static const char *const names[CT_TCP_N_STATES] = {
+	"NONE", "SYN_SENT", "SYN_RECV", "ESTABLISHED", "FIN_WAIT",
+	"CLOSE_WAIT", "LAST_ACK", "TIME_WAIT", "CLOSE", "SYN_SENT2",
+};
+
+/* Acks may trail the data they acknowledge by at most this much. */
+#define MAX_ACK_WINDOW_MIN	66000
+
+static uint32_t
+get32(const uint8_t *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, 4);
+	return ntohl(v);
+}
+
+static bool
+before(uint32_t a, uint32_t b)
+{
+	return (int32_t)(a - b) < 0;
+}
+
+static bool
+after(uint32_t a, uint32_t b)
+{
+	return before(b, a);
+}
+
+static enum seg
+classify(uint8_t f)
+{
+	if (f & TH_RST)
+		return SEG_RST;
+	if (f & TH_SYN)
+		return f & TH_ACK ? SEG_SYNACK : SEG_SYN;
+	if (f & TH_FIN)
+		return SEG_FIN;
+	return f & TH_ACK ? SEG_ACK : SEG_NONE;
+}
+
+/* Sequence space the segment ends at: data, plus one for SYN and FIN. */
+static uint32_t
+seg_end(const uint8_t *tcp, uint32_t len)
+{
+	uint32_t doff = (tcp[12] >> 4) * 4;
+
+	return get32(tcp + 4) + (len - doff) + !!(tcp[13] & TH_SYN) +
+	       !!(tcp[13] & TH_FIN);
+}
+
+/* Window scale of a SYN's options, if any. */
+static void
+parse_options(struct ct_tcp_peer *p, const uint8_t *tcp)
+{
+	uint32_t doff = (tcp[12] >> 4) * 4, i = 20;
+
+	p->scale = 0;
+	p->flags &= ~CT_TCP_F_WSCALE;
+	while (i < doff) {
+		uint8_t kind = tcp[i], olen;
+
+		if (kind == 0)
+			break;
+		if (kind == 1) {
+			i++;
+			continue;
+		}
+		if (i + 1 >= doff || (olen = tcp[i + 1]) < 2 || i + olen > doff)
+			break;
+		if (kind == 3 && olen == 3) {
+			p->scale = tcp[i + 2] > 14 ? 14 : tcp[i + 2];
+			p->flags |= CT_TCP_F_WSCALE;
+		}
+		i += olen;
+	}
+}
+
+static void
+init_sender(struct ct_tcp *t, int dir, const uint8_t *tcp, uint32_t end,
+	    uint32_t win)
+{
+	struct ct_tcp_peer *s = &t->peer[dir], *r = &t->peer[!dir];
+
+	s->end = s->maxend = end;
+	s->maxwin = win ? win : 1;
+	parse_options(s, tcp);
+	/* Scaling holds only if both sides offered it. */
+	if (dir == 1 && !(s->flags & r->flags & CT_TCP_F_WSCALE))
+		s->scale = r->scale = 0;
+}
+
+bool
+ct_tcp_new(struct ct_tcp *t, const uint8_t *tcp, uint32_t len)
+{
+	uint8_t st = next[0][classify(tcp[13])][CT_TCP_NONE];
+	uint16_t win;
+
+	memset(t, 0, sizeof(*t));
+
+	memcpy(&win, tcp + 14, 2);
+	if (st == SS) {
+		init_sender(t, 0, tcp, seg_end(tcp, len), ntohs(win));
+		return true;
+	}
+	if (st == ES) {
+		/* Picked up mid-stream: nothing is known of the windows. */
+		struct ct_tcp_peer *s = &t->peer[0];
+
+		s->end = seg_end(tcp, len);
+		s->maxwin = ntohs(win) ? ntohs(win) : 1;
+		s->maxend = s->end + s->maxwin;
+		t->peer[0].flags = t->peer[1].flags = CT_TCP_F_LIBERAL;
+		return true;
+	}
+	return false;
+}
+
+/* Conditions I-IV on the segment; updates the peers when it passes. */
+static enum ct_tcp_verdict
+in_window(struct ct_tcp *t, int dir, const uint8_t *tcp, uint32_t len)
+{
+	struct ct_tcp_peer *s = &t->peer[dir], *r = &t->peer[!dir];
+	bool liberal = s->flags & CT_TCP_F_LIBERAL;
+	uint8_t f = tcp[13];
+	uint32_t seq = get32(tcp + 4), ack = get32(tcp + 8);
+	uint32_t end = seg_end(tcp, len), win, maxack;
+	uint16_t w16;
+
+	memcpy(&w16, tcp + 14, 2);
+	win = ntohs(w16);
+	if (!s->maxwin) {
+		if (f & TH_SYN) {
+			init_sender(t, dir, tcp, end, win);
+			if (!(f & TH_ACK))
+				return CT_TCP_ACCEPT;
+		} else {
+			/* First segment of this side: a pickup. */
+			s->end = end;
+			s->maxwin = (win << s->scale) ? win << s->scale : 1;
+			s->maxend = end + s->maxwin;
+			if (!r->maxwin)
+				r->end = r->maxend = ack;
+			else if (ack == r->end + 1)
+				r->end++;
+		}
+	} else if ((f & TH_SYN) && after(end, s->end) &&
+		   (t->state == SS || t->state == SR)) {
+		/* A retransmitted SYN with a new sequence number. */
+		init_sender(t, dir, tcp, end, win);
+		if (dir == 1 && !(f & TH_ACK))
+			return CT_TCP_ACCEPT;
+	}
+	if (!(f & TH_ACK) || ((f & TH_RST) && !ack))
+		ack = r->end;
+	if ((f & TH_RST) && !seq && t->state == SS)
+		seq = end = s->end;
+
+	maxack = s->maxwin > MAX_ACK_WINDOW_MIN ? s->maxwin
+						  : MAX_ACK_WINDOW_MIN;
+	if (!liberal) {
+		if (!before(seq, s->maxend + 1))	/* I */
+			return CT_TCP_INVALID;
+		if (!before(ack, r->end + 1))		/* III */
+			return CT_TCP_INVALID;
+		if (r->maxwin && !after(end, s->end - r->maxwin - 1))	/* II */
+			return CT_TCP_IGNORE;
+		if (!after(ack, r->end - maxack - 1))	/* IV */
+			return CT_TCP_IGNORE;
+	}
+	if (!(f & TH_SYN))
+		win <<= s->scale;
+	if (s->maxwin < win)
+		s->maxwin = win;
+	if (after(end, s->end)) {
+		s->end = end;
+		s->flags |= CT_TCP_F_UNACKED;
+	}
+	if (r->maxwin && after(end, s->maxend))
+		r->maxwin += end - s->maxend;
+	if (after(ack + win, r->maxend - 1))
+		r->maxend = ack + win + !win;
+	if (ack == r->end)
+		r->flags &= ~CT_TCP_F_UNACKED;
+	return CT_TCP_ACCEPT;
+}
+
+enum ct_tcp_verdict
+ct_tcp_packet(struct ct_tcp *t, int dir, const uint8_t *tcp, uint32_t len)
+{
+	enum seg seg = classify(tcp[13]);
+	uint8_t old = t->state, st = next[dir][seg][old];
+	enum ct_tcp_verdict v;
+
+	if (dir == 0 && seg == SEG_SYN && (old == TW || old == CL) &&
+	    t->peer[0].maxwin)
+		return CT_TCP_REOPEN;
+	if (st == IV)
+		return CT_TCP_INVALID;
+	if (st == IG)
+		return CT_TCP_IGNORE;
+	v = in_window(t, dir, tcp, len);
+	if (v != CT_TCP_ACCEPT)
+		return v;
+	t->state = st;
+	return CT_TCP_ACCEPT;
+}
+
+uint32_t
+ct_tcp_timeout(const struct ct_tcp *t)
+{
+	uint32_t to = timeouts[t->state];
+
+	if (((t->peer[0].flags | t->peer[1].flags) & CT_TCP_F_UNACKED) &&
+	    to > TIMEOUT_UNACKED)
+		to = TIMEOUT_UNACKED;
+	return to;
+}
+
+const char *
+ct_tcp_state_name(uint8_t state)
+{
+	return state < CT_TCP_N_STATES ? names[state] : "NONE";
+}

@@ -1,0 +1,254 @@
+#include "ct-netlink.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <linux/if_ether.h>
+#include <linux/openvswitch.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include "common/nlerr.h"
+#include "netlink/attr.h"
+
+/* Payload bounds of each OVS_CT_ATTR_*; NAT is checked attribute by
+ * attribute inside its nest. */
+static const struct {
+	int min, max;
+} ct_lens[OVS_CT_ATTR_MAX + 1] = {
+	[OVS_CT_ATTR_COMMIT] = { 0, 0 },
+	[OVS_CT_ATTR_FORCE_COMMIT] = { 0, 0 },
+	[OVS_CT_ATTR_ZONE] = { 2, 2 },
+	[OVS_CT_ATTR_MARK] = { 8, 8 },
+	[OVS_CT_ATTR_LABELS] = { 32, 32 },
+	[OVS_CT_ATTR_HELPER] = { 1, CT_HELPER_NAME_LEN },
+	[OVS_CT_ATTR_NAT] = { 0, 0x7fffffff },
+	[OVS_CT_ATTR_EVENTMASK] = { 4, 4 },
+	[OVS_CT_ATTR_TIMEOUT] = { 1, CT_TIMEOUT_NAME_LEN },
+};
+
+static bool
+nonzero(const uint8_t *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (p[i])
+			return true;
+	return false;
+}
+
+static bool
+terminated(const char *s, int len)
+{
+	return memchr(s, '\0', len) != NULL;
+}
+
+static int
+parse_nat(const struct nlattr *nest, struct ct_action *ct, bool log)
+{
+	/* Address lengths depend on the family: [v4, v6]. */
+	static const int lens[OVS_NAT_ATTR_MAX + 1][2] = {
+		[OVS_NAT_ATTR_IP_MIN] = { 4, 16 },
+		[OVS_NAT_ATTR_IP_MAX] = { 4, 16 },
+		[OVS_NAT_ATTR_PROTO_MIN] = { 2, 2 },
+		[OVS_NAT_ATTR_PROTO_MAX] = { 2, 2 },
+	};
+	struct ct_nat_range *r = &ct->range;
+	bool v6 = ct->family == AF_INET6, ip_max = false, port_max = false;
+	const struct nlattr *a;
+	int rem;
+
+	attr_for_each(a, attr_data(nest), attr_len(nest), rem) {
+		int type = attr_type(a);
+
+		if (type > OVS_NAT_ATTR_MAX) {
+			ovs_nlerr(log, "Unknown NAT attribute (type=%d, max=%d)",
+				  type, OVS_NAT_ATTR_MAX);
+			return -EINVAL;
+		}
+		if (attr_len(a) != lens[type][v6]) {
+			ovs_nlerr(log, "NAT attribute type %d has unexpected length (%d != %d)",
+				  type, attr_len(a), lens[type][v6]);
+			return -EINVAL;
+		}
+		switch (type) {
+		case OVS_NAT_ATTR_SRC:
+		case OVS_NAT_ATTR_DST:
+			if (ct->nat) {
+				ovs_nlerr(log, "Only one type of NAT may be specified");
+				return -ERANGE;
+			}
+			ct->nat = CT_ACTION_NAT | (type == OVS_NAT_ATTR_SRC
+							   ? CT_ACTION_SNAT
+							   : CT_ACTION_DNAT);
+			break;
+		case OVS_NAT_ATTR_IP_MIN:
+			memcpy(&r->min_addr, attr_data(a), attr_len(a));
+			r->flags |= CT_RANGE_MAP_IPS;
+			break;
+		case OVS_NAT_ATTR_IP_MAX:
+			memcpy(&r->max_addr, attr_data(a), attr_len(a));
+			r->flags |= CT_RANGE_MAP_IPS;
+			ip_max = true;
+			break;
+		case OVS_NAT_ATTR_PROTO_MIN:
+			r->min_port = attr_get_u16(a);
+			r->flags |= CT_RANGE_PROTO;
+			break;
+		case OVS_NAT_ATTR_PROTO_MAX:
+			r->max_port = attr_get_u16(a);
+			r->flags |= CT_RANGE_PROTO;
+			port_max = true;
+			break;
+		case OVS_NAT_ATTR_PERSISTENT:
+			r->flags |= CT_RANGE_PERSISTENT;
+			break;
+		case OVS_NAT_ATTR_PROTO_HASH:
+			r->flags |= CT_RANGE_PROTO_HASH;
+			break;
+		case OVS_NAT_ATTR_PROTO_RANDOM:
+			r->flags |= CT_RANGE_PROTO_RANDOM;
+			break;
+		default:
+			ovs_nlerr(log, "Unknown nat attribute (%d)", type);
+			return -EINVAL;
+		}
+	}
+	if (rem > 0) {
+		ovs_nlerr(log, "NAT attribute has %d unknown bytes", rem);
+		return -EINVAL;
+	}
+	if (!ct->nat) {
+		if (r->flags) {
+			ovs_nlerr(log, "NAT flags may be given only when NAT range (SRC or DST) is also specified.");
+			return -EINVAL;
+		}
+		ct->nat = CT_ACTION_NAT;
+	} else if (!ct->commit) {
+		ovs_nlerr(log, "NAT attributes may be specified only when CT COMMIT flag is also specified.");
+		return -EINVAL;
+	}
+	if ((r->flags & CT_RANGE_MAP_IPS) && !ip_max)
+		r->max_addr = r->min_addr;
+	if ((r->flags & CT_RANGE_PROTO) && !port_max)
+		r->max_port = r->min_port;
+	return 0;
+}
+
+static int
+parse_one(const struct nlattr *a, struct ct_action *ct, bool log)
+{
+	int type = attr_type(a);
+
+	switch (type) {
+	case OVS_CT_ATTR_FORCE_COMMIT:
+		ct->force = true;
+		/* fall through */
+	case OVS_CT_ATTR_COMMIT:
+		ct->commit = true;
+		return 0;
+	case OVS_CT_ATTR_ZONE:
+		ct->zone = attr_get_u16(a);
+		return 0;
+	case OVS_CT_ATTR_MARK: {
+		uint32_t m[2];
+
+		memcpy(m, attr_data(a), sizeof(m));
+		if (!m[1]) {
+			ovs_nlerr(log, "ct_mark mask cannot be 0");
+			return -EINVAL;
+		}
+		ct->mark = m[0];
+		ct->mark_mask = m[1];
+		return 0;
+	}
+	case OVS_CT_ATTR_LABELS: {
+		const uint8_t *l = attr_data(a);
+
+		if (!nonzero(l + 16, 16)) {
+			ovs_nlerr(log, "ct_labels mask cannot be 0");
+			return -EINVAL;
+		}
+		memcpy(ct->labels, l, 16);
+		memcpy(ct->labels_mask, l + 16, 16);
+		return 0;
+	}
+	case OVS_CT_ATTR_HELPER:
+		if (!terminated(attr_data(a), attr_len(a))) {
+			ovs_nlerr(log, "Invalid conntrack helper");
+			return -EINVAL;
+		}
+		memcpy(ct->helper, attr_data(a), attr_len(a));
+		return 0;
+	case OVS_CT_ATTR_NAT:
+		return parse_nat(a, ct, log);
+	case OVS_CT_ATTR_EVENTMASK:
+		ct->have_eventmask = true;
+		ct->eventmask = attr_get_u32(a);
+		return 0;
+	case OVS_CT_ATTR_TIMEOUT:
+		if (!terminated(attr_data(a), attr_len(a))) {
+			ovs_nlerr(log, "Invalid conntrack timeout");
+			return -EINVAL;
+		}
+		memcpy(ct->timeout, attr_data(a), attr_len(a));
+		return 0;
+	default:
+		ovs_nlerr(log, "Unknown conntrack attr (%d)", type);
+		return -EINVAL;
+	}
+}
+
+int
+ct_action_parse(const struct nlattr *nest, const struct flow_key *key,
+		struct ct_action *ct, bool log)
+{
+	const struct nlattr *a;
+	int rem, err;
+
+	memset(ct, 0, sizeof(*ct));
+	if (key->eth_type == htons(ETH_P_IP)) {
+		ct->family = AF_INET;
+	} else if (key->eth_type == htons(ETH_P_IPV6)) {
+		ct->family = AF_INET6;
+	} else {
+		ovs_nlerr(log, "ct family unspecified");
+		return -EINVAL;
+	}
+	attr_for_each(a, attr_data(nest), attr_len(nest), rem) {
+		int type = attr_type(a);
+
+		if (type > OVS_CT_ATTR_MAX) {
+			ovs_nlerr(log, "Unknown conntrack attr (type=%d, max=%d)",
+				  type, OVS_CT_ATTR_MAX);
+			return -EINVAL;
+		}
+		if (attr_len(a) < ct_lens[type].min ||
+		    attr_len(a) > ct_lens[type].max) {
+			ovs_nlerr(log, "Conntrack attr type has unexpected length (type=%d, length=%d, expected=%d)",
+				  type, attr_len(a), ct_lens[type].max);
+			return -EINVAL;
+		}
+		err = parse_one(a, ct, log);
+		if (err)
+			return err;
+	}
+	if (!ct->commit && ct->mark_mask) {
+		ovs_nlerr(log, "Setting conntrack mark requires 'commit' flag.");
+		return -EINVAL;
+	}
+	if (!ct->commit && nonzero(ct->labels_mask, 16)) {
+		ovs_nlerr(log, "Setting conntrack labels requires 'commit' flag.");
+		return -EINVAL;
+	}
+	if (rem > 0) {
+		ovs_nlerr(log, "Conntrack attr has %d unknown bytes", rem);
+		return -EINVAL;
+	}
+	if (ct->helper[0]) {
+		/* No helper is loaded yet: the kernel's answer when the
+		 * helper's module is missing. */
+		ovs_nlerr(log, "Failed to add %s helper %d", ct->helper,
+			  -EINVAL);
+		return -EINVAL;
+	}
+	return 0;
+}

@@ -1,0 +1,65 @@
+/* The ct action's argument (OVS_ACTION_ATTR_CT): parsing and validation as
+ * the kernel's parse_ct()/parse_nat() do (net/openvswitch/conntrack.c), with
+ * the same length checks, rules and errno, into struct ct_action, which the
+ * connection tracker (ct/) executes.
+ *
+ * Pure functions: thread-safe. */
+#ifndef TAPDP_FLOW_CT_NETLINK_H
+#define TAPDP_FLOW_CT_NETLINK_H
+
+#include <linux/netlink.h>
+#include <netinet/in.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "key.h"
+
+/* ct_action.nat bits, as the kernel's OVS_CT_NAT flags. */
+#define CT_ACTION_NAT		0x1	/* NAT existing connections */
+#define CT_ACTION_SNAT		0x2
+#define CT_ACTION_DNAT		0x4
+
+/* ct_nat_range.flags. */
+#define CT_RANGE_MAP_IPS	0x01
+#define CT_RANGE_PROTO		0x02	/* ports given */
+#define CT_RANGE_PERSISTENT	0x04
+#define CT_RANGE_PROTO_HASH	0x08
+#define CT_RANGE_PROTO_RANDOM	0x10
+
+/* The names the kernel bounds strings with. */
+#define CT_HELPER_NAME_LEN	16	/* NF_CT_HELPER_NAME_LEN */
+#define CT_TIMEOUT_NAME_LEN	32	/* CTNL_TIMEOUT_NAME_MAX */
+
+union ct_addr {
+	uint32_t ip;			/* be */
+	struct in6_addr ip6;
+};
+
+struct ct_nat_range {
+	uint32_t flags;			/* CT_RANGE_* */
+	union ct_addr min_addr, max_addr;
+	uint16_t min_port, max_port;	/* host order */
+};
+
+struct ct_action {
+	uint8_t family;			/* AF_INET or AF_INET6 */
+	bool commit;
+	bool force;			/* force_commit */
+	bool have_eventmask;
+	uint16_t zone;
+	uint8_t nat;			/* CT_ACTION_* */
+	uint32_t eventmask;
+	uint32_t mark, mark_mask;
+	uint8_t labels[16], labels_mask[16];
+	char helper[CT_HELPER_NAME_LEN];	/* "" when none */
+	char timeout[CT_TIMEOUT_NAME_LEN];	/* "" when none */
+	struct ct_nat_range range;
+};
+
+/* Parses the contents of an OVS_ACTION_ATTR_CT nest for a flow whose
+ * (masked) key is key. Returns 0 or -EINVAL (-ERANGE for two NAT types),
+ * logging the kernel's OVS_NLERR message when log is true. */
+int ct_action_parse(const struct nlattr *ct, const struct flow_key *key,
+		    struct ct_action *out, bool log);
+
+#endif
