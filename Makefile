@@ -100,8 +100,11 @@ $(foreach f,$(FUZZ_SRCS),$(eval $(call fuzz_rule,$(f))))
 fuzz: $(FUZZ_TARGETS)
 	@for t in $(FUZZ_TARGETS); do \
 		mkdir -p $$t.corpus; \
+		seeds=tests/fuzz-seeds/$$(basename $$t); \
+		[ -d $$seeds ] || seeds=; \
 		$$t -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=2048 \
-			$$t.corpus >$$t.log 2>&1 || { tail -40 $$t.log; exit 1; }; \
+			$$t.corpus $$seeds >$$t.log 2>&1 || \
+			{ tail -40 $$t.log; exit 1; }; \
 		tail -1 $$t.log; \
 	done
 

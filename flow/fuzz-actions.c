@@ -42,12 +42,20 @@ meter(void *ctx, const struct packet *pkt, uint32_t id)
 	return id & 1;
 }
 
+/* The tracker has its own target (ct/fuzz-conntrack.c). */
+static bool
+ct(void *ctx, struct packet *pkt, struct flow_key *key, const struct nlattr *a)
+{
+	touch(pkt);
+	return true;
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const struct actions_env env = {
 		.output = output, .userspace = userspace,
-		.recirc = recirc, .meter = meter,
+		.recirc = recirc, .meter = meter, .ct = ct,
 	};
 	static uint8_t abuf[65536];
 	struct nlattr *acts = (struct nlattr *)abuf;

@@ -108,6 +108,8 @@ ct_limit_cmd_change(struct genl_info *info, uint8_t cmd)
 		for_each_zone_limit(zl, "set", set_one, ct, NULL);
 	else
 		for_each_zone_limit(zl, "del", del_one, ct, NULL);
+	if (msgbuf_end(&mb))
+		return -EMSGSIZE;
 	return genl_reply(info, &mb);
 }
 
@@ -144,9 +146,9 @@ ct_limit_cmd_get(struct genl_info *info)
 		while (conntrack_limit_next(ct, &zone))
 			put_zone(&mb, ct, zone);
 	}
-	if (mb.overflow)
-		return -EMSGSIZE;
 	msgbuf_nest_end(&mb, nest);
+	if (msgbuf_end(&mb))
+		return -EMSGSIZE;
 	return genl_reply(info, &mb);
 }
 

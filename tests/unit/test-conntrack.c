@@ -1,0 +1,603 @@
+/* The connection tracker on crafted frames: the ct action's parsing and
+ * errno, TCP states and windows, UDP, ICMP and the errors about a
+ * connection, zones, mark and labels, NAT (ports, checksums, quoted
+ * packets), zone limits, checksum validation and hostile packets. */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <linux/if_ether.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <urcu.h>
+
+#include <cmocka.h>
+
+#include "ct/conntrack.h"
+#include "flow/csum.h"
+#include "flow/extract.h"
+#include "include/tapdp/ovs-uapi.h"
+
+#define A	0x0a000001	/* 10.0.0.1 */
+#define B	0x0a000002	/* 10.0.0.2 */
+#define NATIP	0xc0a80001	/* 192.168.0.1 */
+
+#define TH_FIN	0x01
+#define TH_SYN	0x02
+#define TH_RST	0x04
+#define TH_ACK	0x10
+
+struct frame {
+	uint8_t buf[PACKET_HEADROOM + 1600];
+	struct packet pkt;
+	struct flow_key key;
+};
+
+static struct conntrack *ct;
+
+static uint16_t
+sum16(const void *p, size_t n, uint32_t init)
+{
+	return ~csum_fold(csum_add(init, p, n));
+}
+
+/* An Ethernet + IPv4 frame around l4 (len bytes), checksums right. */
+static void
+ipv4(struct frame *f, uint32_t src, uint32_t dst, uint8_t proto,
+     const void *l4, size_t len)
+{
+	uint8_t *p = f->buf + PACKET_HEADROOM, *ip = p + 14, *t = ip + 20;
+	uint32_t s = htonl(src), d = htonl(dst);
+	uint16_t v;
+
+	memset(f->buf, 0, sizeof(f->buf));
+	memset(p, 0x02, 6);
+	memset(p + 6, 0x04, 6);
+	p[12] = 0x08;
+	ip[0] = 0x45;
+	v = htons(20 + len);
+	memcpy(ip + 2, &v, 2);
+	ip[8] = 64;
+	ip[9] = proto;
+	memcpy(ip + 12, &s, 4);
+	memcpy(ip + 16, &d, 4);
+	v = sum16(ip, 20, 0);
+	memcpy(ip + 10, &v, 2);
+	memcpy(t, l4, len);
+	if (proto == IPPROTO_TCP || proto == IPPROTO_UDP) {
+		int off = proto == IPPROTO_TCP ? 16 : 6;
+
+		t[off] = t[off + 1] = 0;
+		v = sum16(t, len, csum_pseudo(ip + 12, ip + 16, 4, proto, len));
+		memcpy(t + off, &v, 2);
+	} else if (proto == IPPROTO_ICMP) {
+		t[2] = t[3] = 0;
+		v = sum16(t, len, 0);
+		memcpy(t + 2, &v, 2);
+	}
+	packet_init(&f->pkt, f->buf, sizeof(f->buf), 34 + len);
+	memset(&f->key, 0, sizeof(f->key));
+	assert_int_equal(flow_extract(f->pkt.data, f->pkt.len, &f->key,
+				      &f->pkt.layers), 0);
+	f->pkt.key_valid = true;
+}
+
+static void
+tcp(struct frame *f, uint32_t src, uint32_t dst, uint16_t sport,
+    uint16_t dport, uint32_t seq, uint32_t ack, uint8_t flags)
+{
+	uint8_t t[20] = { 0 };
+	uint32_t v;
+	uint16_t w = htons(65535), p;
+
+	p = htons(sport);
+	memcpy(t, &p, 2);
+	p = htons(dport);
+	memcpy(t + 2, &p, 2);
+	v = htonl(seq);
+	memcpy(t + 4, &v, 4);
+	v = htonl(ack);
+	memcpy(t + 8, &v, 4);
+	t[12] = 0x50;
+	t[13] = flags;
+	memcpy(t + 14, &w, 2);
+	ipv4(f, src, dst, IPPROTO_TCP, t, sizeof(t));
+}
+
+static void
+udp(struct frame *f, uint32_t src, uint32_t dst, uint16_t sport,
+    uint16_t dport)
+{
+	uint8_t u[12] = { 0, 0, 0, 0, 0, 12, 0, 0, 'd', 'a', 't', 'a' };
+	uint16_t p = htons(sport);
+
+	memcpy(u, &p, 2);
+	p = htons(dport);
+	memcpy(u + 2, &p, 2);
+	ipv4(f, src, dst, IPPROTO_UDP, u, sizeof(u));
+}
+
+static void
+echo(struct frame *f, uint32_t src, uint32_t dst, uint8_t type, uint16_t id)
+{
+	uint8_t m[8] = { type, 0, 0, 0, 0, 0, 0, 1 };
+	uint16_t v = htons(id);
+
+	memcpy(m + 4, &v, 2);
+	ipv4(f, src, dst, IPPROTO_ICMP, m, sizeof(m));
+}
+
+static struct ct_action
+act(bool commit, uint16_t zone)
+{
+	struct ct_action a = { .family = AF_INET, .commit = commit,
+			       .zone = zone };
+
+	return a;
+}
+
+static int
+run(struct frame *f, const struct ct_action *a)
+{
+	int err;
+
+	rcu_read_lock();
+	err = conntrack_execute(ct, &f->pkt, &f->key, a);
+	rcu_read_unlock();
+	return err;
+}
+
+/* Runs a fresh (untracked) frame through a and returns its ct_state. */
+static uint8_t
+state(struct frame *f, const struct ct_action *a)
+{
+	assert_int_equal(run(f, a), 0);
+	return f->key.ct_state;
+}
+
+#define TRK	OVS_CS_F_TRACKED
+#define NEW	OVS_CS_F_NEW
+#define EST	OVS_CS_F_ESTABLISHED
+#define REL	OVS_CS_F_RELATED
+#define RPL	OVS_CS_F_REPLY_DIR
+#define INV	OVS_CS_F_INVALID
+#define SNAT	OVS_CS_F_SRC_NAT
+#define DNAT	OVS_CS_F_DST_NAT
+
+static int
+setup(void **s)
+{
+	ct = conntrack_create(1000);
+	return ct ? 0 : -1;
+}
+
+static int
+teardown(void **s)
+{
+	conntrack_destroy(ct);
+	return 0;
+}
+
+/* Parsing: the kernel's checks and errno. */
+
+static size_t
+put_attr(uint8_t *p, uint16_t type, const void *v, uint16_t len)
+{
+	struct nlattr a = { .nla_len = NLA_HDRLEN + len, .nla_type = type };
+
+	memcpy(p, &a, sizeof(a));
+	if (len)
+		memcpy(p + NLA_HDRLEN, v, len);
+	return NLA_ALIGN(a.nla_len);
+}
+
+static int
+parse(const uint8_t *body, size_t len, uint16_t eth_type,
+      struct ct_action *out)
+{
+	uint8_t buf[512];
+	struct flow_key key = { .eth_type = htons(eth_type) };
+	size_t n = put_attr(buf, OVS_ACTION_ATTR_CT, body, len);
+
+	(void)n;
+	return ct_action_parse((const struct nlattr *)buf, &key, out, false);
+}
+
+static void
+test_parse(void **s)
+{
+	uint8_t b[256], nat[64];
+	uint32_t mark[2] = { 5, 0 }, ip = htonl(NATIP);
+	uint8_t labels[32] = { 0 };
+	uint16_t zone = 9, port = 1000;
+	struct ct_action a;
+	size_t n, m;
+
+	n = put_attr(b, OVS_CT_ATTR_COMMIT, NULL, 0);
+	assert_int_equal(parse(b, n, ETH_P_ARP, &a), -EINVAL);
+	assert_int_equal(parse(b, n, ETH_P_IP, &a), 0);
+	assert_true(a.commit && a.family == AF_INET);
+	n += put_attr(b + n, OVS_CT_ATTR_ZONE, &zone, 2);
+	assert_int_equal(parse(b, n, ETH_P_IPV6, &a), 0);
+	assert_int_equal(a.zone, 9);
+	assert_int_equal(a.family, AF_INET6);
+
+	/* A mark or labels need a mask, and commit. */
+	n = put_attr(b, OVS_CT_ATTR_COMMIT, NULL, 0);
+	m = n + put_attr(b + n, OVS_CT_ATTR_MARK, mark, 8);
+	assert_int_equal(parse(b, m, ETH_P_IP, &a), -EINVAL);
+	mark[1] = 0xff;
+	m = n + put_attr(b + n, OVS_CT_ATTR_MARK, mark, 8);
+	assert_int_equal(parse(b, m, ETH_P_IP, &a), 0);
+	assert_int_equal(a.mark_mask, 0xff);
+	assert_int_equal(parse(b + n, m - n, ETH_P_IP, &a), -EINVAL);
+	m = n + put_attr(b + n, OVS_CT_ATTR_LABELS, labels, 32);
+	assert_int_equal(parse(b, m, ETH_P_IP, &a), -EINVAL);
+	labels[31] = 1;
+	m = n + put_attr(b + n, OVS_CT_ATTR_LABELS, labels, 32);
+	assert_int_equal(parse(b, m, ETH_P_IP, &a), 0);
+	/* Wrong lengths, unknown attributes, unterminated names. */
+	m = put_attr(b, OVS_CT_ATTR_ZONE, &ip, 4);
+	assert_int_equal(parse(b, m, ETH_P_IP, &a), -EINVAL);
+	m = put_attr(b, OVS_CT_ATTR_MAX + 1, NULL, 0);
+	assert_int_equal(parse(b, m, ETH_P_IP, &a), -EINVAL);
+	m = put_attr(b, OVS_CT_ATTR_TIMEOUT, "abc", 3);
+	assert_int_equal(parse(b, m, ETH_P_IP, &a), -EINVAL);
+	m = put_attr(b, OVS_CT_ATTR_TIMEOUT, "tp", 3);
+	assert_int_equal(parse(b, m, ETH_P_IP, &a), 0);
+	assert_string_equal(a.timeout, "tp");
+	/* No helper is available: refused as a kernel without it. */
+	m = put_attr(b, OVS_CT_ATTR_HELPER, "ftp", 4);
+	assert_int_equal(parse(b, m, ETH_P_IP, &a), -EINVAL);
+
+	/* NAT: one type, ranges only with commit, lengths by family. */
+	m = put_attr(nat, OVS_NAT_ATTR_SRC, NULL, 0);
+	m += put_attr(nat + m, OVS_NAT_ATTR_IP_MIN, &ip, 4);
+	m += put_attr(nat + m, OVS_NAT_ATTR_PROTO_MIN, &port, 2);
+	n = put_attr(b, OVS_CT_ATTR_NAT, nat, m);
+	assert_int_equal(parse(b, n, ETH_P_IP, &a), -EINVAL);
+	n = put_attr(b, OVS_CT_ATTR_COMMIT, NULL, 0);
+	n += put_attr(b + n, OVS_CT_ATTR_NAT, nat, m);
+	assert_int_equal(parse(b, n, ETH_P_IP, &a), 0);
+	assert_int_equal(a.nat, CT_ACTION_NAT | CT_ACTION_SNAT);
+	assert_int_equal(a.range.max_addr.ip, ip);	/* max defaults */
+	assert_int_equal(a.range.max_port, 1000);
+	assert_int_equal(parse(b, n, ETH_P_IPV6, &a), -EINVAL);
+	m += put_attr(nat + m, OVS_NAT_ATTR_DST, NULL, 0);
+	n = put_attr(b, OVS_CT_ATTR_COMMIT, NULL, 0);
+	n += put_attr(b + n, OVS_CT_ATTR_NAT, nat, m);
+	assert_int_equal(parse(b, n, ETH_P_IP, &a), -ERANGE);
+	m = put_attr(nat, OVS_NAT_ATTR_PERSISTENT, NULL, 0);
+	n = put_attr(b, OVS_CT_ATTR_NAT, nat, m);
+	assert_int_equal(parse(b, n, ETH_P_IP, &a), -EINVAL);
+	n = put_attr(b, OVS_CT_ATTR_NAT, NULL, 0);
+	assert_int_equal(parse(b, n, ETH_P_IP, &a), 0);
+	assert_int_equal(a.nat, CT_ACTION_NAT);
+}
+
+/* TCP: the handshake, data, the close, and what does not fit. */
+static void
+test_tcp(void **s)
+{
+	struct ct_action c = act(true, 0), l = act(false, 0);
+	struct frame f;
+
+	tcp(&f, A, B, 1000, 80, 100, 0, TH_SYN);
+	assert_int_equal(state(&f, &l), TRK | NEW);
+	assert_int_equal(f.key.ct_orig_proto, IPPROTO_TCP);
+	assert_int_equal(f.key.ct_orig_tp_dst, htons(80));
+	tcp(&f, A, B, 1000, 80, 100, 0, TH_SYN);
+	assert_int_equal(state(&f, &c), TRK | NEW);
+	/* A retransmitted SYN: still new (no reply yet). */
+	tcp(&f, A, B, 1000, 80, 100, 0, TH_SYN);
+	assert_int_equal(state(&f, &l), TRK | NEW);
+	tcp(&f, B, A, 80, 1000, 5000, 101, TH_SYN | TH_ACK);
+	assert_int_equal(state(&f, &l), TRK | EST | RPL);
+	assert_int_equal(f.key.ct_orig_ipv4_src, htonl(A));
+	/* Out of the window before the connection is established. */
+	tcp(&f, A, B, 1000, 80, 100 + 3000000, 5001, TH_ACK);
+	assert_int_equal(state(&f, &l), TRK | INV);
+	tcp(&f, A, B, 1000, 80, 101, 5001, TH_ACK);
+	assert_int_equal(state(&f, &l), TRK | EST);
+	/* Bogus flags are invalid whatever the connection. */
+	tcp(&f, A, B, 1000, 80, 101, 5001, TH_SYN | TH_FIN);
+	assert_int_equal(state(&f, &l), TRK | INV);
+	/* A FIN each way and the last ACK. */
+	tcp(&f, A, B, 1000, 80, 101, 5001, TH_FIN | TH_ACK);
+	assert_int_equal(state(&f, &l), TRK | EST);
+	tcp(&f, B, A, 80, 1000, 5001, 102, TH_FIN | TH_ACK);
+	assert_int_equal(state(&f, &l), TRK | EST | RPL);
+	tcp(&f, A, B, 1000, 80, 102, 5002, TH_ACK);
+	assert_int_equal(state(&f, &l), TRK | EST);
+	/* A new SYN on the closed connection starts a new one. */
+	tcp(&f, A, B, 1000, 80, 9000, 0, TH_SYN);
+	assert_int_equal(state(&f, &c), TRK | NEW);
+	tcp(&f, B, A, 80, 1000, 7000, 9001, TH_RST | TH_ACK);
+	assert_int_equal(state(&f, &l), TRK | EST | RPL);
+	/* A lone ACK picks a connection up (nf_conntrack_tcp_loose). */
+	tcp(&f, A, B, 2000, 80, 1, 1, TH_ACK);
+	assert_int_equal(state(&f, &l), TRK | NEW);
+	/* A lone RST opens nothing. */
+	tcp(&f, A, B, 2001, 80, 1, 1, TH_RST);
+	assert_int_equal(state(&f, &l), TRK | INV);
+}
+
+/* UDP and ICMP: new until committed and answered; errors are related. */
+static void
+test_udp_icmp(void **s)
+{
+	struct ct_action c = act(true, 0), l = act(false, 0);
+	struct frame f;
+	uint8_t err[8 + 28];
+
+	udp(&f, A, B, 5000, 53);
+	assert_int_equal(state(&f, &l), TRK | NEW);
+	udp(&f, B, A, 53, 5000);
+	assert_int_equal(state(&f, &l), TRK | NEW);	/* not committed */
+	udp(&f, A, B, 5000, 53);
+	assert_int_equal(state(&f, &c), TRK | NEW);
+	udp(&f, B, A, 53, 5000);
+	assert_int_equal(state(&f, &l), TRK | EST | RPL);
+	udp(&f, A, B, 5000, 53);
+	assert_int_equal(state(&f, &l), TRK | EST);
+
+	/* An ICMP error from B quoting A's datagram: related, reply. */
+	udp(&f, A, B, 5000, 53);
+	memset(err, 0, sizeof(err));
+	err[0] = 3;
+	err[1] = 3;
+	memcpy(err + 8, f.pkt.data + 14, 28);
+	ipv4(&f, B, A, IPPROTO_ICMP, err, sizeof(err));
+	assert_int_equal(state(&f, &l), TRK | REL | RPL);
+	/* One quoting nothing we know, or nothing at all: invalid. */
+	err[8 + 20 + 1] ^= 1;
+	ipv4(&f, B, A, IPPROTO_ICMP, err, sizeof(err));
+	assert_int_equal(state(&f, &l), TRK | INV);
+	ipv4(&f, B, A, IPPROTO_ICMP, err, 8);
+	assert_int_equal(state(&f, &l), TRK | INV);
+
+	echo(&f, A, B, 8, 77);
+	assert_int_equal(state(&f, &c), TRK | NEW);
+	assert_int_equal(f.key.ct_orig_tp_src, htons(8));
+	echo(&f, B, A, 0, 77);
+	assert_int_equal(state(&f, &l), TRK | EST | RPL);
+	/* A reply nobody asked for is not a connection. */
+	echo(&f, B, A, 0, 78);
+	assert_int_equal(state(&f, &c), TRK | INV);
+}
+
+/* Zones keep connections apart; a recirculated packet is not tracked
+ * twice in its zone. */
+static void
+test_zones(void **s)
+{
+	struct ct_action c1 = act(true, 1), l1 = act(false, 1);
+	struct ct_action l2 = act(false, 2);
+	struct frame f;
+
+	udp(&f, A, B, 6000, 53);
+	assert_int_equal(state(&f, &c1), TRK | NEW);
+	udp(&f, B, A, 53, 6000);
+	assert_int_equal(state(&f, &l1), TRK | EST | RPL);
+	assert_int_equal(f.key.ct_zone, 1);
+	udp(&f, B, A, 53, 6000);
+	assert_int_equal(state(&f, &l2), TRK | NEW);
+	assert_int_equal(f.key.ct_zone, 2);
+	/* Same zone again: the key is kept as it was. */
+	assert_int_equal(state(&f, &l2), TRK | NEW);
+	assert_int_equal(conntrack_zone_count(ct, 1), 1);
+	assert_int_equal(conntrack_zone_count(ct, 2), 0);
+}
+
+static void
+test_mark_labels(void **s)
+{
+	struct ct_action c = act(true, 3), l = act(false, 3);
+	struct frame f;
+
+	c.mark = 0x12;
+	c.mark_mask = 0xff;
+	c.labels[0] = 0xab;
+	c.labels_mask[0] = 0xff;
+	udp(&f, A, B, 7000, 53);
+	assert_int_equal(state(&f, &c), TRK | NEW);
+	assert_int_equal(f.key.ct_mark, 0x12);
+	assert_int_equal(f.key.ct_labels[0], 0xab);
+	udp(&f, B, A, 53, 7000);
+	state(&f, &l);
+	assert_int_equal(f.key.ct_mark, 0x12);
+	assert_int_equal(f.key.ct_labels[0], 0xab);
+	/* A later commit changes only the masked bits. */
+	c.mark = 0x300;
+	c.mark_mask = 0xf00;
+	c.labels_mask[0] = 0;
+	c.labels[1] = 1;
+	c.labels_mask[1] = 1;
+	udp(&f, A, B, 7000, 53);
+	state(&f, &c);
+	assert_int_equal(f.key.ct_mark, 0x312);
+	assert_int_equal(f.key.ct_labels[0], 0xab);
+	assert_int_equal(f.key.ct_labels[1], 1);
+}
+
+/* Whether the frame's IPv4 header and TCP/UDP checksums verify. */
+static void
+assert_sums(struct frame *f)
+{
+	uint8_t *ip = f->pkt.data + 14, *l4 = ip + 20;
+	uint16_t len = ntohs(*(uint16_t *)(ip + 2)) - 20;
+
+	assert_int_equal(csum_fold(csum_add(0, ip, 20)), 0xffff);
+	if (ip[9] == IPPROTO_TCP || ip[9] == IPPROTO_UDP)
+		assert_int_equal(
+			csum_fold(csum_add(csum_pseudo(ip + 12, ip + 16, 4,
+						       ip[9], len),
+					   l4, len)),
+			0xffff);
+	else
+		assert_int_equal(csum_fold(csum_add(0, l4, len)), 0xffff);
+}
+
+static void
+test_snat(void **s)
+{
+	struct ct_action c = act(true, 4), n = act(false, 4);
+	uint16_t p1, p2;
+	struct frame f;
+
+	c.nat = CT_ACTION_NAT | CT_ACTION_SNAT;
+	c.range.flags = CT_RANGE_MAP_IPS | CT_RANGE_PROTO;
+	c.range.min_addr.ip = c.range.max_addr.ip = htonl(NATIP);
+	c.range.min_port = 1000;
+	c.range.max_port = 1001;
+	n.nat = CT_ACTION_NAT;
+
+	/* Two clients with the same source port get both ports of the
+	 * range; a third finds it exhausted and is dropped. */
+	tcp(&f, A, B, 4000, 80, 1, 0, TH_SYN);
+	assert_int_equal(state(&f, &c), TRK | NEW | SNAT);
+	assert_int_equal(f.key.ipv4_src, htonl(NATIP));
+	assert_sums(&f);
+	p1 = ntohs(f.key.tp_src);
+	tcp(&f, A + 5, B, 4000, 80, 1, 0, TH_SYN);
+	assert_int_equal(state(&f, &c), TRK | NEW | SNAT);
+	p2 = ntohs(f.key.tp_src);
+	assert_true(p1 >= 1000 && p1 <= 1001 && p2 >= 1000 && p2 <= 1001);
+	assert_int_not_equal(p1, p2);
+	tcp(&f, A + 6, B, 4000, 80, 1, 0, TH_SYN);
+	assert_int_equal(run(&f, &c), -EINVAL);
+
+	/* The reply comes back to the first client. */
+	tcp(&f, B, NATIP, 80, p1, 500, 2, TH_SYN | TH_ACK);
+	assert_int_equal(state(&f, &n), TRK | EST | RPL | DNAT);
+	assert_int_equal(f.key.ipv4_dst, htonl(A));
+	assert_int_equal(ntohs(f.key.tp_dst), 4000);
+	assert_sums(&f);
+	/* The client's next segment is mapped as the first was. */
+	tcp(&f, A, B, 4000, 80, 2, 501, TH_ACK);
+	assert_int_equal(state(&f, &n), TRK | EST | SNAT);
+	assert_int_equal(ntohs(f.key.tp_src), p1);
+	assert_sums(&f);
+}
+
+static void
+test_dnat_icmp_error(void **s)
+{
+	struct ct_action c = act(true, 5), n = act(true, 5);
+	uint8_t err[8 + 28];
+	struct frame f;
+
+	c.nat = CT_ACTION_NAT | CT_ACTION_DNAT;
+	c.range.flags = CT_RANGE_MAP_IPS;
+	c.range.min_addr.ip = c.range.max_addr.ip = htonl(B);
+	n.nat = CT_ACTION_NAT;
+
+	/* A -> NATIP:53 goes to B:53. The kernel marks the original
+	 * direction of a DNAT'd connection +snat too (its identity source
+	 * mapping runs). */
+	udp(&f, A, NATIP, 8000, 53);
+	assert_int_equal(state(&f, &c), TRK | NEW | SNAT | DNAT);
+	assert_int_equal(f.key.ipv4_dst, htonl(B));
+	assert_sums(&f);
+	/* B's port is closed: its ICMP error quotes A -> B:53. Mapped back,
+	 * A sees an error from NATIP about A -> NATIP:53. */
+	memset(err, 0, sizeof(err));
+	err[0] = 3;
+	err[1] = 3;
+	memcpy(err + 8, f.pkt.data + 14, 28);
+	ipv4(&f, B, A, IPPROTO_ICMP, err, sizeof(err));
+	assert_int_equal(state(&f, &n), TRK | REL | RPL | SNAT);
+	assert_int_equal(f.key.ipv4_src, htonl(NATIP));
+	assert_sums(&f);
+	assert_int_equal(memcmp(f.pkt.data + 14 + 28 + 16,
+				&(uint32_t){ htonl(NATIP) }, 4), 0);
+	assert_int_equal(csum_fold(csum_add(0, f.pkt.data + 14 + 28, 20)),
+			 0xffff);
+}
+
+static void
+test_limits(void **s)
+{
+	struct ct_action c = act(true, 6);
+	struct frame f;
+
+	conntrack_limit_set(ct, 6, 2);
+	udp(&f, A, B, 1, 53);
+	assert_int_equal(run(&f, &c), 0);
+	udp(&f, A, B, 2, 53);
+	assert_int_equal(run(&f, &c), 0);
+	udp(&f, A, B, 3, 53);
+	assert_int_equal(run(&f, &c), -ENOMEM);
+	/* Existing connections still commit; lookups are not limited. */
+	udp(&f, A, B, 1, 53);
+	assert_int_equal(run(&f, &c), 0);
+	assert_int_equal(conntrack_zone_count(ct, 6), 2);
+	assert_int_equal(conntrack_flush(ct, 6, NULL), 2);
+	udp(&f, A, B, 3, 53);
+	assert_int_equal(run(&f, &c), 0);
+	conntrack_limit_del(ct, 6);
+	assert_int_equal(conntrack_limit_get(ct, 6), 0);
+}
+
+/* Checksums: validated unless the frame came marked validated. */
+static void
+test_checksums(void **s)
+{
+	struct ct_action l = act(false, 8);
+	struct frame f;
+
+	udp(&f, A, B, 9000, 53);
+	f.pkt.data[14 + 20 + 9] ^= 0x40;	/* payload byte */
+	assert_int_equal(state(&f, &l), TRK | INV);
+	udp(&f, A, B, 9000, 53);
+	f.pkt.data[14 + 20 + 9] ^= 0x40;
+	f.pkt.vnet.flags = VIRTIO_NET_HDR_F_DATA_VALID;
+	assert_int_equal(state(&f, &l), TRK | NEW);
+}
+
+/* Truncated and malformed headers are invalid, never a crash. */
+static void
+test_hostile(void **s)
+{
+	struct ct_action c = act(true, 9);
+	struct frame f;
+
+	for (int cut = 0; cut < 20 + 20; cut++) {
+		tcp(&f, A, B, 1, 2, 3, 0, TH_SYN);
+		f.pkt.len = 14 + cut;
+		assert_int_equal(state(&f, &c), TRK | INV);
+	}
+	/* An IP total length past the frame, a header length too short. */
+	tcp(&f, A, B, 1, 2, 3, 0, TH_SYN);
+	f.pkt.data[14 + 2] = 0x7f;
+	assert_int_equal(state(&f, &c), TRK | INV);
+	tcp(&f, A, B, 1, 2, 3, 0, TH_SYN);
+	f.pkt.data[14] = 0x44;
+	assert_int_equal(state(&f, &c), TRK | INV);
+	/* A TCP data offset past the segment. */
+	tcp(&f, A, B, 1, 2, 3, 0, TH_SYN);
+	f.pkt.data[14 + 20 + 12] = 0xf0;
+	assert_int_equal(state(&f, &c), TRK | INV);
+	assert_int_equal(conntrack_zone_count(ct, 9), 0);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_parse),
+		cmocka_unit_test(test_tcp),
+		cmocka_unit_test(test_udp_icmp),
+		cmocka_unit_test(test_zones),
+		cmocka_unit_test(test_mark_labels),
+		cmocka_unit_test(test_snat),
+		cmocka_unit_test(test_dnat_icmp_error),
+		cmocka_unit_test(test_limits),
+		cmocka_unit_test(test_checksums),
+		cmocka_unit_test(test_hostile),
+	};
+
+	rcu_register_thread();
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
