@@ -50,7 +50,7 @@ for b in build build-asan; do
 	for s in tests/integration/test-ovs-dpctl.sh tests/integration/test-shim.sh \
 		 tests/integration/test-flows.sh tests/integration/test-vswitchd.sh \
 		 tests/integration/test-openflow.sh tests/integration/test-churn.sh \
-		 tests/integration/test-bond.sh \
+		 tests/integration/test-bond.sh tests/integration/test-conntrack.sh \
 		 tests/ovs-dpctl-py/run.sh tests/ovs-dpctl-py/selftest.sh; do
 		run_script "$b" "$s"
 	done
@@ -62,8 +62,10 @@ for t in build-fuzz/fuzz-*; do
 	[ -x "$t" ] || continue
 	case $t in *.corpus|*.log) continue ;; esac
 	mkdir -p "$t.corpus"
+	seeds=tests/fuzz-seeds/$(basename "$t")
+	[ -d "$seeds" ] || seeds=
 	if "$t" -max_total_time="${FUZZ_SECONDS:-15}" -rss_limit_mb=2048 \
-		"$t.corpus" >"$t.log" 2>&1; then
+		"$t.corpus" $seeds >"$t.log" 2>&1; then
 		echo "ok - $t: $(tail -1 "$t.log")"
 		add "$t" 1 0
 	else

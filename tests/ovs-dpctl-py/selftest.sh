@@ -6,7 +6,7 @@
 . "$(dirname "$0")/../lib.sh"
 trap tapdp_cleanup EXIT
 
-tests=${*:-"arp_ping connect_v4 netlink_checks upcall_interfaces"}
+tests=${*:-"arp_ping connect_v4 netlink_checks upcall_interfaces ct_connect_v4 nat_connect_v4 nat_related_v4"}
 work=$T/selftest
 cp -r "$SELFTEST" "$work"
 tapdp_ns_up

@@ -1,0 +1,162 @@
+#!/bin/bash
+# ovs-vswitchd with OpenFlow ct() rules on tapdp: a stateful firewall (new
+# connections from A only, established and related both ways), zones with
+# ct_mark and ct_label set and matched, SNAT to an address and port range,
+# DNAT to another host and port, per-zone limits from ovs-appctl, IPv6
+# through the firewall, and the datapath flows that carry ct actions.
+. "$(dirname "$0")/../lib.sh"
+
+HOSTS="cta$$ ctb$$ ctc$$"
+ovs_env
+OFCTL="ovs-ofctl -O OpenFlow13"
+PEER="/usr/bin/python3 $TOP/tests/integration/peer.py"
+trap ovs_cleanup EXIT
+
+tapdp_ns_up
+check "daemon starts" tapdpd_start
+check "ovsdb-server starts" ovsdb_start
+check "ovs-vswitchd starts" vswitchd_start
+$VSCTL add-br br0
+set -- $HOSTS
+A=$1 B=$2 C=$3
+i=0
+for h in $HOSTS; do
+	i=$((i + 1))
+	host_add "$h" "k$i" "10.7.0.$i/24"
+	$VSCTL add-port br0 "k$i" -- set interface "k$i" ofport_request=$i
+done
+mac() { ip netns exec "$1" cat /sys/class/net/eth0/address; }
+
+# serve NS tcp|udp PORT: a one-shot server; served: what it saw.
+serve() {
+	ip netns exec "$1" $PEER serve "$2" "$3" >"$T/served" 2>&1 &
+	SERVER=$!
+	sleep 0.5
+}
+served() { wait "$SERVER"; cat "$T/served"; }
+send() { ip netns exec "$1" $PEER send "${@:2}"; }
+
+# 1. A stateful firewall: new connections only from A (port 1).
+add_flows() { check "ovs-ofctl add-flows: $1" $OFCTL add-flows br0 - ; }
+add_flows "firewall" <<'OF'
+table=0,priority=100,arp,actions=NORMAL
+table=0,priority=10,ip,actions=ct(table=1)
+table=0,priority=10,ipv6,actions=ct(table=1)
+table=0,priority=100,icmp6,icmp_type=135,actions=NORMAL
+table=0,priority=100,icmp6,icmp_type=136,actions=NORMAL
+table=1,priority=10,ip,ct_state=+trk+new,in_port=1,actions=ct(commit),NORMAL
+table=1,priority=10,ipv6,ct_state=+trk+new,in_port=1,actions=ct(commit),NORMAL
+table=1,priority=10,ct_state=+trk+est,actions=NORMAL
+table=1,priority=10,ct_state=+trk+rel,actions=NORMAL
+table=1,priority=0,actions=drop
+OF
+check "firewall: A pings B" ip netns exec "$A" ping -c 2 -i 0.2 -W 2 10.7.0.2
+check "firewall: B cannot ping A" \
+	bash -c "! ip netns exec $B ping -c 2 -i 0.2 -W 1 10.7.0.1"
+serve "$B" tcp 8000
+check_out "firewall: TCP from A to B" "reply from 10.7.0.2:8000 ok" \
+	send "$A" tcp 10.7.0.2 8000
+check_out "firewall: B saw A's address" "from 10.7.0.1:" served
+serve "$A" tcp 8001
+check "firewall: TCP from B to A is refused" \
+	bash -c "! ip netns exec $B $PEER send tcp 10.7.0.1 8001"
+kill "$SERVER" 2>/dev/null
+# An ICMP error about A's datagram comes back as related.
+check_out "firewall: port unreachable reaches A (related)" \
+	"Connection refused" send "$A" udp 10.7.0.2 9 2>&1
+check_out "datapath flows carry the ct action" "ct\(commit\)" \
+	appctl dpctl/dump-flows
+check_out "datapath flows match ct_state" "ct_state\(\+new\+trk\)" \
+	appctl dpctl/dump-flows
+
+# IPv6 through the same firewall.
+for h in "$A" "$B"; do
+	ip netns exec "$h" sysctl -qw net.ipv6.conf.all.disable_ipv6=0
+	ip netns exec "$h" sysctl -qw net.ipv6.conf.eth0.disable_ipv6=0
+done
+ip netns exec "$A" ip addr add fd07::1/64 dev eth0 nodad
+ip netns exec "$B" ip addr add fd07::2/64 dev eth0 nodad
+check "firewall: A pings B over IPv6" \
+	ip netns exec "$A" ping -6 -c 2 -i 0.2 -W 2 fd07::2
+check "firewall: B cannot ping A over IPv6" \
+	bash -c "! ip netns exec $B ping -6 -c 2 -i 0.2 -W 1 fd07::1"
+
+# 2. Zones, ct_mark and ct_label: replies pass only when the connection
+# carries the mark and label its first packet set.
+$OFCTL del-flows br0
+add_flows "zones" <<'OF'
+table=0,priority=100,arp,actions=NORMAL
+table=0,priority=10,ip,actions=ct(zone=5,table=1)
+table=1,priority=10,ip,ct_state=+trk+new,in_port=1,actions=ct(commit,zone=5,exec(set_field:0x2a->ct_mark,set_field:0x1/0x1->ct_label)),NORMAL
+table=1,priority=10,ct_state=+trk+est,ct_zone=5,ct_mark=0x2a,ct_label=0x1/0x1,actions=NORMAL
+table=1,priority=0,actions=drop
+OF
+check "zone 5: A pings B with mark and label matched" \
+	ip netns exec "$A" ping -c 2 -i 0.2 -W 2 10.7.0.2
+check_out "zone 5: datapath flows match ct_zone, ct_mark and ct_label" \
+	"ct_zone\(0x5\).*ct_mark\(0x2a\)" appctl dpctl/dump-flows
+check_out "zone 5: the commit sets the mark" "ct\(commit,zone=5,mark=0x2a" \
+	appctl dpctl/dump-flows
+
+# 3. SNAT: A's connections to C leave from 10.7.0.100, ports 2000-2010.
+# C reaches 10.7.0.100 through A's MAC.
+ip netns exec "$C" ip neigh replace 10.7.0.100 lladdr "$(mac "$A")" dev eth0
+$OFCTL del-flows br0
+add_flows "SNAT" <<'OF'
+table=0,priority=100,arp,actions=NORMAL
+table=0,priority=10,ip,in_port=1,nw_dst=10.7.0.3,actions=ct(commit,nat(src=10.7.0.100:2000-2010),table=1)
+table=0,priority=10,ip,in_port=3,actions=ct(nat,table=1)
+table=1,priority=10,ip,actions=NORMAL
+OF
+serve "$C" tcp 8100
+check_out "SNAT: A's TCP connection to C gets its answer" \
+	"reply from 10.7.0.3:8100 ok" send "$A" tcp 10.7.0.3 8100 5555
+check_out "SNAT: C sees 10.7.0.100 and a port of the range" \
+	"from 10.7.0.100:20(0[0-9]|10)$" served
+serve "$C" udp 8101
+check_out "SNAT: a UDP exchange through the mapping" \
+	"reply from 10.7.0.3:8101 ok" send "$A" udp 10.7.0.3 8101 5556
+check_out "SNAT: C sees the mapped UDP source" \
+	"from 10.7.0.100:20(0[0-9]|10)$" served
+check "SNAT: ping through the mapping" \
+	ip netns exec "$A" ping -c 2 -i 0.2 -W 2 10.7.0.3
+
+# 4. DNAT: A's connections to 10.7.0.200:80 go to B:8080; the answers
+# come back from 10.7.0.200:80.
+ip netns exec "$A" ip neigh replace 10.7.0.200 lladdr "$(mac "$B")" dev eth0
+$OFCTL del-flows br0
+add_flows "DNAT" <<'OF'
+table=0,priority=100,arp,actions=NORMAL
+table=0,priority=10,ip,in_port=1,nw_dst=10.7.0.200,actions=ct(commit,nat(dst=10.7.0.2:8080),table=1)
+table=0,priority=10,ip,in_port=2,actions=ct(nat,table=1)
+table=1,priority=10,ip,actions=NORMAL
+OF
+serve "$B" tcp 8080
+check_out "DNAT: the answer comes from the public address and port" \
+	"reply from 10.7.0.200:80 ok" send "$A" tcp 10.7.0.200 80
+check_out "DNAT: B served A" "from 10.7.0.1:" served
+check_out "DNAT: the datapath flow rewrites with nat(dst=...)" \
+	"nat\(dst=10.7.0.2:8080\)" appctl dpctl/dump-flows
+
+# 5. Zone limits: two connections in zone 7, the third is refused.
+$OFCTL del-flows br0
+add_flows "zone limits" <<'OF'
+table=0,priority=100,arp,actions=NORMAL
+table=0,priority=10,udp,actions=ct(commit,zone=7),NORMAL
+table=0,priority=5,ip,actions=NORMAL
+OF
+check "ct-set-limits zone=7,limit=2" appctl dpctl/ct-set-limits zone=7,limit=2
+for p in 1 2; do
+	serve "$B" udp 820$p
+	check_out "zone 7: connection $p of 2 passes" "ok" \
+		send "$A" udp 10.7.0.2 820$p
+	wait "$SERVER"
+done
+serve "$B" udp 8203
+check "zone 7: the third connection is dropped" \
+	bash -c "! ip netns exec $A $PEER send udp 10.7.0.2 8203"
+kill "$SERVER" 2>/dev/null
+check_out "ct-get-limits counts the zone's connections" \
+	"zone=7,limit=2,count=2" appctl dpctl/ct-get-limits zone=7
+check_vswitchd_log
+finish
