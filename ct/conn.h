@@ -43,7 +43,6 @@ struct conn {
 	uint64_t expires;		/* ms, monotonic */
 	uint32_t mark;
 	uint8_t labels[16];
-	uint64_t packets[2], bytes[2];
 	struct ct_tcp tcp;
 	struct rcu_head rcu;
 };

@@ -52,6 +52,7 @@ struct track {
 	enum ct_info info;
 	struct conn tmp;		/* a new connection not committed yet */
 	bool tmp_live;			/* tmp's lock is initialized */
+	uint64_t now;			/* ms */
 };
 
 static uint64_t
@@ -144,13 +145,13 @@ conn_delete(struct conntrack *ct, struct conn *c)
 
 /* The live connection with tuple t, and the direction t is. */
 static struct conn *
-lookup(struct conntrack *ct, const struct ct_tuple *t, int *dir)
+lookup(struct conntrack *ct, const struct ct_tuple *t, int *dir, uint64_t now)
 {
 	struct conn_node *n = find(ct, t);
 
 	if (!n)
 		return NULL;
-	if (expired(n->conn, now_ms())) {
+	if (expired(n->conn, now)) {
 		if (conn_delete(ct, n->conn))
 			count(&ct->n_expired);
 		return NULL;
@@ -172,10 +173,9 @@ icmp_valid_new(const struct ct_tuple *t)
  * the packet is not part of it. reopen: a new SYN on a closed one. */
 static bool
 proto_packet(struct conn *c, int dir, const uint8_t *l3,
-	     const struct ct_packet *p, bool *reopen)
+	     const struct ct_packet *p, bool *reopen, uint64_t now)
 {
 	const struct ct_tuple *t = &c->tuple[0];
-	uint64_t now = now_ms();
 	uint32_t to;
 
 	if (dir == CT_DIR_REPLY && !(status_of(c) & CT_S_SEEN_REPLY))
@@ -251,7 +251,7 @@ conn_new(struct track *tr, const uint8_t *l3)
 		return false;
 	pthread_spin_init(&c->lock, PTHREAD_PROCESS_PRIVATE);
 	tr->tmp_live = true;
-	return proto_packet(c, CT_DIR_ORIG, l3, &tr->p, &reopen);
+	return proto_packet(c, CT_DIR_ORIG, l3, &tr->p, &reopen, tr->now);
 }
 
 /* nf_conntrack_in(): finds or starts the packet's connection. */
@@ -270,24 +270,20 @@ track_packet(struct conntrack *ct, struct track *tr, const uint8_t *l3,
 		/* Related to the connection whose packet it quotes. */
 		if (!ct_tuple_invert(&tr->p.tuple, &inv))
 			goto invalid;
-		tr->c = lookup(ct, &inv, &tr->dir);
+		tr->c = lookup(ct, &inv, &tr->dir, tr->now);
 		if (!tr->c)
 			goto invalid;
 		tr->info = INFO_REL;
 		return;
 	}
-	c = lookup(ct, &tr->p.tuple, &tr->dir);
+	c = lookup(ct, &tr->p.tuple, &tr->dir, tr->now);
 	if (c) {
-		if (proto_packet(c, tr->dir, l3, &tr->p, &reopen)) {
+		if (proto_packet(c, tr->dir, l3, &tr->p, &reopen, tr->now)) {
 			tr->c = c;
 			tr->info = tr->dir == CT_DIR_REPLY ||
 						   (status_of(c) & CT_S_SEEN_REPLY)
 					   ? INFO_EST
 					   : INFO_NEW;
-			__atomic_fetch_add(&c->packets[tr->dir], 1,
-					   __ATOMIC_RELAXED);
-			__atomic_fetch_add(&c->bytes[tr->dir], len,
-					   __ATOMIC_RELAXED);
 			return;
 		}
 		if (!reopen)
@@ -298,8 +294,6 @@ track_packet(struct conntrack *ct, struct track *tr, const uint8_t *l3,
 		tr->c = &tr->tmp;
 		tr->dir = CT_DIR_ORIG;
 		tr->info = INFO_NEW;
-		tr->c->packets[0] = 1;
-		tr->c->bytes[0] = len;
 		return;
 	}
 invalid:
@@ -463,12 +457,12 @@ do_nat(struct conntrack *ct, struct track *tr, const struct ct_action *a,
 }
 
 static bool
-nonzero(const uint8_t *p, size_t n)
+labels_set(const uint8_t *mask)
 {
-	for (size_t i = 0; i < n; i++)
-		if (p[i])
-			return true;
-	return false;
+	uint64_t w[2];
+
+	memcpy(w, mask, 16);
+	return w[0] | w[1];
 }
 
 static void
@@ -548,7 +542,7 @@ commit(struct conntrack *ct, struct track *tr, const struct ct_action *a,
 		c->mark = a->mark | (c->mark & ~a->mark_mask);
 		key->ct_mark = c->mark;
 	}
-	if (nonzero(a->labels_mask, 16)) {
+	if (labels_set(a->labels_mask)) {
 		pthread_spin_lock(&c->lock);
 		apply_labels(c, a);
 		memcpy(key->ct_labels, c->labels, 16);
@@ -587,7 +581,7 @@ find_existing(struct conntrack *ct, struct track *tr,
 	if ((key->ct_state & OVS_CS_F_NAT_MASK) &&
 	    !ct_tuple_invert(&tr->p.tuple, &t))
 		return NULL;
-	c = lookup(ct, &t, &tr->dir);
+	c = lookup(ct, &t, &tr->dir, tr->now);
 	if (c && (key->ct_state & OVS_CS_F_NAT_MASK))
 		tr->dir = !tr->dir;
 	if (c)
@@ -646,6 +640,7 @@ conntrack_execute(struct conntrack *ct, struct packet *pkt,
 
 	tr.c = NULL;
 	tr.tmp_live = false;
+	tr.now = now_ms();
 	if (l3off == FLOW_OFS_NONE || l3off > pkt->len ||
 	    key_family(key) != a->family) {
 		count(&ct->n_invalid);
@@ -736,10 +731,6 @@ entry_fill(const struct conn *c, uint64_t now, struct conntrack_entry *e)
 	memcpy(e->labels, c->labels, 16);
 	e->timeout = exp > now ? (exp - now + 999) / 1000 : 0;
 	e->tcp_state = c->tcp.state;
-	for (int d = 0; d < 2; d++) {
-		e->packets[d] = c->packets[d];
-		e->bytes[d] = c->bytes[d];
-	}
 }
 
 int
@@ -775,7 +766,7 @@ conntrack_flush(struct conntrack *ct, int zone, const struct ct_tuple *orig)
 
 	rcu_read_lock();
 	if (orig) {
-		struct conn *c = lookup(ct, orig, &dir);
+		struct conn *c = lookup(ct, orig, &dir, now_ms());
 
 		if (c && dir == CT_DIR_ORIG && conn_delete(ct, c))
 			deleted = 1;

@@ -59,7 +59,6 @@ struct conntrack_entry {
 	uint8_t labels[16];
 	uint32_t timeout;		/* seconds left */
 	uint8_t tcp_state;		/* enum ct_tcp_state; TCP only */
-	uint64_t packets[2], bytes[2];
 };
 
 #define CONNTRACK_S_SEEN_REPLY	0x01

@@ -330,18 +330,29 @@ ct_tuple_invert(const struct ct_tuple *t, struct ct_tuple *inv)
 	return true;
 }
 
+/* The 128-bit product of a and b, folded: the mixing step of wyhash-like
+ * hashes, whose independent lanes keep the multipliers busy. */
+static uint64_t
+mum(uint64_t a, uint64_t b)
+{
+	unsigned __int128 r = (unsigned __int128)a * b;
+
+	return (uint64_t)r ^ (uint64_t)(r >> 64);
+}
+
 uint32_t
 ct_tuple_hash(const struct ct_tuple *t, uint32_t basis)
 {
-	uint32_t w[sizeof(*t) / 4];
-	uint64_t h = basis;
+	static const uint64_t k[6] = {
+		0xa0761d6478bd642full, 0xe7037ed1a0b428dbull,
+		0x8ebc6af09c88c6e3ull, 0x589965cc75374cc3ull,
+		0x1d8e4e27c47d124full, 0x9e3779b97f4a7c15ull,
+	};
+	const uint64_t *w = (const uint64_t *)t;
+	uint64_t h;
 
-	memcpy(w, t, sizeof(w));
-	for (size_t i = 0; i < sizeof(w) / 4; i++) {
-		h ^= w[i];
-		h *= 0x9e3779b97f4a7c15ull;
-		h ^= h >> 29;
-	}
-	h ^= h >> 32;
-	return (uint32_t)h;
+	_Static_assert(sizeof(*t) == 48, "a tuple is six words");
+	h = mum(w[0] ^ k[0] ^ basis, w[1] ^ k[1]) ^
+	    mum(w[2] ^ k[2], w[3] ^ k[3]) ^ mum(w[4] ^ k[4], w[5] ^ k[5]);
+	return (uint32_t)mum(h, k[5]);
 }

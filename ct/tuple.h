@@ -27,7 +27,8 @@ struct ct_tuple {
 	uint8_t family;			/* AF_INET, AF_INET6 */
 	uint16_t zone;
 	uint16_t pad;
-};
+	uint32_t pad2;			/* to 48 bytes: six 64-bit words */
+} __attribute__((aligned(8)));
 
 enum ct_parse_result {
 	CT_PARSE_OK,			/* tuple describes the packet */
@@ -61,7 +62,10 @@ uint32_t ct_tuple_hash(const struct ct_tuple *t, uint32_t basis);
 static inline bool
 ct_tuple_equal(const struct ct_tuple *a, const struct ct_tuple *b)
 {
-	return !__builtin_memcmp(a, b, sizeof(*a));
+	const uint64_t *x = (const uint64_t *)a, *y = (const uint64_t *)b;
+
+	return !((x[0] ^ y[0]) | (x[1] ^ y[1]) | (x[2] ^ y[2]) |
+		 (x[3] ^ y[3]) | (x[4] ^ y[4]) | (x[5] ^ y[5]));
 }
 
 /* ICMP (family AF_INET) or ICMPv6 (AF_INET6) protocol number. */
