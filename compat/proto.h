@@ -39,7 +39,8 @@
 #define TAPDP_MAX_SEND		(212992 - 32)
 
 enum tapdp_op {
-	TAPDP_OP_HELLO = 1,	/* arg0 version, arg1 socket type;
+	TAPDP_OP_HELLO = 1,	/* arg0 version, arg1 socket type, arg2
+				 * netlink protocol (0: NETLINK_GENERIC);
 				 * SCM_RIGHTS: data socket end, shared memfd */
 	TAPDP_OP_BIND,		/* arg0 portid (0: autobind) -> val0 portid */
 	TAPDP_OP_CONNECT,	/* autobind if unbound -> val0 portid */

@@ -1,14 +1,17 @@
-/* libtapdp.so: LD_PRELOAD shim that hands NETLINK_GENERIC sockets to tapdpd.
+/* libtapdp.so: LD_PRELOAD shim that hands NETLINK_GENERIC sockets (and the
+ * conntrack part of NETLINK_NETFILTER ones) to tapdpd.
  *
- * socket(AF_NETLINK, *, NETLINK_GENERIC) connects to the daemon and returns
+ * socket(AF_NETLINK, *, NETLINK_GENERIC or NETLINK_NETFILTER) connects to
+ * the daemon and returns
  * the application's end of a data socketpair (see proto.h). The calls that
  * differ between AF_UNIX and AF_NETLINK are wrapped for those fds only:
  * bind/connect/getsockname (portids), send* (requests, synchronous), recv*
  * (source address, ENOBUFS, dump continuation), {get,set}sockopt and close.
  * When no daemon listens, socket() is the real one and nothing else changes.
  *
- * Families the daemon does not serve stay the kernel's: the daemon answers
- * nlctrl for them with the kernel's own answer, and the shim sends their
+ * Families the daemon does not serve stay the kernel's (for netfilter: every
+ * subsystem but ctnetlink's connections): the daemon answers nlctrl for
+ * generic families with the kernel's own answer, and the shim sends their
  * requests on a real kernel socket of its own, copying the answers into the
  * data socket (replies and dump parts when the request is sent; anything
  * later, such as kernel multicasts, when the application next reads).
@@ -22,6 +25,7 @@
 #include <fcntl.h>
 #include <stdint.h>
 #include <linux/genetlink.h>
+#include <linux/netfilter/nfnetlink.h>
 #include <linux/netlink.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -45,6 +49,7 @@ struct emu {
 	int kfd;		/* kernel socket, opened on first use */
 	uint32_t kportid;
 	int type;
+	int protocol;		/* NETLINK_GENERIC or NETLINK_NETFILTER */
 	struct tapdp_shared *shared;
 	pthread_mutex_t lock;
 	uint32_t portid;
@@ -171,10 +176,11 @@ fail(int err)
 }
 
 static int
-emu_hello(int ctl, int data_end, int memfd, int type)
+emu_hello(int ctl, int data_end, int memfd, int type, int protocol)
 {
 	struct tapdp_req req = { .op = TAPDP_OP_HELLO,
-				 .arg = { TAPDP_PROTO_VERSION, type } };
+				 .arg = { TAPDP_PROTO_VERSION, type,
+					  protocol } };
 	char cbuf[CMSG_SPACE(2 * sizeof(int))];
 	struct iovec iov = { &req, sizeof(req) };
 	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
@@ -197,7 +203,7 @@ emu_hello(int ctl, int data_end, int memfd, int type)
 
 /* Connects an emulated socket; -1 when no daemon answers. */
 static int
-emu_open(int type)
+emu_open(int type, int protocol)
 {
 	struct sockaddr_un sun = { .sun_family = AF_UNIX };
 	int flags = type & (SOCK_CLOEXEC | SOCK_NONBLOCK);
@@ -223,7 +229,8 @@ emu_open(int type)
 		goto fail;
 	if (socketpair(AF_UNIX, SOCK_DGRAM | flags, 0, sv) < 0)
 		goto fail;
-	if (sv[0] >= MAX_FDS || emu_hello(ctl, sv[1], memfd, type) < 0)
+	if (sv[0] >= MAX_FDS ||
+	    emu_hello(ctl, sv[1], memfd, type, protocol) < 0)
 		goto fail;
 	real_close(memfd);
 	memfd = -1;
@@ -234,6 +241,7 @@ emu_open(int type)
 	e->inject = sv[1];
 	e->kfd = -1;
 	e->type = type & ~(SOCK_CLOEXEC | SOCK_NONBLOCK);
+	e->protocol = protocol;
 	e->shared = shared;
 	pthread_mutex_init(&e->lock, NULL);
 	atomic_store_explicit(&emus[sv[0]], e, memory_order_release);
@@ -276,11 +284,12 @@ EXPORT int
 socket(int domain, int type, int protocol)
 {
 	shim_ready();
-	if (domain == AF_NETLINK && protocol == NETLINK_GENERIC) {
+	if (domain == AF_NETLINK && (protocol == NETLINK_GENERIC ||
+				     protocol == NETLINK_NETFILTER)) {
 		int base = type & ~(SOCK_CLOEXEC | SOCK_NONBLOCK);
 
 		if (base == SOCK_RAW || base == SOCK_DGRAM) {
-			int fd = emu_open(type);
+			int fd = emu_open(type, protocol);
 
 			if (fd >= 0)
 				return fd;
@@ -404,10 +413,13 @@ getpeername(int fd, struct sockaddr *addr, socklen_t *len)
 }
 
 static bool
-for_daemon(const struct nlmsghdr *nlh)
+for_daemon(const struct emu *e, const struct nlmsghdr *nlh)
 {
-	return nlh->nlmsg_type < NLMSG_MIN_TYPE ||
-	       nlh->nlmsg_type == GENL_ID_CTRL ||
+	if (nlh->nlmsg_type < NLMSG_MIN_TYPE)
+		return true;
+	if (e->protocol == NETLINK_NETFILTER)
+		return NFNL_SUBSYS_ID(nlh->nlmsg_type) == NFNL_SUBSYS_CTNETLINK;
+	return nlh->nlmsg_type == GENL_ID_CTRL ||
 	       (nlh->nlmsg_type >= TAPDP_FAMILY_ID_FIRST &&
 		nlh->nlmsg_type <= TAPDP_FAMILY_ID_LAST);
 }
@@ -443,7 +455,7 @@ kernel_open(struct emu *e)
 	if (e->kfd >= 0)
 		return 0;
 	e->kfd = real_socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC,
-			     NETLINK_GENERIC);
+			     e->protocol);
 	if (e->kfd < 0)
 		return -errno;
 	if (real_bind(e->kfd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
@@ -548,13 +560,13 @@ emu_send(struct emu *e, const struct msghdr *msg)
 	off = 0;
 	do {
 		bool daemon = total - off < NLMSG_HDRLEN ||
-			      for_daemon((const void *)(buf + off));
+			      for_daemon(e, (const void *)(buf + off));
 		size_t end = off;
 
 		do
 			end += msg_span(buf + end, total - end);
 		while (end < total && total - end >= NLMSG_HDRLEN &&
-		       for_daemon((const void *)(buf + end)) == daemon);
+		       for_daemon(e, (const void *)(buf + end)) == daemon);
 		err = daemon ? daemon_send(e, msg, buf + off, end - off)
 			     : kernel_send(e, buf + off, end - off);
 		off = end;
@@ -744,7 +756,7 @@ getsockopt(int fd, int level, int name, void *val, socklen_t *len)
 			v = e->type;
 			break;
 		case SO_PROTOCOL:
-			v = NETLINK_GENERIC;
+			v = e->protocol;
 			break;
 		default:
 			return real_getsockopt(fd, level, name, val, len);

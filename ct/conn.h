@@ -23,6 +23,7 @@ enum { CT_DIR_ORIG, CT_DIR_REPLY };
 #define CT_S_SRC_NAT_DONE	0x020	/* source mapping decided */
 #define CT_S_DST_NAT_DONE	0x040
 #define CT_S_NAT_MASK		(CT_S_SRC_NAT | CT_S_DST_NAT)
+#define CT_S_LABELS		0x080	/* labels set at least once */
 
 enum ct_manip { CT_MANIP_SRC, CT_MANIP_DST };
 

@@ -547,6 +547,7 @@ commit(struct conntrack *ct, struct track *tr, const struct ct_action *a,
 		apply_labels(c, a);
 		memcpy(key->ct_labels, c->labels, 16);
 		pthread_spin_unlock(&c->lock);
+		status_set(c, CT_S_LABELS);
 	}
 	if (confirmed(c))
 		return 0;
@@ -713,9 +714,29 @@ conntrack_zone_count(struct conntrack *ct, uint16_t zone)
 
 /* Dumps, flushes, expiry. */
 
+/* The kernel's IPS_* bits and IP_CT_TCP_FLAG_* bits. */
+enum {
+	IPS_SEEN_REPLY = 1 << 1, IPS_ASSURED = 1 << 2, IPS_CONFIRMED = 1 << 3,
+	IPS_SRC_NAT = 1 << 4, IPS_DST_NAT = 1 << 5,
+	IPS_SRC_NAT_DONE = 1 << 7, IPS_DST_NAT_DONE = 1 << 8,
+};
+enum {
+	TCPF_WINDOW_SCALE = 0x01, TCPF_BE_LIBERAL = 0x08,
+	TCPF_DATA_UNACKNOWLEDGED = 0x10,
+};
+
 static void
-entry_fill(const struct conn *c, uint64_t now, struct conntrack_entry *e)
+entry_fill(struct conn *c, uint64_t now, struct conntrack_entry *e)
 {
+	static const struct { uint32_t ours, ips; } bits[] = {
+		{ CT_S_SEEN_REPLY, IPS_SEEN_REPLY },
+		{ CT_S_ASSURED, IPS_ASSURED },
+		{ CT_S_CONFIRMED, IPS_CONFIRMED },
+		{ CT_S_SRC_NAT, IPS_SRC_NAT },
+		{ CT_S_DST_NAT, IPS_DST_NAT },
+		{ CT_S_SRC_NAT_DONE, IPS_SRC_NAT_DONE },
+		{ CT_S_DST_NAT_DONE, IPS_DST_NAT_DONE },
+	};
 	uint32_t st = status_of(c);
 	uint64_t exp = __atomic_load_n(&c->expires, __ATOMIC_RELAXED);
 
@@ -723,14 +744,25 @@ entry_fill(const struct conn *c, uint64_t now, struct conntrack_entry *e)
 	e->orig = c->tuple[CT_DIR_ORIG];
 	e->reply = c->tuple[CT_DIR_REPLY];
 	e->id = c->id;
-	e->status = (st & CT_S_SEEN_REPLY ? CONNTRACK_S_SEEN_REPLY : 0) |
-		    (st & CT_S_ASSURED ? CONNTRACK_S_ASSURED : 0) |
-		    (st & CT_S_SRC_NAT ? CONNTRACK_S_SRC_NAT : 0) |
-		    (st & CT_S_DST_NAT ? CONNTRACK_S_DST_NAT : 0);
+	for (size_t i = 0; i < sizeof(bits) / sizeof(bits[0]); i++)
+		if (st & bits[i].ours)
+			e->status |= bits[i].ips;
 	e->mark = c->mark;
+	pthread_spin_lock(&c->lock);
 	memcpy(e->labels, c->labels, 16);
-	e->timeout = exp > now ? (exp - now + 999) / 1000 : 0;
 	e->tcp_state = c->tcp.state;
+	for (int d = 0; d < 2; d++) {
+		uint8_t f = c->tcp.peer[d].flags;
+
+		e->tcp_wscale[d] = c->tcp.peer[d].scale;
+		e->tcp_flags[d] =
+			(f & CT_TCP_F_WSCALE ? TCPF_WINDOW_SCALE : 0) |
+			(f & CT_TCP_F_LIBERAL ? TCPF_BE_LIBERAL : 0) |
+			(f & CT_TCP_F_UNACKED ? TCPF_DATA_UNACKNOWLEDGED : 0);
+	}
+	pthread_spin_unlock(&c->lock);
+	e->has_labels = st & CT_S_LABELS;
+	e->timeout = exp > now ? (exp - now) / 1000 : 0;
 }
 
 int
@@ -758,29 +790,53 @@ conntrack_dump(struct conntrack *ct, int zone,
 }
 
 int
-conntrack_flush(struct conntrack *ct, int zone, const struct ct_tuple *orig)
+conntrack_flush(struct conntrack *ct, int zone, int family)
 {
 	struct cds_lfht_iter it;
 	struct conn_node *n;
-	int dir, deleted = 0;
+	int deleted = 0;
 
 	rcu_read_lock();
-	if (orig) {
-		struct conn *c = lookup(ct, orig, &dir, now_ms());
-
-		if (c && dir == CT_DIR_ORIG && conn_delete(ct, c))
-			deleted = 1;
-		rcu_read_unlock();
-		return deleted ? 1 : -ENOENT;
-	}
 	cds_lfht_for_each_entry(ct->ht, &it, n, lfht) {
-		if (n->dir == CT_DIR_ORIG &&
-		    (zone < 0 || n->conn->tuple[0].zone == zone) &&
+		const struct ct_tuple *t = &n->conn->tuple[0];
+
+		if (n->dir == CT_DIR_ORIG && (zone < 0 || t->zone == zone) &&
+		    (!family || t->family == family) &&
 		    conn_delete(ct, n->conn))
 			deleted++;
 	}
 	rcu_read_unlock();
 	return deleted;
+}
+
+int
+conntrack_get(struct conntrack *ct, const struct ct_tuple *t,
+	      struct conntrack_entry *e)
+{
+	uint64_t now = now_ms();
+	struct conn *c;
+	int dir;
+
+	rcu_read_lock();
+	c = lookup(ct, t, &dir, now);
+	if (c)
+		entry_fill(c, now, e);
+	rcu_read_unlock();
+	return c ? 0 : -ENOENT;
+}
+
+int
+conntrack_delete(struct conntrack *ct, const struct ct_tuple *t, uint32_t id)
+{
+	int dir, err = -ENOENT;
+	struct conn *c;
+
+	rcu_read_lock();
+	c = lookup(ct, t, &dir, now_ms());
+	if (c && (!id || c->id == id) && conn_delete(ct, c))
+		err = 0;
+	rcu_read_unlock();
+	return err;
 }
 
 void
@@ -881,7 +937,7 @@ conntrack_destroy(struct conntrack *ct)
 	pthread_cond_signal(&ct->cond);
 	pthread_mutex_unlock(&ct->lock);
 	pthread_join(ct->sweeper, NULL);
-	conntrack_flush(ct, -1, NULL);
+	conntrack_flush(ct, -1, 0);
 	rcu_barrier();
 	cds_lfht_destroy(ct->ht, NULL);
 	pthread_cond_destroy(&ct->cond);

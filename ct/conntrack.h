@@ -50,21 +50,21 @@ uint32_t conntrack_limit_get(struct conntrack *ct, uint16_t zone);
 bool conntrack_limit_next(struct conntrack *ct, int *zone);
 uint32_t conntrack_zone_count(struct conntrack *ct, uint16_t zone);
 
-/* A connection as dumps show it. */
+/* A connection as ctnetlink shows it. */
 struct conntrack_entry {
 	struct ct_tuple orig, reply;	/* reply: as the reply is seen */
 	uint32_t id;
-	uint32_t status;		/* CONNTRACK_S_* */
+	uint32_t status;		/* the kernel's IPS_* bits */
 	uint32_t mark;
 	uint8_t labels[16];
+	bool has_labels;		/* labels were ever set */
 	uint32_t timeout;		/* seconds left */
-	uint8_t tcp_state;		/* enum ct_tcp_state; TCP only */
+	/* TCP only: state, and per direction the window scale and the
+	 * kernel's IP_CT_TCP_FLAG_* bits. */
+	uint8_t tcp_state;		/* enum ct_tcp_state */
+	uint8_t tcp_wscale[2];
+	uint8_t tcp_flags[2];
 };
-
-#define CONNTRACK_S_SEEN_REPLY	0x01
-#define CONNTRACK_S_ASSURED	0x02
-#define CONNTRACK_S_SRC_NAT	0x04
-#define CONNTRACK_S_DST_NAT	0x08
 
 /* Calls visit for each connection (of zone, or all when zone < 0) until
  * it returns nonzero, which is then returned. */
@@ -72,11 +72,17 @@ int conntrack_dump(struct conntrack *ct, int zone,
 		   int (*visit)(const struct conntrack_entry *, void *),
 		   void *arg);
 
-/* Deletes the connections of zone (all when zone < 0); with orig, only
- * the one whose original tuple (zone included) it is. Returns how many,
- * or -ENOENT when orig names none. */
-int conntrack_flush(struct conntrack *ct, int zone,
-		    const struct ct_tuple *orig);
+/* Deletes the connections of zone (all when zone < 0) and of family
+ * (all when 0). Returns how many. */
+int conntrack_flush(struct conntrack *ct, int zone, int family);
+
+/* The connection with tuple t (either direction, zone included) as a dump
+ * shows it; -ENOENT when there is none. */
+int conntrack_get(struct conntrack *ct, const struct ct_tuple *t,
+		  struct conntrack_entry *e);
+/* Deletes it; with id != 0, only if that is its id. -ENOENT otherwise. */
+int conntrack_delete(struct conntrack *ct, const struct ct_tuple *t,
+		     uint32_t id);
 
 struct conntrack_stats {
 	uint64_t n_conns;		/* in the table now */

@@ -29,7 +29,7 @@ setup(void)
 	nlsock_registry_init();
 	families_register();
 	peer = sv[0];
-	sk = nlsock_new(sv[1], shared, &creds);
+	sk = nlsock_new(sv[1], shared, &creds, NETLINK_GENERIC);
 	nlsock_autobind(sk);
 }
 

@@ -186,13 +186,16 @@ dump_free(void *p)
 {
 	struct genl_dump *d = p;
 
+	if (d->op->done)
+		d->op->done(d);
 	free(d->nlh);
 	free(d);
 }
 
-static int
-dump_start(struct nlsock *sk, const struct genl_family *family,
-	   const struct genl_ops_entry *op, const struct nlmsghdr *nlh)
+int
+genl_dump_start(struct nlsock *sk, const struct genl_family *family,
+		const struct genl_ops_entry *op, const struct nlmsghdr *nlh,
+		void *data)
 {
 	struct genl_dump *d;
 
@@ -210,6 +213,7 @@ dump_start(struct nlsock *sk, const struct genl_family *family,
 	d->family = family;
 	d->op = op;
 	d->sk = sk;
+	d->data = data;
 	d->done_errno = INT_MAX;
 	nlsock_set_dump(sk, d, dump_free);
 	genl_dump_next(sk);
@@ -244,7 +248,7 @@ rcv_msg(struct nlsock *sk, const struct nlmsghdr *nlh, struct extack *ack)
 	    !nlsock_creds(sk)->net_admin)
 		return -EPERM;
 	if (dump)
-		return dump_start(sk, family, op, nlh);
+		return genl_dump_start(sk, family, op, nlh, NULL);
 
 	if (family->maxattr) {
 		size_t off = NLMSG_ALIGN(hdrlen);
@@ -276,6 +280,14 @@ rcv_msg(struct nlsock *sk, const struct nlmsghdr *nlh, struct extack *ack)
 void
 genl_rcv(struct nlsock *sk, const void *buf, size_t len)
 {
+	netlink_rcv(sk, buf, len, rcv_msg);
+}
+
+void
+netlink_rcv(struct nlsock *sk, const void *buf, size_t len,
+	    int (*handle)(struct nlsock *, const struct nlmsghdr *,
+			  struct extack *))
+{
 	const char *p = buf;
 
 	while (len >= NLMSG_HDRLEN) {
@@ -288,7 +300,7 @@ genl_rcv(struct nlsock *sk, const void *buf, size_t len)
 			return;
 		if ((nlh->nlmsg_flags & NLM_F_REQUEST) &&
 		    nlh->nlmsg_type >= NLMSG_MIN_TYPE)
-			err = rcv_msg(sk, nlh, &ack);
+			err = handle(sk, nlh, &ack);
 		if (err != GENL_ANSWERED &&
 		    ((nlh->nlmsg_flags & NLM_F_ACK) || err))
 			send_ack(sk, nlh, err, &ack);

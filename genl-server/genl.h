@@ -47,6 +47,7 @@ struct genl_dump {
 	struct nlmsghdr *nlh;		/* copy of the request */
 	struct nlsock *sk;
 	long args[4];			/* the dumpit's continuation */
+	void *data;			/* given at the start (may be NULL) */
 	int done_errno;			/* > 0 while running */
 	bool done_sent;			/* the dumpit sent NLMSG_DONE itself */
 };
@@ -57,6 +58,8 @@ struct genl_ops_entry {
 	int (*doit)(struct genl_info *info);
 	/* Appends messages to mb; returns mb->len (0: finished) or -errno. */
 	int (*dumpit)(struct genl_dump *dump, struct msgbuf *mb);
+	/* Releases the dump's continuation state (may be NULL). */
+	void (*done)(struct genl_dump *dump);
 };
 
 struct genl_mcgrp {
@@ -87,6 +90,18 @@ const struct genl_family *genl_family_at(unsigned i);
 
 /* Processes one datagram from sk. */
 void genl_rcv(struct nlsock *sk, const void *buf, size_t len);
+/* The same message walk (ACKs, extended ACKs, errors) for the other
+ * netlink protocols the daemon serves: handle answers one request with 0,
+ * a negative errno, or GENL_ANSWERED. */
+void netlink_rcv(struct nlsock *sk, const void *buf, size_t len,
+		 int (*handle)(struct nlsock *, const struct nlmsghdr *,
+			       struct extack *));
+/* Starts the dump op->dumpit answers to nlh (family may be NULL outside
+ * generic netlink), with data for the dumpit, which op->done releases;
+ * returns GENL_ANSWERED, or -EBUSY/-ENOMEM with data still the caller's. */
+int genl_dump_start(struct nlsock *sk, const struct genl_family *family,
+		    const struct genl_ops_entry *op,
+		    const struct nlmsghdr *nlh, void *data);
 /* Queues the next part of sk's dump; returns whether it is still running. */
 bool genl_dump_next(struct nlsock *sk);
 bool genl_dump_running(const struct nlsock *sk);

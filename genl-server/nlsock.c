@@ -29,6 +29,7 @@ struct nlsock {
 	int data_fd;
 	struct tapdp_shared *shared;
 	struct nlsock_creds creds;
+	int protocol;
 	uint32_t portid;
 	bool bound;
 	unsigned flags;
@@ -40,7 +41,7 @@ struct nlsock {
 };
 
 static pthread_rwlock_t reg_lock = PTHREAD_RWLOCK_INITIALIZER;
-static GHashTable *by_portid;	/* portid -> nlsock */
+static GHashTable *by_portid;	/* key(protocol, portid) -> nlsock */
 static GPtrArray *all_socks;
 static size_t default_rcvbuf = 212992;
 
@@ -56,6 +57,12 @@ read_sysctl(const char *path, size_t dflt)
 		v = dflt;
 	fclose(f);
 	return v;
+}
+
+static gpointer
+key(int protocol, uint32_t portid)
+{
+	return GSIZE_TO_POINTER((gsize)protocol << 32 | portid);
 }
 
 void
@@ -93,12 +100,13 @@ size_send_buffer(struct nlsock *sk)
 
 struct nlsock *
 nlsock_new(int data_fd, struct tapdp_shared *shared,
-	   const struct nlsock_creds *creds)
+	   const struct nlsock_creds *creds, int protocol)
 {
 	struct nlsock *sk = calloc(1, sizeof(*sk));
 
 	if (!sk)
 		return NULL;
+	sk->protocol = protocol;
 	sk->data_fd = data_fd;
 	sk->shared = shared;
 	sk->creds = *creds;
@@ -117,7 +125,7 @@ nlsock_free(struct nlsock *sk)
 		return;
 	pthread_rwlock_wrlock(&reg_lock);
 	if (sk->bound)
-		g_hash_table_remove(by_portid, GUINT_TO_POINTER(sk->portid));
+		g_hash_table_remove(by_portid, key(sk->protocol, sk->portid));
 	g_ptr_array_remove_fast(all_socks, sk);
 	pthread_rwlock_unlock(&reg_lock);
 	if (sk->dump && sk->dump_free)
@@ -128,9 +136,9 @@ nlsock_free(struct nlsock *sk)
 }
 
 static bool
-portid_taken(uint32_t portid)
+portid_taken(int protocol, uint32_t portid)
 {
-	return g_hash_table_contains(by_portid, GUINT_TO_POINTER(portid));
+	return g_hash_table_contains(by_portid, key(protocol, portid));
 }
 
 static void
@@ -138,7 +146,7 @@ insert_locked(struct nlsock *sk, uint32_t portid)
 {
 	sk->portid = portid;
 	sk->bound = true;
-	g_hash_table_insert(by_portid, GUINT_TO_POINTER(portid), sk);
+	g_hash_table_insert(by_portid, key(sk->protocol, portid), sk);
 }
 
 int
@@ -151,7 +159,7 @@ nlsock_bind(struct nlsock *sk, uint32_t portid)
 	pthread_rwlock_wrlock(&reg_lock);
 	if (sk->bound)
 		err = sk->portid == portid ? 0 : -EINVAL;
-	else if (portid_taken(portid))
+	else if (portid_taken(sk->protocol, portid))
 		err = -EADDRINUSE;
 	else
 		insert_locked(sk, portid);
@@ -167,7 +175,7 @@ nlsock_autobind(struct nlsock *sk)
 
 	pthread_rwlock_wrlock(&reg_lock);
 	if (!sk->bound) {
-		while (!portid || portid_taken(portid))
+		while (!portid || portid_taken(sk->protocol, portid))
 			portid = (uint32_t)rover--;
 		insert_locked(sk, portid);
 	}
@@ -179,6 +187,12 @@ uint32_t
 nlsock_portid(const struct nlsock *sk)
 {
 	return sk->bound ? sk->portid : 0;
+}
+
+int
+nlsock_protocol(const struct nlsock *sk)
+{
+	return sk->protocol;
 }
 
 const struct nlsock_creds *
@@ -343,13 +357,14 @@ nlsock_unicast(struct nlsock *sk, const void *buf, size_t len)
 }
 
 int
-nlsock_unicast_portid(uint32_t portid, const void *buf, size_t len)
+nlsock_unicast_portid(int protocol, uint32_t portid, const void *buf,
+		      size_t len)
 {
 	struct nlsock *sk;
 	int err = -ECONNREFUSED;
 
 	pthread_rwlock_rdlock(&reg_lock);
-	sk = g_hash_table_lookup(by_portid, GUINT_TO_POINTER(portid));
+	sk = g_hash_table_lookup(by_portid, key(protocol, portid));
 	if (sk)
 		err = nlsock_unicast(sk, buf, len);
 	pthread_rwlock_unlock(&reg_lock);

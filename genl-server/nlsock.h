@@ -35,8 +35,10 @@ struct nlsock_creds {
 void nlsock_registry_init(void);
 void nlsock_registry_destroy(void);
 
+/* protocol: NETLINK_GENERIC or NETLINK_NETFILTER; each has its own portid
+ * space, as in the kernel. */
 struct nlsock *nlsock_new(int data_fd, struct tapdp_shared *shared,
-			  const struct nlsock_creds *creds);
+			  const struct nlsock_creds *creds, int protocol);
 void nlsock_free(struct nlsock *sk);
 
 /* portid 0 autobinds (tgid first, then negative numbers, as the kernel).
@@ -44,6 +46,7 @@ void nlsock_free(struct nlsock *sk);
 int nlsock_bind(struct nlsock *sk, uint32_t portid);
 int nlsock_autobind(struct nlsock *sk);
 uint32_t nlsock_portid(const struct nlsock *sk);
+int nlsock_protocol(const struct nlsock *sk);
 const struct nlsock_creds *nlsock_creds(const struct nlsock *sk);
 
 int nlsock_setsockopt(struct nlsock *sk, int level, int name, int value);
@@ -55,8 +58,10 @@ bool nlsock_cap_ack(const struct nlsock *sk);
  * overrun is then flagged to the client unless NO_ENOBUFS), -ECONNRESET when
  * the client is gone. */
 int nlsock_unicast(struct nlsock *sk, const void *buf, size_t len);
-/* Same, to whichever socket holds portid; -ECONNREFUSED if none. */
-int nlsock_unicast_portid(uint32_t portid, const void *buf, size_t len);
+/* Same, to whichever socket of protocol holds portid; -ECONNREFUSED if
+ * none. */
+int nlsock_unicast_portid(int protocol, uint32_t portid, const void *buf,
+			  size_t len);
 /* Delivers to every member of group except exclude_portid (0: none). */
 void nlsock_multicast(uint32_t group, const void *buf, size_t len,
 		      uint32_t exclude_portid);

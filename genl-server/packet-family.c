@@ -75,13 +75,20 @@ static const struct genl_family packet_family = {
 	.n_ops = 1,
 };
 
+/* Upcalls go to generic netlink sockets. */
+static int
+upcall_send(uint32_t portid, const void *msg, size_t len)
+{
+	return nlsock_unicast_portid(NETLINK_GENERIC, portid, msg, len);
+}
+
 void
 packet_family_register(void)
 {
 	static const struct dp_upcall_sink sink = {
 		.family_id = FAMILY_ID_PACKET,
 		.version = OVS_PACKET_VERSION,
-		.send = nlsock_unicast_portid,
+		.send = upcall_send,
 	};
 
 	genl_register(&packet_family);

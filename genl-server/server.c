@@ -21,6 +21,7 @@
 #include "common/log.h"
 #include "common/nlerr.h"
 #include "compat/proto.h"
+#include "ctnetlink.h"
 #include "datapath/datapath.h"
 #include "families.h"
 #include "genl.h"
@@ -246,14 +247,17 @@ conn_hello(struct conn *c, const struct tapdp_req *req, struct msghdr *mh)
 	struct nlsock_creds creds;
 	struct ucred uc;
 	socklen_t len = sizeof(uc);
-	int fds[2], n = take_fds(mh, fds, 2);
+	int fds[2], n = take_fds(mh, fds, 2), protocol;
 
 	if (n != 2) {
 		for (int i = 0; i < n && i < 2; i++)
 			close(fds[i]);
 		return -EPROTO;
 	}
+	/* Older shims send no protocol: generic netlink. */
+	protocol = req->arg[2] ? req->arg[2] : NETLINK_GENERIC;
 	if (c->sk || req->arg[0] != TAPDP_PROTO_VERSION ||
+	    (protocol != NETLINK_GENERIC && protocol != NETLINK_NETFILTER) ||
 	    getsockopt(c->fd, SOL_SOCKET, SO_PEERCRED, &uc, &len) < 0)
 		goto fail;
 	shared = mmap(NULL, sizeof(*shared), PROT_READ | PROT_WRITE,
@@ -266,7 +270,7 @@ conn_hello(struct conn *c, const struct tapdp_req *req, struct msghdr *mh)
 		.uid = uc.uid,
 		.net_admin = has_net_admin(uc.pid),
 	};
-	c->sk = nlsock_new(fds[0], shared, &creds);
+	c->sk = nlsock_new(fds[0], shared, &creds, protocol);
 	if (!c->sk) {
 		munmap(shared, sizeof(*shared));
 		close(fds[0]);
@@ -291,12 +295,16 @@ conn_send(struct conn *c, const struct tapdp_req *req, const void *payload,
 		if (!nlsock_creds(c->sk)->net_admin)
 			return -EPERM;
 		nlsock_autobind(c->sk);
-		return nlsock_unicast_portid(dst, payload, len) == -ECONNREFUSED
+		return nlsock_unicast_portid(nlsock_protocol(c->sk), dst,
+					     payload, len) == -ECONNREFUSED
 			       ? -ECONNREFUSED : 0;
 	}
 	nlsock_autobind(c->sk);
 	nlsock_note_recv(c->sk, req->arg[1] > 0 ? req->arg[1] : 0);
-	genl_rcv(c->sk, payload, len);
+	if (nlsock_protocol(c->sk) == NETLINK_NETFILTER)
+		ctnetlink_rcv(c->sk, payload, len);
+	else
+		genl_rcv(c->sk, payload, len);
 	rep->val[1] = genl_dump_running(c->sk);
 	return 0;
 }

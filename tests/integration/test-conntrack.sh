@@ -97,6 +97,22 @@ check_out "zone 5: datapath flows match ct_zone, ct_mark and ct_label" \
 	"ct_zone\(0x5\).*ct_mark\(0x2a\)" appctl dpctl/dump-flows
 check_out "zone 5: the commit sets the mark" "ct\(commit,zone=5,mark=0x2a" \
 	appctl dpctl/dump-flows
+serve "$B" tcp 8002
+check_out "zone 5: TCP from A to B" "ok" send "$A" tcp 10.7.0.2 8002
+served >/dev/null
+# The connections as ovs-dpctl lists them from the kernel (ctnetlink).
+check_out "dump-conntrack: the ICMP connection, kernel's format" \
+	"^icmp,orig=\(src=10.7.0.1,dst=10.7.0.2,id=[0-9]+,type=8,code=0\),reply=\(src=10.7.0.2,dst=10.7.0.1,id=[0-9]+,type=0,code=0\),zone=5,mark=42,labels=0x1$" \
+	dpctl dump-conntrack
+check_out "dump-conntrack: the TCP connection and its state" \
+	"^tcp,orig=\(src=10.7.0.1,dst=10.7.0.2,sport=[0-9]+,dport=8002\),reply=\(src=10.7.0.2,dst=10.7.0.1,sport=8002,dport=[0-9]+\),zone=5,mark=42,labels=0x1,protoinfo=\(state=(TIME_WAIT|CLOSE|FIN_WAIT|LAST_ACK|CLOSE_WAIT)\)$" \
+	dpctl dump-conntrack zone=5
+check_out "dump-conntrack -m: status and TCP details" \
+	"status=SEEN_REPLY\|ASSURED\|CONFIRMED.*wscale_orig=" \
+	dpctl dump-conntrack -m
+check_out "ct-stats-show counts them" "TCP: [1-9]" dpctl ct-stats-show
+check "flush-conntrack zone=5" dpctl flush-conntrack zone=5
+check "the zone is empty" bash -c "! $BUILD/tapdp-run -- ovs-dpctl dump-conntrack | grep -q zone=5"
 
 # 3. SNAT: A's connections to C leave from 10.7.0.100, ports 2000-2010.
 # C reaches 10.7.0.100 through A's MAC.
@@ -120,6 +136,16 @@ check_out "SNAT: C sees the mapped UDP source" \
 	"from 10.7.0.100:20(0[0-9]|10)$" served
 check "SNAT: ping through the mapping" \
 	ip netns exec "$A" ping -c 2 -i 0.2 -W 2 10.7.0.3
+check_out "dump-conntrack: the SNAT connection's reply tuple" \
+	"^udp,orig=\(src=10.7.0.1,dst=10.7.0.3,sport=5556,dport=8101\),reply=\(src=10.7.0.3,dst=10.7.0.100,sport=8101,dport=20(0[0-9]|10)\)$" \
+	appctl dpctl/dump-conntrack
+check "flush-conntrack of one tuple" dpctl flush-conntrack \
+	"ct_nw_src=10.7.0.1,ct_nw_dst=10.7.0.3,ct_nw_proto=17,ct_tp_src=5556,ct_tp_dst=8101"
+check "the tuple is gone" \
+	bash -c "! $BUILD/tapdp-run -- ovs-dpctl dump-conntrack | grep -q sport=5556"
+check_out "flush-conntrack of an unknown tuple: the kernel's error" \
+	"No such file or directory" dpctl flush-conntrack \
+	"ct_nw_src=10.9.9.9,ct_nw_dst=10.7.0.3,ct_nw_proto=17,ct_tp_src=1,ct_tp_dst=2"
 
 # 4. DNAT: A's connections to 10.7.0.200:80 go to B:8080; the answers
 # come back from 10.7.0.200:80.

@@ -533,7 +533,7 @@ test_limits(void **s)
 	udp(&f, A, B, 1, 53);
 	assert_int_equal(run(&f, &c), 0);
 	assert_int_equal(conntrack_zone_count(ct, 6), 2);
-	assert_int_equal(conntrack_flush(ct, 6, NULL), 2);
+	assert_int_equal(conntrack_flush(ct, 6, 0), 2);
 	udp(&f, A, B, 3, 53);
 	assert_int_equal(run(&f, &c), 0);
 	conntrack_limit_del(ct, 6);

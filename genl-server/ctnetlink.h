@@ -1,0 +1,19 @@
+/* The conntrack part of NETLINK_NETFILTER (ctnetlink), as the kernel's
+ * nf_conntrack_netlink answers it for the daemon's connection tracker: the
+ * requests `ovs-dpctl dump-conntrack`, `flush-conntrack` (all, a zone, a
+ * tuple) and `ct-stats-show` send. Connections are listed with the
+ * kernel's attributes in its order; creating or changing connections and
+ * expectations is not served (-EOPNOTSUPP).
+ *
+ * Threads: the control thread. */
+#ifndef TAPDP_CTNETLINK_H
+#define TAPDP_CTNETLINK_H
+
+#include <stddef.h>
+
+struct nlsock;
+
+/* Processes one datagram from a NETLINK_NETFILTER socket. */
+void ctnetlink_rcv(struct nlsock *sk, const void *buf, size_t len);
+
+#endif
