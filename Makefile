@@ -86,7 +86,8 @@ asan:
 # libFuzzer targets (clang), beside the parsers they exercise.
 FUZZ_SRCS := $(wildcard */fuzz-*.c)
 FUZZ_TARGETS := $(patsubst %.c,build-fuzz/%,$(notdir $(FUZZ_SRCS)))
-FUZZ_FLAGS := -fsanitize=fuzzer,address,undefined -fno-omit-frame-pointer
+FUZZ_FLAGS := -fsanitize=fuzzer,address,undefined -fno-omit-frame-pointer \
+	      -fno-sanitize-recover=undefined
 FUZZ_SECONDS ?= 15
 
 define fuzz_rule

@@ -9,6 +9,8 @@
 #include <time.h>
 
 #include "conn.h"
+#include "flow/extract.h"
+#include "frag.h"
 #include "nat.h"
 
 #define HT_MIN_BUCKETS	1024
@@ -36,6 +38,7 @@ struct conntrack {
 	uint8_t *zone_limited;		/* [N_ZONES]: has its own limit */
 	uint32_t default_limit;
 	uint64_t n_invalid, n_refused, n_expired;	/* atomic */
+	struct frag_table *frags;
 
 	pthread_t sweeper;
 	pthread_mutex_t lock;		/* guards stop */
@@ -112,6 +115,20 @@ find(struct conntrack *ct, const struct ct_tuple *t)
 	n = cds_lfht_iter_get_node(&it);
 	return n ? caa_container_of(n, struct conn_node, lfht) : NULL;
 }
+
+/* The node under it, or NULL at the end (liburcu's for_each_entry macro
+ * offsets a NULL pointer at the end, which UBSan rightly reports). */
+static struct conn_node *
+iter_node(struct cds_lfht_iter *it)
+{
+	struct cds_lfht_node *n = cds_lfht_iter_get_node(it);
+
+	return n ? caa_container_of(n, struct conn_node, lfht) : NULL;
+}
+
+#define for_each_node(CT, IT, N)					\
+	for (cds_lfht_first((CT)->ht, IT); ((N) = iter_node(IT));	\
+	     cds_lfht_next((CT)->ht, IT))
 
 bool
 ct_tuple_taken(struct conntrack *ct, const struct ct_tuple *t)
@@ -626,22 +643,43 @@ execute(struct conntrack *ct, struct track *tr, struct flow_key *key,
 	return a->commit ? commit(ct, tr, a, key) : 0;
 }
 
+/* Fragments wait for their datagram, which conntrack then sees whole (the
+ * kernel's ovs_ct_handle_fragments()). 0: pkt and key are the datagram's. */
+static int
+defrag(struct conntrack *ct, struct packet *pkt, struct flow_key *key,
+       const struct ct_action *a)
+{
+	switch (frag_gather(ct->frags, pkt, pkt->layers.l3, a->family,
+			    a->zone)) {
+	case FRAG_QUEUED:
+		return -EINPROGRESS;
+	case FRAG_DROP:
+		return -EINVAL;
+	case FRAG_DONE:
+		break;
+	}
+	if (!pkt->key_valid) {
+		flow_extract(pkt->data, pkt->len, key, &pkt->layers);
+		pkt->key_valid = true;
+	}
+	key->ip_frag = OVS_FRAG_TYPE_NONE;
+	return 0;
+}
+
 int
 conntrack_execute(struct conntrack *ct, struct packet *pkt,
 		  struct flow_key *key, const struct ct_action *a)
 {
-	uint32_t l3off = pkt->layers.l3;
-	bool partial = packet_csum_partial(pkt);
-	bool csum_ok = partial || (pkt->vnet.flags &
-				   VIRTIO_NET_HDR_F_DATA_VALID);
+	bool partial, csum_ok;
 	struct track tr;
+	uint32_t l3off, len;
 	uint8_t *l3;
-	uint32_t len;
 	int err;
 
 	tr.c = NULL;
 	tr.tmp_live = false;
 	tr.now = now_ms();
+	l3off = pkt->layers.l3;
 	if (l3off == FLOW_OFS_NONE || l3off > pkt->len ||
 	    key_family(key) != a->family) {
 		count(&ct->n_invalid);
@@ -649,6 +687,13 @@ conntrack_execute(struct conntrack *ct, struct packet *pkt,
 		update_key(key, &tr, a->zone);
 		return 0;
 	}
+	if (key->ip_frag != OVS_FRAG_TYPE_NONE) {
+		err = defrag(ct, pkt, key, a);
+		if (err)
+			return err;
+	}
+	partial = packet_csum_partial(pkt);
+	csum_ok = partial || (pkt->vnet.flags & VIRTIO_NET_HDR_F_DATA_VALID);
 	l3 = pkt->data + l3off;
 	len = pkt->len - l3off;
 	tr.res = ct_packet_parse(l3, len, a->family, a->zone, csum_ok, &tr.p);
@@ -776,7 +821,7 @@ conntrack_dump(struct conntrack *ct, int zone,
 	int ret = 0;
 
 	rcu_read_lock();
-	cds_lfht_for_each_entry(ct->ht, &it, n, lfht) {
+	for_each_node(ct, &it, n) {
 		if (n->dir != CT_DIR_ORIG || expired(n->conn, now) ||
 		    (zone >= 0 && n->conn->tuple[0].zone != zone))
 			continue;
@@ -797,7 +842,7 @@ conntrack_flush(struct conntrack *ct, int zone, int family)
 	int deleted = 0;
 
 	rcu_read_lock();
-	cds_lfht_for_each_entry(ct->ht, &it, n, lfht) {
+	for_each_node(ct, &it, n) {
 		const struct ct_tuple *t = &n->conn->tuple[0];
 
 		if (n->dir == CT_DIR_ORIG && (zone < 0 || t->zone == zone) &&
@@ -846,6 +891,7 @@ conntrack_get_stats(struct conntrack *ct, struct conntrack_stats *s)
 	s->n_invalid = __atomic_load_n(&ct->n_invalid, __ATOMIC_RELAXED);
 	s->n_refused = __atomic_load_n(&ct->n_refused, __ATOMIC_RELAXED);
 	s->n_expired = __atomic_load_n(&ct->n_expired, __ATOMIC_RELAXED);
+	frag_get_stats(ct->frags, &s->frags);
 }
 
 void
@@ -856,7 +902,7 @@ conntrack_sweep(struct conntrack *ct)
 	uint64_t now = now_ms();
 
 	rcu_read_lock();
-	cds_lfht_for_each_entry(ct->ht, &it, n, lfht) {
+	for_each_node(ct, &it, n) {
 		if (n->dir == CT_DIR_ORIG && expired(n->conn, now) &&
 		    conn_delete(ct, n->conn))
 			count(&ct->n_expired);
@@ -880,6 +926,7 @@ sweeper_main(void *arg)
 			break;
 		pthread_mutex_unlock(&ct->lock);
 		conntrack_sweep(ct);
+		frag_expire(ct->frags);
 		pthread_mutex_lock(&ct->lock);
 	}
 	pthread_mutex_unlock(&ct->lock);
@@ -900,11 +947,12 @@ conntrack_create(uint32_t max_conns)
 	ct->zone_count = calloc(N_ZONES, sizeof(uint32_t));
 	ct->zone_limit = calloc(N_ZONES, sizeof(uint32_t));
 	ct->zone_limited = calloc(N_ZONES, 1);
+	ct->frags = frag_table_create();
 	ct->ht = cds_lfht_new(HT_MIN_BUCKETS, HT_MIN_BUCKETS, 0,
 			      CDS_LFHT_AUTO_RESIZE | CDS_LFHT_ACCOUNTING,
 			      NULL);
 	if (!ct->zone_count || !ct->zone_limit || !ct->zone_limited ||
-	    !ct->ht)
+	    !ct->ht || !ct->frags)
 		goto fail;
 	pthread_mutex_init(&ct->lock, NULL);
 	pthread_condattr_init(&ca);
@@ -920,6 +968,7 @@ conntrack_create(uint32_t max_conns)
 fail:
 	if (ct->ht)
 		cds_lfht_destroy(ct->ht, NULL);
+	frag_table_destroy(ct->frags);
 	free(ct->zone_count);
 	free(ct->zone_limit);
 	free(ct->zone_limited);
@@ -942,6 +991,7 @@ conntrack_destroy(struct conntrack *ct)
 	cds_lfht_destroy(ct->ht, NULL);
 	pthread_cond_destroy(&ct->cond);
 	pthread_mutex_destroy(&ct->lock);
+	frag_table_destroy(ct->frags);
 	free(ct->zone_count);
 	free(ct->zone_limit);
 	free(ct->zone_limited);

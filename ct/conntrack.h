@@ -21,6 +21,7 @@
 #include "flow/ct-netlink.h"
 #include "flow/key.h"
 #include "flow/packet.h"
+#include "frag.h"
 #include "tuple.h"
 
 struct conntrack;
@@ -30,10 +31,12 @@ struct conntrack;
 struct conntrack *conntrack_create(uint32_t max_conns);
 void conntrack_destroy(struct conntrack *ct);
 
-/* Runs the ct action a on pkt, whose key is key: tracks (and commits,
- * NATs, marks, labels) and sets key's ct_* fields as the kernel does.
- * Returns 0, or a negative errno when the kernel would drop the packet
- * (NAT impossible, zone limit reached on commit, table full). */
+/* Runs the ct action a on pkt, whose key is key: reassembles fragments,
+ * tracks (and commits, NATs, marks, labels) and sets key's ct_* fields as
+ * the kernel does. Returns 0; -EINPROGRESS when pkt is a fragment held
+ * for its datagram (the packet goes no further; not an error); or another
+ * negative errno when the kernel would drop the packet (a bad fragment,
+ * NAT impossible, zone limit reached on commit, table full). */
 int conntrack_execute(struct conntrack *ct, struct packet *pkt,
 		      struct flow_key *key, const struct ct_action *a);
 
@@ -89,6 +92,7 @@ struct conntrack_stats {
 	uint64_t n_invalid;		/* packets found invalid */
 	uint64_t n_refused;		/* commits refused: limits, full */
 	uint64_t n_expired;
+	struct frag_stats frags;
 };
 void conntrack_get_stats(struct conntrack *ct, struct conntrack_stats *s);
 

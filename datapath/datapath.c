@@ -14,6 +14,7 @@
 
 #include "common/log.h"
 #include "ct/conntrack.h"
+#include "ct/frag.h"
 #include "flow/ct-netlink.h"
 #include "flow/actions.h"
 #include "flow/extract.h"
@@ -147,6 +148,8 @@ upcall(struct datapath *dp, uint8_t cmd, uint32_t portid,
 			msgbuf_put_raw(&mb, acts, acts_len);
 		msgbuf_nest_end(&mb, nest);
 	}
+	if (pkt->mru)
+		msgbuf_put_u16(&mb, OVS_PACKET_ATTR_MRU, pkt->mru);
 	if (pkt->cutlen)
 		msgbuf_put_u32(&mb, OVS_PACKET_ATTR_LEN, pkt->len);
 	hash = packet_hash(pkt, key) | HASH_SW_BIT;
@@ -179,6 +182,39 @@ count_upcall(struct datapath *dp, struct dp_port *in, int err)
 static void dp_process(struct dp_ctx *ctx, struct packet *pkt,
 		       struct flow_key *key);
 
+/* Where the IP header of an Ethernet frame starts, past VLAN tags, and
+ * its family; 0 when it is not IP. */
+static uint32_t
+ip_offset(const uint8_t *f, uint32_t len, int *family)
+{
+	uint32_t off = 12;
+	uint16_t type;
+
+	for (;;) {
+		if (off + 2 > len)
+			return 0;
+		type = (uint16_t)(f[off] << 8 | f[off + 1]);
+		if (type != ETH_P_8021Q && type != ETH_P_8021AD)
+			break;
+		off += 4;
+	}
+	*family = type == ETH_P_IP ? AF_INET : type == ETH_P_IPV6 ? AF_INET6
+								  : 0;
+	return *family ? off + 2 : 0;
+}
+
+struct frag_out {
+	struct dp_port *port;
+};
+
+static void
+send_fragment(void *arg, const uint8_t *frame, uint32_t len)
+{
+	struct frag_out *o = arg;
+
+	vport_send(o->port->vport, frame, len, NULL);
+}
+
 static void
 env_output(void *c, const struct packet *pkt, uint32_t port_no)
 {
@@ -194,6 +230,18 @@ env_output(void *c, const struct packet *pkt, uint32_t port_no)
 			      ? pkt->len - pkt->cutlen : ETH_HLEN;
 		/* A cut frame is no longer one GSO unit. */
 		vport_send(port->vport, pkt->data, len, NULL);
+		return;
+	}
+	if (pkt->mru && len > (uint32_t)pkt->mru + ETH_HLEN) {
+		/* Reassembled by conntrack: out as fragments again, none
+		 * larger than the largest that came in. */
+		struct frag_out o = { .port = port };
+		int family = 0;
+		uint32_t l3 = ip_offset(pkt->data, len, &family);
+
+		if (l3)
+			frag_split(pkt->data, len, l3, family, pkt->mru,
+				   send_fragment, &o);
 		return;
 	}
 	vport_send(port->vport, pkt->data, len, &pkt->vnet);
@@ -377,13 +425,14 @@ static const struct vport_rx_ops rx_ops = {
 
 int
 dp_execute(struct datapath *dp, const void *frame, size_t len,
-	   const struct flow_key *metadata, uint64_t hash,
+	   const struct flow_key *metadata, uint64_t hash, uint16_t mru,
 	   const void *actions, int actions_len)
 {
 	struct dp_ctx ctx = { .dp = dp };
 	struct actions_env env = env_ops;
 	struct flow_key key = *metadata;
-	size_t size = PACKET_HEADROOM + len + 64;
+	/* Room for a whole datagram, should conntrack reassemble one. */
+	size_t size = PACKET_HEADROOM + (len > 65536 ? len : 65536) + 256;
 	struct packet pkt;
 	uint8_t *buf;
 	int err = 0;
@@ -394,6 +443,7 @@ dp_execute(struct datapath *dp, const void *frame, size_t len,
 	packet_init(&pkt, buf, size, len);
 	memcpy(pkt.data, frame, len);
 	pkt.hash = hash & 0xffffffff;
+	pkt.mru = mru;
 	if (flow_extract(pkt.data, pkt.len, &key, &pkt.layers) < 0) {
 		free(buf);
 		return -EINVAL;

@@ -124,10 +124,10 @@ void dp_flow_flush(struct datapath *dp);
 void dp_flow_clear_stats(struct flow *flow);
 
 /* OVS_PACKET_CMD_EXECUTE: runs actions on a copy of frame, with the
- * metadata of key (in_port...). -ENODEV when neither the input port nor
- * the local port exists. */
+ * metadata of key (in_port...) and the MRU of a reassembled datagram (0:
+ * none). -ENODEV when neither the input port nor the local port exists. */
 int dp_execute(struct datapath *dp, const void *frame, size_t len,
-	       const struct flow_key *metadata, uint64_t hash,
+	       const struct flow_key *metadata, uint64_t hash, uint16_t mru,
 	       const void *actions, int actions_len);
 
 /* The connection tracker all datapaths share, created on first use with

@@ -24,6 +24,8 @@ struct packet {
 	uint32_t tailroom;		/* free bytes after data + len */
 	uint32_t hash;			/* 0: not computed yet */
 	uint32_t cutlen;		/* bytes trunc() removes at output */
+	uint16_t mru;			/* reassembled: largest fragment's IP
+					 * length, to cut again at output */
 	struct flow_layers layers;	/* valid while key_valid */
 	bool key_valid;			/* the key describes the frame */
 	bool l3;			/* no Ethernet header (popped) */
@@ -57,6 +59,7 @@ packet_init(struct packet *p, uint8_t *buf, uint32_t size, uint32_t len)
 	p->tailroom = size - PACKET_HEADROOM - len;
 	p->hash = 0;
 	p->cutlen = 0;
+	p->mru = 0;
 	p->key_valid = false;
 	p->l3 = false;
 	memset(&p->vnet, 0, sizeof(p->vnet));

@@ -45,6 +45,9 @@ packet_cmd_execute(struct genl_info *info)
 	if (!dp)
 		return -ENODEV;
 	return dp_execute(dp, attr_data(pkt), attr_len(pkt), &md, hash,
+			  a[OVS_PACKET_ATTR_MRU]
+				  ? attr_get_u16(a[OVS_PACKET_ATTR_MRU])
+				  : 0,
 			  attr_data(a[OVS_PACKET_ATTR_ACTIONS]),
 			  attr_len(a[OVS_PACKET_ATTR_ACTIONS]));
 }

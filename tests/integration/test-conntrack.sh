@@ -53,6 +53,12 @@ OF
 check "firewall: A pings B" ip netns exec "$A" ping -c 2 -i 0.2 -W 2 10.7.0.2
 check "firewall: B cannot ping A" \
 	bash -c "! ip netns exec $B ping -c 2 -i 0.2 -W 1 10.7.0.1"
+# Fragments are reassembled for conntrack and cut again on the way out
+# (a 3000-byte datagram cannot cross the 1500-byte links whole).
+check "firewall: IPv4 fragments through conntrack (ping -s 3000)" \
+	ip netns exec "$A" ping -c 2 -i 0.2 -W 2 -s 3000 10.7.0.2
+check "firewall: B's fragmented pings to A are still refused" \
+	bash -c "! ip netns exec $B ping -c 2 -i 0.2 -W 1 -s 3000 10.7.0.1"
 serve "$B" tcp 8000
 check_out "firewall: TCP from A to B" "reply from 10.7.0.2:8000 ok" \
 	send "$A" tcp 10.7.0.2 8000
@@ -80,6 +86,8 @@ check "firewall: A pings B over IPv6" \
 	ip netns exec "$A" ping -6 -c 2 -i 0.2 -W 2 fd07::2
 check "firewall: B cannot ping A over IPv6" \
 	bash -c "! ip netns exec $B ping -6 -c 2 -i 0.2 -W 1 fd07::1"
+check "firewall: IPv6 fragments through conntrack (ping -6 -s 3000)" \
+	ip netns exec "$A" ping -6 -c 2 -i 0.2 -W 2 -s 3000 fd07::2
 
 # 2. Zones, ct_mark and ct_label: replies pass only when the connection
 # carries the mark and label its first packet set.

@@ -16,6 +16,7 @@
 
 #include "ct/conntrack.h"
 #include "flow/csum.h"
+#include "ct/frag.h"
 #include "flow/extract.h"
 #include "include/tapdp/ovs-uapi.h"
 
@@ -29,7 +30,7 @@
 #define TH_ACK	0x10
 
 struct frame {
-	uint8_t buf[PACKET_HEADROOM + 1600];
+	uint8_t buf[PACKET_HEADROOM + 65536 + 256];
 	struct packet pkt;
 	struct flow_key key;
 };
@@ -582,6 +583,197 @@ test_hostile(void **s)
 	assert_int_equal(conntrack_zone_count(ct, 9), 0);
 }
 
+/* Fragments: frames collected from frag_split(). */
+struct frames {
+	uint8_t f[64][1600];
+	uint32_t len[64];
+	int n;
+};
+
+static void
+collect(void *arg, const uint8_t *frame, uint32_t len)
+{
+	struct frames *fs = arg;
+
+	assert_true(fs->n < 64 && len <= 1600);
+	memcpy(fs->f[fs->n], frame, len);
+	fs->len[fs->n++] = len;
+}
+
+/* A UDP datagram of n payload bytes, IPv4 or IPv6, in f (no checksum for
+ * IPv4: UDP's zero; IPv6: computed). */
+static void
+big_udp(struct frame *f, bool v6, uint32_t n)
+{
+	static uint8_t buf[65536];
+	uint8_t *p = f->buf + PACKET_HEADROOM, *ip = p + 14, *u;
+	uint32_t hl = v6 ? 40 : 20;
+	uint16_t v;
+
+	memset(f->buf, 0, sizeof(f->buf));
+	(void)buf;
+	memset(p, 0x02, 6);
+	memset(p + 6, 0x04, 6);
+	p[12] = v6 ? 0x86 : 0x08;
+	p[13] = v6 ? 0xdd : 0x00;
+	u = ip + hl;
+	for (uint32_t i = 0; i < n; i++)
+		u[8 + i] = (uint8_t)(i * 7);
+	v = htons(1234);
+	memcpy(u, &v, 2);
+	v = htons(4321);
+	memcpy(u + 2, &v, 2);
+	v = htons(8 + n);
+	memcpy(u + 4, &v, 2);
+	if (v6) {
+		ip[0] = 0x60;
+		memcpy(ip + 4, &v, 2);
+		ip[6] = IPPROTO_UDP;
+		ip[7] = 64;
+		ip[23] = 1;
+		ip[39] = 2;
+		v = ~csum_fold(csum_add(csum_pseudo(ip + 8, ip + 24, 16,
+						    IPPROTO_UDP, 8 + n),
+					u, 8 + n));
+		memcpy(u + 6, &v, 2);
+	} else {
+		uint32_t s = htonl(A), d = htonl(B);
+
+		ip[0] = 0x45;
+		v = htons(20 + 8 + n);
+		memcpy(ip + 2, &v, 2);
+		ip[8] = 64;
+		ip[9] = IPPROTO_UDP;
+		memcpy(ip + 12, &s, 4);
+		memcpy(ip + 16, &d, 4);
+		v = ~csum_fold(csum_add(0, ip, 20));
+		memcpy(ip + 10, &v, 2);
+	}
+	packet_init(&f->pkt, f->buf, sizeof(f->buf), 14 + hl + 8 + n);
+}
+
+/* Loads frame i of fs into f, as received. */
+static void
+load(struct frame *f, const struct frames *fs, int i)
+{
+	memset(f->buf, 0, sizeof(f->buf));
+	memcpy(f->buf + PACKET_HEADROOM, fs->f[i], fs->len[i]);
+	packet_init(&f->pkt, f->buf, sizeof(f->buf), fs->len[i]);
+	memset(&f->key, 0, sizeof(f->key));
+	assert_int_equal(flow_extract(f->pkt.data, f->pkt.len, &f->key,
+				      &f->pkt.layers), 0);
+	f->pkt.key_valid = true;
+}
+
+static void
+fragments(bool v6)
+{
+	struct ct_action c = { .family = v6 ? AF_INET6 : AF_INET,
+			       .commit = true, .zone = 11 };
+	static struct frames fs, again;
+	static struct frame f, whole;
+	uint32_t hl = v6 ? 40 : 20, n = 3000;
+
+	big_udp(&whole, v6, n);
+	fs.n = 0;
+	assert_int_equal(frag_split(whole.pkt.data, whole.pkt.len, 14,
+				    c.family, 1500, collect, &fs), 3);
+	for (int i = 0; i < fs.n; i++)
+		assert_true(fs.len[i] - 14 <= 1500);
+	/* Out of order: the last first; the datagram completes on the
+	 * fragment that fills the hole. */
+	load(&f, &fs, 2);
+	assert_int_not_equal(f.key.ip_frag, OVS_FRAG_TYPE_NONE);
+	assert_int_equal(run(&f, &c), -EINPROGRESS);
+	load(&f, &fs, 0);
+	assert_int_equal(run(&f, &c), -EINPROGRESS);
+	/* An exact duplicate is dropped alone. */
+	load(&f, &fs, 0);
+	assert_int_equal(run(&f, &c), -EINVAL);
+	load(&f, &fs, 1);
+	assert_int_equal(run(&f, &c), 0);
+	assert_int_equal(f.key.ct_state, TRK | NEW);
+	assert_int_equal(f.key.ip_frag, OVS_FRAG_TYPE_NONE);
+	assert_int_equal(f.key.tp_dst, htons(4321));
+	assert_int_equal(f.pkt.len, 14 + hl + 8 + n);
+	assert_int_equal(f.pkt.mru, v6 ? 1496 : 1500);	/* largest fragment */
+	assert_memory_equal(f.pkt.data + 14 + hl, whole.pkt.data + 14 + hl,
+			    8 + n);
+	/* Cut again, the same fragments come out. */
+	again.n = 0;
+	assert_int_equal(frag_split(f.pkt.data, f.pkt.len, 14, c.family,
+				    f.pkt.mru, collect, &again), 3);
+	for (int i = 0; i < 3; i++) {
+		assert_int_equal(again.len[i], fs.len[i]);
+		/* IPv6 picks a new fragment id. */
+		if (!v6)
+			assert_memory_equal(again.f[i], fs.f[i], fs.len[i]);
+	}
+
+	/* An overlap discards the queue: the rest never completes. */
+	load(&f, &fs, 0);
+	assert_int_equal(run(&f, &c), -EINPROGRESS);
+	load(&f, &fs, 1);
+	if (v6)
+		f.pkt.data[14 + 40 + 3] -= 8;	/* offset 8 bytes back */
+	else
+		f.pkt.data[14 + 7] -= 1;
+	f.pkt.data[14 + 10] = f.pkt.data[14 + 11] = 0;
+	if (!v6) {
+		uint16_t sum = ~csum_fold(csum_add(0, f.pkt.data + 14, 20));
+
+		memcpy(f.pkt.data + 14 + 10, &sum, 2);
+	}
+	assert_int_equal(run(&f, &c), -EINVAL);
+	load(&f, &fs, 2);
+	assert_int_equal(run(&f, &c), -EINPROGRESS);
+	load(&f, &fs, 1);
+	assert_int_equal(run(&f, &c), -EINPROGRESS);	/* no first part */
+}
+
+static void
+test_fragments_v4(void **s)
+{
+	fragments(false);
+}
+
+static void
+test_fragments_v6(void **s)
+{
+	fragments(true);
+}
+
+/* Endless fragments: never a complete datagram, memory stays bounded and
+ * the refusals are counted. */
+static void
+test_fragment_flood(void **s)
+{
+	struct ct_action c = act(true, 12);
+	static struct frames fs;
+	static struct frame f, whole;
+	struct conntrack_stats st0, st1;
+
+	big_udp(&whole, false, 3000);
+	fs.n = 0;
+	frag_split(whole.pkt.data, whole.pkt.len, 14, AF_INET, 1500, collect,
+		   &fs);
+	conntrack_get_stats(ct, &st0);
+	for (int i = 0; i < 5000; i++) {
+		load(&f, &fs, 0);
+		/* A new IP id each time: a new queue each time. */
+		f.pkt.data[14 + 4] = i >> 8;
+		f.pkt.data[14 + 5] = i;
+		assert_true(run(&f, &c) < 0);
+	}
+	conntrack_get_stats(ct, &st1);
+	assert_true(st1.frags.dropped - st0.frags.dropped > 1000);
+	/* A truncated fragment (MF, not a multiple of 8) is dropped too. */
+	load(&f, &fs, 0);
+	f.pkt.data[14 + 3] -= 3;
+	f.pkt.len -= 3;
+	assert_int_equal(run(&f, &c), -EINVAL);
+}
+
 int
 main(void)
 {
@@ -596,6 +788,9 @@ main(void)
 		cmocka_unit_test(test_limits),
 		cmocka_unit_test(test_checksums),
 		cmocka_unit_test(test_hostile),
+		cmocka_unit_test(test_fragments_v4),
+		cmocka_unit_test(test_fragments_v6),
+		cmocka_unit_test(test_fragment_flood),
 	};
 
 	rcu_register_thread();
