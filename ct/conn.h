@@ -24,6 +24,7 @@ enum { CT_DIR_ORIG, CT_DIR_REPLY };
 #define CT_S_DST_NAT_DONE	0x040
 #define CT_S_NAT_MASK		(CT_S_SRC_NAT | CT_S_DST_NAT)
 #define CT_S_LABELS		0x080	/* labels set at least once */
+#define CT_S_EXPECTED		0x100	/* met a helper's expectation */
 
 enum ct_manip { CT_MANIP_SRC, CT_MANIP_DST };
 
@@ -44,6 +45,10 @@ struct conn {
 	uint64_t expires;		/* ms, monotonic */
 	uint32_t mark;
 	uint8_t labels[16];
+	uint8_t helper;			/* enum ct_helper_kind */
+	/* Related connections: their master's original tuple (owned by
+	 * committed connections), else NULL. */
+	struct ct_tuple *master;
 	struct ct_tcp tcp;
 	struct rcu_head rcu;
 };

@@ -11,6 +11,7 @@
 #include "conn.h"
 #include "flow/extract.h"
 #include "frag.h"
+#include "helper.h"
 #include "nat.h"
 
 #define HT_MIN_BUCKETS	1024
@@ -40,10 +41,32 @@ struct conntrack {
 	uint64_t n_invalid, n_refused, n_expired;	/* atomic */
 	struct frag_table *frags;
 
+	/* Helpers' expectations: few and short-lived, under a mutex the
+	 * packet path takes only while some exist. */
+	pthread_mutex_t exp_lock;
+	struct expect *expects;
+	uint32_t n_expects;		/* atomic */
+
 	pthread_t sweeper;
 	pthread_mutex_t lock;		/* guards stop */
 	pthread_cond_t cond;
 	bool stop;
+};
+
+#define EXPECT_MAX	4096
+#define EXPECT_TIMEOUT	(5 * 60 * 1000)	/* ftp's and tftp's, ms */
+
+/* A connection a helper announced: its first packet's tuple (any source
+ * port), and what it inherits from its master. */
+struct expect {
+	struct expect *next;
+	struct ct_tuple t;		/* sport 0 */
+	struct ct_tuple master;		/* the master's original tuple */
+	uint32_t master_id;
+	uint32_t mark;
+	uint8_t labels[16];
+	bool has_labels;
+	uint64_t expires;
 };
 
 /* What one ct action found for its packet. */
@@ -55,6 +78,7 @@ struct track {
 	enum ct_info info;
 	struct conn tmp;		/* a new connection not committed yet */
 	bool tmp_live;			/* tmp's lock is initialized */
+	struct ct_tuple master;		/* tmp's master, if expected */
 	uint64_t now;			/* ms */
 };
 
@@ -142,7 +166,105 @@ conn_free_rcu(struct rcu_head *h)
 	struct conn *c = caa_container_of(h, struct conn, rcu);
 
 	pthread_spin_destroy(&c->lock);
+	free(c->master);
 	free(c);
+}
+
+/* Expectations. */
+
+static void
+expect_unlink(struct conntrack *ct, struct expect **pp)
+{
+	struct expect *e = *pp;
+
+	*pp = e->next;
+	free(e);
+	__atomic_fetch_sub(&ct->n_expects, 1, __ATOMIC_RELAXED);
+}
+
+/* Forgets the expectations of master id (all of them when id is 0 and
+ * they are past due). */
+static void
+expect_forget(struct conntrack *ct, uint32_t id, uint64_t now)
+{
+	struct expect **pp;
+
+	if (!__atomic_load_n(&ct->n_expects, __ATOMIC_RELAXED))
+		return;
+	pthread_mutex_lock(&ct->exp_lock);
+	for (pp = &ct->expects; *pp;) {
+		if ((id && (*pp)->master_id == id) ||
+		    (!id && (*pp)->expires < now))
+			expect_unlink(ct, pp);
+		else
+			pp = &(*pp)->next;
+	}
+	pthread_mutex_unlock(&ct->exp_lock);
+}
+
+/* A helper of committed connection c announced t: one expectation per
+ * master, as the ftp and tftp helpers allow. */
+static void
+expect_add(struct conntrack *ct, const struct conn *c,
+	   const struct ct_tuple *t, uint64_t now)
+{
+	struct expect *e;
+
+	expect_forget(ct, c->id, now);
+	if (__atomic_load_n(&ct->n_expects, __ATOMIC_RELAXED) >= EXPECT_MAX)
+		return;
+	e = calloc(1, sizeof(*e));
+	if (!e)
+		return;
+	e->t = *t;
+	e->master = c->master ? *c->master : c->tuple[CT_DIR_ORIG];
+	e->master_id = c->id;
+	e->mark = c->mark;
+	memcpy(e->labels, c->labels, 16);
+	e->has_labels = status_of(c) & CT_S_LABELS;
+	e->expires = now + EXPECT_TIMEOUT;
+	pthread_mutex_lock(&ct->exp_lock);
+	e->next = ct->expects;
+	ct->expects = e;
+	__atomic_fetch_add(&ct->n_expects, 1, __ATOMIC_RELAXED);
+	pthread_mutex_unlock(&ct->exp_lock);
+}
+
+/* The expectation a new connection's first packet (tuple t) meets;
+ * consume: remove it (the connection is committed). */
+static bool
+expect_find(struct conntrack *ct, const struct ct_tuple *t, uint64_t now,
+	    bool consume, struct expect *out)
+{
+	struct ct_tuple k = *t;
+	struct expect **pp;
+	bool found = false;
+
+	if (!__atomic_load_n(&ct->n_expects, __ATOMIC_RELAXED))
+		return false;
+	k.sport = 0;
+	pthread_mutex_lock(&ct->exp_lock);
+	for (pp = &ct->expects; *pp; pp = &(*pp)->next) {
+		if ((*pp)->expires >= now && ct_tuple_equal(&(*pp)->t, &k)) {
+			*out = **pp;
+			found = true;
+			if (consume)
+				expect_unlink(ct, pp);
+			break;
+		}
+	}
+	pthread_mutex_unlock(&ct->exp_lock);
+	return found;
+}
+
+static void
+helper_run(struct conntrack *ct, struct conn *c, int dir, const uint8_t *l3,
+	   const struct ct_packet *p, uint64_t now)
+{
+	struct ct_tuple t;
+
+	if (ct_helper_expect(c->helper, c->tuple, dir, l3, p, &t))
+		expect_add(ct, c, &t, now);
 }
 
 /* Unlinks a committed connection; the thread that unlinks its original
@@ -153,6 +275,8 @@ conn_delete(struct conntrack *ct, struct conn *c)
 	if (cds_lfht_del(ct->ht, &c->node[CT_DIR_ORIG].lfht))
 		return false;
 	cds_lfht_del(ct->ht, &c->node[CT_DIR_REPLY].lfht);
+	if (c->helper)
+		expect_forget(ct, c->id, 0);
 	__atomic_fetch_sub(&ct->zone_count[c->tuple[0].zone], 1,
 			   __ATOMIC_RELAXED);
 	__atomic_fetch_sub(&ct->n_conns, 1, __ATOMIC_RELAXED);
@@ -251,13 +375,22 @@ proto_packet(struct conn *c, int dir, const uint8_t *l3,
 
 /* A connection that would start with this packet, in tr->tmp. */
 static bool
-conn_new(struct track *tr, const uint8_t *l3)
+conn_new(struct conntrack *ct, struct track *tr, const uint8_t *l3)
 {
 	struct conn *c = &tr->tmp;
 	const struct ct_tuple *t = &tr->p.tuple;
+	struct expect e;
 	bool reopen;
 
 	memset(c, 0, sizeof(*c));
+	if (expect_find(ct, t, tr->now, false, &e)) {
+		/* Related: it inherits its master's mark and labels. */
+		tr->master = e.master;
+		c->master = &tr->master;
+		c->status = CT_S_EXPECTED | (e.has_labels ? CT_S_LABELS : 0);
+		c->mark = e.mark;
+		memcpy(c->labels, e.labels, 16);
+	}
 	c->tuple[CT_DIR_ORIG] = *t;
 	if (!ct_tuple_invert(t, &c->tuple[CT_DIR_REPLY]))
 		return false;
@@ -269,6 +402,18 @@ conn_new(struct track *tr, const uint8_t *l3)
 	pthread_spin_init(&c->lock, PTHREAD_PROCESS_PRIVATE);
 	tr->tmp_live = true;
 	return proto_packet(c, CT_DIR_ORIG, l3, &tr->p, &reopen, tr->now);
+}
+
+/* How a packet in dir relates to committed connection c (the kernel's
+ * ctinfo). */
+static enum ct_info
+info_of(const struct conn *c, int dir)
+{
+	uint32_t st = status_of(c);
+
+	if (dir == CT_DIR_REPLY || (st & CT_S_SEEN_REPLY))
+		return INFO_EST;
+	return st & CT_S_EXPECTED ? INFO_REL : INFO_NEW;
 }
 
 /* nf_conntrack_in(): finds or starts the packet's connection. */
@@ -297,20 +442,20 @@ track_packet(struct conntrack *ct, struct track *tr, const uint8_t *l3,
 	if (c) {
 		if (proto_packet(c, tr->dir, l3, &tr->p, &reopen, tr->now)) {
 			tr->c = c;
-			tr->info = tr->dir == CT_DIR_REPLY ||
-						   (status_of(c) & CT_S_SEEN_REPLY)
-					   ? INFO_EST
-					   : INFO_NEW;
+			tr->info = info_of(c, tr->dir);
+			if (c->helper)
+				helper_run(ct, c, tr->dir, l3, &tr->p,
+					   tr->now);
 			return;
 		}
 		if (!reopen)
 			goto invalid;
 		conn_delete(ct, c);
 	}
-	if (conn_new(tr, l3)) {
+	if (conn_new(ct, tr, l3)) {
 		tr->c = &tr->tmp;
 		tr->dir = CT_DIR_ORIG;
-		tr->info = INFO_NEW;
+		tr->info = tr->tmp.master ? INFO_REL : INFO_NEW;
 		return;
 	}
 invalid:
@@ -347,10 +492,13 @@ update_key(struct flow_key *key, const struct track *tr, uint16_t zone)
 					: OVS_CS_F_NEW;
 	if (!confirmed(c))
 		state |= OVS_CS_F_NEW;
+	/* Related for as long as the connection lives. */
+	if (c->master)
+		state |= OVS_CS_F_RELATED;
 	key->ct_state = state;
 	key->ct_mark = c->mark;
 	memcpy(key->ct_labels, c->labels, 16);
-	o = &c->tuple[CT_DIR_ORIG];
+	o = c->master ? c->master : &c->tuple[CT_DIR_ORIG];
 	if (key->eth_type == htons(ETH_P_IP) && o->family == AF_INET) {
 		key->ct_orig_ipv4_src = o->src.ip;
 		key->ct_orig_ipv4_dst = o->dst.ip;
@@ -512,6 +660,15 @@ confirm(struct conntrack *ct, struct track *tr, int *err)
 		return NULL;
 	}
 	*c = tr->tmp;
+	if (c->master) {
+		c->master = malloc(sizeof(*c->master));
+		if (!c->master) {
+			free(c);
+			*err = -ENOMEM;
+			return NULL;
+		}
+		*c->master = tr->master;
+	}
 	pthread_spin_init(&c->lock, PTHREAD_PROCESS_PRIVATE);
 	c->status |= CT_S_CONFIRMED;
 	c->id = __atomic_add_fetch(&ct->next_id, 1, __ATOMIC_RELAXED);
@@ -528,6 +685,7 @@ confirm(struct conntrack *ct, struct track *tr, int *err)
 							   lfht);
 
 		pthread_spin_destroy(&c->lock);
+		free(c->master);
 		free(c);
 		tr->dir = other->dir;
 		return other->conn;
@@ -544,13 +702,19 @@ confirm(struct conntrack *ct, struct track *tr, int *err)
 	}
 	__atomic_fetch_add(&ct->zone_count[zone], 1, __ATOMIC_RELAXED);
 	__atomic_fetch_add(&ct->n_conns, 1, __ATOMIC_RELAXED);
+	if (c->master) {
+		struct expect e;
+
+		/* The expectation is met: it goes. */
+		expect_find(ct, &c->tuple[0], tr->now, true, &e);
+	}
 	return c;
 }
 
 /* ovs_ct_commit() past the lookup: limits, mark, labels, confirmation. */
 static int
 commit(struct conntrack *ct, struct track *tr, const struct ct_action *a,
-       struct flow_key *key)
+       struct flow_key *key, const uint8_t *l3)
 {
 	struct conn *c = tr->c;
 	int err = 0;
@@ -568,10 +732,16 @@ commit(struct conntrack *ct, struct track *tr, const struct ct_action *a,
 	}
 	if (confirmed(c))
 		return 0;
+	/* A helper joins a connection when it is committed. */
+	if (a->helper && !c->helper)
+		c->helper = a->helper;
 	c = confirm(ct, tr, &err);
-	if (c)
-		tr->c = c;
-	return err;
+	if (!c)
+		return err;
+	tr->c = c;
+	if (c->helper && tr->res == CT_PARSE_OK)
+		helper_run(ct, c, tr->dir, l3, &tr->p, tr->now);
+	return 0;
 }
 
 static int
@@ -603,10 +773,7 @@ find_existing(struct conntrack *ct, struct track *tr,
 	if (c && (key->ct_state & OVS_CS_F_NAT_MASK))
 		tr->dir = !tr->dir;
 	if (c)
-		tr->info = tr->dir == CT_DIR_REPLY ||
-					   (status_of(c) & CT_S_SEEN_REPLY)
-				   ? INFO_EST
-				   : INFO_NEW;
+		tr->info = info_of(c, tr->dir);
 	return c;
 }
 
@@ -640,7 +807,7 @@ execute(struct conntrack *ct, struct track *tr, struct flow_key *key,
 	    (confirmed(tr->c) || a->commit) &&
 	    !do_nat(ct, tr, a, l3, partial, key))
 		return -EINVAL;
-	return a->commit ? commit(ct, tr, a, key) : 0;
+	return a->commit ? commit(ct, tr, a, key, l3) : 0;
 }
 
 /* Fragments wait for their datagram, which conntrack then sees whole (the
@@ -761,7 +928,7 @@ conntrack_zone_count(struct conntrack *ct, uint16_t zone)
 
 /* The kernel's IPS_* bits and IP_CT_TCP_FLAG_* bits. */
 enum {
-	IPS_SEEN_REPLY = 1 << 1, IPS_ASSURED = 1 << 2, IPS_CONFIRMED = 1 << 3,
+	IPS_EXPECTED = 1 << 0, IPS_SEEN_REPLY = 1 << 1, IPS_ASSURED = 1 << 2, IPS_CONFIRMED = 1 << 3,
 	IPS_SRC_NAT = 1 << 4, IPS_DST_NAT = 1 << 5,
 	IPS_SRC_NAT_DONE = 1 << 7, IPS_DST_NAT_DONE = 1 << 8,
 };
@@ -807,6 +974,13 @@ entry_fill(struct conn *c, uint64_t now, struct conntrack_entry *e)
 	}
 	pthread_spin_unlock(&c->lock);
 	e->has_labels = st & CT_S_LABELS;
+	e->helper = c->helper;
+	if (c->master) {
+		e->has_master = true;
+		e->master = *c->master;
+	}
+	if (st & CT_S_EXPECTED)
+		e->status |= IPS_EXPECTED;
 	e->timeout = exp > now ? (exp - now) / 1000 : 0;
 }
 
@@ -927,6 +1101,7 @@ sweeper_main(void *arg)
 		pthread_mutex_unlock(&ct->lock);
 		conntrack_sweep(ct);
 		frag_expire(ct->frags);
+		expect_forget(ct, 0, now_ms());
 		pthread_mutex_lock(&ct->lock);
 	}
 	pthread_mutex_unlock(&ct->lock);
@@ -955,6 +1130,7 @@ conntrack_create(uint32_t max_conns)
 	    !ct->ht || !ct->frags)
 		goto fail;
 	pthread_mutex_init(&ct->lock, NULL);
+	pthread_mutex_init(&ct->exp_lock, NULL);
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_cond_init(&ct->cond, &ca);
@@ -991,6 +1167,9 @@ conntrack_destroy(struct conntrack *ct)
 	cds_lfht_destroy(ct->ht, NULL);
 	pthread_cond_destroy(&ct->cond);
 	pthread_mutex_destroy(&ct->lock);
+	while (ct->expects)
+		expect_unlink(ct, &ct->expects);
+	pthread_mutex_destroy(&ct->exp_lock);
 	frag_table_destroy(ct->frags);
 	free(ct->zone_count);
 	free(ct->zone_limit);

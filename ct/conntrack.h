@@ -67,6 +67,9 @@ struct conntrack_entry {
 	uint8_t tcp_state;		/* enum ct_tcp_state */
 	uint8_t tcp_wscale[2];
 	uint8_t tcp_flags[2];
+	uint8_t helper;			/* enum ct_helper_kind */
+	bool has_master;
+	struct ct_tuple master;		/* its master's original tuple */
 };
 
 /* Calls visit for each connection (of zone, or all when zone < 0) until

@@ -134,7 +134,8 @@ parse_nat(const struct nlattr *nest, struct ct_action *ct, bool log)
 }
 
 static int
-parse_one(const struct nlattr *a, struct ct_action *ct, bool log)
+parse_one(const struct nlattr *a, struct ct_action *ct, const char **helper,
+	  bool log)
 {
 	int type = attr_type(a);
 
@@ -176,7 +177,7 @@ parse_one(const struct nlattr *a, struct ct_action *ct, bool log)
 			ovs_nlerr(log, "Invalid conntrack helper");
 			return -EINVAL;
 		}
-		memcpy(ct->helper, attr_data(a), attr_len(a));
+		*helper = attr_data(a);
 		return 0;
 	case OVS_CT_ATTR_NAT:
 		return parse_nat(a, ct, log);
@@ -201,6 +202,7 @@ int
 ct_action_parse(const struct nlattr *nest, const struct flow_key *key,
 		struct ct_action *ct, bool log)
 {
+	const char *helper = NULL;
 	const struct nlattr *a;
 	int rem, err;
 
@@ -227,7 +229,7 @@ ct_action_parse(const struct nlattr *nest, const struct flow_key *key,
 				  type, attr_len(a), ct_lens[type].max);
 			return -EINVAL;
 		}
-		err = parse_one(a, ct, log);
+		err = parse_one(a, ct, &helper, log);
 		if (err)
 			return err;
 	}
@@ -243,12 +245,18 @@ ct_action_parse(const struct nlattr *nest, const struct flow_key *key,
 		ovs_nlerr(log, "Conntrack attr has %d unknown bytes", rem);
 		return -EINVAL;
 	}
-	if (ct->helper[0]) {
-		/* No helper is loaded yet: the kernel's answer when the
-		 * helper's module is missing. */
-		ovs_nlerr(log, "Failed to add %s helper %d", ct->helper,
-			  -EINVAL);
-		return -EINVAL;
+	if (helper) {
+		/* Helpers are registered for one protocol each. */
+		if (!strcmp(helper, "ftp") && key->ip_proto == IPPROTO_TCP) {
+			ct->helper = CT_HELPER_FTP;
+		} else if (!strcmp(helper, "tftp") &&
+			   key->ip_proto == IPPROTO_UDP) {
+			ct->helper = CT_HELPER_TFTP;
+		} else {
+			ovs_nlerr(log, "Failed to add %s helper %d", helper,
+				  -EINVAL);
+			return -EINVAL;
+		}
 	}
 	return 0;
 }

@@ -26,6 +26,13 @@
 #define CT_RANGE_PROTO_HASH	0x08
 #define CT_RANGE_PROTO_RANDOM	0x10
 
+/* ct_action.helper: the application helpers there are. */
+enum ct_helper_kind {
+	CT_HELPER_NONE,
+	CT_HELPER_FTP,			/* "ftp", TCP */
+	CT_HELPER_TFTP,			/* "tftp", UDP */
+};
+
 /* The names the kernel bounds strings with. */
 #define CT_HELPER_NAME_LEN	16	/* NF_CT_HELPER_NAME_LEN */
 #define CT_TIMEOUT_NAME_LEN	32	/* CTNL_TIMEOUT_NAME_MAX */
@@ -51,14 +58,16 @@ struct ct_action {
 	uint32_t eventmask;
 	uint32_t mark, mark_mask;
 	uint8_t labels[16], labels_mask[16];
-	char helper[CT_HELPER_NAME_LEN];	/* "" when none */
+	uint8_t helper;			/* enum ct_helper_kind */
 	char timeout[CT_TIMEOUT_NAME_LEN];	/* "" when none */
 	struct ct_nat_range range;
 };
 
 /* Parses the contents of an OVS_ACTION_ATTR_CT nest for a flow whose
- * (masked) key is key. Returns 0 or -EINVAL (-ERANGE for two NAT types),
- * logging the kernel's OVS_NLERR message when log is true. */
+ * (masked) key is key. Returns 0 or -EINVAL (-ERANGE for two NAT types;
+ * -EINVAL also for a helper unknown or not for the key's protocol, as
+ * when the kernel has no such helper), logging the kernel's OVS_NLERR
+ * message when log is true. */
 int ct_action_parse(const struct nlattr *ct, const struct flow_key *key,
 		    struct ct_action *out, bool log);
 

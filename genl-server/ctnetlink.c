@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "ct/conntrack.h"
+#include "ct/helper.h"
 #include "datapath/datapath.h"
 #include "genl.h"
 #include "nlsock.h"
@@ -197,6 +198,8 @@ put_entry(struct msgbuf *mb, const struct nlsock *sk, uint32_t seq,
 	put_be32(mb, CTA_MARK, e->mark);
 	put_be32(mb, CTA_ID, e->id);
 	put_be32(mb, CTA_USE, 1);
+	if (e->has_master)
+		put_tuple(mb, CTA_TUPLE_MASTER, &e->master);
 	put_be32(mb, CTA_TIMEOUT, e->timeout);
 	if (e->orig.proto == IPPROTO_TCP) {
 		struct nlattr *pi = nest_start(mb, CTA_PROTOINFO);
@@ -216,6 +219,12 @@ put_entry(struct msgbuf *mb, const struct nlsock *sk, uint32_t seq,
 		}
 		msgbuf_nest_end(mb, tcp);
 		msgbuf_nest_end(mb, pi);
+	}
+	if (e->helper) {
+		struct nlattr *h = nest_start(mb, CTA_HELP);
+
+		msgbuf_put_string(mb, CTA_HELP_NAME, ct_helper_name(e->helper));
+		msgbuf_nest_end(mb, h);
 	}
 	if (e->has_labels)
 		msgbuf_put(mb, CTA_LABELS, 16, e->labels);

@@ -172,6 +172,51 @@ check_out "DNAT: B served A" "from 10.7.0.1:" served
 check_out "DNAT: the datapath flow rewrites with nat(dst=...)" \
 	"nat\(dst=10.7.0.2:8080\)" appctl dpctl/dump-flows
 
+# 6. FTP through the helper: the control connection is committed with
+# alg=ftp; the data connections, which nothing else lets in, pass as
+# related (+rel+new), active (from the server) and passive (to a port the
+# server picked).
+FTP="/usr/bin/python3 $TOP/tests/integration/ftp.py"
+ftp_get() {	# MODE: fetch from B, the server
+	ip netns exec "$B" $FTP serve >"$T/ftpd" 2>&1 &
+	local srv=$!
+	sleep 0.5
+	ip netns exec "$A" $FTP get 10.7.0.2 "$1" 2>&1
+	kill "$srv" 2>/dev/null
+	wait "$srv" 2>/dev/null
+}
+$OFCTL del-flows br0
+add_flows "FTP" <<'OF'
+table=0,priority=100,arp,actions=NORMAL
+table=0,priority=10,ip,ct_state=-trk,actions=ct(table=1)
+table=1,priority=20,tcp,ct_state=+trk+new-rel,in_port=1,tp_dst=21,actions=ct(commit,alg=ftp),NORMAL
+table=1,priority=20,tcp,ct_state=+trk+new+rel,actions=ct(commit),NORMAL
+table=1,priority=10,ct_state=+trk+est,actions=NORMAL
+table=1,priority=10,ct_state=+trk+rel-new,actions=NORMAL
+table=1,priority=0,actions=drop
+OF
+check_out "FTP passive through the helper" "^got 102400 bytes$" ftp_get passive
+check_out "FTP active through the helper" "^got 102400 bytes$" ftp_get active
+dump_m() { dpctl dump-conntrack -m | sed 's/,protoinfo=([^)]*)//'; }
+check_out "the active data connection is listed with its master" \
+	"^tcp,orig=\(src=10.7.0.2,dst=10.7.0.1,sport=[0-9]+,dport=[0-9]+\),.*status=EXPECTED.*parent=\(src=10.7.0.1,dst=10.7.0.2,sport=[0-9]+,dport=21\)" \
+	dump_m
+check_out "the control connection carries the helper" "dport=21\).*helper=ftp" \
+	dpctl dump-conntrack
+# The same rules without alg=ftp: the data connections are refused.
+$OFCTL del-flows br0
+add_flows "FTP without the helper" <<'OF'
+table=0,priority=100,arp,actions=NORMAL
+table=0,priority=10,ip,ct_state=-trk,actions=ct(table=1)
+table=1,priority=20,tcp,ct_state=+trk+new-rel,in_port=1,tp_dst=21,actions=ct(commit),NORMAL
+table=1,priority=20,tcp,ct_state=+trk+new+rel,actions=ct(commit),NORMAL
+table=1,priority=10,ct_state=+trk+est,actions=NORMAL
+table=1,priority=10,ct_state=+trk+rel-new,actions=NORMAL
+table=1,priority=0,actions=drop
+OF
+check "FTP passive fails without the helper" \
+	bash -c "! ip netns exec $A timeout 15 $FTP get 10.7.0.2 passive 2>/dev/null | grep -q got"
+
 # 5. Zone limits: two connections in zone 7, the third is refused.
 $OFCTL del-flows br0
 add_flows "zone limits" <<'OF'

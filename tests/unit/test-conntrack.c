@@ -106,6 +106,31 @@ tcp(struct frame *f, uint32_t src, uint32_t dst, uint16_t sport,
 	ipv4(f, src, dst, IPPROTO_TCP, t, sizeof(t));
 }
 
+/* A TCP segment with a text payload (ACK|PSH). */
+static void
+tcp_text(struct frame *f, uint32_t src, uint32_t dst, uint16_t sport,
+	 uint16_t dport, uint32_t seq, uint32_t ack, const char *text)
+{
+	uint8_t t[20 + 256] = { 0 };
+	size_t n = strlen(text);
+	uint32_t v;
+	uint16_t w = htons(65535), p;
+
+	p = htons(sport);
+	memcpy(t, &p, 2);
+	p = htons(dport);
+	memcpy(t + 2, &p, 2);
+	v = htonl(seq);
+	memcpy(t + 4, &v, 4);
+	v = htonl(ack);
+	memcpy(t + 8, &v, 4);
+	t[12] = 0x50;
+	t[13] = 0x18;
+	memcpy(t + 14, &w, 2);
+	memcpy(t + 20, text, n);
+	ipv4(f, src, dst, IPPROTO_TCP, t, 20 + n);
+}
+
 static void
 udp(struct frame *f, uint32_t src, uint32_t dst, uint16_t sport,
     uint16_t dport)
@@ -248,9 +273,25 @@ test_parse(void **s)
 	m = put_attr(b, OVS_CT_ATTR_TIMEOUT, "tp", 3);
 	assert_int_equal(parse(b, m, ETH_P_IP, &a), 0);
 	assert_string_equal(a.timeout, "tp");
-	/* No helper is available: refused as a kernel without it. */
+	/* Helpers exist for their protocol only (the key has none). */
 	m = put_attr(b, OVS_CT_ATTR_HELPER, "ftp", 4);
 	assert_int_equal(parse(b, m, ETH_P_IP, &a), -EINVAL);
+	m = put_attr(b, OVS_CT_ATTR_HELPER, "sip", 4);
+	assert_int_equal(parse(b, m, ETH_P_IP, &a), -EINVAL);
+	{
+		struct flow_key k = { .eth_type = htons(ETH_P_IP),
+				      .ip_proto = IPPROTO_TCP };
+		uint8_t nest[64];
+
+		m = put_attr(b, OVS_CT_ATTR_HELPER, "ftp", 4);
+		put_attr(nest, OVS_ACTION_ATTR_CT, b, m);
+		assert_int_equal(ct_action_parse((struct nlattr *)nest, &k,
+						 &a, false), 0);
+		assert_int_equal(a.helper, CT_HELPER_FTP);
+		k.ip_proto = IPPROTO_UDP;
+		assert_int_equal(ct_action_parse((struct nlattr *)nest, &k,
+						 &a, false), -EINVAL);
+	}
 
 	/* NAT: one type, ranges only with commit, lengths by family. */
 	m = put_attr(nat, OVS_NAT_ATTR_SRC, NULL, 0);
@@ -583,6 +624,72 @@ test_hostile(void **s)
 	assert_int_equal(conntrack_zone_count(ct, 9), 0);
 }
 
+/* FTP and TFTP helpers: announced connections come in related, with the
+ * master's original tuple and mark. */
+static void
+test_helpers(void **s)
+{
+	struct ct_action ftp = act(true, 13), l = act(false, 13);
+	struct ct_action tftp = act(true, 13);
+	static const char pasv[] =
+		"227 Entering Passive Mode (10,0,0,2,200,10)\r\n";
+	static const char port_other[] = "PORT 10,0,0,9,4,1\r\n";
+	static const char eprt[] = "EPRT |1|10.0.0.1|6000|\r\n";
+	struct frame f;
+
+	ftp.helper = CT_HELPER_FTP;
+	ftp.mark = 7;
+	ftp.mark_mask = 0xff;
+	tftp.helper = CT_HELPER_TFTP;
+	tcp(&f, A, B, 40000, 21, 100, 0, TH_SYN);
+	assert_int_equal(state(&f, &ftp), TRK | NEW);
+	tcp(&f, B, A, 21, 40000, 900, 101, TH_SYN | TH_ACK);
+	assert_int_equal(state(&f, &l), TRK | EST | RPL);
+	tcp(&f, A, B, 40000, 21, 101, 901, TH_ACK);
+	assert_int_equal(state(&f, &l), TRK | EST);
+
+	/* Passive: the server names its port; the client connects. */
+	tcp_text(&f, B, A, 21, 40000, 901, 101, pasv);
+	assert_int_equal(state(&f, &l), TRK | EST | RPL);
+	tcp(&f, A, B, 40001, 51210, 5, 0, TH_SYN);
+	assert_int_equal(state(&f, &l), TRK | NEW | REL);
+	assert_int_equal(f.key.ct_orig_tp_dst, htons(21));	/* master's */
+	assert_int_equal(f.key.ct_mark, 7);
+	tcp(&f, A, B, 40001, 51210, 5, 0, TH_SYN);
+	assert_int_equal(state(&f, &ftp), TRK | NEW | REL);
+	/* Met: the same port again is not expected any more. */
+	tcp(&f, A, B, 40002, 51210, 5, 0, TH_SYN);
+	assert_int_equal(state(&f, &l), TRK | NEW);
+
+	/* Active, naming another host: nothing is expected. */
+	tcp_text(&f, A, B, 40000, 21, 101, 901 + sizeof(pasv) - 1,
+		 port_other);
+	assert_int_equal(state(&f, &l), TRK | EST);
+	tcp(&f, B, 0x0a000009, 20, 1025, 5, 0, TH_SYN);
+	assert_int_equal(state(&f, &l), TRK | NEW);
+	/* EPRT with the client's own address: the server may connect. */
+	tcp_text(&f, A, B, 40000, 21, 101 + sizeof(port_other) - 1,
+		 901 + sizeof(pasv) - 1, eprt);
+	assert_int_equal(state(&f, &l), TRK | EST);
+	tcp(&f, B, A, 20, 6000, 5, 0, TH_SYN);
+	assert_int_equal(state(&f, &l), TRK | NEW | REL);
+
+	/* TFTP: a read request; the server answers from another port. */
+	{
+		uint8_t rrq[12] = { 0, 0, 0, 0, 0, 12, 0, 0, 0, 1, 'f', 0 };
+		uint16_t p = htons(5000);
+
+		memcpy(rrq, &p, 2);
+		p = htons(69);
+		memcpy(rrq + 2, &p, 2);
+		ipv4(&f, A, B, IPPROTO_UDP, rrq, sizeof(rrq));
+		assert_int_equal(state(&f, &tftp), TRK | NEW);
+	}
+	udp(&f, B, A, 7777, 5000);
+	assert_int_equal(state(&f, &l), TRK | NEW | REL);
+	assert_int_equal(f.key.ct_orig_tp_dst, htons(69));
+}
+
 /* Fragments: frames collected from frag_split(). */
 struct frames {
 	uint8_t f[64][1600];
@@ -788,6 +895,7 @@ main(void)
 		cmocka_unit_test(test_limits),
 		cmocka_unit_test(test_checksums),
 		cmocka_unit_test(test_hostile),
+		cmocka_unit_test(test_helpers),
 		cmocka_unit_test(test_fragments_v4),
 		cmocka_unit_test(test_fragments_v6),
 		cmocka_unit_test(test_fragment_flood),
