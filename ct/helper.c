@@ -188,16 +188,3 @@ ct_helper_expect(uint8_t helper, const struct ct_tuple tuple[2], int dir,
 		return false;
 	}
 }
-
-const char *
-ct_helper_name(uint8_t helper)
-{
-	switch (helper) {
-	case CT_HELPER_FTP:
-		return "ftp";
-	case CT_HELPER_TFTP:
-		return "tftp";
-	default:
-		return NULL;
-	}
-}

@@ -23,7 +23,4 @@ bool ct_helper_expect(uint8_t helper, const struct ct_tuple tuple[2], int dir,
 		      const uint8_t *l3, const struct ct_packet *p,
 		      struct ct_tuple *expect);
 
-/* The kernel's name of a helper ("ftp"), or NULL. */
-const char *ct_helper_name(uint8_t helper);
-
 #endif

@@ -9,6 +9,7 @@
 #include "ct-netlink.h"
 #include "include/tapdp/ovs-uapi.h"
 #include "netlink/attr.h"
+#include "netlink/msg.h"
 
 #define VARIABLE	-1
 /* The kernel stores actions after a 28-byte header in a 32 KiB buffer. */
@@ -577,4 +578,95 @@ actions_validate(const struct nlattr *actions, const struct flow_key *key,
 	};
 
 	return validate_list(attr_data(actions), attr_len(actions), st, 0);
+}
+
+static void canonical_list(const void *data, int len,
+			   const struct flow_key *key, struct msgbuf *mb);
+
+/* A nest whose attributes are copied, except the one holding an action
+ * list (list_type), which is made canonical. */
+static void
+canonical_nest(const struct nlattr *nest, int list_type,
+	       const struct flow_key *key, struct msgbuf *mb)
+{
+	struct nlattr *out = msgbuf_nest_start(mb, attr_type(nest));
+	const struct nlattr *a;
+	int rem;
+
+	attr_for_each(a, attr_data(nest), attr_len(nest), rem) {
+		if (attr_type(a) == list_type) {
+			struct nlattr *l = msgbuf_nest_start(mb, list_type);
+
+			canonical_list(attr_data(a), attr_len(a), key, mb);
+			msgbuf_nest_end(mb, l);
+		} else {
+			msgbuf_put(mb, a->nla_type, attr_len(a), attr_data(a));
+		}
+	}
+	msgbuf_nest_end(mb, out);
+}
+
+static void
+canonical_list(const void *data, int len, const struct flow_key *key,
+	       struct msgbuf *mb)
+{
+	const struct nlattr *a;
+	struct ct_action ct;
+	int rem;
+
+	attr_for_each(a, data, len, rem) {
+		switch (attr_type(a)) {
+		case OVS_ACTION_ATTR_CT:
+			if (!ct_action_parse(a, key, &ct, false))
+				ct_action_put(mb, &ct);
+			break;
+		case OVS_ACTION_ATTR_CLONE: {
+			struct nlattr *n = msgbuf_nest_start(mb, attr_type(a));
+
+			canonical_list(attr_data(a), attr_len(a), key, mb);
+			msgbuf_nest_end(mb, n);
+			break;
+		}
+		case OVS_ACTION_ATTR_SAMPLE:
+			canonical_nest(a, OVS_SAMPLE_ATTR_ACTIONS, key, mb);
+			break;
+		case OVS_ACTION_ATTR_DEC_TTL:
+			canonical_nest(a, OVS_DEC_TTL_ATTR_ACTION, key, mb);
+			break;
+		case OVS_ACTION_ATTR_CHECK_PKT_LEN: {
+			struct nlattr *n = msgbuf_nest_start(mb, attr_type(a));
+			const struct nlattr *b;
+			int r2;
+
+			attr_for_each(b, attr_data(a), attr_len(a), r2) {
+				int t = attr_type(b);
+
+				if (t == OVS_CHECK_PKT_LEN_ATTR_ACTIONS_IF_GREATER ||
+				    t == OVS_CHECK_PKT_LEN_ATTR_ACTIONS_IF_LESS_EQUAL) {
+					struct nlattr *l =
+						msgbuf_nest_start(mb, t);
+
+					canonical_list(attr_data(b),
+						       attr_len(b), key, mb);
+					msgbuf_nest_end(mb, l);
+				} else {
+					msgbuf_put(mb, b->nla_type,
+						   attr_len(b), attr_data(b));
+				}
+			}
+			msgbuf_nest_end(mb, n);
+			break;
+		}
+		default:
+			msgbuf_put(mb, a->nla_type, attr_len(a), attr_data(a));
+			break;
+		}
+	}
+}
+
+void
+actions_canonical(const struct nlattr *actions, const struct flow_key *key,
+		  struct msgbuf *mb)
+{
+	canonical_list(attr_data(actions), attr_len(actions), key, mb);
 }

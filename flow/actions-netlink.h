@@ -24,4 +24,13 @@
 int actions_validate(const struct nlattr *actions, const struct flow_key *key,
 		     bool log);
 
+struct msgbuf;
+
+/* The form the kernel keeps validated actions in, which flow dumps
+ * return: the same attributes, with each ct action (nested ones too)
+ * re-encoded as the kernel's ovs_ct_action_to_attr() does. key: the
+ * flow's masked key. Appends to mb (check mb->overflow). */
+void actions_canonical(const struct nlattr *actions,
+		       const struct flow_key *key, struct msgbuf *mb);
+
 #endif

@@ -9,6 +9,7 @@
 
 #include "common/nlerr.h"
 #include "netlink/attr.h"
+#include "netlink/msg.h"
 
 /* Payload bounds of each OVS_CT_ATTR_*; NAT is checked attribute by
  * attribute inside its nest. */
@@ -259,4 +260,83 @@ ct_action_parse(const struct nlattr *nest, const struct flow_key *key,
 		}
 	}
 	return 0;
+}
+
+const char *
+ct_helper_name(uint8_t helper)
+{
+	switch (helper) {
+	case CT_HELPER_FTP:
+		return "ftp";
+	case CT_HELPER_TFTP:
+		return "tftp";
+	default:
+		return NULL;
+	}
+}
+
+static void
+put_nat(struct msgbuf *mb, const struct ct_action *a)
+{
+	const struct ct_nat_range *r = &a->range;
+	size_t alen = a->family == AF_INET ? 4 : 16;
+	struct nlattr *nest = msgbuf_nest_start(mb, OVS_CT_ATTR_NAT);
+
+	if (a->nat & (CT_ACTION_SNAT | CT_ACTION_DNAT)) {
+		msgbuf_put(mb, a->nat & CT_ACTION_SNAT ? OVS_NAT_ATTR_SRC
+						       : OVS_NAT_ATTR_DST,
+			   0, NULL);
+		if (r->flags & CT_RANGE_MAP_IPS) {
+			msgbuf_put(mb, OVS_NAT_ATTR_IP_MIN, alen, &r->min_addr);
+			if (memcmp(&r->min_addr, &r->max_addr, alen))
+				msgbuf_put(mb, OVS_NAT_ATTR_IP_MAX, alen,
+					   &r->max_addr);
+		}
+		if (r->flags & CT_RANGE_PROTO) {
+			msgbuf_put_u16(mb, OVS_NAT_ATTR_PROTO_MIN, r->min_port);
+			if (r->max_port != r->min_port)
+				msgbuf_put_u16(mb, OVS_NAT_ATTR_PROTO_MAX,
+					       r->max_port);
+		}
+		if (r->flags & CT_RANGE_PERSISTENT)
+			msgbuf_put(mb, OVS_NAT_ATTR_PERSISTENT, 0, NULL);
+		if (r->flags & CT_RANGE_PROTO_HASH)
+			msgbuf_put(mb, OVS_NAT_ATTR_PROTO_HASH, 0, NULL);
+		if (r->flags & CT_RANGE_PROTO_RANDOM)
+			msgbuf_put(mb, OVS_NAT_ATTR_PROTO_RANDOM, 0, NULL);
+	}
+	msgbuf_nest_end(mb, nest);
+}
+
+void
+ct_action_put(struct msgbuf *mb, const struct ct_action *a)
+{
+	struct nlattr *nest = msgbuf_nest_start(mb, OVS_ACTION_ATTR_CT);
+
+	if (a->commit)
+		msgbuf_put(mb, a->force ? OVS_CT_ATTR_FORCE_COMMIT
+					: OVS_CT_ATTR_COMMIT, 0, NULL);
+	msgbuf_put_u16(mb, OVS_CT_ATTR_ZONE, a->zone);
+	if (a->mark_mask) {
+		uint32_t m[2] = { a->mark, a->mark_mask };
+
+		msgbuf_put(mb, OVS_CT_ATTR_MARK, sizeof(m), m);
+	}
+	if (nonzero(a->labels_mask, 16)) {
+		uint8_t l[32];
+
+		memcpy(l, a->labels, 16);
+		memcpy(l + 16, a->labels_mask, 16);
+		msgbuf_put(mb, OVS_CT_ATTR_LABELS, sizeof(l), l);
+	}
+	if (a->helper)
+		msgbuf_put_string(mb, OVS_CT_ATTR_HELPER,
+				  ct_helper_name(a->helper));
+	if (a->have_eventmask)
+		msgbuf_put_u32(mb, OVS_CT_ATTR_EVENTMASK, a->eventmask);
+	if (a->timeout[0])
+		msgbuf_put_string(mb, OVS_CT_ATTR_TIMEOUT, a->timeout);
+	if (a->nat)
+		put_nat(mb, a);
+	msgbuf_nest_end(mb, nest);
 }

@@ -71,4 +71,13 @@ struct ct_action {
 int ct_action_parse(const struct nlattr *ct, const struct flow_key *key,
 		    struct ct_action *out, bool log);
 
+/* The kernel's name of a helper ("ftp"), or NULL. */
+const char *ct_helper_name(uint8_t helper);
+
+struct msgbuf;
+
+/* Puts a as the kernel dumps it (ovs_ct_action_to_attr()): flags, zone
+ * always, then mark, labels, helper, event mask, timeout and NAT as set. */
+void ct_action_put(struct msgbuf *mb, const struct ct_action *a);
+
 #endif

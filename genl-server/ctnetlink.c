@@ -9,7 +9,6 @@
 #include <string.h>
 
 #include "ct/conntrack.h"
-#include "ct/helper.h"
 #include "datapath/datapath.h"
 #include "genl.h"
 #include "nlsock.h"

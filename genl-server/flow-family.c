@@ -144,6 +144,30 @@ same_flow(const struct flow *flow, const struct flow_key *key)
 	return !memcmp(&flow->unmasked_key, key, sizeof(*key));
 }
 
+/* Actions as the kernel keeps them (and dumps return them). */
+static struct dp_actions *
+stored_actions(const struct nlattr *acts, const struct flow_key *masked)
+{
+	/* A ct action grows by its zone at most: 3x is room enough. */
+	size_t cap = NLMSG_HDRLEN + 3 * attr_len(acts) + 1024;
+	struct dp_actions *stored = NULL;
+	char *mem = malloc(cap);
+	struct msgbuf mb;
+
+	if (!mem)
+		return NULL;
+	msgbuf_init(&mb, mem, cap);
+	if (msgbuf_start(&mb, 0, 0, 0, 0, 0)) {
+		actions_canonical(acts, masked, &mb);
+		if (!mb.overflow)
+			stored = dp_actions_new((char *)mb.cur + NLMSG_HDRLEN,
+						mb.cur->nlmsg_len -
+							NLMSG_HDRLEN);
+	}
+	free(mem);
+	return stored;
+}
+
 static int
 flow_cmd_new(struct genl_info *info)
 {
@@ -181,8 +205,7 @@ flow_cmd_new(struct genl_info *info)
 	dp = flow_dp(info);
 	if (!dp)
 		return -ENODEV;
-	acts = dp_actions_new(attr_data(a[OVS_FLOW_ATTR_ACTIONS]),
-			      attr_len(a[OVS_FLOW_ATTR_ACTIONS]));
+	acts = stored_actions(a[OVS_FLOW_ATTR_ACTIONS], &masked);
 	if (!acts)
 		return -ENOMEM;
 	if (id.len)
@@ -285,8 +308,7 @@ flow_cmd_set(struct genl_info *info)
 				  "matching packets");
 			return err;
 		}
-		acts = dp_actions_new(attr_data(a[OVS_FLOW_ATTR_ACTIONS]),
-				      attr_len(a[OVS_FLOW_ATTR_ACTIONS]));
+		acts = stored_actions(a[OVS_FLOW_ATTR_ACTIONS], &masked);
 		if (!acts)
 			return -ENOMEM;
 	}

@@ -17,7 +17,9 @@
 #include "ct/conntrack.h"
 #include "flow/csum.h"
 #include "ct/frag.h"
+#include "flow/actions-netlink.h"
 #include "flow/extract.h"
+#include "netlink/msg.h"
 #include "include/tapdp/ovs-uapi.h"
 
 #define A	0x0a000001	/* 10.0.0.1 */
@@ -215,6 +217,7 @@ put_attr(uint8_t *p, uint16_t type, const void *v, uint16_t len)
 	memcpy(p, &a, sizeof(a));
 	if (len)
 		memcpy(p + NLA_HDRLEN, v, len);
+	memset(p + a.nla_len, 0, NLA_ALIGN(a.nla_len) - a.nla_len);
 	return NLA_ALIGN(a.nla_len);
 }
 
@@ -316,6 +319,48 @@ test_parse(void **s)
 	n = put_attr(b, OVS_CT_ATTR_NAT, NULL, 0);
 	assert_int_equal(parse(b, n, ETH_P_IP, &a), 0);
 	assert_int_equal(a.nat, CT_ACTION_NAT);
+}
+
+/* Flow dumps give ct actions back as the kernel re-encodes them: commit,
+ * the zone always, NAT maxima only when they differ. */
+static void
+test_canonical(void **s)
+{
+	struct flow_key k = { .eth_type = htons(ETH_P_IP) };
+	uint8_t nat[64], ct[128], acts[256], mem[512], want[128];
+	uint32_t ip = htonl(NATIP);
+	uint16_t port = 100, zone = 0;
+	struct msgbuf mb;
+	size_t n, m, w;
+
+	m = put_attr(nat, OVS_NAT_ATTR_DST, NULL, 0);
+	m += put_attr(nat + m, OVS_NAT_ATTR_IP_MIN, &ip, 4);
+	m += put_attr(nat + m, OVS_NAT_ATTR_IP_MAX, &ip, 4);
+	m += put_attr(nat + m, OVS_NAT_ATTR_PROTO_MIN, &port, 2);
+	n = put_attr(ct, OVS_CT_ATTR_COMMIT, NULL, 0);
+	n += put_attr(ct + n, OVS_CT_ATTR_NAT, nat, m);
+	w = put_attr(acts, OVS_ACTION_ATTR_CT, ct, n);
+	w += put_attr(acts + w, OVS_ACTION_ATTR_OUTPUT, &(uint32_t){ 2 }, 4);
+	msgbuf_init(&mb, mem, sizeof(mem));
+	assert_non_null(msgbuf_start(&mb, 0, 0, 0, 0, 0));
+	{
+		uint8_t nest[300];
+
+		put_attr(nest, OVS_FLOW_ATTR_ACTIONS, acts, w);
+		actions_canonical((struct nlattr *)nest, &k, &mb);
+	}
+	assert_false(mb.overflow);
+	/* Expected: ct(commit, zone=0, nat(dst, ip_min, proto_min)), out. */
+	m = put_attr(nat, OVS_NAT_ATTR_DST, NULL, 0);
+	m += put_attr(nat + m, OVS_NAT_ATTR_IP_MIN, &ip, 4);
+	m += put_attr(nat + m, OVS_NAT_ATTR_PROTO_MIN, &port, 2);
+	n = put_attr(ct, OVS_CT_ATTR_COMMIT, NULL, 0);
+	n += put_attr(ct + n, OVS_CT_ATTR_ZONE, &zone, 2);
+	n += put_attr(ct + n, OVS_CT_ATTR_NAT, nat, m);
+	w = put_attr(want, OVS_ACTION_ATTR_CT, ct, n);
+	w += put_attr(want + w, OVS_ACTION_ATTR_OUTPUT, &(uint32_t){ 2 }, 4);
+	assert_int_equal(mb.cur->nlmsg_len - NLMSG_HDRLEN, w);
+	assert_memory_equal((uint8_t *)mb.cur + NLMSG_HDRLEN, want, w);
 }
 
 /* TCP: the handshake, data, the close, and what does not fit. */
@@ -886,6 +931,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parse),
+		cmocka_unit_test(test_canonical),
 		cmocka_unit_test(test_tcp),
 		cmocka_unit_test(test_udp_icmp),
 		cmocka_unit_test(test_zones),
