@@ -298,7 +298,9 @@ set_ports(struct packet *pkt, struct flow_key *key, const uint8_t *v,
 	key->tp_dst = load16(pkt->data + l4 + 2);
 }
 
-static void
+/* false when the packet must be dropped, as the kernel's execution fails
+ * a set of the conntrack fields (validation lets them through). */
+static bool
 set_masked(struct packet *pkt, struct flow_key *key, const struct nlattr *a,
 	   bool masked)
 {
@@ -314,7 +316,7 @@ set_masked(struct packet *pkt, struct flow_key *key, const struct nlattr *a,
 		memset(ones, 0xff, sizeof(ones));
 		mask = ones;
 		if (len > (int)sizeof(ones))
-			return;
+			return true;	/* validation allows none */
 	}
 	refresh(pkt, key);
 	switch (attr_type(k)) {
@@ -358,9 +360,10 @@ set_masked(struct packet *pkt, struct flow_key *key, const struct nlattr *a,
 		}
 		break;
 	default:
-		/* Conntrack mark and labels need a connection: none yet. */
-		break;
+		/* CT_MARK, CT_LABELS: set through the ct action only. */
+		return false;
 	}
+	return true;
 }
 
 static void
@@ -617,10 +620,10 @@ execute_list(struct exec *x, struct packet *pkt, struct flow_key *key,
 				return;
 			break;
 		case OVS_ACTION_ATTR_SET:
-			set_masked(pkt, key, a, false);
-			break;
 		case OVS_ACTION_ATTR_SET_MASKED:
-			set_masked(pkt, key, a, true);
+			if (!set_masked(pkt, key, a,
+					attr_type(a) == OVS_ACTION_ATTR_SET_MASKED))
+				return;
 			break;
 		case OVS_ACTION_ATTR_PUSH_VLAN:
 			push_vlan(pkt, key, a);

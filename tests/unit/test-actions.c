@@ -240,6 +240,25 @@ test_clone_isolates_and_drop_stops(void **state)
 	assert_int_equal(outs[1].frame[0], 2);
 }
 
+/* The kernel validates a set of ct_mark but fails it when it runs: the
+ * packet goes no further. */
+static void
+test_set_ct_mark_drops(void **state)
+{
+	uint8_t f[128], buf[4096];
+	struct nb a = { .len = 0 }, k = { .len = 0 };
+	uint32_t len = tcp_frame(f), p1 = 1, mark = 5;
+	struct flow_key key;
+	struct packet pkt;
+
+	put(&a, OVS_ACTION_ATTR_OUTPUT, &p1, 4);
+	put(&k, OVS_KEY_ATTR_CT_MARK, &mark, 4);
+	put(&a, OVS_ACTION_ATTR_SET, k.buf, k.len);
+	put(&a, OVS_ACTION_ATTR_OUTPUT, &p1, 4);
+	run(f, len, &a, &pkt, &key, buf);
+	assert_int_equal(n_outs, 1);
+}
+
 static void
 test_dec_ttl_expiry(void **state)
 {
@@ -306,6 +325,7 @@ main(void)
 		cmocka_unit_test(test_vlan_push_pop_and_trunc),
 		cmocka_unit_test(test_clone_isolates_and_drop_stops),
 		cmocka_unit_test(test_dec_ttl_expiry),
+		cmocka_unit_test(test_set_ct_mark_drops),
 		cmocka_unit_test(test_mpls_push_pop_roundtrip),
 	};
 
