@@ -814,10 +814,10 @@ execute(struct conntrack *ct, struct track *tr, struct flow_key *key,
  * kernel's ovs_ct_handle_fragments()). 0: pkt and key are the datagram's. */
 static int
 defrag(struct conntrack *ct, struct packet *pkt, struct flow_key *key,
-       const struct ct_action *a)
+       const struct ct_action *a, uint64_t now)
 {
 	switch (frag_gather(ct->frags, pkt, pkt->layers.l3, a->family,
-			    a->zone)) {
+			    a->zone, now)) {
 	case FRAG_QUEUED:
 		return -EINPROGRESS;
 	case FRAG_DROP:
@@ -855,7 +855,7 @@ conntrack_execute(struct conntrack *ct, struct packet *pkt,
 		return 0;
 	}
 	if (key->ip_frag != OVS_FRAG_TYPE_NONE) {
-		err = defrag(ct, pkt, key, a);
+		err = defrag(ct, pkt, key, a, tr.now);
 		if (err)
 			return err;
 	}
@@ -1100,7 +1100,7 @@ sweeper_main(void *arg)
 			break;
 		pthread_mutex_unlock(&ct->lock);
 		conntrack_sweep(ct);
-		frag_expire(ct->frags);
+		frag_expire(ct->frags, now_ms());
 		expect_forget(ct, 0, now_ms());
 		pthread_mutex_lock(&ct->lock);
 	}

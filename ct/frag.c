@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
-#include <time.h>
 
+#include "common/unaligned.h"
 #include "flow/csum.h"
 #include "tuple.h"
 
@@ -66,31 +66,6 @@ struct frag_info {
 	uint8_t nexthdr;
 	bool more;
 };
-
-static uint64_t
-now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-static uint16_t
-get16(const uint8_t *p)
-{
-	uint16_t v;
-
-	memcpy(&v, p, 2);
-	return ntohs(v);
-}
-
-static void
-put16(uint8_t *p, uint16_t v)
-{
-	v = htons(v);
-	memcpy(p, &v, 2);
-}
 
 static void
 ipv4_csum(uint8_t *ip, uint32_t ihl)
@@ -153,10 +128,10 @@ parse(const uint8_t *ip, uint32_t len, int family, uint16_t zone,
 		if (len < 20 || ip[0] >> 4 != 4)
 			return false;
 		ihl = (ip[0] & 0xf) * 4;
-		tot = get16(ip + 2);
+		tot = get_be16(ip + 2);
 		if (ihl < 20 || tot < ihl || tot > len)
 			return false;
-		fo = get16(ip + 6);
+		fo = get_be16(ip + 6);
 		f->off = (fo & IP_OFFMASK) * 8;
 		f->more = fo & IP_MF;
 		f->len = tot - ihl;
@@ -164,7 +139,7 @@ parse(const uint8_t *ip, uint32_t len, int family, uint16_t zone,
 		f->ip_len = tot;
 		f->hdr_len = ihl;
 		f->key.proto = ip[9];
-		f->key.id = get16(ip + 4);
+		f->key.id = get_be16(ip + 4);
 		memcpy(&f->key.src.ip, ip + 12, 4);
 		memcpy(&f->key.dst.ip, ip + 16, 4);
 		if (!f->off && !f->more) {
@@ -178,12 +153,12 @@ parse(const uint8_t *ip, uint32_t len, int family, uint16_t zone,
 
 	if (len < 40 || ip[0] >> 4 != 6)
 		return false;
-	tot = 40 + get16(ip + 4);
+	tot = 40 + get_be16(ip + 4);
 	if (tot > len || !ipv6_walk(ip, tot, true, &end, &at))
 		return false;
 	if (end + 8 > tot)
 		return false;
-	fo = get16(ip + end + 2);
+	fo = get_be16(ip + end + 2);
 	memcpy(&id, ip + end + 4, 4);
 	f->off = fo & ~7u;
 	f->more = fo & 1;
@@ -320,12 +295,12 @@ rebuild(struct frag_queue *q, struct packet *pkt, uint32_t l3, int family)
 	for (struct frag *f = q->frags; f; f = f->next)
 		memcpy(p + f->off, f->data, f->len);
 	if (family == AF_INET) {
-		put16(ip + 2, q->hdr_len + q->total);
-		put16(ip + 6, 0);
+		put_be16(ip + 2, q->hdr_len + q->total);
+		put_be16(ip + 6, 0);
 		ipv4_csum(ip, q->hdr_len);
 	} else {
 		ip[q->nexthdr_at] = q->nexthdr;
-		put16(ip + 4, q->hdr_len - 40 + q->total);
+		put_be16(ip + 4, q->hdr_len - 40 + q->total);
 	}
 	pkt->tailroom = cap - len;
 	pkt->len = len;
@@ -337,7 +312,7 @@ rebuild(struct frag_queue *q, struct packet *pkt, uint32_t l3, int family)
 
 enum frag_result
 frag_gather(struct frag_table *t, struct packet *pkt, uint32_t l3,
-	    int family, uint16_t zone)
+	    int family, uint16_t zone, uint64_t now)
 {
 	struct frag_info fi;
 	struct frag_queue *q;
@@ -358,7 +333,7 @@ frag_gather(struct frag_table *t, struct packet *pkt, uint32_t l3,
 		pthread_mutex_unlock(&t->lock);
 		goto bad;
 	}
-	q = queue_find(t, &fi.key, now_ms());
+	q = queue_find(t, &fi.key, now);
 	if (!q) {
 		pthread_mutex_unlock(&t->lock);
 		goto bad;
@@ -387,10 +362,8 @@ bad:
 }
 
 void
-frag_expire(struct frag_table *t)
+frag_expire(struct frag_table *t, uint64_t now)
 {
-	uint64_t now = now_ms();
-
 	pthread_mutex_lock(&t->lock);
 	for (unsigned i = 0; i < FRAG_BUCKETS; i++) {
 		struct frag_queue *q = t->bucket[i], *next;
@@ -476,7 +449,7 @@ frag_split(const uint8_t *frame, uint32_t len, uint32_t l3, int family,
 		if (len - l3 < 20 || ip[0] >> 4 != 4)
 			return -EINVAL;
 		hdr = (ip[0] & 0xf) * 4;
-		tot = get16(ip + 2);
+		tot = get_be16(ip + 2);
 		if (hdr < 20 || tot < hdr || l3 + tot > len)
 			return -EINVAL;
 		if (tot <= mru) {
@@ -486,7 +459,7 @@ frag_split(const uint8_t *frame, uint32_t len, uint32_t l3, int family,
 		per = mru > hdr ? (mru - hdr) & ~7u : 0;
 		if (!per)
 			return -EINVAL;
-		fo = get16(ip + 6);
+		fo = get_be16(ip + 6);
 		for (off = 0; off < tot - hdr; off += per, n++) {
 			uint32_t chunk = tot - hdr - off < per ? tot - hdr - off
 							       : per;
@@ -497,8 +470,8 @@ frag_split(const uint8_t *frame, uint32_t len, uint32_t l3, int family,
 			if (off)
 				ipv4_options_later(q, hdr);
 			memcpy(q + hdr, ip + hdr + off, chunk);
-			put16(q + 2, hdr + chunk);
-			put16(q + 6, (fo & ~(IP_MF | IP_OFFMASK)) |
+			put_be16(q + 2, hdr + chunk);
+			put_be16(q + 6, (fo & ~(IP_MF | IP_OFFMASK)) |
 					     ((fo & IP_OFFMASK) + off / 8) |
 					     (last ? fo & IP_MF : IP_MF));
 			ipv4_csum(q, hdr);
@@ -512,7 +485,7 @@ frag_split(const uint8_t *frame, uint32_t len, uint32_t l3, int family,
 
 	if (len - l3 < 40 || ip[0] >> 4 != 6)
 		return -EINVAL;
-	tot = 40 + get16(ip + 4);
+	tot = 40 + get_be16(ip + 4);
 	if (l3 + tot > len || !ipv6_walk(ip, tot, false, &hdr, &at))
 		return -EINVAL;
 	if (tot <= mru) {
@@ -534,10 +507,10 @@ frag_split(const uint8_t *frame, uint32_t len, uint32_t l3, int family,
 		q[at] = IPPROTO_FRAGMENT;
 		fh[0] = nexthdr;
 		fh[1] = 0;
-		put16(fh + 2, off | (off + chunk < payload));
+		put_be16(fh + 2, off | (off + chunk < payload));
 		memcpy(fh + 4, &id, 4);
 		memcpy(fh + 8, ip + hdr + off, chunk);
-		put16(q + 4, hdr - 40 + 8 + chunk);
+		put_be16(q + 4, hdr - 40 + 8 + chunk);
 		send(arg, buf, l3 + hdr + 8 + chunk);
 	}
 	return n;

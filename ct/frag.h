@@ -42,12 +42,14 @@ enum frag_result {
  * Queues a copy; the fragment that completes the datagram is rewritten in
  * place into the whole datagram (the link-layer header kept, pkt->mru set
  * to the largest fragment's IP length). An IPv6 atomic fragment is whole
- * already. */
+ * already. now: the time, CLOCK_MONOTONIC in ms. */
 enum frag_result frag_gather(struct frag_table *t, struct packet *pkt,
-			     uint32_t l3, int family, uint16_t zone);
+			     uint32_t l3, int family, uint16_t zone,
+			     uint64_t now);
 
-/* Drops queues older than their lifetime. */
-void frag_expire(struct frag_table *t);
+/* Drops queues older than their lifetime. now: CLOCK_MONOTONIC, ms, as
+ * for frag_gather(). */
+void frag_expire(struct frag_table *t, uint64_t now);
 void frag_get_stats(struct frag_table *t, struct frag_stats *s);
 
 /* Cuts the datagram at l3 in frame (len bytes, an l3-byte link-layer

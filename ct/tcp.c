@@ -3,6 +3,8 @@
 #include <arpa/inet.h>
 #include <string.h>
 
+#include "common/unaligned.h"
+
 #define TH_FIN	0x01
 #define TH_SYN	0x02
 #define TH_RST	0x04
@@ -67,15 +69,6 @@ static const char *const names[CT_TCP_N_STATES] = {
 /* Acks may trail the data they acknowledge by at most this much. */
 #define MAX_ACK_WINDOW_MIN	66000
 
-static uint32_t
-get32(const uint8_t *p)
-{
-	uint32_t v;
-
-	memcpy(&v, p, 4);
-	return ntohl(v);
-}
-
 static bool
 before(uint32_t a, uint32_t b)
 {
@@ -106,7 +99,7 @@ seg_end(const uint8_t *tcp, uint32_t len)
 {
 	uint32_t doff = (tcp[12] >> 4) * 4;
 
-	return get32(tcp + 4) + (len - doff) + !!(tcp[13] & TH_SYN) +
+	return get_be32(tcp + 4) + (len - doff) + !!(tcp[13] & TH_SYN) +
 	       !!(tcp[13] & TH_FIN);
 }
 
@@ -184,7 +177,7 @@ in_window(struct ct_tcp *t, int dir, const uint8_t *tcp, uint32_t len)
 	struct ct_tcp_peer *s = &t->peer[dir], *r = &t->peer[!dir];
 	bool liberal = s->flags & CT_TCP_F_LIBERAL;
 	uint8_t f = tcp[13];
-	uint32_t seq = get32(tcp + 4), ack = get32(tcp + 8);
+	uint32_t seq = get_be32(tcp + 4), ack = get_be32(tcp + 8);
 	uint32_t end = seg_end(tcp, len), win, maxack;
 	uint16_t w16;
 

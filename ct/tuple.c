@@ -4,6 +4,7 @@
 #include <netinet/in.h>
 #include <string.h>
 
+#include "common/unaligned.h"
 #include "flow/csum.h"
 
 /* TCP flag bits the validity table is indexed by (PSH, ECE, CWR aside). */
@@ -12,15 +13,6 @@
 #define TH_RST	0x04
 #define TH_ACK	0x10
 #define TH_URG	0x20
-
-static uint16_t
-get16(const uint8_t *p)
-{
-	uint16_t v;
-
-	memcpy(&v, p, 2);
-	return v;
-}
 
 /* The flag combinations a TCP segment may carry; others are invalid. */
 static bool
@@ -79,10 +71,10 @@ parse_l3(const uint8_t *l3, size_t len, int family, uint8_t *proto,
 		if (len < 20 || (l3[0] >> 4) != 4)
 			return false;
 		ihl = (l3[0] & 0xf) * 4;
-		tot = ntohs(get16(l3 + 2));
+		tot = ntohs(get_unaligned16(l3 + 2));
 		if (ihl < 20 || tot < ihl || tot > len)
 			return false;
-		if (get16(l3 + 6) & htons(0x3fff))	/* MF or offset */
+		if (get_unaligned16(l3 + 6) & htons(0x3fff))	/* MF or offset */
 			return false;
 		memcpy(&t->src.ip, l3 + 12, 4);
 		memcpy(&t->dst.ip, l3 + 16, 4);
@@ -97,7 +89,7 @@ parse_l3(const uint8_t *l3, size_t len, int family, uint8_t *proto,
 
 	if (len < 40 || (l3[0] >> 4) != 6)
 		return false;
-	tot = 40 + ntohs(get16(l3 + 4));
+	tot = 40 + ntohs(get_unaligned16(l3 + 4));
 	if (tot > len)
 		return false;
 	memcpy(&t->src.ip6, l3 + 8, 16);
@@ -182,7 +174,7 @@ parse_inner(const uint8_t *inner, uint32_t len, int family, uint16_t zone,
 			return CT_PARSE_INVALID;
 		ihl = (inner[0] & 0xf) * 4;
 		if (ihl < 20 || ihl > len ||
-		    (get16(inner + 6) & htons(0x1fff)))
+		    (get_unaligned16(inner + 6) & htons(0x1fff)))
 			return CT_PARSE_INVALID;
 		memcpy(&t->src.ip, inner + 12, 4);
 		memcpy(&t->dst.ip, inner + 16, 4);
@@ -256,11 +248,11 @@ ct_packet_parse(const uint8_t *l3, size_t len, int family, uint16_t zone,
 
 		if (p->l4_len < 8)
 			return CT_PARSE_INVALID;
-		ulen = ntohs(get16(l4 + 4));
+		ulen = ntohs(get_unaligned16(l4 + 4));
 		if (ulen < 8 || ulen > p->l4_len)
 			return CT_PARSE_INVALID;
 		/* IPv4 UDP may go without a checksum; IPv6 may not. */
-		if (!get16(l4 + 6)) {
+		if (!get_unaligned16(l4 + 6)) {
 			if (family == AF_INET6)
 				return CT_PARSE_INVALID;
 			csum_ok = true;

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/unaligned.h"
 #include "csum.h"
 #include "include/tapdp/ovs-uapi.h"
 #include "netlink/attr.h"
@@ -119,21 +120,6 @@ refresh(struct packet *pkt, struct flow_key *key)
 	}
 }
 
-static uint16_t
-load16(const uint8_t *p)
-{
-	uint16_t v;
-
-	memcpy(&v, p, 2);
-	return v;
-}
-
-static void
-store16(uint8_t *p, uint16_t v)
-{
-	memcpy(p, &v, 2);
-}
-
 /* The L4 checksum field of the packet, if its header is complete. */
 static uint8_t *
 l4_csum(struct packet *pkt, const struct flow_key *key)
@@ -150,7 +136,7 @@ l4_csum(struct packet *pkt, const struct flow_key *key)
 			return NULL;
 		/* An IPv4 UDP checksum of zero means none. */
 		if (key->eth_type == htons(ETH_P_IP) &&
-		    !load16(pkt->data + l4 + 6))
+		    !get_unaligned16(pkt->data + l4 + 6))
 			return NULL;
 		return pkt->data + l4 + 6;
 	case IPPROTO_ICMPV6:
@@ -294,8 +280,8 @@ set_ports(struct packet *pkt, struct flow_key *key, const uint8_t *v,
 		csum_update_l4(sum, old, pkt->data + l4, 4, false,
 			       key->ip_proto == IPPROTO_UDP);
 	}
-	key->tp_src = load16(pkt->data + l4);
-	key->tp_dst = load16(pkt->data + l4 + 2);
+	key->tp_src = get_unaligned16(pkt->data + l4);
+	key->tp_dst = get_unaligned16(pkt->data + l4 + 2);
 }
 
 /* false when the packet must be dropped, as the kernel's execution fails
@@ -375,8 +361,8 @@ push_vlan(struct packet *pkt, struct flow_key *key, const struct nlattr *a)
 	if (pkt->len < ETH_HLEN || !packet_insert(pkt, 12, VLAN_HLEN))
 		return;
 	/* On the wire the CFI/present bit is not a flag of ours. */
-	store16(pkt->data + 12, v.vlan_tpid);
-	store16(pkt->data + 14, v.vlan_tci & htons(~FLOW_VLAN_PRESENT));
+	put_unaligned16(pkt->data + 12, v.vlan_tpid);
+	put_unaligned16(pkt->data + 14, v.vlan_tci & htons(~FLOW_VLAN_PRESENT));
 	pkt->key_valid = false;
 	refresh(pkt, key);
 }
@@ -388,7 +374,7 @@ pop_vlan(struct packet *pkt, struct flow_key *key)
 
 	if (pkt->len < ETH_HLEN + VLAN_HLEN)
 		return;
-	type = load16(pkt->data + 12);
+	type = get_unaligned16(pkt->data + 12);
 	if (type != htons(ETH_P_8021Q) && type != htons(ETH_P_8021AD))
 		return;
 	packet_remove(pkt, 12, VLAN_HLEN);
@@ -405,7 +391,7 @@ mac_len(const struct packet *pkt)
 	if (pkt->l3)
 		return 0;
 	while (off + 6 <= pkt->len) {
-		uint16_t t = load16(pkt->data + off);
+		uint16_t t = get_unaligned16(pkt->data + off);
 
 		if (t != htons(ETH_P_8021Q) && t != htons(ETH_P_8021AD))
 			break;
@@ -424,7 +410,7 @@ push_mpls(struct packet *pkt, struct flow_key *key, uint32_t lse,
 		return;
 	memcpy(pkt->data + at, &lse, 4);
 	if (at >= 2)
-		store16(pkt->data + at - 2, ethertype);
+		put_unaligned16(pkt->data + at - 2, ethertype);
 	if (!at)
 		pkt->l3 = true;
 	key->eth_type = ethertype;
@@ -441,7 +427,7 @@ pop_mpls(struct packet *pkt, struct flow_key *key, uint16_t ethertype)
 		return;
 	packet_remove(pkt, at, 4);
 	if (at >= 2)
-		store16(pkt->data + at - 2, ethertype);
+		put_unaligned16(pkt->data + at - 2, ethertype);
 	/* An Ethernet frame was carried: it is the packet now. */
 	if (ethertype == htons(ETH_P_TEB))
 		pkt->l3 = false;
@@ -460,7 +446,7 @@ push_eth(struct packet *pkt, struct flow_key *key, const struct nlattr *a)
 		return;
 	memcpy(pkt->data, e.addresses.eth_dst, 6);
 	memcpy(pkt->data + 6, e.addresses.eth_src, 6);
-	store16(pkt->data + 12, key->eth_type);
+	put_unaligned16(pkt->data + 12, key->eth_type);
 	pkt->l3 = false;
 	key->mac_proto = FLOW_MAC_ETHERNET;
 	pkt->key_valid = false;

@@ -3,20 +3,7 @@
 #include <arpa/inet.h>
 #include <string.h>
 
-static uint16_t
-load16(const uint8_t *p)
-{
-	uint16_t v;
-
-	memcpy(&v, p, 2);
-	return v;
-}
-
-static void
-store16(uint8_t *p, uint16_t v)
-{
-	memcpy(p, &v, 2);
-}
+#include "common/unaligned.h"
 
 uint32_t
 csum_add(uint32_t sum, const void *p, size_t len)
@@ -32,7 +19,7 @@ csum_add(uint32_t sum, const void *p, size_t len)
 		s += w;
 	}
 	for (; i + 2 <= len; i += 2)
-		s += load16(b + i);
+		s += get_unaligned16(b + i);
 	if (i < len) {
 		uint16_t t = 0;
 
@@ -68,8 +55,8 @@ static uint32_t
 delta(uint32_t s, const uint8_t *o, const uint8_t *w, size_t n)
 {
 	for (size_t i = 0; i < n; i += 2) {
-		s += (uint16_t)~ntohs(load16(o + i));
-		s += ntohs(load16(w + i));
+		s += (uint16_t)~ntohs(get_unaligned16(o + i));
+		s += ntohs(get_unaligned16(w + i));
 	}
 	return s;
 }
@@ -77,17 +64,17 @@ delta(uint32_t s, const uint8_t *o, const uint8_t *w, size_t n)
 void
 csum_replace(uint8_t *sum, const void *old, const void *new, size_t n)
 {
-	uint32_t s = delta((uint16_t)~ntohs(load16(sum)), old, new, n);
+	uint32_t s = delta((uint16_t)~ntohs(get_unaligned16(sum)), old, new, n);
 
-	store16(sum, htons((uint16_t)~csum_fold(s)));
+	put_unaligned16(sum, htons((uint16_t)~csum_fold(s)));
 }
 
 void
 csum_update_partial(uint8_t *sum, const void *old, const void *new, size_t n)
 {
-	uint32_t s = delta(ntohs(load16(sum)), old, new, n);
+	uint32_t s = delta(ntohs(get_unaligned16(sum)), old, new, n);
 
-	store16(sum, htons(csum_fold(s)));
+	put_unaligned16(sum, htons(csum_fold(s)));
 }
 
 void
@@ -99,6 +86,6 @@ csum_update_l4(uint8_t *sum, const void *old, const void *new, size_t n,
 		return;
 	}
 	csum_replace(sum, old, new, n);
-	if (udp && !load16(sum))
-		store16(sum, 0xffff);
+	if (udp && !get_unaligned16(sum))
+		put_unaligned16(sum, 0xffff);
 }

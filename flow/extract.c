@@ -10,6 +10,8 @@
 #include <stdbool.h>
 #include <string.h>
 
+#include "common/unaligned.h"
+
 /* Header sizes, as the kernel checks them. */
 #define VLAN_HLEN	4
 #define SNAP_HLEN	8	/* dsap, ssap, ctrl, oui[3], ethertype */
@@ -33,25 +35,6 @@
 #define IPV6_LABEL	0x000fffff
 #define TCP_FLAGS	0x0fff
 
-/* Frames come at any alignment: every multi-byte read is a memcpy. */
-static uint16_t
-rd16(const uint8_t *p)
-{
-	uint16_t v;
-
-	memcpy(&v, p, sizeof(v));
-	return v;
-}
-
-static uint32_t
-rd32(const uint8_t *p)
-{
-	uint32_t v;
-
-	memcpy(&v, p, sizeof(v));
-	return v;
-}
-
 static uint16_t
 ofs16(size_t ofs)
 {
@@ -69,14 +52,14 @@ zero_mac(const uint8_t *m)
 static bool
 vlan_tag(const uint8_t *f, size_t len, size_t *ofs, struct flow_vlan *vh)
 {
-	uint16_t tpid = rd16(f + *ofs);
+	uint16_t tpid = get_unaligned16(f + *ofs);
 
 	if (tpid != htons(ETH_P_8021Q) && tpid != htons(ETH_P_8021AD))
 		return false;
 	if (len - *ofs < VLAN_HLEN + 2)
 		return false;
 	vh->tpid = tpid;
-	vh->tci = rd16(f + *ofs + 2) | htons(FLOW_VLAN_PRESENT);
+	vh->tci = get_unaligned16(f + *ofs + 2) | htons(FLOW_VLAN_PRESENT);
 	*ofs += VLAN_HLEN;
 	return true;
 }
@@ -88,7 +71,7 @@ vlan_tag(const uint8_t *f, size_t len, size_t *ofs, struct flow_vlan *vh)
 static uint16_t
 ethertype(const uint8_t *f, size_t len, size_t *ofs)
 {
-	uint16_t type = rd16(f + *ofs);
+	uint16_t type = get_unaligned16(f + *ofs);
 	const uint8_t *llc;
 
 	*ofs += 2;
@@ -101,7 +84,7 @@ ethertype(const uint8_t *f, size_t len, size_t *ofs)
 	    (llc[3] | llc[4] | llc[5]) != 0)
 		return htons(ETH_P_802_2);
 	*ofs += SNAP_HLEN;
-	type = rd16(llc + 6);
+	type = get_unaligned16(llc + 6);
 	return ntohs(type) >= ETH_P_802_3_MIN ? type : htons(ETH_P_802_2);
 }
 
@@ -175,7 +158,7 @@ parse_l4(const uint8_t *f, size_t len, size_t th, struct flow_key *key,
 			return;
 		/* The data offset's low nibble is gone, NS and reserved
 		 * bits stay. */
-		key->tcp_flags = rd16(f + th + 12) & htons(TCP_FLAGS);
+		key->tcp_flags = get_unaligned16(f + th + 12) & htons(TCP_FLAGS);
 		break;
 	case IPPROTO_UDP:
 		if (len - th < UDP_HLEN)
@@ -188,8 +171,8 @@ parse_l4(const uint8_t *f, size_t len, size_t th, struct flow_key *key,
 	default:
 		return;
 	}
-	key->tp_src = rd16(f + th);
-	key->tp_dst = rd16(f + th + 2);
+	key->tp_src = get_unaligned16(f + th);
+	key->tp_dst = get_unaligned16(f + th + 2);
 }
 
 /* IPv4 at nh. The version is not checked, nor the total length: the
@@ -213,7 +196,7 @@ parse_ipv4(const uint8_t *f, size_t len, size_t nh, struct flow_key *key,
 	key->ip_proto = f[nh + 9];
 	memcpy(&key->ipv4_src, f + nh + 12, sizeof(key->ipv4_src));
 	memcpy(&key->ipv4_dst, f + nh + 16, sizeof(key->ipv4_dst));
-	frag = ntohs(rd16(f + nh + 6));
+	frag = ntohs(get_unaligned16(f + nh + 6));
 	if (frag & IP_OFFSET) {
 		/* A later fragment has no transport header to read. */
 		key->ip_frag = OVS_FRAG_TYPE_LATER;
@@ -231,11 +214,11 @@ parse_arp(const uint8_t *f, size_t len, size_t nh, struct flow_key *key)
 	uint16_t op;
 
 	if (len - nh < ARP_ETH_LEN ||
-	    rd16(f + nh) != htons(ARPHRD_ETHER) ||
-	    rd16(f + nh + 2) != htons(ETH_P_IP) ||
+	    get_unaligned16(f + nh) != htons(ARPHRD_ETHER) ||
+	    get_unaligned16(f + nh + 2) != htons(ETH_P_IP) ||
 	    f[nh + 4] != ETH_ALEN || f[nh + 5] != 4)
 		return;
-	op = ntohs(rd16(f + nh + 6));
+	op = ntohs(get_unaligned16(f + nh + 6));
 	key->ip_proto = op <= 0xff ? op : 0;
 	memcpy(key->arp_sha, f + nh + 8, ETH_ALEN);
 	memcpy(&key->ipv4_src, f + nh + 14, sizeof(key->ipv4_src));
@@ -259,7 +242,7 @@ parse_mpls(const uint8_t *f, size_t len, size_t nh, struct flow_key *key,
 	for (n = 0;; n++, ofs += MPLS_HLEN) {
 		if (len - ofs < MPLS_HLEN)
 			return;
-		lse = rd32(f + ofs);
+		lse = get_unaligned32(f + ofs);
 		if (n < FLOW_MPLS_DEPTH)
 			key->mpls_lse[n] = lse;
 		if (lse & htonl(MPLS_BOS))
@@ -384,7 +367,7 @@ ipv6_upper(const uint8_t *f, size_t len, size_t nh, size_t *th, bool *frag,
 			*frag = true;
 			if (len - ofs < 4)
 				return -1;
-			off = ntohs(rd16(f + ofs + 2)) & ~7;
+			off = ntohs(get_unaligned16(f + ofs + 2)) & ~7;
 			if (off) {
 				if (ipv6_ext(f[ofs]) && f[ofs] != IPPROTO_NONE)
 					return -1;
@@ -424,9 +407,9 @@ parse_ipv6(const uint8_t *f, size_t len, size_t nh, struct flow_key *key,
 	if (len - nh < IPV6_HLEN)
 		return;
 	key->ipv6_exthdrs = ipv6_exthdrs(f, len, nh);
-	key->ip_tos = (ntohs(rd16(f + nh)) >> 4) & 0xff;
+	key->ip_tos = (ntohs(get_unaligned16(f + nh)) >> 4) & 0xff;
 	key->ip_ttl = f[nh + 7];
-	key->ipv6_label = rd32(f + nh) & htonl(IPV6_LABEL);
+	key->ipv6_label = get_unaligned32(f + nh) & htonl(IPV6_LABEL);
 	memcpy(&key->ipv6_src, f + nh + 8, sizeof(key->ipv6_src));
 	memcpy(&key->ipv6_dst, f + nh + 24, sizeof(key->ipv6_dst));
 
@@ -457,7 +440,7 @@ check_nsh(const uint8_t *f, size_t len, size_t nh)
 
 	if (len - nh < NSH_BASE_HLEN)
 		return -EINVAL;
-	word = ntohs(rd16(f + nh));
+	word = ntohs(get_unaligned16(f + nh));
 	hlen = (word & 0x3f) * 4;
 	if ((word >> 14) != 0 || len - nh < hlen)
 		return -EINVAL;

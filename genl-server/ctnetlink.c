@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/unaligned.h"
 #include "ct/conntrack.h"
 #include "datapath/datapath.h"
 #include "genl.h"
@@ -55,15 +56,6 @@ static const struct attr_policy proto_policy[CTA_PROTO_MAX + 1] = {
 	[CTA_PROTO_ICMPV6_CODE] = { .kind = ATTR_U8 },
 };
 
-static uint16_t
-get_be16(const struct nlattr *a)
-{
-	uint16_t v;
-
-	memcpy(&v, attr_data(a), 2);
-	return v;
-}
-
 /* A tuple attribute (CTA_TUPLE_ORIG/REPLY) of family in zone. */
 static int
 parse_tuple(const struct nlattr *nest, int family, uint16_t zone,
@@ -110,14 +102,14 @@ parse_tuple(const struct nlattr *nest, int family, uint16_t zone,
 
 		if (!pr[id] || !pr[id + 1] || !pr[id + 2])
 			return -EINVAL;
-		t->sport = get_be16(pr[id]);
+		t->sport = get_unaligned16(attr_data(pr[id]));
 		t->icmp_type = attr_get_u8(pr[id + 1]);
 		t->icmp_code = attr_get_u8(pr[id + 2]);
 	} else if (pr[CTA_PROTO_SRC_PORT] || pr[CTA_PROTO_DST_PORT]) {
 		if (!pr[CTA_PROTO_SRC_PORT] || !pr[CTA_PROTO_DST_PORT])
 			return -EINVAL;
-		t->sport = get_be16(pr[CTA_PROTO_SRC_PORT]);
-		t->dport = get_be16(pr[CTA_PROTO_DST_PORT]);
+		t->sport = get_unaligned16(attr_data(pr[CTA_PROTO_SRC_PORT]));
+		t->dport = get_unaligned16(attr_data(pr[CTA_PROTO_DST_PORT]));
 	}
 	return 0;
 }
@@ -297,7 +289,7 @@ ct_dump_start(struct nlsock *sk, const struct nlmsghdr *nlh,
 	if (!s)
 		return -ENOMEM;
 	s->family = family;
-	s->zone = a[CTA_ZONE] ? ntohs(get_be16(a[CTA_ZONE])) : -1;
+	s->zone = a[CTA_ZONE] ? get_be16(attr_data(a[CTA_ZONE])) : -1;
 	err = conntrack_dump(ct, s->zone, snap_one, s);
 	if (!err)
 		err = genl_dump_start(sk, NULL, &ct_dump_op, nlh, s);
@@ -314,7 +306,7 @@ ct_get(struct nlsock *sk, const struct nlmsghdr *nlh, const struct nlattr **a,
 {
 	const struct nlattr *tuple = a[CTA_TUPLE_ORIG] ? a[CTA_TUPLE_ORIG]
 						       : a[CTA_TUPLE_REPLY];
-	uint16_t zone = a[CTA_ZONE] ? ntohs(get_be16(a[CTA_ZONE])) : 0;
+	uint16_t zone = a[CTA_ZONE] ? get_be16(attr_data(a[CTA_ZONE])) : 0;
 	struct conntrack_entry e;
 	struct ct_tuple t;
 	struct msgbuf mb;
@@ -341,7 +333,7 @@ ct_delete(const struct nlattr **a, int family, int version,
 {
 	const struct nlattr *tuple = a[CTA_TUPLE_ORIG] ? a[CTA_TUPLE_ORIG]
 						       : a[CTA_TUPLE_REPLY];
-	int zone = a[CTA_ZONE] ? ntohs(get_be16(a[CTA_ZONE])) : -1;
+	int zone = a[CTA_ZONE] ? get_be16(attr_data(a[CTA_ZONE])) : -1;
 	struct ct_tuple t;
 	int err;
 
