@@ -607,6 +607,7 @@ static void
 test_limits(void **s)
 {
 	struct ct_action c = act(true, 6);
+	struct conntrack_stats st0, st1;
 	struct frame f;
 
 	conntrack_limit_set(ct, 6, 2);
@@ -614,8 +615,11 @@ test_limits(void **s)
 	assert_int_equal(run(&f, &c), 0);
 	udp(&f, A, B, 2, 53);
 	assert_int_equal(run(&f, &c), 0);
+	conntrack_get_stats(ct, &st0);
 	udp(&f, A, B, 3, 53);
 	assert_int_equal(run(&f, &c), -ENOMEM);
+	conntrack_get_stats(ct, &st1);
+	assert_int_equal(st1.n_refused - st0.n_refused, 1);	/* counted */
 	/* Existing connections still commit; lookups are not limited. */
 	udp(&f, A, B, 1, 53);
 	assert_int_equal(run(&f, &c), 0);
@@ -625,6 +629,32 @@ test_limits(void **s)
 	assert_int_equal(run(&f, &c), 0);
 	conntrack_limit_del(ct, 6);
 	assert_int_equal(conntrack_limit_get(ct, 6), 0);
+}
+
+/* A full table refuses new connections, counts them, and still tracks
+ * the ones it has. */
+static void
+test_table_full(void **s)
+{
+	struct conntrack *saved = ct, *small = conntrack_create(2);
+	struct ct_action c = act(true, 0);
+	struct conntrack_stats st;
+	struct frame f;
+
+	ct = small;
+	udp(&f, A, B, 1, 53);
+	assert_int_equal(run(&f, &c), 0);
+	udp(&f, A, B, 2, 53);
+	assert_int_equal(run(&f, &c), 0);
+	udp(&f, A, B, 3, 53);
+	assert_int_equal(run(&f, &c), -ENOMEM);
+	udp(&f, B, A, 53, 1);
+	assert_int_equal(state(&f, &c), TRK | EST | RPL);
+	conntrack_get_stats(ct, &st);
+	assert_int_equal(st.n_conns, 2);
+	assert_int_equal(st.n_refused, 1);
+	ct = saved;
+	conntrack_destroy(small);
 }
 
 /* Checksums: validated unless the frame came marked validated. */
@@ -939,6 +969,7 @@ main(void)
 		cmocka_unit_test(test_snat),
 		cmocka_unit_test(test_dnat_icmp_error),
 		cmocka_unit_test(test_limits),
+		cmocka_unit_test(test_table_full),
 		cmocka_unit_test(test_checksums),
 		cmocka_unit_test(test_hostile),
 		cmocka_unit_test(test_helpers),
