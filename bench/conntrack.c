@@ -18,6 +18,12 @@
  * memory they take (RSS growth per connection), then lookups of random
  * established connections per second, one thread.
  *
+ *   bench-conntrack --separate THREADS PACKETS BATCH [1]
+ *
+ * The same with a tracker per thread: nothing shared, so the difference
+ * from the shared run is what sharing the table costs, and the rest of
+ * what two threads lose is the machine's.
+ *
  * Without arguments: 1 thread, 1,000,000 packets, batches of 32. */
 #include <arpa/inet.h>
 #include <linux/if_ether.h>
@@ -43,8 +49,9 @@ struct frame {
 };
 
 static struct conntrack *ct;
+static struct conntrack *own[64];	/* --separate: one per thread */
 static unsigned long n_pkts, batch;
-static bool change;
+static bool change, separate;
 static pthread_barrier_t barrier;
 
 static uint64_t
@@ -97,6 +104,7 @@ thread_main(void *arg)
 	const struct ct_action a = { .family = AF_INET, .commit = true };
 	unsigned tid = (unsigned)(uintptr_t)arg;
 	struct frame *fs = calloc(batch, sizeof(*fs));
+	struct conntrack *t = separate ? own[tid] : ct;
 
 	rcu_register_thread();
 	for (unsigned long i = 0; i < batch; i++)
@@ -107,7 +115,7 @@ thread_main(void *arg)
 		rcu_read_lock();
 		for (unsigned long i = 0; i < batch; i++) {
 			flow_key_clear_ct(&fs[i].key);
-			conntrack_execute(ct, &fs[i].pkt, &fs[i].key, &a);
+			conntrack_execute(t, &fs[i].pkt, &fs[i].key, &a);
 		}
 		rcu_read_unlock();
 	}
@@ -124,6 +132,8 @@ benchmark(unsigned n_threads)
 	uint64_t start;
 
 	ct = conntrack_create(1 << 20);
+	for (unsigned i = 0; separate && i < n_threads; i++)
+		own[i] = conntrack_create(1 << 20);
 	pthread_barrier_init(&barrier, NULL, n_threads + 1);
 	for (unsigned i = 0; i < n_threads; i++)
 		pthread_create(&th[i], NULL, thread_main,
@@ -137,6 +147,8 @@ benchmark(unsigned n_threads)
 		pthread_join(th[i], NULL);
 	rcu_register_thread();
 	conntrack_destroy(ct);
+	for (unsigned i = 0; separate && i < n_threads; i++)
+		conntrack_destroy(own[i]);
 	rcu_unregister_thread();
 	pthread_barrier_destroy(&barrier);
 	free(th);
@@ -229,16 +241,22 @@ main(int argc, char **argv)
 {
 	if (argc >= 2 && !strcmp(argv[1], "--million"))
 		return million(argc > 2 ? strtoul(argv[2], NULL, 0) : 1000000);
+	if (argc >= 2 && !strcmp(argv[1], "--separate")) {
+		separate = true;
+		argc--;
+		argv++;
+	}
 	if (argc != 1 && argc != 4 && argc != 5) {
-		fprintf(stderr, "usage: bench-conntrack THREADS PACKETS BATCH [1]\n"
+		fprintf(stderr, "usage: bench-conntrack [--separate] THREADS PACKETS BATCH [1]\n"
 				"       bench-conntrack --million [N]\n");
 		return 2;
 	}
 	n_pkts = argc > 1 ? strtoul(argv[2], NULL, 0) : 1000000;
 	batch = argc > 1 ? strtoul(argv[3], NULL, 0) : 32;
 	change = argc > 4 && strtoul(argv[4], NULL, 0);
-	if (!batch || batch > 32) {
-		fprintf(stderr, "batch_size must be between 1 and 32\n");
+	if (!batch || batch > 32 || (argc > 1 && (!strtoul(argv[1], NULL, 0) ||
+						  strtoul(argv[1], NULL, 0) > 64))) {
+		fprintf(stderr, "THREADS must be 1 to 64, BATCH 1 to 32\n");
 		return 2;
 	}
 	return benchmark(argc > 1 ? strtoul(argv[1], NULL, 0) : 1);

@@ -6,58 +6,67 @@
 #
 #   bash bench/conntrack.sh [PACKETS] [RUNS]   (default 10000000, 5)
 #
-# Each figure is the best of RUNS runs, the two programs taking turns, so
-# that other load on the machine weighs on both alike. Then the million
+# Each round runs, back to back, tapdp and OVS with 1 and 2 threads, tapdp
+# with 2 threads that share nothing (a tracker each: what sharing the table
+# costs is the difference), and the machine's own ceiling: one 1-thread
+# tapdp run alone, then two at once as separate processes.
+# Times are the best of RUNS rounds; scalings (work per second of 2
+# threads over 1, i.e. 2 * t1 / t2) are the median of the rounds' own
+# ratios, so that the machine's drift between rounds (it is shared, and
+# varies by 2x) does not pair a fast run with a slow one. Then the million
 # live connections mode (setup rate, memory, lookups).
 set -eu
 cd "$(dirname "$0")/.."
 N=${1:-10000000}
 RUNS=${2:-5}
 make -s build/bench-conntrack >/dev/null
-bash bench/ovs-ct-baseline.sh 1 1000 32 >/dev/null	# builds once
+bash bench/ovs-ct-baseline.sh 1 1000 32 >/dev/null 2>&1	# builds once
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
 
 ms() { sed -n 's/^conntrack: *\([0-9]*\) ms$/\1/p'; }
-best() {	# best of RUNS: "tapdp ovs" in ms
-	local t o bt=999999999 bo=999999999
-	for _ in $(seq "$RUNS"); do
-		t=$(build/bench-conntrack "$@" | ms)
-		o=$(bash bench/ovs-ct-baseline.sh "$@" 2>/dev/null | ms)
-		[ "$t" -lt "$bt" ] && bt=$t
-		[ "$o" -lt "$bo" ] && bo=$o
-	done
-	echo "$bt $bo"
-}
+tap() { build/bench-conntrack "$@" | ms; }
+ovs() { bash bench/ovs-ct-baseline.sh "$@" 2>/dev/null | ms; }
+min() { sort -n | head -1; }
+median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
 
-printf '%-34s %10s %10s %12s\n' "case ($N packets per thread)" \
-	"tapdp ms" "OVS ms" "tapdp/OVS"
-declare -A T O
-for c in "1 32" "2 32" "1 32 1" "2 32 1"; do
-	set -- $c
-	read -r t o < <(best "$1" "$N" "${@:2}")
-	T[$c]=$t O[$c]=$o
-	name="$1 thread(s), batch $2"
-	[ $# -gt 2 ] && name="$name, a connection per packet"
-	printf '%-34s %10s %10s %12s\n' "$name" "$t" "$o" "$(ratio "$t" "$o")"
-done
-# Work per second of 2 threads over 1: 2 * t1 / t2.
-for c in "32" "32 1"; do
-	t1=${T["1 $c"]} t2=${T["2 $c"]} o1=${O["1 $c"]} o2=${O["2 $c"]}
-	printf 'scaling, batch %s: tapdp %s, OVS %s (2 threads over 1)\n' "$c" \
-		"$(ratio $((2 * t1)) "$t2")" "$(ratio $((2 * o1)) "$o2")"
-done
-# What this machine gives two independent processes of the same work.
-bt=999999999
-for _ in $(seq "$RUNS"); do
-	build/bench-conntrack 1 "$N" 32 >"${TMPDIR:-/tmp}/ct2.$$" &
-	t=$(build/bench-conntrack 1 "$N" 32 | ms)
+for r in $(seq "$RUNS"); do
+	for mode in same per; do
+		x=; [ $mode = per ] && x=1
+		t1=$(tap 1 "$N" 32 $x) t2=$(tap 2 "$N" 32 $x)
+		o1=$(ovs 1 "$N" 32 $x) o2=$(ovs 2 "$N" 32 $x)
+		s2=$(tap --separate 2 "$N" 32 $x)
+		echo "$t1 $t2 $o1 $o2 $s2" >>"$tmp/$mode"
+	done
+	a=$(tap 1 "$N" 32)
+	build/bench-conntrack 1 "$N" 32 | ms >"$tmp/other" &
+	b=$(tap 1 "$N" 32)
 	wait
-	u=$(ms <"${TMPDIR:-/tmp}/ct2.$$")
-	[ "$u" -gt "$t" ] && t=$u
-	[ "$t" -lt "$bt" ] && bt=$t
+	c=$(cat "$tmp/other")
+	[ "$c" -gt "$b" ] && b=$c
+	ratio $((2 * a)) "$b" >>"$tmp/ceiling"
+	echo >>"$tmp/ceiling"
 done
-rm -f "${TMPDIR:-/tmp}/ct2.$$"
-printf 'machine ceiling: two separate 1-thread processes at once: %s\n' \
-	"$(ratio $((2 * T["1 32"])) "$bt")"
+
+printf '%-44s %9s %9s %10s\n' "case ($N packets per thread, batch 32)" \
+	"tapdp ms" "OVS ms" "tapdp/OVS"
+for mode in same per; do
+	name="one connection per thread"
+	[ $mode = per ] && name="a connection per packet of a batch"
+	for th in 1 2; do
+		t=$(awk -v c=$th '{ print $c }' "$tmp/$mode" | min)
+		o=$(awk -v c=$((th + 2)) '{ print $c }' "$tmp/$mode" | min)
+		printf '%-44s %9s %9s %10s\n' "$th thread(s), $name" "$t" "$o" \
+			"$(ratio "$t" "$o")"
+	done
+	st=$(awk '{ printf "%.2f\n", 2 * $1 / $2 }' "$tmp/$mode" | median)
+	so=$(awk '{ printf "%.2f\n", 2 * $3 / $4 }' "$tmp/$mode" | median)
+	ss=$(awk '{ printf "%.2f\n", 2 * $1 / $5 }' "$tmp/$mode" | median)
+	printf 'scaling, %s: tapdp %s, OVS %s; tapdp sharing nothing %s\n' \
+		"$name" "$st" "$so" "$ss"
+done
+printf 'machine ceiling (two separate 1-thread processes at once): %s\n' \
+	"$(grep . "$tmp/ceiling" | median)"
 echo
 build/bench-conntrack --million
