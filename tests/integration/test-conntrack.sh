@@ -2,8 +2,10 @@
 # ovs-vswitchd with OpenFlow ct() rules on tapdp: a stateful firewall (new
 # connections from A only, established and related both ways), zones with
 # ct_mark and ct_label set and matched, SNAT to an address and port range,
-# DNAT to another host and port, per-zone limits from ovs-appctl, IPv6
-# through the firewall, and the datapath flows that carry ct actions.
+# DNAT to another host and port (and to a port range), FTP through the
+# helper (active and passive), per-zone limits from ovs-appctl, IPv6
+# and fragments through the firewall, the datapath flows that carry ct
+# actions, and the tracker as ovs-dpctl lists and flushes it (ctnetlink).
 . "$(dirname "$0")/../lib.sh"
 
 HOSTS="cta$$ ctb$$ ctc$$"
@@ -171,6 +173,29 @@ check_out "DNAT: the answer comes from the public address and port" \
 check_out "DNAT: B served A" "from 10.7.0.1:" served
 check_out "DNAT: the datapath flow rewrites with nat(dst=...)" \
 	"nat\(dst=10.7.0.2:8080\)" appctl dpctl/dump-flows
+# A port range: each new connection to :81 gets one of B's 8090-8091.
+$OFCTL del-flows br0
+add_flows "DNAT to a port range" <<'OF'
+table=0,priority=100,arp,actions=NORMAL
+table=0,priority=10,ip,in_port=1,nw_dst=10.7.0.200,actions=ct(commit,nat(dst=10.7.0.2:8090-8091),table=1)
+table=0,priority=10,ip,in_port=2,actions=ct(nat,table=1)
+table=1,priority=10,ip,actions=NORMAL
+OF
+ip netns exec "$B" $PEER serve tcp 8090 >"$T/s8090" 2>&1 &
+s1=$!
+ip netns exec "$B" $PEER serve tcp 8091 >"$T/s8091" 2>&1 &
+s2=$!
+sleep 0.5
+check_out "DNAT range: the answer comes from the public address and port" \
+	"reply from 10.7.0.200:81 ok" send "$A" tcp 10.7.0.200 81
+sleep 0.3
+kill $s1 $s2 2>/dev/null
+wait $s1 $s2 2>/dev/null
+check_out "DNAT range: a port of the range served A" "from 10.7.0.1:" \
+	cat "$T/s8090" "$T/s8091"
+check_out "dump-conntrack: the reply comes from a port of the range" \
+	"dport=81\),reply=\(src=10.7.0.2,dst=10.7.0.1,sport=809[01]," \
+	dpctl dump-conntrack
 
 # 6. FTP through the helper: the control connection is committed with
 # alg=ftp; the data connections, which nothing else lets in, pass as

@@ -913,6 +913,73 @@ fragments(bool v6)
 	assert_int_equal(run(&f, &c), -EINPROGRESS);	/* no first part */
 }
 
+/* IPv6: a source mapping, and the ICMPv6 error about the mapped datagram
+ * mapped back (quote and outer header, checksum over the pseudo-header). */
+static void
+test_nat_icmpv6_error(void **s)
+{
+	struct ct_action c = { .family = AF_INET6, .commit = true,
+			       .zone = 14,
+			       .nat = CT_ACTION_NAT | CT_ACTION_SNAT };
+	struct ct_action n = { .family = AF_INET6, .zone = 14,
+			       .nat = CT_ACTION_NAT };
+	static struct frame f, e;
+	uint8_t nat[16] = { 0xfd, [15] = 0x64 }, one[16] = { [15] = 1 };
+	uint8_t *ip, *icmp, quote[48];
+	uint16_t v;
+
+	c.range.flags = CT_RANGE_MAP_IPS;
+	memcpy(&c.range.min_addr.ip6, nat, 16);
+	memcpy(&c.range.max_addr.ip6, nat, 16);
+	big_udp(&f, true, 16);
+	memset(&f.key, 0, sizeof(f.key));
+	assert_int_equal(flow_extract(f.pkt.data, f.pkt.len, &f.key,
+				      &f.pkt.layers), 0);
+	f.pkt.key_valid = true;
+	assert_int_equal(state(&f, &c), TRK | NEW | SNAT);
+	ip = f.pkt.data + 14;
+	assert_memory_equal(ip + 8, nat, 16);
+	assert_int_equal(csum_fold(csum_add(csum_pseudo(ip + 8, ip + 24, 16,
+							IPPROTO_UDP, 24),
+					    ip + 40, 24)),
+			 0xffff);
+	memcpy(quote, ip, sizeof(quote));
+
+	/* ::2 answers fd00::64 with "port unreachable", quoting it. */
+	memset(e.buf, 0, sizeof(e.buf));
+	ip = e.buf + PACKET_HEADROOM + 14;
+	memcpy(e.buf + PACKET_HEADROOM, f.pkt.data, 14);
+	ip[0] = 0x60;
+	v = htons(8 + sizeof(quote));
+	memcpy(ip + 4, &v, 2);
+	ip[6] = IPPROTO_ICMPV6;
+	ip[7] = 64;
+	memcpy(ip + 8, quote + 24, 16);		/* from ::2 */
+	memcpy(ip + 24, nat, 16);		/* to the mapped source */
+	icmp = ip + 40;
+	icmp[0] = 1;
+	icmp[1] = 4;
+	memcpy(icmp + 8, quote, sizeof(quote));
+	v = ~csum_fold(csum_add(csum_pseudo(ip + 8, ip + 24, 16,
+					    IPPROTO_ICMPV6, 8 + sizeof(quote)),
+				icmp, 8 + sizeof(quote)));
+	memcpy(icmp + 2, &v, 2);
+	packet_init(&e.pkt, e.buf, sizeof(e.buf), 14 + 40 + 8 + sizeof(quote));
+	memset(&e.key, 0, sizeof(e.key));
+	assert_int_equal(flow_extract(e.pkt.data, e.pkt.len, &e.key,
+				      &e.pkt.layers), 0);
+	e.pkt.key_valid = true;
+	assert_int_equal(run(&e, &n), 0);
+	assert_int_equal(e.key.ct_state, TRK | REL | RPL | DNAT);
+	assert_memory_equal(ip + 24, one, 16);		/* outer: to ::1 */
+	assert_memory_equal(icmp + 8 + 8, one, 16);	/* quote: from ::1 */
+	assert_int_equal(csum_fold(csum_add(csum_pseudo(ip + 8, ip + 24, 16,
+							IPPROTO_ICMPV6,
+							8 + sizeof(quote)),
+					    icmp, 8 + sizeof(quote))),
+			 0xffff);
+}
+
 static void
 test_fragments_v4(void **s)
 {
@@ -973,6 +1040,7 @@ main(void)
 		cmocka_unit_test(test_checksums),
 		cmocka_unit_test(test_hostile),
 		cmocka_unit_test(test_helpers),
+		cmocka_unit_test(test_nat_icmpv6_error),
 		cmocka_unit_test(test_fragments_v4),
 		cmocka_unit_test(test_fragments_v6),
 		cmocka_unit_test(test_fragment_flood),
