@@ -134,8 +134,7 @@ bench_init(struct bench *b, unsigned masks, unsigned n)
 		mask.eth_dst[4] = m >> 8;
 		mask.eth_dst[5] = m;
 		b->flows[i] = xcalloc(1, sizeof(*b->flows[i]));
-		b->flows[i]->unmasked_key = *k;
-		if (flow_table_insert(&b->t, b->flows[i], &mask)) {
+		if (flow_table_insert(&b->t, b->flows[i], k, &mask)) {
 			fprintf(stderr, "insert %u failed\n", i);
 			exit(1);
 		}

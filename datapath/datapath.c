@@ -730,9 +730,9 @@ dp_flow_set_actions(struct flow *flow, struct dp_actions *acts)
 
 int
 dp_flow_insert(struct datapath *dp, struct flow *flow,
-	       const struct flow_key *mask)
+	       const struct flow_key *key, const struct flow_key *mask)
 {
-	return flow_table_insert(&dp->table, flow, mask);
+	return flow_table_insert(&dp->table, flow, key, mask);
 }
 
 static void

@@ -118,7 +118,7 @@ int dp_port_set_pids(struct dp_port *port, const uint32_t *pids, unsigned n);
 struct dp_actions *dp_actions_new(const void *data, int len);
 void dp_flow_set_actions(struct flow *flow, struct dp_actions *acts);
 int dp_flow_insert(struct datapath *dp, struct flow *flow,
-		   const struct flow_key *mask);
+		   const struct flow_key *key, const struct flow_key *mask);
 void dp_flow_remove(struct datapath *dp, struct flow *flow);
 void dp_flow_flush(struct datapath *dp);
 void dp_flow_clear_stats(struct flow *flow);

@@ -547,8 +547,8 @@ flow_table_lookup_exact(struct flow_table *t, const struct flow_key *key)
 		if (!ma->masks[i])
 			continue;
 		f = probe(t, key, ma->masks[i]);
-		if (f && !f->ufid_len &&
-		    !memcmp(&f->unmasked_key, key, sizeof(*key)))
+		if (f && !f->ufid_len && f->unmasked_key &&
+		    !memcmp(f->unmasked_key, key, sizeof(*key)))
 			break;
 		f = NULL;
 	}
@@ -571,9 +571,9 @@ flow_table_lookup_ufid(struct flow_table *t, const uint8_t *ufid, size_t len)
 
 int
 flow_table_insert(struct flow_table *t, struct flow *flow,
-    const struct flow_key *mask)
+    const struct flow_key *key, const struct flow_key *mask)
 {
-	const flow_word *k = key_words(&flow->unmasked_key, 0);
+	const flow_word *k = key_words(key, 0);
 	const flow_word *mk = key_words(mask, 0);
 	flow_word *d = (flow_word *)key_words(&flow->key, 0);
 	struct flow_mask want, *m;

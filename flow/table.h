@@ -57,8 +57,10 @@ struct flow {
 	uint32_t hash;			/* of key over the mask's range */
 
 	struct flow_mask *mask;		/* set by insert */
-	struct flow_key key;		/* unmasked_key & mask, set by insert */
-	struct flow_key unmasked_key;	/* as userspace gave it */
+	struct flow_key key;		/* the key & mask, set by insert */
+	/* Flows without a UFID: the key as userspace gave it (the owner's
+	 * memory); NULL with a UFID, as the kernel keeps it only then. */
+	const struct flow_key *unmasked_key;
 	uint8_t ufid[FLOW_UFID_MAX];
 	uint8_t ufid_len;		/* 0: no UFID */
 	void *actions;			/* opaque to the table */
@@ -122,11 +124,12 @@ struct flow *flow_table_lookup_ufid(struct flow_table *t, const uint8_t *ufid,
     size_t len);
 
 /* Sets flow->key and flow->mask, sharing an equal mask or adding one.
- * Takes unmasked_key, ufid and ufid_len from the flow. -EEXIST when the UFID
- * or the masked key under that mask is in the table already, -EINVAL for a
- * UFID longer than FLOW_UFID_MAX, -ENOMEM. */
+ * key is the flow's key as given (the flow keeps key & mask); ufid and
+ * ufid_len come from the flow. -EEXIST when the UFID or the masked key
+ * under that mask is in the table already, -EINVAL for a UFID longer than
+ * FLOW_UFID_MAX, -ENOMEM. */
 int flow_table_insert(struct flow_table *t, struct flow *flow,
-    const struct flow_key *mask);
+    const struct flow_key *key, const struct flow_key *mask);
 void flow_table_remove(struct flow_table *t, struct flow *flow);
 /* The mask of an inserted flow, as given to insert. */
 const struct flow_key *flow_table_mask_key(const struct flow *flow);

@@ -63,8 +63,8 @@ flow_fill(const struct flow *flow, int dp_ifindex, struct msgbuf *mb,
 	if (flow->ufid_len)
 		msgbuf_put(mb, OVS_FLOW_ATTR_UFID, flow->ufid_len, flow->ufid);
 	else
-		flow_key_put(mb, OVS_FLOW_ATTR_KEY, &flow->unmasked_key,
-			     &flow->unmasked_key, false);
+		flow_key_put(mb, OVS_FLOW_ATTR_KEY, flow->unmasked_key,
+			     flow->unmasked_key, false);
 	if (flow->ufid_len && !(uflags & OVS_UFID_F_OMIT_KEY))
 		flow_key_put(mb, OVS_FLOW_ATTR_KEY, &flow->key, &flow->key,
 			     false);
@@ -141,7 +141,7 @@ same_flow(const struct flow *flow, const struct flow_key *key)
 				return false;
 		return true;
 	}
-	return !memcmp(&flow->unmasked_key, key, sizeof(*key));
+	return !memcmp(flow->unmasked_key, key, sizeof(*key));
 }
 
 /* Actions as the kernel keeps them (and dumps return them). */
@@ -216,16 +216,20 @@ flow_cmd_new(struct genl_info *info)
 		flow = flow_table_lookup(&dp->table, NULL, &key, 0, &mh, &ch);
 	}
 	if (!flow) {
-		nf = calloc(1, sizeof(*nf));
+		/* A flow without UFID keeps its key behind it. */
+		nf = calloc(1, sizeof(*nf) + (id.len ? 0 : sizeof(key)));
 		if (!nf) {
 			free(acts);
 			return -ENOMEM;
 		}
-		nf->unmasked_key = key;
+		if (!id.len) {
+			memcpy(nf + 1, &key, sizeof(key));
+			nf->unmasked_key = (const struct flow_key *)(nf + 1);
+		}
 		memcpy(nf->ufid, id.ufid, id.len);
 		nf->ufid_len = id.len;
 		nf->actions = acts;
-		err = dp_flow_insert(dp, nf, &mask);
+		err = dp_flow_insert(dp, nf, &key, &mask);
 		if (err) {
 			free(acts);
 			free(nf);

@@ -72,11 +72,12 @@ static struct flow *
 add(struct flow_table *t, const struct flow_key *key,
     const struct flow_key *mask)
 {
-	struct flow *f = calloc(1, sizeof(*f));
+	struct flow *f = calloc(1, sizeof(*f) + sizeof(*key));
 
 	assert_non_null(f);
-	f->unmasked_key = *key;
-	assert_int_equal(flow_table_insert(t, f, mask), 0);
+	memcpy(f + 1, key, sizeof(*key));
+	f->unmasked_key = (const struct flow_key *)(f + 1);
+	assert_int_equal(flow_table_insert(t, f, key, mask), 0);
 	return f;
 }
 
@@ -151,12 +152,12 @@ test_duplicate_is_eexist(void **state)
 	add(&t, &k, &m);
 	memset(&dup, 0, sizeof(dup));
 	k.ipv4_src = 99;	/* masked out: same masked key */
-	dup.unmasked_key = k;
-	assert_int_equal(flow_table_insert(&t, &dup, &m), -EEXIST);
+	dup.unmasked_key = &k;
+	assert_int_equal(flow_table_insert(&t, &dup, &k, &m), -EEXIST);
 	assert_int_equal(flow_table_count(&t), 1);
 	assert_int_equal(flow_table_n_masks(&t), 1);
 	dup.ufid_len = FLOW_UFID_MAX + 1;
-	assert_int_equal(flow_table_insert(&t, &dup, &m), -EINVAL);
+	assert_int_equal(flow_table_insert(&t, &dup, &k, &m), -EINVAL);
 	flow_table_destroy(&t, free_flow);
 }
 
@@ -229,11 +230,12 @@ test_lookup_exact(void **state)
 	/* Flows with a UFID are found by it, not by key. */
 	u = calloc(1, sizeof(*u));
 	assert_non_null(u);
-	u->unmasked_key = key_of(6);
+	other = key_of(6);
 	u->ufid_len = 16;
 	memset(u->ufid, 6, 16);
-	assert_int_equal(flow_table_insert(&t, u, &m), 0);
-	assert_null(flow_table_lookup_exact(&t, &u->unmasked_key));
+	assert_int_equal(flow_table_insert(&t, u, &other, &m), 0);
+	assert_null(u->unmasked_key);
+	assert_null(flow_table_lookup_exact(&t, &other));
 	flow_table_destroy(&t, free_flow);
 }
 
@@ -241,17 +243,17 @@ static void
 test_lookup_ufid(void **state)
 {
 	static const uint8_t id[16] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10 };
-	struct flow_key m = mask_of(1);
+	struct flow_key m = mask_of(1), k;
 	struct flow_table t;
 	struct flow *f, dup;
 
 	assert_int_equal(flow_table_init(&t), 0);
 	f = calloc(1, sizeof(*f));
 	assert_non_null(f);
-	f->unmasked_key = key_of(1);
+	k = key_of(1);
 	memcpy(f->ufid, id, 16);
 	f->ufid_len = 16;
-	assert_int_equal(flow_table_insert(&t, f, &m), 0);
+	assert_int_equal(flow_table_insert(&t, f, &k, &m), 0);
 	assert_ptr_equal(flow_table_lookup_ufid(&t, id, 16), f);
 	assert_null(flow_table_lookup_ufid(&t, id, 8));
 	assert_null(flow_table_lookup_ufid(&t, id, 0));
@@ -259,10 +261,10 @@ test_lookup_ufid(void **state)
 
 	/* The same UFID twice is refused, whatever the key. */
 	memset(&dup, 0, sizeof(dup));
-	dup.unmasked_key = key_of(2);
+	k = key_of(2);
 	memcpy(dup.ufid, id, 16);
 	dup.ufid_len = 16;
-	assert_int_equal(flow_table_insert(&t, &dup, &m), -EEXIST);
+	assert_int_equal(flow_table_insert(&t, &dup, &k, &m), -EEXIST);
 	assert_int_equal(flow_table_count(&t), 1);
 
 	drop(&t, f);
@@ -555,7 +557,7 @@ reader(void *arg)
 		    &n_mask_hit, &n_cache_hit);
 		if (f) {
 			/* Read the whole flow: it must not be freed yet. */
-			seen = f->unmasked_key;
+			seen = *f->unmasked_key;
 			if (memcmp(&seen, &k, sizeof(k)) ||
 			    f->mask == NULL || f->key.eth_dst[3] != (uint8_t)i)
 				r->wrong++;
