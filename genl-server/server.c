@@ -400,14 +400,40 @@ port_gone(int ifindex)
 }
 
 static int
+mtu_attr(const struct nlattr *a, void *data)
+{
+	if (mnl_attr_get_type(a) == IFLA_MTU &&
+	    mnl_attr_get_payload_len(a) >= sizeof(uint32_t))
+		*(uint32_t *)data = mnl_attr_get_u32(a);
+	return MNL_CB_OK;
+}
+
+/* A port's device changed its MTU: its sends follow. */
+static void
+port_mtu(const struct nlmsghdr *nlh, int ifindex)
+{
+	struct dp_port *port = dp_port_by_ifindex(ifindex);
+	uint32_t mtu = 0;
+
+	if (!port)
+		return;
+	mnl_attr_parse(nlh, sizeof(struct ifinfomsg), mtu_attr, &mtu);
+	if (mtu)
+		vport_set_mtu(port->vport, mtu);
+}
+
+static int
 link_event(const struct nlmsghdr *nlh, void *data)
 {
 	const struct ifinfomsg *ifi = mnl_nlmsg_get_payload(nlh);
 
 	(void)data;
-	if (nlh->nlmsg_type == RTM_DELLINK &&
-	    nlh->nlmsg_len >= NLMSG_LENGTH(sizeof(*ifi)))
+	if (nlh->nlmsg_len < NLMSG_LENGTH(sizeof(*ifi)))
+		return MNL_CB_OK;
+	if (nlh->nlmsg_type == RTM_DELLINK)
 		port_gone(ifi->ifi_index);
+	else if (nlh->nlmsg_type == RTM_NEWLINK)
+		port_mtu(nlh, ifi->ifi_index);
 	return MNL_CB_OK;
 }
 

@@ -123,3 +123,12 @@ out:
 	mnl_socket_close(nl);
 	return err;
 }
+
+int
+netdev_get_mtu(const char *name)
+{
+	struct ifreq ifr;
+	int err = ifreq_ioctl(name, SIOCGIFMTU, &ifr);
+
+	return err ? err : ifr.ifr_mtu;
+}

@@ -13,5 +13,7 @@ int netdev_ifindex(const char *name);
 int netdev_check_attachable(const char *name);
 int netdev_get_stats(int ifindex, struct rtnl_link_stats64 *stats);
 int netdev_set_promisc(const char *name, bool on);
+/* The device's MTU, or -errno. */
+int netdev_get_mtu(const char *name);
 
 #endif

@@ -2,6 +2,7 @@
 #include "vport.h"
 
 #include <errno.h>
+#include <linux/if_ether.h>
 #include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -12,6 +13,11 @@
 
 #include "common/log.h"
 #include "netdev.h"
+
+#define VLAN_HLEN		4
+#ifndef VIRTIO_NET_HDR_GSO_UDP_L4
+#define VIRTIO_NET_HDR_GSO_UDP_L4	5	/* Linux 5.18 */
+#endif
 
 /* The largest frame a port delivers: a 64 KiB GSO frame and its headers. */
 #define VPORT_FRAME_MAX (65536 + 256)
@@ -75,6 +81,11 @@ rx_main(void *arg)
 
 			if (n <= 0)
 				break;
+			if (!vport_offload_valid(&vh, n)) {
+				__atomic_fetch_add(&vport->rx_bad_offload, 1,
+						   __ATOMIC_RELAXED);
+				continue;
+			}
 			rx->ops->frame(vport, buf, size, n, &vh, rx->owner);
 		}
 	}
@@ -112,6 +123,8 @@ vport_create(enum ovs_vport_type type, const char *name,
 		free(rx);
 		return err;
 	}
+	err = netdev_get_mtu(vport->name);
+	vport->mtu = err > 0 ? (uint32_t)err : 1500;
 	rx->ops = rx_ops;
 	rx->owner = owner;
 	rx->stop_fd = eventfd(0, EFD_CLOEXEC);
@@ -146,13 +159,62 @@ vport_destroy(struct vport *vport)
 	free(vport);
 }
 
+/* The L3 length the MTU bounds: past the Ethernet header and one VLAN
+ * tag (the kernel's packet_length()). */
+static size_t
+packet_length(const uint8_t *f, size_t len)
+{
+	uint16_t type;
+
+	if (len < ETH_HLEN)
+		return 0;
+	len -= ETH_HLEN;
+	type = (uint16_t)(f[12] << 8 | f[13]);
+	if ((type == ETH_P_8021Q || type == ETH_P_8021AD) && len >= VLAN_HLEN)
+		len -= VLAN_HLEN;
+	return len;
+}
+
 int
 vport_send(struct vport *vport, const void *frame, size_t len,
 	   const struct virtio_net_hdr *vh)
 {
 	static const struct virtio_net_hdr none;
 
+	if ((!vh || vh->gso_type == VIRTIO_NET_HDR_GSO_NONE) &&
+	    packet_length(frame, len) >
+		    __atomic_load_n(&vport->mtu, __ATOMIC_RELAXED)) {
+		__atomic_fetch_add(&vport->tx_too_big, 1, __ATOMIC_RELAXED);
+		return -EMSGSIZE;
+	}
 	return vport->ops->send(vport, frame, len, vh ? vh : &none);
+}
+
+void
+vport_set_mtu(struct vport *vport, uint32_t mtu)
+{
+	__atomic_store_n(&vport->mtu, mtu, __ATOMIC_RELAXED);
+}
+
+bool
+vport_offload_valid(const struct virtio_net_hdr *vh, size_t len)
+{
+	uint8_t gso = vh->gso_type & ~VIRTIO_NET_HDR_GSO_ECN;
+
+	if ((vh->flags & VIRTIO_NET_HDR_F_NEEDS_CSUM) &&
+	    (size_t)vh->csum_start + vh->csum_offset + 2 > len)
+		return false;
+	switch (gso) {
+	case VIRTIO_NET_HDR_GSO_NONE:
+		return true;
+	case VIRTIO_NET_HDR_GSO_TCPV4:
+	case VIRTIO_NET_HDR_GSO_TCPV6:
+	case VIRTIO_NET_HDR_GSO_UDP:
+	case VIRTIO_NET_HDR_GSO_UDP_L4:
+		return vh->gso_size && vh->hdr_len <= len;
+	default:
+		return false;
+	}
 }
 
 int
@@ -166,8 +228,12 @@ vport_get_stats(const struct vport *vport, struct ovs_vport_stats *st)
 		.tx_packets = s.tx_packets,
 		.rx_bytes = s.rx_bytes,
 		.tx_bytes = s.tx_bytes,
-		.rx_errors = s.rx_errors,
-		.tx_errors = s.tx_errors,
+		.rx_errors = s.rx_errors +
+			     __atomic_load_n(&vport->rx_bad_offload,
+					     __ATOMIC_RELAXED),
+		.tx_errors = s.tx_errors +
+			     __atomic_load_n(&vport->tx_too_big,
+					     __ATOMIC_RELAXED),
 		.rx_dropped = s.rx_dropped,
 		.tx_dropped = s.tx_dropped,
 	};

@@ -20,6 +20,7 @@
 #include <linux/openvswitch.h>
 #include <linux/virtio_net.h>
 #include <net/if.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -58,6 +59,10 @@ struct vport {
 	int ifindex;
 	int fd;
 	void *priv;
+	uint32_t mtu;			/* atomic: the device's */
+	uint64_t rx_bad_offload;	/* atomic: frames whose virtio-net
+					 * header lied, dropped */
+	uint64_t tx_too_big;		/* atomic: over the MTU, not GSO */
 };
 
 /* Creates the device (or opens it) and starts receiving. -EAFNOSUPPORT for
@@ -66,10 +71,20 @@ int vport_create(enum ovs_vport_type type, const char *name,
 		 const struct vport_rx_ops *rx, void *owner,
 		 struct vport **out);
 void vport_destroy(struct vport *vport);
-/* vh NULL: a frame with no offload (complete checksums, no GSO). */
+/* vh NULL: a frame with no offload (complete checksums, no GSO). A frame
+ * larger than the MTU that is not GSO is dropped and counted (-EMSGSIZE),
+ * as the kernel's ovs_vport_send() does. */
 int vport_send(struct vport *vport, const void *frame, size_t len,
 	       const struct virtio_net_hdr *vh);
-/* Device counters in the order of struct ovs_vport_stats. */
+/* The device's MTU changed (the control thread follows link events). */
+void vport_set_mtu(struct vport *vport, uint32_t mtu);
+/* Whether a received frame's offload metadata can be trusted: a known GSO
+ * type with a nonzero segment size and a header length within the frame,
+ * a partial checksum whose field lies within it. */
+bool vport_offload_valid(const struct virtio_net_hdr *vh, size_t len);
+/* Device counters in the order of struct ovs_vport_stats, with the
+ * frames the port itself dropped (lying offload metadata: rx_errors;
+ * over the MTU: tx_errors). */
 int vport_get_stats(const struct vport *vport, struct ovs_vport_stats *st);
 
 extern const struct vport_ops vport_internal_ops;

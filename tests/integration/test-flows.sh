@@ -2,7 +2,8 @@
 # Flows through Debian's ovs-dpctl: add, get, mod, del, del-flows and
 # dump-flows, ping between two namespaces counted in the flow stats, and the
 # many-masks scenario of the 2019 lookup series (256 flows with distinct
-# Ethernet-destination masks: traffic still forwarded, ~1 mask per packet).
+# Ethernet-destination masks: traffic still forwarded, ~1 mask per packet),
+# and frames over a port's MTU dropped and counted.
 . "$(dirname "$0")/../lib.sh"
 trap tapdp_cleanup EXIT
 
@@ -116,4 +117,26 @@ read -r h2 m2 mh2 <<<"$(stats)"
 per_pkt=$(( (mh2 - mh1) * 100 / (h2 + m2 - h1 - m1) ))
 echo "    masks probed per packet over 400 packets: $((per_pkt / 100)).$(printf %02d $((per_pkt % 100)))"
 check "masks hit per packet near 1 with 256+ masks" test "$per_pkt" -le 150
+
+# Over the MTU: A's side takes 9000-byte frames, B's device 1500. A frame
+# the datapath would send B beyond its MTU, not GSO, is dropped and counted
+# (the kernel's ovs_vport_send()); the MTU follows the device's changes.
+for d in "$A:eth0" "$NS:va"; do
+	ip netns exec "${d%%:*}" ip link set "${d#*:}" mtu 9000
+done
+txerr() {
+	ip netns exec "$NS" "$BUILD/tapdp-run" -- ovs-dpctl show -s dp0 2>/dev/null |
+		sed -n '/port 2: vb/,/port 3/p' | sed -n 's/.*TX .*errors:\([0-9]*\).*/\1/p'
+}
+e1=$(txerr)
+check "a 3000-byte datagram with DF does not cross to the 1500-byte port" \
+	bash -c "! ip netns exec $A ping -c 2 -W 1 -M do -s 3000 10.7.0.2"
+e2=$(txerr)
+check "the drops are counted as the port's TX errors ($e1 -> $e2)" \
+	test "${e2:-0}" -ge $(( ${e1:-0} + 2 ))
+ip netns exec "$NS" ip link set vb mtu 9000
+ip netns exec "$B" ip link set eth0 mtu 9000
+sleep 0.5
+check "after B's MTU is raised, the same datagram crosses" \
+	in_ns_of $A ping -c 2 -W 1 -M do -s 3000 10.7.0.2
 finish
