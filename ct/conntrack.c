@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "conn.h"
+#include "expect.h"
 #include "flow/extract.h"
 #include "frag.h"
 #include "helper.h"
@@ -41,11 +42,7 @@ struct conntrack {
 	uint64_t n_invalid, n_refused, n_expired;	/* atomic */
 	struct frag_table *frags;
 
-	/* Helpers' expectations: few and short-lived, under a mutex the
-	 * packet path takes only while some exist. */
-	pthread_mutex_t exp_lock;
-	struct expect *expects;
-	uint32_t n_expects;		/* atomic */
+	struct expect_table expects;	/* the helpers' */
 
 	pthread_t sweeper;
 	pthread_mutex_t lock;		/* guards stop */
@@ -53,21 +50,7 @@ struct conntrack {
 	bool stop;
 };
 
-#define EXPECT_MAX	4096
 #define EXPECT_TIMEOUT	(5 * 60 * 1000)	/* ftp's and tftp's, ms */
-
-/* A connection a helper announced: its first packet's tuple (any source
- * port), and what it inherits from its master. */
-struct expect {
-	struct expect *next;
-	struct ct_tuple t;		/* sport 0 */
-	struct ct_tuple master;		/* the master's original tuple */
-	uint32_t master_id;
-	uint32_t mark;
-	uint8_t labels[16];
-	bool has_labels;
-	uint64_t expires;
-};
 
 /* What one ct action found for its packet. */
 struct track {
@@ -170,101 +153,23 @@ conn_free_rcu(struct rcu_head *h)
 	free(c);
 }
 
-/* Expectations. */
-
-static void
-expect_unlink(struct conntrack *ct, struct expect **pp)
-{
-	struct expect *e = *pp;
-
-	*pp = e->next;
-	free(e);
-	__atomic_fetch_sub(&ct->n_expects, 1, __ATOMIC_RELAXED);
-}
-
-/* Forgets the expectations of master id (all of them when id is 0 and
- * they are past due). */
-static void
-expect_forget(struct conntrack *ct, uint32_t id, uint64_t now)
-{
-	struct expect **pp;
-
-	if (!__atomic_load_n(&ct->n_expects, __ATOMIC_RELAXED))
-		return;
-	pthread_mutex_lock(&ct->exp_lock);
-	for (pp = &ct->expects; *pp;) {
-		if ((id && (*pp)->master_id == id) ||
-		    (!id && (*pp)->expires < now))
-			expect_unlink(ct, pp);
-		else
-			pp = &(*pp)->next;
-	}
-	pthread_mutex_unlock(&ct->exp_lock);
-}
-
-/* A helper of committed connection c announced t: one expectation per
- * master, as the ftp and tftp helpers allow. */
-static void
-expect_add(struct conntrack *ct, const struct conn *c,
-	   const struct ct_tuple *t, uint64_t now)
-{
-	struct expect *e;
-
-	expect_forget(ct, c->id, now);
-	if (__atomic_load_n(&ct->n_expects, __ATOMIC_RELAXED) >= EXPECT_MAX)
-		return;
-	e = calloc(1, sizeof(*e));
-	if (!e)
-		return;
-	e->t = *t;
-	e->master = c->master ? *c->master : c->tuple[CT_DIR_ORIG];
-	e->master_id = c->id;
-	e->mark = c->mark;
-	memcpy(e->labels, c->labels, 16);
-	e->has_labels = status_of(c) & CT_S_LABELS;
-	e->expires = now + EXPECT_TIMEOUT;
-	pthread_mutex_lock(&ct->exp_lock);
-	e->next = ct->expects;
-	ct->expects = e;
-	__atomic_fetch_add(&ct->n_expects, 1, __ATOMIC_RELAXED);
-	pthread_mutex_unlock(&ct->exp_lock);
-}
-
-/* The expectation a new connection's first packet (tuple t) meets;
- * consume: remove it (the connection is committed). */
-static bool
-expect_find(struct conntrack *ct, const struct ct_tuple *t, uint64_t now,
-	    bool consume, struct expect *out)
-{
-	struct ct_tuple k = *t;
-	struct expect **pp;
-	bool found = false;
-
-	if (!__atomic_load_n(&ct->n_expects, __ATOMIC_RELAXED))
-		return false;
-	k.sport = 0;
-	pthread_mutex_lock(&ct->exp_lock);
-	for (pp = &ct->expects; *pp; pp = &(*pp)->next) {
-		if ((*pp)->expires >= now && ct_tuple_equal(&(*pp)->t, &k)) {
-			*out = **pp;
-			found = true;
-			if (consume)
-				expect_unlink(ct, pp);
-			break;
-		}
-	}
-	pthread_mutex_unlock(&ct->exp_lock);
-	return found;
-}
-
+/* Runs committed connection c's helper on a packet in dir: what it
+ * announces is expected, with c's mark and labels to inherit. */
 static void
 helper_run(struct conntrack *ct, struct conn *c, int dir, const uint8_t *l3,
 	   const struct ct_packet *p, uint64_t now)
 {
-	struct ct_tuple t;
+	struct ct_expect e = {
+		.master = c->master ? *c->master : c->tuple[CT_DIR_ORIG],
+		.master_id = c->id,
+		.mark = c->mark,
+		.has_labels = status_of(c) & CT_S_LABELS,
+		.expires = now + EXPECT_TIMEOUT,
+	};
 
-	if (ct_helper_expect(c->helper, c->tuple, dir, l3, p, &t))
-		expect_add(ct, c, &t, now);
+	memcpy(e.labels, c->labels, 16);
+	if (ct_helper_expect(c->helper, c->tuple, dir, l3, p, &e.t))
+		expect_add(&ct->expects, &e);
 }
 
 /* Unlinks a committed connection; the thread that unlinks its original
@@ -276,7 +181,7 @@ conn_delete(struct conntrack *ct, struct conn *c)
 		return false;
 	cds_lfht_del(ct->ht, &c->node[CT_DIR_REPLY].lfht);
 	if (c->helper)
-		expect_forget(ct, c->id, 0);
+		expect_forget(&ct->expects, c->id, 0);
 	__atomic_fetch_sub(&ct->zone_count[c->tuple[0].zone], 1,
 			   __ATOMIC_RELAXED);
 	__atomic_fetch_sub(&ct->n_conns, 1, __ATOMIC_RELAXED);
@@ -379,11 +284,11 @@ conn_new(struct conntrack *ct, struct track *tr, const uint8_t *l3)
 {
 	struct conn *c = &tr->tmp;
 	const struct ct_tuple *t = &tr->p.tuple;
-	struct expect e;
+	struct ct_expect e;
 	bool reopen;
 
 	memset(c, 0, sizeof(*c));
-	if (expect_find(ct, t, tr->now, false, &e)) {
+	if (expect_find(&ct->expects, t, tr->now, false, &e)) {
 		/* Related: it inherits its master's mark and labels. */
 		tr->master = e.master;
 		c->master = &tr->master;
@@ -703,10 +608,10 @@ confirm(struct conntrack *ct, struct track *tr, int *err)
 	__atomic_fetch_add(&ct->zone_count[zone], 1, __ATOMIC_RELAXED);
 	__atomic_fetch_add(&ct->n_conns, 1, __ATOMIC_RELAXED);
 	if (c->master) {
-		struct expect e;
+		struct ct_expect e;
 
 		/* The expectation is met: it goes. */
-		expect_find(ct, &c->tuple[0], tr->now, true, &e);
+		expect_find(&ct->expects, &c->tuple[0], tr->now, true, &e);
 	}
 	return c;
 }
@@ -1101,7 +1006,7 @@ sweeper_main(void *arg)
 		pthread_mutex_unlock(&ct->lock);
 		conntrack_sweep(ct);
 		frag_expire(ct->frags, now_ms());
-		expect_forget(ct, 0, now_ms());
+		expect_forget(&ct->expects, 0, now_ms());
 		pthread_mutex_lock(&ct->lock);
 	}
 	pthread_mutex_unlock(&ct->lock);
@@ -1130,7 +1035,7 @@ conntrack_create(uint32_t max_conns)
 	    !ct->ht || !ct->frags)
 		goto fail;
 	pthread_mutex_init(&ct->lock, NULL);
-	pthread_mutex_init(&ct->exp_lock, NULL);
+	expect_table_init(&ct->expects);
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_cond_init(&ct->cond, &ca);
@@ -1167,9 +1072,7 @@ conntrack_destroy(struct conntrack *ct)
 	cds_lfht_destroy(ct->ht, NULL);
 	pthread_cond_destroy(&ct->cond);
 	pthread_mutex_destroy(&ct->lock);
-	while (ct->expects)
-		expect_unlink(ct, &ct->expects);
-	pthread_mutex_destroy(&ct->exp_lock);
+	expect_table_destroy(&ct->expects);
 	frag_table_destroy(ct->frags);
 	free(ct->zone_count);
 	free(ct->zone_limit);

@@ -1,0 +1,105 @@
+#include "expect.h"
+
+#include <stdlib.h>
+
+#define EXPECT_MAX	4096
+
+struct expect_node {
+	struct expect_node *next;
+	struct ct_expect e;
+};
+
+static bool
+any(struct expect_table *t)
+{
+	return __atomic_load_n(&t->n, __ATOMIC_RELAXED) != 0;
+}
+
+static void
+unlink_node(struct expect_table *t, struct expect_node **pp)
+{
+	struct expect_node *n = *pp;
+
+	*pp = n->next;
+	free(n);
+	__atomic_fetch_sub(&t->n, 1, __ATOMIC_RELAXED);
+}
+
+void
+expect_table_init(struct expect_table *t)
+{
+	pthread_mutex_init(&t->lock, NULL);
+	t->list = NULL;
+	t->n = 0;
+}
+
+void
+expect_table_destroy(struct expect_table *t)
+{
+	while (t->list)
+		unlink_node(t, &t->list);
+	pthread_mutex_destroy(&t->lock);
+}
+
+void
+expect_forget(struct expect_table *t, uint32_t master_id, uint64_t now)
+{
+	struct expect_node **pp;
+
+	if (!any(t))
+		return;
+	pthread_mutex_lock(&t->lock);
+	for (pp = &t->list; *pp;) {
+		if ((master_id && (*pp)->e.master_id == master_id) ||
+		    (!master_id && (*pp)->e.expires < now))
+			unlink_node(t, pp);
+		else
+			pp = &(*pp)->next;
+	}
+	pthread_mutex_unlock(&t->lock);
+}
+
+void
+expect_add(struct expect_table *t, const struct ct_expect *e)
+{
+	struct expect_node *n;
+
+	expect_forget(t, e->master_id, 0);
+	if (__atomic_load_n(&t->n, __ATOMIC_RELAXED) >= EXPECT_MAX)
+		return;
+	n = malloc(sizeof(*n));
+	if (!n)
+		return;
+	n->e = *e;
+	n->e.t.sport = 0;
+	pthread_mutex_lock(&t->lock);
+	n->next = t->list;
+	t->list = n;
+	__atomic_fetch_add(&t->n, 1, __ATOMIC_RELAXED);
+	pthread_mutex_unlock(&t->lock);
+}
+
+bool
+expect_find(struct expect_table *t, const struct ct_tuple *tp, uint64_t now,
+	    bool consume, struct ct_expect *out)
+{
+	struct ct_tuple k = *tp;
+	struct expect_node **pp;
+	bool found = false;
+
+	if (!any(t))
+		return false;
+	k.sport = 0;
+	pthread_mutex_lock(&t->lock);
+	for (pp = &t->list; *pp; pp = &(*pp)->next) {
+		if ((*pp)->e.expires >= now && ct_tuple_equal(&(*pp)->e.t, &k)) {
+			*out = (*pp)->e;
+			found = true;
+			if (consume)
+				unlink_node(t, pp);
+			break;
+		}
+	}
+	pthread_mutex_unlock(&t->lock);
+	return found;
+}

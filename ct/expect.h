@@ -1,0 +1,45 @@
+/* Expectations: the connections helpers announce (ct/helper.c), waiting
+ * for their first packet. Few and short-lived (5 minutes, one per master,
+ * 4096 at most), so a mutex guards them; the packet path takes it only
+ * while some exist (an atomic count says so).
+ *
+ * Thread-safe. */
+#ifndef TAPDP_CT_EXPECT_H
+#define TAPDP_CT_EXPECT_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "tuple.h"
+
+/* One announced connection and what it inherits from its master. */
+struct ct_expect {
+	struct ct_tuple t;		/* its first packet's; sport 0: any */
+	struct ct_tuple master;		/* the master's original tuple */
+	uint32_t master_id;
+	uint32_t mark;
+	uint8_t labels[16];
+	bool has_labels;
+	uint64_t expires;		/* ms */
+};
+
+struct expect_table {
+	pthread_mutex_t lock;
+	struct expect_node *list;
+	uint32_t n;			/* atomic */
+};
+
+void expect_table_init(struct expect_table *t);
+void expect_table_destroy(struct expect_table *t);
+
+/* Adds e, replacing its master's previous expectation. */
+void expect_add(struct expect_table *t, const struct ct_expect *e);
+/* The live expectation tuple tp meets (any source port), copied to out;
+ * consume: it goes (its connection is committed). */
+bool expect_find(struct expect_table *t, const struct ct_tuple *tp,
+		 uint64_t now, bool consume, struct ct_expect *out);
+/* Forgets master_id's expectations, or with master_id 0 those past due. */
+void expect_forget(struct expect_table *t, uint32_t master_id, uint64_t now);
+
+#endif
