@@ -122,7 +122,8 @@ check_out "dump-conntrack -m: status and TCP details" \
 	dpctl dump-conntrack -m
 check_out "ct-stats-show counts them" "TCP: [1-9]" dpctl ct-stats-show
 check "flush-conntrack zone=5" dpctl flush-conntrack zone=5
-check "the zone is empty" bash -c "! $BUILD/tapdp-run -- ovs-dpctl dump-conntrack | grep -q zone=5"
+check "the zone is empty" \
+	bash -c "! ip netns exec $NS $BUILD/tapdp-run -- ovs-dpctl dump-conntrack | grep -q zone=5,"
 
 # 3. SNAT: A's connections to C leave from 10.7.0.100, ports 2000-2010.
 # C reaches 10.7.0.100 through A's MAC.
@@ -152,7 +153,7 @@ check_out "dump-conntrack: the SNAT connection's reply tuple" \
 check "flush-conntrack of one tuple" dpctl flush-conntrack \
 	"ct_nw_src=10.7.0.1,ct_nw_dst=10.7.0.3,ct_nw_proto=17,ct_tp_src=5556,ct_tp_dst=8101"
 check "the tuple is gone" \
-	bash -c "! $BUILD/tapdp-run -- ovs-dpctl dump-conntrack | grep -q sport=5556"
+	bash -c "! ip netns exec $NS $BUILD/tapdp-run -- ovs-dpctl dump-conntrack | grep -q sport=5556,"
 check_out "flush-conntrack of an unknown tuple: the kernel's error" \
 	"No such file or directory" dpctl flush-conntrack \
 	"ct_nw_src=10.9.9.9,ct_nw_dst=10.7.0.3,ct_nw_proto=17,ct_tp_src=1,ct_tp_dst=2"
