@@ -412,14 +412,28 @@ rx_frame(struct vport *vport, uint8_t *buf, size_t size, size_t len,
 	if (flow_extract(pkt.data, pkt.len, &key, &pkt.layers) < 0)
 		return;
 	pkt.key_valid = true;
-	rcu_read_lock();
 	dp_process(&ctx, &pkt, &key);
+}
+
+/* A burst of frames is one RCU read-side section: the ports its frames
+ * were queued for stay until the queues are flushed. */
+static void
+rx_begin(void *owner)
+{
+	rcu_read_lock();
+}
+
+static void
+rx_end(void *owner)
+{
 	rcu_read_unlock();
 }
 
 static const struct vport_rx_ops rx_ops = {
 	.start = rx_start,
+	.begin = rx_begin,
 	.frame = rx_frame,
+	.end = rx_end,
 	.stop = rx_stop,
 };
 

@@ -113,10 +113,19 @@ netdev_send(struct vport *vport, const void *frame, size_t len,
 	return sendmsg(vport->fd, &mh, MSG_DONTWAIT) < 0 ? -errno : 0;
 }
 
+static int
+netdev_send_many(struct vport *vport, struct mmsghdr *msgs, unsigned n)
+{
+	int r = sendmmsg(vport->fd, msgs, n, MSG_DONTWAIT);
+
+	return r < 0 ? -errno : r;
+}
+
 const struct vport_ops vport_netdev_ops = {
 	.type = OVS_VPORT_TYPE_NETDEV,
 	.open = netdev_open,
 	.close = netdev_close,
 	.recv = netdev_recv,
 	.send = netdev_send,
+	.send_many = netdev_send_many,
 };

@@ -23,12 +23,111 @@
 #define VPORT_FRAME_MAX (65536 + 256)
 #define RX_BURST 64
 
+/* Transmit batching: per receive thread, a few queues of small frames. */
+#define TX_BATCH	32
+#define TX_SLOT		2048
+#define TX_QUEUES	4
+
+struct tx_queue {
+	struct vport *vport;		/* NULL: free */
+	unsigned n;
+	struct virtio_net_hdr vh[TX_BATCH];
+	struct iovec iov[TX_BATCH][2];
+	struct mmsghdr msg[TX_BATCH];
+	uint8_t frame[TX_BATCH][TX_SLOT];
+};
+
+static __thread struct tx_queue *txq[TX_QUEUES];
+static __thread bool tx_deferred;	/* inside a receive burst */
+
 struct vport_rx {
 	pthread_t thread;
 	int stop_fd;
 	const struct vport_rx_ops *ops;
 	void *owner;
 };
+
+static void
+txq_flush(struct tx_queue *q)
+{
+	unsigned done = 0;
+
+	while (done < q->n) {
+		int r = q->vport->ops->send_many(q->vport, q->msg + done,
+						 q->n - done);
+
+		/* As single sends, a refused frame is not retried. */
+		if (r <= 0)
+			break;
+		done += r;
+	}
+	q->n = 0;
+}
+
+static void
+tx_flush_all(void)
+{
+	for (int i = 0; i < TX_QUEUES && txq[i]; i++) {
+		if (txq[i]->n)
+			txq_flush(txq[i]);
+		txq[i]->vport = NULL;
+	}
+}
+
+static void
+tx_free(void)
+{
+	for (int i = 0; i < TX_QUEUES; i++) {
+		free(txq[i]);
+		txq[i] = NULL;
+	}
+}
+
+/* The queue of this thread for vport: its own, a free one, or (all taken)
+ * the first, emptied. NULL without memory. */
+static struct tx_queue *
+txq_for(struct vport *vport)
+{
+	int i;
+
+	for (i = 0; i < TX_QUEUES && txq[i]; i++)
+		if (txq[i]->vport == vport || !txq[i]->vport)
+			break;
+	if (i == TX_QUEUES) {
+		txq_flush(txq[0]);
+		i = 0;
+	} else if (!txq[i]) {
+		txq[i] = calloc(1, sizeof(*txq[i]));
+		if (!txq[i])
+			return NULL;
+	}
+	txq[i]->vport = vport;
+	return txq[i];
+}
+
+static bool
+tx_enqueue(struct vport *vport, const void *frame, size_t len,
+	   const struct virtio_net_hdr *vh)
+{
+	struct tx_queue *q = txq_for(vport);
+	unsigned k;
+
+	if (!q)
+		return false;
+	k = q->n++;
+	memcpy(q->frame[k], frame, len);
+	if (vh)
+		q->vh[k] = *vh;
+	else
+		memset(&q->vh[k], 0, sizeof(q->vh[k]));
+	q->iov[k][0] = (struct iovec){ &q->vh[k], sizeof(q->vh[k]) };
+	q->iov[k][1] = (struct iovec){ q->frame[k], len };
+	q->msg[k] = (struct mmsghdr){ .msg_hdr = { .msg_iov = q->iov[k],
+						   .msg_iovlen = 2 } };
+	if (q->n == TX_BATCH)
+		txq_flush(q);
+	return true;
+}
 
 static const struct vport_ops *
 ops_for(enum ovs_vport_type type)
@@ -73,6 +172,9 @@ rx_main(void *arg)
 		}
 		/* Drain what is queued before sleeping again: one poll per
 		 * burst, not per frame (bounded, to notice a stop). */
+		if (rx->ops->begin)
+			rx->ops->begin(rx->owner);
+		tx_deferred = true;
 		for (int i = 0; i < RX_BURST; i++) {
 			struct virtio_net_hdr vh;
 			ssize_t n = vport->ops->recv(vport,
@@ -88,9 +190,14 @@ rx_main(void *arg)
 			}
 			rx->ops->frame(vport, buf, size, n, &vh, rx->owner);
 		}
+		tx_flush_all();
+		tx_deferred = false;
+		if (rx->ops->end)
+			rx->ops->end(rx->owner);
 	}
 	if (rx->ops->stop)
 		rx->ops->stop(rx->owner);
+	tx_free();
 	free(buf);
 	return NULL;
 }
@@ -186,6 +293,14 @@ vport_send(struct vport *vport, const void *frame, size_t len,
 		    __atomic_load_n(&vport->mtu, __ATOMIC_RELAXED)) {
 		__atomic_fetch_add(&vport->tx_too_big, 1, __ATOMIC_RELAXED);
 		return -EMSGSIZE;
+	}
+	if (tx_deferred && vport->ops->send_many) {
+		if (len <= TX_SLOT && tx_enqueue(vport, frame, len, vh))
+			return 0;
+		/* Frames to one port leave in order. */
+		for (int i = 0; i < TX_QUEUES && txq[i]; i++)
+			if (txq[i]->vport == vport && txq[i]->n)
+				txq_flush(txq[i]);
 	}
 	return vport->ops->send(vport, frame, len, vh ? vh : &none);
 }

@@ -26,19 +26,24 @@
 
 struct vport;
 struct rtnl_link_stats64;
+struct mmsghdr;
 
 /* Received frames start VPORT_RX_HEADROOM bytes into their buffer, so that
  * headers can be pushed in front of them in place. */
 #define VPORT_RX_HEADROOM	128
 
 /* What a receive thread calls: start and stop once, in the thread, around
- * its frames (per-thread state of the owner); frame for each frame, at
- * buf + VPORT_RX_HEADROOM, len bytes, in a buffer of size bytes. */
+ * its frames (per-thread state of the owner); begin and end around each
+ * burst of frames (after end, no port the burst sent to is touched again:
+ * the owner may protect them with RCU in between); frame for each frame,
+ * at buf + VPORT_RX_HEADROOM, len bytes, in a buffer of size bytes. */
 struct vport_rx_ops {
 	void (*start)(void *owner);
+	void (*begin)(void *owner);
 	void (*frame)(struct vport *vport, uint8_t *buf, size_t size,
 		      size_t len, const struct virtio_net_hdr *vh,
 		      void *owner);
+	void (*end)(void *owner);
 	void (*stop)(void *owner);
 };
 
@@ -51,6 +56,10 @@ struct vport_ops {
 			struct virtio_net_hdr *vh);
 	int (*send)(struct vport *vport, const void *frame, size_t len,
 		    const struct virtio_net_hdr *vh);
+	/* Optional: sends n messages (each a virtio-net header and a
+	 * frame) at once; returns how many went, or -errno. */
+	int (*send_many)(struct vport *vport, struct mmsghdr *msgs,
+			 unsigned n);
 };
 
 struct vport {
@@ -73,7 +82,9 @@ int vport_create(enum ovs_vport_type type, const char *name,
 void vport_destroy(struct vport *vport);
 /* vh NULL: a frame with no offload (complete checksums, no GSO). A frame
  * larger than the MTU that is not GSO is dropped and counted (-EMSGSIZE),
- * as the kernel's ovs_vport_send() does. */
+ * as the kernel's ovs_vport_send() does. Inside a receive burst, small
+ * frames to ports that can send many at once are copied and queued, and
+ * go out together at the end of the burst (or when a queue fills). */
 int vport_send(struct vport *vport, const void *frame, size_t len,
 	       const struct virtio_net_hdr *vh);
 /* The device's MTU changed (the control thread follows link events). */
