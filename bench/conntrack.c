@@ -27,6 +27,7 @@
  * Without arguments: 1 thread, 1,000,000 packets, batches of 32. */
 #include <arpa/inet.h>
 #include <linux/if_ether.h>
+#include <linux/openvswitch.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,11 +35,10 @@
 #include <time.h>
 #include <urcu.h>
 
-#include <linux/openvswitch.h>
-
 #include "ct/conntrack.h"
 #include "flow/csum.h"
 #include "flow/extract.h"
+#include "rss.h"
 
 #define FRAME_LEN	(14 + 20 + 8 + 6)
 
@@ -153,21 +153,6 @@ benchmark(unsigned n_threads)
 	pthread_barrier_destroy(&barrier);
 	free(th);
 	return 0;
-}
-
-static long
-rss_kib(void)
-{
-	FILE *f = fopen("/proc/self/status", "re");
-	char line[256];
-	long v = -1;
-
-	while (f && fgets(line, sizeof(line), f))
-		if (sscanf(line, "VmRSS: %ld", &v) == 1)
-			break;
-	if (f)
-		fclose(f);
-	return v;
 }
 
 /* Connection i: a distinct source address and port. */

@@ -10,29 +10,15 @@
 #include <linux/if_ether.h>
 #include <linux/netlink.h>
 #include <stdio.h>
-#include <sys/wait.h>
-#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <urcu.h>
 
 #include "datapath/datapath.h"
 #include "flow/table.h"
-
-static long
-rss_kib(void)
-{
-	FILE *f = fopen("/proc/self/status", "re");
-	char line[256];
-	long v = -1;
-
-	while (f && fgets(line, sizeof(line), f))
-		if (sscanf(line, "VmRSS: %ld", &v) == 1)
-			break;
-	if (f)
-		fclose(f);
-	return v;
-}
+#include "rss.h"
 
 static void
 free_flow(struct flow *f)
