@@ -29,6 +29,7 @@
 #define TH_FIN	0x01
 #define TH_SYN	0x02
 #define TH_RST	0x04
+#define TH_PSH	0x08
 #define TH_ACK	0x10
 
 struct frame {
@@ -86,14 +87,18 @@ ipv4(struct frame *f, uint32_t src, uint32_t dst, uint8_t proto,
 	f->pkt.key_valid = true;
 }
 
+/* A TCP segment with flags and a text payload (may be ""). */
 static void
-tcp(struct frame *f, uint32_t src, uint32_t dst, uint16_t sport,
-    uint16_t dport, uint32_t seq, uint32_t ack, uint8_t flags)
+tcp_seg(struct frame *f, uint32_t src, uint32_t dst, uint16_t sport,
+	uint16_t dport, uint32_t seq, uint32_t ack, uint8_t flags,
+	const char *text)
 {
-	uint8_t t[20] = { 0 };
+	uint8_t t[20 + 256] = { 0 };
+	size_t n = strlen(text);
 	uint32_t v;
 	uint16_t w = htons(65535), p;
 
+	assert_true(n <= 256);
 	p = htons(sport);
 	memcpy(t, &p, 2);
 	p = htons(dport);
@@ -105,7 +110,15 @@ tcp(struct frame *f, uint32_t src, uint32_t dst, uint16_t sport,
 	t[12] = 0x50;
 	t[13] = flags;
 	memcpy(t + 14, &w, 2);
-	ipv4(f, src, dst, IPPROTO_TCP, t, sizeof(t));
+	memcpy(t + 20, text, n);
+	ipv4(f, src, dst, IPPROTO_TCP, t, 20 + n);
+}
+
+static void
+tcp(struct frame *f, uint32_t src, uint32_t dst, uint16_t sport,
+    uint16_t dport, uint32_t seq, uint32_t ack, uint8_t flags)
+{
+	tcp_seg(f, src, dst, sport, dport, seq, ack, flags, "");
 }
 
 /* A TCP segment with a text payload (ACK|PSH). */
@@ -113,24 +126,7 @@ static void
 tcp_text(struct frame *f, uint32_t src, uint32_t dst, uint16_t sport,
 	 uint16_t dport, uint32_t seq, uint32_t ack, const char *text)
 {
-	uint8_t t[20 + 256] = { 0 };
-	size_t n = strlen(text);
-	uint32_t v;
-	uint16_t w = htons(65535), p;
-
-	p = htons(sport);
-	memcpy(t, &p, 2);
-	p = htons(dport);
-	memcpy(t + 2, &p, 2);
-	v = htonl(seq);
-	memcpy(t + 4, &v, 4);
-	v = htonl(ack);
-	memcpy(t + 8, &v, 4);
-	t[12] = 0x50;
-	t[13] = 0x18;
-	memcpy(t + 14, &w, 2);
-	memcpy(t + 20, text, n);
-	ipv4(f, src, dst, IPPROTO_TCP, t, 20 + n);
+	tcp_seg(f, src, dst, sport, dport, seq, ack, TH_ACK | TH_PSH, text);
 }
 
 static void
