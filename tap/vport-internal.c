@@ -54,14 +54,25 @@ internal_close(struct vport *vport)
 	close(vport->fd);
 }
 
-static ssize_t
-internal_recv(struct vport *vport, void *buf, size_t len,
-	      struct virtio_net_hdr *vh)
+/* A TAP device gives one frame per read. */
+static unsigned
+internal_recv_burst(struct vport *vport, uint8_t *scratch, size_t size,
+		    unsigned max)
 {
-	struct iovec iov[2] = { { vh, sizeof(*vh) }, { buf, len } };
-	ssize_t n = readv(vport->fd, iov, 2);
+	uint8_t *frame = scratch + VPORT_RX_HEADROOM;
+	struct virtio_net_hdr vh;
+	struct iovec iov[2] = { { &vh, sizeof(vh) },
+				{ frame, size - VPORT_RX_HEADROOM } };
+	unsigned n;
 
-	return n < (ssize_t)sizeof(*vh) ? -1 : n - (ssize_t)sizeof(*vh);
+	for (n = 0; n < max; n++) {
+		ssize_t r = readv(vport->fd, iov, 2);
+
+		if (r < (ssize_t)sizeof(vh))
+			break;
+		vport_rx_deliver(vport, scratch, size, r - sizeof(vh), &vh);
+	}
+	return n;
 }
 
 static int
@@ -78,6 +89,6 @@ const struct vport_ops vport_internal_ops = {
 	.type = OVS_VPORT_TYPE_INTERNAL,
 	.open = internal_open,
 	.close = internal_close,
-	.recv = internal_recv,
+	.recv_burst = internal_recv_burst,
 	.send = internal_send,
 };

@@ -1,16 +1,77 @@
 /* Netdev ports: an existing interface, read and written through an AF_PACKET
- * socket bound to it, in promiscuous mode, blind to its own transmissions. */
+ * socket bound to it, in promiscuous mode, blind to its own transmissions.
+ *
+ * Frames arrive in a receive ring shared with the kernel (TPACKET_V2): a
+ * burst costs no system call per frame. Ring slots are sized for frames up
+ * to the usual MTU; a larger frame (a 64 KiB GSO segment) leaves a cut copy
+ * in its slot, marked TP_STATUS_COPY, and comes whole through the socket's
+ * queue, in the same order. */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
 #include <linux/if_ether.h>
 #include <linux/if_packet.h>
 #include <string.h>
+#include <stdlib.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include "netdev.h"
 #include "vport.h"
+
+/* 4096 slots of 2 KiB: 8 MiB of ring per port, about 8 ms of 64-byte
+ * frames at 0.5 Mpps before the kernel drops. */
+#define RING_FRAME	2048
+#define RING_BLOCK	(64 << 10)
+#define RING_BLOCKS	128
+/* Room in front of a frame in its slot, past the slot's header, so that
+ * headers can be pushed in place (and a VLAN tag put back). */
+#define RING_RESERVE	(VPORT_RX_HEADROOM + 4)
+
+struct netdev_ring {
+	uint8_t *map;
+	size_t map_len;
+	unsigned frames;
+	unsigned head;
+};
+
+static int
+ring_setup(struct vport *vport)
+{
+	struct tpacket_req req = {
+		.tp_block_size = RING_BLOCK,
+		.tp_block_nr = RING_BLOCKS,
+		.tp_frame_size = RING_FRAME,
+		.tp_frame_nr = RING_BLOCKS * (RING_BLOCK / RING_FRAME),
+	};
+	int v2 = TPACKET_V2, reserve = RING_RESERVE, copy = 1;
+	struct netdev_ring *r = calloc(1, sizeof(*r));
+
+	if (!r)
+		return -ENOMEM;
+	if (setsockopt(vport->fd, SOL_PACKET, PACKET_VERSION, &v2,
+		       sizeof(v2)) < 0 ||
+	    setsockopt(vport->fd, SOL_PACKET, PACKET_RESERVE, &reserve,
+		       sizeof(reserve)) < 0 ||
+	    setsockopt(vport->fd, SOL_PACKET, PACKET_COPY_THRESH, &copy,
+		       sizeof(copy)) < 0 ||
+	    setsockopt(vport->fd, SOL_PACKET, PACKET_RX_RING, &req,
+		       sizeof(req)) < 0) {
+		free(r);
+		return -errno;
+	}
+	r->map_len = (size_t)req.tp_block_size * req.tp_block_nr;
+	r->map = mmap(NULL, r->map_len, PROT_READ | PROT_WRITE, MAP_SHARED,
+		      vport->fd, 0);
+	if (r->map == MAP_FAILED) {
+		free(r);
+		return -errno;
+	}
+	r->frames = req.tp_frame_nr;
+	vport->state = r;
+	return 0;
+}
 
 static int
 netdev_open(struct vport *vport)
@@ -44,41 +105,71 @@ netdev_open(struct vport *vport)
 		close(fd);
 		return err;
 	}
+	/* The socket's own queue carries only frames too big for the ring. */
 	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &rcvbuf,
 		       sizeof(rcvbuf)) < 0)
 		setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf));
 	vport->fd = fd;
-	return 0;
+	err = ring_setup(vport);
+	if (err)
+		close(fd);
+	return err;
 }
 
 static void
 netdev_close(struct vport *vport)
 {
+	struct netdev_ring *r = vport->state;
+
+	munmap(r->map, r->map_len);
+	free(r);
 	close(vport->fd);
 }
 
-/* Devices that strip VLAN tags on receive hand them over beside the
- * frame; the datapath sees frames as they were on the wire, so the tag goes
- * back in. */
-static ssize_t
-netdev_recv(struct vport *vport, void *buf, size_t len,
-	    struct virtio_net_hdr *vh)
+/* Puts a VLAN tag the device stripped back in front of the frame's type,
+ * moving the addresses into the headroom; returns the new start. */
+static uint8_t *
+vlan_restore(uint8_t *frame, uint16_t tpid, uint16_t tci,
+	     struct virtio_net_hdr *vh)
+{
+	uint16_t be_tpid = htons(tpid), be_tci = htons(tci);
+
+	memmove(frame - 4, frame, 12);
+	frame -= 4;
+	memcpy(frame + 12, &be_tpid, 2);
+	memcpy(frame + 14, &be_tci, 2);
+	/* Offsets into the frame move with the tag. */
+	if (vh->flags & VIRTIO_NET_HDR_F_NEEDS_CSUM)
+		vh->csum_start += 4;
+	if (vh->gso_type != VIRTIO_NET_HDR_GSO_NONE)
+		vh->hdr_len += 4;
+	return frame;
+}
+
+/* A frame the ring only holds cut: the whole of it from the socket's queue,
+ * into scratch. Devices that strip VLAN tags hand them over beside the
+ * frame; the datapath sees frames as they were on the wire. */
+static void
+recv_copy(struct vport *vport, uint8_t *scratch, size_t size)
 {
 	char cbuf[CMSG_SPACE(sizeof(struct tpacket_auxdata))];
-	struct iovec iov[2] = { { vh, sizeof(*vh) }, { buf, len - 4 } };
+	struct virtio_net_hdr vh;
+	uint8_t *frame = scratch + VPORT_RX_HEADROOM + 4;
+	struct iovec iov[2] = {
+		{ &vh, sizeof(vh) },
+		{ frame, size - VPORT_RX_HEADROOM - 4 },
+	};
 	struct msghdr mh = { .msg_iov = iov, .msg_iovlen = 2,
 			     .msg_control = cbuf,
 			     .msg_controllen = sizeof(cbuf) };
-	uint8_t *frame = buf;
 	ssize_t n = recvmsg(vport->fd, &mh, MSG_DONTWAIT);
 
-	if (n < (ssize_t)sizeof(*vh) + 12)
-		return -1;
-	n -= sizeof(*vh);
+	if (n < (ssize_t)sizeof(vh) + ETH_HLEN)
+		return;
+	n -= sizeof(vh);
 	for (struct cmsghdr *c = CMSG_FIRSTHDR(&mh); c;
 	     c = CMSG_NXTHDR(&mh, c)) {
 		struct tpacket_auxdata aux;
-		uint16_t tpid, tci;
 
 		if (c->cmsg_level != SOL_PACKET ||
 		    c->cmsg_type != PACKET_AUXDATA)
@@ -86,18 +177,67 @@ netdev_recv(struct vport *vport, void *buf, size_t len,
 		memcpy(&aux, CMSG_DATA(c), sizeof(aux));
 		if (!(aux.tp_status & TP_STATUS_VLAN_VALID))
 			continue;
-		tpid = htons((aux.tp_status & TP_STATUS_VLAN_TPID_VALID)
-			     ? aux.tp_vlan_tpid : ETH_P_8021Q);
-		tci = htons(aux.tp_vlan_tci);
-		memmove(frame + 16, frame + 12, n - 12);
-		memcpy(frame + 12, &tpid, 2);
-		memcpy(frame + 14, &tci, 2);
+		frame = vlan_restore(frame,
+				     (aux.tp_status & TP_STATUS_VLAN_TPID_VALID)
+				     ? aux.tp_vlan_tpid : ETH_P_8021Q,
+				     aux.tp_vlan_tci, &vh);
 		n += 4;
-		/* Offsets into the frame move with the tag. */
-		if (vh->flags & VIRTIO_NET_HDR_F_NEEDS_CSUM)
-			vh->csum_start += 4;
-		if (vh->gso_type != VIRTIO_NET_HDR_GSO_NONE)
-			vh->hdr_len += 4;
+	}
+	vport_rx_deliver(vport, frame - VPORT_RX_HEADROOM,
+			 size - (frame - VPORT_RX_HEADROOM - scratch), n, &vh);
+}
+
+/* One ring slot the kernel handed over; the slot goes back after. */
+static void
+recv_slot(struct vport *vport, struct tpacket2_hdr *h, uint32_t status,
+	  uint8_t *scratch, size_t size)
+{
+	uint8_t *slot = (uint8_t *)h, *frame = slot + h->tp_mac;
+	struct virtio_net_hdr vh;
+	size_t len = h->tp_snaplen;
+
+	if (status & TP_STATUS_COPY) {
+		recv_copy(vport, scratch, size);
+		return;
+	}
+	/* Cut without a copy (the socket's queue was full): lost. Slots the
+	 * kernel laid out otherwise than asked are not trusted either. */
+	if (len < h->tp_len || len < ETH_HLEN ||
+	    h->tp_mac < TPACKET2_HDRLEN + RING_RESERVE ||
+	    h->tp_mac + len > RING_FRAME)
+		return;
+	memcpy(&vh, frame - sizeof(vh), sizeof(vh));
+	if (status & TP_STATUS_VLAN_VALID) {
+		frame = vlan_restore(frame,
+				     (status & TP_STATUS_VLAN_TPID_VALID)
+				     ? h->tp_vlan_tpid : ETH_P_8021Q,
+				     h->tp_vlan_tci, &vh);
+		len += 4;
+	}
+	vport_rx_deliver(vport, frame - VPORT_RX_HEADROOM,
+			 slot + RING_FRAME - (frame - VPORT_RX_HEADROOM), len,
+			 &vh);
+}
+
+static unsigned
+netdev_recv_burst(struct vport *vport, uint8_t *scratch, size_t size,
+		  unsigned max)
+{
+	struct netdev_ring *r = vport->state;
+	unsigned n;
+
+	for (n = 0; n < max; n++) {
+		struct tpacket2_hdr *h =
+			(void *)(r->map + (size_t)r->head * RING_FRAME);
+		uint32_t status = __atomic_load_n(&h->tp_status,
+						  __ATOMIC_ACQUIRE);
+
+		if (!(status & TP_STATUS_USER))
+			break;
+		recv_slot(vport, h, status, scratch, size);
+		__atomic_store_n(&h->tp_status, TP_STATUS_KERNEL,
+				 __ATOMIC_RELEASE);
+		r->head = r->head + 1 == r->frames ? 0 : r->head + 1;
 	}
 	return n;
 }
@@ -125,7 +265,7 @@ const struct vport_ops vport_netdev_ops = {
 	.type = OVS_VPORT_TYPE_NETDEV,
 	.open = netdev_open,
 	.close = netdev_close,
-	.recv = netdev_recv,
+	.recv_burst = netdev_recv_burst,
 	.send = netdev_send,
 	.send_many = netdev_send_many,
 };

@@ -175,21 +175,7 @@ rx_main(void *arg)
 		if (rx->ops->begin)
 			rx->ops->begin(rx->owner);
 		tx_deferred = true;
-		for (int i = 0; i < RX_BURST; i++) {
-			struct virtio_net_hdr vh;
-			ssize_t n = vport->ops->recv(vport,
-						     buf + VPORT_RX_HEADROOM,
-						     VPORT_FRAME_MAX, &vh);
-
-			if (n <= 0)
-				break;
-			if (!vport_offload_valid(&vh, n)) {
-				__atomic_fetch_add(&vport->rx_bad_offload, 1,
-						   __ATOMIC_RELAXED);
-				continue;
-			}
-			rx->ops->frame(vport, buf, size, n, &vh, rx->owner);
-		}
+		vport->ops->recv_burst(vport, buf, size, RX_BURST);
 		tx_flush_all();
 		tx_deferred = false;
 		if (rx->ops->end)
@@ -200,6 +186,19 @@ rx_main(void *arg)
 	tx_free();
 	free(buf);
 	return NULL;
+}
+
+void
+vport_rx_deliver(struct vport *vport, uint8_t *buf, size_t size, size_t len,
+		 const struct virtio_net_hdr *vh)
+{
+	struct vport_rx *rx = vport->priv;
+
+	if (!vport_offload_valid(vh, len)) {
+		__atomic_fetch_add(&vport->rx_bad_offload, 1, __ATOMIC_RELAXED);
+		return;
+	}
+	rx->ops->frame(vport, buf, size, len, vh, rx->owner);
 }
 
 int

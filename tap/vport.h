@@ -3,8 +3,9 @@
  * A vport is a host network device the daemon reads and writes: an internal
  * port is a TAP device it creates (and removes), a netdev port an existing
  * interface (a veth...) it opens through AF_PACKET. Each vport has a receive
- * thread that hands every frame to the owner's rx callback; vport_send()
- * may be called from any thread.
+ * thread that takes frames in bursts (from a ring shared with the kernel,
+ * for netdev ports) and hands every frame to the owner's rx callback;
+ * vport_send() may be called from any thread.
  *
  * Frames keep their offload metadata across the datapath, as the kernel's
  * skbs do: a virtio-net header (partial checksum, GSO) comes with every
@@ -52,8 +53,12 @@ struct vport_ops {
 	/* Sets vport->fd (and ifindex); 0 or -errno. */
 	int (*open)(struct vport *vport);
 	void (*close)(struct vport *vport);
-	ssize_t (*recv)(struct vport *vport, void *buf, size_t len,
-			struct virtio_net_hdr *vh);
+	/* Takes what is waiting, at most max frames, and hands each to
+	 * vport_rx_deliver(); returns how many frames it took (0: none was
+	 * waiting). Frames read by copy go to scratch (size bytes, the frame
+	 * at scratch + VPORT_RX_HEADROOM), one at a time. */
+	unsigned (*recv_burst)(struct vport *vport, uint8_t *scratch,
+			       size_t size, unsigned max);
 	int (*send)(struct vport *vport, const void *frame, size_t len,
 		    const struct virtio_net_hdr *vh);
 	/* Optional: sends n messages (each a virtio-net header and a
@@ -67,7 +72,8 @@ struct vport {
 	char name[IFNAMSIZ];
 	int ifindex;
 	int fd;
-	void *priv;
+	void *priv;			/* the receive thread's */
+	void *state;			/* the port type's own */
 	uint32_t mtu;			/* atomic: the device's */
 	uint64_t rx_bad_offload;	/* atomic: frames whose virtio-net
 					 * header lied, dropped */
@@ -87,6 +93,11 @@ void vport_destroy(struct vport *vport);
  * go out together at the end of the burst (or when a queue fills). */
 int vport_send(struct vport *vport, const void *frame, size_t len,
 	       const struct virtio_net_hdr *vh);
+/* For a port's recv_burst: one received frame, at buf + VPORT_RX_HEADROOM,
+ * len bytes, in a buffer of size bytes the owner may change in place until
+ * it returns. Frames whose offload metadata lies are dropped and counted. */
+void vport_rx_deliver(struct vport *vport, uint8_t *buf, size_t size,
+		      size_t len, const struct virtio_net_hdr *vh);
 /* The device's MTU changed (the control thread follows link events). */
 void vport_set_mtu(struct vport *vport, uint32_t mtu);
 /* Whether a received frame's offload metadata can be trusted: a known GSO

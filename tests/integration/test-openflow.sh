@@ -47,6 +47,38 @@ check_out "a datapath flow pushes VLAN 10" "push_vlan\(vid=10" \
 check "a host outside the VLAN is not reached" \
 	bash -c "! ip netns exec $1 ping -c 1 -W 1 10.6.0.9"
 
+# Frames tagged on the trunk: the veth hands the tag beside the frame
+# (the port puts it back in), NORMAL delivers VLAN 10 to its access ports
+# untagged, and nothing of VLAN 20.
+trunk=$3
+tagged_arp() { # vid
+	ip netns exec "$trunk" python3 - "$1" <<'PY'
+import socket, struct, sys
+vid = int(sys.argv[1])
+src = bytes.fromhex("020000000a33")
+arp = struct.pack("!HHBBH6s4s6s4s", 1, 0x0800, 6, 4, 1, src,
+                  socket.inet_aton("10.6.0.33"), bytes(6),
+                  socket.inet_aton("10.6.0.1"))
+frame = (b"\xff" * 6 + src + struct.pack("!HHH", 0x8100, vid, 0x0806) +
+         arp)
+s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
+s.bind(("eth0", 0))
+for _ in range(3):
+    s.send(frame)
+PY
+}
+ip netns exec "$1" timeout 4 tcpdump -l -n -e -i eth0 arp \
+	>"$T/access" 2>/dev/null &
+sleep 1
+tagged_arp 20
+tagged_arp 10
+wait
+check_out "a VLAN 10 frame from the trunk reaches the access port untagged" \
+	"02:00:00:00:0a:33 > ff:ff:ff:ff:ff:ff, ethertype ARP.*who-has 10.6.0.1 tell 10.6.0.33" \
+	cat "$T/access"
+check "a VLAN 20 frame from the trunk does not" \
+	bash -c "[ \$(grep -c 'who-has 10.6.0.1 tell 10.6.0.33' $T/access) -eq 3 ]"
+
 # OpenFlow tables: table 0 sends IPv4 to table 1 (goto_table) and ARP to
 # NORMAL; table 1 rewrites the DSCP of TCP SYNs to port 5001 and resubmits
 # to table 2, which learns the sender into table 3 and switches NORMAL.
