@@ -7,11 +7,20 @@
 #   (d) tapdp driven by ovs-vswitchd with the NORMAL action,
 # and (c) again with 256 extra masks installed. For each: iperf3 TCP
 # throughput (one stream, 5 s), 64-byte UDP frames forwarded per second
-# (build/udpgen floods from one side as fast as it can; the other side's
-# rx counter says what arrived), and ping round-trip time. Prints a table
+# (build/udpgen floods from one side as fast as it can, to a MAC address
+# the other side announced but does not own; that side's rx counter says
+# what arrived), and ping
+# round-trip time. Prints a table
 # and the ratios to (a) and (b).
 #
 #   bash bench/e2e.sh          (as root; run make first)
+#   E2E_PERF=DIR bash bench/e2e.sh
+#                              also records the whole machine with perf
+#                              during each UDP flood: DIR/<setup>.data and
+#                              DIR/<setup>.txt (top symbols per command)
+#   E2E_CASES="bridge tapdp_dpctl" bash bench/e2e.sh
+#                              runs only those setups (ratios to a missing
+#                              baseline print as 0)
 set -u
 cd "$(dirname "$0")/.." || exit 1
 make -s all build/udpgen || exit 1
@@ -73,10 +82,30 @@ measure() { # name
 	rtt=$(ip netns exec $HA ping -c 20 -i 0.05 -W 2 10.4.0.2 2>/dev/null |
 		awk -F/ '/^rtt/ { print $5 }')
 	rm -f "$T/iperf.pid"
-	mac=$(ip netns exec $HB cat /sys/class/net/eth0/address)
+	# The flood goes to a MAC address B's side announces (one frame) but
+	# B's own device does not have: every switch learns it and forwards
+	# the flood to B alone, B's device counts it, and B's stack drops it
+	# at its first check instead of routing an ICMP error for each frame,
+	# work that would run on the forwarding CPU and measure B rather than
+	# the switch.
+	mac=02:00:00:e2:e0:01
+	ip netns exec $HB "$B/udpgen" eth0 ff:ff:ff:ff:ff:ff 10.4.0.2 \
+		10.4.0.1 0 $mac >/dev/null
+	sleep 0.2
 	rx0=$(ip netns exec $HB cat /sys/class/net/eth0/statistics/rx_packets)
+	if [ -n "${E2E_PERF:-}" ]; then
+		mkdir -p "$E2E_PERF"
+		perf record -a -q -o "$E2E_PERF/$1.data" -- sleep "$SECS" \
+			>/dev/null 2>&1 &
+	fi
 	sent=$(ip netns exec $HA "$B/udpgen" eth0 "$mac" 10.4.0.1 10.4.0.2 \
 		"$SECS")
+	if [ -n "${E2E_PERF:-}" ]; then
+		wait
+		perf report -i "$E2E_PERF/$1.data" --no-children \
+			--sort comm,sym --percent-limit 0.7 2>/dev/null |
+			grep -v '^#' | grep -v '^$' >"$E2E_PERF/$1.txt"
+	fi
 	sleep 0.5
 	rx1=$(ip netns exec $HB cat /sys/class/net/eth0/statistics/rx_packets)
 	printf '%s %s %s %s %s\n' "$1" "${gbps:-0}" "${rtt:-0}" \
@@ -140,10 +169,9 @@ case_tapdp_vswitchd() {
 }
 
 : >"$T/results"
-case_bridge
-case_ovs_netdev
-case_tapdp_dpctl
-case_tapdp_vswitchd
+for c in ${E2E_CASES:-bridge ovs_netdev tapdp_dpctl tapdp_vswitchd}; do
+	"case_$c"
+done
 
 echo "e2e: $(nproc) CPUs, $(lscpu | sed -n 's/^Model name: *//p'), iperf3 ${SECS}s, one TCP stream"
 echo

@@ -3,7 +3,9 @@
  * how many it sent. A packet generator for bench/e2e.sh: iperf3 stops near
  * 200 kpps, far below what the paths under test forward.
  *
- *   udpgen IFNAME DST-MAC SRC-IP DST-IP SECONDS */
+ *   udpgen IFNAME DST-MAC SRC-IP DST-IP SECONDS [SRC-MAC]
+ *
+ * SECONDS 0 sends a single frame (to teach switches where SRC-MAC is). */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <linux/if_packet.h>
@@ -34,25 +36,38 @@ ip_csum(const void *p, size_t n)
 	return ~s;
 }
 
+static double
+now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
 int
 main(int argc, char **argv)
 {
 	struct sockaddr_ll sll = { .sll_family = AF_PACKET };
 	unsigned char frame[FRAME] = { 0 }, mac[6];
+	unsigned char src[6] = { 0x02, 0, 0, 0, 0, 0x01 };
 	struct mmsghdr msgs[BATCH];
 	struct iovec iov = { frame, FRAME };
 	struct ether_header *eth = (void *)frame;
 	struct iphdr *ip = (void *)(frame + 14);
 	struct udphdr *udp = (void *)(frame + 34);
 	unsigned long long sent = 0;
-	time_t end;
+	double end;
 	int fd;
 
-	if (argc != 6 || sscanf(argv[2], "%hhx:%hhx:%hhx:%hhx:%hhx:%hhx",
-				&mac[0], &mac[1], &mac[2], &mac[3], &mac[4],
-				&mac[5]) != 6) {
+	if ((argc != 6 && argc != 7) ||
+	    sscanf(argv[2], "%hhx:%hhx:%hhx:%hhx:%hhx:%hhx", &mac[0], &mac[1],
+		   &mac[2], &mac[3], &mac[4], &mac[5]) != 6 ||
+	    (argc == 7 &&
+	     sscanf(argv[6], "%hhx:%hhx:%hhx:%hhx:%hhx:%hhx", &src[0], &src[1],
+		    &src[2], &src[3], &src[4], &src[5]) != 6)) {
 		fprintf(stderr, "usage: udpgen IFNAME DST-MAC SRC-IP DST-IP "
-				"SECONDS\n");
+				"SECONDS [SRC-MAC]\n");
 		return 2;
 	}
 	fd = socket(AF_PACKET, SOCK_RAW, 0);
@@ -63,7 +78,7 @@ main(int argc, char **argv)
 		return 1;
 	}
 	memcpy(eth->ether_dhost, mac, 6);
-	memcpy(eth->ether_shost, "\x02\x00\x00\x00\x00\x01", 6);
+	memcpy(eth->ether_shost, src, 6);
 	eth->ether_type = htons(ETHERTYPE_IP);
 	ip->version = 4;
 	ip->ihl = 5;
@@ -81,8 +96,12 @@ main(int argc, char **argv)
 		msgs[i].msg_hdr.msg_iov = &iov;
 		msgs[i].msg_hdr.msg_iovlen = 1;
 	}
-	end = time(NULL) + atoi(argv[5]);
-	while (time(NULL) < end) {
+	if (atoi(argv[5]) == 0) {
+		printf("%d\n", sendmmsg(fd, msgs, 1, 0));
+		return 0;
+	}
+	end = now_s() + atoi(argv[5]);
+	while (now_s() < end) {
 		int n = sendmmsg(fd, msgs, BATCH, 0);
 
 		if (n > 0)
