@@ -5,7 +5,6 @@
 #include <errno.h>
 #include <linux/genetlink.h>
 #include <linux/if_ether.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -97,9 +96,12 @@ miss_portid(struct datapath *dp, struct dp_port *in, uint32_t hash)
 {
 	if (dp->user_features & OVS_DP_F_DISPATCH_UPCALL_PER_CPU) {
 		struct dp_pids *p = rcu_dereference(dp->cpu_pids);
-		int cpu = sched_getcpu();
 
-		return p ? p->pid[(cpu < 0 ? 0 : cpu) % p->n] : 0;
+		/* The kernel answers from the CPU receive-side scaling
+		 * steered the packet to; a port here has one receive thread,
+		 * so the packet's hash plays the steering: each flow keeps
+		 * one handler, and a busy port's new flows spread over all. */
+		return p ? p->pid[hash % p->n] : 0;
 	} else {
 		struct dp_pids *p = in ? rcu_dereference(in->pids) : NULL;
 
@@ -261,7 +263,8 @@ env_userspace(void *c, const struct packet *pkt, const struct flow_key *key,
 
 	attr_parse_nested(ua, NULL, OVS_USERSPACE_ATTR_MAX, tb, NULL);
 	if (dp->user_features & OVS_DP_F_DISPATCH_UPCALL_PER_CPU)
-		portid = miss_portid(dp, NULL, 0);
+		portid = miss_portid(dp, NULL,
+				     packet_hash((struct packet *)pkt, key));
 	else
 		portid = attr_get_u32(tb[OVS_USERSPACE_ATTR_PID]);
 	err = upcall(dp, OVS_PACKET_CMD_ACTION, portid, (struct packet *)pkt,

@@ -57,6 +57,18 @@ while read -r line; do
 	esac
 done < <(in_ns "$BUILD/tapdp-run" -- /usr/bin/python3 \
 	"$TOP/tests/ovs-dpctl-py/notify.py" 2>&1)
+# Per-CPU upcall dispatch spreads a port's new flows over the handlers.
+in_ns ip link add uv0 type veth peer name uv1
+in_ns ip link set uv0 up
+in_ns ip link set uv1 up
+while read -r line; do
+	case $line in
+	"ok - "*) ok "upcall: ${line#ok - }" ;;
+	"FAIL - "*) nok "upcall: ${line#FAIL - }" ;;
+	esac
+done < <(in_ns env PYTHONPATH="$TOP/tests/ovs-dpctl-py/pyshim" \
+	"$BUILD/tapdp-run" -- /usr/bin/python3 \
+	"$TOP/tests/ovs-dpctl-py/upcall.py" uv0 uv1 2>&1)
 check_out "ovs-dpctl no longer misses meters" "^system@mdp:$" \
 	bash -c "ip netns exec $NS $BUILD/tapdp-run -- ovs-dpctl show 2>&1"
 check "ovs-dpctl prints nothing on stderr" \
