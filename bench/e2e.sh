@@ -89,8 +89,8 @@ measure() { # name
 	# work that would run on the forwarding CPU and measure B rather than
 	# the switch.
 	mac=02:00:00:e2:e0:01
-	ip netns exec $HB "$B/udpgen" eth0 ff:ff:ff:ff:ff:ff 10.4.0.2 \
-		10.4.0.1 0 $mac >/dev/null
+	ip netns exec $HB "$B/udpgen" -s $mac eth0 ff:ff:ff:ff:ff:ff \
+		10.4.0.2 10.4.0.1 0 >/dev/null
 	sleep 0.2
 	rx0=$(ip netns exec $HB cat /sys/class/net/eth0/statistics/rx_packets)
 	if [ -n "${E2E_PERF:-}" ]; then
