@@ -1,3 +1,4 @@
+#define _GNU_SOURCE
 #include "conntrack.h"
 
 #include <arpa/inet.h>
@@ -995,6 +996,7 @@ sweeper_main(void *arg)
 	struct conntrack *ct = arg;
 	struct timespec ts;
 
+	pthread_setname_np(pthread_self(), "ct-sweeper");
 	rcu_register_thread();
 	pthread_mutex_lock(&ct->lock);
 	while (!ct->stop) {

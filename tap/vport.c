@@ -153,6 +153,11 @@ rx_main(void *arg)
 		{ .fd = vport->fd, .events = POLLIN },
 		{ .fd = rx->stop_fd, .events = POLLIN },
 	};
+	char name[16];
+
+	/* top -H and perf show which port a thread serves. */
+	snprintf(name, sizeof(name), "rx:%.12s", vport->name);
+	pthread_setname_np(pthread_self(), name);
 
 	if (rx->ops->start)
 		rx->ops->start(rx->owner);

@@ -145,17 +145,23 @@ main(int argc, char **argv)
 		int r;
 
 		if (rate) {
-			/* Paced: never ahead of RATE since the start. */
-			double due = (sent + 1) / rate - (now_s() - start);
+			/* Paced: never ahead of RATE since the start, in
+			 * bursts of a millisecond's worth (sleeping between,
+			 * not spinning on the CPUs under test). */
+			double tick = rate / 1000 < 1 ? 1 : rate / 1000;
+			double owed = (now_s() - start) * rate - sent;
 
-			if (due > 0.0005) {
-				struct timespec ts = { 0, due * 1e9 };
+			if (owed < tick) {
+				double wait = (tick - owed) / rate;
+				struct timespec ts = {
+					(time_t)wait,
+					(long)((wait - (time_t)wait) * 1e9),
+				};
 
 				nanosleep(&ts, NULL);
+				owed = (now_s() - start) * rate - sent;
 			}
-			n = (now_s() - start) * rate - sent + 1;
-			if (n > BATCH)
-				n = BATCH;
+			n = owed < 1 ? 1 : owed > BATCH ? BATCH : owed;
 			if (n > count - sent)
 				n = count - sent;
 		}
