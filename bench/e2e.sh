@@ -9,15 +9,15 @@
 # throughput (one stream, 5 s), 64-byte UDP frames forwarded per second
 # (build/udpgen floods from one side as fast as it can, to a MAC address
 # the other side announced but does not own; that side's rx counter says
-# what arrived), and ping
-# round-trip time. Prints a table
-# and the ratios to (a) and (b).
+# what arrived), and ping round-trip time. Prints a table and the ratios
+# to (a) and (b).
 #
 #   bash bench/e2e.sh          (as root; run make first)
 #   E2E_PERF=DIR bash bench/e2e.sh
 #                              also records the whole machine with perf
-#                              during each UDP flood: DIR/<setup>.data and
-#                              DIR/<setup>.txt (top symbols per command)
+#                              (call graphs) during each TCP run and UDP
+#                              flood: DIR/<setup>-tcp.data, -udp.data, and
+#                              the top symbols per command in .txt
 #   E2E_CASES="bridge tapdp_dpctl" bash bench/e2e.sh
 #                              runs only those setups (ratios to a missing
 #                              baseline print as 0)
@@ -72,13 +72,30 @@ vswitchd_up() { # [wrapper...]
 		2>/dev/null
 }
 
+profile_start() { # name: the whole machine for SECS seconds, if asked
+	[ -n "${E2E_PERF:-}" ] || return 0
+	mkdir -p "$E2E_PERF"
+	perf record -a -g -q -o "$E2E_PERF/$1.data" -- sleep "$SECS" \
+		>/dev/null 2>&1 &
+}
+
+profile_end() { # name: top symbols per command into DIR/name.txt
+	[ -n "${E2E_PERF:-}" ] || return 0
+	wait
+	perf report -i "$E2E_PERF/$1.data" --no-children -g none --sort comm,sym \
+		--percent-limit 0.7 2>/dev/null | grep -v '^#' | grep -v '^$' |
+		grep -v '^ *[|-]' >"$E2E_PERF/$1.txt"
+}
+
 measure() { # name
 	local gbps rtt mac rx0 rx1 sent
 	ip netns exec $HA ping -c 3 -i 0.2 -W 2 10.4.0.2 >/dev/null 2>&1
 	ip netns exec $HB iperf3 -s -D -1 --pidfile "$T/iperf.pid" >/dev/null
 	sleep 0.3
+	profile_start "$1-tcp"
 	gbps=$(ip netns exec $HA iperf3 -c 10.4.0.2 -t "$SECS" -f g 2>/dev/null |
 		awk '/receiver/ { print $(NF-2) }')
+	profile_end "$1-tcp"
 	rtt=$(ip netns exec $HA ping -c 20 -i 0.05 -W 2 10.4.0.2 2>/dev/null |
 		awk -F/ '/^rtt/ { print $5 }')
 	rm -f "$T/iperf.pid"
@@ -93,19 +110,10 @@ measure() { # name
 		10.4.0.2 10.4.0.1 0 >/dev/null
 	sleep 0.2
 	rx0=$(ip netns exec $HB cat /sys/class/net/eth0/statistics/rx_packets)
-	if [ -n "${E2E_PERF:-}" ]; then
-		mkdir -p "$E2E_PERF"
-		perf record -a -q -o "$E2E_PERF/$1.data" -- sleep "$SECS" \
-			>/dev/null 2>&1 &
-	fi
+	profile_start "$1-udp"
 	sent=$(ip netns exec $HA "$B/udpgen" eth0 "$mac" 10.4.0.1 10.4.0.2 \
 		"$SECS")
-	if [ -n "${E2E_PERF:-}" ]; then
-		wait
-		perf report -i "$E2E_PERF/$1.data" --no-children \
-			--sort comm,sym --percent-limit 0.7 2>/dev/null |
-			grep -v '^#' | grep -v '^$' >"$E2E_PERF/$1.txt"
-	fi
+	profile_end "$1-udp"
 	sleep 0.5
 	rx1=$(ip netns exec $HB cat /sys/class/net/eth0/statistics/rx_packets)
 	printf '%s %s %s %s %s\n' "$1" "${gbps:-0}" "${rtt:-0}" \
