@@ -120,8 +120,9 @@ $(SELFTEST_DIR)/ovs-dpctl.py:
 
 selftest: $(SELFTEST_DIR)/ovs-dpctl.py
 
-check: all $(UNIT_TESTS) $(BUILD)/shim-check $(FUZZ_TARGETS) selftest
-	$(MAKE) BUILD=build-asan SAN=1 all build-asan/shim-check \
+check: all $(UNIT_TESTS) $(BUILD)/shim-check $(BUILD)/udpgen $(FUZZ_TARGETS) \
+	selftest
+	$(MAKE) BUILD=build-asan SAN=1 all build-asan/shim-check build-asan/udpgen \
 		$(UNIT_TESTS:$(BUILD)/%=build-asan/%)
 	tests/run-all.sh
 

@@ -16,6 +16,7 @@
 #include "compat/proto.h"
 #include "datapath/datapath.h"
 #include "genl-server/server.h"
+#include "tap/vport.h"
 
 #ifndef TAPDP_VERSION
 #define TAPDP_VERSION "0.1"
@@ -33,11 +34,13 @@ usage(FILE *f)
 		"  --pidfile PATH    write the daemon's pid to PATH\n"
 		"  --log-file PATH   log to PATH instead of stderr\n"
 		"  --ct-max N        track at most N connections (default %u)\n"
+		"  --rx-queues N     receive queues and threads per port, 1 to %d\n"
+		"                    (default: one per online CPU)\n"
 		"  -v, --verbose     log more (repeat for debug)\n"
 		"  -h, --help        show this help\n"
 		"  -V, --version     show the version\n",
 		TAPDP_SOCKET_ENV, TAPDP_DEFAULT_SOCKET,
-		DP_CONNTRACK_MAX_DEFAULT);
+		DP_CONNTRACK_MAX_DEFAULT, VPORT_RXQ_MAX);
 }
 
 static int
@@ -104,6 +107,7 @@ main(int argc, char **argv)
 		{ "pidfile", required_argument, NULL, 'p' },
 		{ "log-file", required_argument, NULL, 'l' },
 		{ "ct-max", required_argument, NULL, 'c' },
+		{ "rx-queues", required_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -138,6 +142,18 @@ main(int argc, char **argv)
 				return 2;
 			}
 			dp_conntrack_set_max(v);
+			break;
+		}
+		case 'q': {
+			char *end;
+			unsigned long v = strtoul(optarg, &end, 10);
+
+			if (*end || !*optarg || !v || v > VPORT_RXQ_MAX) {
+				fprintf(stderr, "tapdpd: --rx-queues: %s\n",
+					optarg);
+				return 2;
+			}
+			vport_set_rx_queues(v);
 			break;
 		}
 		case 'v':

@@ -1,6 +1,8 @@
-/* Internal ports: a TAP device per port, named as the port. The device lives
- * as long as the daemon holds its fd, so a port deleted or a daemon gone
- * leaves no device behind. */
+/* Internal ports: a TAP device per port, named as the port, with a queue
+ * per receive queue of the port (IFF_MULTI_QUEUE: the kernel spreads the
+ * host's frames over them by flow). The device lives as long as the daemon
+ * holds its fds, so a port deleted or a daemon gone leaves no device
+ * behind. Sends go through the first queue. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -14,50 +16,72 @@
 #include "netdev.h"
 #include "vport.h"
 
+/* One queue of the device: the first creates it (register_netdevice
+ * refuses a taken name with EEXIST), the others attach to it. */
 static int
-internal_open(struct vport *vport)
+queue_open(struct vport *vport, struct vport_rxq *q)
 {
 	struct ifreq ifr = { 0 };
-	int fd, err;
+	int err;
 
-	/* register_netdevice refuses a taken name with EEXIST. */
-	if (netdev_ifindex(vport->name))
-		return -EEXIST;
-	fd = open("/dev/net/tun", O_RDWR | O_CLOEXEC | O_NONBLOCK);
-	if (fd < 0)
+	q->state = NULL;
+	q->fd = open("/dev/net/tun", O_RDWR | O_CLOEXEC | O_NONBLOCK);
+	if (q->fd < 0)
 		return -errno;
 	ifr.ifr_flags = IFF_TAP | IFF_NO_PI | IFF_VNET_HDR;
+	if (vport->n_rxq > 1)
+		ifr.ifr_flags |= IFF_MULTI_QUEUE;
 	snprintf(ifr.ifr_name, IFNAMSIZ, "%s", vport->name);
-	if (ioctl(fd, TUNSETIFF, &ifr) < 0) {
+	if (ioctl(q->fd, TUNSETIFF, &ifr) < 0) {
 		err = errno == EBUSY ? -EEXIST : -errno;
-		close(fd);
+		close(q->fd);
 		return err;
 	}
-	/* The host may hand over partial checksums and TCP segments of up
-	 * to 64 KiB, as to the kernel's internal device. */
-	if (ioctl(fd, TUNSETOFFLOAD, TUN_F_CSUM | TUN_F_TSO4 | TUN_F_TSO6 |
-		  TUN_F_TSO_ECN) < 0) {
-		err = -errno;
-		close(fd);
-		return err;
-	}
-	vport->fd = fd;
-	vport->ifindex = netdev_ifindex(vport->name);
-	/* The kernel's internal device is promiscuous from birth. */
-	netdev_set_promisc(vport->name, true);
 	return 0;
 }
 
 static void
 internal_close(struct vport *vport)
 {
-	close(vport->fd);
+	for (unsigned i = 0; i < vport->n_rxq; i++)
+		close(vport->rxq[i].fd);
+}
+
+static int
+internal_open(struct vport *vport)
+{
+	unsigned i;
+	int err;
+
+	if (netdev_ifindex(vport->name))
+		return -EEXIST;
+	for (i = 0; i < vport->n_rxq; i++) {
+		err = queue_open(vport, &vport->rxq[i]);
+		if (err)
+			goto fail;
+	}
+	/* The host may hand over partial checksums and TCP segments of up
+	 * to 64 KiB, as to the kernel's internal device. */
+	if (ioctl(vport->rxq[0].fd, TUNSETOFFLOAD, TUN_F_CSUM | TUN_F_TSO4 |
+		  TUN_F_TSO6 | TUN_F_TSO_ECN) < 0) {
+		err = -errno;
+		goto fail;
+	}
+	vport->fd = vport->rxq[0].fd;
+	vport->ifindex = netdev_ifindex(vport->name);
+	/* The kernel's internal device is promiscuous from birth. */
+	netdev_set_promisc(vport->name, true);
+	return 0;
+fail:
+	while (i--)
+		close(vport->rxq[i].fd);
+	return err;
 }
 
 /* A TAP device gives one frame per read. */
 static unsigned
-internal_recv_burst(struct vport *vport, uint8_t *scratch, size_t size,
-		    unsigned max)
+internal_recv_burst(struct vport *vport, struct vport_rxq *q,
+		    uint8_t *scratch, size_t size, unsigned max)
 {
 	uint8_t *frame = scratch + VPORT_RX_HEADROOM;
 	struct virtio_net_hdr vh;
@@ -66,7 +90,7 @@ internal_recv_burst(struct vport *vport, uint8_t *scratch, size_t size,
 	unsigned n;
 
 	for (n = 0; n < max; n++) {
-		ssize_t r = readv(vport->fd, iov, 2);
+		ssize_t r = readv(q->fd, iov, 2);
 
 		if (r < (ssize_t)sizeof(vh))
 			break;

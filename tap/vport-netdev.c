@@ -5,29 +5,41 @@
  * burst costs no system call per frame. Ring slots are sized for frames up
  * to the usual MTU; a larger frame (a 64 KiB GSO segment) leaves a cut copy
  * in its slot, marked TP_STATUS_COPY, and comes whole through the socket's
- * queue, in the same order. */
+ * queue, in the same order. A port with several receive queues has a
+ * socket (and ring) per queue, joined in a fanout group that spreads
+ * frames by flow hash; sends go through the first. */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
 #include <linux/if_ether.h>
 #include <linux/if_packet.h>
 #include <string.h>
+#include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include "netdev.h"
 #include "vport.h"
 
-/* 4096 slots of 2 KiB: 8 MiB of ring per port, about 8 ms of 64-byte
- * frames at 0.5 Mpps before the kernel drops. */
+/* 4096 slots of 2 KiB per port: 8 MiB of ring, about 8 ms of 64-byte
+ * frames at 0.5 Mpps before the kernel drops; split among the queues. */
 #define RING_FRAME	2048
 #define RING_BLOCK	(64 << 10)
 #define RING_BLOCKS	128
+#define RING_BLOCKS_MIN	32
 /* Room in front of a frame in its slot, past the slot's header, so that
  * headers can be pushed in place (and a VLAN tag put back). */
 #define RING_RESERVE	(VPORT_RX_HEADROOM + 4)
+#ifndef PACKET_FANOUT_FLAG_IGNORE_OUTGOING
+#define PACKET_FANOUT_FLAG_IGNORE_OUTGOING	0x4000
+#endif
+/* Frames spread over a port's queues by flow hash; the group's sockets
+ * do not see what they send. */
+#define FANOUT_MODE	(PACKET_FANOUT_HASH | PACKET_FANOUT_FLAG_IGNORE_OUTGOING)
 
 struct netdev_ring {
 	uint8_t *map;
@@ -37,93 +49,164 @@ struct netdev_ring {
 };
 
 static int
-ring_setup(struct vport *vport)
+ring_setup(struct vport_rxq *q, unsigned blocks)
 {
 	struct tpacket_req req = {
 		.tp_block_size = RING_BLOCK,
-		.tp_block_nr = RING_BLOCKS,
+		.tp_block_nr = blocks,
 		.tp_frame_size = RING_FRAME,
-		.tp_frame_nr = RING_BLOCKS * (RING_BLOCK / RING_FRAME),
+		.tp_frame_nr = blocks * (RING_BLOCK / RING_FRAME),
 	};
 	int v2 = TPACKET_V2, reserve = RING_RESERVE, copy = 1;
 	struct netdev_ring *r = calloc(1, sizeof(*r));
 
 	if (!r)
 		return -ENOMEM;
-	if (setsockopt(vport->fd, SOL_PACKET, PACKET_VERSION, &v2,
+	if (setsockopt(q->fd, SOL_PACKET, PACKET_VERSION, &v2,
 		       sizeof(v2)) < 0 ||
-	    setsockopt(vport->fd, SOL_PACKET, PACKET_RESERVE, &reserve,
+	    setsockopt(q->fd, SOL_PACKET, PACKET_RESERVE, &reserve,
 		       sizeof(reserve)) < 0 ||
-	    setsockopt(vport->fd, SOL_PACKET, PACKET_COPY_THRESH, &copy,
+	    setsockopt(q->fd, SOL_PACKET, PACKET_COPY_THRESH, &copy,
 		       sizeof(copy)) < 0 ||
-	    setsockopt(vport->fd, SOL_PACKET, PACKET_RX_RING, &req,
+	    setsockopt(q->fd, SOL_PACKET, PACKET_RX_RING, &req,
 		       sizeof(req)) < 0) {
 		free(r);
 		return -errno;
 	}
 	r->map_len = (size_t)req.tp_block_size * req.tp_block_nr;
 	r->map = mmap(NULL, r->map_len, PROT_READ | PROT_WRITE, MAP_SHARED,
-		      vport->fd, 0);
+		      q->fd, 0);
 	if (r->map == MAP_FAILED) {
 		free(r);
 		return -errno;
 	}
 	r->frames = req.tp_frame_nr;
-	vport->state = r;
+	q->state = r;
 	return 0;
+}
+
+static void
+queue_close(struct vport_rxq *q)
+{
+	struct netdev_ring *r = q->state;
+
+	if (r) {
+		munmap(r->map, r->map_len);
+		free(r);
+	}
+	close(q->fd);
+}
+
+/* One socket of the port. It is deaf until its ring exists (created with
+ * no protocol, bound to one after), so that every frame it ever takes
+ * goes through the ring and the socket's queue holds only the whole
+ * copies the ring's slots point to. *group: the fanout group of the
+ * port's sockets, 0 before the first joins one (n > 1). */
+static int
+queue_open(struct vport *vport, struct vport_rxq *q, unsigned n,
+	   unsigned *group)
+{
+	struct sockaddr_ll sll = { .sll_family = AF_PACKET,
+				   .sll_protocol = htons(ETH_P_ALL),
+				   .sll_ifindex = vport->ifindex };
+	struct packet_mreq mr = { .mr_type = PACKET_MR_PROMISC,
+				  .mr_ifindex = vport->ifindex };
+	unsigned blocks = RING_BLOCKS / n;
+	/* Bursts of large frames outrun a default-sized socket buffer. */
+	int one = 1, rcvbuf = 8 << 20, err, fanout;
+	socklen_t len = sizeof(fanout);
+
+	q->state = NULL;
+	q->fd = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (q->fd < 0)
+		return -errno;
+	if (setsockopt(q->fd, SOL_PACKET, PACKET_IGNORE_OUTGOING, &one,
+		       sizeof(one)) < 0 ||
+	    setsockopt(q->fd, SOL_PACKET, PACKET_AUXDATA, &one,
+		       sizeof(one)) < 0 ||
+	    setsockopt(q->fd, SOL_PACKET, PACKET_VNET_HDR, &one,
+		       sizeof(one)) < 0) {
+		err = -errno;
+		goto fail;
+	}
+	if (setsockopt(q->fd, SOL_SOCKET, SO_RCVBUFFORCE, &rcvbuf,
+		       sizeof(rcvbuf)) < 0)
+		setsockopt(q->fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf,
+			   sizeof(rcvbuf));
+	err = ring_setup(q, blocks < RING_BLOCKS_MIN ? RING_BLOCKS_MIN
+						     : blocks);
+	if (err)
+		goto fail;
+	if (bind(q->fd, (struct sockaddr *)&sll, sizeof(sll)) < 0 ||
+	    (q == vport->rxq &&
+	     setsockopt(q->fd, SOL_PACKET, PACKET_ADD_MEMBERSHIP, &mr,
+			sizeof(mr)) < 0)) {
+		err = -errno;
+		goto fail;
+	}
+	if (n == 1)
+		return 0;
+	/* The first socket gets a group no other socket uses; the others
+	 * join it. */
+	fanout = *group ? (int)(*group | FANOUT_MODE << 16)
+			: (FANOUT_MODE | PACKET_FANOUT_FLAG_UNIQUEID) << 16;
+	if (setsockopt(q->fd, SOL_PACKET, PACKET_FANOUT, &fanout,
+		       sizeof(fanout)) < 0 ||
+	    (!*group && getsockopt(q->fd, SOL_PACKET, PACKET_FANOUT, &fanout,
+				   &len) < 0)) {
+		err = -errno;
+		goto fail;
+	}
+	*group = fanout & 0xffff;
+	return 0;
+fail:
+	queue_close(q);
+	return err;
+}
+
+/* Before Linux 6.2 a fanout group sees what its sockets send (the flag
+ * that stops it is ignored), and the port would take its own frames back:
+ * one queue there. */
+static bool
+fanout_ignores_outgoing(void)
+{
+	struct utsname u;
+	unsigned major, minor;
+
+	return uname(&u) == 0 &&
+	       sscanf(u.release, "%u.%u", &major, &minor) == 2 &&
+	       (major > 6 || (major == 6 && minor >= 2));
 }
 
 static int
 netdev_open(struct vport *vport)
 {
-	struct sockaddr_ll sll = { .sll_family = AF_PACKET,
-				   .sll_protocol = htons(ETH_P_ALL) };
-	struct packet_mreq mr = { .mr_type = PACKET_MR_PROMISC };
-	/* Bursts at line rate outrun a default-sized socket buffer. */
-	int one = 1, rcvbuf = 8 << 20, fd, err;
+	unsigned group = 0, i;
+	int err;
 
 	err = netdev_check_attachable(vport->name);
 	if (err)
 		return err;
 	vport->ifindex = netdev_ifindex(vport->name);
-	fd = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC | SOCK_NONBLOCK,
-		    htons(ETH_P_ALL));
-	if (fd < 0)
-		return -errno;
-	sll.sll_ifindex = vport->ifindex;
-	mr.mr_ifindex = vport->ifindex;
-	if (bind(fd, (struct sockaddr *)&sll, sizeof(sll)) < 0 ||
-	    setsockopt(fd, SOL_PACKET, PACKET_ADD_MEMBERSHIP, &mr,
-		       sizeof(mr)) < 0 ||
-	    setsockopt(fd, SOL_PACKET, PACKET_IGNORE_OUTGOING, &one,
-		       sizeof(one)) < 0 ||
-	    setsockopt(fd, SOL_PACKET, PACKET_AUXDATA, &one,
-		       sizeof(one)) < 0 ||
-	    setsockopt(fd, SOL_PACKET, PACKET_VNET_HDR, &one,
-		       sizeof(one)) < 0) {
-		err = -errno;
-		close(fd);
-		return err;
+	if (vport->n_rxq > 1 && !fanout_ignores_outgoing())
+		vport->n_rxq = 1;
+	for (i = 0; i < vport->n_rxq; i++) {
+		err = queue_open(vport, &vport->rxq[i], vport->n_rxq, &group);
+		if (err) {
+			while (i--)
+				queue_close(&vport->rxq[i]);
+			return err;
+		}
 	}
-	/* The socket's own queue carries only frames too big for the ring. */
-	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &rcvbuf,
-		       sizeof(rcvbuf)) < 0)
-		setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf));
-	vport->fd = fd;
-	err = ring_setup(vport);
-	if (err)
-		close(fd);
-	return err;
+	vport->fd = vport->rxq[0].fd;
+	return 0;
 }
 
 static void
 netdev_close(struct vport *vport)
 {
-	struct netdev_ring *r = vport->state;
-
-	munmap(r->map, r->map_len);
-	free(r);
-	close(vport->fd);
+	for (unsigned i = 0; i < vport->n_rxq; i++)
+		queue_close(&vport->rxq[i]);
 }
 
 /* Puts a VLAN tag the device stripped back in front of the frame's type,
@@ -150,7 +233,8 @@ vlan_restore(uint8_t *frame, uint16_t tpid, uint16_t tci,
  * into scratch. Devices that strip VLAN tags hand them over beside the
  * frame; the datapath sees frames as they were on the wire. */
 static void
-recv_copy(struct vport *vport, uint8_t *scratch, size_t size)
+recv_copy(struct vport *vport, struct vport_rxq *q, uint8_t *scratch,
+	  size_t size)
 {
 	char cbuf[CMSG_SPACE(sizeof(struct tpacket_auxdata))];
 	struct virtio_net_hdr vh;
@@ -162,7 +246,7 @@ recv_copy(struct vport *vport, uint8_t *scratch, size_t size)
 	struct msghdr mh = { .msg_iov = iov, .msg_iovlen = 2,
 			     .msg_control = cbuf,
 			     .msg_controllen = sizeof(cbuf) };
-	ssize_t n = recvmsg(vport->fd, &mh, MSG_DONTWAIT);
+	ssize_t n = recvmsg(q->fd, &mh, MSG_DONTWAIT);
 
 	if (n < (ssize_t)sizeof(vh) + ETH_HLEN)
 		return;
@@ -189,15 +273,15 @@ recv_copy(struct vport *vport, uint8_t *scratch, size_t size)
 
 /* One ring slot the kernel handed over; the slot goes back after. */
 static void
-recv_slot(struct vport *vport, struct tpacket2_hdr *h, uint32_t status,
-	  uint8_t *scratch, size_t size)
+recv_slot(struct vport *vport, struct vport_rxq *q, struct tpacket2_hdr *h,
+	  uint32_t status, uint8_t *scratch, size_t size)
 {
 	uint8_t *slot = (uint8_t *)h, *frame = slot + h->tp_mac;
 	struct virtio_net_hdr vh;
 	size_t len = h->tp_snaplen;
 
 	if (status & TP_STATUS_COPY) {
-		recv_copy(vport, scratch, size);
+		recv_copy(vport, q, scratch, size);
 		return;
 	}
 	/* Cut without a copy (the socket's queue was full): lost. Slots the
@@ -220,10 +304,10 @@ recv_slot(struct vport *vport, struct tpacket2_hdr *h, uint32_t status,
 }
 
 static unsigned
-netdev_recv_burst(struct vport *vport, uint8_t *scratch, size_t size,
-		  unsigned max)
+netdev_recv_burst(struct vport *vport, struct vport_rxq *q, uint8_t *scratch,
+		  size_t size, unsigned max)
 {
-	struct netdev_ring *r = vport->state;
+	struct netdev_ring *r = q->state;
 	unsigned n;
 
 	for (n = 0; n < max; n++) {
@@ -234,7 +318,7 @@ netdev_recv_burst(struct vport *vport, uint8_t *scratch, size_t size,
 
 		if (!(status & TP_STATUS_USER))
 			break;
-		recv_slot(vport, h, status, scratch, size);
+		recv_slot(vport, q, h, status, scratch, size);
 		__atomic_store_n(&h->tp_status, TP_STATUS_KERNEL,
 				 __ATOMIC_RELEASE);
 		r->head = r->head + 1 == r->frames ? 0 : r->head + 1;

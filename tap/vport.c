@@ -40,12 +40,22 @@ struct tx_queue {
 static __thread struct tx_queue *txq[TX_QUEUES];
 static __thread bool tx_deferred;	/* inside a receive burst */
 
-struct vport_rx {
+/* A receive thread: the queue it serves. */
+struct rx_thread {
 	pthread_t thread;
-	int stop_fd;
+	struct vport *vport;
+	struct vport_rxq *q;
+};
+
+struct vport_rx {
+	struct rx_thread threads[VPORT_RXQ_MAX];
+	unsigned n_started;
+	int stop_fd;			/* readable: all threads stop */
 	const struct vport_rx_ops *ops;
 	void *owner;
 };
+
+static unsigned rx_queues;		/* 0: one per online CPU */
 
 static void
 txq_flush(struct tx_queue *q)
@@ -145,18 +155,20 @@ ops_for(enum ovs_vport_type type)
 static void *
 rx_main(void *arg)
 {
-	struct vport *vport = arg;
+	struct rx_thread *t = arg;
+	struct vport *vport = t->vport;
 	struct vport_rx *rx = vport->priv;
 	size_t size = VPORT_RX_HEADROOM + VPORT_FRAME_MAX;
 	uint8_t *buf = malloc(size);
 	struct pollfd pfd[2] = {
-		{ .fd = vport->fd, .events = POLLIN },
+		{ .fd = t->q->fd, .events = POLLIN },
 		{ .fd = rx->stop_fd, .events = POLLIN },
 	};
 	char name[16];
 
-	/* top -H and perf show which port a thread serves. */
-	snprintf(name, sizeof(name), "rx:%.12s", vport->name);
+	/* top -H and perf show which port and queue a thread serves. */
+	snprintf(name, sizeof(name), "rx%d:%.10s", (int)(t->q - vport->rxq),
+		 vport->name);
 	pthread_setname_np(pthread_self(), name);
 
 	if (rx->ops->start)
@@ -180,7 +192,7 @@ rx_main(void *arg)
 		if (rx->ops->begin)
 			rx->ops->begin(rx->owner);
 		tx_deferred = true;
-		vport->ops->recv_burst(vport, buf, size, RX_BURST);
+		vport->ops->recv_burst(vport, t->q, buf, size, RX_BURST);
 		tx_flush_all();
 		tx_deferred = false;
 		if (rx->ops->end)
@@ -206,6 +218,34 @@ vport_rx_deliver(struct vport *vport, uint8_t *buf, size_t size, size_t len,
 	rx->ops->frame(vport, buf, size, len, vh, rx->owner);
 }
 
+void
+vport_set_rx_queues(unsigned n)
+{
+	rx_queues = n > VPORT_RXQ_MAX ? VPORT_RXQ_MAX : n;
+}
+
+static unsigned
+rx_queue_count(void)
+{
+	long cpus;
+
+	if (rx_queues)
+		return rx_queues;
+	cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	return cpus < 1 ? 1 : cpus > VPORT_RXQ_MAX ? VPORT_RXQ_MAX : cpus;
+}
+
+static void
+rx_stop_all(struct vport *vport)
+{
+	struct vport_rx *rx = vport->priv;
+
+	(void)!write(rx->stop_fd, &(uint64_t){ 1 }, sizeof(uint64_t));
+	for (unsigned i = 0; i < rx->n_started; i++)
+		pthread_join(rx->threads[i].thread, NULL);
+	close(rx->stop_fd);
+}
+
 int
 vport_create(enum ovs_vport_type type, const char *name,
 	     const struct vport_rx_ops *rx_ops, void *owner,
@@ -227,6 +267,7 @@ vport_create(enum ovs_vport_type type, const char *name,
 	}
 	vport->ops = ops;
 	vport->fd = -1;
+	vport->n_rxq = rx_queue_count();
 	snprintf(vport->name, sizeof(vport->name), "%s", name);
 	err = ops->open(vport);
 	if (err) {
@@ -240,11 +281,19 @@ vport_create(enum ovs_vport_type type, const char *name,
 	rx->owner = owner;
 	rx->stop_fd = eventfd(0, EFD_CLOEXEC);
 	vport->priv = rx;
-	if (rx->stop_fd < 0 ||
-	    (err = pthread_create(&rx->thread, NULL, rx_main, vport)) != 0) {
-		err = rx->stop_fd < 0 ? -errno : -err;
+	err = rx->stop_fd < 0 ? -errno : 0;
+	for (unsigned i = 0; !err && i < vport->n_rxq; i++) {
+		struct rx_thread *t = &rx->threads[i];
+
+		t->vport = vport;
+		t->q = &vport->rxq[i];
+		err = -pthread_create(&t->thread, NULL, rx_main, t);
+		if (!err)
+			rx->n_started++;
+	}
+	if (err) {
 		if (rx->stop_fd >= 0)
-			close(rx->stop_fd);
+			rx_stop_all(vport);
 		ops->close(vport);
 		free(rx);
 		free(vport);
@@ -257,16 +306,11 @@ vport_create(enum ovs_vport_type type, const char *name,
 void
 vport_destroy(struct vport *vport)
 {
-	struct vport_rx *rx;
-
 	if (!vport)
 		return;
-	rx = vport->priv;
-	(void)!write(rx->stop_fd, &(uint64_t){ 1 }, sizeof(uint64_t));
-	pthread_join(rx->thread, NULL);
-	close(rx->stop_fd);
+	rx_stop_all(vport);
 	vport->ops->close(vport);
-	free(rx);
+	free(vport->priv);
 	free(vport);
 }
 

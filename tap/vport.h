@@ -2,10 +2,13 @@
  *
  * A vport is a host network device the daemon reads and writes: an internal
  * port is a TAP device it creates (and removes), a netdev port an existing
- * interface (a veth...) it opens through AF_PACKET. Each vport has a receive
- * thread that takes frames in bursts (from a ring shared with the kernel,
- * for netdev ports) and hands every frame to the owner's rx callback;
- * vport_send() may be called from any thread.
+ * interface (a veth...) it opens through AF_PACKET. Each vport has receive
+ * queues, as many as vport_set_rx_queues() says (a multiqueue TAP device;
+ * AF_PACKET sockets in a fanout group), which the kernel fills by flow
+ * hash, so a flow's frames stay in order on one queue. Each queue has its
+ * own thread that takes frames in bursts (from a ring shared with the
+ * kernel, for netdev ports) and hands every frame to the owner's rx
+ * callback; vport_send() may be called from any thread.
  *
  * Frames keep their offload metadata across the datapath, as the kernel's
  * skbs do: a virtio-net header (partial checksum, GSO) comes with every
@@ -48,17 +51,28 @@ struct vport_rx_ops {
 	void (*stop)(void *owner);
 };
 
+/* At most this many receive queues per port. */
+#define VPORT_RXQ_MAX	8
+
+/* A receive queue: a file descriptor and the port type's state for it. */
+struct vport_rxq {
+	int fd;
+	void *state;
+};
+
 struct vport_ops {
 	enum ovs_vport_type type;
-	/* Sets vport->fd (and ifindex); 0 or -errno. */
+	/* Opens the device with vport->n_rxq receive queues (setting
+	 * vport->rxq[], vport->fd and ifindex); 0 or -errno, with nothing
+	 * left open. */
 	int (*open)(struct vport *vport);
 	void (*close)(struct vport *vport);
-	/* Takes what is waiting, at most max frames, and hands each to
+	/* Takes what is waiting on q, at most max frames, and hands each to
 	 * vport_rx_deliver(); returns how many frames it took (0: none was
 	 * waiting). Frames read by copy go to scratch (size bytes, the frame
 	 * at scratch + VPORT_RX_HEADROOM), one at a time. */
-	unsigned (*recv_burst)(struct vport *vport, uint8_t *scratch,
-			       size_t size, unsigned max);
+	unsigned (*recv_burst)(struct vport *vport, struct vport_rxq *q,
+			       uint8_t *scratch, size_t size, unsigned max);
 	int (*send)(struct vport *vport, const void *frame, size_t len,
 		    const struct virtio_net_hdr *vh);
 	/* Optional: sends n messages (each a virtio-net header and a
@@ -71,15 +85,19 @@ struct vport {
 	const struct vport_ops *ops;
 	char name[IFNAMSIZ];
 	int ifindex;
-	int fd;
-	void *priv;			/* the receive thread's */
-	void *state;			/* the port type's own */
+	int fd;				/* sends: the first queue's */
+	unsigned n_rxq;
+	struct vport_rxq rxq[VPORT_RXQ_MAX];
+	void *priv;			/* the receive threads' */
 	uint32_t mtu;			/* atomic: the device's */
 	uint64_t rx_bad_offload;	/* atomic: frames whose virtio-net
 					 * header lied, dropped */
 	uint64_t tx_too_big;		/* atomic: over the MTU, not GSO */
 };
 
+/* Receive queues (and threads) per port created from now on: 1 to
+ * VPORT_RXQ_MAX; 0 restores the default, one per online CPU. */
+void vport_set_rx_queues(unsigned n);
 /* Creates the device (or opens it) and starts receiving. -EAFNOSUPPORT for
  * a type this build has no support for, as a kernel without the module. */
 int vport_create(enum ovs_vport_type type, const char *name,

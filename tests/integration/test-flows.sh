@@ -3,7 +3,7 @@
 # dump-flows, ping between two namespaces counted in the flow stats, and the
 # many-masks scenario of the 2019 lookup series (256 flows with distinct
 # Ethernet-destination masks: traffic still forwarded, ~1 mask per packet),
-# and frames over a port's MTU dropped and counted.
+# frames over a port's MTU dropped and counted, and receive queues.
 . "$(dirname "$0")/../lib.sh"
 trap tapdp_cleanup EXIT
 
@@ -139,4 +139,25 @@ ip netns exec "$B" ip link set eth0 mtu 9000
 sleep 0.5
 check "after B's MTU is raised, the same datagram crosses" \
 	in_ns_of $A ping -c 2 -W 1 -M do -s 3000 10.7.0.2
+
+# Receive queues: as many per port as online CPUs (at most 8), each with
+# its own thread; the local port's TAP device has that many queues; frames
+# of many flows spread over a port's queues and each is taken once.
+nq=$(nproc)
+[ "$nq" -gt 8 ] && nq=8
+threads() { cat /proc/"$(cat "$PIDF")"/task/*/comm | grep -c "^rx[0-9]:$1\$"; }
+check "a receive thread per queue on each netdev port ($nq)" \
+	test "$(threads va)" -eq "$nq" -a "$(threads vb)" -eq "$nq"
+check "the local port's TAP device has $nq queues" \
+	test "$(ip netns exec "$NS" ls /sys/class/net/dp0/queues | grep -c '^rx-')" -eq "$nq"
+rx() { ip netns exec $B cat /sys/class/net/eth0/statistics/rx_packets; }
+r1=$(rx)
+ip netns exec $A "$BUILD/udpgen" -c -r 2000 -n 400 eth0 "$MAC_B" \
+	10.7.0.1 10.7.0.2 0 >/dev/null
+sleep 0.5
+r2=$(rx)
+check "400 frames of 400 flows arrive once each ($((r2 - r1)))" \
+	test $((r2 - r1)) -ge 400 -a $((r2 - r1)) -le 405
+check "tapdpd refuses --rx-queues 9" \
+	bash -c "! $BUILD/tapdpd --rx-queues 9 --socket $T/none.sock 2>/dev/null"
 finish
