@@ -37,6 +37,9 @@ static struct dp_upcall_sink upcall_sink;
 /* The receive (or executing) thread's state. */
 static __thread struct flow_mask_cache *mask_cache;
 static __thread char *upcall_buf;
+/* This thread's slot of the datapaths' counters (the control thread: 0). */
+static __thread unsigned stats_slot;
+static unsigned stats_slot_next;
 
 struct dp_ctx {
 	struct datapath *dp;
@@ -174,7 +177,8 @@ static void
 count_upcall(struct datapath *dp, struct dp_port *in, int err)
 {
 	if (err)
-		__atomic_fetch_add(&dp->n_lost, 1, __ATOMIC_RELAXED);
+		__atomic_fetch_add(&dp->stats[stats_slot].n_lost, 1,
+				   __ATOMIC_RELAXED);
 	if (in)
 		__atomic_fetch_add(err ? &in->upcall_fail
 				       : &in->upcall_success, 1,
@@ -359,6 +363,7 @@ dp_process(struct dp_ctx *ctx, struct packet *pkt, struct flow_key *key)
 	struct datapath *dp = ctx->dp;
 	struct actions_env env = env_ops;
 	uint32_t n_mask_hit = 0, n_cache_hit = 0, hash;
+	struct dp_stats *st;
 	struct dp_actions *acts;
 	struct flow *flow;
 	int err;
@@ -366,17 +371,18 @@ dp_process(struct dp_ctx *ctx, struct packet *pkt, struct flow_key *key)
 	hash = packet_hash(pkt, key);
 	flow = flow_table_lookup(&dp->table, mask_cache, key, hash,
 				 &n_mask_hit, &n_cache_hit);
-	__atomic_fetch_add(&dp->n_mask_hit, n_mask_hit, __ATOMIC_RELAXED);
-	__atomic_fetch_add(&dp->n_cache_hit, n_cache_hit, __ATOMIC_RELAXED);
+	st = &dp->stats[stats_slot];
+	__atomic_fetch_add(&st->n_mask_hit, n_mask_hit, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&st->n_cache_hit, n_cache_hit, __ATOMIC_RELAXED);
 	if (!flow) {
-		__atomic_fetch_add(&dp->n_missed, 1, __ATOMIC_RELAXED);
+		__atomic_fetch_add(&st->n_missed, 1, __ATOMIC_RELAXED);
 		err = upcall(dp, OVS_PACKET_CMD_MISS,
 			     miss_portid(dp, ctx->in, hash), pkt, key, NULL,
 			     NULL, 0);
 		count_upcall(dp, ctx->in, err);
 		return;
 	}
-	__atomic_fetch_add(&dp->n_hit, 1, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&st->n_hit, 1, __ATOMIC_RELAXED);
 	flow_stats_update(flow, pkt, key);
 	acts = rcu_dereference(flow->actions);
 	env.ctx = ctx;
@@ -388,6 +394,8 @@ rx_start(void *owner)
 {
 	rcu_register_thread();
 	mask_cache = flow_mask_cache_new();
+	stats_slot = __atomic_fetch_add(&stats_slot_next, 1,
+					__ATOMIC_RELAXED) % DP_STATS_SLOTS;
 }
 
 static void
@@ -798,6 +806,24 @@ dp_run_periodic(void)
 
 /* Datapaths. */
 
+void
+dp_get_stats(const struct datapath *dp, struct dp_stats *sum)
+{
+	memset(sum, 0, sizeof(*sum));
+	for (int i = 0; i < DP_STATS_SLOTS; i++) {
+		const struct dp_stats *s = &dp->stats[i];
+
+		sum->n_hit += __atomic_load_n(&s->n_hit, __ATOMIC_RELAXED);
+		sum->n_missed += __atomic_load_n(&s->n_missed,
+						 __ATOMIC_RELAXED);
+		sum->n_lost += __atomic_load_n(&s->n_lost, __ATOMIC_RELAXED);
+		sum->n_mask_hit += __atomic_load_n(&s->n_mask_hit,
+						   __ATOMIC_RELAXED);
+		sum->n_cache_hit += __atomic_load_n(&s->n_cache_hit,
+						    __ATOMIC_RELAXED);
+	}
+}
+
 int
 dp_create(const char *name, const uint32_t *pids, unsigned n_pids,
 	  struct datapath **out)
@@ -805,7 +831,9 @@ dp_create(const char *name, const uint32_t *pids, unsigned n_pids,
 	struct datapath *dp, **grown;
 	int err;
 
-	dp = calloc(1, sizeof(*dp));
+	dp = aligned_alloc(_Alignof(struct datapath), sizeof(*dp));
+	if (dp)
+		memset(dp, 0, sizeof(*dp));
 	grown = realloc(dps, (n_dps + 1) * sizeof(*dps));
 	if (!dp || !grown) {
 		free(dp);

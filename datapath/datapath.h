@@ -47,15 +47,23 @@ struct dp_port_array {
 	struct dp_port *port[];		/* RCU entries */
 };
 
+/* Packet counters, kept per thread as the kernel keeps them per CPU: each
+ * packet thread adds to its own slot (atomically, since threads past
+ * DP_STATS_SLOTS share slots) and readers sum the slots. */
+#define DP_STATS_SLOTS	16
+
+struct dp_stats {
+	uint64_t n_hit, n_missed, n_lost;
+	uint64_t n_mask_hit, n_cache_hit;
+} __attribute__((aligned(64)));
+
 struct datapath {
+	struct dp_stats stats[DP_STATS_SLOTS];
 	uint32_t user_features;
 	struct dp_pids *cpu_pids;	/* RCU: per-CPU upcall pids, or NULL */
 	struct dp_port_array *ports;	/* RCU, indexed by port number */
 	struct meter_table meters;
 	struct flow_table table;
-	/* atomic counters */
-	uint64_t n_hit, n_missed, n_lost;
-	uint64_t n_mask_hit, n_cache_hit;
 };
 
 /* A flow's actions as stored: the validated netlink blob. */
@@ -74,6 +82,9 @@ struct dp_upcall_sink {
 };
 
 void dp_set_upcall_sink(const struct dp_upcall_sink *sink);
+
+/* The sums of the packet counters over all threads. */
+void dp_get_stats(const struct datapath *dp, struct dp_stats *sum);
 
 /* The kernel's nr_cpu_ids: the number of possible CPUs. */
 unsigned dp_nr_cpu_ids(void);

@@ -16,18 +16,20 @@ dp_fill(struct datapath *dp, struct msgbuf *mb, uint32_t portid, uint32_t seq,
 	struct ovs_dp_megaflow_stats mf = { 0 };
 	struct ovs_dp_stats st = { 0 };
 	struct ovs_header *hdr;
+	struct dp_stats sum;
 
 	hdr = genl_msg_start(mb, &dp_family, portid, seq, flags, cmd);
 	if (!hdr)
 		return -EMSGSIZE;
 	hdr->dp_ifindex = dp_ifindex(dp);
-	st.n_hit = __atomic_load_n(&dp->n_hit, __ATOMIC_RELAXED);
-	st.n_missed = __atomic_load_n(&dp->n_missed, __ATOMIC_RELAXED);
-	st.n_lost = __atomic_load_n(&dp->n_lost, __ATOMIC_RELAXED);
+	dp_get_stats(dp, &sum);
+	st.n_hit = sum.n_hit;
+	st.n_missed = sum.n_missed;
+	st.n_lost = sum.n_lost;
 	st.n_flows = flow_table_count(&dp->table);
-	mf.n_mask_hit = __atomic_load_n(&dp->n_mask_hit, __ATOMIC_RELAXED);
+	mf.n_mask_hit = sum.n_mask_hit;
 	mf.n_masks = flow_table_n_masks(&dp->table);
-	mf.n_cache_hit = __atomic_load_n(&dp->n_cache_hit, __ATOMIC_RELAXED);
+	mf.n_cache_hit = sum.n_cache_hit;
 	msgbuf_put_string(mb, OVS_DP_ATTR_NAME, dp_name(dp));
 	msgbuf_put(mb, OVS_DP_ATTR_STATS, sizeof(st), &st);
 	msgbuf_put(mb, OVS_DP_ATTR_MEGAFLOW_STATS, sizeof(mf), &mf);

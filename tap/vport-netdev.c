@@ -345,6 +345,23 @@ netdev_send_many(struct vport *vport, struct mmsghdr *msgs, unsigned n)
 	return r < 0 ? -errno : r;
 }
 
+/* The rings' drops (the kernel resets its count on each read). */
+static uint64_t
+netdev_rx_overruns(struct vport *vport)
+{
+	uint64_t drops = 0;
+
+	for (unsigned i = 0; i < vport->n_rxq; i++) {
+		struct tpacket_stats st;
+		socklen_t len = sizeof(st);
+
+		if (getsockopt(vport->rxq[i].fd, SOL_PACKET,
+			       PACKET_STATISTICS, &st, &len) == 0)
+			drops += st.tp_drops;
+	}
+	return drops;
+}
+
 const struct vport_ops vport_netdev_ops = {
 	.type = OVS_VPORT_TYPE_NETDEV,
 	.open = netdev_open,
@@ -352,4 +369,5 @@ const struct vport_ops vport_netdev_ops = {
 	.recv_burst = netdev_recv_burst,
 	.send = netdev_send,
 	.send_many = netdev_send_many,
+	.rx_overruns = netdev_rx_overruns,
 };

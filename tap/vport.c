@@ -381,10 +381,15 @@ vport_offload_valid(const struct virtio_net_hdr *vh, size_t len)
 }
 
 int
-vport_get_stats(const struct vport *vport, struct ovs_vport_stats *st)
+vport_get_stats(struct vport *vport, struct ovs_vport_stats *st)
 {
 	struct rtnl_link_stats64 s;
 	int err = netdev_get_stats(vport->ifindex, &s);
+
+	if (vport->ops->rx_overruns)
+		__atomic_fetch_add(&vport->rx_overruns,
+				   vport->ops->rx_overruns(vport),
+				   __ATOMIC_RELAXED);
 
 	*st = (struct ovs_vport_stats) {
 		.rx_packets = s.rx_packets,
@@ -397,7 +402,9 @@ vport_get_stats(const struct vport *vport, struct ovs_vport_stats *st)
 		.tx_errors = s.tx_errors +
 			     __atomic_load_n(&vport->tx_too_big,
 					     __ATOMIC_RELAXED),
-		.rx_dropped = s.rx_dropped,
+		.rx_dropped = s.rx_dropped +
+			      __atomic_load_n(&vport->rx_overruns,
+					      __ATOMIC_RELAXED),
 		.tx_dropped = s.tx_dropped,
 	};
 	return err;

@@ -79,6 +79,9 @@ struct vport_ops {
 	 * frame) at once; returns how many went, or -errno. */
 	int (*send_many)(struct vport *vport, struct mmsghdr *msgs,
 			 unsigned n);
+	/* Optional: frames the kernel dropped for want of room in the
+	 * receive queues since the last call. */
+	uint64_t (*rx_overruns)(struct vport *vport);
 };
 
 struct vport {
@@ -93,6 +96,7 @@ struct vport {
 	uint64_t rx_bad_offload;	/* atomic: frames whose virtio-net
 					 * header lied, dropped */
 	uint64_t tx_too_big;		/* atomic: over the MTU, not GSO */
+	uint64_t rx_overruns;		/* atomic: receive queues full */
 };
 
 /* Receive queues (and threads) per port created from now on: 1 to
@@ -124,8 +128,8 @@ void vport_set_mtu(struct vport *vport, uint32_t mtu);
 bool vport_offload_valid(const struct virtio_net_hdr *vh, size_t len);
 /* Device counters in the order of struct ovs_vport_stats, with the
  * frames the port itself dropped (lying offload metadata: rx_errors;
- * over the MTU: tx_errors). */
-int vport_get_stats(const struct vport *vport, struct ovs_vport_stats *st);
+ * receive queues full: rx_dropped; over the MTU: tx_errors). */
+int vport_get_stats(struct vport *vport, struct ovs_vport_stats *st);
 
 extern const struct vport_ops vport_internal_ops;
 extern const struct vport_ops vport_netdev_ops;

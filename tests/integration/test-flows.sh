@@ -158,6 +158,21 @@ sleep 0.5
 r2=$(rx)
 check "400 frames of 400 flows arrive once each ($((r2 - r1)))" \
 	test $((r2 - r1)) -ge 400 -a $((r2 - r1)) -le 405
+# A burst the daemon cannot take (it is stopped): the rings fill, and what
+# the kernel drops shows as the port's RX dropped.
+rxdrop() {
+	ip netns exec "$NS" "$BUILD/tapdp-run" -- ovs-dpctl show -s dp0 2>/dev/null |
+		sed -n '/port 1: va/,/port 2/p' | sed -n 's/.*RX .*dropped:\([0-9]*\).*/\1/p'
+}
+d1=$(rxdrop)
+kill -STOP "$(cat "$PIDF")"
+ip netns exec $A "$BUILD/udpgen" -r 100000 -n 6000 eth0 "$MAC_B" \
+	10.7.0.1 10.7.0.2 0 >/dev/null
+kill -CONT "$(cat "$PIDF")"
+sleep 0.5
+d2=$(rxdrop)
+check "frames beyond the full receive ring count as RX dropped ($d1 -> $d2)" \
+	test "$((${d2:-0} - ${d1:-0}))" -ge 1000
 check "tapdpd refuses --rx-queues 9" \
 	bash -c "! $BUILD/tapdpd --rx-queues 9 --socket $T/none.sock 2>/dev/null"
 finish
