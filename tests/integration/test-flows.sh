@@ -173,6 +173,14 @@ sleep 0.5
 d2=$(rxdrop)
 check "frames beyond the full receive ring count as RX dropped ($d1 -> $d2)" \
 	test "$((${d2:-0} - ${d1:-0}))" -ge 1000
+# Idle, the daemon sleeps: no polling loop burns CPU on a shared machine.
+cpu_ticks() { awk '{ print $14 + $15 }' /proc/"$(cat "$PIDF")"/stat; }
+sleep 1
+c1=$(cpu_ticks)
+sleep 5
+c2=$(cpu_ticks)
+check "idle for 5 s, the daemon used $((c2 - c1)) clock ticks (at most 2)" \
+	test $((c2 - c1)) -le 2
 check "tapdpd refuses --rx-queues 9" \
 	bash -c "! $BUILD/tapdpd --rx-queues 9 --socket $T/none.sock 2>/dev/null"
 finish
