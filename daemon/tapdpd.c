@@ -35,7 +35,7 @@ usage(FILE *f)
 		"  --log-file PATH   log to PATH instead of stderr\n"
 		"  --ct-max N        track at most N connections (default %u)\n"
 		"  --rx-queues N     receive queues and threads per port, 1 to %d\n"
-		"                    (default: one per online CPU)\n"
+		"                    (default: one per usable CPU)\n"
 		"  -v, --verbose     log more (repeat for debug)\n"
 		"  -h, --help        show this help\n"
 		"  -V, --version     show the version\n",

@@ -5,6 +5,7 @@
 #include <linux/if_ether.h>
 #include <poll.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,7 +56,7 @@ struct vport_rx {
 	void *owner;
 };
 
-static unsigned rx_queues;		/* 0: one per online CPU */
+static unsigned rx_queues;		/* 0: one per usable CPU */
 
 static void
 txq_flush(struct tx_queue *q)
@@ -224,14 +225,18 @@ vport_set_rx_queues(unsigned n)
 	rx_queues = n > VPORT_RXQ_MAX ? VPORT_RXQ_MAX : n;
 }
 
+/* One queue per CPU the daemon may run on (a container's cpuset, not the
+ * whole machine). */
 static unsigned
 rx_queue_count(void)
 {
+	cpu_set_t set;
 	long cpus;
 
 	if (rx_queues)
 		return rx_queues;
-	cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	cpus = sched_getaffinity(0, sizeof(set), &set) == 0
+		       ? CPU_COUNT(&set) : sysconf(_SC_NPROCESSORS_ONLN);
 	return cpus < 1 ? 1 : cpus > VPORT_RXQ_MAX ? VPORT_RXQ_MAX : cpus;
 }
 

@@ -100,7 +100,8 @@ struct vport {
 };
 
 /* Receive queues (and threads) per port created from now on: 1 to
- * VPORT_RXQ_MAX; 0 restores the default, one per online CPU. */
+ * VPORT_RXQ_MAX; 0 restores the default, one per CPU the process may
+ * run on. */
 void vport_set_rx_queues(unsigned n);
 /* Creates the device (or opens it) and starts receiving. -EAFNOSUPPORT for
  * a type this build has no support for, as a kernel without the module. */

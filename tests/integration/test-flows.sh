@@ -140,7 +140,7 @@ sleep 0.5
 check "after B's MTU is raised, the same datagram crosses" \
 	in_ns_of $A ping -c 2 -W 1 -M do -s 3000 10.7.0.2
 
-# Receive queues: as many per port as online CPUs (at most 8), each with
+# Receive queues: as many per port as usable CPUs (at most 8), each with
 # its own thread; the local port's TAP device has that many queues; frames
 # of many flows spread over a port's queues and each is taken once.
 nq=$(nproc)
