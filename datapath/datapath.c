@@ -37,6 +37,8 @@ static struct dp_upcall_sink upcall_sink;
 /* The receive (or executing) thread's state. */
 static __thread struct flow_mask_cache *mask_cache;
 static __thread char *upcall_buf;
+static __thread uint8_t *exec_buf;	/* dp_execute's packet buffer */
+static __thread size_t exec_size;
 /* This thread's slot of the datapaths' counters (the control thread: 0). */
 static __thread unsigned stats_slot;
 static unsigned stats_slot_next;
@@ -461,20 +463,23 @@ dp_execute(struct datapath *dp, const void *frame, size_t len,
 	/* Room for a whole datagram, should conntrack reassemble one. */
 	size_t size = PACKET_HEADROOM + (len > 65536 ? len : 65536) + 256;
 	struct packet pkt;
-	uint8_t *buf;
 	int err = 0;
 
-	buf = malloc(size);
-	if (!buf)
-		return -ENOMEM;
-	packet_init(&pkt, buf, size, len);
+	/* The thread's buffer, kept: no allocation per executed packet. */
+	if (size > exec_size) {
+		uint8_t *grown = realloc(exec_buf, size);
+
+		if (!grown)
+			return -ENOMEM;
+		exec_buf = grown;
+		exec_size = size;
+	}
+	packet_init(&pkt, exec_buf, size, len);
 	memcpy(pkt.data, frame, len);
 	pkt.hash = hash & 0xffffffff;
 	pkt.mru = mru;
-	if (flow_extract(pkt.data, pkt.len, &key, &pkt.layers) < 0) {
-		free(buf);
+	if (flow_extract(pkt.data, pkt.len, &key, &pkt.layers) < 0)
 		return -EINVAL;
-	}
 	pkt.key_valid = true;
 	rcu_read_lock();
 	ctx.in = dp_port_get(dp, key.in_port);
@@ -487,7 +492,6 @@ dp_execute(struct datapath *dp, const void *frame, size_t len,
 		actions_execute(&env, &pkt, &key, actions, actions_len);
 	}
 	rcu_read_unlock();
-	free(buf);
 	return err;
 }
 
