@@ -14,7 +14,7 @@
  * Threads: creation, deletion and changes happen on the control thread, a
  * registered RCU thread. Receive threads read ports, pids and flows under
  * rcu_read_lock(); what they may be reading is freed after a grace period.
- * A port's receive thread is joined before the port is freed. */
+ * A port's receive threads are joined before the port is freed. */
 #ifndef TAPDP_DATAPATH_H
 #define TAPDP_DATAPATH_H
 
