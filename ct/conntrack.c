@@ -527,15 +527,6 @@ do_nat(struct conntrack *ct, struct track *tr, const struct ct_action *a,
 	return true;
 }
 
-static bool
-labels_set(const uint8_t *mask)
-{
-	uint64_t w[2];
-
-	memcpy(w, mask, 16);
-	return w[0] | w[1];
-}
-
 static void
 apply_labels(struct conn *c, const struct ct_action *a)
 {
@@ -629,7 +620,7 @@ commit(struct conntrack *ct, struct track *tr, const struct ct_action *a,
 		c->mark = a->mark | (c->mark & ~a->mark_mask);
 		key->ct_mark = c->mark;
 	}
-	if (labels_set(a->labels_mask)) {
+	if (a->set_labels) {
 		pthread_spin_lock(&c->lock);
 		apply_labels(c, a);
 		memcpy(key->ct_labels, c->labels, 16);

@@ -171,6 +171,7 @@ parse_one(const struct nlattr *a, struct ct_action *ct, const char **helper,
 		}
 		memcpy(ct->labels, l, 16);
 		memcpy(ct->labels_mask, l + 16, 16);
+		ct->set_labels = true;
 		return 0;
 	}
 	case OVS_CT_ATTR_HELPER:
@@ -238,7 +239,7 @@ ct_action_parse(const struct nlattr *nest, const struct flow_key *key,
 		ovs_nlerr(log, "Setting conntrack mark requires 'commit' flag.");
 		return -EINVAL;
 	}
-	if (!ct->commit && nonzero(ct->labels_mask, 16)) {
+	if (!ct->commit && ct->set_labels) {
 		ovs_nlerr(log, "Setting conntrack labels requires 'commit' flag.");
 		return -EINVAL;
 	}
@@ -322,7 +323,7 @@ ct_action_put(struct msgbuf *mb, const struct ct_action *a)
 
 		msgbuf_put(mb, OVS_CT_ATTR_MARK, sizeof(m), m);
 	}
-	if (nonzero(a->labels_mask, 16)) {
+	if (a->set_labels) {
 		uint8_t l[32];
 
 		memcpy(l, a->labels, 16);

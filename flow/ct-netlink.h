@@ -57,6 +57,7 @@ struct ct_action {
 	uint8_t nat;			/* CT_ACTION_* */
 	uint32_t eventmask;
 	uint32_t mark, mark_mask;
+	bool set_labels;		/* labels given (their mask is never 0) */
 	uint8_t labels[16], labels_mask[16];
 	uint8_t helper;			/* enum ct_helper_kind */
 	char timeout[CT_TIMEOUT_NAME_LEN];	/* "" when none */

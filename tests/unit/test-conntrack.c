@@ -483,6 +483,7 @@ test_mark_labels(void **s)
 	c.mark_mask = 0xff;
 	c.labels[0] = 0xab;
 	c.labels_mask[0] = 0xff;
+	c.set_labels = true;
 	udp(&f, A, B, 7000, 53);
 	assert_int_equal(state(&f, &c), TRK | NEW);
 	assert_int_equal(f.key.ct_mark, 0x12);
