@@ -38,6 +38,7 @@ struct frag_queue {
 	uint64_t created;
 	struct frag *frags;
 	uint32_t total;			/* datagram's payload; 0: unknown */
+	uint32_t end;			/* the furthest any fragment reaches */
 	uint32_t have;			/* payload bytes held */
 	uint32_t mem;
 	uint16_t max_size;		/* largest fragment's IP length */
@@ -243,7 +244,10 @@ queue_add(struct frag_table *t, struct frag_queue *q,
 	uint32_t end = fi->off + fi->len;
 	struct frag **pp = &q->frags, *f;
 
+	/* The last fragment fixes the length: nothing may reach past it,
+	 * before or after it comes. */
 	if ((!fi->more && q->total && q->total != end) ||
+	    (!fi->more && q->end > end) ||
 	    (q->total && end > q->total))
 		return -1;
 	for (; *pp && (*pp)->off < fi->off; pp = &(*pp)->next)
@@ -265,6 +269,8 @@ queue_add(struct frag_table *t, struct frag_queue *q,
 	*pp = f;
 	if (!fi->more)
 		q->total = end;
+	if (end > q->end)
+		q->end = end;
 	q->have += fi->len;
 	q->mem += sizeof(*f) + fi->len;
 	t->mem += sizeof(*f) + fi->len;

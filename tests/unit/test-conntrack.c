@@ -910,6 +910,47 @@ fragments(bool v6)
 	assert_int_equal(run(&f, &c), -EINPROGRESS);	/* no first part */
 }
 
+/* Sets or clears IPv4 "more fragments" in frame f, checksum fixed. */
+static void
+set_mf(struct frame *f, bool more)
+{
+	uint8_t *ip = f->pkt.data + 14;
+	uint16_t sum;
+
+	ip[6] = more ? ip[6] | 0x20 : ip[6] & ~0x20;
+	ip[10] = ip[11] = 0;
+	sum = ~csum_fold(csum_add(0, ip, 20));
+	memcpy(ip + 10, &sum, 2);
+}
+
+/* A last fragment that ends before a fragment already queued reaches
+ * (found by fuzz-conntrack): the queue goes, even when the bytes held
+ * add up to the length the last one claims. */
+static void
+test_fragment_past_last(void **s)
+{
+	struct ct_action c = { .family = AF_INET, .commit = true, .zone = 12 };
+	static struct frames fs;
+	static struct frame f, whole;
+
+	/* Four fragments of 976 bytes. */
+	big_udp(&whole, false, 4 * 976 - 8);
+	fs.n = 0;
+	assert_int_equal(frag_split(whole.pkt.data, whole.pkt.len, 14,
+				    AF_INET, 996, collect, &fs), 4);
+	load(&f, &fs, 0);
+	assert_int_equal(run(&f, &c), -EINPROGRESS);
+	load(&f, &fs, 3);		/* bytes 2928-3904, said not last */
+	set_mf(&f, true);
+	assert_int_equal(run(&f, &c), -EINPROGRESS);
+	load(&f, &fs, 2);		/* bytes 1952-2928, said last */
+	set_mf(&f, false);
+	assert_int_equal(run(&f, &c), -EINVAL);
+	/* The queue is gone: the true rest never completes it. */
+	load(&f, &fs, 1);
+	assert_int_equal(run(&f, &c), -EINPROGRESS);
+}
+
 /* IPv6: a source mapping, and the ICMPv6 error about the mapped datagram
  * mapped back (quote and outer header, checksum over the pseudo-header). */
 static void
@@ -1040,6 +1081,8 @@ main(void)
 		cmocka_unit_test(test_nat_icmpv6_error),
 		cmocka_unit_test(test_fragments_v4),
 		cmocka_unit_test(test_fragments_v6),
+		cmocka_unit_test(test_fragment_past_last),
+		/* Last: it leaves the fragment table at its cap. */
 		cmocka_unit_test(test_fragment_flood),
 	};
 
