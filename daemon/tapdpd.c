@@ -43,6 +43,21 @@ usage(FILE *f)
 		DP_CONNTRACK_MAX_DEFAULT, VPORT_RXQ_MAX);
 }
 
+/* A count option's value, 1 to max; complains and returns false if not. */
+static bool
+parse_count(const char *option, const char *arg, unsigned long max,
+	    unsigned long *out)
+{
+	char *end;
+
+	*out = strtoul(arg, &end, 10);
+	if (*end || !*arg || !*out || *out > max) {
+		fprintf(stderr, "tapdpd: %s: %s\n", option, arg);
+		return false;
+	}
+	return true;
+}
+
 static int
 write_pidfile(const char *path)
 {
@@ -116,6 +131,7 @@ main(int argc, char **argv)
 	const char *sock = getenv(TAPDP_SOCKET_ENV), *pidfile = NULL;
 	const char *logfile = NULL;
 	int verbose = 0, ready_fd = -1, c, err;
+	unsigned long n;
 	bool bg = false;
 
 	while ((c = getopt_long(argc, argv, "vhV", opts, NULL)) != -1) {
@@ -132,30 +148,17 @@ main(int argc, char **argv)
 		case 'l':
 			logfile = optarg;
 			break;
-		case 'c': {
-			char *end;
-			unsigned long v = strtoul(optarg, &end, 10);
-
-			if (*end || !*optarg || !v || v > UINT32_MAX) {
-				fprintf(stderr, "tapdpd: --ct-max: %s\n",
-					optarg);
+		case 'c':
+			if (!parse_count("--ct-max", optarg, UINT32_MAX, &n))
 				return 2;
-			}
-			dp_conntrack_set_max(v);
+			dp_conntrack_set_max(n);
 			break;
-		}
-		case 'q': {
-			char *end;
-			unsigned long v = strtoul(optarg, &end, 10);
-
-			if (*end || !*optarg || !v || v > VPORT_RXQ_MAX) {
-				fprintf(stderr, "tapdpd: --rx-queues: %s\n",
-					optarg);
+		case 'q':
+			if (!parse_count("--rx-queues", optarg, VPORT_RXQ_MAX,
+					 &n))
 				return 2;
-			}
-			vport_set_rx_queues(v);
+			vport_set_rx_queues(n);
 			break;
-		}
 		case 'v':
 			verbose++;
 			break;
