@@ -10,6 +10,8 @@ from pyroute2.netlink import NLM_F_ACK, NLM_F_REQUEST, genlmsg, nla
 from pyroute2.netlink.exceptions import NetlinkError
 from pyroute2.netlink.generic import GenericNetlinkSocket
 
+from ovstest import check, summary
+
 FEATURES, SET, DEL, GET = 1, 2, 3, 4
 
 
@@ -46,19 +48,6 @@ class metermsg(genlmsg):
 
     class bands(bands):
         pass
-
-
-passed = failed = 0
-
-
-def check(ok, what):
-    global passed, failed
-    if ok:
-        passed += 1
-        print("ok - " + what)
-    else:
-        failed += 1
-        print("FAIL - " + what)
 
 
 def request(sock, cmd, ifindex, attrs):
@@ -111,8 +100,7 @@ def main():
           == errno.ENOENT, "deleted meter is gone")
     check(error_of(sock, FEATURES, 999999, []) == errno.ENODEV,
           "FEATURES of a missing datapath: ENODEV")
-    print("%d passed, %d failed" % (passed, failed))
-    return 1 if failed else 0
+    return summary()
 
 
 sys.exit(main())

@@ -7,40 +7,13 @@ import subprocess
 import sys
 import time
 
-from pyroute2.netlink import NLM_F_ECHO, NLM_F_REQUEST, genlmsg
+from pyroute2.netlink import NLM_F_ECHO, NLM_F_REQUEST
 from pyroute2.netlink.generic import GenericNetlinkSocket
+
+from ovstest import check, dpmsg, summary, vportmsg
 
 DP_NEW, DP_DEL = 1, 2
 VPORT_NEW, VPORT_DEL = 1, 2
-
-passed = failed = 0
-
-
-def check(ok, what):
-    global passed, failed
-    passed += ok
-    failed += not ok
-    print(("ok - " if ok else "FAIL - ") + what)
-
-
-class ovsmsg(genlmsg):
-    fields = genlmsg.fields + (("dpifindex", "I"),)
-    nla_map = (
-        ("UNSPEC", "none"),
-        ("NAME", "asciiz"),
-        ("UPCALL_PID", "uint32"),
-    )
-
-
-class vportmsg(genlmsg):
-    fields = genlmsg.fields + (("dpifindex", "I"),)
-    nla_map = (
-        ("OVS_VPORT_ATTR_UNSPEC", "none"),
-        ("OVS_VPORT_ATTR_PORT_NO", "uint32"),
-        ("OVS_VPORT_ATTR_TYPE", "uint32"),
-        ("OVS_VPORT_ATTR_NAME", "asciiz"),
-    )
-
 
 def listener(family, msgclass, group):
     s = GenericNetlinkSocket()
@@ -67,7 +40,7 @@ def dpctl(*args):
 
 
 def main():
-    dps = listener("ovs_datapath", ovsmsg, "ovs_datapath")
+    dps = listener("ovs_datapath", dpmsg, "ovs_datapath")
     vps = listener("ovs_vport", vportmsg, "ovs_vport")
     dpctl("add-dp", "ndp0")
     dpctl("add-if", "ndp0", "nint0,type=internal")
@@ -78,7 +51,7 @@ def main():
     time.sleep(0.3)
     dpctl("del-if", "ndp0", "nint0")
     dpctl("del-dp", "ndp0")
-    dmsgs = [(m["cmd"], m.get_attr("NAME")) for m in drain(dps)]
+    dmsgs = [(m["cmd"], m.get_attr("OVS_DP_ATTR_NAME")) for m in drain(dps)]
     vmsgs = [(m["cmd"], m.get_attr("OVS_VPORT_ATTR_NAME"), m["header"]["pid"])
              for m in drain(vps)]
     check((DP_NEW, "ndp0") in dmsgs, "datapath NEW announced")
@@ -92,15 +65,15 @@ def main():
     # Echo: the sender gets its NEW back, and not a second copy.
     dpctl("add-dp", "ndp1")
     echo = GenericNetlinkSocket()
-    echo.bind("ovs_datapath", ovsmsg)
+    echo.bind("ovs_datapath", dpmsg)
     echo.add_membership("ovs_datapath")
-    msg = ovsmsg()
+    msg = dpmsg()
     msg["cmd"] = 3  # OVS_DP_CMD_GET, then SET with echo
     msg["version"] = 2
-    msg["attrs"] = [["NAME", "ndp1"]]
+    msg["attrs"] = [["OVS_DP_ATTR_NAME", "ndp1"]]
     rep = echo.nlm_request(msg, msg_type=echo.prid, msg_flags=NLM_F_REQUEST)
     ifindex = rep[0]["dpifindex"]
-    msg = ovsmsg()
+    msg = dpmsg()
     msg["cmd"] = 4  # OVS_DP_CMD_SET
     msg["version"] = 2
     msg["dpifindex"] = ifindex
@@ -111,8 +84,7 @@ def main():
     check(any(m["cmd"] == 4 for m in drain(dps, 0.3)),
           "other members get the SET")
     dpctl("del-dp", "ndp1")
-    print("%d passed, %d failed" % (passed, failed))
-    return 1 if failed else 0
+    return summary()
 
 
 sys.exit(main())

@@ -14,49 +14,13 @@ import time
 from pyroute2.netlink import NLM_F_ACK, NLM_F_ECHO, NLM_F_REQUEST, genlmsg
 from pyroute2.netlink.generic import GenericNetlinkSocket
 
+from ovstest import check, dpmsg, summary, vportmsg
+
 DP_NEW, DP_DEL = 1, 2
 VPORT_NEW = 1
 PACKET_MISS = 1
 PER_CPU = 1 << 3
 FLOWS = 32
-
-passed = failed = 0
-
-
-def check(ok, what):
-    global passed, failed
-    passed += ok
-    failed += not ok
-    print(("ok - " if ok else "FAIL - ") + what, flush=True)
-
-
-class dpmsg(genlmsg):
-    fields = genlmsg.fields + (("dpifindex", "I"),)
-    nla_map = (
-        ("OVS_DP_ATTR_UNSPEC", "none"),
-        ("OVS_DP_ATTR_NAME", "asciiz"),
-        ("OVS_DP_ATTR_UPCALL_PID", "uint32"),
-        ("OVS_DP_ATTR_STATS", "none"),
-        ("OVS_DP_ATTR_MEGAFLOW_STATS", "none"),
-        ("OVS_DP_ATTR_USER_FEATURES", "uint32"),
-        ("OVS_DP_ATTR_PAD", "none"),
-        ("OVS_DP_ATTR_MASKS_CACHE_SIZE", "uint32"),
-        ("OVS_DP_ATTR_PER_CPU_PIDS", "array(uint32)"),
-        ("OVS_DP_ATTR_IFINDEX", "uint32"),
-    )
-
-
-class vportmsg(genlmsg):
-    fields = genlmsg.fields + (("dpifindex", "I"),)
-    nla_map = (
-        ("OVS_VPORT_ATTR_UNSPEC", "none"),
-        ("OVS_VPORT_ATTR_PORT_NO", "uint32"),
-        ("OVS_VPORT_ATTR_TYPE", "uint32"),
-        ("OVS_VPORT_ATTR_NAME", "asciiz"),
-        ("OVS_VPORT_ATTR_OPTIONS", "none"),
-        ("OVS_VPORT_ATTR_UPCALL_PID", "uint32"),
-    )
-
 
 class packetmsg(genlmsg):
     fields = genlmsg.fields + (("dpifindex", "I"),)
@@ -129,7 +93,7 @@ def main():
     check(not set(got[0]) & set(got[1]),
           "each flow's misses reach one handler only")
     request(dps, dpmsg, DP_DEL, [["OVS_DP_ATTR_NAME", "updp"]], 2)
-    print("%d passed, %d failed" % (passed, failed))
+    return summary()
 
 
 def sport_counts(sock):
@@ -153,4 +117,4 @@ def sport_counts(sock):
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())
