@@ -79,7 +79,7 @@ fail:
 }
 
 /* A TAP device gives one frame per read. */
-static unsigned
+static void
 internal_recv_burst(struct vport *vport, struct vport_rxq *q,
 		    uint8_t *scratch, size_t size, unsigned max)
 {
@@ -87,16 +87,14 @@ internal_recv_burst(struct vport *vport, struct vport_rxq *q,
 	struct virtio_net_hdr vh;
 	struct iovec iov[2] = { { &vh, sizeof(vh) },
 				{ frame, size - VPORT_RX_HEADROOM } };
-	unsigned n;
 
-	for (n = 0; n < max; n++) {
+	for (unsigned n = 0; n < max; n++) {
 		ssize_t r = readv(q->fd, iov, 2);
 
 		if (r < (ssize_t)sizeof(vh))
 			break;
 		vport_rx_deliver(vport, scratch, size, r - sizeof(vh), &vh);
 	}
-	return n;
 }
 
 static int

@@ -303,14 +303,13 @@ recv_slot(struct vport *vport, struct vport_rxq *q, struct tpacket2_hdr *h,
 			 &vh);
 }
 
-static unsigned
+static void
 netdev_recv_burst(struct vport *vport, struct vport_rxq *q, uint8_t *scratch,
 		  size_t size, unsigned max)
 {
 	struct netdev_ring *r = q->state;
-	unsigned n;
 
-	for (n = 0; n < max; n++) {
+	for (unsigned n = 0; n < max; n++) {
 		struct tpacket2_hdr *h =
 			(void *)(r->map + (size_t)r->head * RING_FRAME);
 		uint32_t status = __atomic_load_n(&h->tp_status,
@@ -323,7 +322,6 @@ netdev_recv_burst(struct vport *vport, struct vport_rxq *q, uint8_t *scratch,
 				 __ATOMIC_RELEASE);
 		r->head = r->head + 1 == r->frames ? 0 : r->head + 1;
 	}
-	return n;
 }
 
 static int

@@ -68,11 +68,10 @@ struct vport_ops {
 	int (*open)(struct vport *vport);
 	void (*close)(struct vport *vport);
 	/* Takes what is waiting on q, at most max frames, and hands each to
-	 * vport_rx_deliver(); returns how many frames it took (0: none was
-	 * waiting). Frames read by copy go to scratch (size bytes, the frame
-	 * at scratch + VPORT_RX_HEADROOM), one at a time. */
-	unsigned (*recv_burst)(struct vport *vport, struct vport_rxq *q,
-			       uint8_t *scratch, size_t size, unsigned max);
+	 * vport_rx_deliver(). Frames read by copy go to scratch (size bytes,
+	 * the frame at scratch + VPORT_RX_HEADROOM), one at a time. */
+	void (*recv_burst)(struct vport *vport, struct vport_rxq *q,
+			   uint8_t *scratch, size_t size, unsigned max);
 	int (*send)(struct vport *vport, const void *frame, size_t len,
 		    const struct virtio_net_hdr *vh);
 	/* Optional: sends n messages (each a virtio-net header and a
