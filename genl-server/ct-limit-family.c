@@ -27,7 +27,11 @@ reply_start(struct genl_info *info, struct msgbuf *mb, char *mem, size_t len,
 }
 
 /* Calls fn for each struct ovs_zone_limit packed in the nest (each
- * padded to 4 bytes, as the kernel walks them); a short tail is logged. */
+ * padded to 4 bytes, as the kernel walks them); a short tail is logged.
+ * The kernel walks the nest's length rounded up to 4, so a last entry may
+ * end in the attribute's padding: it is taken with the bytes the
+ * attribute has and zeros for the rest, never read past the attribute
+ * (which can be the end of the message). */
 static void
 for_each_zone_limit(const struct nlattr *nest, const char *what,
 		    void (*fn)(struct conntrack *, const struct ovs_zone_limit *,
@@ -35,17 +39,20 @@ for_each_zone_limit(const struct nlattr *nest, const char *what,
 		    struct conntrack *ct, void *arg)
 {
 	const uint8_t *p = attr_data(nest);
-	int rem = NLA_ALIGN(attr_len(nest));
+	int have = attr_len(nest);
+	int rem = NLA_ALIGN(have);
 	struct ovs_zone_limit zl;
 
 	while (rem >= (int)sizeof(zl)) {
-		memcpy(&zl, p, sizeof(zl));
+		memset(&zl, 0, sizeof(zl));
+		memcpy(&zl, p, have < (int)sizeof(zl) ? have : sizeof(zl));
 		if (zl.zone_id != OVS_ZONE_LIMIT_DEFAULT_ZONE &&
 		    (zl.zone_id < 0 || zl.zone_id > 65535))
 			ovs_nlerr(true, "zone id is out of range");
 		else
 			fn(ct, &zl, arg);
 		p += NLA_ALIGN(sizeof(zl));
+		have -= NLA_ALIGN(sizeof(zl));
 		rem -= NLA_ALIGN(sizeof(zl));
 	}
 	if (rem)

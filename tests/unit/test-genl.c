@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
@@ -457,6 +458,47 @@ test_meter_errors(void **state)
 	assert_int_equal(rep_error(f, recv_rep(f)), -ENODEV);
 }
 
+/* A zone-limit nest whose length is not a multiple of the entry, last in
+ * the message: the kernel walks its length rounded up, so the short tail
+ * is a second entry; nothing past the message may be read (the message
+ * sits in a buffer of exactly its size, which ASan guards). */
+static void
+test_ct_limit_get_short_tail(void **state)
+{
+	struct fx *f = *state;
+	struct ovs_zone_limit zl[2] = { { .zone_id = 5 }, { .zone_id = 7 } };
+	const size_t tail = sizeof(zl[0]) + 10;
+	const struct nlattr *nest;
+	struct nlmsghdr *nlh;
+	const uint32_t *got;
+	size_t len;
+	char *msg;
+
+	req_start(f, FAMILY_ID_CT_LIMIT, 0, OVS_CT_LIMIT_CMD_GET,
+		  sizeof(struct ovs_header));
+	req_attr(f, OVS_CT_LIMIT_ATTR_ZONE_LIMIT, zl, tail);
+	nlh = req_cur(f);
+	len = NLMSG_ALIGN(nlh->nlmsg_len) - NLA_ALIGN(NLA_HDRLEN + tail) +
+	      NLA_HDRLEN + tail;
+	nlh->nlmsg_len = len;
+	msg = malloc(len);
+	memcpy(msg, nlh, len);
+	genl_rcv(f->sk, msg, len);
+	free(msg);
+	f->len = 0;
+
+	assert_true(recv_rep(f) > 0);
+	assert_int_equal(((struct nlmsghdr *)f->rep)->nlmsg_type,
+			 FAMILY_ID_CT_LIMIT);
+	nest = rep_attr(f, sizeof(struct ovs_header),
+			OVS_CT_LIMIT_ATTR_ZONE_LIMIT);
+	assert_non_null(nest);
+	assert_int_equal(attr_len(nest), 2 * sizeof(struct ovs_zone_limit));
+	got = attr_data(nest);
+	assert_int_equal(got[0], 5);
+	assert_int_equal(got[3], 7);
+}
+
 static int
 group_setup(void **state)
 {
@@ -497,6 +539,8 @@ main(void)
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_meter_errors, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_ct_limit_get_short_tail,
+						setup, teardown),
 	};
 
 	return cmocka_run_group_tests_name("genl", tests, group_setup,
