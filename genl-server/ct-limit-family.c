@@ -45,7 +45,7 @@ for_each_zone_limit(const struct nlattr *nest, const char *what,
 
 	while (rem >= (int)sizeof(zl)) {
 		memset(&zl, 0, sizeof(zl));
-		memcpy(&zl, p, have < (int)sizeof(zl) ? have : sizeof(zl));
+		memcpy(&zl, p, have < (int)sizeof(zl) ? (size_t)have : sizeof(zl));
 		if (zl.zone_id != OVS_ZONE_LIMIT_DEFAULT_ZONE &&
 		    (zl.zone_id < 0 || zl.zone_id > 65535))
 			ovs_nlerr(true, "zone id is out of range");

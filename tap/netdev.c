@@ -132,3 +132,22 @@ netdev_get_mtu(const char *name)
 
 	return err ? err : ifr.ifr_mtu;
 }
+
+/* The kernel's isspace(): C's six, and the Latin-1 no-break space. */
+static bool
+kernel_isspace(unsigned char c)
+{
+	return c == ' ' || (c >= '\t' && c <= '\r') || c == 0xa0;
+}
+
+bool
+netdev_valid_name(const char *name)
+{
+	if (!*name || strnlen(name, IFNAMSIZ) == IFNAMSIZ ||
+	    !strcmp(name, ".") || !strcmp(name, ".."))
+		return false;
+	for (; *name; name++)
+		if (*name == '/' || *name == ':' || kernel_isspace(*name))
+			return false;
+	return true;
+}

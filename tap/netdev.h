@@ -6,6 +6,10 @@
 #include <linux/if_link.h>
 #include <stdbool.h>
 
+/* Whether the kernel would register a device of that name (its
+ * dev_valid_name(): not empty, shorter than IFNAMSIZ, not "." or "..", no
+ * '/', ':' or white space). */
+bool netdev_valid_name(const char *name);
 /* 0 if there is no such device. */
 int netdev_ifindex(const char *name);
 /* 0, or -ENODEV / -EINVAL (loopback, not Ethernet-like) as the kernel's

@@ -17,7 +17,9 @@
 #include "vport.h"
 
 /* One queue of the device: the first creates it (register_netdevice
- * refuses a taken name with EEXIST), the others attach to it. */
+ * refuses a taken name with EEXIST), the others attach to it. A name with
+ * "%d" is a pattern the kernel fills in, as for the kernel's internal
+ * devices: the first queue learns the name and the others use it. */
 static int
 queue_open(struct vport *vport, struct vport_rxq *q)
 {
@@ -37,6 +39,7 @@ queue_open(struct vport *vport, struct vport_rxq *q)
 		close(q->fd);
 		return err;
 	}
+	snprintf(vport->name, sizeof(vport->name), "%s", ifr.ifr_name);
 	return 0;
 }
 
@@ -53,6 +56,9 @@ internal_open(struct vport *vport)
 	unsigned i;
 	int err;
 
+	/* TUNSETIFF would make up a name for an empty one. */
+	if (!netdev_valid_name(vport->name))
+		return -EINVAL;
 	if (netdev_ifindex(vport->name))
 		return -EEXIST;
 	for (i = 0; i < vport->n_rxq; i++) {

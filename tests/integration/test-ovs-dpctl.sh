@@ -50,6 +50,33 @@ check_out "add-if of an attached interface: busy" \
 check_out "del-if of a missing port" "no port named nosuch0" \
 	dpctl del-if dp0 nosuch0
 
+# Device names: the kernel's dev_valid_name() refuses these with EINVAL,
+# for datapaths and internal ports alike; TUNSETIFF would make up a name
+# for an empty one.
+links_before=$(in_ns ip -o link | wc -l)
+for name in "" "a b" "a/b" "a:b" "." ".." $'a\tb' $'a\xa0b' \
+	    abcdefghijklmnop; do
+	check_out "add-dp $(printf %q "$name"): Invalid argument" \
+		"add_dp \(Invalid argument\)" dpctl add-dp "$name"
+	# ovs-dpctl itself cannot name an empty port.
+	[ -z "$name" ] ||
+		check_out "add-if $(printf %q "$name"),type=internal: Invalid argument" \
+			"Invalid argument" dpctl add-if dp0 "$name,type=internal"
+done
+check "refused names leave no device behind" \
+	test "$(in_ns ip -o link | wc -l)" -eq "$links_before"
+check "a control character is a valid name, as in the kernel" \
+	dpctl add-dp $'c\x01c'
+check "del-dp of that datapath" dpctl del-dp $'c\x01c'
+# A "%d" pattern is filled in by the kernel: one device of one name for all
+# the queues, and the datapath is named after it.
+check "add-dp with a %d pattern" dpctl add-dp 'pat%d'
+check_out "the datapath takes the device's name" "^system@pat0$" \
+	dpctl dump-dps
+check "the pattern made one device" \
+	test "$(in_ns ip -o link | grep -c ' pat[0-9]*:')" -eq 1
+check "del-dp pat0" dpctl del-dp pat0
+
 # Frames arriving on a port are seen by the datapath (no flows yet: misses).
 in_ns ip addr add 10.9.0.2/24 dev ve1
 in_ns ping -c 3 -i 0.2 -W 1 10.9.0.1 >/dev/null 2>&1
