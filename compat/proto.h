@@ -11,8 +11,12 @@
  *    daemon answers only after all the replies of a request sit in the data
  *    socket: when the application's send() returns, its replies are
  *    readable, as with the kernel.
- * A shared page (memfd, mapped by both) carries the overrun flag, so that
- * the next recv() fails once with ENOBUFS as the kernel's would.
+ * A shared page (a memfd the daemon makes and seals against resizing,
+ * mapped by both) carries the overrun flag, so that the next recv() fails
+ * once with ENOBUFS as the kernel's would.
+ * Privilege is the kernel's to say: with HELLO the shim passes a real
+ * NETLINK_ROUTE socket it opened, and the daemon asks the kernel whether
+ * its opener had CAP_NET_ADMIN (genl-server/creds.h).
  *
  * Every control message is one struct tapdp_req (plus payload for SEND),
  * answered by one struct tapdp_rep. */
@@ -21,7 +25,7 @@
 
 #include <stdint.h>
 
-#define TAPDP_PROTO_VERSION	1
+#define TAPDP_PROTO_VERSION	2
 #define TAPDP_DEFAULT_SOCKET	"/run/tapdp/tapdp.sock"
 #define TAPDP_SOCKET_ENV	"TAPDP_SOCKET"
 
@@ -41,7 +45,9 @@
 enum tapdp_op {
 	TAPDP_OP_HELLO = 1,	/* arg0 version, arg1 socket type, arg2
 				 * netlink protocol (0: NETLINK_GENERIC);
-				 * SCM_RIGHTS: data socket end, shared memfd */
+				 * SCM_RIGHTS: data socket end, then
+				 * optionally a NETLINK_ROUTE socket
+				 * -> SCM_RIGHTS: the shared page's memfd */
 	TAPDP_OP_BIND,		/* arg0 portid (0: autobind) -> val0 portid */
 	TAPDP_OP_CONNECT,	/* autobind if unbound -> val0 portid */
 	TAPDP_OP_SEND,		/* arg0 destination portid, arg1 largest

@@ -175,8 +175,12 @@ fail(int err)
 	return -1;
 }
 
+/* HELLO: hands over the daemon's end of the data socket and a kernel
+ * netlink socket opened now, by which the daemon learns from the kernel
+ * whether this process may change things (proto.h); returns the shared
+ * page's fd from the answer, or -1. */
 static int
-emu_hello(int ctl, int data_end, int memfd, int type, int protocol)
+emu_hello(int ctl, int data_end, int type, int protocol)
 {
 	struct tapdp_req req = { .op = TAPDP_OP_HELLO,
 				 .arg = { TAPDP_PROTO_VERSION, type,
@@ -184,21 +188,43 @@ emu_hello(int ctl, int data_end, int memfd, int type, int protocol)
 	char cbuf[CMSG_SPACE(2 * sizeof(int))];
 	struct iovec iov = { &req, sizeof(req) };
 	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
-			     .msg_control = cbuf,
-			     .msg_controllen = sizeof(cbuf) };
-	struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
+			     .msg_control = cbuf };
+	struct cmsghdr *c;
 	struct tapdp_rep rep;
-	int fds[2] = { data_end, memfd };
+	int fds[2] = { data_end, -1 }, n = 1, memfd = -1;
+	ssize_t sent;
 
+	fds[1] = real_socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC,
+			     NETLINK_ROUTE);
+	if (fds[1] >= 0)
+		n = 2;
+	mh.msg_controllen = CMSG_SPACE(n * sizeof(int));
+	c = CMSG_FIRSTHDR(&mh);
 	c->cmsg_level = SOL_SOCKET;
 	c->cmsg_type = SCM_RIGHTS;
-	c->cmsg_len = CMSG_LEN(sizeof(fds));
-	memcpy(CMSG_DATA(c), fds, sizeof(fds));
-	if (real_sendmsg(ctl, &mh, MSG_NOSIGNAL) != sizeof(req))
+	c->cmsg_len = CMSG_LEN(n * sizeof(int));
+	memcpy(CMSG_DATA(c), fds, n * sizeof(int));
+	sent = real_sendmsg(ctl, &mh, MSG_NOSIGNAL);
+	if (fds[1] >= 0)
+		real_close(fds[1]);
+	if (sent != sizeof(req))
 		return -1;
-	if (recv(ctl, &rep, sizeof(rep), 0) != sizeof(rep) || rep.err)
+	iov = (struct iovec) { &rep, sizeof(rep) };
+	mh = (struct msghdr) { .msg_iov = &iov, .msg_iovlen = 1,
+			       .msg_control = cbuf,
+			       .msg_controllen = sizeof(cbuf) };
+	if (real_recvmsg(ctl, &mh, MSG_CMSG_CLOEXEC) != sizeof(rep))
 		return -1;
-	return 0;
+	for (c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c))
+		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS &&
+		    c->cmsg_len == CMSG_LEN(sizeof(int)) && memfd < 0)
+			memcpy(&memfd, CMSG_DATA(c), sizeof(int));
+	if (rep.err || memfd < 0) {
+		if (memfd >= 0)
+			real_close(memfd);
+		return -1;
+	}
+	return memfd;
 }
 
 /* Connects an emulated socket; -1 when no daemon answers. */
@@ -220,17 +246,16 @@ emu_open(int type, int protocol)
 		goto fail;
 	if (real_connect(ctl, (struct sockaddr *)&sun, sizeof(sun)) < 0)
 		goto fail;
-	memfd = memfd_create("tapdp-shared", MFD_CLOEXEC);
-	if (memfd < 0 || ftruncate(memfd, sizeof(*shared)) < 0)
+	if (socketpair(AF_UNIX, SOCK_DGRAM | flags, 0, sv) < 0)
+		goto fail;
+	if (sv[0] >= MAX_FDS)
+		goto fail;
+	memfd = emu_hello(ctl, sv[1], type, protocol);
+	if (memfd < 0)
 		goto fail;
 	shared = mmap(NULL, sizeof(*shared), PROT_READ | PROT_WRITE,
 		      MAP_SHARED, memfd, 0);
 	if (shared == MAP_FAILED)
-		goto fail;
-	if (socketpair(AF_UNIX, SOCK_DGRAM | flags, 0, sv) < 0)
-		goto fail;
-	if (sv[0] >= MAX_FDS ||
-	    emu_hello(ctl, sv[1], memfd, type, protocol) < 0)
 		goto fail;
 	real_close(memfd);
 	memfd = -1;

@@ -21,14 +21,13 @@
 #include "common/log.h"
 #include "common/nlerr.h"
 #include "compat/proto.h"
+#include "creds.h"
 #include "ctnetlink.h"
 #include "datapath/datapath.h"
 #include "families.h"
 #include "genl.h"
 #include "kernel-relay.h"
 #include "nlsock.h"
-
-#define CAP_NET_ADMIN_BIT 12
 
 struct conn {
 	int fd;
@@ -192,27 +191,6 @@ accept_conns(void)
 	}
 }
 
-static bool
-has_net_admin(pid_t pid)
-{
-	char path[64], line[256];
-	unsigned long long caps = 0;
-	bool found = false;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/status", pid);
-	f = fopen(path, "re");
-	if (!f)
-		return false;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "CapEff: %llx", &caps) == 1) {
-			found = true;
-			break;
-		}
-	fclose(f);
-	return found && (caps & (1ULL << CAP_NET_ADMIN_BIT));
-}
-
 /* Takes the fds a message passed; returns how many (at most max kept). */
 static int
 take_fds(struct msghdr *mh, int *fds, int max)
@@ -240,47 +218,86 @@ take_fds(struct msghdr *mh, int *fds, int max)
 	return n;
 }
 
+/* The page shared with the shim: made, sized and sealed here, so that the
+ * client cannot shrink the file under the daemon's mapping (a write past a
+ * file's end is SIGBUS). Returns its fd, or -errno. */
 static int
-conn_hello(struct conn *c, const struct tapdp_req *req, struct msghdr *mh)
+shared_new(struct tapdp_shared **out)
+{
+	int fd = memfd_create("tapdp-shared", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+
+	if (fd < 0)
+		return -errno;
+	if (ftruncate(fd, sizeof(**out)) < 0 ||
+	    fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW |
+		  F_SEAL_SEAL) < 0)
+		goto fail;
+	*out = mmap(NULL, sizeof(**out), PROT_READ | PROT_WRITE, MAP_SHARED,
+		    fd, 0);
+	if (*out == MAP_FAILED)
+		goto fail;
+	return fd;
+fail:
+	close(fd);
+	return -errno;
+}
+
+static bool
+is_unix_dgram(int fd)
+{
+	int domain = 0, type = 0;
+	socklen_t len = sizeof(int);
+
+	if (getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &domain, &len) < 0)
+		return false;
+	len = sizeof(int);
+	return getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &len) == 0 &&
+	       domain == AF_UNIX && type == SOCK_DGRAM;
+}
+
+/* HELLO passes the data socket's end and, optionally, a netlink socket
+ * the client opened (creds.h); the answer passes the shared page's fd
+ * (*memfd). */
+static int
+conn_hello(struct conn *c, const struct tapdp_req *req, struct msghdr *mh,
+	   int *memfd)
 {
 	struct tapdp_shared *shared;
 	struct nlsock_creds creds;
 	struct ucred uc;
 	socklen_t len = sizeof(uc);
-	int fds[2], n = take_fds(mh, fds, 2), protocol;
+	int fds[2] = { -1, -1 }, n = take_fds(mh, fds, 2), protocol;
+	int err = -EPROTO;
 
-	if (n != 2) {
-		for (int i = 0; i < n && i < 2; i++)
-			close(fds[i]);
-		return -EPROTO;
-	}
 	/* Older shims send no protocol: generic netlink. */
 	protocol = req->arg[2] ? req->arg[2] : NETLINK_GENERIC;
-	if (c->sk || req->arg[0] != TAPDP_PROTO_VERSION ||
+	if (n < 1 || n > 2 || !is_unix_dgram(fds[0]) || c->sk ||
+	    req->arg[0] != TAPDP_PROTO_VERSION ||
 	    (protocol != NETLINK_GENERIC && protocol != NETLINK_NETFILTER) ||
 	    getsockopt(c->fd, SOL_SOCKET, SO_PEERCRED, &uc, &len) < 0)
-		goto fail;
-	shared = mmap(NULL, sizeof(*shared), PROT_READ | PROT_WRITE,
-		      MAP_SHARED, fds[1], 0);
-	if (shared == MAP_FAILED)
-		goto fail;
-	close(fds[1]);
+		goto out;
 	creds = (struct nlsock_creds) {
 		.pid = uc.pid,
 		.uid = uc.uid,
-		.net_admin = has_net_admin(uc.pid),
+		.net_admin = fds[1] >= 0 && creds_opener_net_admin(fds[1]),
 	};
+	*memfd = shared_new(&shared);
+	if (*memfd < 0)
+		goto out;
 	c->sk = nlsock_new(fds[0], shared, &creds, protocol);
 	if (!c->sk) {
 		munmap(shared, sizeof(*shared));
-		close(fds[0]);
-		return -EPROTO;
+		close(*memfd);
+		*memfd = -1;
+		goto out;
 	}
-	return 0;
-fail:
-	close(fds[0]);
-	close(fds[1]);
-	return -EPROTO;
+	fds[0] = -1;
+	err = 0;
+out:
+	for (int i = 0; i < 2; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+	return err;
 }
 
 static int
@@ -343,6 +360,28 @@ conn_dispatch(struct conn *c, const struct tapdp_req *req, const void *payload,
 	return err;
 }
 
+/* Sends the answer, with fd (if >= 0) passed along. */
+static bool
+conn_reply(struct conn *c, const struct tapdp_rep *rep, int fd)
+{
+	char cbuf[CMSG_SPACE(sizeof(int))];
+	struct iovec iov = { (void *)rep, sizeof(*rep) };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+
+	if (fd >= 0) {
+		struct cmsghdr *cm;
+
+		mh.msg_control = cbuf;
+		mh.msg_controllen = sizeof(cbuf);
+		cm = CMSG_FIRSTHDR(&mh);
+		cm->cmsg_level = SOL_SOCKET;
+		cm->cmsg_type = SCM_RIGHTS;
+		cm->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(cm), &fd, sizeof(int));
+	}
+	return sendmsg(c->fd, &mh, MSG_NOSIGNAL) == sizeof(*rep);
+}
+
 /* One request from a shim; false when the connection must close. */
 static bool
 conn_serve(struct conn *c, char *buf, size_t cap)
@@ -354,6 +393,8 @@ conn_serve(struct conn *c, char *buf, size_t cap)
 			     .msg_controllen = sizeof(cbuf) };
 	struct tapdp_rep rep = { 0 };
 	struct tapdp_req req;
+	int memfd = -1;
+	bool sent;
 	ssize_t n;
 
 	n = recvmsg(c->fd, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
@@ -366,15 +407,16 @@ conn_serve(struct conn *c, char *buf, size_t cap)
 	}
 	memcpy(&req, buf, sizeof(req));
 	if (req.op == TAPDP_OP_HELLO)
-		rep.err = conn_hello(c, &req, &mh);
+		rep.err = conn_hello(c, &req, &mh, &memfd);
 	else if (take_fds(&mh, NULL, 0) || !c->sk)
 		return false;
 	else
 		rep.err = conn_dispatch(c, &req, buf + sizeof(req),
 					n - sizeof(req), &rep);
-	if (send(c->fd, &rep, sizeof(rep), MSG_NOSIGNAL) != sizeof(rep))
-		return false;
-	return rep.err != -EPROTO;
+	sent = conn_reply(c, &rep, memfd);
+	if (memfd >= 0)
+		close(memfd);
+	return sent && rep.err != -EPROTO;
 }
 
 static void

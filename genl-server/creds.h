@@ -1,0 +1,21 @@
+/* Whether a shim connection may change things: the kernel grants
+ * CAP_NET_ADMIN's commands by the credentials of whoever opened the netlink
+ * socket, fixed when it was opened (file_ns_capable on the socket's file),
+ * not by what the process is later. The shim opens a real NETLINK_ROUTE
+ * socket alongside each emulated one and hands it over; the daemon asks the
+ * kernel, through that socket, to answer a request that needs
+ * CAP_NET_ADMIN and changes nothing. So a process that execs a setuid
+ * program after connecting, or hands its connection to another, keeps the
+ * privilege it had when it opened the socket, as with the kernel.
+ *
+ * Control thread only; the fd stays the caller's. */
+#ifndef TAPDP_CREDS_H
+#define TAPDP_CREDS_H
+
+#include <stdbool.h>
+
+/* fd: a netlink socket the client opened. False for anything else, or
+ * when the kernel refuses, or does not answer, the probe. */
+bool creds_opener_net_admin(int fd);
+
+#endif
