@@ -65,6 +65,9 @@ $(BUILD)/test-%: tests/unit/test-%.c $(CORE_OBJS)
 $(BUILD)/shim-check: tests/integration/shim-check.c
 	$(CC) -std=gnu11 -O1 -g -Wall -o $@ $< -lpthread
 
+$(BUILD)/hostile-client: tests/integration/hostile-client.c compat/proto.h
+	$(CC) -std=gnu11 -O1 -g -Wall -I. -o $@ $<
+
 # Benchmarks: each prints its figures and a ratio to a baseline it runs.
 BENCHES := $(patsubst bench/%.c,$(BUILD)/bench-%,$(wildcard bench/*.c))
 
@@ -120,9 +123,10 @@ $(SELFTEST_DIR)/ovs-dpctl.py:
 
 selftest: $(SELFTEST_DIR)/ovs-dpctl.py
 
-check: all $(UNIT_TESTS) $(BUILD)/shim-check $(BUILD)/udpgen $(FUZZ_TARGETS) \
-	selftest
-	$(MAKE) BUILD=build-asan SAN=1 all build-asan/shim-check build-asan/udpgen \
+check: all $(UNIT_TESTS) $(BUILD)/shim-check $(BUILD)/hostile-client \
+	$(BUILD)/udpgen $(FUZZ_TARGETS) selftest
+	$(MAKE) BUILD=build-asan SAN=1 all build-asan/shim-check \
+		build-asan/hostile-client build-asan/udpgen \
 		$(UNIT_TESTS:$(BUILD)/%=build-asan/%)
 	tests/run-all.sh
 

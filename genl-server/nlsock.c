@@ -2,6 +2,7 @@
 #include "nlsock.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <glib.h>
 #include <linux/netlink.h>
 #include <linux/sockios.h>
@@ -92,7 +93,8 @@ nlsock_registry_destroy(void)
 static void
 size_send_buffer(struct nlsock *sk)
 {
-	int v = sk->rcvbuf + (256 << 10);
+	size_t want = sk->rcvbuf + (256 << 10);
+	int v = want > INT_MAX ? INT_MAX : (int)want;
 
 	if (setsockopt(sk->data_fd, SOL_SOCKET, SO_SNDBUFFORCE, &v, sizeof(v)))
 		setsockopt(sk->data_fd, SOL_SOCKET, SO_SNDBUF, &v, sizeof(v));
@@ -240,7 +242,19 @@ nlsock_setsockopt(struct nlsock *sk, int level, int name, int value)
 	int bit;
 
 	if (level == SOL_SOCKET && name == SO_RCVBUF) {
+		/* The size the client's own setsockopt() left on its end (the
+		 * kernel's doubled value). A client speaking the protocol
+		 * directly may claim any: without CAP_NET_ADMIN it gets what
+		 * SO_RCVBUF would give it, twice net.core.rmem_max at most
+		 * (SO_RCVBUFFORCE, which passes that, is CAP_NET_ADMIN's). */
+		size_t max = sk->creds.net_admin
+				     ? INT_MAX
+				     : 2 * read_sysctl("/proc/sys/net/core/rmem_max",
+						       default_rcvbuf);
+
 		sk->rcvbuf = value > 0 ? (size_t)value : default_rcvbuf;
+		if (sk->rcvbuf > max)
+			sk->rcvbuf = max;
 		size_send_buffer(sk);
 		return 0;
 	}

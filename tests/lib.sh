@@ -1,6 +1,8 @@
 # Shared helpers for tapdp's shell tests. Source it; it defines:
 #   check DESC CMD...      a check that passes when CMD succeeds
 #   check_out DESC RE CMD  passes when CMD's stdout+stderr matches RE (grep -E)
+#   wait_until SECS CMD... runs CMD every 0.1 s until it succeeds (status 0)
+#                          or SECS have passed (status 1)
 #   tapdp_ns_up            a private network namespace ($NS)
 #   tapdpd_start / tapdpd_stop    the daemon inside it ($SOCK, $LOG, $PIDF)
 #   dpctl ARGS             Debian's ovs-dpctl through tapdp-run, in $NS
@@ -53,6 +55,15 @@ check_out() {
 		nok "$desc (wanted /$re/)"
 		sed 's/^/    /' "$T/out" | head -20
 	fi
+}
+
+wait_until() {
+	local end=$((SECONDS + $1))
+	shift
+	until "$@" >/dev/null 2>&1; do
+		[ "$SECONDS" -lt "$end" ] || return 1
+		sleep 0.1
+	done
 }
 
 in_ns() { ip netns exec "$NS" "$@"; }

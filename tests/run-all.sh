@@ -51,6 +51,7 @@ for b in build build-asan; do
 		 tests/integration/test-flows.sh tests/integration/test-vswitchd.sh \
 		 tests/integration/test-openflow.sh tests/integration/test-churn.sh \
 		 tests/integration/test-bond.sh tests/integration/test-conntrack.sh \
+		 tests/integration/test-hostile.sh \
 		 tests/ovs-dpctl-py/run.sh tests/ovs-dpctl-py/selftest.sh; do
 		run_script "$b" "$s"
 	done
