@@ -722,10 +722,8 @@ defrag(struct conntrack *ct, struct packet *pkt, struct flow_key *key,
 	case FRAG_DONE:
 		break;
 	}
-	if (!pkt->key_valid) {
-		flow_extract(pkt->data, pkt->len, key, &pkt->layers);
-		pkt->key_valid = true;
-	}
+	if (!pkt->key_valid)
+		packet_extract(pkt, key);
 	key->ip_frag = OVS_FRAG_TYPE_NONE;
 	return 0;
 }

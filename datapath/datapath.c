@@ -478,9 +478,10 @@ dp_execute(struct datapath *dp, const void *frame, size_t len,
 	memcpy(pkt.data, frame, len);
 	pkt.hash = hash & 0xffffffff;
 	pkt.mru = mru;
-	if (flow_extract(pkt.data, pkt.len, &key, &pkt.layers) < 0)
+	/* The metadata tells an L3 packet (an EtherType, no Ethernet). */
+	pkt.l3 = key.mac_proto == FLOW_MAC_NONE;
+	if (packet_extract(&pkt, &key) < 0)
 		return -EINVAL;
-	pkt.key_valid = true;
 	rcu_read_lock();
 	ctx.in = dp_port_get(dp, key.in_port);
 	if (!ctx.in)

@@ -135,7 +135,8 @@ void dp_flow_flush(struct datapath *dp);
 void dp_flow_clear_stats(struct flow *flow);
 
 /* OVS_PACKET_CMD_EXECUTE: runs actions on a copy of frame, with the
- * metadata of key (in_port...) and the MRU of a reassembled datagram (0:
+ * metadata of key (in_port..., and mac_proto/eth_type for an L3 packet)
+ * and the MRU of a reassembled datagram (0:
  * none). -ENODEV when neither the input port nor the local port exists. */
 int dp_execute(struct datapath *dp, const void *frame, size_t len,
 	       const struct flow_key *metadata, uint64_t hash, uint16_t mru,

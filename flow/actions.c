@@ -108,16 +108,13 @@ execute_nested(struct exec *x, struct packet *pkt, struct flow_key *key,
 }
 
 /* Refreshes the header offsets (and the key's packet fields) after an
- * action moved headers. */
+ * action moved headers, as the kernel's key update for an invalidated key:
+ * an L3 packet is parsed as its eth_type says. */
 static void
 refresh(struct packet *pkt, struct flow_key *key)
 {
-	/* Keys are extracted from Ethernet frames only; an L3 packet keeps
-	 * what the last actions told of it. */
-	if (!pkt->key_valid && !pkt->l3) {
-		flow_extract(pkt->data, pkt->len, key, &pkt->layers);
-		pkt->key_valid = true;
-	}
+	if (!pkt->key_valid)
+		packet_extract(pkt, key);
 }
 
 /* The L4 checksum field of the packet, if its header is complete. */

@@ -454,6 +454,33 @@ check_nsh(const uint8_t *f, size_t len, size_t nh)
 	}
 }
 
+/* The L3 header at nh and what it carries, for either kind of packet. */
+static int
+parse_l3(const uint8_t *f, size_t len, size_t nh, struct flow_key *key,
+	 struct flow_layers *layers)
+{
+	layers->l3 = ofs16(nh);
+	switch (ntohs(key->eth_type)) {
+	case ETH_P_IP:
+		parse_ipv4(f, len, nh, key, layers);
+		break;
+	case ETH_P_ARP:
+	case ETH_P_RARP:
+		parse_arp(f, len, nh, key);
+		break;
+	case ETH_P_MPLS_UC:
+	case ETH_P_MPLS_MC:
+		parse_mpls(f, len, nh, key, layers);
+		break;
+	case ETH_P_IPV6:
+		parse_ipv6(f, len, nh, key, layers);
+		break;
+	case ETH_P_NSH:
+		return check_nsh(f, len, nh);
+	}
+	return 0;
+}
+
 int
 flow_extract(const void *frame, size_t len, struct flow_key *key,
 	     struct flow_layers *layers)
@@ -474,25 +501,21 @@ flow_extract(const void *frame, size_t len, struct flow_key *key,
 	if (vlan_tag(f, len, &nh, &key->vlan))
 		vlan_tag(f, len, &nh, &key->cvlan);
 	key->eth_type = ethertype(f, len, &nh);
-	layers->l3 = ofs16(nh);
+	return parse_l3(f, len, nh, key, layers);
+}
 
-	switch (ntohs(key->eth_type)) {
-	case ETH_P_IP:
-		parse_ipv4(f, len, nh, key, layers);
-		break;
-	case ETH_P_ARP:
-	case ETH_P_RARP:
-		parse_arp(f, len, nh, key);
-		break;
-	case ETH_P_MPLS_UC:
-	case ETH_P_MPLS_MC:
-		parse_mpls(f, len, nh, key, layers);
-		break;
-	case ETH_P_IPV6:
-		parse_ipv6(f, len, nh, key, layers);
-		break;
-	case ETH_P_NSH:
-		return check_nsh(f, len, nh);
-	}
-	return 0;
+int
+flow_extract_l3(const void *packet, size_t len, uint16_t eth_type,
+		struct flow_key *key, struct flow_layers *layers)
+{
+	const size_t l2 = offsetof(struct flow_key, eth_src);
+
+	memset((char *)key + l2, 0, sizeof(*key) - l2);
+	key->mac_proto = FLOW_MAC_NONE;
+	key->eth_type = eth_type;
+	layers->l2_5 = layers->l3 = layers->l4 = FLOW_OFS_NONE;
+	/* A VLAN tag needs the Ethernet header it follows. */
+	if (eth_type == htons(ETH_P_8021Q) || eth_type == htons(ETH_P_8021AD))
+		return -EINVAL;
+	return parse_l3(packet, len, 0, key, layers);
 }

@@ -1,5 +1,5 @@
 /* Packet to flow key: what the kernel's key_extract() finds in an Ethernet
- * frame (net/openvswitch/flow.c, Linux 6.12), field for field, including
+ * frame or an L3 packet (net/openvswitch/flow.c, Linux 6.12), field for field, including
  * its quirks on truncated and malformed headers, since a megaflow that
  * userspace installs must match the keys the kernel would have made.
  *
@@ -48,5 +48,11 @@ struct flow_layers {
  * but the kernel fails such frames). */
 int flow_extract(const void *frame, size_t len, struct flow_key *key,
 		 struct flow_layers *layers);
+
+/* The same for an L3 packet (no Ethernet header, as after pop_eth) whose
+ * protocol is eth_type: sets mac_proto to FLOW_MAC_NONE and eth_type, and
+ * parses the packet from its first byte. -EINVAL for a VLAN eth_type. */
+int flow_extract_l3(const void *packet, size_t len, uint16_t eth_type,
+		    struct flow_key *key, struct flow_layers *layers);
 
 #endif

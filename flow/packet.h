@@ -65,6 +65,20 @@ packet_init(struct packet *p, uint8_t *buf, uint32_t size, uint32_t len)
 	memset(&p->vnet, 0, sizeof(p->vnet));
 }
 
+/* The key's packet fields and the header offsets, from the packet as it
+ * is now; an L3 packet's protocol is the key's eth_type (the kernel's
+ * skb->protocol), which the actions that change it keep up to date. */
+static inline int
+packet_extract(struct packet *p, struct flow_key *key)
+{
+	int err = p->l3 ? flow_extract_l3(p->data, p->len, key->eth_type, key,
+					  &p->layers)
+			: flow_extract(p->data, p->len, key, &p->layers);
+
+	p->key_valid = true;
+	return err;
+}
+
 /* Opens n bytes at offset off (moving what precedes it forward); false
  * when the headroom is too small. */
 static inline bool

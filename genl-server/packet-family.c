@@ -34,9 +34,15 @@ packet_cmd_execute(struct genl_info *info)
 	err = flow_metadata_from_nlattrs(&md, a[OVS_PACKET_ATTR_KEY], log);
 	if (err)
 		return err;
-	/* Actions are validated against the packet's own key. */
+	/* Actions are validated against the packet's own key; an L3
+	 * packet's is the one its EtherType says. */
 	key = md;
-	if (flow_extract(attr_data(pkt), attr_len(pkt), &key, &layers) < 0)
+	err = md.mac_proto == FLOW_MAC_NONE
+		      ? flow_extract_l3(attr_data(pkt), attr_len(pkt),
+					md.eth_type, &key, &layers)
+		      : flow_extract(attr_data(pkt), attr_len(pkt), &key,
+				     &layers);
+	if (err < 0)
 		return -EINVAL;
 	err = actions_validate(a[OVS_PACKET_ATTR_ACTIONS], &key, log);
 	if (err)
