@@ -159,6 +159,75 @@ wait
 check_out "pop_mpls: the IPv4 packet inside reaches q2" \
 	"10.6.0.77 > 10.6.0.2: ICMP echo request" cat "$T/popped"
 
+# MPLS to L3 and back, across two bridges joined by a veth pair (port 100
+# on each): IP leaves with a label pushed; an MPLS frame is decapped to an
+# L3 packet (pop_eth, pop_mpls, recirc), gets Ethernet again (push_eth)
+# and is switched NORMAL. The checks above push and pop on Ethernet frames
+# only; here the first packet is executed as an L3 packet from the upcall
+# and the others hit the recirculated L3 megaflows, which match the IP
+# protocol (the icmp rules in table 3). IPv4 and IPv6 (labels 2 and 3),
+# then two labels (4 over 2). Hosts keep IPv6, with static neighbours.
+HOSTS="$HOSTS ${1}m ${2}m"
+MA=36:b1:ee:7c:01:03
+MB=36:b1:ee:7c:01:02
+host_add "${1}m" m1 10.6.2.1/24
+host_add "${2}m" m2 10.6.2.2/24
+mpls_host() { # namespace, its MAC, its address suffix, the peer's, its MAC
+	ip netns exec "$1" sysctl -qw net.ipv6.conf.all.disable_ipv6=0 \
+		net.ipv6.conf.eth0.disable_ipv6=0
+	ip netns exec "$1" ip link set eth0 address "$2"
+	ip netns exec "$1" ip addr add "fd00:6::$3/64" dev eth0 nodad
+	ip netns exec "$1" ip neigh add "fd00:6::$4" lladdr "$5" dev eth0 \
+		nud permanent
+}
+mpls_host "${1}m" "$MA" 1 2 "$MB"
+mpls_host "${2}m" "$MB" 2 1 "$MA"
+in_ns ip link add mpa type veth peer name mpb
+in_ns ip link set mpa up
+in_ns ip link set mpb up
+$VSCTL add-br bra -- add-br brb -- add-port bra m1 -- add-port brb m2 \
+	-- add-port bra mpa -- set interface mpa ofport_request=100 \
+	-- add-port brb mpb -- set interface mpb ofport_request=100
+# Args: bridge, its host's MAC, the far host's, the push actions, the
+# decaps before the IPv4 one, the outer label.
+mpls_flows() {
+	$OFCTL del-flows "$1"
+	$OFCTL add-flows "$1" - <<OF
+table=0,priority=100,ip,actions=$4,output:100
+table=0,priority=100,ipv6,actions=push_mpls:0x8847,set_field:3->mpls_label,output:100
+table=0,priority=100,mpls,mpls_label=${6:-2},actions=decap,$5decap(packet_type(ns=1,type=0x0800)),encap(ethernet),mod_dl_dst:$2,mod_dl_src:$3,resubmit(,3)
+table=0,priority=100,mpls,mpls_label=3,actions=decap,decap(packet_type(ns=1,type=0x86dd)),encap(ethernet),mod_dl_dst:$2,mod_dl_src:$3,resubmit(,3)
+table=0,priority=10,actions=resubmit(,3)
+table=3,priority=20,icmp,actions=NORMAL
+table=3,priority=20,icmp6,actions=NORMAL
+table=3,priority=10,actions=NORMAL
+OF
+}
+ONE="push_mpls:0x8847,set_field:2->mpls_label"
+mpls_flows bra "$MA" "$MB" "$ONE"
+mpls_flows brb "$MB" "$MA" "$ONE"
+check_out "MPLS to L3 and back: every IPv4 ping answered" " 5 received" \
+	ip netns exec "${1}m" ping -c 5 -i 0.2 -W 2 10.6.2.2
+check_out "...and every IPv6 ping" " 5 received" \
+	ip netns exec "${1}m" ping -6 -c 5 -i 0.2 -W 2 fd00:6::2
+# The first packet of each way is executed; the rest (all but a race with
+# the flow install) hit the L3 megaflows.
+check_out "the recirculated IPv4 megaflow matched the later packets" \
+	"eth_type\(0x0800\),ipv4\(proto=1,.*packets:[3-9].*actions:push_eth" \
+	appctl dpctl/dump-flows
+check_out "the recirculated IPv6 megaflow too" \
+	"eth_type\(0x86dd\),ipv6\(proto=58,.*packets:[3-9].*actions:push_eth" \
+	appctl dpctl/dump-flows
+TWO="$ONE,push_mpls:0x8847,set_field:4->mpls_label"
+mpls_flows bra "$MA" "$MB" "$TWO" "decap(packet_type(ns=1,type=0x8847))," 4
+mpls_flows brb "$MB" "$MA" "$TWO" "decap(packet_type(ns=1,type=0x8847))," 4
+appctl dpctl/del-flows
+check_out "two labels: every IPv4 ping answered" " 5 received" \
+	ip netns exec "${1}m" ping -c 5 -i 0.2 -W 2 10.6.2.2
+check_out "two labels: the recirculated megaflow matched the later packets" \
+	"eth_type\(0x0800\),ipv4\(proto=1,.*packets:[3-9].*actions:push_eth" \
+	appctl dpctl/dump-flows
+
 # clone: a copy with a rewritten destination to the trunk, the original
 # switched as usual.
 $OFCTL del-flows br0

@@ -41,9 +41,15 @@ userspace(void *ctx, const struct packet *pkt, const struct flow_key *key,
 	outs[0].upcalls++;
 }
 
+/* What the last recirculation saw. */
+static struct flow_key recirc_key;
+static bool recirc_l3;
+
 static void
 recirc(void *ctx, struct packet *pkt, struct flow_key *key)
 {
+	recirc_key = *key;
+	recirc_l3 = pkt->l3;
 }
 
 static bool
@@ -317,6 +323,79 @@ test_mpls_push_pop_roundtrip(void **state)
 	assert_memory_equal(outs[1].frame, f, len);
 }
 
+/* The TCP frame under n labels (the last bottom of stack), Ethernet
+ * in front: what the MPLS decap flows take apart. */
+static uint32_t
+mpls_frame(uint8_t *f, int n)
+{
+	uint32_t len = tcp_frame(f + 4 * n);
+
+	memmove(f, f + 4 * n, 12);
+	f[12] = 0x88;
+	f[13] = 0x47;
+	for (int i = 0; i < n; i++) {
+		uint32_t lse = htonl((uint32_t)(2 + i) << 12 |
+				     (i == n - 1 ? 0x100 : 0) | 64);
+
+		memcpy(f + 14 + 4 * i, &lse, 4);
+	}
+	return len + 4 * n;
+}
+
+/* pop_eth and pop_mpls leave an L3 packet: recirculated, its key is the
+ * IPv4 packet's (a megaflow may match its protocol and ports); push_eth
+ * gives it back an Ethernet header for the output. One and two labels. */
+static void
+test_mpls_to_l3_and_back(void **state)
+{
+	struct ovs_action_push_eth pe = {
+		.addresses = { .eth_src = { 2, 0, 0, 0, 0, 0xa },
+			       .eth_dst = { 2, 0, 0, 0, 0, 0xb } },
+	};
+	uint16_t mpls = htons(ETH_P_MPLS_UC), ip = htons(ETH_P_IP);
+	uint8_t f[128], want[128], buf[4096];
+	uint32_t len, wlen = tcp_frame(want), port = 5, id = 9;
+	struct flow_key key;
+	struct packet pkt;
+
+	fix_sums(want, wlen);
+	memcpy(want, pe.addresses.eth_dst, 6);
+	memcpy(want + 6, pe.addresses.eth_src, 6);
+	for (int n = 1; n <= 2; n++) {
+		struct nb a = { .len = 0 }, b = { .len = 0 };
+
+		len = mpls_frame(f, n);
+		fix_sums(f + 4 * n, wlen);
+		put(&a, OVS_ACTION_ATTR_POP_ETH, NULL, 0);
+		put(&b, OVS_ACTION_ATTR_POP_ETH, NULL, 0);
+		for (int i = 1; i < n; i++) {
+			put(&a, OVS_ACTION_ATTR_POP_MPLS, &mpls, 2);
+			put(&b, OVS_ACTION_ATTR_POP_MPLS, &mpls, 2);
+		}
+		put(&a, OVS_ACTION_ATTR_POP_MPLS, &ip, 2);
+		put(&b, OVS_ACTION_ATTR_POP_MPLS, &ip, 2);
+		put(&a, OVS_ACTION_ATTR_RECIRC, &id, 4);
+		memset(&recirc_key, 0, sizeof(recirc_key));
+		run(f, len, &a, &pkt, &key, buf);
+		assert_true(recirc_l3);
+		assert_int_equal(recirc_key.recirc_id, 9);
+		assert_int_equal(recirc_key.mac_proto, FLOW_MAC_NONE);
+		assert_int_equal(recirc_key.eth_type, ip);
+		assert_int_equal(recirc_key.mpls_labels_mask, 0);
+		assert_int_equal(recirc_key.ip_proto, IPPROTO_TCP);
+		assert_int_equal(recirc_key.ipv4_dst, htonl(0x0a000002));
+		assert_int_equal(recirc_key.tp_dst, htons(80));
+
+		put(&b, OVS_ACTION_ATTR_PUSH_ETH, &pe, sizeof(pe));
+		put(&b, OVS_ACTION_ATTR_OUTPUT, &port, 4);
+		run(f, len, &b, &pkt, &key, buf);
+		assert_int_equal(n_outs, 1);
+		assert_int_equal(outs[0].len, wlen);
+		assert_memory_equal(outs[0].frame, want, wlen);
+		assert_int_equal(key.mac_proto, FLOW_MAC_ETHERNET);
+	}
+}
+
 int
 main(void)
 {
@@ -327,6 +406,7 @@ main(void)
 		cmocka_unit_test(test_dec_ttl_expiry),
 		cmocka_unit_test(test_set_ct_mark_drops),
 		cmocka_unit_test(test_mpls_push_pop_roundtrip),
+		cmocka_unit_test(test_mpls_to_l3_and_back),
 	};
 
 	return cmocka_run_group_tests_name("actions", tests, NULL, NULL);
