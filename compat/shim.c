@@ -28,14 +28,17 @@
 #include <linux/netfilter/nfnetlink.h>
 #include <linux/netlink.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
 #include <sys/un.h>
+#include <syslog.h>
 #include <unistd.h>
 
 #include "proto.h"
@@ -54,6 +57,7 @@ struct emu {
 	pthread_mutex_t lock;
 	uint32_t portid;
 	bool dump_running;
+	_Atomic bool dead;	/* the daemon went away */
 	int max_recv;		/* sizes dump parts, as the kernel's */
 };
 
@@ -125,6 +129,30 @@ daemon_path(void)
 	return p && *p ? p : TAPDP_DEFAULT_SOCKET;
 }
 
+/* What the user must know of, on standard error and in the system log:
+ * once per process and kind. */
+static void
+shim_warn(_Atomic bool *said, const char *fmt, ...)
+{
+	char line[512];
+	va_list ap;
+	int n;
+
+	if (atomic_exchange(said, true))
+		return;
+	va_start(ap, fmt);
+	n = vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	if ((size_t)n >= sizeof(line))
+		n = sizeof(line) - 1;
+	syslog(LOG_WARNING, "%s", line);
+	line[n] = '\n';
+	if (write(STDERR_FILENO, line, n + 1) < 0)
+		return;
+}
+
 /* One control exchange: request (+ payload) out, reply in. */
 static int
 emu_call(struct emu *e, const struct tapdp_req *req, const void *payload,
@@ -151,10 +179,16 @@ emu_call(struct emu *e, const struct tapdp_req *req, const void *payload,
 		e->dump_running = rep->val[1];
 	pthread_mutex_unlock(&e->lock);
 	if (n != (ssize_t)sizeof(*rep)) {
-		/* The daemon went away: the socket is dead, as a netlink
-		 * socket whose kernel side vanished would be. */
+		static _Atomic bool said;
+
+		/* The daemon went away: the socket is dead, and its reads
+		 * fail once what it had queued is read (a dump cut short must
+		 * not look complete). */
 		memset(rep, 0, sizeof(*rep));
 		rep->err = -ECONNREFUSED;
+		atomic_store(&e->dead, true);
+		shim_warn(&said, "tapdp: the daemon at %s went away; its "
+			  "netlink sockets fail from now on", daemon_path());
 	}
 	return rep->err;
 }
@@ -174,6 +208,7 @@ fail(int err)
 	errno = err;
 	return -1;
 }
+
 
 /* HELLO: hands over the daemon's end of the data socket and a kernel
  * netlink socket opened now, by which the daemon learns from the kernel
@@ -244,15 +279,25 @@ emu_open(int type, int protocol)
 	ctl = real_socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
 	if (ctl < 0)
 		goto fail;
-	if (real_connect(ctl, (struct sockaddr *)&sun, sizeof(sun)) < 0)
+	if (real_connect(ctl, (struct sockaddr *)&sun, sizeof(sun)) < 0) {
+		static _Atomic bool said;
+
+		shim_warn(&said, "tapdp: no daemon answers at %s (%s): netlink "
+			  "sockets go to the kernel", path, strerror(errno));
 		goto fail;
+	}
 	if (socketpair(AF_UNIX, SOCK_DGRAM | flags, 0, sv) < 0)
 		goto fail;
 	if (sv[0] >= MAX_FDS)
 		goto fail;
 	memfd = emu_hello(ctl, sv[1], type, protocol);
-	if (memfd < 0)
+	if (memfd < 0) {
+		static _Atomic bool said;
+
+		shim_warn(&said, "tapdp: the daemon at %s refused a socket: it "
+			  "goes to the kernel", path);
 		goto fail;
+	}
 	shared = mmap(NULL, sizeof(*shared), PROT_READ | PROT_WRITE,
 		      MAP_SHARED, memfd, 0);
 	if (shared == MAP_FAILED)
@@ -641,6 +686,7 @@ emu_recv(int fd, struct emu *e, struct msghdr *msg, int flags)
 	socklen_t namelen = msg->msg_namelen;
 	struct tapdp_rep rep;
 	size_t space = 0;
+	bool dead;
 	ssize_t n;
 
 	for (size_t i = 0; i < msg->msg_iovlen; i++)
@@ -657,9 +703,14 @@ emu_recv(int fd, struct emu *e, struct msghdr *msg, int flags)
 		return fail(ENOBUFS);
 	msg->msg_name = NULL;
 	msg->msg_namelen = 0;
-	n = real_recvmsg(fd, msg, flags);
+	dead = atomic_load(&e->dead);
+	n = real_recvmsg(fd, msg, flags | (dead ? MSG_DONTWAIT : 0));
 	msg->msg_name = name;
 	msg->msg_namelen = namelen;
+	/* Nothing more will come: an error, never the EAGAIN that tells a
+	 * client its dump is all read. */
+	if (n < 0 && dead && errno == EAGAIN)
+		return fail(ECONNRESET);
 	if (n < 0)
 		return n;
 	if (name)

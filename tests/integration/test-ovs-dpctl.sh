@@ -116,14 +116,14 @@ for junk in [b"", b"x", b"\xff" * 15, struct.pack("Iiii", 3, 0, 0, 0),
     except OSError:
         pass
     s.close()
-# A valid HELLO, then garbage requests.
+# A valid HELLO (version 2: the data socket's end), then garbage requests.
 s = conn()
 a, b = socket.socketpair(socket.AF_UNIX, socket.SOCK_DGRAM)
-m = os.memfd_create("x")
-os.ftruncate(m, 4096)
-s.sendmsg([struct.pack("Iiii", 1, 1, 3, 0)],
-          [(socket.SOL_SOCKET, socket.SCM_RIGHTS, struct.pack("ii", b.fileno(), m))])
-s.recv(64)
+s.sendmsg([struct.pack("Iiii", 1, 2, 3, 0)],
+          [(socket.SOL_SOCKET, socket.SCM_RIGHTS, struct.pack("i", b.fileno()))])
+rep, fds, _, _ = socket.recv_fds(s, 64, 1)
+if struct.unpack("i", rep[:4])[0] != 0 or len(fds) != 1:
+    sys.exit("HELLO refused")
 for i in range(300):
     try:
         s.send(struct.pack("Iiii", 3, 0, 0, 0) + os.urandom(i * 7 % 900))
@@ -131,6 +131,7 @@ for i in range(300):
     except OSError:
         break
 PY
+check "a valid HELLO was served before the garbage" test $? -eq 0
 check_out "after hostile clients the daemon still serves" "^system@dp0$" \
 	dpctl dump-dps
 
@@ -160,4 +161,38 @@ check "no TAP device remains" bash -c "! ip netns exec $NS ip link show dp1 && !
 check "the socket file is removed" test ! -e "$SOCK"
 check "the pidfile is removed" test ! -e "$PIDF"
 check_out "the log says it shut down" "shutting down" cat "$LOG"
+
+# A dump cut short by the daemon's death is an error, never a short
+# success: ovs-dpctl dump-flows is held mid-dump by a full pipe while the
+# daemon is killed.
+check "daemon starts again" tapdpd_start
+dpctl add-dp dp2 >/dev/null 2>&1
+dpctl add-if dp2 q1,type=internal >/dev/null 2>&1
+dpctl add-if dp2 q2,type=internal >/dev/null 2>&1
+for i in $(seq 0 2999); do
+	echo "in_port(1),eth(),eth_type(0x0800),ipv4(src=10.$((i / 250)).$((i % 250)).1) 2"
+done >"$T/flows"
+check "3000 flows added" dpctl add-flows dp2 "$T/flows"
+check_out "all 3000 are there" "^3000$" \
+	bash -c "ip netns exec $NS $BUILD/tapdp-run -- ovs-dpctl dump-flows dp2 | wc -l"
+mkfifo "$T/fifo"
+(dpctl dump-flows dp2 >"$T/fifo" 2>"$T/dump.err"; echo $? >"$T/dump.rc") &
+exec 7<"$T/fifo"
+for _ in $(seq 100); do read -r _ <&7; done
+# The pipe is full once the client sits in its write.
+wait_until 10 grep -q pipe_write "/proc/$(pgrep -f 'ovs-dpctl dump-flows dp2' | head -1)/wchan"
+kill -KILL "$(cat "$PIDF")"
+rest=$(cat <&7 | wc -l)
+exec 7<&-
+wait_until 10 test -s "$T/dump.rc"
+check "the cut dump did not list every flow ($((100 + rest)) lines)" \
+	test $((100 + rest)) -lt 3000
+check "ovs-dpctl fails (status $(cat "$T/dump.rc"))" \
+	test "$(cat "$T/dump.rc")" -ne 0
+check_out "the shim says the daemon went away" \
+	"tapdp: the daemon at .* went away" cat "$T/dump.err"
+check_out "a socket opened with no daemon says it goes to the kernel" \
+	"tapdp: no daemon answers at .*: netlink sockets go to the kernel" \
+	dpctl dump-dps
+rm -f "$PIDF" "$SOCK"
 finish
