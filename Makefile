@@ -5,7 +5,9 @@
 #                        ASan/UBSan, and the unprivileged scenario
 #   make unit            cmocka unit tests only
 #   make asan            the sanitizer build, in build-asan/
-#   make fuzz            runs each libFuzzer target FUZZ_SECONDS (15) s
+#   make fuzz            explores: runs each libFuzzer target FUZZ_SECONDS (15) s
+#                        from its kept inputs (make check only replays them;
+#                        a crash found here goes to tests/fuzz-seeds/<target>/)
 #   make bench           builds and runs bench/*.c
 #   make install         PREFIX (/usr/local) and DESTDIR honoured
 
