@@ -287,26 +287,29 @@ queue_add(struct frag_table *t, struct frag_queue *q,
 	return 1;
 }
 
-/* Writes q's datagram over pkt from l3 on; false if it does not fit. */
+/* Writes q's datagram over pkt from l3 on; false if it is too long for
+ * IP or does not fit. */
 static bool
 rebuild(struct frag_queue *q, struct packet *pkt, uint32_t l3, int family)
 {
 	uint32_t cap = pkt->len + pkt->tailroom, len = l3 + q->hdr_len + q->total;
+	uint32_t ip_len = q->hdr_len + q->total - (family == AF_INET ? 0 : 40);
 	uint8_t *ip = pkt->data + l3, *p;
 
-	if (len > cap)
+	/* The first fragment's header may be longer than the others'. */
+	if (ip_len > 65535 || len > cap)
 		return false;
 	memcpy(ip, q->hdr, q->hdr_len);
 	p = ip + q->hdr_len;
 	for (struct frag *f = q->frags; f; f = f->next)
 		memcpy(p + f->off, f->data, f->len);
 	if (family == AF_INET) {
-		put_be16(ip + 2, q->hdr_len + q->total);
+		put_be16(ip + 2, ip_len);
 		put_be16(ip + 6, 0);
 		ipv4_csum(ip, q->hdr_len);
 	} else {
 		ip[q->nexthdr_at] = q->nexthdr;
-		put_be16(ip + 4, q->hdr_len - 40 + q->total);
+		put_be16(ip + 4, ip_len);
 	}
 	pkt->tailroom = cap - len;
 	pkt->len = len;
