@@ -287,18 +287,35 @@ queue_add(struct frag_table *t, struct frag_queue *q,
 	return 1;
 }
 
-/* Writes q's datagram over pkt from l3 on; false if it is too long for
- * IP or does not fit. */
+/* The whole datagram when the completing fragment's buffer cannot hold
+ * it (a 2 KiB receive ring slot): the thread's own. A thread processes one
+ * packet at a time and a whole datagram is never gathered again, so one
+ * buffer per thread is enough. */
+#define GATHER_SIZE	(PACKET_HEADROOM + 65536 + 512)
+static __thread uint8_t gather_buf[GATHER_SIZE];
+
+/* Writes q's datagram over pkt from l3 on, moving pkt to the thread's
+ * buffer when its own is too small; false if the datagram is too long
+ * for IP or does not fit at all. */
 static bool
 rebuild(struct frag_queue *q, struct packet *pkt, uint32_t l3, int family)
 {
 	uint32_t cap = pkt->len + pkt->tailroom, len = l3 + q->hdr_len + q->total;
 	uint32_t ip_len = q->hdr_len + q->total - (family == AF_INET ? 0 : 40);
-	uint8_t *ip = pkt->data + l3, *p;
+	uint8_t *ip, *p;
 
 	/* The first fragment's header may be longer than the others'. */
-	if (ip_len > 65535 || len > cap)
+	if (ip_len > 65535)
 		return false;
+	if (len > cap) {
+		if (PACKET_HEADROOM + len > GATHER_SIZE)
+			return false;
+		memmove(gather_buf + PACKET_HEADROOM, pkt->data, l3);
+		pkt->data = gather_buf + PACKET_HEADROOM;
+		pkt->headroom = PACKET_HEADROOM;
+		cap = GATHER_SIZE - PACKET_HEADROOM;
+	}
+	ip = pkt->data + l3;
 	memcpy(ip, q->hdr, q->hdr_len);
 	p = ip + q->hdr_len;
 	for (struct frag *f = q->frags; f; f = f->next)

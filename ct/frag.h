@@ -39,10 +39,12 @@ enum frag_result {
 };
 
 /* pkt holds an IPv4 or IPv6 fragment at l3 (family AF_INET or AF_INET6).
- * Queues a copy; the fragment that completes the datagram is rewritten in
- * place into the whole datagram (the link-layer header kept, pkt->mru set
- * to the largest fragment's IP length). An IPv6 atomic fragment is whole
- * already. now: the time, CLOCK_MONOTONIC in ms. */
+ * Queues a copy; the fragment that completes the datagram is rewritten
+ * into the whole datagram (the link-layer header kept, pkt->mru set to
+ * the largest fragment's IP length): in place when pkt's buffer holds it,
+ * else pkt moves to a buffer of the calling thread's, valid until the
+ * thread's next frag_gather(). An IPv6 atomic fragment is whole already.
+ * now: the time, CLOCK_MONOTONIC in ms. */
 enum frag_result frag_gather(struct frag_table *t, struct packet *pkt,
 			     uint32_t l3, int family, uint16_t zone,
 			     uint64_t now);

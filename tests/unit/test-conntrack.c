@@ -952,6 +952,81 @@ test_fragment_past_last(void **s)
 	assert_int_equal(run(&f, &c), -EINPROGRESS);
 }
 
+/* A receive ring's slot: 2 KiB, a fragment in it with little room after. */
+static uint8_t slot[2048];
+
+/* Loads frame i of fs into the slot, as the ring hands it over. */
+static void
+load_slot(struct frame *f, const struct frames *fs, int i)
+{
+	memcpy(slot + PACKET_HEADROOM, fs->f[i], fs->len[i]);
+	packet_init(&f->pkt, slot, sizeof(slot), fs->len[i]);
+	memset(&f->key, 0, sizeof(f->key));
+	assert_int_equal(flow_extract(f->pkt.data, f->pkt.len, &f->key,
+				      &f->pkt.layers), 0);
+	f->pkt.key_valid = true;
+}
+
+/* Datagrams of 3 and 6 fragments, each fragment in a ring slot too small
+ * for the datagram (ovs-vswitchd's installed flows, not its execute):
+ * whichever completes it, the datagram is whole, and cut again into the
+ * same fragments. */
+static void
+fragments_in_slots(bool v6)
+{
+	struct ct_action c = { .family = v6 ? AF_INET6 : AF_INET,
+			       .commit = true, .zone = 15 };
+	static struct frames fs, again;
+	static struct frame f, whole;
+	uint32_t hl = v6 ? 40 : 20;
+	const struct { uint32_t n; int frags, last; } cases[] = {
+		{ 3000, 3, 2 }, { 3000, 3, 0 }, { 8000, 6, 5 }, { 8000, 6, 3 },
+	};
+
+	for (unsigned k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+		big_udp(&whole, v6, cases[k].n);
+		/* A new datagram each time (IPv6 picks its ids). */
+		whole.pkt.data[14 + (v6 ? 23 : 4)] = k;
+		fs.n = 0;
+		assert_int_equal(frag_split(whole.pkt.data, whole.pkt.len, 14,
+					    c.family, 1500, collect, &fs),
+				 cases[k].frags);
+		for (int i = 0; i < fs.n; i++) {
+			if (i == cases[k].last)
+				continue;
+			load_slot(&f, &fs, i);
+			assert_int_equal(run(&f, &c), -EINPROGRESS);
+		}
+		load_slot(&f, &fs, cases[k].last);
+		assert_int_equal(run(&f, &c), 0);
+		assert_int_equal(f.key.ip_frag, OVS_FRAG_TYPE_NONE);
+		assert_int_equal(f.key.tp_dst, htons(4321));
+		assert_int_equal(f.pkt.len, 14 + hl + 8 + cases[k].n);
+		assert_int_equal(f.pkt.mru, v6 ? 1496 : 1500);
+		assert_memory_equal(f.pkt.data, whole.pkt.data, 14);
+		assert_memory_equal(f.pkt.data + 14 + hl,
+				    whole.pkt.data + 14 + hl, 8 + cases[k].n);
+		again.n = 0;
+		assert_int_equal(frag_split(f.pkt.data, f.pkt.len, 14,
+					    c.family, f.pkt.mru, collect,
+					    &again), cases[k].frags);
+		for (int i = 0; i < fs.n; i++)
+			assert_int_equal(again.len[i], fs.len[i]);
+	}
+}
+
+static void
+test_fragments_in_slots_v4(void **s)
+{
+	fragments_in_slots(false);
+}
+
+static void
+test_fragments_in_slots_v6(void **s)
+{
+	fragments_in_slots(true);
+}
+
 /* Lengthens the IP header of fragment f (loaded): IPv4 by 40 bytes of
  * no-op options, IPv6 by an 8-byte hop-by-hop header of padding in front
  * of the fragment header. */
@@ -1156,6 +1231,8 @@ main(void)
 		cmocka_unit_test(test_fragments_v4),
 		cmocka_unit_test(test_fragments_v6),
 		cmocka_unit_test(test_fragment_past_last),
+		cmocka_unit_test(test_fragments_in_slots_v4),
+		cmocka_unit_test(test_fragments_in_slots_v6),
 		cmocka_unit_test(test_fragments_oversize_v4),
 		cmocka_unit_test(test_fragments_oversize_v6),
 		/* Last: it leaves the fragment table at its cap. */
