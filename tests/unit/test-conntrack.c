@@ -967,10 +967,10 @@ load_slot(struct frame *f, const struct frames *fs, int i)
 	f->pkt.key_valid = true;
 }
 
-/* Datagrams of 3 and 6 fragments, each fragment in a ring slot too small
- * for the datagram (ovs-vswitchd's installed flows, not its execute):
- * whichever completes it, the datagram is whole, and cut again into the
- * same fragments. */
+/* Datagrams of 2, 3 and 6 fragments, each fragment in a ring slot too
+ * small for the datagram (ovs-vswitchd's installed flows, not its
+ * execute): whichever completes it, the datagram is whole, and cut again
+ * into the same fragments. */
 static void
 fragments_in_slots(bool v6)
 {
@@ -980,7 +980,8 @@ fragments_in_slots(bool v6)
 	static struct frame f, whole;
 	uint32_t hl = v6 ? 40 : 20;
 	const struct { uint32_t n; int frags, last; } cases[] = {
-		{ 3000, 3, 2 }, { 3000, 3, 0 }, { 8000, 6, 5 }, { 8000, 6, 3 },
+		{ 2800, 2, 1 }, { 3000, 3, 2 }, { 3000, 3, 0 },
+		{ 8000, 6, 5 }, { 8000, 6, 3 },
 	};
 
 	for (unsigned k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
