@@ -65,10 +65,18 @@ msgbuf_cancel(struct msgbuf *mb)
 void
 msgbuf_put(struct msgbuf *mb, uint16_t type, size_t len, const void *data)
 {
+	char *tail;
+
 	if (mb->overflow || !mb->cur)
 		return;
-	if (!mnl_attr_put_check(mb->cur, room(mb), type, len, data))
+	tail = mnl_nlmsg_get_payload_tail(mb->cur);
+	if (!mnl_attr_put_check(mb->cur, room(mb), type, len, data)) {
 		mb->overflow = true;
+		return;
+	}
+	/* libmnl 1.0.4 leaves the padding as the buffer had it: no byte of
+	 * the daemon's memory goes out. */
+	memset(tail + NLA_HDRLEN + len, 0, NLA_ALIGN(len) - len);
 }
 
 void

@@ -194,6 +194,31 @@ test_msgbuf_nest_has_no_nested_flag(void **state)
 	assert_int_equal(nest->nla_len, NLA_HDRLEN + NLA_HDRLEN + 8);
 }
 
+/* Attributes shorter than their padding: the pad bytes are zero, whatever
+ * the buffer held (they go to clients). */
+static void
+test_msgbuf_padding_is_zeroed(void **state)
+{
+	char mem[256];
+	struct msgbuf mb;
+	const uint8_t *p;
+
+	memset(mem, 0xa5, sizeof(mem));
+	msgbuf_init(&mb, mem, sizeof(mem));
+	assert_non_null(msgbuf_start(&mb, 0x20, 0, 1, 2, 4));
+	msgbuf_put_u8(&mb, 1, 7);
+	msgbuf_put_u16(&mb, 2, 8);
+	msgbuf_put_string(&mb, 3, "abcde");
+	assert_int_equal(msgbuf_end(&mb), 0);
+	p = (const uint8_t *)mem + NLMSG_HDRLEN + 4;
+	assert_int_equal(p[NLA_HDRLEN + 1] | p[NLA_HDRLEN + 2] |
+			 p[NLA_HDRLEN + 3], 0);
+	p += NLA_HDRLEN + 4;
+	assert_int_equal(p[NLA_HDRLEN + 2] | p[NLA_HDRLEN + 3], 0);
+	p += NLA_HDRLEN + 4;
+	assert_int_equal(p[NLA_HDRLEN + 6] | p[NLA_HDRLEN + 7], 0);
+}
+
 int
 main(void)
 {
@@ -207,6 +232,7 @@ main(void)
 		cmocka_unit_test(test_truncated_attribute_stops_parsing),
 		cmocka_unit_test(test_msgbuf_overflow_rolls_back),
 		cmocka_unit_test(test_msgbuf_nest_has_no_nested_flag),
+		cmocka_unit_test(test_msgbuf_padding_is_zeroed),
 	};
 
 	return cmocka_run_group_tests_name("attr", tests, NULL, NULL);
