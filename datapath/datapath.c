@@ -564,10 +564,17 @@ name_is(const struct dp_port *port, const void *name)
 	return !strcmp(dp_port_name(port), name);
 }
 
+struct where {
+	int netnsid, ifindex;
+};
+
 static bool
-ifindex_is(const struct dp_port *port, const void *ifindex)
+where_is(const struct dp_port *port, const void *arg)
 {
-	return port->vport->ifindex == *(const int *)ifindex;
+	const struct where *w = arg;
+
+	return port->vport->netnsid == w->netnsid &&
+	       port->vport->ifindex == w->ifindex;
 }
 
 struct dp_port *
@@ -577,9 +584,11 @@ dp_port_locate(const char *name)
 }
 
 struct dp_port *
-dp_port_by_ifindex(int ifindex)
+dp_port_by_ifindex(int netnsid, int ifindex)
 {
-	return find_port(ifindex_is, &ifindex);
+	struct where w = { netnsid, ifindex };
+
+	return find_port(where_is, &w);
 }
 
 const char *

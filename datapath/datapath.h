@@ -120,7 +120,9 @@ void dp_port_del(struct dp_port *port);
 struct dp_port *dp_port_get(const struct datapath *dp, uint32_t port_no);
 /* A port of any datapath, by device name. */
 struct dp_port *dp_port_locate(const char *name);
-struct dp_port *dp_port_by_ifindex(int ifindex);
+/* A port of any datapath, by its device's namespace (its id in ours,
+ * NETNSA_NSID_NOT_ASSIGNED for ours) and index there. */
+struct dp_port *dp_port_by_ifindex(int netnsid, int ifindex);
 const char *dp_port_name(const struct dp_port *port);
 int dp_port_set_pids(struct dp_port *port, const uint32_t *pids, unsigned n);
 

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <libmnl/libmnl.h>
+#include <linux/net_namespace.h>
 #include <linux/rtnetlink.h>
 #include <signal.h>
 #include <stdio.h>
@@ -35,7 +36,7 @@ struct conn {
 };
 
 /* epoll tags for the fixed sources; connections carry their pointer. */
-static char tag_listen, tag_rtnl, tag_timer;
+static char tag_listen, tag_rtnl, tag_timer, tag_lost;
 
 /* The kernel rebalances its mask arrays every 4 s. */
 #define PERIODIC_MS 4000
@@ -92,12 +93,19 @@ epoll_watch(int fd, void *tag)
 static int
 rtnl_open(void)
 {
+	int err;
+
 	rtnl = mnl_socket_open2(NETLINK_ROUTE, SOCK_CLOEXEC | SOCK_NONBLOCK);
 	if (!rtnl)
 		return -errno;
-	if (mnl_socket_bind(rtnl, RTMGRP_LINK, MNL_SOCKET_AUTOPID) < 0)
+	if (mnl_socket_setsockopt(rtnl, NETLINK_LISTEN_ALL_NSID, &(int){ 1 },
+				  sizeof(int)) < 0 ||
+	    mnl_socket_bind(rtnl, RTMGRP_LINK, MNL_SOCKET_AUTOPID) < 0)
 		return -errno;
-	return epoll_watch(mnl_socket_get_fd(rtnl), &tag_rtnl);
+	err = epoll_watch(mnl_socket_get_fd(rtnl), &tag_rtnl);
+	if (!err)
+		err = vport_error_fd();
+	return err < 0 ? err : epoll_watch(err, &tag_lost);
 }
 
 static int
@@ -419,26 +427,74 @@ conn_serve(struct conn *c, char *buf, size_t cap)
 	return sent && rep.err != -EPROTO;
 }
 
+/* RTM_DELLINK: a port's device was deleted, or moved to another namespace.
+ * The kernel detaches a netdev port either way; an internal port's device
+ * may move and stays attached (only the local port's may not: the kernel
+ * refuses to move it). */
 static void
-port_gone(int ifindex)
+port_gone(int netnsid, int ifindex)
 {
-	struct dp_port *port = dp_port_by_ifindex(ifindex);
+	struct dp_port *port = dp_port_by_ifindex(netnsid, ifindex);
 	struct datapath *dp;
+	int err;
 
 	if (!port)
 		return;
 	dp = port->dp;
 	if (port->port_no == OVSP_LOCAL) {
-		log_warn("%s: local port device deleted, deleting the "
-			 "datapath", dp_name(dp));
+		log_warn("%s: local port device deleted or moved away, "
+			 "deleting the datapath", dp_name(dp));
 		dp_family_notify_gone(dp);
 		dp_destroy(dp);
 		return;
 	}
-	log_info("%s: port %u %s: device deleted, detaching", dp_name(dp),
-		 port->port_no, dp_port_name(port));
+	if (port->type == OVS_VPORT_TYPE_INTERNAL) {
+		err = vport_locate(port->vport);
+		if (!err) {
+			log_info("%s: port %u %s: device moved (netns id %d, "
+				 "index %d), still attached", dp_name(dp),
+				 port->port_no, dp_port_name(port),
+				 port->vport->netnsid, port->vport->ifindex);
+			return;
+		}
+		if (err != -ENODEV) {
+			log_warn("%s: port %u %s: device moved, cannot tell "
+				 "where: %s", dp_name(dp), port->port_no,
+				 dp_port_name(port), strerror(-err));
+			return;
+		}
+	}
+	log_info("%s: port %u %s: device deleted or moved away, detaching",
+		 dp_name(dp), port->port_no, dp_port_name(port));
 	vport_family_notify_gone(port);
 	dp_port_del(port);
+}
+
+/* Internal ports' devices destroyed where the daemon sees no link event:
+ * with the namespace they had been moved to. The kernel detaches those
+ * ports as the namespace exits, with no notification. */
+static void
+ports_lost(void)
+{
+	uint64_t n;
+
+	if (read(vport_error_fd(), &n, sizeof(n)) < 0)
+		return;
+	for (unsigned i = 0; dp_at(i); i++) {
+		struct datapath *dp = dp_at(i);
+
+		for (uint32_t p = OVSP_LOCAL + 1; p < dp->ports->n; p++) {
+			struct dp_port *port = dp->ports->port[p];
+
+			if (!port || !vport_take_error(port->vport) ||
+			    vport_locate(port->vport) != -ENODEV)
+				continue;
+			log_info("%s: port %u %s: device destroyed with its "
+				 "namespace, detaching", dp_name(dp),
+				 port->port_no, dp_port_name(port));
+			dp_port_del(port);
+		}
+	}
 }
 
 static int
@@ -452,9 +508,9 @@ mtu_attr(const struct nlattr *a, void *data)
 
 /* A port's device changed its MTU: its sends follow. */
 static void
-port_mtu(const struct nlmsghdr *nlh, int ifindex)
+port_mtu(const struct nlmsghdr *nlh, int netnsid, int ifindex)
 {
-	struct dp_port *port = dp_port_by_ifindex(ifindex);
+	struct dp_port *port = dp_port_by_ifindex(netnsid, ifindex);
 	uint32_t mtu = 0;
 
 	if (!port)
@@ -464,29 +520,54 @@ port_mtu(const struct nlmsghdr *nlh, int ifindex)
 		vport_set_mtu(port->vport, mtu);
 }
 
+/* data: the id of the namespace the event comes from. */
 static int
 link_event(const struct nlmsghdr *nlh, void *data)
 {
 	const struct ifinfomsg *ifi = mnl_nlmsg_get_payload(nlh);
+	int netnsid = *(int *)data;
 
-	(void)data;
 	if (nlh->nlmsg_len < NLMSG_LENGTH(sizeof(*ifi)))
 		return MNL_CB_OK;
 	if (nlh->nlmsg_type == RTM_DELLINK)
-		port_gone(ifi->ifi_index);
+		port_gone(netnsid, ifi->ifi_index);
 	else if (nlh->nlmsg_type == RTM_NEWLINK)
-		port_mtu(nlh, ifi->ifi_index);
+		port_mtu(nlh, netnsid, ifi->ifi_index);
 	return MNL_CB_OK;
 }
 
+/* Link events of our namespace and (NETLINK_LISTEN_ALL_NSID) of those our
+ * namespace has an id for, where moved internal ports may be: each
+ * datagram says which. */
 static void
 rtnl_read(void)
 {
-	char buf[16384];
+	char buf[16384], cbuf[CMSG_SPACE(sizeof(int))];
+	struct iovec iov = { buf, sizeof(buf) };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
 	ssize_t n;
 
-	while ((n = mnl_socket_recvfrom(rtnl, buf, sizeof(buf))) > 0)
-		mnl_cb_run(buf, n, 0, 0, link_event, NULL);
+	for (;;) {
+		int netnsid = NETNSA_NSID_NOT_ASSIGNED;
+
+		mh.msg_control = cbuf;
+		mh.msg_controllen = sizeof(cbuf);
+		n = recvmsg(mnl_socket_get_fd(rtnl), &mh, 0);
+		if (n <= 0) {
+			/* Events lost to a full queue: those that follow
+			 * still count. */
+			if (n < 0 && errno == ENOBUFS)
+				continue;
+			break;
+		}
+		for (struct cmsghdr *cm = CMSG_FIRSTHDR(&mh); cm;
+		     cm = CMSG_NXTHDR(&mh, cm))
+			if (cm->cmsg_level == SOL_NETLINK &&
+			    cm->cmsg_type == NETLINK_LISTEN_ALL_NSID &&
+			    cm->cmsg_len >= CMSG_LEN(sizeof(int)))
+				memcpy(&netnsid, CMSG_DATA(cm), sizeof(int));
+		mnl_cb_run(buf, n, 0, 0, link_event, &netnsid);
+	}
 }
 
 static void
@@ -535,6 +616,8 @@ server_run(void)
 				rtnl_read();
 			else if (tag == &tag_timer)
 				periodic();
+			else if (tag == &tag_lost)
+				ports_lost();
 			else if (!conn_serve(tag, buf, cap))
 				conn_close(tag);
 		}

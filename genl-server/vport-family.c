@@ -25,6 +25,10 @@ vport_fill(struct dp_port *port, struct msgbuf *mb, uint32_t portid,
 	msgbuf_put_u32(mb, OVS_VPORT_ATTR_TYPE, port->type);
 	msgbuf_put_string(mb, OVS_VPORT_ATTR_NAME, dp_port_name(port));
 	msgbuf_put_u32(mb, OVS_VPORT_ATTR_IFINDEX, port->vport->ifindex);
+	/* A device moved to another namespace: that namespace's id here. */
+	if (port->vport->netnsid >= 0)
+		msgbuf_put_u32(mb, OVS_VPORT_ATTR_NETNSID,
+			       (uint32_t)port->vport->netnsid);
 	vport_get_stats(port->vport, &st);
 	msgbuf_put(mb, OVS_VPORT_ATTR_STATS, sizeof(st), &st);
 	nest = msgbuf_nest_start(mb, TAPDP_VPORT_ATTR_UPCALL_STATS);

@@ -4,11 +4,13 @@
 #include <errno.h>
 #include <libmnl/libmnl.h>
 #include <net/if_arp.h>
+#include <linux/net_namespace.h>
 #include <linux/rtnetlink.h>
 #include <net/if.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -71,41 +73,22 @@ netdev_set_promisc(const char *name, bool on)
 	return ifreq_ioctl(name, SIOCSIFFLAGS, &ifr);
 }
 
+/* One request on a short-lived rtnetlink socket; the reply (a single
+ * message, or the error it brings) goes to cb. */
 static int
-stats_cb(const struct nlattr *a, void *data)
-{
-	if (mnl_attr_get_type(a) == IFLA_STATS64 &&
-	    mnl_attr_get_payload_len(a) >= sizeof(struct rtnl_link_stats64))
-		memcpy(data, mnl_attr_get_payload(a),
-		       sizeof(struct rtnl_link_stats64));
-	return MNL_CB_OK;
-}
-
-int
-netdev_get_stats(int ifindex, struct rtnl_link_stats64 *stats)
+rtnl_ask(struct nlmsghdr *req, mnl_cb_t cb, void *data)
 {
 	char buf[MNL_SOCKET_BUFFER_SIZE * 2];
 	struct mnl_socket *nl;
-	struct nlmsghdr *nlh;
-	struct ifinfomsg *ifi;
-	int n, err = -ENODEV;
+	int n, err;
 
-	memset(stats, 0, sizeof(*stats));
 	nl = mnl_socket_open2(NETLINK_ROUTE, SOCK_CLOEXEC);
 	if (!nl)
 		return -errno;
-	if (mnl_socket_bind(nl, 0, MNL_SOCKET_AUTOPID) < 0) {
-		err = -errno;
-		goto out;
-	}
-	nlh = mnl_nlmsg_put_header(buf);
-	nlh->nlmsg_type = RTM_GETLINK;
-	nlh->nlmsg_flags = NLM_F_REQUEST;
-	nlh->nlmsg_seq = 1;
-	ifi = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifi));
-	ifi->ifi_family = AF_UNSPEC;
-	ifi->ifi_index = ifindex;
-	if (mnl_socket_sendto(nl, nlh, nlh->nlmsg_len) < 0) {
+	req->nlmsg_flags |= NLM_F_REQUEST;
+	req->nlmsg_seq = 1;
+	if (mnl_socket_bind(nl, 0, MNL_SOCKET_AUTOPID) < 0 ||
+	    mnl_socket_sendto(nl, req, req->nlmsg_len) < 0) {
 		err = -errno;
 		goto out;
 	}
@@ -114,14 +97,160 @@ netdev_get_stats(int ifindex, struct rtnl_link_stats64 *stats)
 		err = -errno;
 		goto out;
 	}
-	nlh = (struct nlmsghdr *)buf;
-	if (mnl_nlmsg_ok(nlh, n) && nlh->nlmsg_type == RTM_NEWLINK) {
-		mnl_attr_parse(nlh, sizeof(*ifi), stats_cb, stats);
-		err = 0;
-	}
+	/* mnl_cb_run turns an NLMSG_ERROR into -1 and errno. */
+	err = mnl_cb_run(buf, n, 1, mnl_socket_get_portid(nl), cb, data) < 0
+		      ? -errno : 0;
 out:
 	mnl_socket_close(nl);
 	return err;
+}
+
+struct link_info {
+	int ifindex;
+	uint32_t mtu;
+	struct rtnl_link_stats64 *stats;
+};
+
+static int
+link_attr(const struct nlattr *a, void *data)
+{
+	struct link_info *li = data;
+
+	if (mnl_attr_get_type(a) == IFLA_STATS64 && li->stats &&
+	    mnl_attr_get_payload_len(a) >= sizeof(*li->stats))
+		memcpy(li->stats, mnl_attr_get_payload(a), sizeof(*li->stats));
+	else if (mnl_attr_get_type(a) == IFLA_MTU &&
+		 mnl_attr_get_payload_len(a) >= sizeof(uint32_t))
+		li->mtu = mnl_attr_get_u32(a);
+	return MNL_CB_OK;
+}
+
+static int
+link_cb(const struct nlmsghdr *nlh, void *data)
+{
+	const struct ifinfomsg *ifi = mnl_nlmsg_get_payload(nlh);
+	struct link_info *li = data;
+
+	if (nlh->nlmsg_type != RTM_NEWLINK ||
+	    nlh->nlmsg_len < NLMSG_LENGTH(sizeof(*ifi))) {
+		errno = EPROTO;
+		return MNL_CB_ERROR;
+	}
+	li->ifindex = ifi->ifi_index;
+	return mnl_attr_parse(nlh, sizeof(*ifi), link_attr, li);
+}
+
+/* RTM_GETLINK by index or name, in the namespace netnsid names (< 0: our
+ * own). */
+static int
+get_link(int netnsid, int ifindex, const char *name, struct link_info *li)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	struct ifinfomsg *ifi;
+
+	nlh->nlmsg_type = RTM_GETLINK;
+	ifi = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifi));
+	ifi->ifi_family = AF_UNSPEC;
+	ifi->ifi_index = ifindex;
+	if (name)
+		mnl_attr_put_strz(nlh, IFLA_IFNAME, name);
+	if (netnsid >= 0)
+		mnl_attr_put_u32(nlh, IFLA_TARGET_NETNSID, netnsid);
+	return rtnl_ask(nlh, link_cb, li);
+}
+
+int
+netdev_get_stats(int netnsid, int ifindex, struct rtnl_link_stats64 *stats)
+{
+	struct link_info li = { .stats = stats };
+
+	memset(stats, 0, sizeof(*stats));
+	return get_link(netnsid, ifindex, NULL, &li);
+}
+
+int
+netdev_lookup(int netnsid, const char *name, int *ifindex, uint32_t *mtu)
+{
+	struct link_info li = { 0 };
+	int err = get_link(netnsid, 0, name, &li);
+
+	if (!err) {
+		*ifindex = li.ifindex;
+		*mtu = li.mtu;
+	}
+	return err;
+}
+
+static int
+nsid_attr(const struct nlattr *a, void *data)
+{
+	if (mnl_attr_get_type(a) == NETNSA_NSID &&
+	    mnl_attr_get_payload_len(a) >= sizeof(int32_t))
+		*(int32_t *)data = (int32_t)mnl_attr_get_u32(a);
+	return MNL_CB_OK;
+}
+
+static int
+nsid_cb(const struct nlmsghdr *nlh, void *data)
+{
+	return mnl_attr_parse(nlh, sizeof(struct rtgenmsg), nsid_attr, data);
+}
+
+/* RTM_GETNSID (or, with nsid NETNSA_NSID_NOT_ASSIGNED, RTM_NEWNSID: pick
+ * one) for the namespace fd. */
+static int
+nsid_request(uint16_t type, int nsfd, int32_t *nsid)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	struct rtgenmsg *g;
+
+	nlh->nlmsg_type = type;
+	if (type == RTM_NEWNSID)
+		nlh->nlmsg_flags = NLM_F_ACK;
+	g = mnl_nlmsg_put_extra_header(nlh, sizeof(*g));
+	g->rtgen_family = AF_UNSPEC;
+	mnl_attr_put_u32(nlh, NETNSA_FD, nsfd);
+	if (type == RTM_NEWNSID)
+		mnl_attr_put_u32(nlh, NETNSA_NSID, (uint32_t)*nsid);
+	return rtnl_ask(nlh, type == RTM_GETNSID ? nsid_cb : NULL, nsid);
+}
+
+static bool
+is_own_netns(int nsfd)
+{
+	static struct stat own;
+	struct stat st;
+
+	if (!own.st_ino && stat("/proc/self/ns/net", &own) < 0)
+		return false;
+	return fstat(nsfd, &st) == 0 && st.st_ino == own.st_ino &&
+	       st.st_dev == own.st_dev;
+}
+
+int
+netdev_netnsid(int nsfd, int *netnsid)
+{
+	int32_t nsid = NETNSA_NSID_NOT_ASSIGNED;
+	int err;
+
+	*netnsid = NETNSA_NSID_NOT_ASSIGNED;
+	if (is_own_netns(nsfd))
+		return 0;
+	err = nsid_request(RTM_GETNSID, nsfd, &nsid);
+	if (!err && nsid < 0) {
+		/* None yet: the kernel's peernet2id_alloc() assigns one. */
+		err = nsid_request(RTM_NEWNSID, nsfd, &nsid);
+		if (!err || err == -EEXIST)
+			err = nsid_request(RTM_GETNSID, nsfd, &nsid);
+	}
+	if (err)
+		return err;
+	if (nsid < 0)
+		return -ENOENT;
+	*netnsid = nsid;
+	return 0;
 }
 
 int

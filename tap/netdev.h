@@ -5,6 +5,7 @@
 
 #include <linux/if_link.h>
 #include <stdbool.h>
+#include <stdint.h>
 
 /* Whether the kernel would register a device of that name (its
  * dev_valid_name(): not empty, shorter than IFNAMSIZ, not "." or "..", no
@@ -15,7 +16,16 @@ int netdev_ifindex(const char *name);
 /* 0, or -ENODEV / -EINVAL (loopback, not Ethernet-like) as the kernel's
  * netdev vport would answer. */
 int netdev_check_attachable(const char *name);
-int netdev_get_stats(int ifindex, struct rtnl_link_stats64 *stats);
+/* Device facts in another namespace: netnsid is its id in ours
+ * (NETNSA_NSID_NOT_ASSIGNED, -1: our own). */
+int netdev_get_stats(int netnsid, int ifindex,
+		     struct rtnl_link_stats64 *stats);
+/* The index and MTU of the device called name. */
+int netdev_lookup(int netnsid, const char *name, int *ifindex, uint32_t *mtu);
+/* The id our namespace has for the namespace nsfd refers to (one is
+ * assigned if it has none, as the kernel does when it reports a peer), or
+ * NETNSA_NSID_NOT_ASSIGNED if that is our own. 0 or -errno. */
+int netdev_netnsid(int nsfd, int *netnsid);
 int netdev_set_promisc(const char *name, bool on);
 /* The device's MTU, or -errno. */
 int netdev_get_mtu(const char *name);

@@ -84,6 +84,35 @@ fail:
 	return err;
 }
 
+/* The device may have been moved to another namespace (and renamed
+ * there): the TAP fd knows where it is. */
+static int
+internal_locate(struct vport *vport)
+{
+	struct ifreq ifr = { 0 };
+	int nsfd, netnsid, ifindex, err;
+	uint32_t mtu;
+
+	/* Destroyed with the namespace it was in: the queues are left
+	 * detached. */
+	if (ioctl(vport->fd, TUNGETIFF, &ifr) < 0)
+		return errno == EBADFD ? -ENODEV : -errno;
+	nsfd = ioctl(vport->fd, TUNGETDEVNETNS);
+	if (nsfd < 0)
+		return -errno;
+	err = netdev_netnsid(nsfd, &netnsid);
+	close(nsfd);
+	if (!err)
+		err = netdev_lookup(netnsid, ifr.ifr_name, &ifindex, &mtu);
+	if (err)
+		return err;
+	vport->netnsid = netnsid;
+	vport->ifindex = ifindex;
+	if (mtu)
+		vport_set_mtu(vport, mtu);
+	return 0;
+}
+
 /* A TAP device gives one frame per read. */
 static void
 internal_recv_burst(struct vport *vport, struct vport_rxq *q,
@@ -119,4 +148,5 @@ const struct vport_ops vport_internal_ops = {
 	.close = internal_close,
 	.recv_burst = internal_recv_burst,
 	.send = internal_send,
+	.locate = internal_locate,
 };

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <linux/if_ether.h>
+#include <linux/net_namespace.h>
 #include <poll.h>
 #include <pthread.h>
 #include <sched.h>
@@ -57,6 +58,7 @@ struct vport_rx {
 };
 
 static unsigned rx_queues;		/* 0: one per usable CPU */
+static int error_fd = -1;		/* vport_error_fd() */
 
 static void
 txq_flush(struct tx_queue *q)
@@ -183,9 +185,15 @@ rx_main(void *arg)
 		if (pfd[1].revents)
 			break;
 		if (pfd[0].revents & (POLLERR | POLLHUP | POLLNVAL)) {
-			/* The device went away; the control thread will see
-			 * its deletion and detach the port. */
+			/* The device went away: a deletion the control thread
+			 * sees as a link event, or (in another namespace) one
+			 * it learns of here. */
 			pfd[0].fd = -1;
+			__atomic_store_n(&vport->rx_error, true,
+					 __ATOMIC_RELAXED);
+			if (error_fd >= 0)
+				(void)!write(error_fd, &(uint64_t){ 1 },
+					     sizeof(uint64_t));
 			continue;
 		}
 		/* Drain what is queued before sleeping again: one poll per
@@ -272,6 +280,7 @@ vport_create(enum ovs_vport_type type, const char *name,
 	}
 	vport->ops = ops;
 	vport->fd = -1;
+	vport->netnsid = NETNSA_NSID_NOT_ASSIGNED;
 	vport->n_rxq = rx_queue_count();
 	snprintf(vport->name, sizeof(vport->name), "%s", name);
 	err = ops->open(vport);
@@ -358,6 +367,26 @@ vport_send(struct vport *vport, const void *frame, size_t len,
 	return vport->ops->send(vport, frame, len, vh ? vh : &none);
 }
 
+int
+vport_locate(struct vport *vport)
+{
+	return vport->ops->locate ? vport->ops->locate(vport) : 0;
+}
+
+int
+vport_error_fd(void)
+{
+	if (error_fd < 0)
+		error_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	return error_fd < 0 ? -errno : error_fd;
+}
+
+bool
+vport_take_error(struct vport *vport)
+{
+	return __atomic_exchange_n(&vport->rx_error, false, __ATOMIC_RELAXED);
+}
+
 void
 vport_set_mtu(struct vport *vport, uint32_t mtu)
 {
@@ -389,7 +418,7 @@ int
 vport_get_stats(struct vport *vport, struct ovs_vport_stats *st)
 {
 	struct rtnl_link_stats64 s;
-	int err = netdev_get_stats(vport->ifindex, &s);
+	int err = netdev_get_stats(vport->netnsid, vport->ifindex, &s);
 
 	if (vport->ops->rx_overruns)
 		__atomic_fetch_add(&vport->rx_overruns,

@@ -81,11 +81,19 @@ struct vport_ops {
 	/* Optional: frames the kernel dropped for want of room in the
 	 * receive queues since the last call. */
 	uint64_t (*rx_overruns)(struct vport *vport);
+	/* Optional, for devices that may change namespace and stay the
+	 * port's: sets netnsid, ifindex and mtu from where the device is
+	 * now; -ENODEV when it is gone. */
+	int (*locate)(struct vport *vport);
 };
 
 struct vport {
 	const struct vport_ops *ops;
 	char name[IFNAMSIZ];
+	/* The device's namespace (its id in ours, or
+	 * NETNSA_NSID_NOT_ASSIGNED: ours) and index there; the control
+	 * thread's. */
+	int netnsid;
 	int ifindex;
 	int fd;				/* sends: the first queue's */
 	unsigned n_rxq;
@@ -96,6 +104,7 @@ struct vport {
 					 * header lied, dropped */
 	uint64_t tx_too_big;		/* atomic: over the MTU, not GSO */
 	uint64_t rx_overruns;		/* atomic: receive queues full */
+	bool rx_error;			/* atomic: a queue's fd failed */
 };
 
 /* Receive queues (and threads) per port created from now on: 1 to
@@ -120,6 +129,18 @@ int vport_send(struct vport *vport, const void *frame, size_t len,
  * it returns. Frames whose offload metadata lies are dropped and counted. */
 void vport_rx_deliver(struct vport *vport, uint8_t *buf, size_t size,
 		      size_t len, const struct virtio_net_hdr *vh);
+/* Where the port's device is now: an internal port's device may move to
+ * another namespace (and on, and back) and stays the port's, as the
+ * kernel's does. Updates netnsid, ifindex and the MTU; -ENODEV when the
+ * device is gone (destroyed with the namespace it was in). A netdev port's
+ * device never moves while attached (leaving detaches it): 0. */
+int vport_locate(struct vport *vport);
+/* An eventfd, readable after a receive queue's fd reported an error (a
+ * device destroyed under the daemon); vport_take_error() then says which
+ * ports. Created by the first call: the control thread's, before any
+ * port. */
+int vport_error_fd(void);
+bool vport_take_error(struct vport *vport);
 /* The device's MTU changed (the control thread follows link events). */
 void vport_set_mtu(struct vport *vport, uint32_t mtu);
 /* Whether a received frame's offload metadata can be trusted: a known GSO
