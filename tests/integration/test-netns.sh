@@ -31,6 +31,37 @@ rx_packets() {
 	show -s | sed -n "/: $1 (internal)/,/RX packets/s/.*RX packets:\([0-9]*\).*/\1/p"
 }
 ping_ok() { ip netns exec "$1" ping -c 3 -i 0.2 -W 2 "${@:2}"; }
+# "IFINDEX NETNSID" of port $1 as OVS_VPORT_CMD_GET answers (NETNSID -1:
+# absent, the device is in the daemon's namespace).
+vport_where() {
+	in_ns env PYTHONPATH="$TOP/tests/ovs-dpctl-py" "$BUILD/tapdp-run" -- \
+		/usr/bin/python3 - "$1" <<'PY'
+import sys
+from pyroute2.netlink import NLM_F_REQUEST
+from pyroute2.netlink.generic import GenericNetlinkSocket
+from ovstest import vportmsg
+s = GenericNetlinkSocket()
+s.bind("ovs_vport", vportmsg)
+m = vportmsg()
+m["cmd"], m["version"] = 3, 2
+m["attrs"] = [["OVS_VPORT_ATTR_NAME", sys.argv[1]]]
+r = s.nlm_request(m, msg_type=s.prid, msg_flags=NLM_F_REQUEST)[0]
+nsid = r.get_attr("OVS_VPORT_ATTR_NETNSID")
+print(r.get_attr("OVS_VPORT_ATTR_IFINDEX"), -1 if nsid is None else nsid)
+PY
+}
+# What the vport should say of device $1 in namespace $2.
+where_is() {
+	local idx nsid=-1
+	idx=$(ip -n "$2" -o link show "$1" | cut -d: -f1)
+	[ "$2" = "$NS" ] ||
+		nsid=$(ip -n "$NS" netns list-id | sed -n "s/^nsid \([0-9]*\) .*(iproute2 netns name: $2)$/\1/p")
+	echo "$idx $nsid"
+}
+check_where() { # port namespace
+	check_out "vport get: $1's index and netnsid in $2" \
+		"^$(where_is "$1" "$2")\$" vport_where "$1"
+}
 
 for h in $HOSTS; do
 	ip netns add "$h"
@@ -65,6 +96,9 @@ check "ping6 between two moved ports" ping_ok "$NSA" -6 fd00:6::2
 check "ping from a moved port to one that stayed" ping_ok "$NSB" 10.6.0.3
 check "ovs-dpctl show lists moved p0" lists p0
 check "ovs-dpctl show lists moved p1" lists p1
+check_where p0 "$NSA"
+check_where p1 "$NSB"
+check_where p2 "$NS"
 check "ovs-dpctl show -s counts a moved port's packets" \
 	test "$(rx_packets p0)" -gt 0
 wait_for "vswitchd's statistics of a moved port" \
@@ -82,6 +116,7 @@ check "move p1 on from $NSB to $NSC" ip -n "$NSB" link set p1 netns "$NSC"
 ip -n "$NSC" addr add 10.6.0.2/24 dev p1
 ip -n "$NSC" link set p1 up
 check "ping a port moved twice" ping_ok "$NSA" 10.6.0.2
+check_where p1 "$NSC"
 ip -n "$NSC" link set p1 mtu 1500
 wait_for "an MTU change two moves away is followed (big frames dropped)" \
 	bash -c "! ip netns exec $NSA ping -c 1 -W 1 -s 3000 -M do 10.6.0.2"
@@ -90,6 +125,7 @@ check "move p0 back" ip -n "$NSA" link set p0 netns "$NS"
 in_ns ip addr add 10.6.0.1/24 dev p0
 in_ns ip link set p0 up
 check "ping from a port moved back" ping_ok "$NS" 10.6.0.2
+check_where p0 "$NS"
 check "ovs-dpctl show -s after the return" test "$(rx_packets p0)" -gt 0
 
 # Deleting a moved port removes its device where it is.

@@ -44,4 +44,8 @@ class vportmsg(genlmsg):
         ("OVS_VPORT_ATTR_NAME", "asciiz"),
         ("OVS_VPORT_ATTR_OPTIONS", "none"),
         ("OVS_VPORT_ATTR_UPCALL_PID", "uint32"),
+        ("OVS_VPORT_ATTR_STATS", "none"),
+        ("OVS_VPORT_ATTR_PAD", "none"),
+        ("OVS_VPORT_ATTR_IFINDEX", "uint32"),
+        ("OVS_VPORT_ATTR_NETNSID", "int32"),
     )
