@@ -142,7 +142,9 @@ check_vswitchd_log
 check "move p2 to $NSD" in_ns ip link set p2 netns "$NSD"
 ip netns del "$NSD"
 ip netns add "$NSD"
-wait_for "a port whose namespace is deleted is detached" absent p2
+# (ovs-vswitchd may then create p2 again, at home: its database has it.)
+wait_for "a port whose namespace is deleted is detached" \
+	bash -c "! ip netns exec $NS $BUILD/tapdp-run -- ovs-dpctl show | grep -q ': p2 ' || ip -n $NS link show p2"
 check "the others stay" lists p0
 check "del-port p0" $VSCTL del-port br0 p0
 check "p0's device is gone" bash -c "! ip -n $NS link show p0"
@@ -185,6 +187,13 @@ check "q1 stays" lists q1
 check "q0 and q1 still forward" ping_ok "$NSE" 10.8.0.1
 check "del-if of a moved port" dpctl del-if dp1 q0
 check "its device is gone from $NSA" bash -c "! ip -n $NSA link show q0"
+# The kernel refuses to move a local port's device; a TAP device cannot
+# refuse: its datapath is deleted, as when the device is deleted.
+check "add-dp dp2" dpctl add-dp dp2
+in_ns ip link set dp2 netns "$NSE"
+wait_for "a datapath whose local port moved away is deleted" \
+	bash -c "! ip netns exec $NS $BUILD/tapdp-run -- ovs-dpctl dump-dps | grep -q system@dp2"
+wait_for "and its device with it" bash -c "! ip -n $NSE link show dp2"
 check "del-dp dp1" dpctl del-dp dp1
 check "q1's device is gone from $NSE" bash -c "! ip -n $NSE link show q1"
 finish
