@@ -220,13 +220,10 @@ nsid_request(uint16_t type, int nsfd, int32_t *nsid)
 static bool
 is_own_netns(int nsfd)
 {
-	static struct stat own;
-	struct stat st;
+	struct stat own, st;
 
-	if (!own.st_ino && stat("/proc/self/ns/net", &own) < 0)
-		return false;
-	return fstat(nsfd, &st) == 0 && st.st_ino == own.st_ino &&
-	       st.st_dev == own.st_dev;
+	return stat("/proc/self/ns/net", &own) == 0 && fstat(nsfd, &st) == 0 &&
+	       st.st_ino == own.st_ino && st.st_dev == own.st_dev;
 }
 
 int
