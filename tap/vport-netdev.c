@@ -101,7 +101,7 @@ queue_close(struct vport_rxq *q)
  * no protocol, bound to one after), so that every frame it ever takes
  * goes through the ring and the socket's queue holds only the whole
  * copies the ring's slots point to. *group: the fanout group of the
- * port's sockets, 0 before the first joins one (n > 1). */
+ * port's sockets (n > 1), which the first socket creates. */
 static int
 queue_open(struct vport *vport, struct vport_rxq *q, unsigned n,
 	   unsigned *group)
@@ -147,13 +147,16 @@ queue_open(struct vport *vport, struct vport_rxq *q, unsigned n,
 	if (n == 1)
 		return 0;
 	/* The first socket gets a group no other socket uses; the others
-	 * join it. */
-	fanout = *group ? (int)(*group | FANOUT_MODE << 16)
-			: (FANOUT_MODE | PACKET_FANOUT_FLAG_UNIQUEID) << 16;
+	 * join it. Its id may be 0 (the kernel hands out ids from 0 after
+	 * boot, and wraps): which socket creates the group goes by the
+	 * queue, not by the id. */
+	fanout = q != vport->rxq ? (int)(*group | FANOUT_MODE << 16)
+				 : (FANOUT_MODE | PACKET_FANOUT_FLAG_UNIQUEID)
+					   << 16;
 	if (setsockopt(q->fd, SOL_PACKET, PACKET_FANOUT, &fanout,
 		       sizeof(fanout)) < 0 ||
-	    (!*group && getsockopt(q->fd, SOL_PACKET, PACKET_FANOUT, &fanout,
-				   &len) < 0)) {
+	    (q == vport->rxq && getsockopt(q->fd, SOL_PACKET, PACKET_FANOUT,
+					   &fanout, &len) < 0)) {
 		err = -errno;
 		goto fail;
 	}
