@@ -11,6 +11,7 @@
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
+#include <linux/filter.h>
 #include <linux/if_ether.h>
 #include <linux/if_packet.h>
 #include <string.h>
@@ -97,11 +98,17 @@ queue_close(struct vport_rxq *q)
 	close(q->fd);
 }
 
+/* A filter that takes nothing. */
+static struct sock_filter take_none = BPF_STMT(BPF_RET | BPF_K, 0);
+static const struct sock_fprog deaf = { .len = 1, .filter = &take_none };
+
 /* One socket of the port. It is deaf until its ring exists (created with
  * no protocol, bound to one after), so that every frame it ever takes
  * goes through the ring and the socket's queue holds only the whole
  * copies the ring's slots point to. *group: the fanout group of the
- * port's sockets (n > 1), which the first socket creates. */
+ * port's sockets (n > 1), which the first socket creates and the others
+ * join: bound, they take frames before they are in the group, copies of
+ * what the group takes, so they stay deaf (a filter) until they are. */
 static int
 queue_open(struct vport *vport, struct vport_rxq *q, unsigned n,
 	   unsigned *group)
@@ -114,13 +121,16 @@ queue_open(struct vport *vport, struct vport_rxq *q, unsigned n,
 	unsigned blocks = RING_BLOCKS / n;
 	/* Bursts of large frames outrun a default-sized socket buffer. */
 	int one = 1, rcvbuf = 8 << 20, err, fanout;
+	bool joins = n > 1 && q != vport->rxq;
 	socklen_t len = sizeof(fanout);
 
 	q->state = NULL;
 	q->fd = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (q->fd < 0)
 		return -errno;
-	if (setsockopt(q->fd, SOL_PACKET, PACKET_IGNORE_OUTGOING, &one,
+	if ((joins && setsockopt(q->fd, SOL_SOCKET, SO_ATTACH_FILTER, &deaf,
+				 sizeof(deaf)) < 0) ||
+	    setsockopt(q->fd, SOL_PACKET, PACKET_IGNORE_OUTGOING, &one,
 		       sizeof(one)) < 0 ||
 	    setsockopt(q->fd, SOL_PACKET, PACKET_AUXDATA, &one,
 		       sizeof(one)) < 0 ||
@@ -150,13 +160,14 @@ queue_open(struct vport *vport, struct vport_rxq *q, unsigned n,
 	 * join it. Its id may be 0 (the kernel hands out ids from 0 after
 	 * boot, and wraps): which socket creates the group goes by the
 	 * queue, not by the id. */
-	fanout = q != vport->rxq ? (int)(*group | FANOUT_MODE << 16)
-				 : (FANOUT_MODE | PACKET_FANOUT_FLAG_UNIQUEID)
-					   << 16;
+	fanout = joins ? (int)(*group | FANOUT_MODE << 16)
+		       : (FANOUT_MODE | PACKET_FANOUT_FLAG_UNIQUEID) << 16;
 	if (setsockopt(q->fd, SOL_PACKET, PACKET_FANOUT, &fanout,
 		       sizeof(fanout)) < 0 ||
-	    (q == vport->rxq && getsockopt(q->fd, SOL_PACKET, PACKET_FANOUT,
-					   &fanout, &len) < 0)) {
+	    (!joins && getsockopt(q->fd, SOL_PACKET, PACKET_FANOUT, &fanout,
+				  &len) < 0) ||
+	    (joins && setsockopt(q->fd, SOL_SOCKET, SO_DETACH_FILTER, &one,
+				 sizeof(one)) < 0)) {
 		err = -errno;
 		goto fail;
 	}
