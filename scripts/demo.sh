@@ -31,7 +31,7 @@ ip netns exec demo-a ip addr add 10.0.0.1/24 dev eth0
 ip netns exec demo-b ip addr add 10.0.0.2/24 dev eth0
 
 step "start tapdpd (no kernel module: lsmod | grep openvswitch prints nothing)"
-lsmod | grep openvswitch || echo "(openvswitch.ko not loaded)"
+lsmod 2>/dev/null | grep openvswitch || echo "(openvswitch.ko not loaded)"
 run ip netns exec tapdp-demo "$B/tapdpd" --socket "$TAPDP_SOCKET" \
 	--pidfile "$D/pid" --log-file "$D/log" --detach
 
