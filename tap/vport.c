@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "common/log.h"
@@ -185,9 +186,19 @@ rx_main(void *arg)
 		if (pfd[1].revents)
 			break;
 		if (pfd[0].revents & (POLLERR | POLLHUP | POLLNVAL)) {
-			/* The device went away: a deletion the control thread
-			 * sees as a link event, or (in another namespace) one
-			 * it learns of here. */
+			int e;
+			socklen_t l = sizeof(e);
+
+			/* A socket reports its link going down once, as an
+			 * error that reading it clears: frames come again
+			 * when the link is back up. Otherwise the device
+			 * went away: a deletion the control thread sees as a
+			 * link event, or (in another namespace, a TAP fd
+			 * failing) one it learns of here. */
+			if (!(pfd[0].revents & (POLLHUP | POLLNVAL)) &&
+			    getsockopt(pfd[0].fd, SOL_SOCKET, SO_ERROR, &e,
+				       &l) == 0)
+				continue;
 			pfd[0].fd = -1;
 			__atomic_store_n(&vport->rx_error, true,
 					 __ATOMIC_RELAXED);

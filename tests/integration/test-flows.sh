@@ -188,6 +188,17 @@ if [ "$nq" -gt 1 ]; then
 	check "through group id 0, 400 frames arrive once each ($n)" \
 		test $n -ge 400 -a $n -le 405
 fi
+# A link that goes down and up again: its sockets report the fall once, as
+# an error, and take frames again once it is back.
+in_ns ip link set va down
+in_ns ip link set va up
+for _ in $(seq 50); do
+	in_ns ip -br link show va | grep -q " UP " && break
+	sleep 0.1
+done
+n=$(burst400)
+check "after va went down and up, 400 frames arrive once each ($n)" \
+	test $n -ge 400 -a $n -le 405
 # A burst the daemon cannot take (it is stopped): the rings fill, and what
 # the kernel drops shows as the port's RX dropped.
 rxdrop() {
