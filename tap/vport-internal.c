@@ -16,8 +16,10 @@
 #include "netdev.h"
 #include "vport.h"
 
-/* One queue of the device: the first creates it (register_netdevice
- * refuses a taken name with EEXIST), the others attach to it. A name with
+/* One queue of the device: the first creates it, or fails with EEXIST if
+ * the name is taken (IFF_TUN_EXCL: checked and created at once, so no
+ * other TAP of that name is joined by mistake), the others attach to
+ * it. A name with
  * "%d" is a pattern the kernel fills in, as for the kernel's internal
  * devices: the first queue learns the name and the others use it. */
 static int
@@ -33,6 +35,8 @@ queue_open(struct vport *vport, struct vport_rxq *q)
 	ifr.ifr_flags = IFF_TAP | IFF_NO_PI | IFF_VNET_HDR;
 	if (vport->n_rxq > 1)
 		ifr.ifr_flags |= IFF_MULTI_QUEUE;
+	if (q == vport->rxq)
+		ifr.ifr_flags |= IFF_TUN_EXCL;
 	snprintf(ifr.ifr_name, IFNAMSIZ, "%s", vport->name);
 	if (ioctl(q->fd, TUNSETIFF, &ifr) < 0) {
 		err = errno == EBUSY ? -EEXIST : -errno;
@@ -59,8 +63,6 @@ internal_open(struct vport *vport)
 	/* TUNSETIFF would make up a name for an empty one. */
 	if (!netdev_valid_name(vport->name))
 		return -EINVAL;
-	if (netdev_ifindex(vport->name))
-		return -EEXIST;
 	for (i = 0; i < vport->n_rxq; i++) {
 		err = queue_open(vport, &vport->rxq[i]);
 		if (err)

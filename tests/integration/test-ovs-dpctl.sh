@@ -41,6 +41,13 @@ check "del-if p7" dpctl del-if dp0 p7
 # Errors, with the kernel module's messages.
 check_out "add-dp twice: File exists" "add_dp \(File exists\)" \
 	dpctl add-dp dp0
+in_ns ip tuntap add tq0 mode tap multi_queue
+check_out "add-dp over an existing TAP device: File exists" \
+	"add_dp \(File exists\)" dpctl add-dp tq0
+check_out "add-if internal over an existing TAP device: File exists" \
+	"File exists" dpctl add-if dp0 tq0,type=internal
+check "the existing TAP device is left alone" in_ns ip link show tq0
+in_ns ip tuntap del tq0 mode tap multi_queue
 check_out "del-dp of a missing datapath: No such device" \
 	"opening datapath \(No such device\)" dpctl del-dp nodp
 check_out "add-if of a missing interface: No such device" \
