@@ -44,7 +44,7 @@
 
 enum tapdp_op {
 	TAPDP_OP_HELLO = 1,	/* arg0 version, arg1 socket type, arg2
-				 * netlink protocol (0: NETLINK_GENERIC);
+				 * netlink protocol;
 				 * SCM_RIGHTS: data socket end, then
 				 * optionally a NETLINK_ROUTE socket
 				 * -> SCM_RIGHTS: the shared page's memfd */

@@ -277,8 +277,7 @@ conn_hello(struct conn *c, const struct tapdp_req *req, struct msghdr *mh,
 	int fds[2] = { -1, -1 }, n = take_fds(mh, fds, 2), protocol;
 	int err = -EPROTO;
 
-	/* Older shims send no protocol: generic netlink. */
-	protocol = req->arg[2] ? req->arg[2] : NETLINK_GENERIC;
+	protocol = req->arg[2];
 	if (n < 1 || n > 2 || !is_unix_dgram(fds[0]) || c->sk ||
 	    req->arg[0] != TAPDP_PROTO_VERSION ||
 	    (protocol != NETLINK_GENERIC && protocol != NETLINK_NETFILTER) ||
