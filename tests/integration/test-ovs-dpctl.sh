@@ -126,7 +126,7 @@ for junk in [b"", b"x", b"\xff" * 15, struct.pack("Iiii", 3, 0, 0, 0),
 # A valid HELLO (version 2: the data socket's end), then garbage requests.
 s = conn()
 a, b = socket.socketpair(socket.AF_UNIX, socket.SOCK_DGRAM)
-s.sendmsg([struct.pack("Iiii", 1, 2, 3, 0)],
+s.sendmsg([struct.pack("Iiii", 1, 2, 3, 16)],
           [(socket.SOL_SOCKET, socket.SCM_RIGHTS, struct.pack("i", b.fileno()))])
 rep, fds, _, _ = socket.recv_fds(s, 64, 1)
 if struct.unpack("i", rep[:4])[0] != 0 or len(fds) != 1:
