@@ -519,3 +519,11 @@ flow_extract_l3(const void *packet, size_t len, uint16_t eth_type,
 		return -EINVAL;
 	return parse_l3(packet, len, 0, key, layers);
 }
+
+int
+flow_extract_packet(const void *data, size_t len, bool l3,
+		    struct flow_key *key, struct flow_layers *layers)
+{
+	return l3 ? flow_extract_l3(data, len, key->eth_type, key, layers)
+		  : flow_extract(data, len, key, layers);
+}

@@ -1,6 +1,6 @@
 /* Packet to flow key: what the kernel's key_extract() finds in an Ethernet
- * frame or an L3 packet (net/openvswitch/flow.c, Linux 6.12), field for field, including
- * its quirks on truncated and malformed headers, since a megaflow that
+ * frame or an L3 packet (net/openvswitch/flow.c, Linux 6.12), field for
+ * field, including its quirks on truncated and malformed headers, since a megaflow that
  * userspace installs must match the keys the kernel would have made.
  *
  * Reads only the frame, writes only the key and the layers: no allocation,
@@ -8,6 +8,7 @@
 #ifndef TAPDP_FLOW_EXTRACT_H
 #define TAPDP_FLOW_EXTRACT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -54,5 +55,10 @@ int flow_extract(const void *frame, size_t len, struct flow_key *key,
  * parses the packet from its first byte. -EINVAL for a VLAN eth_type. */
 int flow_extract_l3(const void *packet, size_t len, uint16_t eth_type,
 		    struct flow_key *key, struct flow_layers *layers);
+
+/* One or the other: an L3 packet by the protocol key->eth_type already
+ * holds (the kernel's skb->protocol), else an Ethernet frame. */
+int flow_extract_packet(const void *data, size_t len, bool l3,
+			struct flow_key *key, struct flow_layers *layers);
 
 #endif

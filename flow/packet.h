@@ -71,9 +71,8 @@ packet_init(struct packet *p, uint8_t *buf, uint32_t size, uint32_t len)
 static inline int
 packet_extract(struct packet *p, struct flow_key *key)
 {
-	int err = p->l3 ? flow_extract_l3(p->data, p->len, key->eth_type, key,
-					  &p->layers)
-			: flow_extract(p->data, p->len, key, &p->layers);
+	int err = flow_extract_packet(p->data, p->len, p->l3, key,
+				      &p->layers);
 
 	p->key_valid = true;
 	return err;

@@ -37,11 +37,8 @@ packet_cmd_execute(struct genl_info *info)
 	/* Actions are validated against the packet's own key; an L3
 	 * packet's is the one its EtherType says. */
 	key = md;
-	err = md.mac_proto == FLOW_MAC_NONE
-		      ? flow_extract_l3(attr_data(pkt), attr_len(pkt),
-					md.eth_type, &key, &layers)
-		      : flow_extract(attr_data(pkt), attr_len(pkt), &key,
-				     &layers);
+	err = flow_extract_packet(attr_data(pkt), attr_len(pkt),
+				  md.mac_proto == FLOW_MAC_NONE, &key, &layers);
 	if (err < 0)
 		return -EINVAL;
 	err = actions_validate(a[OVS_PACKET_ATTR_ACTIONS], &key, log);

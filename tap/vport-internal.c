@@ -18,10 +18,10 @@
 
 /* One queue of the device: the first creates it, or fails with EEXIST if
  * the name is taken (IFF_TUN_EXCL: checked and created at once, so no
- * other TAP of that name is joined by mistake), the others attach to
- * it. A name with
- * "%d" is a pattern the kernel fills in, as for the kernel's internal
- * devices: the first queue learns the name and the others use it. */
+ * other TAP of that name is joined by mistake), the others attach to it.
+ * A name with "%d" is a pattern the kernel fills in, as for the kernel's
+ * internal devices: the first queue learns the name and the others use
+ * it. */
 static int
 queue_open(struct vport *vport, struct vport_rxq *q)
 {
