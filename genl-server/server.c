@@ -29,6 +29,7 @@
 #include "genl.h"
 #include "kernel-relay.h"
 #include "nlsock.h"
+#include "tap/netdev.h"
 
 struct conn {
 	int fd;
@@ -496,25 +497,16 @@ ports_lost(void)
 	}
 }
 
-static int
-mtu_attr(const struct nlattr *a, void *data)
-{
-	if (mnl_attr_get_type(a) == IFLA_MTU &&
-	    mnl_attr_get_payload_len(a) >= sizeof(uint32_t))
-		*(uint32_t *)data = mnl_attr_get_u32(a);
-	return MNL_CB_OK;
-}
-
 /* A port's device changed its MTU: its sends follow. */
 static void
 port_mtu(const struct nlmsghdr *nlh, int netnsid, int ifindex)
 {
 	struct dp_port *port = dp_port_by_ifindex(netnsid, ifindex);
-	uint32_t mtu = 0;
+	uint32_t mtu;
 
 	if (!port)
 		return;
-	mnl_attr_parse(nlh, sizeof(struct ifinfomsg), mtu_attr, &mtu);
+	mtu = netdev_link_mtu(nlh);
 	if (mtu)
 		vport_set_mtu(port->vport, mtu);
 }

@@ -160,6 +160,15 @@ get_link(int netnsid, int ifindex, const char *name, struct link_info *li)
 	return rtnl_ask(nlh, link_cb, li);
 }
 
+uint32_t
+netdev_link_mtu(const struct nlmsghdr *nlh)
+{
+	struct link_info li = { 0 };
+
+	mnl_attr_parse(nlh, sizeof(struct ifinfomsg), link_attr, &li);
+	return li.mtu;
+}
+
 int
 netdev_get_stats(int netnsid, int ifindex, struct rtnl_link_stats64 *stats)
 {

@@ -4,6 +4,7 @@
 #define TAPDP_NETDEV_H
 
 #include <linux/if_link.h>
+#include <linux/netlink.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -20,6 +21,8 @@ int netdev_check_attachable(const char *name);
  * (NETNSA_NSID_NOT_ASSIGNED, -1: our own). */
 int netdev_get_stats(int netnsid, int ifindex,
 		     struct rtnl_link_stats64 *stats);
+/* The MTU an RTM_NEWLINK message carries (0: none). */
+uint32_t netdev_link_mtu(const struct nlmsghdr *nlh);
 /* The index and MTU of the device called name. */
 int netdev_lookup(int netnsid, const char *name, int *ifindex, uint32_t *mtu);
 /* The id our namespace has for the namespace nsfd refers to (one is
