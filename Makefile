@@ -21,21 +21,27 @@ VERSION := 0.1
 
 CC      ?= cc
 PKGS    := libmnl glib-2.0 liburcu-memb liburcu-cds
+# CFLAGS, CPPFLAGS and LDFLAGS are the user's (make CFLAGS=-O0 works); what
+# the code needs to build at all is in TAPDP_CFLAGS. CI builds with -Werror.
 CFLAGS  ?= -O2 -g
-CFLAGS  += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Werror=implicit \
-	   -I. -DTAPDP_VERSION='"$(VERSION)"' \
-	   $(shell pkg-config --cflags $(PKGS))
+TAPDP_CFLAGS := -std=gnu11 -Wall -Wextra -Wno-unused-parameter \
+	   -Werror=implicit -I. -DTAPDP_VERSION='"$(VERSION)"'
+ifneq ($(CI),)
+TAPDP_CFLAGS += -Werror
+endif
+DAEMON_CFLAGS := $(TAPDP_CFLAGS) $(shell pkg-config --cflags $(PKGS))
 LDLIBS  := $(shell pkg-config --libs $(PKGS)) -lpthread
 ifdef SAN
-CFLAGS  += -fsanitize=address,undefined -fno-omit-frame-pointer \
+DAEMON_CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer \
 	   -fno-sanitize-recover=undefined
 LDFLAGS += -fsanitize=address,undefined
 endif
+ALL_CFLAGS = $(DAEMON_CFLAGS) $(CPPFLAGS) $(CFLAGS)
 
-# Every .c of the daemon's modules is part of it; fuzz-*.c are libFuzzer
-# targets beside the parsers they exercise.
-CORE_SRCS := $(filter-out $(wildcard */fuzz-*.c),$(wildcard common/*.c netlink/*.c \
-	     tap/*.c datapath/*.c flow/*.c ct/*.c genl-server/*.c))
+# Every .c of the daemon's modules is part of it, in the order of
+# docs/ARCHITECTURE.md's map.
+MODULES   := common packet netlink vport flow ct actions datapath
+CORE_SRCS := $(wildcard $(MODULES:%=%/*.c))
 CORE_OBJS := $(CORE_SRCS:%.c=$(BUILD)/obj/%.o)
 
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/%,$(wildcard tests/unit/test-*.c))
@@ -44,40 +50,41 @@ all: $(BUILD)/tapdpd $(BUILD)/libtapdp.so $(BUILD)/tapdp-run
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -MMD -MP -c -o $@ $<
+	$(CC) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
 
 $(BUILD)/tapdpd: $(BUILD)/obj/daemon/tapdpd.o $(CORE_OBJS)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 # The shim is loaded into every client: no sanitizer runtime, no libraries
 # beyond libc, nothing exported but the wrapped calls.
-$(BUILD)/libtapdp.so: compat/shim.c compat/proto.h
+$(BUILD)/libtapdp.so: compat/shim.c include/tapdp/proto.h
 	@mkdir -p $(BUILD)
-	$(CC) -std=gnu11 -O2 -g -Wall -Wextra -fPIC -shared \
-	      -fvisibility=hidden -I. -o $@ compat/shim.c -ldl -lpthread
+	$(CC) $(TAPDP_CFLAGS) $(CPPFLAGS) $(CFLAGS) -fPIC -shared \
+	      -fvisibility=hidden $(LDFLAGS:-fsanitize%=) -o $@ compat/shim.c \
+	      -ldl -lpthread
 
-$(BUILD)/tapdp-run: compat/tapdp-run.c compat/proto.h
+$(BUILD)/tapdp-run: compat/tapdp-run.c include/tapdp/proto.h
 	@mkdir -p $(BUILD)
-	$(CC) -std=gnu11 -O2 -g -Wall -Wextra -I. \
+	$(CC) $(TAPDP_CFLAGS) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) \
 	      -DTAPDP_LIBDIR='"$(LIBDIR)"' -o $@ compat/tapdp-run.c
 
 $(BUILD)/test-%: tests/unit/test-%.c $(CORE_OBJS)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS) -lcmocka
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS) -lcmocka
 
 $(BUILD)/shim-check: tests/integration/shim-check.c
-	$(CC) -std=gnu11 -O1 -g -Wall -o $@ $< -lpthread
+	$(CC) $(TAPDP_CFLAGS) $(CPPFLAGS) $(CFLAGS) -o $@ $< -lpthread
 
-$(BUILD)/hostile-client: tests/integration/hostile-client.c compat/proto.h
-	$(CC) -std=gnu11 -O1 -g -Wall -I. -o $@ $<
+$(BUILD)/hostile-client: tests/integration/hostile-client.c include/tapdp/proto.h
+	$(CC) $(TAPDP_CFLAGS) $(CPPFLAGS) $(CFLAGS) -o $@ $<
 
 # Benchmarks: each prints its figures and a ratio to a baseline it runs.
 BENCHES := $(patsubst bench/%.c,$(BUILD)/bench-%,$(wildcard bench/*.c))
 
 $(BUILD)/bench-%: bench/%.c $(CORE_OBJS)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 $(BUILD)/udpgen: bench/tools/udpgen.c
-	$(CC) -std=gnu11 -O2 -Wall -o $@ $<
+	$(CC) $(TAPDP_CFLAGS) $(CPPFLAGS) $(CFLAGS) -o $@ $<
 
 bench: $(BENCHES) $(BUILD)/udpgen
 	@for b in $(BENCHES); do echo "== $$b"; $$b || exit 1; done
@@ -88,8 +95,8 @@ unit: $(UNIT_TESTS)
 asan:
 	$(MAKE) BUILD=build-asan SAN=1 all
 
-# libFuzzer targets (clang), beside the parsers they exercise.
-FUZZ_SRCS := $(wildcard */fuzz-*.c)
+# libFuzzer targets (clang), one per parser.
+FUZZ_SRCS := $(wildcard tests/fuzz/fuzz-*.c)
 FUZZ_TARGETS := $(patsubst %.c,build-fuzz/%,$(notdir $(FUZZ_SRCS)))
 FUZZ_FLAGS := -fsanitize=fuzzer,address,undefined -fno-omit-frame-pointer \
 	      -fno-sanitize-recover=undefined
@@ -98,7 +105,7 @@ FUZZ_SECONDS ?= 15
 define fuzz_rule
 build-fuzz/$(basename $(notdir $(1))): $(1) $(CORE_SRCS)
 	@mkdir -p build-fuzz
-	clang -std=gnu11 -g -O1 -I. $(FUZZ_FLAGS) \
+	clang $(TAPDP_CFLAGS) -g -O1 $(FUZZ_FLAGS) \
 		$(shell pkg-config --cflags $(PKGS)) -o $$@ $$^ $(LDLIBS)
 endef
 $(foreach f,$(FUZZ_SRCS),$(eval $(call fuzz_rule,$(f))))
@@ -136,7 +143,8 @@ install: all
 	install -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(BINDIR) \
 		$(DESTDIR)$(LIBDIR) $(DESTDIR)$(MANDIR)/man8
 	install -m 0755 $(BUILD)/tapdpd $(DESTDIR)$(SBINDIR)/tapdpd
-	$(CC) -std=gnu11 -O2 -g -Wall -Wextra -I. -DTAPDP_LIBDIR='"$(LIBDIR)"' \
+	$(CC) $(TAPDP_CFLAGS) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) \
+	      -DTAPDP_LIBDIR='"$(LIBDIR)"' \
 	      -o $(BUILD)/tapdp-run.install compat/tapdp-run.c
 	install -m 0755 $(BUILD)/tapdp-run.install $(DESTDIR)$(BINDIR)/tapdp-run
 	install -m 0644 $(BUILD)/libtapdp.so $(DESTDIR)$(LIBDIR)/libtapdp.so

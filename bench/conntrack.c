@@ -38,7 +38,7 @@
 #include "ct/conntrack.h"
 #include "flow/csum.h"
 #include "flow/extract.h"
-#include "rss.h"
+#include "bench/rss.h"
 
 #define FRAME_LEN	(14 + 20 + 8 + 6)
 

@@ -18,7 +18,7 @@
 
 #include "datapath/datapath.h"
 #include "flow/table.h"
-#include "rss.h"
+#include "bench/rss.h"
 
 static void
 free_flow(struct flow *f)

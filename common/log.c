@@ -1,5 +1,5 @@
 #define _GNU_SOURCE
-#include "log.h"
+#include "common/log.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,5 +1,5 @@
 #define _GNU_SOURCE
-#include "nlerr.h"
+#include "common/nlerr.h"
 
 #include <fcntl.h>
 #include <pthread.h>
@@ -9,7 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "log.h"
+#include "common/log.h"
 
 #define BURST 10
 #define WINDOW_S 5

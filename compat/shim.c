@@ -41,7 +41,7 @@
 #include <syslog.h>
 #include <unistd.h>
 
-#include "proto.h"
+#include "include/tapdp/proto.h"
 
 #define EXPORT __attribute__((visibility("default")))
 #define MAX_FDS 65536

@@ -13,7 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "proto.h"
+#include "include/tapdp/proto.h"
 
 #ifndef TAPDP_LIBDIR
 #define TAPDP_LIBDIR "/usr/local/lib/tapdp"

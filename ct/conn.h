@@ -9,8 +9,8 @@
 #include <urcu.h>
 #include <urcu/rculfhash.h>
 
-#include "tcp.h"
-#include "tuple.h"
+#include "ct/tcp.h"
+#include "ct/tuple.h"
 
 enum { CT_DIR_ORIG, CT_DIR_REPLY };
 

@@ -1,5 +1,5 @@
 #define _GNU_SOURCE
-#include "conntrack.h"
+#include "ct/conntrack.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -9,12 +9,12 @@
 #include <string.h>
 #include <time.h>
 
-#include "conn.h"
-#include "expect.h"
+#include "ct/conn.h"
+#include "ct/expect.h"
 #include "flow/extract.h"
-#include "frag.h"
-#include "helper.h"
-#include "nat.h"
+#include "ct/frag.h"
+#include "ct/helper.h"
+#include "ct/nat.h"
 
 #define HT_MIN_BUCKETS	1024
 #define N_ZONES		65536

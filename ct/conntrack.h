@@ -21,8 +21,8 @@
 #include "flow/ct-netlink.h"
 #include "flow/key.h"
 #include "flow/packet.h"
-#include "frag.h"
-#include "tuple.h"
+#include "ct/frag.h"
+#include "ct/tuple.h"
 
 struct conntrack;
 

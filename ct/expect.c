@@ -1,4 +1,4 @@
-#include "expect.h"
+#include "ct/expect.h"
 
 #include <stdlib.h>
 

@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "tuple.h"
+#include "ct/tuple.h"
 
 /* One announced connection and what it inherits from its master. */
 struct ct_expect {

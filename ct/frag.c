@@ -1,4 +1,4 @@
-#include "frag.h"
+#include "ct/frag.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -10,7 +10,7 @@
 
 #include "common/unaligned.h"
 #include "flow/csum.h"
-#include "tuple.h"
+#include "ct/tuple.h"
 
 #define FRAG_BUCKETS	256
 #define FRAG_TIMEOUT_MS	30000		/* ipfrag_time */

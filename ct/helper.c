@@ -1,4 +1,4 @@
-#include "helper.h"
+#include "ct/helper.h"
 
 #include <arpa/inet.h>
 #include <ctype.h>

@@ -13,7 +13,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "tuple.h"
+#include "ct/tuple.h"
 
 /* What a helper found in a packet of its connection, travelling in dir
  * (tuple: the connection's tuples by direction): the tuple the expected

@@ -1,4 +1,4 @@
-#include "nat.h"
+#include "ct/nat.h"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>

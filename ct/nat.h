@@ -12,7 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "conn.h"
+#include "ct/conn.h"
 
 /* Maps connection c for manip within range r (NULL or no address range:
  * the identity, kept unique). Returns false when the range is exhausted. */

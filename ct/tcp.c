@@ -1,4 +1,4 @@
-#include "tcp.h"
+#include "ct/tcp.h"
 
 #include <arpa/inet.h>
 #include <string.h>

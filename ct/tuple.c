@@ -1,4 +1,4 @@
-#include "tuple.h"
+#include "ct/tuple.h"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>

@@ -13,10 +13,11 @@
 #include <urcu.h>
 
 #include "common/log.h"
-#include "compat/proto.h"
 #include "datapath/datapath.h"
-#include "genl-server/server.h"
-#include "tap/vport.h"
+#include "datapath/dp-notify.h"
+#include "datapath/families.h"
+#include "netlink/server.h"
+#include "vport/vport.h"
 
 #ifndef TAPDP_VERSION
 #define TAPDP_VERSION "0.1"
@@ -113,6 +114,32 @@ detach_done(int ready_fd, char status)
 	}
 }
 
+/* The netlink server with the datapath's families and device events. */
+static int
+serve_open(const char *sock)
+{
+	int err = server_open(sock);
+
+	if (err)
+		return err;
+	families_register();
+	return dp_notify_open();
+}
+
+/* Clients first, then the datapaths (their threads may still deliver
+ * upcalls to sockets until then), then what they freed after a grace
+ * period, then the server. */
+static void
+serve_close(void)
+{
+	server_close_clients();
+	dp_notify_close();
+	dp_destroy_all();
+	dp_conntrack_destroy();
+	rcu_barrier();
+	server_close();
+}
+
 int
 main(int argc, char **argv)
 {
@@ -190,7 +217,7 @@ main(int argc, char **argv)
 	}
 	/* The control thread writes what packet threads read under RCU. */
 	rcu_register_thread();
-	err = server_open(sock);
+	err = serve_open(sock);
 	if (err == -EADDRINUSE) {
 		log_err("another tapdpd is already serving %s", sock);
 		fprintf(stderr, "tapdpd: another tapdpd is already serving %s\n",
@@ -200,20 +227,20 @@ main(int argc, char **argv)
 	}
 	if (err) {
 		log_err("cannot serve %s: %s", sock, strerror(-err));
-		server_close();
+		serve_close();
 		detach_done(ready_fd, 1);
 		return 1;
 	}
 	if (pidfile && (err = write_pidfile(pidfile))) {
 		log_err("%s: %s", pidfile, strerror(-err));
-		server_close();
+		serve_close();
 		detach_done(ready_fd, 1);
 		return 1;
 	}
 	log_info("tapdpd %s serving %s", TAPDP_VERSION, sock);
 	detach_done(ready_fd, 0);
 	err = server_run();
-	server_close();
+	serve_close();
 	rcu_unregister_thread();
 	if (pidfile)
 		unlink(pidfile);

@@ -1,5 +1,5 @@
 #define _GNU_SOURCE
-#include "datapath.h"
+#include "datapath/datapath.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -15,7 +15,7 @@
 #include "ct/conntrack.h"
 #include "ct/frag.h"
 #include "flow/ct-netlink.h"
-#include "flow/actions.h"
+#include "actions/actions.h"
 #include "flow/extract.h"
 #include "flow/key-netlink.h"
 #include "flow/packet.h"

@@ -24,8 +24,8 @@
 
 #include "flow/table.h"
 #include "include/tapdp/ovs-uapi.h"
-#include "meter.h"
-#include "tap/vport.h"
+#include "datapath/meter.h"
+#include "vport/vport.h"
 
 struct dp_pids {
 	unsigned n;

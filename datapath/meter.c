@@ -1,4 +1,4 @@
-#include "meter.h"
+#include "datapath/meter.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -1,4 +1,4 @@
-#include "csum.h"
+#include "flow/csum.h"
 
 #include <arpa/inet.h>
 #include <string.h>

@@ -1,4 +1,4 @@
-#include "ct-netlink.h"
+#include "flow/ct-netlink.h"
 
 #include <arpa/inet.h>
 #include <errno.h>

@@ -12,7 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "key.h"
+#include "flow/key.h"
 
 /* ct_action.nat bits, as the kernel's OVS_CT_NAT flags. */
 #define CT_ACTION_NAT		0x1	/* NAT existing connections */

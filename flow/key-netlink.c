@@ -1,4 +1,4 @@
-#include "key-netlink.h"
+#include "flow/key-netlink.h"
 
 #include <arpa/inet.h>
 #include <errno.h>

@@ -10,7 +10,7 @@
 #include <linux/netlink.h>
 #include <stdbool.h>
 
-#include "key.h"
+#include "flow/key.h"
 #include "netlink/msg.h"
 
 /* Parses nla_key (the contents of OVS_FLOW_ATTR_KEY) into key and, when mask

@@ -11,8 +11,8 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "csum.h"
-#include "extract.h"
+#include "flow/csum.h"
+#include "flow/extract.h"
 
 /* Room kept in front of received frames for pushed headers. */
 #define PACKET_HEADROOM	128

@@ -1,4 +1,4 @@
-#include "attr.h"
+#include "netlink/attr.h"
 
 #include <errno.h>
 #include <string.h>

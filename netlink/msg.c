@@ -1,4 +1,4 @@
-#include "msg.h"
+#include "netlink/msg.h"
 
 #include <errno.h>
 #include <libmnl/libmnl.h>

@@ -1,6 +1,10 @@
 # Shared helpers for tapdp's shell tests. Source it; it defines:
 #   check DESC CMD...      a check that passes when CMD succeeds
 #   check_out DESC RE CMD  passes when CMD's stdout+stderr matches RE (grep -E)
+#   check_absent DESC RE CMD  passes when CMD succeeds and its output does
+#                          not match RE (a failing CMD fails the check)
+#   check_fails DESC CMD...   passes when CMD runs and exits non-zero (not
+#                          when it cannot be run: status 126 or 127)
 #   wait_until SECS CMD... runs CMD every 0.1 s until it succeeds (status 0)
 #                          or SECS have passed (status 1)
 #   tapdp_ns_up            a private network namespace ($NS)
@@ -53,6 +57,35 @@ check_out() {
 	"$@" >"$T/out" 2>&1
 	if grep -Eq -- "$re" "$T/out"; then ok "$desc"; else
 		nok "$desc (wanted /$re/)"
+		sed 's/^/    /' "$T/out" | head -20
+	fi
+}
+
+check_absent() {
+	local desc=$1 re=$2 st
+	shift 2
+	"$@" >"$T/out" 2>&1
+	st=$?
+	if [ "$st" -ne 0 ]; then
+		nok "$desc (command failed: status $st)"
+		sed 's/^/    /' "$T/out" | head -20
+	elif grep -Eq -- "$re" "$T/out"; then
+		nok "$desc (unwanted /$re/)"
+		grep -E -- "$re" "$T/out" | sed 's/^/    /' | head -20
+	else
+		ok "$desc"
+	fi
+}
+
+check_fails() {
+	local desc=$1 st
+	shift
+	"$@" >"$T/out" 2>&1
+	st=$?
+	if [ "$st" -ne 0 ] && [ "$st" -ne 126 ] && [ "$st" -ne 127 ]; then
+		ok "$desc"
+	else
+		nok "$desc (status $st)"
 		sed 's/^/    /' "$T/out" | head -20
 	fi
 }

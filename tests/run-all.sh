@@ -58,6 +58,7 @@ for b in build build-asan; do
 	done
 done
 run_script build tests/integration/test-unprivileged.sh
+run_script build tests/test-includes.sh
 
 # The libFuzzer targets replay their kept corpus and crash reproducers
 # (tests/fuzz-seeds/<target>/), each input once: the same tree gives the

@@ -36,7 +36,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "compat/proto.h"
+#include "include/tapdp/proto.h"
 
 struct conn {
 	int ctl;	/* SEQPACKET connection to the daemon */

@@ -10,7 +10,7 @@
 
 #include <cmocka.h>
 
-#include "flow/actions.h"
+#include "actions/actions.h"
 #include "include/tapdp/ovs-uapi.h"
 
 struct out {

@@ -18,7 +18,7 @@
 #include "ct/conntrack.h"
 #include "flow/csum.h"
 #include "ct/frag.h"
-#include "flow/actions-netlink.h"
+#include "actions/actions-netlink.h"
 #include "flow/extract.h"
 #include "netlink/msg.h"
 #include "include/tapdp/ovs-uapi.h"

@@ -10,7 +10,7 @@
 
 #include <cmocka.h>
 
-#include "flow/actions-netlink.h"
+#include "actions/actions-netlink.h"
 #include "flow/key-netlink.h"
 #include "include/tapdp/ovs-uapi.h"
 

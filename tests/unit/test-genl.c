@@ -15,10 +15,10 @@
 
 #include <cmocka.h>
 
-#include "compat/proto.h"
-#include "genl-server/families.h"
-#include "genl-server/genl.h"
-#include "genl-server/nlsock.h"
+#include "include/tapdp/proto.h"
+#include "datapath/families.h"
+#include "netlink/genl.h"
+#include "netlink/nlsock.h"
 
 struct fx {
 	int peer;
@@ -503,6 +503,7 @@ static int
 group_setup(void **state)
 {
 	nlsock_registry_init();
+	nlctrl_register();
 	families_register();
 	return 0;
 }

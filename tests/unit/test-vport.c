@@ -7,7 +7,7 @@
 
 #include <cmocka.h>
 
-#include "tap/vport.h"
+#include "vport/vport.h"
 
 static void
 test_offload_valid(void **state)

@@ -1,0 +1,672 @@
+#include "actions/actions-netlink.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <linux/if_ether.h>
+#include <string.h>
+
+#include "common/nlerr.h"
+#include "flow/ct-netlink.h"
+#include "include/tapdp/ovs-uapi.h"
+#include "netlink/attr.h"
+#include "netlink/msg.h"
+
+#define VARIABLE	-1
+/* The kernel stores actions after a 28-byte header in a 32 KiB buffer. */
+#define STORE_HEADER	28
+#define STORE_LIMIT	(ACTIONS_MAX_SIZE - STORE_HEADER)
+
+/* What validation knows of the packet at this point of the list. */
+struct vstate {
+	const struct flow_key *key;
+	uint16_t eth_type;		/* be */
+	uint16_t vlan_tci;		/* be */
+	uint32_t mpls_labels;
+	bool log;
+	size_t *stored;			/* size of the kernel's stored form */
+};
+
+static const int action_lens[TAPDP_ACTION_ATTR_MAX + 1] = {
+	[OVS_ACTION_ATTR_OUTPUT] = 4,
+	[OVS_ACTION_ATTR_RECIRC] = 4,
+	[OVS_ACTION_ATTR_USERSPACE] = VARIABLE,
+	[OVS_ACTION_ATTR_PUSH_MPLS] = sizeof(struct ovs_action_push_mpls),
+	[OVS_ACTION_ATTR_POP_MPLS] = 2,
+	[OVS_ACTION_ATTR_PUSH_VLAN] = sizeof(struct ovs_action_push_vlan),
+	[OVS_ACTION_ATTR_POP_VLAN] = 0,
+	[OVS_ACTION_ATTR_SET] = VARIABLE,
+	[OVS_ACTION_ATTR_SET_MASKED] = VARIABLE,
+	[OVS_ACTION_ATTR_SAMPLE] = VARIABLE,
+	[OVS_ACTION_ATTR_HASH] = sizeof(struct ovs_action_hash),
+	[OVS_ACTION_ATTR_CT] = VARIABLE,
+	[OVS_ACTION_ATTR_CT_CLEAR] = 0,
+	[OVS_ACTION_ATTR_TRUNC] = sizeof(struct ovs_action_trunc),
+	[OVS_ACTION_ATTR_PUSH_ETH] = sizeof(struct ovs_action_push_eth),
+	[OVS_ACTION_ATTR_POP_ETH] = 0,
+	[OVS_ACTION_ATTR_PUSH_NSH] = VARIABLE,
+	[OVS_ACTION_ATTR_POP_NSH] = 0,
+	[OVS_ACTION_ATTR_METER] = 4,
+	[OVS_ACTION_ATTR_CLONE] = VARIABLE,
+	[OVS_ACTION_ATTR_CHECK_PKT_LEN] = VARIABLE,
+	[OVS_ACTION_ATTR_ADD_MPLS] = sizeof(struct ovs_action_add_mpls),
+	[OVS_ACTION_ATTR_DEC_TTL] = VARIABLE,
+	[TAPDP_ACTION_ATTR_DROP] = 4,
+	[TAPDP_ACTION_ATTR_PSAMPLE] = VARIABLE,
+};
+
+/* Fixed payload lengths of the key attributes a set action may carry. */
+static const int set_key_lens[OVS_KEY_ATTR_MAX + 1] = {
+	[OVS_KEY_ATTR_PRIORITY] = 4,
+	[OVS_KEY_ATTR_SKB_MARK] = 4,
+	[OVS_KEY_ATTR_CT_MARK] = 4,
+	[OVS_KEY_ATTR_CT_LABELS] = sizeof(struct ovs_key_ct_labels),
+	[OVS_KEY_ATTR_ETHERNET] = sizeof(struct ovs_key_ethernet),
+	[OVS_KEY_ATTR_IPV4] = sizeof(struct ovs_key_ipv4),
+	[OVS_KEY_ATTR_IPV6] = sizeof(struct ovs_key_ipv6),
+	[OVS_KEY_ATTR_TCP] = sizeof(struct ovs_key_tcp),
+	[OVS_KEY_ATTR_UDP] = sizeof(struct ovs_key_udp),
+	[OVS_KEY_ATTR_SCTP] = sizeof(struct ovs_key_sctp),
+	[OVS_KEY_ATTR_MPLS] = VARIABLE,
+};
+
+static int validate_list(const void *data, int len, struct vstate st,
+			 unsigned depth);
+
+static bool
+is_vlan_type(uint16_t be)
+{
+	return be == htons(ETH_P_8021Q) || be == htons(ETH_P_8021AD);
+}
+
+static bool
+is_mpls_type(uint16_t be)
+{
+	return be == htons(ETH_P_MPLS_UC) || be == htons(ETH_P_MPLS_MC);
+}
+
+static bool
+is_ip_type(uint16_t be)
+{
+	return be == htons(ETH_P_IP) || be == htons(ETH_P_IPV6);
+}
+
+/* Room in the stored form, as the kernel's reserve_sfa_size(). */
+static int
+store(struct vstate *st, size_t bytes)
+{
+	if (*st->stored + bytes > STORE_LIMIT) {
+		ovs_nlerr(st->log, "Flow action size exceeds max %u",
+			  ACTIONS_MAX_SIZE);
+		return -EMSGSIZE;
+	}
+	*st->stored += bytes;
+	return 0;
+}
+
+static bool
+is_last(const struct nlattr *a, int rem)
+{
+	return a->nla_len == rem;
+}
+
+static int
+validate_userspace(const struct nlattr *attr)
+{
+	static const struct attr_policy policy[OVS_USERSPACE_ATTR_MAX + 1] = {
+		[OVS_USERSPACE_ATTR_PID] = { .kind = ATTR_U32 },
+		[OVS_USERSPACE_ATTR_USERDATA] = { .kind = ATTR_UNSPEC },
+		[OVS_USERSPACE_ATTR_EGRESS_TUN_PORT] = { .kind = ATTR_U32 },
+	};
+	const struct nlattr *a[OVS_USERSPACE_ATTR_MAX + 1];
+	int err = attr_parse_nested(attr, policy, OVS_USERSPACE_ATTR_MAX, a,
+				    NULL);
+
+	if (err)
+		return err;
+	if (!a[OVS_USERSPACE_ATTR_PID] ||
+	    !attr_get_u32(a[OVS_USERSPACE_ATTR_PID]))
+		return -EINVAL;
+	return 0;
+}
+
+static int
+validate_psample(const struct nlattr *attr)
+{
+	static const struct attr_policy policy[TAPDP_PSAMPLE_ATTR_COOKIE + 1] = {
+		[TAPDP_PSAMPLE_ATTR_GROUP] = { .kind = ATTR_U32 },
+		[TAPDP_PSAMPLE_ATTR_COOKIE] = {
+			.kind = ATTR_BINARY,
+			.len = TAPDP_PSAMPLE_COOKIE_MAX_SIZE },
+	};
+	const struct nlattr *a[TAPDP_PSAMPLE_ATTR_COOKIE + 1], *nla;
+	int rem, err;
+
+	/* Strict parsing: unknown attributes are refused. */
+	attr_for_each(nla, attr_data(attr), attr_len(attr), rem)
+		if (attr_type(nla) == 0 ||
+		    attr_type(nla) > TAPDP_PSAMPLE_ATTR_COOKIE)
+			return -EINVAL;
+	if (rem)
+		return -EINVAL;
+	err = attr_parse_nested(attr, policy, TAPDP_PSAMPLE_ATTR_COOKIE, a,
+				NULL);
+	if (err)
+		return err;
+	return a[TAPDP_PSAMPLE_ATTR_GROUP] ? 0 : -EINVAL;
+}
+
+static bool
+masked_bits_ok(const uint8_t *data, int len)
+{
+	const uint8_t *mask = data + len;
+
+	for (int i = 0; i < len; i++)
+		if (data[i] & ~mask[i])
+			return false;
+	return true;
+}
+
+static int
+validate_set(const struct nlattr *a, struct vstate *st, bool masked)
+{
+	const struct nlattr *k = attr_data(a);
+	const struct flow_key *key = st->key;
+	int type, len;
+
+	/* Exactly one key attribute. */
+	if (attr_len(a) < NLA_HDRLEN || k->nla_len < NLA_HDRLEN ||
+	    k->nla_len > attr_len(a) || NLA_ALIGN(k->nla_len) != attr_len(a))
+		return -EINVAL;
+	type = attr_type(k);
+	len = attr_len(k);
+	if (masked)
+		len /= 2;
+	if (type > OVS_KEY_ATTR_MAX)
+		return -EINVAL;
+	if (type == OVS_KEY_ATTR_TUNNEL)
+		return -EINVAL;	/* no tunnel ports yet */
+	if (set_key_lens[type] != VARIABLE && set_key_lens[type] != len &&
+	    set_key_lens[type] != 0)
+		return -EINVAL;
+	if (masked && !masked_bits_ok(attr_data(k), len))
+		return -EINVAL;
+
+	switch (type) {
+	case OVS_KEY_ATTR_PRIORITY:
+	case OVS_KEY_ATTR_SKB_MARK:
+	case OVS_KEY_ATTR_CT_MARK:
+	case OVS_KEY_ATTR_CT_LABELS:
+		break;
+	case OVS_KEY_ATTR_ETHERNET:
+		if (key->mac_proto != FLOW_MAC_ETHERNET)
+			return -EINVAL;
+		break;
+	case OVS_KEY_ATTR_IPV4: {
+		struct ovs_key_ipv4 v[2];
+
+		if (st->eth_type != htons(ETH_P_IP))
+			return -EINVAL;
+		memcpy(v, attr_data(k), (masked ? 2 : 1) * sizeof(v[0]));
+		if (masked ? (v[1].ipv4_proto || v[1].ipv4_frag)
+			   : (v[0].ipv4_proto != key->ip_proto ||
+			      v[0].ipv4_frag != key->ip_frag))
+			return -EINVAL;
+		break;
+	}
+	case OVS_KEY_ATTR_IPV6: {
+		struct ovs_key_ipv6 v[2];
+
+		if (st->eth_type != htons(ETH_P_IPV6))
+			return -EINVAL;
+		memcpy(v, attr_data(k), (masked ? 2 : 1) * sizeof(v[0]));
+		if (masked) {
+			if (v[1].ipv6_proto || v[1].ipv6_frag ||
+			    (ntohl(v[1].ipv6_label) & 0xfff00000))
+				return -EINVAL;
+		} else if (v[0].ipv6_proto != key->ip_proto ||
+			   v[0].ipv6_frag != key->ip_frag) {
+			return -EINVAL;
+		}
+		if (ntohl(v[0].ipv6_label) & 0xfff00000)
+			return -EINVAL;
+		break;
+	}
+	case OVS_KEY_ATTR_TCP:
+	case OVS_KEY_ATTR_UDP:
+	case OVS_KEY_ATTR_SCTP: {
+		int proto = type == OVS_KEY_ATTR_TCP ? IPPROTO_TCP
+			    : type == OVS_KEY_ATTR_UDP ? IPPROTO_UDP
+						       : IPPROTO_SCTP;
+
+		if (!is_ip_type(st->eth_type) || key->ip_proto != proto)
+			return -EINVAL;
+		break;
+	}
+	case OVS_KEY_ATTR_MPLS:
+		if (!is_mpls_type(st->eth_type) ||
+		    len != sizeof(struct ovs_key_mpls))
+			return -EINVAL;
+		break;
+	default:
+		return -EINVAL;
+	}
+	/* The kernel stores a plain set as a masked one: twice the key. */
+	if (!masked)
+		return store(st, NLA_HDRLEN + NLA_HDRLEN + NLA_ALIGN(2 * len));
+	return store(st, NLA_ALIGN(a->nla_len));
+}
+
+static int
+validate_sample(const struct nlattr *attr, struct vstate *st, unsigned depth)
+{
+	const struct nlattr *a, *tb[OVS_SAMPLE_ATTR_MAX + 1] = { 0 };
+	int rem, err;
+
+	attr_for_each(a, attr_data(attr), attr_len(attr), rem) {
+		int type = attr_type(a);
+
+		if (!type || type > OVS_SAMPLE_ATTR_MAX || tb[type])
+			return -EINVAL;
+		tb[type] = a;
+	}
+	if (rem)
+		return -EINVAL;
+	a = tb[OVS_SAMPLE_ATTR_PROBABILITY];
+	if (!a || attr_len(a) != 4)
+		return -EINVAL;
+	a = tb[OVS_SAMPLE_ATTR_ACTIONS];
+	if (!a || (attr_len(a) && attr_len(a) < NLA_HDRLEN))
+		return -EINVAL;
+	/* Stored with an 8-byte argument in front of the actions. */
+	err = store(st, NLA_HDRLEN + NLA_HDRLEN + 8);
+	return err ? err : validate_list(attr_data(a), attr_len(a), *st,
+					 depth + 1);
+}
+
+static int
+validate_clone(const struct nlattr *attr, struct vstate *st, unsigned depth)
+{
+	int err;
+
+	if (attr_len(attr) && attr_len(attr) < NLA_HDRLEN)
+		return -EINVAL;
+	err = store(st, NLA_HDRLEN + NLA_HDRLEN + 4);
+	return err ? err : validate_list(attr_data(attr), attr_len(attr), *st,
+					 depth + 1);
+}
+
+static int
+validate_check_pkt_len(const struct nlattr *attr, struct vstate *st,
+		       unsigned depth)
+{
+	static const struct attr_policy policy[OVS_CHECK_PKT_LEN_ATTR_MAX + 1] = {
+		[OVS_CHECK_PKT_LEN_ATTR_PKT_LEN] = { .kind = ATTR_U16 },
+		[OVS_CHECK_PKT_LEN_ATTR_ACTIONS_IF_GREATER] = {
+			.kind = ATTR_NESTED },
+		[OVS_CHECK_PKT_LEN_ATTR_ACTIONS_IF_LESS_EQUAL] = {
+			.kind = ATTR_NESTED },
+	};
+	const struct nlattr *tb[OVS_CHECK_PKT_LEN_ATTR_MAX + 1], *le, *gt, *a;
+	int rem, err;
+
+	/* Strict: only known attributes. */
+	attr_for_each(a, attr_data(attr), attr_len(attr), rem)
+		if (!attr_type(a) ||
+		    attr_type(a) > OVS_CHECK_PKT_LEN_ATTR_MAX)
+			return -EINVAL;
+	err = attr_parse_nested(attr, policy, OVS_CHECK_PKT_LEN_ATTR_MAX, tb,
+				NULL);
+	if (err)
+		return err;
+	if (!tb[OVS_CHECK_PKT_LEN_ATTR_PKT_LEN] ||
+	    !attr_get_u16(tb[OVS_CHECK_PKT_LEN_ATTR_PKT_LEN]))
+		return -EINVAL;
+	le = tb[OVS_CHECK_PKT_LEN_ATTR_ACTIONS_IF_LESS_EQUAL];
+	gt = tb[OVS_CHECK_PKT_LEN_ATTR_ACTIONS_IF_GREATER];
+	if (!le || !gt)
+		return -EINVAL;
+	err = store(st, NLA_HDRLEN + NLA_HDRLEN + 4 + NLA_HDRLEN);
+	if (!err)
+		err = validate_list(attr_data(le), attr_len(le), *st,
+				    depth + 1);
+	if (!err)
+		err = store(st, NLA_HDRLEN);
+	if (!err)
+		err = validate_list(attr_data(gt), attr_len(gt), *st,
+				    depth + 1);
+	return err;
+}
+
+static int
+validate_dec_ttl(const struct nlattr *attr, struct vstate *st, unsigned depth)
+{
+	const struct nlattr *a, *tb[OVS_DEC_TTL_ATTR_MAX + 1] = { 0 };
+	int rem, err;
+
+	attr_for_each(a, attr_data(attr), attr_len(attr), rem) {
+		int type = attr_type(a);
+
+		if (type > OVS_DEC_TTL_ATTR_MAX)
+			continue;	/* future attributes are ignored */
+		if (!type || tb[type]) {
+			ovs_nlerr(st->log, "Duplicate or invalid key (type "
+				  "%d).", type);
+			return -EINVAL;
+		}
+		tb[type] = a;
+	}
+	if (rem) {
+		ovs_nlerr(st->log, "Message has %d unknown bytes.", rem);
+		return -EINVAL;
+	}
+	a = tb[OVS_DEC_TTL_ATTR_ACTION];
+	if (!a || (attr_len(a) && attr_len(a) < NLA_HDRLEN)) {
+		ovs_nlerr(st->log, "Missing valid actions attribute.");
+		return -EINVAL;
+	}
+	err = store(st, NLA_HDRLEN + NLA_HDRLEN);
+	return err ? err : validate_list(attr_data(a), attr_len(a), *st,
+					 depth + 1);
+}
+
+static bool
+mpls_push_allowed(const struct vstate *st)
+{
+	uint16_t t = st->eth_type;
+
+	return !(st->vlan_tci & htons(FLOW_VLAN_PRESENT)) &&
+	       (t == htons(ETH_P_IP) || t == htons(ETH_P_IPV6) ||
+		t == htons(ETH_P_ARP) || t == htons(ETH_P_RARP) ||
+		is_mpls_type(t));
+}
+
+/* The kernel stores a ct action as its parsed struct ovs_conntrack_info
+ * (160 bytes on 64-bit machines) behind an attribute header. */
+#define CT_STORED_SIZE	NLA_ALIGN(NLA_HDRLEN + 160)
+
+static int
+validate_ct(const struct nlattr *a, struct vstate *st)
+{
+	struct ct_action ct;
+	int err = ct_action_parse(a, st->key, &ct, st->log);
+
+	return err ? err : store(st, CT_STORED_SIZE);
+}
+
+static int
+validate_one(const struct nlattr *a, int rem, struct vstate *st,
+	     uint8_t *mac_proto, unsigned depth)
+{
+	int type = attr_type(a);
+
+	switch (type) {
+	case OVS_ACTION_ATTR_USERSPACE:
+		return validate_userspace(a);
+	case OVS_ACTION_ATTR_OUTPUT:
+		return attr_get_u32(a) >= FLOW_IN_PORT_NONE ? -EINVAL : 0;
+	case OVS_ACTION_ATTR_TRUNC: {
+		struct ovs_action_trunc t;
+
+		memcpy(&t, attr_data(a), sizeof(t));
+		return t.max_len < ETH_HLEN ? -EINVAL : 0;
+	}
+	case OVS_ACTION_ATTR_HASH: {
+		struct ovs_action_hash h;
+
+		memcpy(&h, attr_data(a), sizeof(h));
+		return h.hash_alg == OVS_HASH_ALG_L4 ||
+		       h.hash_alg == TAPDP_HASH_ALG_SYM_L4 ? 0 : -EINVAL;
+	}
+	case OVS_ACTION_ATTR_POP_VLAN:
+		if (*mac_proto != FLOW_MAC_ETHERNET)
+			return -EINVAL;
+		st->vlan_tci = 0;
+		return 0;
+	case OVS_ACTION_ATTR_PUSH_VLAN: {
+		struct ovs_action_push_vlan v;
+
+		memcpy(&v, attr_data(a), sizeof(v));
+		if (*mac_proto != FLOW_MAC_ETHERNET ||
+		    !is_vlan_type(v.vlan_tpid) ||
+		    !(v.vlan_tci & htons(FLOW_VLAN_PRESENT)))
+			return -EINVAL;
+		st->vlan_tci = v.vlan_tci;
+		return 0;
+	}
+	case OVS_ACTION_ATTR_RECIRC:
+	case OVS_ACTION_ATTR_METER:	/* a missing meter is ignored */
+	case OVS_ACTION_ATTR_CT_CLEAR:
+		return 0;
+	case OVS_ACTION_ATTR_ADD_MPLS: {
+		struct ovs_action_add_mpls m;
+
+		memcpy(&m, attr_data(a), sizeof(m));
+		if (!is_mpls_type(m.mpls_ethertype))
+			return -EINVAL;
+		if (m.tun_flags & OVS_MPLS_L3_TUNNEL_FLAG_MASK) {
+			if (!mpls_push_allowed(st))
+				return -EINVAL;
+			st->mpls_labels++;
+		} else if (*mac_proto == FLOW_MAC_ETHERNET) {
+			st->mpls_labels = 1;
+			*mac_proto = FLOW_MAC_NONE;
+		} else {
+			st->mpls_labels++;
+		}
+		st->eth_type = m.mpls_ethertype;
+		return 0;
+	}
+	case OVS_ACTION_ATTR_PUSH_MPLS: {
+		struct ovs_action_push_mpls m;
+
+		memcpy(&m, attr_data(a), sizeof(m));
+		if (!is_mpls_type(m.mpls_ethertype) || !mpls_push_allowed(st))
+			return -EINVAL;
+		st->eth_type = m.mpls_ethertype;
+		st->mpls_labels++;
+		return 0;
+	}
+	case OVS_ACTION_ATTR_POP_MPLS: {
+		uint16_t proto = attr_get_u16(a);
+
+		if ((st->vlan_tci & htons(FLOW_VLAN_PRESENT)) ||
+		    !is_mpls_type(st->eth_type))
+			return -EINVAL;
+		if (proto == htons(ETH_P_TEB) && *mac_proto != FLOW_MAC_NONE)
+			return -EINVAL;
+		st->mpls_labels--;
+		/* After the last label nothing is known of what follows. */
+		st->eth_type = is_mpls_type(proto) && st->mpls_labels
+				       ? proto : 0;
+		return 0;
+	}
+	case OVS_ACTION_ATTR_SET:
+		return validate_set(a, st, false);
+	case OVS_ACTION_ATTR_SET_MASKED:
+		return validate_set(a, st, true);
+	case OVS_ACTION_ATTR_SAMPLE:
+		return validate_sample(a, st, depth);
+	case OVS_ACTION_ATTR_CLONE:
+		return validate_clone(a, st, depth);
+	case OVS_ACTION_ATTR_CHECK_PKT_LEN:
+		return validate_check_pkt_len(a, st, depth);
+	case OVS_ACTION_ATTR_DEC_TTL:
+		return validate_dec_ttl(a, st, depth);
+	case OVS_ACTION_ATTR_PUSH_ETH:
+		if (*mac_proto != FLOW_MAC_NONE)
+			return -EINVAL;
+		*mac_proto = FLOW_MAC_ETHERNET;
+		return 0;
+	case OVS_ACTION_ATTR_POP_ETH:
+		if (*mac_proto != FLOW_MAC_ETHERNET ||
+		    (st->vlan_tci & htons(FLOW_VLAN_PRESENT)))
+			return -EINVAL;
+		*mac_proto = FLOW_MAC_NONE;
+		return 0;
+	case TAPDP_ACTION_ATTR_DROP:
+		/* Only as the very last action. */
+		return is_last(a, rem) ? 0 : -EINVAL;
+	case TAPDP_ACTION_ATTR_PSAMPLE:
+		return validate_psample(a);
+	case OVS_ACTION_ATTR_CT:
+		return validate_ct(a, st);
+	case OVS_ACTION_ATTR_PUSH_NSH:
+	case OVS_ACTION_ATTR_POP_NSH:
+		/* NSH comes with its own work. */
+		ovs_nlerr(st->log, "Action type %d is not supported yet",
+			  type);
+		return -EINVAL;
+	default:
+		ovs_nlerr(st->log, "Unknown Action type %d", type);
+		return -EINVAL;
+	}
+}
+
+/* The copy cost of an action the kernel stores as it came. */
+static bool
+stored_as_is(int type)
+{
+	return type != OVS_ACTION_ATTR_SET && type != OVS_ACTION_ATTR_CT &&
+	       type != OVS_ACTION_ATTR_SET_MASKED &&
+	       type != OVS_ACTION_ATTR_SAMPLE &&
+	       type != OVS_ACTION_ATTR_CLONE &&
+	       type != OVS_ACTION_ATTR_CHECK_PKT_LEN &&
+	       type != OVS_ACTION_ATTR_DEC_TTL;
+}
+
+static int
+validate_list(const void *data, int len, struct vstate st, unsigned depth)
+{
+	uint8_t mac_proto = st.key->mac_proto;
+	const struct nlattr *a;
+	int rem, err;
+
+	if (depth > ACTIONS_MAX_DEPTH)
+		return -EOVERFLOW;
+	attr_for_each(a, data, len, rem) {
+		int type = attr_type(a);
+
+		if (type > TAPDP_ACTION_ATTR_MAX ||
+		    (action_lens[type] != VARIABLE &&
+		     action_lens[type] != attr_len(a)))
+			return -EINVAL;
+		if (type == OVS_ACTION_ATTR_UNSPEC)
+			return -EINVAL;
+		err = validate_one(a, rem, &st, &mac_proto, depth);
+		if (!err && stored_as_is(type))
+			err = store(&st, NLA_ALIGN(a->nla_len));
+		if (err)
+			return err;
+	}
+	return rem > 0 ? -EINVAL : 0;
+}
+
+int
+actions_validate(const struct nlattr *actions, const struct flow_key *key,
+		 bool log)
+{
+	size_t stored = 0;
+	struct vstate st = {
+		.key = key,
+		.eth_type = key->eth_type,
+		.vlan_tci = key->vlan.tci,
+		.mpls_labels = is_mpls_type(key->eth_type)
+				       ? __builtin_popcount(key->mpls_labels_mask)
+				       : 0,
+		.log = log,
+		.stored = &stored,
+	};
+
+	return validate_list(attr_data(actions), attr_len(actions), st, 0);
+}
+
+static void canonical_list(const void *data, int len,
+			   const struct flow_key *key, struct msgbuf *mb);
+
+/* A nest whose attributes are copied, except the one holding an action
+ * list (list_type), which is made canonical. */
+static void
+canonical_nest(const struct nlattr *nest, int list_type,
+	       const struct flow_key *key, struct msgbuf *mb)
+{
+	struct nlattr *out = msgbuf_nest_start(mb, attr_type(nest));
+	const struct nlattr *a;
+	int rem;
+
+	attr_for_each(a, attr_data(nest), attr_len(nest), rem) {
+		if (attr_type(a) == list_type) {
+			struct nlattr *l = msgbuf_nest_start(mb, list_type);
+
+			canonical_list(attr_data(a), attr_len(a), key, mb);
+			msgbuf_nest_end(mb, l);
+		} else {
+			msgbuf_put(mb, a->nla_type, attr_len(a), attr_data(a));
+		}
+	}
+	msgbuf_nest_end(mb, out);
+}
+
+static void
+canonical_list(const void *data, int len, const struct flow_key *key,
+	       struct msgbuf *mb)
+{
+	const struct nlattr *a;
+	struct ct_action ct;
+	int rem;
+
+	attr_for_each(a, data, len, rem) {
+		switch (attr_type(a)) {
+		case OVS_ACTION_ATTR_CT:
+			if (!ct_action_parse(a, key, &ct, false))
+				ct_action_put(mb, &ct);
+			break;
+		case OVS_ACTION_ATTR_CLONE: {
+			struct nlattr *n = msgbuf_nest_start(mb, attr_type(a));
+
+			canonical_list(attr_data(a), attr_len(a), key, mb);
+			msgbuf_nest_end(mb, n);
+			break;
+		}
+		case OVS_ACTION_ATTR_SAMPLE:
+			canonical_nest(a, OVS_SAMPLE_ATTR_ACTIONS, key, mb);
+			break;
+		case OVS_ACTION_ATTR_DEC_TTL:
+			canonical_nest(a, OVS_DEC_TTL_ATTR_ACTION, key, mb);
+			break;
+		case OVS_ACTION_ATTR_CHECK_PKT_LEN: {
+			struct nlattr *n = msgbuf_nest_start(mb, attr_type(a));
+			const struct nlattr *b;
+			int r2;
+
+			attr_for_each(b, attr_data(a), attr_len(a), r2) {
+				int t = attr_type(b);
+
+				if (t == OVS_CHECK_PKT_LEN_ATTR_ACTIONS_IF_GREATER ||
+				    t == OVS_CHECK_PKT_LEN_ATTR_ACTIONS_IF_LESS_EQUAL) {
+					struct nlattr *l =
+						msgbuf_nest_start(mb, t);
+
+					canonical_list(attr_data(b),
+						       attr_len(b), key, mb);
+					msgbuf_nest_end(mb, l);
+				} else {
+					msgbuf_put(mb, b->nla_type,
+						   attr_len(b), attr_data(b));
+				}
+			}
+			msgbuf_nest_end(mb, n);
+			break;
+		}
+		default:
+			msgbuf_put(mb, a->nla_type, attr_len(a), attr_data(a));
+			break;
+		}
+	}
+}
+
+void
+actions_canonical(const struct nlattr *actions, const struct flow_key *key,
+		  struct msgbuf *mb)
+{
+	canonical_list(attr_data(actions), attr_len(actions), key, mb);
+}

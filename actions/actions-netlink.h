@@ -1,0 +1,36 @@
+/* Validation of OVS_FLOW_ATTR_ACTIONS / OVS_PACKET_ATTR_ACTIONS as the
+ * kernel's __ovs_nla_copy_actions() does: the same accepted actions,
+ * argument lengths, nesting limit (EOVERFLOW past 16 levels), size limit
+ * (EMSGSIZE past 32 KiB once stored), per-action checks against the flow's
+ * key, and the same errno. Validated actions are kept as the netlink blob
+ * they came in, which is also what a dump returns.
+ *
+ * Pure functions: thread-safe. */
+#ifndef TAPDP_FLOW_ACTIONS_NETLINK_H
+#define TAPDP_FLOW_ACTIONS_NETLINK_H
+
+#include <linux/netlink.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "flow/key.h"
+
+/* The kernel's bound on the stored form of a flow's actions. */
+#define ACTIONS_MAX_SIZE	(32 * 1024)
+#define ACTIONS_MAX_DEPTH	16
+
+/* Validates the contents of an actions nest for a flow whose masked key is
+ * key. Returns 0, -EINVAL, -EOVERFLOW, -EMSGSIZE or -EOPNOTSUPP. */
+int actions_validate(const struct nlattr *actions, const struct flow_key *key,
+		     bool log);
+
+struct msgbuf;
+
+/* The form the kernel keeps validated actions in, which flow dumps
+ * return: the same attributes, with each ct action (nested ones too)
+ * re-encoded as the kernel's ovs_ct_action_to_attr() does. key: the
+ * flow's masked key. Appends to mb (check mb->overflow). */
+void actions_canonical(const struct nlattr *actions,
+		       const struct flow_key *key, struct msgbuf *mb);
+
+#endif

@@ -1,0 +1,689 @@
+#include "actions/actions.h"
+
+#include <arpa/inet.h>
+#include <linux/if_ether.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/unaligned.h"
+#include "flow/csum.h"
+#include "include/tapdp/ovs-uapi.h"
+#include "netlink/attr.h"
+
+/* Nesting of clones, samples and checks, bounded by validation (16), plus
+ * recirculations (the kernel's limit of 5 in a row). */
+#define SCRATCH_LEVELS	24
+#define RECIRC_LIMIT	5
+#define SCRATCH_SIZE	(PACKET_HEADROOM + 65536 + 512)
+#define VLAN_HLEN	4
+
+struct exec {
+	const struct actions_env *env;
+	const void *flow_actions;	/* the whole list, for userspace() */
+	int flow_actions_len;
+	unsigned level;
+};
+
+static __thread uint8_t *scratch[SCRATCH_LEVELS];
+static __thread unsigned recirc_depth;
+static __thread uint32_t rnd_state = 0x9e3779b9;
+
+static void execute_list(struct exec *x, struct packet *pkt,
+			 struct flow_key *key, const void *acts, int len);
+
+static uint32_t
+rnd(void)
+{
+	/* xorshift32: sampling needs speed, not quality. */
+	rnd_state ^= rnd_state << 13;
+	rnd_state ^= rnd_state >> 17;
+	rnd_state ^= rnd_state << 5;
+	return rnd_state;
+}
+
+static uint32_t
+mix(uint32_t h, uint32_t v)
+{
+	h ^= v;
+	h *= 0x85ebca6b;
+	h ^= h >> 13;
+	h *= 0xc2b2ae35;
+	return h ^ (h >> 16);
+}
+
+uint32_t
+packet_hash(struct packet *pkt, const struct flow_key *key)
+{
+	uint32_t h = 0x12345678;
+
+	if (pkt->hash)
+		return pkt->hash;
+	h = mix(h, key->ipv4_src ^ key->ipv4_dst);
+	for (int i = 0; i < 4; i++)
+		h = mix(h, key->ipv6_src.s6_addr32[i] ^
+			   key->ipv6_dst.s6_addr32[i]);
+	h = mix(h, ((uint32_t)key->ip_proto << 16) ^ key->eth_type);
+	h = mix(h, key->tp_src ^ key->tp_dst);
+	pkt->hash = h ? h : 1;
+	return pkt->hash;
+}
+
+/* A copy of pkt for nested actions that must not touch the original. */
+static bool
+packet_copy(struct exec *x, const struct packet *pkt, struct packet *copy)
+{
+	if (x->level >= SCRATCH_LEVELS || pkt->len > 65536 + 256)
+		return false;
+	if (!scratch[x->level]) {
+		scratch[x->level] = malloc(SCRATCH_SIZE);
+		if (!scratch[x->level])
+			return false;
+	}
+	*copy = *pkt;
+	copy->data = scratch[x->level] + PACKET_HEADROOM;
+	copy->headroom = PACKET_HEADROOM;
+	copy->tailroom = SCRATCH_SIZE - PACKET_HEADROOM - pkt->len;
+	memcpy(copy->data, pkt->data, pkt->len);
+	return true;
+}
+
+/* Runs acts on a copy (or in place when they are the last actions). */
+static void
+execute_nested(struct exec *x, struct packet *pkt, struct flow_key *key,
+	       const void *acts, int len, bool last)
+{
+	struct flow_key k2;
+	struct packet copy;
+
+	if (last) {
+		execute_list(x, pkt, key, acts, len);
+		return;
+	}
+	if (!packet_copy(x, pkt, &copy))
+		return;
+	k2 = *key;
+	x->level++;
+	execute_list(x, &copy, &k2, acts, len);
+	x->level--;
+}
+
+/* Refreshes the header offsets (and the key's packet fields) after an
+ * action moved headers, as the kernel's key update for an invalidated key:
+ * an L3 packet is parsed as its eth_type says. */
+static void
+refresh(struct packet *pkt, struct flow_key *key)
+{
+	if (!pkt->key_valid)
+		packet_extract(pkt, key);
+}
+
+/* The L4 checksum field of the packet, if its header is complete. */
+static uint8_t *
+l4_csum(struct packet *pkt, const struct flow_key *key)
+{
+	uint32_t l4 = pkt->layers.l4;
+
+	if (l4 == FLOW_OFS_NONE || key->ip_frag == OVS_FRAG_TYPE_LATER)
+		return NULL;
+	switch (key->ip_proto) {
+	case IPPROTO_TCP:
+		return l4 + 20 <= pkt->len ? pkt->data + l4 + 16 : NULL;
+	case IPPROTO_UDP:
+		if (l4 + 8 > pkt->len)
+			return NULL;
+		/* An IPv4 UDP checksum of zero means none. */
+		if (key->eth_type == htons(ETH_P_IP) &&
+		    !get_unaligned16(pkt->data + l4 + 6))
+			return NULL;
+		return pkt->data + l4 + 6;
+	case IPPROTO_ICMPV6:
+		return l4 + 4 <= pkt->len ? pkt->data + l4 + 2 : NULL;
+	default:
+		return NULL;
+	}
+}
+
+/* An address changed under the L4 checksum at sum. */
+static void
+l4_addr_changed(const struct packet *pkt, const struct flow_key *key,
+		uint8_t *sum, const void *old, const void *new, size_t n)
+{
+	csum_update_l4(sum, old, new, n, packet_csum_partial(pkt),
+		       key->ip_proto == IPPROTO_UDP);
+}
+
+/* Writes n bytes at p: (old & ~mask) | (val & mask); the old bytes are
+ * returned in old (may be NULL when no checksum depends on them). */
+static void
+masked_write(uint8_t *p, const uint8_t *val, const uint8_t *mask, size_t n,
+	     uint8_t *old)
+{
+	if (old)
+		memcpy(old, p, n);
+	for (size_t i = 0; i < n; i++)
+		p[i] = (p[i] & ~mask[i]) | (val[i] & mask[i]);
+}
+
+static void
+set_eth(struct packet *pkt, struct flow_key *key, const uint8_t *v,
+	const uint8_t *m)
+{
+	const struct ovs_key_ethernet *val = (const void *)v;
+	const struct ovs_key_ethernet *mask = (const void *)m;
+
+	if (pkt->len < ETH_HLEN)
+		return;
+	masked_write(pkt->data + 6, val->eth_src, mask->eth_src, 6, NULL);
+	masked_write(pkt->data, val->eth_dst, mask->eth_dst, 6, NULL);
+	memcpy(key->eth_src, pkt->data + 6, 6);
+	memcpy(key->eth_dst, pkt->data, 6);
+}
+
+static void
+set_ipv4(struct packet *pkt, struct flow_key *key, const uint8_t *v,
+	 const uint8_t *m)
+{
+	struct ovs_key_ipv4 val, mask;
+	uint32_t l3 = pkt->layers.l3;
+	uint8_t *ip, *l4sum, old[4];
+
+	memcpy(&val, v, sizeof(val));
+	memcpy(&mask, m, sizeof(mask));
+	if (l3 == FLOW_OFS_NONE || l3 + 20 > pkt->len)
+		return;
+	ip = pkt->data + l3;
+	l4sum = l4_csum(pkt, key);
+	for (int i = 0; i < 2; i++) {
+		uint8_t *addr = ip + 12 + 4 * i;
+
+		masked_write(addr, (const uint8_t *)(i ? &val.ipv4_dst
+						   : &val.ipv4_src),
+			     (const uint8_t *)(i ? &mask.ipv4_dst
+						 : &mask.ipv4_src), 4, old);
+		csum_replace(ip + 10, old, addr, 4);
+		if (l4sum)
+			l4_addr_changed(pkt, key, l4sum, old, addr, 4);
+	}
+	/* tos and ttl share 16-bit checksum words with their neighbours. */
+	memcpy(old, ip, 2);
+	ip[1] = (ip[1] & ~mask.ipv4_tos) | (val.ipv4_tos & mask.ipv4_tos);
+	csum_replace(ip + 10, old, ip, 2);
+	memcpy(old, ip + 8, 2);
+	ip[8] = (ip[8] & ~mask.ipv4_ttl) | (val.ipv4_ttl & mask.ipv4_ttl);
+	csum_replace(ip + 10, old, ip + 8, 2);
+	memcpy(&key->ipv4_src, ip + 12, 4);
+	memcpy(&key->ipv4_dst, ip + 16, 4);
+	key->ip_tos = ip[1];
+	key->ip_ttl = ip[8];
+}
+
+static void
+set_ipv6(struct packet *pkt, struct flow_key *key, const uint8_t *v,
+	 const uint8_t *m)
+{
+	struct ovs_key_ipv6 val, mask;
+	uint32_t l3 = pkt->layers.l3, w, wm, wv;
+	uint8_t *ip, *l4sum, old[16];
+
+	memcpy(&val, v, sizeof(val));
+	memcpy(&mask, m, sizeof(mask));
+	if (l3 == FLOW_OFS_NONE || l3 + 40 > pkt->len)
+		return;
+	ip = pkt->data + l3;
+	l4sum = l4_csum(pkt, key);
+	for (int i = 0; i < 2; i++) {
+		uint8_t *addr = ip + 8 + 16 * i;
+
+		masked_write(addr, (const uint8_t *)(i ? val.ipv6_dst
+						   : val.ipv6_src),
+			     (const uint8_t *)(i ? mask.ipv6_dst
+						 : mask.ipv6_src), 16, old);
+		if (l4sum)
+			l4_addr_changed(pkt, key, l4sum, old, addr, 16);
+	}
+	/* Version, traffic class and flow label share the first word. */
+	memcpy(&w, ip, 4);
+	w = ntohl(w);
+	wm = ((uint32_t)mask.ipv6_tclass << 20) |
+	     (ntohl(mask.ipv6_label) & 0xfffff);
+	wv = ((uint32_t)val.ipv6_tclass << 20) |
+	     (ntohl(val.ipv6_label) & 0xfffff);
+	w = (w & ~wm) | (wv & wm);
+	w = htonl(w);
+	memcpy(ip, &w, 4);
+	ip[7] = (ip[7] & ~mask.ipv6_hlimit) |
+		(val.ipv6_hlimit & mask.ipv6_hlimit);
+	memcpy(&key->ipv6_src, ip + 8, 16);
+	memcpy(&key->ipv6_dst, ip + 24, 16);
+	key->ip_tos = (ntohl(w) >> 20) & 0xff;
+	key->ipv6_label = htonl(ntohl(w) & 0xfffff);
+	key->ip_ttl = ip[7];
+}
+
+static void
+set_ports(struct packet *pkt, struct flow_key *key, const uint8_t *v,
+	  const uint8_t *m)
+{
+	uint32_t l4 = pkt->layers.l4;
+	uint8_t *sum = l4_csum(pkt, key), old[4];
+
+	if (l4 == FLOW_OFS_NONE || l4 + 4 > pkt->len)
+		return;
+	masked_write(pkt->data + l4, v, m, 4, old);
+	/* SCTP's CRC32c is not incremental; it has no sum here. A partial
+	 * checksum covers the ports when it is finished. */
+	if (sum && key->ip_proto != IPPROTO_SCTP &&
+	    !packet_csum_partial(pkt)) {
+		csum_update_l4(sum, old, pkt->data + l4, 4, false,
+			       key->ip_proto == IPPROTO_UDP);
+	}
+	key->tp_src = get_unaligned16(pkt->data + l4);
+	key->tp_dst = get_unaligned16(pkt->data + l4 + 2);
+}
+
+/* false when the packet must be dropped, as the kernel's execution fails
+ * a set of the conntrack fields (validation lets them through). */
+static bool
+set_masked(struct packet *pkt, struct flow_key *key, const struct nlattr *a,
+	   bool masked)
+{
+	const struct nlattr *k = attr_data(a);
+	int len = masked ? attr_len(k) / 2 : attr_len(k);
+	const uint8_t *val = attr_data(k);
+	uint8_t ones[64];
+	const uint8_t *mask;
+
+	if (masked) {
+		mask = val + len;
+	} else {
+		memset(ones, 0xff, sizeof(ones));
+		mask = ones;
+		if (len > (int)sizeof(ones))
+			return true;	/* validation allows none */
+	}
+	refresh(pkt, key);
+	switch (attr_type(k)) {
+	case OVS_KEY_ATTR_PRIORITY: {
+		uint32_t v, mk;
+
+		memcpy(&v, val, 4);
+		memcpy(&mk, mask, 4);
+		key->priority = (key->priority & ~mk) | (v & mk);
+		break;
+	}
+	case OVS_KEY_ATTR_SKB_MARK: {
+		uint32_t v, mk;
+
+		memcpy(&v, val, 4);
+		memcpy(&mk, mask, 4);
+		key->skb_mark = (key->skb_mark & ~mk) | (v & mk);
+		break;
+	}
+	case OVS_KEY_ATTR_ETHERNET:
+		set_eth(pkt, key, val, mask);
+		break;
+	case OVS_KEY_ATTR_IPV4:
+		set_ipv4(pkt, key, val, mask);
+		break;
+	case OVS_KEY_ATTR_IPV6:
+		set_ipv6(pkt, key, val, mask);
+		break;
+	case OVS_KEY_ATTR_TCP:
+	case OVS_KEY_ATTR_UDP:
+	case OVS_KEY_ATTR_SCTP:
+		set_ports(pkt, key, val, mask);
+		break;
+	case OVS_KEY_ATTR_MPLS:
+		if (pkt->layers.l2_5 != FLOW_OFS_NONE &&
+		    pkt->layers.l2_5 + 4u <= pkt->len) {
+			masked_write(pkt->data + pkt->layers.l2_5, val, mask, 4,
+				     NULL);
+			memcpy(&key->mpls_lse[0],
+			       pkt->data + pkt->layers.l2_5, 4);
+		}
+		break;
+	default:
+		/* CT_MARK, CT_LABELS: set through the ct action only. */
+		return false;
+	}
+	return true;
+}
+
+static void
+push_vlan(struct packet *pkt, struct flow_key *key, const struct nlattr *a)
+{
+	struct ovs_action_push_vlan v;
+
+	memcpy(&v, attr_data(a), sizeof(v));
+	if (pkt->len < ETH_HLEN || !packet_insert(pkt, 12, VLAN_HLEN))
+		return;
+	/* On the wire the CFI/present bit is not a flag of ours. */
+	put_unaligned16(pkt->data + 12, v.vlan_tpid);
+	put_unaligned16(pkt->data + 14, v.vlan_tci & htons(~FLOW_VLAN_PRESENT));
+	pkt->key_valid = false;
+	refresh(pkt, key);
+}
+
+static void
+pop_vlan(struct packet *pkt, struct flow_key *key)
+{
+	uint16_t type;
+
+	if (pkt->len < ETH_HLEN + VLAN_HLEN)
+		return;
+	type = get_unaligned16(pkt->data + 12);
+	if (type != htons(ETH_P_8021Q) && type != htons(ETH_P_8021AD))
+		return;
+	packet_remove(pkt, 12, VLAN_HLEN);
+	pkt->key_valid = false;
+	refresh(pkt, key);
+}
+
+/* Length of the L2 header: Ethernet and any VLAN tags in the frame. */
+static uint32_t
+mac_len(const struct packet *pkt)
+{
+	uint32_t off = 12;
+
+	if (pkt->l3)
+		return 0;
+	while (off + 6 <= pkt->len) {
+		uint16_t t = get_unaligned16(pkt->data + off);
+
+		if (t != htons(ETH_P_8021Q) && t != htons(ETH_P_8021AD))
+			break;
+		off += VLAN_HLEN;
+	}
+	return off + 2;
+}
+
+static void
+push_mpls(struct packet *pkt, struct flow_key *key, uint32_t lse,
+	  uint16_t ethertype, bool keep_eth)
+{
+	uint32_t at = keep_eth ? mac_len(pkt) : 0;
+
+	if (at > pkt->len || !packet_insert(pkt, at, 4))
+		return;
+	memcpy(pkt->data + at, &lse, 4);
+	if (at >= 2)
+		put_unaligned16(pkt->data + at - 2, ethertype);
+	if (!at)
+		pkt->l3 = true;
+	key->eth_type = ethertype;
+	pkt->key_valid = false;
+	refresh(pkt, key);
+}
+
+static void
+pop_mpls(struct packet *pkt, struct flow_key *key, uint16_t ethertype)
+{
+	uint32_t at = mac_len(pkt);
+
+	if (at + 4 > pkt->len)
+		return;
+	packet_remove(pkt, at, 4);
+	if (at >= 2)
+		put_unaligned16(pkt->data + at - 2, ethertype);
+	/* An Ethernet frame was carried: it is the packet now. */
+	if (ethertype == htons(ETH_P_TEB))
+		pkt->l3 = false;
+	key->eth_type = ethertype;
+	pkt->key_valid = false;
+	refresh(pkt, key);
+}
+
+static void
+push_eth(struct packet *pkt, struct flow_key *key, const struct nlattr *a)
+{
+	struct ovs_action_push_eth e;
+
+	memcpy(&e, attr_data(a), sizeof(e));
+	if (!packet_insert(pkt, 0, ETH_HLEN))
+		return;
+	memcpy(pkt->data, e.addresses.eth_dst, 6);
+	memcpy(pkt->data + 6, e.addresses.eth_src, 6);
+	put_unaligned16(pkt->data + 12, key->eth_type);
+	pkt->l3 = false;
+	key->mac_proto = FLOW_MAC_ETHERNET;
+	pkt->key_valid = false;
+	refresh(pkt, key);
+}
+
+static void
+pop_eth(struct packet *pkt, struct flow_key *key)
+{
+	if (pkt->len < ETH_HLEN)
+		return;
+	packet_remove(pkt, 0, ETH_HLEN);
+	pkt->l3 = true;
+	key->mac_proto = FLOW_MAC_NONE;
+	pkt->key_valid = false;
+}
+
+/* Returns true when the TTL ran out: the nested actions then end the
+ * list, as the kernel's exception path does. */
+static bool
+dec_ttl(struct exec *x, struct packet *pkt, struct flow_key *key,
+	const struct nlattr *a, bool last)
+{
+	const struct nlattr *inner = attr_data(a);
+	uint32_t l3;
+	uint8_t *ip, old[2];
+
+	refresh(pkt, key);
+	l3 = pkt->layers.l3;
+	if (l3 == FLOW_OFS_NONE)
+		return false;
+	ip = pkt->data + l3;
+	if (key->eth_type == htons(ETH_P_IP) && l3 + 20 <= pkt->len) {
+		if (ip[8] > 1) {
+			memcpy(old, ip + 8, 2);
+			ip[8]--;
+			csum_replace(ip + 10, old, ip + 8, 2);
+			key->ip_ttl = ip[8];
+			return false;
+		}
+	} else if (key->eth_type == htons(ETH_P_IPV6) &&
+		   l3 + 40 <= pkt->len) {
+		if (ip[7] > 1) {
+			key->ip_ttl = --ip[7];
+			return false;
+		}
+	} else {
+		return false;
+	}
+	execute_nested(x, pkt, key, attr_data(inner), attr_len(inner), last);
+	return true;
+}
+
+static void
+check_pkt_len(struct exec *x, struct packet *pkt, struct flow_key *key,
+	      const struct nlattr *a, bool last)
+{
+	const struct nlattr *tb[OVS_CHECK_PKT_LEN_ATTR_MAX + 1];
+	const struct nlattr *acts;
+
+	attr_parse_nested(a, NULL, OVS_CHECK_PKT_LEN_ATTR_MAX, tb, NULL);
+	acts = pkt->len <= attr_get_u16(tb[OVS_CHECK_PKT_LEN_ATTR_PKT_LEN])
+		       ? tb[OVS_CHECK_PKT_LEN_ATTR_ACTIONS_IF_LESS_EQUAL]
+		       : tb[OVS_CHECK_PKT_LEN_ATTR_ACTIONS_IF_GREATER];
+	execute_nested(x, pkt, key, attr_data(acts), attr_len(acts), last);
+}
+
+static void
+sample(struct exec *x, struct packet *pkt, struct flow_key *key,
+       const struct nlattr *a, bool last)
+{
+	const struct nlattr *tb[OVS_SAMPLE_ATTR_MAX + 1];
+	uint32_t prob;
+
+	attr_parse_nested(a, NULL, OVS_SAMPLE_ATTR_MAX, tb, NULL);
+	prob = attr_get_u32(tb[OVS_SAMPLE_ATTR_PROBABILITY]);
+	if (!prob || (prob != UINT32_MAX && rnd() >= prob))
+		return;
+	execute_nested(x, pkt, key, attr_data(tb[OVS_SAMPLE_ATTR_ACTIONS]),
+		       attr_len(tb[OVS_SAMPLE_ATTR_ACTIONS]), last);
+}
+
+static void
+recirc(struct exec *x, struct packet *pkt, struct flow_key *key,
+       uint32_t id, bool last)
+{
+	struct flow_key k2;
+	struct packet copy;
+
+	if (recirc_depth >= RECIRC_LIMIT)
+		return;
+	recirc_depth++;
+	if (last) {
+		refresh(pkt, key);
+		key->recirc_id = id;
+		x->env->recirc(x->env->ctx, pkt, key);
+	} else if (packet_copy(x, pkt, &copy)) {
+		k2 = *key;
+		refresh(&copy, &k2);
+		k2.recirc_id = id;
+		x->level++;
+		x->env->recirc(x->env->ctx, &copy, &k2);
+		x->level--;
+	}
+	recirc_depth--;
+}
+
+static bool
+is_last(const struct nlattr *a, int rem)
+{
+	return a->nla_len == rem;
+}
+
+static void
+execute_list(struct exec *x, struct packet *pkt, struct flow_key *key,
+	     const void *acts, int len)
+{
+	const struct actions_env *env = x->env;
+	const struct nlattr *a;
+	int rem;
+
+	attr_for_each(a, acts, len, rem) {
+		bool last = is_last(a, rem);
+
+		switch (attr_type(a)) {
+		case OVS_ACTION_ATTR_OUTPUT:
+			env->output(env->ctx, pkt, attr_get_u32(a));
+			pkt->cutlen = 0;
+			break;
+		case OVS_ACTION_ATTR_TRUNC: {
+			struct ovs_action_trunc t;
+
+			memcpy(&t, attr_data(a), sizeof(t));
+			if (pkt->len > t.max_len)
+				pkt->cutlen = pkt->len - t.max_len;
+			break;
+		}
+		case OVS_ACTION_ATTR_USERSPACE:
+			refresh(pkt, key);
+			env->userspace(env->ctx, pkt, key, a, x->flow_actions,
+				       x->flow_actions_len);
+			pkt->cutlen = 0;
+			break;
+		case OVS_ACTION_ATTR_HASH: {
+			struct ovs_action_hash h;
+			uint32_t v;
+
+			memcpy(&h, attr_data(a), sizeof(h));
+			refresh(pkt, key);
+			v = mix(packet_hash(pkt, key), h.hash_basis);
+			key->dp_hash = v ? v : 1;
+			break;
+		}
+		case OVS_ACTION_ATTR_RECIRC:
+			recirc(x, pkt, key, attr_get_u32(a), last);
+			if (last)
+				return;
+			break;
+		case OVS_ACTION_ATTR_SET:
+		case OVS_ACTION_ATTR_SET_MASKED:
+			if (!set_masked(pkt, key, a,
+					attr_type(a) == OVS_ACTION_ATTR_SET_MASKED))
+				return;
+			break;
+		case OVS_ACTION_ATTR_PUSH_VLAN:
+			push_vlan(pkt, key, a);
+			break;
+		case OVS_ACTION_ATTR_POP_VLAN:
+			pop_vlan(pkt, key);
+			break;
+		case OVS_ACTION_ATTR_SAMPLE:
+			sample(x, pkt, key, a, last);
+			break;
+		case OVS_ACTION_ATTR_CLONE:
+			execute_nested(x, pkt, key, attr_data(a), attr_len(a),
+				       last);
+			break;
+		case OVS_ACTION_ATTR_CHECK_PKT_LEN:
+			check_pkt_len(x, pkt, key, a, last);
+			break;
+		case OVS_ACTION_ATTR_DEC_TTL:
+			if (dec_ttl(x, pkt, key, a, last))
+				return;
+			break;
+		case OVS_ACTION_ATTR_METER:
+			if (env->meter(env->ctx, pkt, attr_get_u32(a)))
+				return;
+			break;
+		case OVS_ACTION_ATTR_CT:
+			refresh(pkt, key);
+			if (!env->ct(env->ctx, pkt, key, a))
+				return;
+			break;
+		case OVS_ACTION_ATTR_CT_CLEAR:
+			flow_key_clear_ct(key);
+			break;
+		case OVS_ACTION_ATTR_PUSH_MPLS: {
+			struct ovs_action_push_mpls m;
+
+			memcpy(&m, attr_data(a), sizeof(m));
+			push_mpls(pkt, key, m.mpls_lse, m.mpls_ethertype,
+				  !pkt->l3);
+			break;
+		}
+		case OVS_ACTION_ATTR_ADD_MPLS: {
+			struct ovs_action_add_mpls m;
+
+			memcpy(&m, attr_data(a), sizeof(m));
+			push_mpls(pkt, key, m.mpls_lse, m.mpls_ethertype,
+				  (m.tun_flags & OVS_MPLS_L3_TUNNEL_FLAG_MASK) &&
+					  !pkt->l3);
+			break;
+		}
+		case OVS_ACTION_ATTR_POP_MPLS:
+			pop_mpls(pkt, key, attr_get_u16(a));
+			break;
+		case OVS_ACTION_ATTR_PUSH_ETH:
+			push_eth(pkt, key, a);
+			break;
+		case OVS_ACTION_ATTR_POP_ETH:
+			pop_eth(pkt, key);
+			break;
+		case TAPDP_ACTION_ATTR_DROP:
+			return;
+		default:
+			/* psample: accepted, nothing samples yet. */
+			break;
+		}
+	}
+}
+
+void
+actions_execute(const struct actions_env *env, struct packet *pkt,
+		struct flow_key *key, const void *actions, int len)
+{
+	struct exec x = {
+		.env = env,
+		.flow_actions = actions,
+		.flow_actions_len = len,
+	};
+
+	execute_list(&x, pkt, key, actions, len);
+}

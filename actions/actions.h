@@ -1,0 +1,48 @@
+/* Executing a flow's actions on a packet, as net/openvswitch/actions.c does.
+ *
+ * The actions are a validated netlink blob (actions-netlink.h). What leaves
+ * the action engine (a port, userspace, a new lookup after recirculation, a
+ * meter) goes through the callbacks of struct actions_env, which the
+ * datapath implements: the engine knows nothing of ports or sockets.
+ *
+ * Runs on the packet's thread; the only state is per thread (scratch
+ * buffers for clones, allocated once per thread and nesting level). */
+#ifndef TAPDP_FLOW_ACTIONS_H
+#define TAPDP_FLOW_ACTIONS_H
+
+#include <linux/netlink.h>
+#include <stdbool.h>
+
+#include "flow/key.h"
+#include "flow/packet.h"
+
+struct actions_env {
+	void *ctx;
+	/* Sends the packet (len - cutlen bytes) out of port_no. */
+	void (*output)(void *ctx, const struct packet *pkt, uint32_t port_no);
+	/* OVS_PACKET_CMD_ACTION to pid, with the attributes of the
+	 * userspace action; actions (may be NULL) are the flow's. */
+	void (*userspace)(void *ctx, const struct packet *pkt,
+			  const struct flow_key *key,
+			  const struct nlattr *userspace,
+			  const void *actions, int actions_len);
+	/* Looks the packet up again with key->recirc_id set. */
+	void (*recirc)(void *ctx, struct packet *pkt, struct flow_key *key);
+	/* true when the meter's band says drop. */
+	bool (*meter)(void *ctx, const struct packet *pkt, uint32_t meter_id);
+	/* The ct action (its validated attribute) on the packet, whose
+	 * header offsets are current; updates the key's ct_* fields and
+	 * may rewrite the packet (NAT). false: the packet is dropped. */
+	bool (*ct)(void *ctx, struct packet *pkt, struct flow_key *key,
+		   const struct nlattr *ct);
+};
+
+/* Executes actions on pkt, whose key (metadata and fields) is key. The
+ * packet and key may be changed. */
+void actions_execute(const struct actions_env *env, struct packet *pkt,
+		     struct flow_key *key, const void *actions, int len);
+
+/* The packet's hash for dispatch and the hash action, computed once. */
+uint32_t packet_hash(struct packet *pkt, const struct flow_key *key);
+
+#endif

@@ -1,0 +1,396 @@
+#include "datapath/ctnetlink.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <linux/netfilter/nf_conntrack_tcp.h>
+#include <linux/netfilter/nfnetlink.h>
+#include <linux/netfilter/nfnetlink_conntrack.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/unaligned.h"
+#include "ct/conntrack.h"
+#include "datapath/datapath.h"
+#include "netlink/genl.h"
+#include "netlink/nlsock.h"
+
+/* Room for one connection's message, with margin. */
+#define CT_DUMP_ENTRY_MAX	512
+
+static const struct attr_policy ct_policy[CTA_MAX + 1] = {
+	[CTA_TUPLE_ORIG] = { .kind = ATTR_NESTED },
+	[CTA_TUPLE_REPLY] = { .kind = ATTR_NESTED },
+	[CTA_STATUS] = { .kind = ATTR_U32 },
+	[CTA_TIMEOUT] = { .kind = ATTR_U32 },
+	[CTA_MARK] = { .kind = ATTR_U32 },
+	[CTA_ID] = { .kind = ATTR_U32 },
+	[CTA_ZONE] = { .kind = ATTR_U16 },
+	[CTA_MARK_MASK] = { .kind = ATTR_U32 },
+	[CTA_LABELS] = { .kind = ATTR_BINARY, .len = 16 },
+	[CTA_LABELS_MASK] = { .kind = ATTR_BINARY, .len = 16 },
+	[CTA_STATUS_MASK] = { .kind = ATTR_U32 },
+};
+
+static const struct attr_policy tuple_policy[CTA_TUPLE_MAX + 1] = {
+	[CTA_TUPLE_IP] = { .kind = ATTR_NESTED },
+	[CTA_TUPLE_PROTO] = { .kind = ATTR_NESTED },
+	[CTA_TUPLE_ZONE] = { .kind = ATTR_U16 },
+};
+
+static const struct attr_policy ip_policy[CTA_IP_MAX + 1] = {
+	[CTA_IP_V4_SRC] = { .kind = ATTR_U32 },
+	[CTA_IP_V4_DST] = { .kind = ATTR_U32 },
+	[CTA_IP_V6_SRC] = { .kind = ATTR_UNSPEC, .len = 16 },
+	[CTA_IP_V6_DST] = { .kind = ATTR_UNSPEC, .len = 16 },
+};
+
+static const struct attr_policy proto_policy[CTA_PROTO_MAX + 1] = {
+	[CTA_PROTO_NUM] = { .kind = ATTR_U8 },
+	[CTA_PROTO_SRC_PORT] = { .kind = ATTR_U16 },
+	[CTA_PROTO_DST_PORT] = { .kind = ATTR_U16 },
+	[CTA_PROTO_ICMP_ID] = { .kind = ATTR_U16 },
+	[CTA_PROTO_ICMP_TYPE] = { .kind = ATTR_U8 },
+	[CTA_PROTO_ICMP_CODE] = { .kind = ATTR_U8 },
+	[CTA_PROTO_ICMPV6_ID] = { .kind = ATTR_U16 },
+	[CTA_PROTO_ICMPV6_TYPE] = { .kind = ATTR_U8 },
+	[CTA_PROTO_ICMPV6_CODE] = { .kind = ATTR_U8 },
+};
+
+/* A tuple attribute (CTA_TUPLE_ORIG/REPLY) of family in zone. */
+static int
+parse_tuple(const struct nlattr *nest, int family, uint16_t zone,
+	    struct ct_tuple *t, struct extack *ack)
+{
+	const struct nlattr *tb[CTA_TUPLE_MAX + 1], *ip[CTA_IP_MAX + 1];
+	const struct nlattr *pr[CTA_PROTO_MAX + 1];
+	int err;
+
+	memset(t, 0, sizeof(*t));
+	err = attr_parse_nested(nest, tuple_policy, CTA_TUPLE_MAX, tb, ack);
+	if (err)
+		return err;
+	if (!tb[CTA_TUPLE_IP] || !tb[CTA_TUPLE_PROTO])
+		return -EINVAL;
+	err = attr_parse_nested(tb[CTA_TUPLE_IP], ip_policy, CTA_IP_MAX, ip,
+				ack);
+	if (!err)
+		err = attr_parse_nested(tb[CTA_TUPLE_PROTO], proto_policy,
+					CTA_PROTO_MAX, pr, ack);
+	if (err)
+		return err;
+	t->family = family;
+	t->zone = zone;
+	if (family == AF_INET) {
+		if (!ip[CTA_IP_V4_SRC] || !ip[CTA_IP_V4_DST])
+			return -EINVAL;
+		memcpy(&t->src.ip, attr_data(ip[CTA_IP_V4_SRC]), 4);
+		memcpy(&t->dst.ip, attr_data(ip[CTA_IP_V4_DST]), 4);
+	} else if (family == AF_INET6) {
+		if (!ip[CTA_IP_V6_SRC] || !ip[CTA_IP_V6_DST])
+			return -EINVAL;
+		memcpy(&t->src.ip6, attr_data(ip[CTA_IP_V6_SRC]), 16);
+		memcpy(&t->dst.ip6, attr_data(ip[CTA_IP_V6_DST]), 16);
+	} else {
+		return -EOPNOTSUPP;
+	}
+	if (!pr[CTA_PROTO_NUM])
+		return -EINVAL;
+	t->proto = attr_get_u8(pr[CTA_PROTO_NUM]);
+	if (t->proto == ct_icmp_proto(family)) {
+		int id = family == AF_INET ? CTA_PROTO_ICMP_ID
+					   : CTA_PROTO_ICMPV6_ID;
+
+		if (!pr[id] || !pr[id + 1] || !pr[id + 2])
+			return -EINVAL;
+		t->sport = get_unaligned16(attr_data(pr[id]));
+		t->icmp_type = attr_get_u8(pr[id + 1]);
+		t->icmp_code = attr_get_u8(pr[id + 2]);
+	} else if (pr[CTA_PROTO_SRC_PORT] || pr[CTA_PROTO_DST_PORT]) {
+		if (!pr[CTA_PROTO_SRC_PORT] || !pr[CTA_PROTO_DST_PORT])
+			return -EINVAL;
+		t->sport = get_unaligned16(attr_data(pr[CTA_PROTO_SRC_PORT]));
+		t->dport = get_unaligned16(attr_data(pr[CTA_PROTO_DST_PORT]));
+	}
+	return 0;
+}
+
+static struct nlattr *
+nest_start(struct msgbuf *mb, uint16_t type)
+{
+	struct nlattr *n = msgbuf_nest_start(mb, type);
+
+	/* Netfilter marks its nests, unlike the OVS families. */
+	if (n)
+		n->nla_type |= NLA_F_NESTED;
+	return n;
+}
+
+static void
+put_tuple(struct msgbuf *mb, uint16_t type, const struct ct_tuple *t)
+{
+	struct nlattr *outer = nest_start(mb, type), *n;
+
+	n = nest_start(mb, CTA_TUPLE_IP);
+	if (t->family == AF_INET) {
+		msgbuf_put(mb, CTA_IP_V4_SRC, 4, &t->src.ip);
+		msgbuf_put(mb, CTA_IP_V4_DST, 4, &t->dst.ip);
+	} else {
+		msgbuf_put(mb, CTA_IP_V6_SRC, 16, &t->src.ip6);
+		msgbuf_put(mb, CTA_IP_V6_DST, 16, &t->dst.ip6);
+	}
+	msgbuf_nest_end(mb, n);
+	n = nest_start(mb, CTA_TUPLE_PROTO);
+	msgbuf_put_u8(mb, CTA_PROTO_NUM, t->proto);
+	if (t->proto == ct_icmp_proto(t->family)) {
+		int id = t->family == AF_INET ? CTA_PROTO_ICMP_ID
+					      : CTA_PROTO_ICMPV6_ID;
+
+		msgbuf_put(mb, id, 2, &t->sport);
+		msgbuf_put_u8(mb, id + 1, t->icmp_type);
+		msgbuf_put_u8(mb, id + 2, t->icmp_code);
+	} else if (t->proto == IPPROTO_TCP || t->proto == IPPROTO_UDP ||
+		   t->proto == IPPROTO_UDPLITE || t->proto == IPPROTO_SCTP ||
+		   t->proto == IPPROTO_DCCP) {
+		msgbuf_put(mb, CTA_PROTO_SRC_PORT, 2, &t->sport);
+		msgbuf_put(mb, CTA_PROTO_DST_PORT, 2, &t->dport);
+	}
+	msgbuf_nest_end(mb, n);
+	msgbuf_nest_end(mb, outer);
+}
+
+static void
+put_be32(struct msgbuf *mb, uint16_t type, uint32_t v)
+{
+	v = htonl(v);
+	msgbuf_put(mb, type, 4, &v);
+}
+
+/* One connection as ctnetlink_fill_info() lists it. */
+static int
+put_entry(struct msgbuf *mb, const struct nlsock *sk, uint32_t seq,
+	  const struct conntrack_entry *e)
+{
+	struct nfgenmsg *nf;
+
+	nf = msgbuf_start(mb, NFNL_SUBSYS_CTNETLINK << 8 | IPCTNL_MSG_CT_NEW,
+			  NLM_F_MULTI, seq, nlsock_portid(sk), sizeof(*nf));
+	if (!nf)
+		return -EMSGSIZE;
+	nf->nfgen_family = e->orig.family;
+	nf->version = NFNETLINK_V0;
+	put_tuple(mb, CTA_TUPLE_ORIG, &e->orig);
+	put_tuple(mb, CTA_TUPLE_REPLY, &e->reply);
+	if (e->orig.zone) {
+		uint16_t z = htons(e->orig.zone);
+
+		msgbuf_put(mb, CTA_ZONE, 2, &z);
+	}
+	put_be32(mb, CTA_STATUS, e->status);
+	put_be32(mb, CTA_MARK, e->mark);
+	put_be32(mb, CTA_ID, e->id);
+	put_be32(mb, CTA_USE, 1);
+	if (e->has_master)
+		put_tuple(mb, CTA_TUPLE_MASTER, &e->master);
+	put_be32(mb, CTA_TIMEOUT, e->timeout);
+	if (e->orig.proto == IPPROTO_TCP) {
+		struct nlattr *pi = nest_start(mb, CTA_PROTOINFO);
+		struct nlattr *tcp = nest_start(mb, CTA_PROTOINFO_TCP);
+
+		msgbuf_put_u8(mb, CTA_PROTOINFO_TCP_STATE, e->tcp_state);
+		msgbuf_put_u8(mb, CTA_PROTOINFO_TCP_WSCALE_ORIGINAL,
+			      e->tcp_wscale[0]);
+		msgbuf_put_u8(mb, CTA_PROTOINFO_TCP_WSCALE_REPLY,
+			      e->tcp_wscale[1]);
+		for (int d = 0; d < 2; d++) {
+			struct nf_ct_tcp_flags f = { .flags = e->tcp_flags[d] };
+
+			msgbuf_put(mb, d ? CTA_PROTOINFO_TCP_FLAGS_REPLY
+					 : CTA_PROTOINFO_TCP_FLAGS_ORIGINAL,
+				   sizeof(f), &f);
+		}
+		msgbuf_nest_end(mb, tcp);
+		msgbuf_nest_end(mb, pi);
+	}
+	if (e->helper) {
+		struct nlattr *h = nest_start(mb, CTA_HELP);
+
+		msgbuf_put_string(mb, CTA_HELP_NAME, ct_helper_name(e->helper));
+		msgbuf_nest_end(mb, h);
+	}
+	if (e->has_labels)
+		msgbuf_put(mb, CTA_LABELS, 16, e->labels);
+	return msgbuf_end(mb);
+}
+
+/* A dump: a snapshot of the matching connections, sent in parts. */
+struct snapshot {
+	struct conntrack_entry *e;
+	size_t n, cap, next;
+	int zone, family;
+};
+
+static int
+snap_one(const struct conntrack_entry *e, void *arg)
+{
+	struct snapshot *s = arg;
+
+	if (s->family && e->orig.family != s->family)
+		return 0;
+	if (s->n == s->cap) {
+		size_t cap = s->cap ? 2 * s->cap : 64;
+		struct conntrack_entry *p = realloc(s->e, cap * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		s->e = p;
+		s->cap = cap;
+	}
+	s->e[s->n++] = *e;
+	return 0;
+}
+
+static int
+ct_dumpit(struct genl_dump *d, struct msgbuf *mb)
+{
+	struct snapshot *s = d->data;
+
+	while (s->next < s->n) {
+		if (put_entry(mb, d->sk, d->nlh->nlmsg_seq, &s->e[s->next]))
+			break;
+		s->next++;
+	}
+	return mb->len;
+}
+
+static void
+ct_dump_done(struct genl_dump *d)
+{
+	struct snapshot *s = d->data;
+
+	if (s) {
+		free(s->e);
+		free(s);
+	}
+}
+
+static const struct genl_ops_entry ct_dump_op = {
+	.cmd = IPCTNL_MSG_CT_GET,
+	.dumpit = ct_dumpit,
+	.done = ct_dump_done,
+};
+
+static int
+ct_dump_start(struct nlsock *sk, const struct nlmsghdr *nlh,
+	      const struct nlattr **a, int family, struct conntrack *ct)
+{
+	struct snapshot *s = calloc(1, sizeof(*s));
+	int err;
+
+	if (!s)
+		return -ENOMEM;
+	s->family = family;
+	s->zone = a[CTA_ZONE] ? get_be16(attr_data(a[CTA_ZONE])) : -1;
+	err = conntrack_dump(ct, s->zone, snap_one, s);
+	if (!err)
+		err = genl_dump_start(sk, NULL, &ct_dump_op, nlh, s);
+	if (err != GENL_ANSWERED) {
+		free(s->e);
+		free(s);
+	}
+	return err;
+}
+
+static int
+ct_get(struct nlsock *sk, const struct nlmsghdr *nlh, const struct nlattr **a,
+       int family, struct conntrack *ct, struct extack *ack)
+{
+	const struct nlattr *tuple = a[CTA_TUPLE_ORIG] ? a[CTA_TUPLE_ORIG]
+						       : a[CTA_TUPLE_REPLY];
+	uint16_t zone = a[CTA_ZONE] ? get_be16(attr_data(a[CTA_ZONE])) : 0;
+	struct conntrack_entry e;
+	struct ct_tuple t;
+	struct msgbuf mb;
+	char mem[CT_DUMP_ENTRY_MAX * 2];
+	int err;
+
+	if (!tuple)
+		return -EINVAL;
+	err = parse_tuple(tuple, family, zone, &t, ack);
+	if (!err)
+		err = conntrack_get(ct, &t, &e);
+	if (err)
+		return err;
+	msgbuf_init(&mb, mem, sizeof(mem));
+	if (put_entry(&mb, sk, nlh->nlmsg_seq, &e))
+		return -ENOMEM;
+	nlsock_unicast(sk, mb.buf, mb.len);
+	return 0;
+}
+
+static int
+ct_delete(const struct nlattr **a, int family, int version,
+	  struct conntrack *ct, struct extack *ack)
+{
+	const struct nlattr *tuple = a[CTA_TUPLE_ORIG] ? a[CTA_TUPLE_ORIG]
+						       : a[CTA_TUPLE_REPLY];
+	int zone = a[CTA_ZONE] ? get_be16(attr_data(a[CTA_ZONE])) : -1;
+	struct ct_tuple t;
+	int err;
+
+	if (!tuple) {
+		/* A flush: of one family only when the version says so. */
+		conntrack_flush(ct, zone, version ? family : 0);
+		return 0;
+	}
+	err = parse_tuple(tuple, family, zone < 0 ? 0 : zone, &t, ack);
+	if (err)
+		return err;
+	return conntrack_delete(ct, &t,
+				a[CTA_ID] ? ntohl(attr_get_u32(a[CTA_ID])) : 0);
+}
+
+static int
+ctnetlink_msg(struct nlsock *sk, const struct nlmsghdr *nlh,
+	      struct extack *ack)
+{
+	const size_t hdr = NLMSG_ALIGN(sizeof(struct nfgenmsg));
+	const struct nlattr *a[CTA_MAX + 1];
+	const struct nfgenmsg *nf;
+	struct conntrack *ct;
+	int err;
+
+	/* Netfilter is CAP_NET_ADMIN's, reads included. */
+	if (!nlsock_creds(sk)->net_admin)
+		return -EPERM;
+	if (NFNL_SUBSYS_ID(nlh->nlmsg_type) != NFNL_SUBSYS_CTNETLINK ||
+	    nlh->nlmsg_len < NLMSG_LENGTH(sizeof(*nf)))
+		return -EINVAL;
+	nf = NLMSG_DATA(nlh);
+	err = attr_parse((const char *)nf + hdr,
+			 nlh->nlmsg_len > NLMSG_LENGTH(hdr)
+				 ? nlh->nlmsg_len - NLMSG_LENGTH(hdr)
+				 : 0,
+			 ct_policy, CTA_MAX, a, ack);
+	if (err)
+		return err;
+	ct = dp_conntrack();
+	if (!ct)
+		return -ENOMEM;
+	switch (NFNL_MSG_TYPE(nlh->nlmsg_type)) {
+	case IPCTNL_MSG_CT_GET:
+	case IPCTNL_MSG_CT_GET_CTRZERO:
+		if (nlh->nlmsg_flags & NLM_F_DUMP)
+			return ct_dump_start(sk, nlh, a, nf->nfgen_family, ct);
+		return ct_get(sk, nlh, a, nf->nfgen_family, ct, ack);
+	case IPCTNL_MSG_CT_DELETE:
+		return ct_delete(a, nf->nfgen_family, nf->version, ct, ack);
+	default:
+		return -EOPNOTSUPP;
+	}
+}
+
+void
+ctnetlink_rcv(struct nlsock *sk, const void *buf, size_t len)
+{
+	netlink_rcv(sk, buf, len, ctnetlink_msg);
+}

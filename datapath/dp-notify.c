@@ -1,0 +1,192 @@
+/* Device events: what the datapath does when a port's device is deleted,
+ * moved to another namespace, or changes its MTU (the kernel's dp_notify.c),
+ * and the periodic work of the datapaths. */
+#define _GNU_SOURCE
+#include "datapath/dp-notify.h"
+
+#include <errno.h>
+#include <libmnl/libmnl.h>
+#include <linux/net_namespace.h>
+#include <linux/rtnetlink.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "common/log.h"
+#include "datapath/datapath.h"
+#include "datapath/families.h"
+#include "netlink/server.h"
+#include "vport/netdev.h"
+
+/* The kernel rebalances its mask arrays every 4 s. */
+#define PERIODIC_MS 4000
+
+static struct mnl_socket *rtnl;
+
+/* RTM_DELLINK: a port's device was deleted, or moved to another namespace.
+ * The kernel detaches a netdev port either way; an internal port's device
+ * may move and stays attached (only the local port's may not: the kernel
+ * refuses to move it). */
+static void
+port_gone(int netnsid, int ifindex)
+{
+	struct dp_port *port = dp_port_by_ifindex(netnsid, ifindex);
+	struct datapath *dp;
+	int err;
+
+	if (!port)
+		return;
+	dp = port->dp;
+	if (port->port_no == OVSP_LOCAL) {
+		log_warn("%s: local port device deleted or moved away, "
+			 "deleting the datapath", dp_name(dp));
+		dp_family_notify_gone(dp);
+		dp_destroy(dp);
+		return;
+	}
+	if (port->type == OVS_VPORT_TYPE_INTERNAL) {
+		err = vport_locate(port->vport);
+		if (!err) {
+			log_info("%s: port %u %s: device moved (netns id %d, "
+				 "index %d), still attached", dp_name(dp),
+				 port->port_no, dp_port_name(port),
+				 port->vport->netnsid, port->vport->ifindex);
+			return;
+		}
+		if (err != -ENODEV) {
+			log_warn("%s: port %u %s: device moved, cannot tell "
+				 "where: %s", dp_name(dp), port->port_no,
+				 dp_port_name(port), strerror(-err));
+			return;
+		}
+	}
+	log_info("%s: port %u %s: device deleted or moved away, detaching",
+		 dp_name(dp), port->port_no, dp_port_name(port));
+	vport_family_notify_gone(port);
+	dp_port_del(port);
+}
+
+/* Internal ports' devices destroyed where the daemon sees no link event:
+ * with the namespace they had been moved to. The kernel detaches those
+ * ports as the namespace exits, with no notification. */
+static void
+ports_lost(void *arg)
+{
+	uint64_t n;
+
+	if (read(vport_error_fd(), &n, sizeof(n)) < 0)
+		return;
+	for (unsigned i = 0; dp_at(i); i++) {
+		struct datapath *dp = dp_at(i);
+
+		for (uint32_t p = OVSP_LOCAL + 1; p < dp->ports->n; p++) {
+			struct dp_port *port = dp->ports->port[p];
+
+			if (!port || !vport_take_error(port->vport) ||
+			    vport_locate(port->vport) != -ENODEV)
+				continue;
+			log_info("%s: port %u %s: device destroyed with its "
+				 "namespace, detaching", dp_name(dp),
+				 port->port_no, dp_port_name(port));
+			dp_port_del(port);
+		}
+	}
+}
+
+/* A port's device changed its MTU: its sends follow. */
+static void
+port_mtu(const struct nlmsghdr *nlh, int netnsid, int ifindex)
+{
+	struct dp_port *port = dp_port_by_ifindex(netnsid, ifindex);
+	uint32_t mtu;
+
+	if (!port)
+		return;
+	mtu = netdev_link_mtu(nlh);
+	if (mtu)
+		vport_set_mtu(port->vport, mtu);
+}
+
+/* data: the id of the namespace the event comes from. */
+static int
+link_event(const struct nlmsghdr *nlh, void *data)
+{
+	const struct ifinfomsg *ifi = mnl_nlmsg_get_payload(nlh);
+	int netnsid = *(int *)data;
+
+	if (nlh->nlmsg_len < NLMSG_LENGTH(sizeof(*ifi)))
+		return MNL_CB_OK;
+	if (nlh->nlmsg_type == RTM_DELLINK)
+		port_gone(netnsid, ifi->ifi_index);
+	else if (nlh->nlmsg_type == RTM_NEWLINK)
+		port_mtu(nlh, netnsid, ifi->ifi_index);
+	return MNL_CB_OK;
+}
+
+/* Link events of our namespace and (NETLINK_LISTEN_ALL_NSID) of those our
+ * namespace has an id for, where moved internal ports may be: each
+ * datagram says which. */
+static void
+rtnl_read(void *arg)
+{
+	char buf[16384], cbuf[CMSG_SPACE(sizeof(int))];
+	struct iovec iov = { buf, sizeof(buf) };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+	ssize_t n;
+
+	for (;;) {
+		int netnsid = NETNSA_NSID_NOT_ASSIGNED;
+
+		mh.msg_control = cbuf;
+		mh.msg_controllen = sizeof(cbuf);
+		n = recvmsg(mnl_socket_get_fd(rtnl), &mh, 0);
+		if (n <= 0) {
+			/* Events lost to a full queue: those that follow
+			 * still count. */
+			if (n < 0 && errno == ENOBUFS)
+				continue;
+			break;
+		}
+		for (struct cmsghdr *cm = CMSG_FIRSTHDR(&mh); cm;
+		     cm = CMSG_NXTHDR(&mh, cm))
+			if (cm->cmsg_level == SOL_NETLINK &&
+			    cm->cmsg_type == NETLINK_LISTEN_ALL_NSID &&
+			    cm->cmsg_len >= CMSG_LEN(sizeof(int)))
+				memcpy(&netnsid, CMSG_DATA(cm), sizeof(int));
+		mnl_cb_run(buf, n, 0, 0, link_event, &netnsid);
+	}
+}
+
+static void
+periodic(void *arg)
+{
+	dp_run_periodic();
+}
+
+int
+dp_notify_open(void)
+{
+	int err;
+
+	rtnl = mnl_socket_open2(NETLINK_ROUTE, SOCK_CLOEXEC | SOCK_NONBLOCK);
+	if (!rtnl)
+		return -errno;
+	if (mnl_socket_setsockopt(rtnl, NETLINK_LISTEN_ALL_NSID, &(int){ 1 },
+				  sizeof(int)) < 0 ||
+	    mnl_socket_bind(rtnl, RTMGRP_LINK, MNL_SOCKET_AUTOPID) < 0)
+		return -errno;
+	err = server_watch(mnl_socket_get_fd(rtnl), rtnl_read, NULL);
+	if (!err)
+		err = vport_error_fd();
+	if (err >= 0)
+		err = server_watch(err, ports_lost, NULL);
+	return err < 0 ? err : server_every(PERIODIC_MS, periodic, NULL);
+}
+
+void
+dp_notify_close(void)
+{
+	if (rtnl)
+		mnl_socket_close(rtnl);
+	rtnl = NULL;
+}

@@ -1,0 +1,15 @@
+/* The datapath's side of the kernel's device events (dp_notify.c): a
+ * netdev port whose device is deleted or moved away is detached, an
+ * internal port's device may move and stays attached, a local port's
+ * device gone takes its datapath, MTU changes are followed. Also runs the
+ * datapaths' periodic work. Everything here runs on the control thread,
+ * from the netlink server's loop. */
+#ifndef TAPDP_DATAPATH_DP_NOTIFY_H
+#define TAPDP_DATAPATH_DP_NOTIFY_H
+
+/* Subscribes to link events (of every namespace with an id) and the ports'
+ * error events, on the server's loop. 0 or -errno. */
+int dp_notify_open(void);
+void dp_notify_close(void);
+
+#endif

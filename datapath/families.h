@@ -1,0 +1,43 @@
+/* The generic netlink families tapdpd serves, with their fixed ids.
+ *
+ * Family ids and group ids sit in the ranges compat/proto.h reserves, above
+ * the kernel's, so that neither can be mistaken for a kernel family or group
+ * by a client that also talks to the kernel. */
+#ifndef TAPDP_FAMILIES_H
+#define TAPDP_FAMILIES_H
+
+#include "netlink/nlsock.h"
+
+#define FAMILY_ID_DATAPATH	(TAPDP_FAMILY_ID_FIRST + 0)
+#define FAMILY_ID_VPORT		(TAPDP_FAMILY_ID_FIRST + 1)
+#define FAMILY_ID_FLOW		(TAPDP_FAMILY_ID_FIRST + 2)
+#define FAMILY_ID_PACKET	(TAPDP_FAMILY_ID_FIRST + 3)
+#define FAMILY_ID_METER		(TAPDP_FAMILY_ID_FIRST + 4)
+#define FAMILY_ID_CT_LIMIT	(TAPDP_FAMILY_ID_FIRST + 5)
+
+enum {
+	GROUP_DATAPATH = NLSOCK_GROUP_BASE,
+	GROUP_VPORT,
+	GROUP_FLOW,
+	GROUP_METER,
+	GROUP_CT_LIMIT,
+};
+
+/* Registers every family below and ctnetlink with the netlink server. */
+void families_register(void);
+
+void dp_family_register(void);
+void vport_family_register(void);
+void flow_family_register(void);
+void packet_family_register(void);
+void meter_family_register(void);
+void ct_limit_family_register(void);
+
+struct datapath;
+struct dp_port;
+/* Tells the ovs_datapath group that dp is gone with its local device. */
+void dp_family_notify_gone(struct datapath *dp);
+/* Tells the ovs_vport group that port's device left the system. */
+void vport_family_notify_gone(struct dp_port *port);
+
+#endif

@@ -1,0 +1,476 @@
+/* ovs_flow: NEW, SET, DEL (and flush), GET and dump, as net/openvswitch
+ * does: keys and masks parsed by flow/key-netlink, actions validated by
+ * flow/actions-netlink, flows kept in the datapath's megaflow table. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/nlerr.h"
+#include "datapath/datapath.h"
+#include "datapath/families.h"
+#include "actions/actions-netlink.h"
+#include "flow/key-netlink.h"
+#include "netlink/genl.h"
+
+static const struct genl_family flow_family;
+
+struct flow_id {
+	uint8_t ufid[FLOW_UFID_MAX];
+	uint8_t len;			/* 0: none */
+};
+
+static bool
+get_ufid(const struct nlattr *a, struct flow_id *id, bool log)
+{
+	id->len = 0;
+	if (!a)
+		return false;
+	if (attr_len(a) < 1 || attr_len(a) > FLOW_UFID_MAX) {
+		ovs_nlerr(log, "ufid size %u bytes exceeds the range (1, %d)",
+			  attr_len(a), FLOW_UFID_MAX);
+		return false;
+	}
+	id->len = attr_len(a);
+	memcpy(id->ufid, attr_data(a), id->len);
+	return true;
+}
+
+static uint32_t
+ufid_flags(const struct genl_info *info)
+{
+	const struct nlattr *a = info->attrs[OVS_FLOW_ATTR_UFID_FLAGS];
+
+	return a ? attr_get_u32(a) : 0;
+}
+
+static int
+flow_fill(const struct flow *flow, int dp_ifindex, struct msgbuf *mb,
+	  uint32_t portid, uint32_t seq, uint16_t flags, uint8_t cmd,
+	  uint32_t uflags)
+{
+	const struct dp_actions *acts = flow->actions;
+	bool first = mb->len == 0;
+	struct ovs_flow_stats st;
+	struct ovs_header *hdr;
+	struct nlattr *nest;
+	uint64_t used;
+	uint16_t tcp;
+
+	hdr = genl_msg_start(mb, &flow_family, portid, seq, flags, cmd);
+	if (!hdr)
+		return -EMSGSIZE;
+	hdr->dp_ifindex = dp_ifindex;
+	if (flow->ufid_len)
+		msgbuf_put(mb, OVS_FLOW_ATTR_UFID, flow->ufid_len, flow->ufid);
+	else
+		flow_key_put(mb, OVS_FLOW_ATTR_KEY, flow->unmasked_key,
+			     flow->unmasked_key, false);
+	if (flow->ufid_len && !(uflags & OVS_UFID_F_OMIT_KEY))
+		flow_key_put(mb, OVS_FLOW_ATTR_KEY, &flow->key, &flow->key,
+			     false);
+	if (!(uflags & OVS_UFID_F_OMIT_MASK))
+		flow_key_put(mb, OVS_FLOW_ATTR_MASK, &flow->key,
+			     flow_table_mask_key(flow), true);
+	st.n_packets = __atomic_load_n(&flow->packets, __ATOMIC_RELAXED);
+	st.n_bytes = __atomic_load_n(&flow->bytes, __ATOMIC_RELAXED);
+	used = __atomic_load_n(&flow->used_ms, __ATOMIC_RELAXED);
+	tcp = __atomic_load_n(&flow->tcp_flags, __ATOMIC_RELAXED);
+	if (used)
+		msgbuf_put_u64(mb, OVS_FLOW_ATTR_USED, used);
+	if (st.n_packets)
+		msgbuf_put(mb, OVS_FLOW_ATTR_STATS, sizeof(st), &st);
+	if ((uint8_t)ntohs(tcp))
+		msgbuf_put_u8(mb, OVS_FLOW_ATTR_TCP_FLAGS, (uint8_t)ntohs(tcp));
+	if (!(uflags & OVS_UFID_F_OMIT_ACTIONS)) {
+		/* Actions too long for a dump part are left out of the
+		 * part's first flow, as the kernel does; the client can GET
+		 * them. */
+		size_t before = mb->cur ? mb->cur->nlmsg_len : 0;
+
+		nest = msgbuf_nest_start(mb, OVS_FLOW_ATTR_ACTIONS);
+		msgbuf_put_raw(mb, acts->data, acts->len);
+		msgbuf_nest_end(mb, nest);
+		if (mb->overflow && first && mb->cur) {
+			mb->overflow = false;
+			mb->cur->nlmsg_len = before;
+		}
+	}
+	return msgbuf_end(mb);
+}
+
+static int
+flow_reply(struct genl_info *info, const struct flow *flow, uint8_t cmd,
+	   bool always)
+{
+	const struct ovs_header *hdr = info->userhdr;
+	static char mem[GENL_MSG_MAX];
+	struct msgbuf mb;
+	int err;
+
+	msgbuf_init(&mb, mem, sizeof(mem));
+	err = flow_fill(flow, hdr->dp_ifindex, &mb, nlsock_portid(info->sk),
+			info->nlh->nlmsg_seq, 0, cmd, ufid_flags(info));
+	if (err)
+		return err;
+	if (always)
+		return genl_reply(info, &mb);
+	genl_notify(info, GROUP_FLOW, &mb);
+	return 0;
+}
+
+static struct datapath *
+flow_dp(const struct genl_info *info)
+{
+	const struct ovs_header *hdr = info->userhdr;
+
+	return dp_by_ifindex(hdr->dp_ifindex);
+}
+
+/* Whether an existing flow is the one a NEW describes (the kernel's
+ * ovs_flow_cmp). */
+static bool
+same_flow(const struct flow *flow, const struct flow_key *key)
+{
+	if (flow->ufid_len) {
+		const uint8_t *k = (const void *)key;
+		const uint8_t *m = (const void *)flow_table_mask_key(flow);
+		const uint8_t *f = (const void *)&flow->key;
+
+		for (size_t i = 0; i < sizeof(*key); i++)
+			if ((k[i] & m[i]) != f[i])
+				return false;
+		return true;
+	}
+	return !memcmp(flow->unmasked_key, key, sizeof(*key));
+}
+
+/* Actions as the kernel keeps them (and dumps return them). */
+static struct dp_actions *
+stored_actions(const struct nlattr *acts, const struct flow_key *masked)
+{
+	/* A ct action grows by its zone at most: 3x is room enough. */
+	size_t cap = NLMSG_HDRLEN + 3 * attr_len(acts) + 1024;
+	struct dp_actions *stored = NULL;
+	char *mem = malloc(cap);
+	struct msgbuf mb;
+
+	if (!mem)
+		return NULL;
+	msgbuf_init(&mb, mem, cap);
+	if (msgbuf_start(&mb, 0, 0, 0, 0, 0)) {
+		actions_canonical(acts, masked, &mb);
+		if (!mb.overflow)
+			stored = dp_actions_new((char *)mb.cur + NLMSG_HDRLEN,
+						mb.cur->nlmsg_len -
+							NLMSG_HDRLEN);
+	}
+	free(mem);
+	return stored;
+}
+
+static int
+flow_cmd_new(struct genl_info *info)
+{
+	const struct nlattr **a = info->attrs;
+	bool log = !a[OVS_FLOW_ATTR_PROBE];
+	struct flow_key key, mask, masked;
+	struct dp_actions *acts;
+	struct flow *flow = NULL, *nf;
+	struct flow_id id;
+	struct datapath *dp;
+	int err;
+
+	if (!a[OVS_FLOW_ATTR_KEY]) {
+		ovs_nlerr(log, "Flow key attr not present in new flow.");
+		return -EINVAL;
+	}
+	if (!a[OVS_FLOW_ATTR_ACTIONS]) {
+		ovs_nlerr(log, "Flow actions attr not present in new flow.");
+		return -EINVAL;
+	}
+	err = flow_match_from_nlattrs(&key, &mask, a[OVS_FLOW_ATTR_KEY],
+				      a[OVS_FLOW_ATTR_MASK], log);
+	if (err)
+		return err;
+	get_ufid(a[OVS_FLOW_ATTR_UFID], &id, log);
+	for (size_t i = 0; i < sizeof(key); i++)
+		((uint8_t *)&masked)[i] = ((uint8_t *)&key)[i] &
+					  ((uint8_t *)&mask)[i];
+	err = actions_validate(a[OVS_FLOW_ATTR_ACTIONS], &masked, log);
+	if (err) {
+		ovs_nlerr(log, "Flow actions may not be safe on all matching "
+			  "packets.");
+		return err;
+	}
+	dp = flow_dp(info);
+	if (!dp)
+		return -ENODEV;
+	acts = stored_actions(a[OVS_FLOW_ATTR_ACTIONS], &masked);
+	if (!acts)
+		return -ENOMEM;
+	if (id.len)
+		flow = flow_table_lookup_ufid(&dp->table, id.ufid, id.len);
+	if (!flow) {
+		uint32_t mh, ch;
+
+		flow = flow_table_lookup(&dp->table, NULL, &key, 0, &mh, &ch);
+	}
+	if (!flow) {
+		/* A flow without UFID keeps its key behind it. */
+		nf = calloc(1, sizeof(*nf) + (id.len ? 0 : sizeof(key)));
+		if (!nf) {
+			free(acts);
+			return -ENOMEM;
+		}
+		if (!id.len) {
+			memcpy(nf + 1, &key, sizeof(key));
+			nf->unmasked_key = (const struct flow_key *)(nf + 1);
+		}
+		memcpy(nf->ufid, id.ufid, id.len);
+		nf->ufid_len = id.len;
+		nf->actions = acts;
+		err = dp_flow_insert(dp, nf, &key, &mask);
+		if (err) {
+			free(acts);
+			free(nf);
+			return err;
+		}
+		return flow_reply(info, nf, OVS_FLOW_CMD_NEW, false);
+	}
+	/* An existing flow: NLM_F_CREATE (or EXCL) asks for a new one. */
+	if (info->nlh->nlmsg_flags & (NLM_F_CREATE | NLM_F_EXCL)) {
+		free(acts);
+		return -EEXIST;
+	}
+	if (!same_flow(flow, &key)) {
+		flow = flow->ufid_len ? NULL
+				      : flow_table_lookup_exact(&dp->table, &key);
+		if (!flow) {
+			free(acts);
+			return -ENOENT;
+		}
+	}
+	dp_flow_set_actions(flow, acts);
+	return flow_reply(info, flow, OVS_FLOW_CMD_NEW, false);
+}
+
+/* The flow a SET, GET or DEL names: by UFID, else by exact key. */
+static int
+find_flow(struct genl_info *info, struct datapath **dpp, struct flow **out,
+	  struct flow_key *key, bool have_key)
+{
+	bool log = !info->attrs[OVS_FLOW_ATTR_PROBE];
+	struct flow_id id;
+
+	*dpp = flow_dp(info);
+	if (!*dpp)
+		return -ENODEV;
+	if (get_ufid(info->attrs[OVS_FLOW_ATTR_UFID], &id, log))
+		*out = flow_table_lookup_ufid(&(*dpp)->table, id.ufid, id.len);
+	else
+		*out = have_key ? flow_table_lookup_exact(&(*dpp)->table, key)
+				: NULL;
+	return *out ? 0 : -ENOENT;
+}
+
+static int
+flow_cmd_set(struct genl_info *info)
+{
+	const struct nlattr **a = info->attrs;
+	bool log = !a[OVS_FLOW_ATTR_PROBE];
+	struct flow_key key, mask, masked;
+	struct dp_actions *acts = NULL;
+	struct datapath *dp;
+	struct flow *flow;
+	struct flow_id id;
+	int err;
+
+	if (!a[OVS_FLOW_ATTR_KEY] && !get_ufid(a[OVS_FLOW_ATTR_UFID], &id,
+					       log)) {
+		ovs_nlerr(log, "Flow set message rejected, Key attribute "
+			  "missing.");
+		return -EINVAL;
+	}
+	if (a[OVS_FLOW_ATTR_KEY]) {
+		err = flow_match_from_nlattrs(&key, &mask, a[OVS_FLOW_ATTR_KEY],
+					      a[OVS_FLOW_ATTR_MASK], log);
+		if (err)
+			return err;
+	}
+	if (a[OVS_FLOW_ATTR_ACTIONS]) {
+		if (!a[OVS_FLOW_ATTR_KEY]) {
+			ovs_nlerr(log, "Flow key attribute not present in set "
+				  "flow.");
+			return -EINVAL;
+		}
+		for (size_t i = 0; i < sizeof(key); i++)
+			((uint8_t *)&masked)[i] = ((uint8_t *)&key)[i] &
+						  ((uint8_t *)&mask)[i];
+		err = actions_validate(a[OVS_FLOW_ATTR_ACTIONS], &masked, log);
+		if (err) {
+			ovs_nlerr(log, "Actions may not be safe on all "
+				  "matching packets");
+			return err;
+		}
+		acts = stored_actions(a[OVS_FLOW_ATTR_ACTIONS], &masked);
+		if (!acts)
+			return -ENOMEM;
+	}
+	err = find_flow(info, &dp, &flow, &key, a[OVS_FLOW_ATTR_KEY]);
+	if (err) {
+		free(acts);
+		return err;
+	}
+	if (acts)
+		dp_flow_set_actions(flow, acts);
+	err = flow_reply(info, flow, OVS_FLOW_CMD_SET, false);
+	if (a[OVS_FLOW_ATTR_CLEAR])
+		dp_flow_clear_stats(flow);
+	return err;
+}
+
+/* The key a GET or DEL may name its flow by. */
+static int
+named_key(const struct genl_info *info, struct flow_key *key)
+{
+	const struct nlattr *k = info->attrs[OVS_FLOW_ATTR_KEY];
+
+	return k ? flow_match_from_nlattrs(key, NULL, k, NULL,
+					   !info->attrs[OVS_FLOW_ATTR_PROBE])
+		 : 0;
+}
+
+static int
+flow_cmd_get(struct genl_info *info)
+{
+	const struct nlattr **a = info->attrs;
+	bool log = !a[OVS_FLOW_ATTR_PROBE];
+	struct datapath *dp;
+	struct flow_key key;
+	struct flow *flow;
+	struct flow_id id;
+	int err;
+
+	err = named_key(info, &key);
+	if (err)
+		return err;
+	if (!a[OVS_FLOW_ATTR_KEY] && !get_ufid(a[OVS_FLOW_ATTR_UFID], &id,
+					       log)) {
+		ovs_nlerr(log, "Flow get message rejected, Key attribute "
+			  "missing.");
+		return -EINVAL;
+	}
+	err = find_flow(info, &dp, &flow, &key, a[OVS_FLOW_ATTR_KEY]);
+	return err ? err : flow_reply(info, flow, OVS_FLOW_CMD_GET, true);
+}
+
+static int
+flow_cmd_del(struct genl_info *info)
+{
+	const struct nlattr **a = info->attrs;
+	bool log = !a[OVS_FLOW_ATTR_PROBE];
+	struct datapath *dp;
+	struct flow_key key;
+	struct flow *flow;
+	struct flow_id id;
+	int err;
+
+	err = named_key(info, &key);
+	if (err)
+		return err;
+	dp = flow_dp(info);
+	if (!dp)
+		return -ENODEV;
+	if (!a[OVS_FLOW_ATTR_KEY] && !get_ufid(a[OVS_FLOW_ATTR_UFID], &id,
+					       log)) {
+		dp_flow_flush(dp);
+		return 0;
+	}
+	err = find_flow(info, &dp, &flow, &key, a[OVS_FLOW_ATTR_KEY]);
+	if (err)
+		return err;
+	err = flow_reply(info, flow, OVS_FLOW_CMD_DEL, false);
+	dp_flow_remove(dp, flow);
+	return err;
+}
+
+static int
+flow_cmd_dump(struct genl_dump *d, struct msgbuf *mb)
+{
+	const struct ovs_header *hdr = (const void *)((const char *)
+		NLMSG_DATA(d->nlh) + GENL_HDRLEN);
+	const struct nlattr *flags = NULL, *a;
+	struct datapath *dp = dp_by_ifindex(hdr->dp_ifindex);
+	size_t off = NLMSG_LENGTH(GENL_HDRLEN + sizeof(*hdr));
+	uint64_t cursor = d->args[0];
+	struct flow *flow;
+	int rem;
+
+	if (!dp)
+		return -ENODEV;
+	attr_for_each(a, (const char *)d->nlh + off,
+		      d->nlh->nlmsg_len > off ? d->nlh->nlmsg_len - off : 0,
+		      rem)
+		if (attr_type(a) == OVS_FLOW_ATTR_UFID_FLAGS &&
+		    attr_len(a) >= 4)
+			flags = a;
+	for (;;) {
+		uint64_t next = cursor;
+
+		flow = flow_table_dump_next(&dp->table, &next);
+		if (!flow)
+			break;
+		if (flow_fill(flow, hdr->dp_ifindex, mb, nlsock_portid(d->sk),
+			      d->nlh->nlmsg_seq, NLM_F_MULTI, OVS_FLOW_CMD_GET,
+			      flags ? attr_get_u32(flags) : 0))
+			break;
+		cursor = next;
+	}
+	d->args[0] = cursor;
+	return mb->len;
+}
+
+static const struct attr_policy flow_policy[OVS_FLOW_ATTR_MAX + 1] = {
+	[OVS_FLOW_ATTR_KEY] = { .kind = ATTR_NESTED },
+	[OVS_FLOW_ATTR_MASK] = { .kind = ATTR_NESTED },
+	[OVS_FLOW_ATTR_ACTIONS] = { .kind = ATTR_NESTED },
+	[OVS_FLOW_ATTR_CLEAR] = { .kind = ATTR_FLAG },
+	[OVS_FLOW_ATTR_PROBE] = { .kind = ATTR_FLAG },
+	[OVS_FLOW_ATTR_UFID] = { .kind = ATTR_UNSPEC, .len = 1 },
+	[OVS_FLOW_ATTR_UFID_FLAGS] = { .kind = ATTR_U32 },
+};
+
+static const struct genl_ops_entry flow_ops[] = {
+	{ .cmd = OVS_FLOW_CMD_NEW, .flags = GENL_UNS_ADMIN_PERM,
+	  .doit = flow_cmd_new },
+	{ .cmd = OVS_FLOW_CMD_DEL, .flags = GENL_UNS_ADMIN_PERM,
+	  .doit = flow_cmd_del },
+	{ .cmd = OVS_FLOW_CMD_GET, .doit = flow_cmd_get,
+	  .dumpit = flow_cmd_dump },
+	{ .cmd = OVS_FLOW_CMD_SET, .flags = GENL_UNS_ADMIN_PERM,
+	  .doit = flow_cmd_set },
+};
+
+static const struct genl_mcgrp flow_groups[] = {
+	{ .name = OVS_FLOW_MCGROUP, .id = GROUP_FLOW },
+};
+
+static const struct genl_family flow_family = {
+	.name = OVS_FLOW_FAMILY,
+	.id = FAMILY_ID_FLOW,
+	.version = OVS_FLOW_VERSION,
+	.hdrsize = sizeof(struct ovs_header),
+	.maxattr = OVS_FLOW_ATTR_MAX,
+	.policy = flow_policy,
+	.resv_start_op = OVS_FLOW_CMD_SET + 1,
+	.ops = flow_ops,
+	.n_ops = sizeof(flow_ops) / sizeof(flow_ops[0]),
+	.mcgrps = flow_groups,
+	.n_mcgrps = 1,
+};
+
+void
+flow_family_register(void)
+{
+	genl_register(&flow_family);
+}

@@ -1,0 +1,102 @@
+/* ovs_packet: OVS_PACKET_CMD_EXECUTE runs actions on a packet from
+ * userspace, as the kernel's ovs_packet_cmd_execute; and the upcall sink
+ * through which the datapath's MISS and ACTION messages reach their
+ * portids. */
+#include <errno.h>
+#include <linux/if_ether.h>
+
+#include "common/nlerr.h"
+#include "datapath/datapath.h"
+#include "datapath/families.h"
+#include "actions/actions-netlink.h"
+#include "flow/extract.h"
+#include "flow/key-netlink.h"
+#include "netlink/genl.h"
+#include "include/tapdp/ovs-uapi.h"
+
+static int
+packet_cmd_execute(struct genl_info *info)
+{
+	const struct ovs_header *hdr = info->userhdr;
+	const struct nlattr **a = info->attrs;
+	bool log = !a[OVS_PACKET_ATTR_PROBE];
+	const struct nlattr *pkt = a[OVS_PACKET_ATTR_PACKET];
+	struct flow_key md, key;
+	struct flow_layers layers;
+	struct datapath *dp;
+	uint64_t hash = 0;
+	int err;
+
+	if (!pkt || !a[OVS_PACKET_ATTR_KEY] || !a[OVS_PACKET_ATTR_ACTIONS])
+		return -EINVAL;
+	if (a[OVS_PACKET_ATTR_HASH])
+		hash = attr_get_u64(a[OVS_PACKET_ATTR_HASH]);
+	err = flow_metadata_from_nlattrs(&md, a[OVS_PACKET_ATTR_KEY], log);
+	if (err)
+		return err;
+	/* Actions are validated against the packet's own key; an L3
+	 * packet's is the one its EtherType says. */
+	key = md;
+	err = flow_extract_packet(attr_data(pkt), attr_len(pkt),
+				  md.mac_proto == FLOW_MAC_NONE, &key, &layers);
+	if (err < 0)
+		return -EINVAL;
+	err = actions_validate(a[OVS_PACKET_ATTR_ACTIONS], &key, log);
+	if (err)
+		return err;
+	dp = dp_by_ifindex(hdr->dp_ifindex);
+	if (!dp)
+		return -ENODEV;
+	return dp_execute(dp, attr_data(pkt), attr_len(pkt), &md, hash,
+			  a[OVS_PACKET_ATTR_MRU]
+				  ? attr_get_u16(a[OVS_PACKET_ATTR_MRU])
+				  : 0,
+			  attr_data(a[OVS_PACKET_ATTR_ACTIONS]),
+			  attr_len(a[OVS_PACKET_ATTR_ACTIONS]));
+}
+
+static const struct attr_policy packet_policy[OVS_PACKET_ATTR_MAX + 1] = {
+	[OVS_PACKET_ATTR_PACKET] = { .kind = ATTR_UNSPEC, .len = ETH_HLEN },
+	[OVS_PACKET_ATTR_KEY] = { .kind = ATTR_NESTED },
+	[OVS_PACKET_ATTR_ACTIONS] = { .kind = ATTR_NESTED },
+	[OVS_PACKET_ATTR_PROBE] = { .kind = ATTR_FLAG },
+	[OVS_PACKET_ATTR_MRU] = { .kind = ATTR_U16 },
+	[OVS_PACKET_ATTR_HASH] = { .kind = ATTR_U64 },
+};
+
+static const struct genl_ops_entry packet_ops[] = {
+	{ .cmd = OVS_PACKET_CMD_EXECUTE, .flags = GENL_UNS_ADMIN_PERM,
+	  .doit = packet_cmd_execute },
+};
+
+static const struct genl_family packet_family = {
+	.name = OVS_PACKET_FAMILY,
+	.id = FAMILY_ID_PACKET,
+	.version = OVS_PACKET_VERSION,
+	.hdrsize = sizeof(struct ovs_header),
+	.maxattr = OVS_PACKET_ATTR_MAX,
+	.policy = packet_policy,
+	.resv_start_op = OVS_PACKET_CMD_EXECUTE + 1,
+	.ops = packet_ops,
+	.n_ops = 1,
+};
+
+/* Upcalls go to generic netlink sockets. */
+static int
+upcall_send(uint32_t portid, const void *msg, size_t len)
+{
+	return nlsock_unicast_portid(NETLINK_GENERIC, portid, msg, len);
+}
+
+void
+packet_family_register(void)
+{
+	static const struct dp_upcall_sink sink = {
+		.family_id = FAMILY_ID_PACKET,
+		.version = OVS_PACKET_VERSION,
+		.send = upcall_send,
+	};
+
+	genl_register(&packet_family);
+	dp_set_upcall_sink(&sink);
+}

@@ -1,0 +1,280 @@
+/* ovs_vport: NEW, DEL, GET (and dump), SET, as net/openvswitch does. */
+#include <errno.h>
+#include <string.h>
+
+#include "common/log.h"
+#include "datapath/datapath.h"
+#include "datapath/families.h"
+#include "netlink/genl.h"
+
+static const struct genl_family vport_family;
+
+static int
+vport_fill(struct dp_port *port, struct msgbuf *mb, uint32_t portid,
+	   uint32_t seq, uint16_t flags, uint8_t cmd)
+{
+	struct ovs_vport_stats st;
+	struct ovs_header *hdr;
+	struct nlattr *nest;
+
+	hdr = genl_msg_start(mb, &vport_family, portid, seq, flags, cmd);
+	if (!hdr)
+		return -EMSGSIZE;
+	hdr->dp_ifindex = dp_ifindex(port->dp);
+	msgbuf_put_u32(mb, OVS_VPORT_ATTR_PORT_NO, port->port_no);
+	msgbuf_put_u32(mb, OVS_VPORT_ATTR_TYPE, port->type);
+	msgbuf_put_string(mb, OVS_VPORT_ATTR_NAME, dp_port_name(port));
+	msgbuf_put_u32(mb, OVS_VPORT_ATTR_IFINDEX, port->vport->ifindex);
+	/* A device moved to another namespace: that namespace's id here. */
+	if (port->vport->netnsid >= 0)
+		msgbuf_put_u32(mb, OVS_VPORT_ATTR_NETNSID,
+			       (uint32_t)port->vport->netnsid);
+	vport_get_stats(port->vport, &st);
+	msgbuf_put(mb, OVS_VPORT_ATTR_STATS, sizeof(st), &st);
+	nest = msgbuf_nest_start(mb, TAPDP_VPORT_ATTR_UPCALL_STATS);
+	msgbuf_put_u64(mb, TAPDP_VPORT_UPCALL_ATTR_SUCCESS,
+		       __atomic_load_n(&port->upcall_success,
+				       __ATOMIC_RELAXED));
+	msgbuf_put_u64(mb, TAPDP_VPORT_UPCALL_ATTR_FAIL,
+		       __atomic_load_n(&port->upcall_fail, __ATOMIC_RELAXED));
+	msgbuf_nest_end(mb, nest);
+	if (port->dp->user_features & OVS_DP_F_VPORT_PIDS)
+		msgbuf_put(mb, OVS_VPORT_ATTR_UPCALL_PID,
+			   port->pids->n * sizeof(uint32_t), port->pids->pid);
+	else
+		msgbuf_put_u32(mb, OVS_VPORT_ATTR_UPCALL_PID,
+			       port->pids->pid[0]);
+	return msgbuf_end(mb);
+}
+
+static int
+vport_lookup(const struct genl_info *info, struct dp_port **out)
+{
+	const struct ovs_header *hdr = info->userhdr;
+	const struct nlattr **a = info->attrs;
+	struct datapath *dp;
+	uint32_t port_no;
+
+	if (a[OVS_VPORT_ATTR_IFINDEX])
+		return -EOPNOTSUPP;
+	if (a[OVS_VPORT_ATTR_NAME]) {
+		*out = dp_port_locate(attr_data(a[OVS_VPORT_ATTR_NAME]));
+		if (!*out)
+			return -ENODEV;
+		if (hdr->dp_ifindex &&
+		    hdr->dp_ifindex != dp_ifindex((*out)->dp))
+			return -ENODEV;
+		return 0;
+	}
+	if (!a[OVS_VPORT_ATTR_PORT_NO])
+		return -EINVAL;
+	port_no = attr_get_u32(a[OVS_VPORT_ATTR_PORT_NO]);
+	if (port_no >= TAPDP_DP_MAX_PORTS)
+		return -EFBIG;
+	dp = dp_by_ifindex(hdr->dp_ifindex);
+	if (!dp)
+		return -ENODEV;
+	*out = dp_port_get(dp, port_no);
+	return *out ? 0 : -ENODEV;
+}
+
+static int
+vport_build(struct genl_info *info, struct dp_port *port, uint8_t cmd,
+	    struct msgbuf *mb, char *mem, size_t len)
+{
+	msgbuf_init(mb, mem, len);
+	return vport_fill(port, mb, nlsock_portid(info->sk),
+			  info->nlh->nlmsg_seq, 0, cmd);
+}
+
+static int
+vport_cmd_new(struct genl_info *info)
+{
+	const struct ovs_header *hdr = info->userhdr;
+	const struct nlattr **a = info->attrs;
+	const struct nlattr *pids = a[OVS_VPORT_ATTR_UPCALL_PID];
+	struct dp_port *port;
+	struct datapath *dp;
+	uint32_t port_no, type;
+	struct msgbuf mb;
+	char mem[1024];
+	int err;
+
+	if (!a[OVS_VPORT_ATTR_NAME] || !a[OVS_VPORT_ATTR_TYPE] || !pids)
+		return -EINVAL;
+	type = attr_get_u32(a[OVS_VPORT_ATTR_TYPE]);
+	if (a[OVS_VPORT_ATTR_IFINDEX] && type != OVS_VPORT_TYPE_INTERNAL)
+		return -EOPNOTSUPP;
+	port_no = a[OVS_VPORT_ATTR_PORT_NO]
+			  ? attr_get_u32(a[OVS_VPORT_ATTR_PORT_NO]) : 0;
+	if (port_no >= TAPDP_DP_MAX_PORTS)
+		return -EFBIG;
+	dp = dp_by_ifindex(hdr->dp_ifindex);
+	if (!dp)
+		return -ENODEV;
+	if (attr_len(pids) % sizeof(uint32_t))
+		return -EINVAL;
+	err = dp_port_add(dp, port_no, type, attr_data(a[OVS_VPORT_ATTR_NAME]),
+			  attr_data(pids), attr_len(pids) / sizeof(uint32_t),
+			  &port);
+	if (err)
+		return err;
+	err = vport_build(info, port, OVS_VPORT_CMD_NEW, &mb, mem, sizeof(mem));
+	if (!err)
+		genl_notify(info, GROUP_VPORT, &mb);
+	return err;
+}
+
+static int
+vport_cmd_set(struct genl_info *info)
+{
+	const struct nlattr **a = info->attrs;
+	struct dp_port *port;
+	struct msgbuf mb;
+	char mem[1024];
+	int err = vport_lookup(info, &port);
+
+	if (err)
+		return err;
+	if (a[OVS_VPORT_ATTR_TYPE] &&
+	    attr_get_u32(a[OVS_VPORT_ATTR_TYPE]) != port->type)
+		return -EINVAL;
+	/* Internal and netdev ports have no options to set. */
+	if (a[OVS_VPORT_ATTR_OPTIONS])
+		return -EOPNOTSUPP;
+	if (a[OVS_VPORT_ATTR_UPCALL_PID]) {
+		const struct nlattr *ids = a[OVS_VPORT_ATTR_UPCALL_PID];
+
+		if (attr_len(ids) % sizeof(uint32_t))
+			return -EINVAL;
+		err = dp_port_set_pids(port, attr_data(ids),
+				       attr_len(ids) / sizeof(uint32_t));
+		if (err)
+			return err;
+	}
+	err = vport_build(info, port, OVS_VPORT_CMD_SET, &mb, mem, sizeof(mem));
+	if (!err)
+		genl_notify(info, GROUP_VPORT, &mb);
+	return err;
+}
+
+static int
+vport_cmd_del(struct genl_info *info)
+{
+	struct dp_port *port;
+	struct msgbuf mb;
+	char mem[1024];
+	int err = vport_lookup(info, &port);
+
+	if (err)
+		return err;
+	if (port->port_no == OVSP_LOCAL)
+		return -EINVAL;
+	err = vport_build(info, port, OVS_VPORT_CMD_DEL, &mb, mem, sizeof(mem));
+	if (err)
+		return err;
+	log_info("%s: deleted port %u %s", dp_name(port->dp), port->port_no,
+		 dp_port_name(port));
+	dp_port_del(port);
+	genl_notify(info, GROUP_VPORT, &mb);
+	return 0;
+}
+
+static int
+vport_cmd_get(struct genl_info *info)
+{
+	struct dp_port *port;
+	struct msgbuf mb;
+	char mem[1024];
+	int err = vport_lookup(info, &port);
+
+	if (err)
+		return err;
+	err = vport_build(info, port, OVS_VPORT_CMD_GET, &mb, mem, sizeof(mem));
+	return err ? err : genl_reply(info, &mb);
+}
+
+static int
+vport_cmd_dump(struct genl_dump *d, struct msgbuf *mb)
+{
+	const struct ovs_header *hdr = (const void *)((const char *)
+		NLMSG_DATA(d->nlh) + GENL_HDRLEN);
+	struct datapath *dp = dp_by_ifindex(hdr->dp_ifindex);
+	long i;
+
+	if (!dp)
+		return -ENODEV;
+	for (i = d->args[0]; i < dp->ports->n; i++) {
+		struct dp_port *port = dp->ports->port[i];
+
+		if (port && vport_fill(port, mb, nlsock_portid(d->sk),
+				       d->nlh->nlmsg_seq, NLM_F_MULTI,
+				       OVS_VPORT_CMD_GET))
+			break;
+	}
+	d->args[0] = i;
+	return mb->len;
+}
+
+/* Sent when a port's device vanished from the system: the datapath lets the
+ * port go and says so to the group, unasked. */
+void
+vport_family_notify_gone(struct dp_port *port)
+{
+	struct msgbuf mb;
+	char mem[1024];
+
+	msgbuf_init(&mb, mem, sizeof(mem));
+	if (!vport_fill(port, &mb, 0, 0, 0, OVS_VPORT_CMD_DEL))
+		genl_multicast(GROUP_VPORT, &mb);
+}
+
+static const struct attr_policy vport_policy[TAPDP_VPORT_ATTR_MAX + 1] = {
+	[OVS_VPORT_ATTR_NAME] = { .kind = ATTR_NUL_STRING,
+				  .len = IFNAMSIZ - 1 },
+	[OVS_VPORT_ATTR_STATS] = { .kind = ATTR_UNSPEC,
+				   .len = sizeof(struct ovs_vport_stats) },
+	[OVS_VPORT_ATTR_PORT_NO] = { .kind = ATTR_U32 },
+	[OVS_VPORT_ATTR_TYPE] = { .kind = ATTR_U32 },
+	[OVS_VPORT_ATTR_UPCALL_PID] = { .kind = ATTR_UNSPEC },
+	[OVS_VPORT_ATTR_OPTIONS] = { .kind = ATTR_NESTED },
+	[OVS_VPORT_ATTR_IFINDEX] = { .kind = ATTR_S32, .range = true,
+				     .min = 0, .max = INT32_MAX },
+	[OVS_VPORT_ATTR_NETNSID] = { .kind = ATTR_S32 },
+	[TAPDP_VPORT_ATTR_UPCALL_STATS] = { .kind = ATTR_NESTED },
+};
+
+static const struct genl_ops_entry vport_ops[] = {
+	{ .cmd = OVS_VPORT_CMD_NEW, .flags = GENL_UNS_ADMIN_PERM,
+	  .doit = vport_cmd_new },
+	{ .cmd = OVS_VPORT_CMD_DEL, .flags = GENL_UNS_ADMIN_PERM,
+	  .doit = vport_cmd_del },
+	{ .cmd = OVS_VPORT_CMD_GET, .doit = vport_cmd_get,
+	  .dumpit = vport_cmd_dump },
+	{ .cmd = OVS_VPORT_CMD_SET, .flags = GENL_UNS_ADMIN_PERM,
+	  .doit = vport_cmd_set },
+};
+
+static const struct genl_mcgrp vport_groups[] = {
+	{ .name = OVS_VPORT_MCGROUP, .id = GROUP_VPORT },
+};
+
+static const struct genl_family vport_family = {
+	.name = OVS_VPORT_FAMILY,
+	.id = FAMILY_ID_VPORT,
+	.version = OVS_VPORT_VERSION,
+	.hdrsize = sizeof(struct ovs_header),
+	.maxattr = TAPDP_VPORT_ATTR_MAX,
+	.policy = vport_policy,
+	.resv_start_op = OVS_VPORT_CMD_SET + 1,
+	.ops = vport_ops,
+	.n_ops = sizeof(vport_ops) / sizeof(vport_ops[0]),
+	.mcgrps = vport_groups,
+	.n_mcgrps = 1,
+};
+
+void
+vport_family_register(void)
+{
+	genl_register(&vport_family);
+}

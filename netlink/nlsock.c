@@ -1,0 +1,440 @@
+#define _GNU_SOURCE
+#include "netlink/nlsock.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <glib.h>
+#include <linux/netlink.h>
+#include <linux/sockios.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "include/tapdp/proto.h"
+
+enum nlsock_flag {
+	F_EXT_ACK = 1 << 0,
+	F_CAP_ACK = 1 << 1,
+	F_NO_ENOBUFS = 1 << 2,
+	F_STRICT_CHK = 1 << 3,
+	F_LISTEN_ALL_NSID = 1 << 4,
+	F_PKTINFO = 1 << 5,
+	F_BROADCAST_ERROR = 1 << 6,
+};
+
+struct nlsock {
+	int data_fd;
+	struct tapdp_shared *shared;
+	struct nlsock_creds creds;
+	int protocol;
+	uint32_t portid;
+	bool bound;
+	unsigned flags;
+	uint64_t groups;	/* bit i: group NLSOCK_GROUP_BASE + i */
+	size_t rcvbuf;
+	size_t max_recv;
+	void *dump;
+	void (*dump_free)(void *);
+};
+
+static pthread_rwlock_t reg_lock = PTHREAD_RWLOCK_INITIALIZER;
+static GHashTable *by_portid;	/* key(protocol, portid) -> nlsock */
+static GPtrArray *all_socks;
+static size_t default_rcvbuf = 212992;
+
+static size_t
+read_sysctl(const char *path, size_t dflt)
+{
+	FILE *f = fopen(path, "re");
+	unsigned long v;
+
+	if (!f)
+		return dflt;
+	if (fscanf(f, "%lu", &v) != 1)
+		v = dflt;
+	fclose(f);
+	return v;
+}
+
+static gpointer
+key(int protocol, uint32_t portid)
+{
+	return GSIZE_TO_POINTER((gsize)protocol << 32 | portid);
+}
+
+void
+nlsock_registry_init(void)
+{
+	by_portid = g_hash_table_new(g_direct_hash, g_direct_equal);
+	all_socks = g_ptr_array_new();
+	default_rcvbuf = read_sysctl("/proc/sys/net/core/rmem_default",
+				     default_rcvbuf);
+}
+
+void
+nlsock_registry_destroy(void)
+{
+	while (all_socks && all_socks->len)
+		nlsock_free(g_ptr_array_index(all_socks, 0));
+	if (by_portid)
+		g_hash_table_destroy(by_portid);
+	if (all_socks)
+		g_ptr_array_free(all_socks, TRUE);
+	by_portid = NULL;
+	all_socks = NULL;
+}
+
+/* The daemon's send buffer must hold whatever the client's receive buffer
+ * may: the overrun decision is ours, not AF_UNIX's. */
+static void
+size_send_buffer(struct nlsock *sk)
+{
+	size_t want = sk->rcvbuf + (256 << 10);
+	int v = want > INT_MAX ? INT_MAX : (int)want;
+
+	if (setsockopt(sk->data_fd, SOL_SOCKET, SO_SNDBUFFORCE, &v, sizeof(v)))
+		setsockopt(sk->data_fd, SOL_SOCKET, SO_SNDBUF, &v, sizeof(v));
+}
+
+struct nlsock *
+nlsock_new(int data_fd, struct tapdp_shared *shared,
+	   const struct nlsock_creds *creds, int protocol)
+{
+	struct nlsock *sk = calloc(1, sizeof(*sk));
+
+	if (!sk)
+		return NULL;
+	sk->protocol = protocol;
+	sk->data_fd = data_fd;
+	sk->shared = shared;
+	sk->creds = *creds;
+	sk->rcvbuf = default_rcvbuf;
+	size_send_buffer(sk);
+	pthread_rwlock_wrlock(&reg_lock);
+	g_ptr_array_add(all_socks, sk);
+	pthread_rwlock_unlock(&reg_lock);
+	return sk;
+}
+
+void
+nlsock_free(struct nlsock *sk)
+{
+	if (!sk)
+		return;
+	pthread_rwlock_wrlock(&reg_lock);
+	if (sk->bound)
+		g_hash_table_remove(by_portid, key(sk->protocol, sk->portid));
+	g_ptr_array_remove_fast(all_socks, sk);
+	pthread_rwlock_unlock(&reg_lock);
+	if (sk->dump && sk->dump_free)
+		sk->dump_free(sk->dump);
+	close(sk->data_fd);
+	munmap(sk->shared, sizeof(*sk->shared));
+	free(sk);
+}
+
+static bool
+portid_taken(int protocol, uint32_t portid)
+{
+	return g_hash_table_contains(by_portid, key(protocol, portid));
+}
+
+static void
+insert_locked(struct nlsock *sk, uint32_t portid)
+{
+	sk->portid = portid;
+	sk->bound = true;
+	g_hash_table_insert(by_portid, key(sk->protocol, portid), sk);
+}
+
+int
+nlsock_bind(struct nlsock *sk, uint32_t portid)
+{
+	int err = 0;
+
+	if (!portid)
+		return nlsock_autobind(sk);
+	pthread_rwlock_wrlock(&reg_lock);
+	if (sk->bound)
+		err = sk->portid == portid ? 0 : -EINVAL;
+	else if (portid_taken(sk->protocol, portid))
+		err = -EADDRINUSE;
+	else
+		insert_locked(sk, portid);
+	pthread_rwlock_unlock(&reg_lock);
+	return err;
+}
+
+int
+nlsock_autobind(struct nlsock *sk)
+{
+	uint32_t portid = sk->creds.pid;
+	int32_t rover = -4097;
+
+	pthread_rwlock_wrlock(&reg_lock);
+	if (!sk->bound) {
+		while (!portid || portid_taken(sk->protocol, portid))
+			portid = (uint32_t)rover--;
+		insert_locked(sk, portid);
+	}
+	pthread_rwlock_unlock(&reg_lock);
+	return 0;
+}
+
+uint32_t
+nlsock_portid(const struct nlsock *sk)
+{
+	return sk->bound ? sk->portid : 0;
+}
+
+int
+nlsock_protocol(const struct nlsock *sk)
+{
+	return sk->protocol;
+}
+
+const struct nlsock_creds *
+nlsock_creds(const struct nlsock *sk)
+{
+	return &sk->creds;
+}
+
+static unsigned
+flag_of(int name)
+{
+	switch (name) {
+	case NETLINK_EXT_ACK:
+		return F_EXT_ACK;
+	case NETLINK_CAP_ACK:
+		return F_CAP_ACK;
+	case NETLINK_NO_ENOBUFS:
+		return F_NO_ENOBUFS;
+	case NETLINK_GET_STRICT_CHK:
+		return F_STRICT_CHK;
+	case NETLINK_LISTEN_ALL_NSID:
+		return F_LISTEN_ALL_NSID;
+	case NETLINK_PKTINFO:
+		return F_PKTINFO;
+	case NETLINK_BROADCAST_ERROR:
+		return F_BROADCAST_ERROR;
+	default:
+		return 0;
+	}
+}
+
+static int
+group_bit(uint32_t group)
+{
+	if (group < NLSOCK_GROUP_BASE ||
+	    group >= NLSOCK_GROUP_BASE + NLSOCK_MAX_GROUPS)
+		return -1;
+	return group - NLSOCK_GROUP_BASE;
+}
+
+int
+nlsock_setsockopt(struct nlsock *sk, int level, int name, int value)
+{
+	unsigned flag;
+	int bit;
+
+	if (level == SOL_SOCKET && name == SO_RCVBUF) {
+		/* The size the client's own setsockopt() left on its end (the
+		 * kernel's doubled value). A client speaking the protocol
+		 * directly may claim any: without CAP_NET_ADMIN it gets what
+		 * SO_RCVBUF would give it, twice net.core.rmem_max at most
+		 * (SO_RCVBUFFORCE, which passes that, is CAP_NET_ADMIN's). */
+		size_t max = sk->creds.net_admin
+				     ? INT_MAX
+				     : 2 * read_sysctl("/proc/sys/net/core/rmem_max",
+						       default_rcvbuf);
+
+		sk->rcvbuf = value > 0 ? (size_t)value : default_rcvbuf;
+		if (sk->rcvbuf > max)
+			sk->rcvbuf = max;
+		size_send_buffer(sk);
+		return 0;
+	}
+	if (level != SOL_NETLINK)
+		return -ENOPROTOOPT;
+	switch (name) {
+	case NETLINK_ADD_MEMBERSHIP:
+	case NETLINK_DROP_MEMBERSHIP:
+		if (value == 0)
+			return -EINVAL;
+		/* Groups that are not ours have no sender here. */
+		bit = group_bit(value);
+		if (bit < 0)
+			return 0;
+		pthread_rwlock_wrlock(&reg_lock);
+		if (name == NETLINK_ADD_MEMBERSHIP)
+			sk->groups |= 1ULL << bit;
+		else
+			sk->groups &= ~(1ULL << bit);
+		pthread_rwlock_unlock(&reg_lock);
+		return 0;
+	default:
+		flag = flag_of(name);
+		if (!flag)
+			return -ENOPROTOOPT;
+		if (value)
+			sk->flags |= flag;
+		else
+			sk->flags &= ~flag;
+		return 0;
+	}
+}
+
+int
+nlsock_getsockopt(struct nlsock *sk, int level, int name, int *value)
+{
+	unsigned flag;
+
+	if (level != SOL_NETLINK)
+		return -ENOPROTOOPT;
+	flag = flag_of(name);
+	if (!flag)
+		return -ENOPROTOOPT;
+	*value = !!(sk->flags & flag);
+	return 0;
+}
+
+bool
+nlsock_ext_ack(const struct nlsock *sk)
+{
+	return sk->flags & F_EXT_ACK;
+}
+
+bool
+nlsock_cap_ack(const struct nlsock *sk)
+{
+	return sk->flags & F_CAP_ACK;
+}
+
+size_t
+nlsock_queued(const struct nlsock *sk)
+{
+	int q = 0;
+
+	if (ioctl(sk->data_fd, SIOCOUTQ, &q) < 0)
+		return 0;
+	return q;
+}
+
+size_t
+nlsock_rcvbuf(const struct nlsock *sk)
+{
+	return sk->rcvbuf;
+}
+
+void
+nlsock_note_recv(struct nlsock *sk, size_t len)
+{
+	if (len > sk->max_recv)
+		sk->max_recv = len;
+}
+
+size_t
+nlsock_recv_hint(const struct nlsock *sk)
+{
+	return sk->max_recv;
+}
+
+static void
+overrun(struct nlsock *sk)
+{
+	if (!(sk->flags & F_NO_ENOBUFS))
+		__atomic_store_n(&sk->shared->overrun, 1, __ATOMIC_RELEASE);
+}
+
+int
+nlsock_unicast(struct nlsock *sk, const void *buf, size_t len)
+{
+	ssize_t n;
+
+	/* As the kernel: refuse once the queue is already over the limit. */
+	if (nlsock_queued(sk) > sk->rcvbuf) {
+		overrun(sk);
+		return -ENOBUFS;
+	}
+	n = send(sk->data_fd, buf, len, MSG_DONTWAIT | MSG_NOSIGNAL);
+	if (n == (ssize_t)len)
+		return 0;
+	if (n < 0 && (errno == EAGAIN || errno == ENOBUFS)) {
+		overrun(sk);
+		return -ENOBUFS;
+	}
+	return -ECONNRESET;
+}
+
+int
+nlsock_unicast_portid(int protocol, uint32_t portid, const void *buf,
+		      size_t len)
+{
+	struct nlsock *sk;
+	int err = -ECONNREFUSED;
+
+	pthread_rwlock_rdlock(&reg_lock);
+	sk = g_hash_table_lookup(by_portid, key(protocol, portid));
+	if (sk)
+		err = nlsock_unicast(sk, buf, len);
+	pthread_rwlock_unlock(&reg_lock);
+	return err;
+}
+
+void
+nlsock_multicast(uint32_t group, const void *buf, size_t len,
+		 uint32_t exclude_portid)
+{
+	int bit = group_bit(group);
+
+	if (bit < 0)
+		return;
+	pthread_rwlock_rdlock(&reg_lock);
+	for (guint i = 0; i < all_socks->len; i++) {
+		struct nlsock *sk = g_ptr_array_index(all_socks, i);
+
+		if (!(sk->groups & (1ULL << bit)))
+			continue;
+		if (exclude_portid && sk->bound && sk->portid == exclude_portid)
+			continue;
+		nlsock_unicast(sk, buf, len);
+	}
+	pthread_rwlock_unlock(&reg_lock);
+}
+
+bool
+nlsock_has_listeners(uint32_t group)
+{
+	int bit = group_bit(group);
+	bool found = false;
+
+	if (bit < 0)
+		return false;
+	pthread_rwlock_rdlock(&reg_lock);
+	for (guint i = 0; i < all_socks->len && !found; i++) {
+		struct nlsock *sk = g_ptr_array_index(all_socks, i);
+
+		found = sk->groups & (1ULL << bit);
+	}
+	pthread_rwlock_unlock(&reg_lock);
+	return found;
+}
+
+void *
+nlsock_dump(const struct nlsock *sk)
+{
+	return sk->dump;
+}
+
+void
+nlsock_set_dump(struct nlsock *sk, void *dump, void (*free_fn)(void *))
+{
+	if (sk->dump && sk->dump_free && sk->dump != dump)
+		sk->dump_free(sk->dump);
+	sk->dump = dump;
+	sk->dump_free = free_fn;
+}

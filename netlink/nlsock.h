@@ -1,0 +1,82 @@
+/* Emulated netlink sockets: one per shim connection.
+ *
+ * An nlsock owns the daemon's end of the client's data socket (see
+ * compat/proto.h) and carries what the kernel keeps in a netlink_sock:
+ * portid, multicast memberships, flags (EXT_ACK, CAP_ACK, NO_ENOBUFS...),
+ * the receive-buffer size, the running dump, and the credentials of the
+ * process that opened it (for CAP_NET_ADMIN checks).
+ *
+ * Threads: the control thread creates, binds and frees sockets and changes
+ * their options; any thread may deliver to them (nlsock_unicast_portid,
+ * nlsock_multicast), under the registry's read lock. */
+#ifndef TAPDP_NLSOCK_H
+#define TAPDP_NLSOCK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct tapdp_shared;
+struct nlsock;
+
+#include "include/tapdp/proto.h"
+
+/* Multicast group ids the daemon hands out (see compat/proto.h). */
+#define NLSOCK_GROUP_BASE	TAPDP_GROUP_FIRST
+#define NLSOCK_MAX_GROUPS	TAPDP_GROUP_COUNT
+
+struct nlsock_creds {
+	pid_t pid;
+	uid_t uid;
+	bool net_admin;		/* CAP_NET_ADMIN when the socket was opened */
+};
+
+void nlsock_registry_init(void);
+void nlsock_registry_destroy(void);
+
+/* protocol: NETLINK_GENERIC or NETLINK_NETFILTER; each has its own portid
+ * space, as in the kernel. */
+struct nlsock *nlsock_new(int data_fd, struct tapdp_shared *shared,
+			  const struct nlsock_creds *creds, int protocol);
+void nlsock_free(struct nlsock *sk);
+
+/* portid 0 autobinds (tgid first, then negative numbers, as the kernel).
+ * Binding again to another portid is -EINVAL; a taken portid -EADDRINUSE. */
+int nlsock_bind(struct nlsock *sk, uint32_t portid);
+int nlsock_autobind(struct nlsock *sk);
+uint32_t nlsock_portid(const struct nlsock *sk);
+int nlsock_protocol(const struct nlsock *sk);
+const struct nlsock_creds *nlsock_creds(const struct nlsock *sk);
+
+int nlsock_setsockopt(struct nlsock *sk, int level, int name, int value);
+int nlsock_getsockopt(struct nlsock *sk, int level, int name, int *value);
+bool nlsock_ext_ack(const struct nlsock *sk);
+bool nlsock_cap_ack(const struct nlsock *sk);
+
+/* Queues one datagram; -ENOBUFS when the receive buffer is full (the
+ * overrun is then flagged to the client unless NO_ENOBUFS), -ECONNRESET when
+ * the client is gone. */
+int nlsock_unicast(struct nlsock *sk, const void *buf, size_t len);
+/* Same, to whichever socket of protocol holds portid; -ECONNREFUSED if
+ * none. */
+int nlsock_unicast_portid(int protocol, uint32_t portid, const void *buf,
+			  size_t len);
+/* Delivers to every member of group except exclude_portid (0: none). */
+void nlsock_multicast(uint32_t group, const void *buf, size_t len,
+		      uint32_t exclude_portid);
+bool nlsock_has_listeners(uint32_t group);
+
+/* Bytes queued and not yet read by the client. */
+size_t nlsock_queued(const struct nlsock *sk);
+size_t nlsock_rcvbuf(const struct nlsock *sk);
+/* The largest buffer the client has read with (the kernel's
+ * max_recvmsg_len), which sizes dump parts. */
+void nlsock_note_recv(struct nlsock *sk, size_t len);
+size_t nlsock_recv_hint(const struct nlsock *sk);
+
+/* The dump running on the socket, owned by the genl layer. */
+void *nlsock_dump(const struct nlsock *sk);
+void nlsock_set_dump(struct nlsock *sk, void *dump, void (*free_fn)(void *));
+
+#endif

@@ -1,0 +1,554 @@
+#define _GNU_SOURCE
+#include "netlink/server.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/netlink.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/timerfd.h>
+#include <sys/un.h>
+#include <unistd.h>
+#include <urcu.h>
+
+#include "common/log.h"
+#include "common/nlerr.h"
+#include "include/tapdp/proto.h"
+#include "netlink/creds.h"
+#include "netlink/genl.h"
+#include "netlink/kernel-relay.h"
+#include "netlink/nlsock.h"
+
+struct conn {
+	int fd;
+	struct nlsock *sk;	/* NULL until HELLO */
+};
+
+/* Another source the loop serves (server_watch, server_every). */
+struct watch {
+	int fd;
+	bool timer;		/* fd is a timerfd server_every made */
+	void (*fn)(void *);
+	void *arg;
+};
+
+/* epoll tag of the listening socket; connections carry their pointer,
+ * other sources their struct watch. */
+static char tag_listen;
+
+static int listen_fd = -1, epoll_fd = -1;
+static struct watch **watches;
+static size_t n_watches;
+static char *sock_path;
+static void (*protocol_rcv[MAX_LINKS])(struct nlsock *,
+						   const void *, size_t);
+static volatile sig_atomic_t stop_requested;
+static struct conn **conns;
+static size_t n_conns;
+
+static void
+on_signal(int sig)
+{
+	(void)sig;
+	stop_requested = 1;
+}
+
+static int
+daemon_answers(const char *path)
+{
+	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	int ok;
+
+	if (fd < 0)
+		return 0;
+	snprintf(sun.sun_path, sizeof(sun.sun_path), "%s", path);
+	ok = connect(fd, (struct sockaddr *)&sun, sizeof(sun)) == 0;
+	close(fd);
+	return ok;
+}
+
+static void
+mkdir_parent(const char *path)
+{
+	char *dir = strdup(path), *slash = dir ? strrchr(dir, '/') : NULL;
+
+	if (slash && slash != dir) {
+		*slash = '\0';
+		mkdir(dir, 0755);
+	}
+	free(dir);
+}
+
+static int
+epoll_watch(int fd, void *tag)
+{
+	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = tag };
+
+	return epoll_ctl(epoll_fd, EPOLL_CTL_ADD, fd, &ev) < 0 ? -errno : 0;
+}
+
+static bool
+is_watch(const void *tag)
+{
+	for (size_t i = 0; i < n_watches; i++)
+		if (watches[i] == tag)
+			return true;
+	return false;
+}
+
+int
+server_watch(int fd, void (*fn)(void *), void *arg)
+{
+	struct watch *w = calloc(1, sizeof(*w));
+	struct watch **grown = realloc(watches, (n_watches + 1) *
+				       sizeof(*watches));
+	int err;
+
+	if (grown)
+		watches = grown;
+	if (!w || !grown) {
+		free(w);
+		return -ENOMEM;
+	}
+	*w = (struct watch) { .fd = fd, .fn = fn, .arg = arg };
+	err = epoll_watch(fd, w);
+	if (err) {
+		free(w);
+		return err;
+	}
+	watches[n_watches++] = w;
+	return 0;
+}
+
+static void
+timer_fire(struct watch *w)
+{
+	uint64_t expirations;
+
+	if (read(w->fd, &expirations, sizeof(expirations)) > 0)
+		w->fn(w->arg);
+}
+
+int
+server_every(unsigned ms, void (*fn)(void *), void *arg)
+{
+	struct itimerspec its = {
+		.it_interval = { ms / 1000, (ms % 1000) * 1000000L },
+		.it_value = { ms / 1000, (ms % 1000) * 1000000L },
+	};
+	int fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+	int err;
+
+	if (fd < 0)
+		return -errno;
+	if (timerfd_settime(fd, 0, &its, NULL) < 0) {
+		err = -errno;
+		close(fd);
+		return err;
+	}
+	err = server_watch(fd, fn, arg);
+	if (err) {
+		close(fd);
+		return err;
+	}
+	watches[n_watches - 1]->timer = true;
+	return 0;
+}
+
+void
+server_set_protocol(int protocol,
+		    void (*rcv)(struct nlsock *, const void *, size_t))
+{
+	if (protocol >= 0 && protocol < MAX_LINKS)
+		protocol_rcv[protocol] = rcv;
+}
+
+int
+server_open(const char *path)
+{
+	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	int err;
+
+	if (strlen(path) >= sizeof(sun.sun_path))
+		return -ENAMETOOLONG;
+	if (daemon_answers(path))
+		return -EADDRINUSE;
+	mkdir_parent(path);
+	unlink(path);
+	strcpy(sun.sun_path, path);
+	listen_fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC |
+			   SOCK_NONBLOCK, 0);
+	if (listen_fd < 0)
+		return -errno;
+	if (bind(listen_fd, (struct sockaddr *)&sun, sizeof(sun)) < 0 ||
+	    listen(listen_fd, 128) < 0)
+		return -errno;
+	sock_path = strdup(path);
+	/* Anyone may read; changes are checked against CAP_NET_ADMIN. */
+	chmod(path, 0666);
+	epoll_fd = epoll_create1(EPOLL_CLOEXEC);
+	if (epoll_fd < 0)
+		return -errno;
+	err = epoll_watch(listen_fd, &tag_listen);
+	if (err)
+		return err;
+	nlerr_open_kmsg();
+	nlsock_registry_init();
+	nlctrl_register();
+	server_set_protocol(NETLINK_GENERIC, genl_rcv);
+	return 0;
+}
+
+static void
+conn_close(struct conn *c)
+{
+	for (size_t i = 0; i < n_conns; i++) {
+		if (conns[i] == c) {
+			conns[i] = conns[--n_conns];
+			break;
+		}
+	}
+	epoll_ctl(epoll_fd, EPOLL_CTL_DEL, c->fd, NULL);
+	close(c->fd);
+	nlsock_free(c->sk);
+	free(c);
+}
+
+static void
+accept_conns(void)
+{
+	int fd;
+
+	while ((fd = accept4(listen_fd, NULL, NULL, SOCK_CLOEXEC)) >= 0) {
+		struct conn *c = calloc(1, sizeof(*c));
+		struct conn **grown = realloc(conns, (n_conns + 1) *
+					      sizeof(*conns));
+
+		if (!c || !grown) {
+			free(c);
+			close(fd);
+			continue;
+		}
+		conns = grown;
+		c->fd = fd;
+		conns[n_conns++] = c;
+		if (epoll_watch(fd, c))
+			conn_close(c);
+	}
+}
+
+/* Takes the fds a message passed; returns how many (at most max kept). */
+static int
+take_fds(struct msghdr *mh, int *fds, int max)
+{
+	int n = 0;
+
+	for (struct cmsghdr *cm = CMSG_FIRSTHDR(mh); cm;
+	     cm = CMSG_NXTHDR(mh, cm)) {
+		int count;
+
+		if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS)
+			continue;
+		count = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+		for (int i = 0; i < count; i++) {
+			int fd;
+
+			memcpy(&fd, CMSG_DATA(cm) + i * sizeof(int), sizeof(fd));
+			if (n < max)
+				fds[n] = fd;
+			else
+				close(fd);
+			n++;
+		}
+	}
+	return n;
+}
+
+/* The page shared with the shim: made, sized and sealed here, so that the
+ * client cannot shrink the file under the daemon's mapping (a write past a
+ * file's end is SIGBUS). Returns its fd, or -errno. */
+static int
+shared_new(struct tapdp_shared **out)
+{
+	int fd = memfd_create("tapdp-shared", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+
+	if (fd < 0)
+		return -errno;
+	if (ftruncate(fd, sizeof(**out)) < 0 ||
+	    fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW |
+		  F_SEAL_SEAL) < 0)
+		goto fail;
+	*out = mmap(NULL, sizeof(**out), PROT_READ | PROT_WRITE, MAP_SHARED,
+		    fd, 0);
+	if (*out == MAP_FAILED)
+		goto fail;
+	return fd;
+fail:
+	close(fd);
+	return -errno;
+}
+
+static bool
+is_unix_dgram(int fd)
+{
+	int domain = 0, type = 0;
+	socklen_t len = sizeof(int);
+
+	if (getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &domain, &len) < 0)
+		return false;
+	len = sizeof(int);
+	return getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &len) == 0 &&
+	       domain == AF_UNIX && type == SOCK_DGRAM;
+}
+
+/* HELLO passes the data socket's end and, optionally, a netlink socket
+ * the client opened (creds.h); the answer passes the shared page's fd
+ * (*memfd). */
+static int
+conn_hello(struct conn *c, const struct tapdp_req *req, struct msghdr *mh,
+	   int *memfd)
+{
+	struct tapdp_shared *shared;
+	struct nlsock_creds creds;
+	struct ucred uc;
+	socklen_t len = sizeof(uc);
+	int fds[2] = { -1, -1 }, n = take_fds(mh, fds, 2), protocol;
+	int err = -EPROTO;
+
+	protocol = req->arg[2];
+	if (n < 1 || n > 2 || !is_unix_dgram(fds[0]) || c->sk ||
+	    req->arg[0] != TAPDP_PROTO_VERSION ||
+	    protocol < 0 || protocol >= MAX_LINKS ||
+	    !protocol_rcv[protocol] ||
+	    getsockopt(c->fd, SOL_SOCKET, SO_PEERCRED, &uc, &len) < 0)
+		goto out;
+	creds = (struct nlsock_creds) {
+		.pid = uc.pid,
+		.uid = uc.uid,
+		.net_admin = fds[1] >= 0 && creds_opener_net_admin(fds[1]),
+	};
+	*memfd = shared_new(&shared);
+	if (*memfd < 0)
+		goto out;
+	c->sk = nlsock_new(fds[0], shared, &creds, protocol);
+	if (!c->sk) {
+		munmap(shared, sizeof(*shared));
+		close(*memfd);
+		*memfd = -1;
+		goto out;
+	}
+	fds[0] = -1;
+	err = 0;
+out:
+	for (int i = 0; i < 2; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+	return err;
+}
+
+static int
+conn_send(struct conn *c, const struct tapdp_req *req, const void *payload,
+	  size_t len, struct tapdp_rep *rep)
+{
+	uint32_t dst = req->arg[0];
+
+	if (dst) {
+		/* Unicast to another socket: genetlink grants it to
+		 * CAP_NET_ADMIN only. */
+		if (!nlsock_creds(c->sk)->net_admin)
+			return -EPERM;
+		nlsock_autobind(c->sk);
+		return nlsock_unicast_portid(nlsock_protocol(c->sk), dst,
+					     payload, len) == -ECONNREFUSED
+			       ? -ECONNREFUSED : 0;
+	}
+	nlsock_autobind(c->sk);
+	nlsock_note_recv(c->sk, req->arg[1] > 0 ? req->arg[1] : 0);
+	protocol_rcv[nlsock_protocol(c->sk)](c->sk, payload, len);
+	rep->val[1] = genl_dump_running(c->sk);
+	return 0;
+}
+
+static int
+conn_dispatch(struct conn *c, const struct tapdp_req *req, const void *payload,
+	      size_t len, struct tapdp_rep *rep)
+{
+	int v = 0, err;
+
+	switch (req->op) {
+	case TAPDP_OP_BIND:
+		err = nlsock_bind(c->sk, (uint32_t)req->arg[0]);
+		break;
+	case TAPDP_OP_CONNECT:
+		err = nlsock_autobind(c->sk);
+		break;
+	case TAPDP_OP_SEND:
+		err = conn_send(c, req, payload, len, rep);
+		break;
+	case TAPDP_OP_SETSOCKOPT:
+		return nlsock_setsockopt(c->sk, req->arg[0], req->arg[1],
+					 req->arg[2]);
+	case TAPDP_OP_GETSOCKOPT:
+		err = nlsock_getsockopt(c->sk, req->arg[0], req->arg[1], &v);
+		rep->val[0] = v;
+		return err;
+	case TAPDP_OP_DUMP_NEXT:
+		nlsock_note_recv(c->sk, req->arg[0] > 0 ? req->arg[0] : 0);
+		rep->val[1] = genl_dump_next(c->sk);
+		return 0;
+	default:
+		return -EINVAL;
+	}
+	rep->val[0] = nlsock_portid(c->sk);
+	return err;
+}
+
+/* Sends the answer, with fd (if >= 0) passed along. */
+static bool
+conn_reply(struct conn *c, const struct tapdp_rep *rep, int fd)
+{
+	char cbuf[CMSG_SPACE(sizeof(int))];
+	struct iovec iov = { (void *)rep, sizeof(*rep) };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+
+	if (fd >= 0) {
+		struct cmsghdr *cm;
+
+		mh.msg_control = cbuf;
+		mh.msg_controllen = sizeof(cbuf);
+		cm = CMSG_FIRSTHDR(&mh);
+		cm->cmsg_level = SOL_SOCKET;
+		cm->cmsg_type = SCM_RIGHTS;
+		cm->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(cm), &fd, sizeof(int));
+	}
+	return sendmsg(c->fd, &mh, MSG_NOSIGNAL) == sizeof(*rep);
+}
+
+/* One request from a shim; false when the connection must close. */
+static bool
+conn_serve(struct conn *c, char *buf, size_t cap)
+{
+	char cbuf[CMSG_SPACE(2 * sizeof(int))];
+	struct iovec iov = { buf, cap };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
+			     .msg_control = cbuf,
+			     .msg_controllen = sizeof(cbuf) };
+	struct tapdp_rep rep = { 0 };
+	struct tapdp_req req;
+	int memfd = -1;
+	bool sent;
+	ssize_t n;
+
+	n = recvmsg(c->fd, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+	if (n < 0)
+		return errno == EAGAIN || errno == EINTR;
+	if (n < (ssize_t)sizeof(req) || (mh.msg_flags & (MSG_TRUNC |
+							   MSG_CTRUNC))) {
+		take_fds(&mh, NULL, 0);
+		return false;
+	}
+	memcpy(&req, buf, sizeof(req));
+	if (req.op == TAPDP_OP_HELLO)
+		rep.err = conn_hello(c, &req, &mh, &memfd);
+	else if (take_fds(&mh, NULL, 0) || !c->sk)
+		return false;
+	else
+		rep.err = conn_dispatch(c, &req, buf + sizeof(req),
+					n - sizeof(req), &rep);
+	sent = conn_reply(c, &rep, memfd);
+	if (memfd >= 0)
+		close(memfd);
+	return sent && rep.err != -EPROTO;
+}
+
+int
+server_run(void)
+{
+	size_t cap = sizeof(struct tapdp_req) + TAPDP_MAX_SEND;
+	struct sigaction sa = { .sa_handler = on_signal };
+	sigset_t block, during;
+	char *buf = malloc(cap);
+
+	if (!buf)
+		return -ENOMEM;
+	sigemptyset(&block);
+	sigaddset(&block, SIGTERM);
+	sigaddset(&block, SIGINT);
+	sigprocmask(SIG_BLOCK, &block, &during);
+	sigdelset(&during, SIGTERM);
+	sigdelset(&during, SIGINT);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+
+	while (!stop_requested) {
+		struct epoll_event evs[32];
+		int n = epoll_pwait(epoll_fd, evs, 32, -1, &during);
+
+		if (n < 0 && errno != EINTR) {
+			free(buf);
+			return -errno;
+		}
+		for (int i = 0; i < n; i++) {
+			void *tag = evs[i].data.ptr;
+
+			if (tag == &tag_listen)
+				accept_conns();
+			else if (is_watch(tag) && ((struct watch *)tag)->timer)
+				timer_fire(tag);
+			else if (is_watch(tag))
+				((struct watch *)tag)->fn(((struct watch *)tag)->arg);
+			else if (!conn_serve(tag, buf, cap))
+				conn_close(tag);
+		}
+	}
+	free(buf);
+	log_info("shutting down");
+	return 0;
+}
+
+void
+server_close_clients(void)
+{
+	while (n_conns)
+		conn_close(conns[0]);
+	free(conns);
+	conns = NULL;
+	nlsock_registry_destroy();
+}
+
+void
+server_close(void)
+{
+	server_close_clients();
+	genl_unregister_all();
+	kernel_relay_close();
+	nlerr_close_kmsg();
+	for (size_t i = 0; i < n_watches; i++) {
+		epoll_ctl(epoll_fd, EPOLL_CTL_DEL, watches[i]->fd, NULL);
+		if (watches[i]->timer)
+			close(watches[i]->fd);
+		free(watches[i]);
+	}
+	free(watches);
+	watches = NULL;
+	n_watches = 0;
+	if (epoll_fd >= 0)
+		close(epoll_fd);
+	if (listen_fd >= 0)
+		close(listen_fd);
+	if (sock_path) {
+		unlink(sock_path);
+		free(sock_path);
+	}
+	epoll_fd = listen_fd = -1;
+	sock_path = NULL;
+}

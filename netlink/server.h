@@ -1,0 +1,32 @@
+/* tapdpd's control thread: the listening socket, the shim connections (one
+ * emulated netlink socket each), and the loop that serves them, and the
+ * sources its users add, until a signal asks it to stop. It knows netlink,
+ * not what the families serve: nlctrl is its own, the others register.
+ *
+ * Everything here runs on the one control thread. */
+#ifndef TAPDP_SERVER_H
+#define TAPDP_SERVER_H
+
+#include <stddef.h>
+
+/* Binds the socket at path. -EADDRINUSE when another daemon answers there;
+ * a stale socket file is replaced. */
+int server_open(const char *path);
+/* fn(arg) runs on the loop whenever fd is readable; fd stays the
+ * caller's. 0 or -errno. */
+int server_watch(int fd, void (*fn)(void *), void *arg);
+/* fn(arg) runs on the loop every ms milliseconds. 0 or -errno. */
+int server_every(unsigned ms, void (*fn)(void *), void *arg);
+struct nlsock;
+/* Serves requests of sockets of this protocol (NETLINK_GENERIC is the
+ * server's own; a HELLO for a protocol nobody serves is refused). */
+void server_set_protocol(int protocol,
+			 void (*rcv)(struct nlsock *, const void *, size_t));
+/* Serves until SIGTERM or SIGINT; returns 0 or -errno. */
+int server_run(void);
+/* Closes every connection and frees every emulated socket. */
+void server_close_clients(void);
+/* That, and the families, the relay and the socket. */
+void server_close(void);
+
+#endif

@@ -1,0 +1,87 @@
+/* libFuzzer target: validated actions executed on an arbitrary frame (the
+ * first two bytes split the input into a frame and an actions nest), with
+ * callbacks that check what leaves the engine stays inside the buffer. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "actions/actions-netlink.h"
+#include "actions/actions.h"
+
+static uint8_t sink;
+
+static void
+touch(const struct packet *pkt)
+{
+	for (uint32_t i = 0; i < pkt->len - pkt->cutlen; i++)
+		sink ^= pkt->data[i];
+}
+
+static void
+output(void *ctx, const struct packet *pkt, uint32_t port)
+{
+	touch(pkt);
+}
+
+static void
+userspace(void *ctx, const struct packet *pkt, const struct flow_key *key,
+	  const struct nlattr *ua, const void *acts, int len)
+{
+	touch(pkt);
+}
+
+static void
+recirc(void *ctx, struct packet *pkt, struct flow_key *key)
+{
+	touch(pkt);
+}
+
+static bool
+meter(void *ctx, const struct packet *pkt, uint32_t id)
+{
+	return id & 1;
+}
+
+/* The tracker has its own target (ct/fuzz-conntrack.c). */
+static bool
+ct(void *ctx, struct packet *pkt, struct flow_key *key, const struct nlattr *a)
+{
+	touch(pkt);
+	return true;
+}
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static const struct actions_env env = {
+		.output = output, .userspace = userspace,
+		.recirc = recirc, .meter = meter, .ct = ct,
+	};
+	static uint8_t abuf[65536];
+	struct nlattr *acts = (struct nlattr *)abuf;
+	struct flow_key key;
+	struct packet pkt;
+	size_t split, flen;
+	uint8_t *buf;
+
+	if (size < 2 || size > 60000)
+		return 0;
+	split = (data[0] | data[1] << 8) % (size - 1);
+	flen = split;
+	acts->nla_type = 1;
+	acts->nla_len = NLA_HDRLEN + size - 2 - split;
+	memcpy(abuf + NLA_HDRLEN, data + 2 + split, size - 2 - split);
+	/* The frame sits at the end of its buffer: any overread shows. */
+	buf = malloc(PACKET_HEADROOM + flen);
+	packet_init(&pkt, buf, PACKET_HEADROOM + flen, flen);
+	memcpy(pkt.data, data + 2, flen);
+	memset(&key, 0, sizeof(key));
+	if (flow_extract(pkt.data, pkt.len, &key, &pkt.layers) == 0) {
+		pkt.key_valid = true;
+		if (actions_validate(acts, &key, false) == 0)
+			actions_execute(&env, &pkt, &key, abuf + NLA_HDRLEN,
+					acts->nla_len - NLA_HDRLEN);
+	}
+	free(buf);
+	return 0;
+}

@@ -1,0 +1,39 @@
+/* libFuzzer target: flow keys, masks and actions as the flow family gets
+ * them. The input is split at its first two bytes' offset into a key nest
+ * and a mask or actions nest. */
+#include <stdint.h>
+#include <string.h>
+
+#include "actions/actions-netlink.h"
+#include "flow/key-netlink.h"
+
+static struct nlattr *
+as_nest(uint8_t *buf, const uint8_t *data, size_t len)
+{
+	struct nlattr *nla = (struct nlattr *)buf;
+
+	nla->nla_type = 1;
+	nla->nla_len = NLA_HDRLEN + len;
+	memcpy(buf + NLA_HDRLEN, data, len);
+	return nla;
+}
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static uint8_t kbuf[65536], mbuf[65536];
+	struct flow_key key, mask;
+	struct nlattr *k, *m;
+	size_t split;
+
+	if (size < 2 || size > 60000)
+		return 0;
+	split = (data[0] | data[1] << 8) % (size - 1);
+	k = as_nest(kbuf, data + 2, split);
+	m = as_nest(mbuf, data + 2 + split, size - 2 - split);
+	if (flow_match_from_nlattrs(&key, &mask, k, m, false) == 0 ||
+	    flow_match_from_nlattrs(&key, &mask, k, NULL, false) == 0)
+		actions_validate(m, &key, false);
+	flow_metadata_from_nlattrs(&key, k, false);
+	return 0;
+}

@@ -1,0 +1,50 @@
+/* libFuzzer target: arbitrary datagrams from a client, as genl_rcv() gets
+ * them. The client lacks CAP_NET_ADMIN, so no device is ever created, but
+ * every header, attribute and dump path is reached. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "include/tapdp/proto.h"
+#include "datapath/families.h"
+#include "netlink/genl.h"
+#include "netlink/nlsock.h"
+
+static struct nlsock *sk;
+static int peer;
+
+static void
+setup(void)
+{
+	struct nlsock_creds creds = { .pid = 1234, .net_admin = false };
+	struct tapdp_shared *shared;
+	int sv[2];
+
+	if (socketpair(AF_UNIX, SOCK_DGRAM, 0, sv) < 0)
+		abort();
+	shared = mmap(NULL, sizeof(*shared), PROT_READ | PROT_WRITE,
+		      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	nlsock_registry_init();
+	nlctrl_register();
+	families_register();
+	peer = sv[0];
+	sk = nlsock_new(sv[1], shared, &creds, NETLINK_GENERIC);
+	nlsock_autobind(sk);
+}
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static char sink[65536];
+
+	if (!sk)
+		setup();
+	genl_rcv(sk, data, size);
+	while (genl_dump_next(sk))
+		;
+	while (recv(peer, sink, sizeof(sink), MSG_DONTWAIT) > 0)
+		;
+	return 0;
+}

@@ -1,0 +1,288 @@
+#define _GNU_SOURCE
+#include "vport/netdev.h"
+
+#include <errno.h>
+#include <libmnl/libmnl.h>
+#include <net/if_arp.h>
+#include <linux/net_namespace.h>
+#include <linux/rtnetlink.h>
+#include <net/if.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+int
+netdev_ifindex(const char *name)
+{
+	return if_nametoindex(name);
+}
+
+static int
+ifreq_ioctl(const char *name, unsigned long req, struct ifreq *ifr)
+{
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	int err = 0;
+
+	if (fd < 0)
+		return -errno;
+	memset(ifr->ifr_name, 0, sizeof(ifr->ifr_name));
+	strncpy(ifr->ifr_name, name, IFNAMSIZ - 1);
+	if (ioctl(fd, req, ifr) < 0)
+		err = -errno;
+	close(fd);
+	return err;
+}
+
+int
+netdev_check_attachable(const char *name)
+{
+	struct ifreq ifr;
+	int err;
+
+	if (!netdev_ifindex(name))
+		return -ENODEV;
+	err = ifreq_ioctl(name, SIOCGIFFLAGS, &ifr);
+	if (err)
+		return err == -ENXIO ? -ENODEV : err;
+	if (ifr.ifr_flags & IFF_LOOPBACK)
+		return -EINVAL;
+	err = ifreq_ioctl(name, SIOCGIFHWADDR, &ifr);
+	if (err)
+		return err;
+	if (ifr.ifr_hwaddr.sa_family != ARPHRD_ETHER &&
+	    ifr.ifr_hwaddr.sa_family != ARPHRD_NONE)
+		return -EINVAL;
+	return 0;
+}
+
+int
+netdev_set_promisc(const char *name, bool on)
+{
+	struct ifreq ifr;
+	int err = ifreq_ioctl(name, SIOCGIFFLAGS, &ifr);
+
+	if (err)
+		return err;
+	if (on)
+		ifr.ifr_flags |= IFF_PROMISC;
+	else
+		ifr.ifr_flags &= ~IFF_PROMISC;
+	return ifreq_ioctl(name, SIOCSIFFLAGS, &ifr);
+}
+
+/* One request on a short-lived rtnetlink socket; the reply (a single
+ * message, or the error it brings) goes to cb. */
+static int
+rtnl_ask(struct nlmsghdr *req, mnl_cb_t cb, void *data)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE * 2];
+	struct mnl_socket *nl;
+	int n, err;
+
+	nl = mnl_socket_open2(NETLINK_ROUTE, SOCK_CLOEXEC);
+	if (!nl)
+		return -errno;
+	req->nlmsg_flags |= NLM_F_REQUEST;
+	req->nlmsg_seq = 1;
+	if (mnl_socket_bind(nl, 0, MNL_SOCKET_AUTOPID) < 0 ||
+	    mnl_socket_sendto(nl, req, req->nlmsg_len) < 0) {
+		err = -errno;
+		goto out;
+	}
+	n = mnl_socket_recvfrom(nl, buf, sizeof(buf));
+	if (n < 0) {
+		err = -errno;
+		goto out;
+	}
+	/* mnl_cb_run turns an NLMSG_ERROR into -1 and errno. */
+	err = mnl_cb_run(buf, n, 1, mnl_socket_get_portid(nl), cb, data) < 0
+		      ? -errno : 0;
+out:
+	mnl_socket_close(nl);
+	return err;
+}
+
+struct link_info {
+	int ifindex;
+	uint32_t mtu;
+	struct rtnl_link_stats64 *stats;
+};
+
+static int
+link_attr(const struct nlattr *a, void *data)
+{
+	struct link_info *li = data;
+
+	if (mnl_attr_get_type(a) == IFLA_STATS64 && li->stats &&
+	    mnl_attr_get_payload_len(a) >= sizeof(*li->stats))
+		memcpy(li->stats, mnl_attr_get_payload(a), sizeof(*li->stats));
+	else if (mnl_attr_get_type(a) == IFLA_MTU &&
+		 mnl_attr_get_payload_len(a) >= sizeof(uint32_t))
+		li->mtu = mnl_attr_get_u32(a);
+	return MNL_CB_OK;
+}
+
+static int
+link_cb(const struct nlmsghdr *nlh, void *data)
+{
+	const struct ifinfomsg *ifi = mnl_nlmsg_get_payload(nlh);
+	struct link_info *li = data;
+
+	if (nlh->nlmsg_type != RTM_NEWLINK ||
+	    nlh->nlmsg_len < NLMSG_LENGTH(sizeof(*ifi))) {
+		errno = EPROTO;
+		return MNL_CB_ERROR;
+	}
+	li->ifindex = ifi->ifi_index;
+	return mnl_attr_parse(nlh, sizeof(*ifi), link_attr, li);
+}
+
+/* RTM_GETLINK by index or name, in the namespace netnsid names (< 0: our
+ * own). */
+static int
+get_link(int netnsid, int ifindex, const char *name, struct link_info *li)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	struct ifinfomsg *ifi;
+
+	nlh->nlmsg_type = RTM_GETLINK;
+	ifi = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifi));
+	ifi->ifi_family = AF_UNSPEC;
+	ifi->ifi_index = ifindex;
+	if (name)
+		mnl_attr_put_strz(nlh, IFLA_IFNAME, name);
+	if (netnsid >= 0)
+		mnl_attr_put_u32(nlh, IFLA_TARGET_NETNSID, netnsid);
+	return rtnl_ask(nlh, link_cb, li);
+}
+
+uint32_t
+netdev_link_mtu(const struct nlmsghdr *nlh)
+{
+	struct link_info li = { 0 };
+
+	mnl_attr_parse(nlh, sizeof(struct ifinfomsg), link_attr, &li);
+	return li.mtu;
+}
+
+int
+netdev_get_stats(int netnsid, int ifindex, struct rtnl_link_stats64 *stats)
+{
+	struct link_info li = { .stats = stats };
+
+	memset(stats, 0, sizeof(*stats));
+	return get_link(netnsid, ifindex, NULL, &li);
+}
+
+int
+netdev_lookup(int netnsid, const char *name, int *ifindex, uint32_t *mtu)
+{
+	struct link_info li = { 0 };
+	int err = get_link(netnsid, 0, name, &li);
+
+	if (!err) {
+		*ifindex = li.ifindex;
+		*mtu = li.mtu;
+	}
+	return err;
+}
+
+static int
+nsid_attr(const struct nlattr *a, void *data)
+{
+	if (mnl_attr_get_type(a) == NETNSA_NSID &&
+	    mnl_attr_get_payload_len(a) >= sizeof(int32_t))
+		*(int32_t *)data = (int32_t)mnl_attr_get_u32(a);
+	return MNL_CB_OK;
+}
+
+static int
+nsid_cb(const struct nlmsghdr *nlh, void *data)
+{
+	return mnl_attr_parse(nlh, sizeof(struct rtgenmsg), nsid_attr, data);
+}
+
+/* RTM_GETNSID (or, with nsid NETNSA_NSID_NOT_ASSIGNED, RTM_NEWNSID: pick
+ * one) for the namespace fd. */
+static int
+nsid_request(uint16_t type, int nsfd, int32_t *nsid)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	struct rtgenmsg *g;
+
+	nlh->nlmsg_type = type;
+	if (type == RTM_NEWNSID)
+		nlh->nlmsg_flags = NLM_F_ACK;
+	g = mnl_nlmsg_put_extra_header(nlh, sizeof(*g));
+	g->rtgen_family = AF_UNSPEC;
+	mnl_attr_put_u32(nlh, NETNSA_FD, nsfd);
+	if (type == RTM_NEWNSID)
+		mnl_attr_put_u32(nlh, NETNSA_NSID, (uint32_t)*nsid);
+	return rtnl_ask(nlh, type == RTM_GETNSID ? nsid_cb : NULL, nsid);
+}
+
+static bool
+is_own_netns(int nsfd)
+{
+	struct stat own, st;
+
+	return stat("/proc/self/ns/net", &own) == 0 && fstat(nsfd, &st) == 0 &&
+	       st.st_ino == own.st_ino && st.st_dev == own.st_dev;
+}
+
+int
+netdev_netnsid(int nsfd, int *netnsid)
+{
+	int32_t nsid = NETNSA_NSID_NOT_ASSIGNED;
+	int err;
+
+	*netnsid = NETNSA_NSID_NOT_ASSIGNED;
+	if (is_own_netns(nsfd))
+		return 0;
+	err = nsid_request(RTM_GETNSID, nsfd, &nsid);
+	if (!err && nsid < 0) {
+		/* None yet: the kernel's peernet2id_alloc() assigns one. */
+		err = nsid_request(RTM_NEWNSID, nsfd, &nsid);
+		if (!err || err == -EEXIST)
+			err = nsid_request(RTM_GETNSID, nsfd, &nsid);
+	}
+	if (err)
+		return err;
+	if (nsid < 0)
+		return -ENOENT;
+	*netnsid = nsid;
+	return 0;
+}
+
+int
+netdev_get_mtu(const char *name)
+{
+	struct ifreq ifr;
+	int err = ifreq_ioctl(name, SIOCGIFMTU, &ifr);
+
+	return err ? err : ifr.ifr_mtu;
+}
+
+/* The kernel's isspace(): C's six, and the Latin-1 no-break space. */
+static bool
+kernel_isspace(unsigned char c)
+{
+	return c == ' ' || (c >= '\t' && c <= '\r') || c == 0xa0;
+}
+
+bool
+netdev_valid_name(const char *name)
+{
+	if (!*name || strnlen(name, IFNAMSIZ) == IFNAMSIZ ||
+	    !strcmp(name, ".") || !strcmp(name, ".."))
+		return false;
+	for (; *name; name++)
+		if (*name == '/' || *name == ':' || kernel_isspace(*name))
+			return false;
+	return true;
+}

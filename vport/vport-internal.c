@@ -1,0 +1,154 @@
+/* Internal ports: a TAP device per port, named as the port, with a queue
+ * per receive queue of the port (IFF_MULTI_QUEUE: the kernel spreads the
+ * host's frames over them by flow). The device lives as long as the daemon
+ * holds its fds, so a port deleted or a daemon gone leaves no device
+ * behind. Sends go through the first queue. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/if_tun.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "vport/netdev.h"
+#include "vport/vport.h"
+
+/* One queue of the device: the first creates it, or fails with EEXIST if
+ * the name is taken (IFF_TUN_EXCL: checked and created at once, so no
+ * other TAP of that name is joined by mistake), the others attach to it.
+ * A name with "%d" is a pattern the kernel fills in, as for the kernel's
+ * internal devices: the first queue learns the name and the others use
+ * it. */
+static int
+queue_open(struct vport *vport, struct vport_rxq *q)
+{
+	struct ifreq ifr = { 0 };
+	int err;
+
+	q->state = NULL;
+	q->fd = open("/dev/net/tun", O_RDWR | O_CLOEXEC | O_NONBLOCK);
+	if (q->fd < 0)
+		return -errno;
+	ifr.ifr_flags = IFF_TAP | IFF_NO_PI | IFF_VNET_HDR;
+	if (vport->n_rxq > 1)
+		ifr.ifr_flags |= IFF_MULTI_QUEUE;
+	if (q == vport->rxq)
+		ifr.ifr_flags |= IFF_TUN_EXCL;
+	snprintf(ifr.ifr_name, IFNAMSIZ, "%s", vport->name);
+	if (ioctl(q->fd, TUNSETIFF, &ifr) < 0) {
+		err = errno == EBUSY ? -EEXIST : -errno;
+		close(q->fd);
+		return err;
+	}
+	snprintf(vport->name, sizeof(vport->name), "%s", ifr.ifr_name);
+	return 0;
+}
+
+static void
+internal_close(struct vport *vport)
+{
+	for (unsigned i = 0; i < vport->n_rxq; i++)
+		close(vport->rxq[i].fd);
+}
+
+static int
+internal_open(struct vport *vport)
+{
+	unsigned i;
+	int err;
+
+	/* TUNSETIFF would make up a name for an empty one. */
+	if (!netdev_valid_name(vport->name))
+		return -EINVAL;
+	for (i = 0; i < vport->n_rxq; i++) {
+		err = queue_open(vport, &vport->rxq[i]);
+		if (err)
+			goto fail;
+	}
+	/* The host may hand over partial checksums and TCP segments of up
+	 * to 64 KiB, as to the kernel's internal device. */
+	if (ioctl(vport->rxq[0].fd, TUNSETOFFLOAD, TUN_F_CSUM | TUN_F_TSO4 |
+		  TUN_F_TSO6 | TUN_F_TSO_ECN) < 0) {
+		err = -errno;
+		goto fail;
+	}
+	vport->fd = vport->rxq[0].fd;
+	vport->ifindex = netdev_ifindex(vport->name);
+	/* The kernel's internal device is promiscuous from birth. */
+	netdev_set_promisc(vport->name, true);
+	return 0;
+fail:
+	while (i--)
+		close(vport->rxq[i].fd);
+	return err;
+}
+
+/* The device may have been moved to another namespace (and renamed
+ * there): the TAP fd knows where it is. */
+static int
+internal_locate(struct vport *vport)
+{
+	struct ifreq ifr = { 0 };
+	int nsfd, netnsid, ifindex, err;
+	uint32_t mtu;
+
+	/* Destroyed with the namespace it was in: the queues are left
+	 * detached. */
+	if (ioctl(vport->fd, TUNGETIFF, &ifr) < 0)
+		return errno == EBADFD ? -ENODEV : -errno;
+	nsfd = ioctl(vport->fd, TUNGETDEVNETNS);
+	if (nsfd < 0)
+		return -errno;
+	err = netdev_netnsid(nsfd, &netnsid);
+	close(nsfd);
+	if (!err)
+		err = netdev_lookup(netnsid, ifr.ifr_name, &ifindex, &mtu);
+	if (err)
+		return err;
+	vport->netnsid = netnsid;
+	vport->ifindex = ifindex;
+	if (mtu)
+		vport_set_mtu(vport, mtu);
+	return 0;
+}
+
+/* A TAP device gives one frame per read. */
+static void
+internal_recv_burst(struct vport *vport, struct vport_rxq *q,
+		    uint8_t *scratch, size_t size, unsigned max)
+{
+	uint8_t *frame = scratch + VPORT_RX_HEADROOM;
+	struct virtio_net_hdr vh;
+	struct iovec iov[2] = { { &vh, sizeof(vh) },
+				{ frame, size - VPORT_RX_HEADROOM } };
+
+	for (unsigned n = 0; n < max; n++) {
+		ssize_t r = readv(q->fd, iov, 2);
+
+		if (r < (ssize_t)sizeof(vh))
+			break;
+		vport_rx_deliver(vport, scratch, size, r - sizeof(vh), &vh);
+	}
+}
+
+static int
+internal_send(struct vport *vport, const void *frame, size_t len,
+	      const struct virtio_net_hdr *vh)
+{
+	struct iovec iov[2] = { { (void *)vh, sizeof(*vh) },
+				{ (void *)frame, len } };
+
+	return writev(vport->fd, iov, 2) < 0 ? -errno : 0;
+}
+
+const struct vport_ops vport_internal_ops = {
+	.type = OVS_VPORT_TYPE_INTERNAL,
+	.open = internal_open,
+	.close = internal_close,
+	.recv_burst = internal_recv_burst,
+	.send = internal_send,
+	.locate = internal_locate,
+};

@@ -1,0 +1,456 @@
+#define _GNU_SOURCE
+#include "vport/vport.h"
+
+#include <errno.h>
+#include <linux/if_ether.h>
+#include <linux/net_namespace.h>
+#include <poll.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "common/log.h"
+#include "vport/netdev.h"
+
+#define VLAN_HLEN		4
+#ifndef VIRTIO_NET_HDR_GSO_UDP_L4
+#define VIRTIO_NET_HDR_GSO_UDP_L4	5	/* Linux 5.18 */
+#endif
+
+/* The largest frame a port delivers: a 64 KiB GSO frame and its headers. */
+#define VPORT_FRAME_MAX (65536 + 256)
+#define RX_BURST 64
+
+/* Transmit batching: per receive thread, a few queues of small frames. */
+#define TX_BATCH	32
+#define TX_SLOT		2048
+#define TX_QUEUES	4
+
+struct tx_queue {
+	struct vport *vport;		/* NULL: free */
+	unsigned n;
+	struct virtio_net_hdr vh[TX_BATCH];
+	struct iovec iov[TX_BATCH][2];
+	struct mmsghdr msg[TX_BATCH];
+	uint8_t frame[TX_BATCH][TX_SLOT];
+};
+
+static __thread struct tx_queue *txq[TX_QUEUES];
+static __thread bool tx_deferred;	/* inside a receive burst */
+
+/* A receive thread: the queue it serves. */
+struct rx_thread {
+	pthread_t thread;
+	struct vport *vport;
+	struct vport_rxq *q;
+};
+
+struct vport_rx {
+	struct rx_thread threads[VPORT_RXQ_MAX];
+	unsigned n_started;
+	int stop_fd;			/* readable: all threads stop */
+	const struct vport_rx_ops *ops;
+	void *owner;
+};
+
+static unsigned rx_queues;		/* 0: one per usable CPU */
+static int error_fd = -1;		/* vport_error_fd() */
+
+static void
+txq_flush(struct tx_queue *q)
+{
+	unsigned done = 0;
+
+	while (done < q->n) {
+		int r = q->vport->ops->send_many(q->vport, q->msg + done,
+						 q->n - done);
+
+		/* As single sends, a refused frame is not retried. */
+		if (r <= 0)
+			break;
+		done += r;
+	}
+	q->n = 0;
+}
+
+static void
+tx_flush_all(void)
+{
+	for (int i = 0; i < TX_QUEUES && txq[i]; i++) {
+		if (txq[i]->n)
+			txq_flush(txq[i]);
+		txq[i]->vport = NULL;
+	}
+}
+
+static void
+tx_free(void)
+{
+	for (int i = 0; i < TX_QUEUES; i++) {
+		free(txq[i]);
+		txq[i] = NULL;
+	}
+}
+
+/* The queue of this thread for vport: its own, a free one, or (all taken)
+ * the first, emptied. NULL without memory. */
+static struct tx_queue *
+txq_for(struct vport *vport)
+{
+	int i;
+
+	for (i = 0; i < TX_QUEUES && txq[i]; i++)
+		if (txq[i]->vport == vport || !txq[i]->vport)
+			break;
+	if (i == TX_QUEUES) {
+		txq_flush(txq[0]);
+		i = 0;
+	} else if (!txq[i]) {
+		txq[i] = calloc(1, sizeof(*txq[i]));
+		if (!txq[i])
+			return NULL;
+	}
+	txq[i]->vport = vport;
+	return txq[i];
+}
+
+static bool
+tx_enqueue(struct vport *vport, const void *frame, size_t len,
+	   const struct virtio_net_hdr *vh)
+{
+	struct tx_queue *q = txq_for(vport);
+	unsigned k;
+
+	if (!q)
+		return false;
+	k = q->n++;
+	memcpy(q->frame[k], frame, len);
+	if (vh)
+		q->vh[k] = *vh;
+	else
+		memset(&q->vh[k], 0, sizeof(q->vh[k]));
+	q->iov[k][0] = (struct iovec){ &q->vh[k], sizeof(q->vh[k]) };
+	q->iov[k][1] = (struct iovec){ q->frame[k], len };
+	q->msg[k] = (struct mmsghdr){ .msg_hdr = { .msg_iov = q->iov[k],
+						   .msg_iovlen = 2 } };
+	if (q->n == TX_BATCH)
+		txq_flush(q);
+	return true;
+}
+
+static const struct vport_ops *
+ops_for(enum ovs_vport_type type)
+{
+	switch (type) {
+	case OVS_VPORT_TYPE_INTERNAL:
+		return &vport_internal_ops;
+	case OVS_VPORT_TYPE_NETDEV:
+		return &vport_netdev_ops;
+	default:
+		return NULL;
+	}
+}
+
+static void *
+rx_main(void *arg)
+{
+	struct rx_thread *t = arg;
+	struct vport *vport = t->vport;
+	struct vport_rx *rx = vport->priv;
+	size_t size = VPORT_RX_HEADROOM + VPORT_FRAME_MAX;
+	uint8_t *buf = malloc(size);
+	struct pollfd pfd[2] = {
+		{ .fd = t->q->fd, .events = POLLIN },
+		{ .fd = rx->stop_fd, .events = POLLIN },
+	};
+	char name[16];
+
+	/* top -H and perf show which port and queue a thread serves. */
+	snprintf(name, sizeof(name), "rx%d:%.10s", (int)(t->q - vport->rxq),
+		 vport->name);
+	pthread_setname_np(pthread_self(), name);
+
+	if (rx->ops->start)
+		rx->ops->start(rx->owner);
+	while (buf) {
+		if (poll(pfd, 2, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		if (pfd[1].revents)
+			break;
+		if (pfd[0].revents & (POLLERR | POLLHUP | POLLNVAL)) {
+			int e;
+			socklen_t l = sizeof(e);
+
+			/* A socket reports its link going down once, as an
+			 * error that reading it clears: frames come again
+			 * when the link is back up. Otherwise the device
+			 * went away: a deletion the control thread sees as a
+			 * link event, or (in another namespace, a TAP fd
+			 * failing) one it learns of here. */
+			if (!(pfd[0].revents & (POLLHUP | POLLNVAL)) &&
+			    getsockopt(pfd[0].fd, SOL_SOCKET, SO_ERROR, &e,
+				       &l) == 0)
+				continue;
+			pfd[0].fd = -1;
+			__atomic_store_n(&vport->rx_error, true,
+					 __ATOMIC_RELAXED);
+			if (error_fd >= 0)
+				(void)!write(error_fd, &(uint64_t){ 1 },
+					     sizeof(uint64_t));
+			continue;
+		}
+		/* Drain what is queued before sleeping again: one poll per
+		 * burst, not per frame (bounded, to notice a stop). */
+		if (rx->ops->begin)
+			rx->ops->begin(rx->owner);
+		tx_deferred = true;
+		vport->ops->recv_burst(vport, t->q, buf, size, RX_BURST);
+		tx_flush_all();
+		tx_deferred = false;
+		if (rx->ops->end)
+			rx->ops->end(rx->owner);
+	}
+	if (rx->ops->stop)
+		rx->ops->stop(rx->owner);
+	tx_free();
+	free(buf);
+	return NULL;
+}
+
+void
+vport_rx_deliver(struct vport *vport, uint8_t *buf, size_t size, size_t len,
+		 const struct virtio_net_hdr *vh)
+{
+	struct vport_rx *rx = vport->priv;
+
+	if (!vport_offload_valid(vh, len)) {
+		__atomic_fetch_add(&vport->rx_bad_offload, 1, __ATOMIC_RELAXED);
+		return;
+	}
+	rx->ops->frame(vport, buf, size, len, vh, rx->owner);
+}
+
+void
+vport_set_rx_queues(unsigned n)
+{
+	rx_queues = n > VPORT_RXQ_MAX ? VPORT_RXQ_MAX : n;
+}
+
+/* One queue per CPU the daemon may run on (a container's cpuset, not the
+ * whole machine). */
+static unsigned
+rx_queue_count(void)
+{
+	cpu_set_t set;
+	long cpus;
+
+	if (rx_queues)
+		return rx_queues;
+	cpus = sched_getaffinity(0, sizeof(set), &set) == 0
+		       ? CPU_COUNT(&set) : sysconf(_SC_NPROCESSORS_ONLN);
+	return cpus < 1 ? 1 : cpus > VPORT_RXQ_MAX ? VPORT_RXQ_MAX : cpus;
+}
+
+static void
+rx_stop_all(struct vport *vport)
+{
+	struct vport_rx *rx = vport->priv;
+
+	(void)!write(rx->stop_fd, &(uint64_t){ 1 }, sizeof(uint64_t));
+	for (unsigned i = 0; i < rx->n_started; i++)
+		pthread_join(rx->threads[i].thread, NULL);
+	close(rx->stop_fd);
+}
+
+int
+vport_create(enum ovs_vport_type type, const char *name,
+	     const struct vport_rx_ops *rx_ops, void *owner,
+	     struct vport **out)
+{
+	const struct vport_ops *ops = ops_for(type);
+	struct vport_rx *rx;
+	struct vport *vport;
+	int err;
+
+	if (!ops)
+		return -EAFNOSUPPORT;
+	vport = calloc(1, sizeof(*vport));
+	rx = calloc(1, sizeof(*rx));
+	if (!vport || !rx) {
+		free(vport);
+		free(rx);
+		return -ENOMEM;
+	}
+	vport->ops = ops;
+	vport->fd = -1;
+	vport->netnsid = NETNSA_NSID_NOT_ASSIGNED;
+	vport->n_rxq = rx_queue_count();
+	snprintf(vport->name, sizeof(vport->name), "%s", name);
+	err = ops->open(vport);
+	if (err) {
+		free(vport);
+		free(rx);
+		return err;
+	}
+	err = netdev_get_mtu(vport->name);
+	vport->mtu = err > 0 ? (uint32_t)err : 1500;
+	rx->ops = rx_ops;
+	rx->owner = owner;
+	rx->stop_fd = eventfd(0, EFD_CLOEXEC);
+	vport->priv = rx;
+	err = rx->stop_fd < 0 ? -errno : 0;
+	for (unsigned i = 0; !err && i < vport->n_rxq; i++) {
+		struct rx_thread *t = &rx->threads[i];
+
+		t->vport = vport;
+		t->q = &vport->rxq[i];
+		err = -pthread_create(&t->thread, NULL, rx_main, t);
+		if (!err)
+			rx->n_started++;
+	}
+	if (err) {
+		if (rx->stop_fd >= 0)
+			rx_stop_all(vport);
+		ops->close(vport);
+		free(rx);
+		free(vport);
+		return err;
+	}
+	*out = vport;
+	return 0;
+}
+
+void
+vport_destroy(struct vport *vport)
+{
+	if (!vport)
+		return;
+	rx_stop_all(vport);
+	vport->ops->close(vport);
+	free(vport->priv);
+	free(vport);
+}
+
+/* The L3 length the MTU bounds: past the Ethernet header and one VLAN
+ * tag (the kernel's packet_length()). */
+static size_t
+packet_length(const uint8_t *f, size_t len)
+{
+	uint16_t type;
+
+	if (len < ETH_HLEN)
+		return 0;
+	len -= ETH_HLEN;
+	type = (uint16_t)(f[12] << 8 | f[13]);
+	if ((type == ETH_P_8021Q || type == ETH_P_8021AD) && len >= VLAN_HLEN)
+		len -= VLAN_HLEN;
+	return len;
+}
+
+int
+vport_send(struct vport *vport, const void *frame, size_t len,
+	   const struct virtio_net_hdr *vh)
+{
+	static const struct virtio_net_hdr none;
+
+	if ((!vh || vh->gso_type == VIRTIO_NET_HDR_GSO_NONE) &&
+	    packet_length(frame, len) >
+		    __atomic_load_n(&vport->mtu, __ATOMIC_RELAXED)) {
+		__atomic_fetch_add(&vport->tx_too_big, 1, __ATOMIC_RELAXED);
+		return -EMSGSIZE;
+	}
+	if (tx_deferred && vport->ops->send_many) {
+		if (len <= TX_SLOT && tx_enqueue(vport, frame, len, vh))
+			return 0;
+		/* Frames to one port leave in order. */
+		for (int i = 0; i < TX_QUEUES && txq[i]; i++)
+			if (txq[i]->vport == vport && txq[i]->n)
+				txq_flush(txq[i]);
+	}
+	return vport->ops->send(vport, frame, len, vh ? vh : &none);
+}
+
+int
+vport_locate(struct vport *vport)
+{
+	return vport->ops->locate ? vport->ops->locate(vport) : 0;
+}
+
+int
+vport_error_fd(void)
+{
+	if (error_fd < 0)
+		error_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	return error_fd < 0 ? -errno : error_fd;
+}
+
+bool
+vport_take_error(struct vport *vport)
+{
+	return __atomic_exchange_n(&vport->rx_error, false, __ATOMIC_RELAXED);
+}
+
+void
+vport_set_mtu(struct vport *vport, uint32_t mtu)
+{
+	__atomic_store_n(&vport->mtu, mtu, __ATOMIC_RELAXED);
+}
+
+bool
+vport_offload_valid(const struct virtio_net_hdr *vh, size_t len)
+{
+	uint8_t gso = vh->gso_type & ~VIRTIO_NET_HDR_GSO_ECN;
+
+	if ((vh->flags & VIRTIO_NET_HDR_F_NEEDS_CSUM) &&
+	    (size_t)vh->csum_start + vh->csum_offset + 2 > len)
+		return false;
+	switch (gso) {
+	case VIRTIO_NET_HDR_GSO_NONE:
+		return true;
+	case VIRTIO_NET_HDR_GSO_TCPV4:
+	case VIRTIO_NET_HDR_GSO_TCPV6:
+	case VIRTIO_NET_HDR_GSO_UDP:
+	case VIRTIO_NET_HDR_GSO_UDP_L4:
+		return vh->gso_size && vh->hdr_len <= len;
+	default:
+		return false;
+	}
+}
+
+int
+vport_get_stats(struct vport *vport, struct ovs_vport_stats *st)
+{
+	struct rtnl_link_stats64 s;
+	int err = netdev_get_stats(vport->netnsid, vport->ifindex, &s);
+
+	if (vport->ops->rx_overruns)
+		__atomic_fetch_add(&vport->rx_overruns,
+				   vport->ops->rx_overruns(vport),
+				   __ATOMIC_RELAXED);
+
+	*st = (struct ovs_vport_stats) {
+		.rx_packets = s.rx_packets,
+		.tx_packets = s.tx_packets,
+		.rx_bytes = s.rx_bytes,
+		.tx_bytes = s.tx_bytes,
+		.rx_errors = s.rx_errors +
+			     __atomic_load_n(&vport->rx_bad_offload,
+					     __ATOMIC_RELAXED),
+		.tx_errors = s.tx_errors +
+			     __atomic_load_n(&vport->tx_too_big,
+					     __ATOMIC_RELAXED),
+		.rx_dropped = s.rx_dropped +
+			      __atomic_load_n(&vport->rx_overruns,
+					      __ATOMIC_RELAXED),
+		.tx_dropped = s.tx_dropped,
+	};
+	return err;
+}
