@@ -137,7 +137,7 @@ static int
 meter_cmd_set(struct genl_info *info)
 {
 	const struct nlattr **a = info->attrs;
-	struct meter *m, *old;
+	struct meter *m = NULL, *old;
 	struct datapath *dp;
 	struct msgbuf mb;
 	char mem[512];
