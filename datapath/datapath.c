@@ -639,6 +639,7 @@ port_attach(struct datapath *dp, uint32_t port_no, enum ovs_vport_type type,
 	    const char *name, const uint32_t *pids, unsigned n_pids,
 	    struct dp_port **out)
 {
+	const struct vport_ops *ops;
 	struct dp_port *port, *other;
 	int err;
 
@@ -661,7 +662,9 @@ port_attach(struct datapath *dp, uint32_t port_no, enum ovs_vport_type type,
 	err = ports_reserve(dp, port_no);
 	if (err)
 		goto fail;
-	err = vport_create(type, name, &rx_ops, port, &port->vport);
+	ops = vport_ops_for(type);
+	err = ops ? vport_create(ops, name, &rx_ops, port, &port->vport)
+		  : -EAFNOSUPPORT;
 	if (err)
 		goto fail;
 	rcu_assign_pointer(dp->ports->port[port_no], port);

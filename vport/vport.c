@@ -143,8 +143,8 @@ tx_enqueue(struct vport *vport, const void *frame, size_t len,
 	return true;
 }
 
-static const struct vport_ops *
-ops_for(enum ovs_vport_type type)
+const struct vport_ops *
+vport_ops_for(enum ovs_vport_type type)
 {
 	switch (type) {
 	case OVS_VPORT_TYPE_INTERNAL:
@@ -271,17 +271,14 @@ rx_stop_all(struct vport *vport)
 }
 
 int
-vport_create(enum ovs_vport_type type, const char *name,
+vport_create(const struct vport_ops *ops, const char *name,
 	     const struct vport_rx_ops *rx_ops, void *owner,
 	     struct vport **out)
 {
-	const struct vport_ops *ops = ops_for(type);
 	struct vport_rx *rx;
 	struct vport *vport;
 	int err;
 
-	if (!ops)
-		return -EAFNOSUPPORT;
 	vport = calloc(1, sizeof(*vport));
 	rx = calloc(1, sizeof(*rx));
 	if (!vport || !rx) {

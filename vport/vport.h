@@ -111,9 +111,12 @@ struct vport {
  * VPORT_RXQ_MAX; 0 restores the default, one per CPU the process may
  * run on. */
 void vport_set_rx_queues(unsigned n);
-/* Creates the device (or opens it) and starts receiving. -EAFNOSUPPORT for
- * a type this build has no support for, as a kernel without the module. */
-int vport_create(enum ovs_vport_type type, const char *name,
+/* The ops of a port type on this system (TAP for internal ports,
+ * AF_PACKET for netdev ports); NULL for a type this build has no support
+ * for, as a kernel without the module. */
+const struct vport_ops *vport_ops_for(enum ovs_vport_type type);
+/* Creates the device (or opens it) with ops and starts receiving. */
+int vport_create(const struct vport_ops *ops, const char *name,
 		 const struct vport_rx_ops *rx, void *owner,
 		 struct vport **out);
 void vport_destroy(struct vport *vport);
