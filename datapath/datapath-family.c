@@ -13,7 +13,9 @@ static int
 dp_fill(struct datapath *dp, struct msgbuf *mb, uint32_t portid, uint32_t seq,
 	uint16_t flags, uint8_t cmd)
 {
+	uint32_t features = dp_features(dp);
 	struct ovs_dp_megaflow_stats mf = { 0 };
+	const struct dp_pids *cpu_pids;
 	struct ovs_dp_stats st = { 0 };
 	struct ovs_header *hdr;
 	struct dp_stats sum;
@@ -26,24 +28,24 @@ dp_fill(struct datapath *dp, struct msgbuf *mb, uint32_t portid, uint32_t seq,
 	st.n_hit = sum.n_hit;
 	st.n_missed = sum.n_missed;
 	st.n_lost = sum.n_lost;
-	st.n_flows = flow_table_count(&dp->table);
+	st.n_flows = dp_flow_count(dp);
 	mf.n_mask_hit = sum.n_mask_hit;
-	mf.n_masks = flow_table_n_masks(&dp->table);
+	mf.n_masks = dp_mask_count(dp);
 	mf.n_cache_hit = sum.n_cache_hit;
 	msgbuf_put_string(mb, OVS_DP_ATTR_NAME, dp_name(dp));
 	msgbuf_put(mb, OVS_DP_ATTR_STATS, sizeof(st), &st);
 	msgbuf_put(mb, OVS_DP_ATTR_MEGAFLOW_STATS, sizeof(mf), &mf);
-	msgbuf_put_u32(mb, OVS_DP_ATTR_USER_FEATURES, dp->user_features);
+	msgbuf_put_u32(mb, OVS_DP_ATTR_USER_FEATURES, features);
 	msgbuf_put_u32(mb, OVS_DP_ATTR_MASKS_CACHE_SIZE,
-		       flow_table_cache_size(&dp->table));
-	if ((dp->user_features & OVS_DP_F_DISPATCH_UPCALL_PER_CPU) &&
-	    dp->cpu_pids) {
-		unsigned n = dp->cpu_pids->n;
+		       dp_masks_cache_size(dp));
+	cpu_pids = dp_cpu_pids(dp);
+	if ((features & OVS_DP_F_DISPATCH_UPCALL_PER_CPU) && cpu_pids) {
+		unsigned n = cpu_pids->n;
 
 		if (n > dp_nr_cpu_ids())
 			n = dp_nr_cpu_ids();
 		msgbuf_put(mb, OVS_DP_ATTR_PER_CPU_PIDS, n * sizeof(uint32_t),
-			   dp->cpu_pids->pid);
+			   cpu_pids->pid);
 	}
 	return msgbuf_end(mb);
 }

@@ -30,6 +30,24 @@ _Static_assert(VPORT_RX_HEADROOM == PACKET_HEADROOM,
 #define HASH_SW_BIT	(1ULL << 32)	/* OVS_PACKET_ATTR_HASH flags */
 #define HASH_L4_BIT	(1ULL << 33)
 
+/* Packet counters: each packet thread adds to its own slot (atomically,
+ * since threads past DP_STATS_SLOTS share slots) and readers sum them. */
+#define DP_STATS_SLOTS	16
+
+struct dp_port_array {
+	uint32_t n;
+	struct dp_port *port[];		/* RCU entries */
+};
+
+struct datapath {
+	struct dp_stats stats[DP_STATS_SLOTS];
+	uint32_t user_features;
+	struct dp_pids *cpu_pids;	/* RCU: per-CPU upcall pids, or NULL */
+	struct dp_port_array *ports;	/* RCU, indexed by port number */
+	struct meter_table meters;
+	struct flow_table table;
+};
+
 static struct datapath **dps;
 static unsigned n_dps;
 static struct dp_upcall_sink upcall_sink;
@@ -532,6 +550,18 @@ ports_reserve(struct datapath *dp, uint32_t port_no)
 	return 0;
 }
 
+struct dp_port *
+dp_port_next(const struct datapath *dp, uint32_t *port_no)
+{
+	for (uint32_t p = *port_no; p < dp->ports->n; p++) {
+		if (dp->ports->port[p]) {
+			*port_no = p;
+			return dp->ports->port[p];
+		}
+	}
+	return NULL;
+}
+
 const char *
 dp_port_name(const struct dp_port *port)
 {
@@ -722,10 +752,22 @@ dp_set_features(struct datapath *dp, uint32_t features)
 	return 0;
 }
 
+uint32_t
+dp_features(const struct datapath *dp)
+{
+	return dp->user_features;
+}
+
 int
 dp_set_masks_cache_size(struct datapath *dp, uint32_t size)
 {
 	return flow_table_set_cache_size(&dp->table, size);
+}
+
+uint32_t
+dp_masks_cache_size(const struct datapath *dp)
+{
+	return flow_table_cache_size(&dp->table);
 }
 
 int
@@ -740,6 +782,18 @@ dp_set_cpu_pids(struct datapath *dp, const uint32_t *pids, unsigned n)
 	synchronize_rcu();
 	free(old);
 	return 0;
+}
+
+const struct dp_pids *
+dp_cpu_pids(const struct datapath *dp)
+{
+	return dp->cpu_pids;
+}
+
+struct meter_table *
+dp_meters(struct datapath *dp)
+{
+	return &dp->meters;
 }
 
 /* Flows. */
@@ -770,6 +824,45 @@ dp_flow_set_actions(struct flow *flow, struct dp_actions *acts)
 	rcu_assign_pointer(flow->actions, acts);
 	if (old)
 		call_rcu(&old->rcu, actions_free_rcu);
+}
+
+struct flow *
+dp_flow_lookup(struct datapath *dp, const struct flow_key *key)
+{
+	uint32_t n_mask_hit, n_cache_hit;
+
+	return flow_table_lookup(&dp->table, NULL, key, 0, &n_mask_hit,
+				 &n_cache_hit);
+}
+
+struct flow *
+dp_flow_lookup_exact(struct datapath *dp, const struct flow_key *key)
+{
+	return flow_table_lookup_exact(&dp->table, key);
+}
+
+struct flow *
+dp_flow_lookup_ufid(struct datapath *dp, const uint8_t *ufid, size_t len)
+{
+	return flow_table_lookup_ufid(&dp->table, ufid, len);
+}
+
+struct flow *
+dp_flow_dump_next(struct datapath *dp, uint64_t *cursor)
+{
+	return flow_table_dump_next(&dp->table, cursor);
+}
+
+unsigned
+dp_flow_count(const struct datapath *dp)
+{
+	return flow_table_count(&dp->table);
+}
+
+unsigned
+dp_mask_count(const struct datapath *dp)
+{
+	return flow_table_n_masks(&dp->table);
 }
 
 int

@@ -42,29 +42,11 @@ struct dp_port {
 	uint64_t upcall_fail;		/* atomic */
 };
 
-struct dp_port_array {
-	uint32_t n;
-	struct dp_port *port[];		/* RCU entries */
-};
-
-/* Packet counters, kept per thread as the kernel keeps them per CPU: each
- * packet thread adds to its own slot (atomically, since threads past
- * DP_STATS_SLOTS share slots) and readers sum the slots. */
-#define DP_STATS_SLOTS	16
-
+/* Packet counters, kept per thread as the kernel keeps them per CPU. */
 struct dp_stats {
 	uint64_t n_hit, n_missed, n_lost;
 	uint64_t n_mask_hit, n_cache_hit;
 } __attribute__((aligned(64)));
-
-struct datapath {
-	struct dp_stats stats[DP_STATS_SLOTS];
-	uint32_t user_features;
-	struct dp_pids *cpu_pids;	/* RCU: per-CPU upcall pids, or NULL */
-	struct dp_port_array *ports;	/* RCU, indexed by port number */
-	struct meter_table meters;
-	struct flow_table table;
-};
 
 /* A flow's actions as stored: the validated netlink blob. */
 struct dp_actions {
@@ -106,8 +88,14 @@ struct datapath *dp_at(unsigned i);
 /* The kernel's checks: unknown feature bits -EOPNOTSUPP, a cache size that
  * is not 0 or a power of two -EINVAL. */
 int dp_set_features(struct datapath *dp, uint32_t features);
+uint32_t dp_features(const struct datapath *dp);
 int dp_set_masks_cache_size(struct datapath *dp, uint32_t size);
+uint32_t dp_masks_cache_size(const struct datapath *dp);
 int dp_set_cpu_pids(struct datapath *dp, const uint32_t *pids, unsigned n);
+/* The per-CPU upcall pids (control thread), NULL when none were set. */
+const struct dp_pids *dp_cpu_pids(const struct datapath *dp);
+/* The meters the ovs_meter family manages. */
+struct meter_table *dp_meters(struct datapath *dp);
 
 /* port_no 0 picks the lowest free number. Errors: -EBUSY (number taken),
  * -EFBIG (no number left), -EINVAL (bad pids, or attaching an internal
@@ -118,6 +106,9 @@ int dp_port_add(struct datapath *dp, uint32_t port_no, enum ovs_vport_type,
 		struct dp_port **out);
 void dp_port_del(struct dp_port *port);
 struct dp_port *dp_port_get(const struct datapath *dp, uint32_t port_no);
+/* Iteration in port number order: the port numbered *port_no or the
+ * first above it, its number left in *port_no; NULL past the last. */
+struct dp_port *dp_port_next(const struct datapath *dp, uint32_t *port_no);
 /* A port of any datapath, by device name. */
 struct dp_port *dp_port_locate(const char *name);
 /* A port of any datapath, by its device's namespace (its id in ours,
@@ -129,6 +120,17 @@ int dp_port_set_pids(struct dp_port *port, const uint32_t *pids, unsigned n);
 /* Flows: the table is the datapath's; these keep its counters and free
  * replaced actions and removed flows after a grace period. */
 struct dp_actions *dp_actions_new(const void *data, int len);
+/* The flow a packet with key would hit (masks applied). */
+struct flow *dp_flow_lookup(struct datapath *dp, const struct flow_key *key);
+/* The flow whose unmasked key is key, or whose UFID is ufid. */
+struct flow *dp_flow_lookup_exact(struct datapath *dp,
+				  const struct flow_key *key);
+struct flow *dp_flow_lookup_ufid(struct datapath *dp, const uint8_t *ufid,
+				 size_t len);
+/* Dump iteration, as flow_table_dump_next(). */
+struct flow *dp_flow_dump_next(struct datapath *dp, uint64_t *cursor);
+unsigned dp_flow_count(const struct datapath *dp);
+unsigned dp_mask_count(const struct datapath *dp);
 void dp_flow_set_actions(struct flow *flow, struct dp_actions *acts);
 int dp_flow_insert(struct datapath *dp, struct flow *flow,
 		   const struct flow_key *key, const struct flow_key *mask);

@@ -78,11 +78,11 @@ ports_lost(void *arg)
 		return;
 	for (unsigned i = 0; dp_at(i); i++) {
 		struct datapath *dp = dp_at(i);
+		uint32_t p = OVSP_LOCAL + 1;
+		struct dp_port *port;
 
-		for (uint32_t p = OVSP_LOCAL + 1; p < dp->ports->n; p++) {
-			struct dp_port *port = dp->ports->port[p];
-
-			if (!port || !vport_take_error(port->vport) ||
+		for (; (port = dp_port_next(dp, &p)); p++) {
+			if (!vport_take_error(port->vport) ||
 			    vport_locate(port->vport) != -ENODEV)
 				continue;
 			log_info("%s: port %u %s: device destroyed with its "

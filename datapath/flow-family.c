@@ -209,12 +209,9 @@ flow_cmd_new(struct genl_info *info)
 	if (!acts)
 		return -ENOMEM;
 	if (id.len)
-		flow = flow_table_lookup_ufid(&dp->table, id.ufid, id.len);
-	if (!flow) {
-		uint32_t mh, ch;
-
-		flow = flow_table_lookup(&dp->table, NULL, &key, 0, &mh, &ch);
-	}
+		flow = dp_flow_lookup_ufid(dp, id.ufid, id.len);
+	if (!flow)
+		flow = dp_flow_lookup(dp, &key);
 	if (!flow) {
 		/* A flow without UFID keeps its key behind it. */
 		nf = calloc(1, sizeof(*nf) + (id.len ? 0 : sizeof(key)));
@@ -243,8 +240,7 @@ flow_cmd_new(struct genl_info *info)
 		return -EEXIST;
 	}
 	if (!same_flow(flow, &key)) {
-		flow = flow->ufid_len ? NULL
-				      : flow_table_lookup_exact(&dp->table, &key);
+		flow = flow->ufid_len ? NULL : dp_flow_lookup_exact(dp, &key);
 		if (!flow) {
 			free(acts);
 			return -ENOENT;
@@ -266,10 +262,9 @@ find_flow(struct genl_info *info, struct datapath **dpp, struct flow **out,
 	if (!*dpp)
 		return -ENODEV;
 	if (get_ufid(info->attrs[OVS_FLOW_ATTR_UFID], &id, log))
-		*out = flow_table_lookup_ufid(&(*dpp)->table, id.ufid, id.len);
+		*out = dp_flow_lookup_ufid(*dpp, id.ufid, id.len);
 	else
-		*out = have_key ? flow_table_lookup_exact(&(*dpp)->table, key)
-				: NULL;
+		*out = have_key ? dp_flow_lookup_exact(*dpp, key) : NULL;
 	return *out ? 0 : -ENOENT;
 }
 
@@ -417,7 +412,7 @@ flow_cmd_dump(struct genl_dump *d, struct msgbuf *mb)
 	for (;;) {
 		uint64_t next = cursor;
 
-		flow = flow_table_dump_next(&dp->table, &next);
+		flow = dp_flow_dump_next(dp, &next);
 		if (!flow)
 			break;
 		if (flow_fill(flow, hdr->dp_ifindex, mb, nlsock_portid(d->sk),

@@ -72,7 +72,8 @@ meter_cmd_features(struct genl_info *info)
 	dp = meter_dp(info);
 	if (!dp)
 		return -ENODEV;
-	msgbuf_put_u32(&mb, OVS_METER_ATTR_MAX_METERS, dp->meters.max_meters);
+	msgbuf_put_u32(&mb, OVS_METER_ATTR_MAX_METERS,
+		       dp_meters(dp)->max_meters);
 	msgbuf_put_u32(&mb, OVS_METER_ATTR_MAX_BANDS, METER_MAX_BANDS);
 	bands = msgbuf_nest_start(&mb, OVS_METER_ATTR_BANDS);
 	band = msgbuf_nest_start(&mb, OVS_BAND_ATTR_UNSPEC);
@@ -137,6 +138,7 @@ static int
 meter_cmd_set(struct genl_info *info)
 {
 	const struct nlattr **a = info->attrs;
+	struct meter_table *meters;
 	struct meter *m = NULL, *old;
 	struct datapath *dp;
 	struct msgbuf mb;
@@ -156,10 +158,11 @@ meter_cmd_set(struct genl_info *info)
 		return -ENODEV;
 	}
 	id = attr_get_u32(a[OVS_METER_ATTR_ID]);
-	old = meter_lookup(&dp->meters, id);
-	err = meter_detach(&dp->meters, old);
+	meters = dp_meters(dp);
+	old = meter_lookup(meters, id);
+	err = meter_detach(meters, old);
 	if (!err) {
-		err = meter_attach(&dp->meters, m);
+		err = meter_attach(meters, m);
 		/* As the kernel: a replaced meter is gone even when its
 		 * replacement could not be attached. */
 		if (err)
@@ -195,7 +198,7 @@ meter_cmd_get(struct genl_info *info)
 	dp = meter_dp(info);
 	if (!dp)
 		return -ENODEV;
-	m = meter_lookup(&dp->meters, id);
+	m = meter_lookup(dp_meters(dp), id);
 	if (!m)
 		return -ENOENT;
 	put_stats(&mb, id, m);
@@ -222,10 +225,10 @@ meter_cmd_del(struct genl_info *info)
 	if (!dp)
 		return -ENODEV;
 	id = attr_get_u32(a[OVS_METER_ATTR_ID]);
-	old = meter_lookup(&dp->meters, id);
+	old = meter_lookup(dp_meters(dp), id);
 	if (old) {
 		put_stats(&mb, id, old);
-		err = meter_detach(&dp->meters, old);
+		err = meter_detach(dp_meters(dp), old);
 		if (err)
 			return err;
 		free(old);

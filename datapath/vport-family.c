@@ -38,7 +38,7 @@ vport_fill(struct dp_port *port, struct msgbuf *mb, uint32_t portid,
 	msgbuf_put_u64(mb, TAPDP_VPORT_UPCALL_ATTR_FAIL,
 		       __atomic_load_n(&port->upcall_fail, __ATOMIC_RELAXED));
 	msgbuf_nest_end(mb, nest);
-	if (port->dp->user_features & OVS_DP_F_VPORT_PIDS)
+	if (dp_features(port->dp) & OVS_DP_F_VPORT_PIDS)
 		msgbuf_put(mb, OVS_VPORT_ATTR_UPCALL_PID,
 			   port->pids->n * sizeof(uint32_t), port->pids->pid);
 	else
@@ -200,18 +200,16 @@ vport_cmd_dump(struct genl_dump *d, struct msgbuf *mb)
 	const struct ovs_header *hdr = (const void *)((const char *)
 		NLMSG_DATA(d->nlh) + GENL_HDRLEN);
 	struct datapath *dp = dp_by_ifindex(hdr->dp_ifindex);
-	long i;
+	uint32_t i = d->args[0];
+	struct dp_port *port;
 
 	if (!dp)
 		return -ENODEV;
-	for (i = d->args[0]; i < dp->ports->n; i++) {
-		struct dp_port *port = dp->ports->port[i];
-
-		if (port && vport_fill(port, mb, nlsock_portid(d->sk),
-				       d->nlh->nlmsg_seq, NLM_F_MULTI,
-				       OVS_VPORT_CMD_GET))
+	for (; (port = dp_port_next(dp, &i)); i++)
+		if (vport_fill(port, mb, nlsock_portid(d->sk),
+			       d->nlh->nlmsg_seq, NLM_F_MULTI,
+			       OVS_VPORT_CMD_GET))
 			break;
-	}
 	d->args[0] = i;
 	return mb->len;
 }
