@@ -118,7 +118,7 @@ detach_done(int ready_fd, char status)
 static int
 serve_open(const char *sock)
 {
-	int err = server_open(sock);
+	int err = server_open(sock, NULL);
 
 	if (err)
 		return err;

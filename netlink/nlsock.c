@@ -31,6 +31,7 @@ struct nlsock {
 	struct tapdp_shared *shared;
 	struct nlsock_creds creds;
 	int protocol;
+	void *net;
 	uint32_t portid;
 	bool bound;
 	unsigned flags;
@@ -102,13 +103,14 @@ size_send_buffer(struct nlsock *sk)
 
 struct nlsock *
 nlsock_new(int data_fd, struct tapdp_shared *shared,
-	   const struct nlsock_creds *creds, int protocol)
+	   const struct nlsock_creds *creds, int protocol, void *net)
 {
 	struct nlsock *sk = calloc(1, sizeof(*sk));
 
 	if (!sk)
 		return NULL;
 	sk->protocol = protocol;
+	sk->net = net;
 	sk->data_fd = data_fd;
 	sk->shared = shared;
 	sk->creds = *creds;
@@ -195,6 +197,12 @@ int
 nlsock_protocol(const struct nlsock *sk)
 {
 	return sk->protocol;
+}
+
+void *
+nlsock_net(const struct nlsock *sk)
+{
+	return sk->net;
 }
 
 const struct nlsock_creds *

@@ -36,9 +36,12 @@ void nlsock_registry_init(void);
 void nlsock_registry_destroy(void);
 
 /* protocol: NETLINK_GENERIC or NETLINK_NETFILTER; each has its own portid
- * space, as in the kernel. */
+ * space, as in the kernel. net: what the socket's requests act on, as the
+ * kernel's sock_net(): the context of the families that serve them, opaque
+ * here. */
 struct nlsock *nlsock_new(int data_fd, struct tapdp_shared *shared,
-			  const struct nlsock_creds *creds, int protocol);
+			  const struct nlsock_creds *creds, int protocol,
+			  void *net);
 void nlsock_free(struct nlsock *sk);
 
 /* portid 0 autobinds (tgid first, then negative numbers, as the kernel).
@@ -47,6 +50,7 @@ int nlsock_bind(struct nlsock *sk, uint32_t portid);
 int nlsock_autobind(struct nlsock *sk);
 uint32_t nlsock_portid(const struct nlsock *sk);
 int nlsock_protocol(const struct nlsock *sk);
+void *nlsock_net(const struct nlsock *sk);
 const struct nlsock_creds *nlsock_creds(const struct nlsock *sk);
 
 int nlsock_setsockopt(struct nlsock *sk, int level, int name, int value);

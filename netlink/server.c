@@ -46,6 +46,7 @@ static int listen_fd = -1, epoll_fd = -1;
 static struct watch **watches;
 static size_t n_watches;
 static char *sock_path;
+static void *served_net;
 static void (*protocol_rcv[MAX_LINKS])(struct nlsock *,
 						   const void *, size_t);
 static volatile sig_atomic_t stop_requested;
@@ -171,7 +172,7 @@ server_set_protocol(int protocol,
 }
 
 int
-server_open(const char *path)
+server_open(const char *path, void *net)
 {
 	struct sockaddr_un sun = { .sun_family = AF_UNIX };
 	int err;
@@ -191,6 +192,7 @@ server_open(const char *path)
 	    listen(listen_fd, 128) < 0)
 		return -errno;
 	sock_path = strdup(path);
+	served_net = net;
 	/* Anyone may read; changes are checked against CAP_NET_ADMIN. */
 	chmod(path, 0666);
 	epoll_fd = epoll_create1(EPOLL_CLOEXEC);
@@ -337,7 +339,7 @@ conn_hello(struct conn *c, const struct tapdp_req *req, struct msghdr *mh,
 	*memfd = shared_new(&shared);
 	if (*memfd < 0)
 		goto out;
-	c->sk = nlsock_new(fds[0], shared, &creds, protocol);
+	c->sk = nlsock_new(fds[0], shared, &creds, protocol, served_net);
 	if (!c->sk) {
 		munmap(shared, sizeof(*shared));
 		close(*memfd);

@@ -10,8 +10,9 @@
 #include <stddef.h>
 
 /* Binds the socket at path. -EADDRINUSE when another daemon answers there;
- * a stale socket file is replaced. */
-int server_open(const char *path);
+ * a stale socket file is replaced. Every socket a client opens acts on
+ * net (nlsock_net), the served families' context. */
+int server_open(const char *path, void *net);
 /* fn(arg) runs on the loop whenever fd is readable; fd stays the
  * caller's. 0 or -errno. */
 int server_watch(int fd, void (*fn)(void *), void *arg);

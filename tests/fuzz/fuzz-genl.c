@@ -30,7 +30,7 @@ setup(void)
 	nlctrl_register();
 	families_register();
 	peer = sv[0];
-	sk = nlsock_new(sv[1], shared, &creds, NETLINK_GENERIC);
+	sk = nlsock_new(sv[1], shared, &creds, NETLINK_GENERIC, NULL);
 	nlsock_autobind(sk);
 }
 

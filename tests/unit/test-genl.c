@@ -40,7 +40,7 @@ fx_new(bool admin)
 	shared = mmap(NULL, sizeof(*shared), PROT_READ | PROT_WRITE,
 		      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	f->peer = sv[0];
-	f->sk = nlsock_new(sv[1], shared, &creds, NETLINK_GENERIC);
+	f->sk = nlsock_new(sv[1], shared, &creds, NETLINK_GENERIC, NULL);
 	nlsock_autobind(f->sk);
 	return f;
 }
