@@ -114,28 +114,28 @@ detach_done(int ready_fd, char status)
 	}
 }
 
-/* The netlink server with the datapath's families and device events. */
+/* The netlink server with the datapath's families and device events, all
+ * serving net. */
 static int
-serve_open(const char *sock)
+serve_open(const char *sock, struct dp_net *net)
 {
-	int err = server_open(sock, NULL);
+	int err = server_open(sock, net);
 
 	if (err)
 		return err;
 	families_register();
-	return dp_notify_open();
+	return dp_notify_open(net);
 }
 
-/* Clients first, then the datapaths (their threads may still deliver
- * upcalls to sockets until then), then what they freed after a grace
- * period, then the server. */
+/* Clients first, then the datapaths and their tracker (their threads may
+ * still deliver upcalls to sockets until then), then what they freed after
+ * a grace period, then the server. */
 static void
-serve_close(void)
+serve_close(struct dp_net *net)
 {
 	server_close_clients();
 	dp_notify_close();
-	dp_destroy_all();
-	dp_conntrack_destroy();
+	dp_net_destroy(net);
 	rcu_barrier();
 	server_close();
 }
@@ -157,7 +157,9 @@ main(int argc, char **argv)
 	};
 	const char *sock = getenv(TAPDP_SOCKET_ENV), *pidfile = NULL;
 	const char *logfile = NULL;
+	struct dp_net_config cfg = { .upcall = packet_family_upcalls };
 	int verbose = 0, ready_fd = -1, c, err;
+	struct dp_net *net;
 	unsigned long n;
 	bool bg = false;
 
@@ -178,7 +180,7 @@ main(int argc, char **argv)
 		case 'c':
 			if (!parse_count("--ct-max", optarg, UINT32_MAX, &n))
 				return 2;
-			dp_conntrack_set_max(n);
+			cfg.conntrack_max = n;
 			break;
 		case 'q':
 			if (!parse_count("--rx-queues", optarg, VPORT_RXQ_MAX,
@@ -215,32 +217,39 @@ main(int argc, char **argv)
 		fprintf(stderr, "tapdpd: cannot detach: %s\n", strerror(-err));
 		return 1;
 	}
+	net = dp_net_new(&cfg);
+	if (!net) {
+		log_err("cannot serve %s: %s", sock, strerror(ENOMEM));
+		detach_done(ready_fd, 1);
+		return 1;
+	}
 	/* The control thread writes what packet threads read under RCU. */
 	rcu_register_thread();
-	err = serve_open(sock);
+	err = serve_open(sock, net);
 	if (err == -EADDRINUSE) {
 		log_err("another tapdpd is already serving %s", sock);
 		fprintf(stderr, "tapdpd: another tapdpd is already serving %s\n",
 			sock);
+		dp_net_destroy(net);
 		detach_done(ready_fd, 1);
 		return 1;
 	}
 	if (err) {
 		log_err("cannot serve %s: %s", sock, strerror(-err));
-		serve_close();
+		serve_close(net);
 		detach_done(ready_fd, 1);
 		return 1;
 	}
 	if (pidfile && (err = write_pidfile(pidfile))) {
 		log_err("%s: %s", pidfile, strerror(-err));
-		serve_close();
+		serve_close(net);
 		detach_done(ready_fd, 1);
 		return 1;
 	}
 	log_info("tapdpd %s serving %s", TAPDP_VERSION, sock);
 	detach_done(ready_fd, 0);
 	err = server_run();
-	serve_close();
+	serve_close(net);
 	rcu_unregister_thread();
 	if (pidfile)
 		unlink(pidfile);

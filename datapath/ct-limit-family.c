@@ -102,7 +102,7 @@ static int
 ct_limit_cmd_change(struct genl_info *info, uint8_t cmd)
 {
 	const struct nlattr *zl = info->attrs[OVS_CT_LIMIT_ATTR_ZONE_LIMIT];
-	struct conntrack *ct = dp_conntrack();
+	struct conntrack *ct = dp_net_conntrack(nlsock_net(info->sk));
 	struct msgbuf mb;
 	char mem[64];
 
@@ -136,7 +136,7 @@ static int
 ct_limit_cmd_get(struct genl_info *info)
 {
 	const struct nlattr *zl = info->attrs[OVS_CT_LIMIT_ATTR_ZONE_LIMIT];
-	struct conntrack *ct = dp_conntrack();
+	struct conntrack *ct = dp_net_conntrack(nlsock_net(info->sk));
 	static char mem[GENL_MSG_MAX];
 	struct nlattr *nest;
 	struct msgbuf mb;

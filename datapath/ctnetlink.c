@@ -373,7 +373,7 @@ ctnetlink_msg(struct nlsock *sk, const struct nlmsghdr *nlh,
 			 ct_policy, CTA_MAX, a, ack);
 	if (err)
 		return err;
-	ct = dp_conntrack();
+	ct = dp_net_conntrack(nlsock_net(sk));
 	if (!ct)
 		return -ENOMEM;
 	switch (NFNL_MSG_TYPE(nlh->nlmsg_type)) {

@@ -56,8 +56,10 @@ dp_lookup(const struct genl_info *info)
 	const struct ovs_header *hdr = info->userhdr;
 	const struct nlattr *name = info->attrs[OVS_DP_ATTR_NAME];
 
-	return name ? dp_by_name(attr_data(name))
-		    : dp_by_ifindex(hdr->dp_ifindex);
+	struct dp_net *net = nlsock_net(info->sk);
+
+	return name ? dp_by_name(net, attr_data(name))
+		    : dp_by_ifindex(net, hdr->dp_ifindex);
 }
 
 /* The datapath's state as the reply to info, in mem. */
@@ -163,7 +165,8 @@ dp_cmd_new(struct genl_info *info)
 	n_pids = attr_len(a[OVS_DP_ATTR_UPCALL_PID]) / sizeof(uint32_t);
 	if (attr_len(a[OVS_DP_ATTR_UPCALL_PID]) % sizeof(uint32_t))
 		return -EINVAL;
-	err = dp_create(attr_data(a[OVS_DP_ATTR_NAME]), pids, n_pids, &dp);
+	err = dp_create(nlsock_net(info->sk), attr_data(a[OVS_DP_ATTR_NAME]),
+			pids, n_pids, &dp);
 	if (err == -EEXIST && info->genlhdr->version < OVS_DP_VER_FEATURES) {
 		/* An old client that will reuse the datapath: it does not know
 		 * about features, so they are dropped. */
@@ -230,10 +233,11 @@ dp_cmd_get(struct genl_info *info)
 static int
 dp_cmd_dump(struct genl_dump *d, struct msgbuf *mb)
 {
+	struct dp_net *net = nlsock_net(d->sk);
 	struct datapath *dp;
 	long i = d->args[0];
 
-	while ((dp = dp_at(i))) {
+	while ((dp = dp_at(net, i))) {
 		if (dp_fill(dp, mb, nlsock_portid(d->sk), d->nlh->nlmsg_seq,
 			    NLM_F_MULTI, OVS_DP_CMD_GET))
 			break;

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <linux/genetlink.h>
 #include <linux/if_ether.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,6 +42,7 @@ struct dp_port_array {
 
 struct datapath {
 	struct dp_stats stats[DP_STATS_SLOTS];
+	struct dp_net *net;
 	uint32_t user_features;
 	struct dp_pids *cpu_pids;	/* RCU: per-CPU upcall pids, or NULL */
 	struct dp_port_array *ports;	/* RCU, indexed by port number */
@@ -48,9 +50,17 @@ struct datapath {
 	struct flow_table table;
 };
 
-static struct datapath **dps;
-static unsigned n_dps;
-static struct dp_upcall_sink upcall_sink;
+struct dp_net {
+	struct datapath **dps;		/* in creation order */
+	unsigned n_dps;
+	struct dp_upcall_sink upcall;
+	const struct vport_ops *(*port_ops)(enum ovs_vport_type type);
+	/* The tracker, created on first use (by any thread) and kept. */
+	pthread_mutex_t conntrack_lock;
+	struct conntrack *conntrack;	/* atomic */
+	bool conntrack_tried;
+	uint32_t conntrack_max;
+};
 
 /* The receive (or executing) thread's state. */
 static __thread struct flow_mask_cache *mask_cache;
@@ -65,12 +75,6 @@ struct dp_ctx {
 	struct datapath *dp;
 	struct dp_port *in;		/* NULL for executed packets */
 };
-
-void
-dp_set_upcall_sink(const struct dp_upcall_sink *sink)
-{
-	upcall_sink = *sink;
-}
 
 unsigned
 dp_nr_cpu_ids(void)
@@ -140,6 +144,7 @@ upcall(struct datapath *dp, uint8_t cmd, uint32_t portid,
        struct packet *pkt, const struct flow_key *key,
        const struct nlattr *userdata, const void *acts, int acts_len)
 {
+	const struct dp_upcall_sink *sink = &dp->net->upcall;
 	uint32_t plen = pkt->len - pkt->cutlen;
 	struct ovs_header *hdr;
 	struct genlmsghdr *gh;
@@ -149,7 +154,7 @@ upcall(struct datapath *dp, uint8_t cmd, uint32_t portid,
 
 	if (!portid)
 		return -ENOTCONN;
-	if (!upcall_sink.send)
+	if (!sink->send)
 		return -ENOTCONN;
 	if (!upcall_buf && !(upcall_buf = malloc(UPCALL_BUF)))
 		return -ENOMEM;
@@ -157,12 +162,12 @@ upcall(struct datapath *dp, uint8_t cmd, uint32_t portid,
 	 * checksum, as the kernel does before an upcall. */
 	packet_csum_finish(pkt);
 	msgbuf_init(&mb, upcall_buf, UPCALL_BUF);
-	gh = msgbuf_start(&mb, upcall_sink.family_id, 0, 0, 0,
+	gh = msgbuf_start(&mb, sink->family_id, 0, 0, 0,
 			  GENL_HDRLEN + sizeof(*hdr));
 	if (!gh)
 		return -EMSGSIZE;
 	gh->cmd = cmd;
-	gh->version = upcall_sink.version;
+	gh->version = sink->version;
 	hdr = (void *)((char *)gh + GENL_HDRLEN);
 	hdr->dp_ifindex = dp_ifindex(dp);
 	flow_key_put(&mb, OVS_PACKET_ATTR_KEY, key, key, false);
@@ -190,7 +195,7 @@ upcall(struct datapath *dp, uint8_t cmd, uint32_t portid,
 		mb.cur->nlmsg_len -= NLA_ALIGN(plen) - plen;
 	if (msgbuf_end(&mb))
 		return -EMSGSIZE;
-	return upcall_sink.send(portid, mb.buf, mb.len);
+	return sink->send(portid, mb.buf, mb.len);
 }
 
 static void
@@ -310,44 +315,12 @@ env_meter(void *c, const struct packet *pkt, uint32_t meter_id)
 	return false;
 }
 
-/* One tracker for all datapaths, as one namespace's nf_conntrack. */
-static struct conntrack *conntrack;
-static uint32_t conntrack_max = DP_CONNTRACK_MAX_DEFAULT;
-static pthread_once_t conntrack_once = PTHREAD_ONCE_INIT;
-
-static void
-conntrack_init(void)
-{
-	conntrack = conntrack_create(conntrack_max);
-	if (!conntrack)
-		log_err("conntrack: cannot create the connection table");
-}
-
-void
-dp_conntrack_set_max(uint32_t max)
-{
-	conntrack_max = max;
-}
-
-struct conntrack *
-dp_conntrack(void)
-{
-	pthread_once(&conntrack_once, conntrack_init);
-	return conntrack;
-}
-
-void
-dp_conntrack_destroy(void)
-{
-	conntrack_destroy(conntrack);
-	conntrack = NULL;
-}
-
 static bool
 env_ct(void *c, struct packet *pkt, struct flow_key *key,
        const struct nlattr *attr)
 {
-	struct conntrack *ct = dp_conntrack();
+	struct dp_ctx *ctx = c;
+	struct conntrack *ct = dp_net_conntrack(ctx->dp->net);
 	struct ct_action a;
 
 	/* Validated when the flow went in: parsing cannot fail here. */
@@ -569,17 +542,18 @@ dp_port_name(const struct dp_port *port)
 }
 
 struct datapath *
-dp_at(unsigned i)
+dp_at(const struct dp_net *net, unsigned i)
 {
-	return i < n_dps ? dps[i] : NULL;
+	return i < net->n_dps ? net->dps[i] : NULL;
 }
 
 static struct dp_port *
-find_port(bool (*match)(const struct dp_port *, const void *),
+find_port(const struct dp_net *net,
+	  bool (*match)(const struct dp_port *, const void *),
 	  const void *arg)
 {
-	for (unsigned i = 0; i < n_dps; i++) {
-		struct dp_port_array *a = dps[i]->ports;
+	for (unsigned i = 0; i < net->n_dps; i++) {
+		struct dp_port_array *a = net->dps[i]->ports;
 
 		for (uint32_t p = 0; p < a->n; p++)
 			if (a->port[p] && match(a->port[p], arg))
@@ -608,17 +582,17 @@ where_is(const struct dp_port *port, const void *arg)
 }
 
 struct dp_port *
-dp_port_locate(const char *name)
+dp_port_locate(const struct dp_net *net, const char *name)
 {
-	return find_port(name_is, name);
+	return find_port(net, name_is, name);
 }
 
 struct dp_port *
-dp_port_by_ifindex(int netnsid, int ifindex)
+dp_port_by_ifindex(const struct dp_net *net, int netnsid, int ifindex)
 {
 	struct where w = { netnsid, ifindex };
 
-	return find_port(where_is, &w);
+	return find_port(net, where_is, &w);
 }
 
 const char *
@@ -634,18 +608,18 @@ dp_ifindex(const struct datapath *dp)
 }
 
 struct datapath *
-dp_by_ifindex(int ifindex)
+dp_by_ifindex(const struct dp_net *net, int ifindex)
 {
-	for (unsigned i = 0; i < n_dps; i++)
-		if (dp_ifindex(dps[i]) == ifindex)
-			return dps[i];
+	for (unsigned i = 0; i < net->n_dps; i++)
+		if (dp_ifindex(net->dps[i]) == ifindex)
+			return net->dps[i];
 	return NULL;
 }
 
 struct datapath *
-dp_by_name(const char *name)
+dp_by_name(const struct dp_net *net, const char *name)
 {
-	struct dp_port *port = dp_port_locate(name);
+	struct dp_port *port = dp_port_locate(net, name);
 
 	return port && port->port_no == OVSP_LOCAL ? port->dp : NULL;
 }
@@ -682,7 +656,7 @@ port_attach(struct datapath *dp, uint32_t port_no, enum ovs_vport_type type,
 	err = pids_new(pids, n_pids, dp_nr_cpu_ids(), &port->pids);
 	if (err)
 		goto fail;
-	other = dp_port_locate(name);
+	other = dp_port_locate(dp->net, name);
 	if (other && type == OVS_VPORT_TYPE_NETDEV) {
 		/* The kernel refuses its own internal devices as netdevs and
 		 * a device that already has a datapath attached. */
@@ -692,7 +666,7 @@ port_attach(struct datapath *dp, uint32_t port_no, enum ovs_vport_type type,
 	err = ports_reserve(dp, port_no);
 	if (err)
 		goto fail;
-	ops = vport_ops_for(type);
+	ops = dp->net->port_ops(type);
 	err = ops ? vport_create(ops, name, &rx_ops, port, &port->vport)
 		  : -EAFNOSUPPORT;
 	if (err)
@@ -908,10 +882,10 @@ dp_flow_clear_stats(struct flow *flow)
 }
 
 void
-dp_run_periodic(void)
+dp_net_run_periodic(struct dp_net *net)
 {
-	for (unsigned i = 0; i < n_dps; i++)
-		flow_table_rebalance(&dps[i]->table);
+	for (unsigned i = 0; i < net->n_dps; i++)
+		flow_table_rebalance(&net->dps[i]->table);
 }
 
 /* Datapaths. */
@@ -935,8 +909,8 @@ dp_get_stats(const struct datapath *dp, struct dp_stats *sum)
 }
 
 int
-dp_create(const char *name, const uint32_t *pids, unsigned n_pids,
-	  struct datapath **out)
+dp_create(struct dp_net *net, const char *name, const uint32_t *pids,
+	  unsigned n_pids, struct datapath **out)
 {
 	struct datapath *dp, **grown;
 	int err;
@@ -944,12 +918,13 @@ dp_create(const char *name, const uint32_t *pids, unsigned n_pids,
 	dp = aligned_alloc(_Alignof(struct datapath), sizeof(*dp));
 	if (dp)
 		memset(dp, 0, sizeof(*dp));
-	grown = realloc(dps, (n_dps + 1) * sizeof(*dps));
+	grown = realloc(net->dps, (net->n_dps + 1) * sizeof(*grown));
 	if (!dp || !grown) {
 		free(dp);
 		return -ENOMEM;
 	}
-	dps = grown;
+	net->dps = grown;
+	dp->net = net;
 	err = flow_table_init(&dp->table);
 	if (err) {
 		free(dp);
@@ -966,7 +941,7 @@ dp_create(const char *name, const uint32_t *pids, unsigned n_pids,
 		free(dp);
 		return err == -EBUSY ? -EEXIST : err;
 	}
-	dps[n_dps++] = dp;
+	net->dps[net->n_dps++] = dp;
 	*out = dp;
 	return 0;
 }
@@ -974,14 +949,16 @@ dp_create(const char *name, const uint32_t *pids, unsigned n_pids,
 void
 dp_destroy(struct datapath *dp)
 {
+	struct dp_net *net = dp->net;
+
 	for (uint32_t p = dp->ports->n; p-- > 0;)
 		if (dp->ports->port[p])
 			dp_port_del(dp->ports->port[p]);
-	for (unsigned i = 0; i < n_dps; i++) {
-		if (dps[i] == dp) {
-			memmove(dps + i, dps + i + 1,
-				(n_dps - i - 1) * sizeof(*dps));
-			n_dps--;
+	for (unsigned i = 0; i < net->n_dps; i++) {
+		if (net->dps[i] == dp) {
+			memmove(net->dps + i, net->dps + i + 1,
+				(net->n_dps - i - 1) * sizeof(*net->dps));
+			net->n_dps--;
 			break;
 		}
 	}
@@ -992,11 +969,54 @@ dp_destroy(struct datapath *dp)
 	free(dp);
 }
 
-void
-dp_destroy_all(void)
+/* The context. */
+
+struct dp_net *
+dp_net_new(const struct dp_net_config *cfg)
 {
-	while (n_dps)
-		dp_destroy(dps[n_dps - 1]);
-	free(dps);
-	dps = NULL;
+	struct dp_net *net = calloc(1, sizeof(*net));
+
+	if (!net)
+		return NULL;
+	net->upcall = cfg->upcall;
+	net->port_ops = cfg->port_ops ? cfg->port_ops : vport_ops_for;
+	net->conntrack_max = cfg->conntrack_max ? cfg->conntrack_max
+						: DP_CONNTRACK_MAX_DEFAULT;
+	pthread_mutex_init(&net->conntrack_lock, NULL);
+	return net;
+}
+
+void
+dp_net_destroy(struct dp_net *net)
+{
+	if (!net)
+		return;
+	while (net->n_dps)
+		dp_destroy(net->dps[net->n_dps - 1]);
+	free(net->dps);
+	conntrack_destroy(net->conntrack);
+	pthread_mutex_destroy(&net->conntrack_lock);
+	free(net);
+}
+
+struct conntrack *
+dp_net_conntrack(struct dp_net *net)
+{
+	struct conntrack *ct = __atomic_load_n(&net->conntrack,
+					       __ATOMIC_ACQUIRE);
+
+	if (ct)
+		return ct;
+	pthread_mutex_lock(&net->conntrack_lock);
+	if (!net->conntrack_tried) {
+		net->conntrack_tried = true;
+		ct = conntrack_create(net->conntrack_max);
+		if (!ct)
+			log_err("conntrack: cannot create the connection "
+				"table");
+		__atomic_store_n(&net->conntrack, ct, __ATOMIC_RELEASE);
+	}
+	ct = net->conntrack;
+	pthread_mutex_unlock(&net->conntrack_lock);
+	return ct;
 }

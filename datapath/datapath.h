@@ -1,15 +1,19 @@
 /* Datapaths, their ports and their packet path, kept free of netlink
  * sockets.
  *
+ * Datapaths live in a context (struct dp_net, the kernel's per-namespace
+ * ovs_net): the daemon makes one, tests make their own. It holds the
+ * datapaths, the connection tracker they share, where their upcalls go and
+ * the port types they create.
+ *
  * A datapath is named by its local port (port 0, an internal port named like
  * it); its dp_ifindex is that device's ifindex. Ports are numbered below
- * TAPDP_DP_MAX_PORTS. Names are unique across all datapaths.
+ * TAPDP_DP_MAX_PORTS. Names are unique across the datapaths of a context.
  *
  * The packet path (receive threads, and OVS_PACKET_CMD_EXECUTE on the
  * control thread) extracts the key, looks the megaflow table up, executes
- * the flow's actions or sends a miss upcall. Upcalls leave through the sink
- * the daemon installs (dp_set_upcall_sink), as ready-made ovs_packet
- * messages.
+ * the flow's actions or sends a miss upcall. Upcalls leave through the
+ * context's sink, as ready-made ovs_packet messages.
  *
  * Threads: creation, deletion and changes happen on the control thread, a
  * registered RCU thread. Receive threads read ports, pids and flows under
@@ -26,6 +30,10 @@
 #include "include/tapdp/ovs-uapi.h"
 #include "datapath/meter.h"
 #include "vport/vport.h"
+
+struct conntrack;
+struct datapath;
+struct dp_net;
 
 struct dp_pids {
 	unsigned n;
@@ -63,7 +71,28 @@ struct dp_upcall_sink {
 	int (*send)(uint32_t portid, const void *msg, size_t len);
 };
 
-void dp_set_upcall_sink(const struct dp_upcall_sink *sink);
+/* The connection tracker of a context's datapaths, by default with room
+ * for the kernel's nf_conntrack_max on a machine with this much memory. */
+#define DP_CONNTRACK_MAX_DEFAULT	262144
+
+struct dp_net_config {
+	struct dp_upcall_sink upcall;
+	uint32_t conntrack_max;		/* 0: DP_CONNTRACK_MAX_DEFAULT */
+	/* A port type's ops, NULL for a type without support; NULL:
+	 * vport_ops_for (this system's devices). */
+	const struct vport_ops *(*port_ops)(enum ovs_vport_type type);
+};
+
+/* NULL without memory. */
+struct dp_net *dp_net_new(const struct dp_net_config *cfg);
+/* Destroys the context's datapaths and its tracker; what they leave to
+ * RCU is freed after a grace period (rcu_barrier() waits for it). */
+void dp_net_destroy(struct dp_net *net);
+/* The tracker, created on first use (one for all datapaths, as one
+ * namespace's nf_conntrack); NULL when it cannot be. Any thread. */
+struct conntrack *dp_net_conntrack(struct dp_net *net);
+/* Periodic work of the control thread: mask rebalancing. */
+void dp_net_run_periodic(struct dp_net *net);
 
 /* The sums of the packet counters over all threads. */
 void dp_get_stats(const struct datapath *dp, struct dp_stats *sum);
@@ -72,18 +101,18 @@ void dp_get_stats(const struct datapath *dp, struct dp_stats *sum);
 unsigned dp_nr_cpu_ids(void);
 
 /* Creates a datapath and its local port; -EEXIST if the name is taken. */
-int dp_create(const char *name, const uint32_t *pids, unsigned n_pids,
-	      struct datapath **out);
+int dp_create(struct dp_net *net, const char *name, const uint32_t *pids,
+	      unsigned n_pids, struct datapath **out);
 void dp_destroy(struct datapath *dp);
-void dp_destroy_all(void);
 
 const char *dp_name(const struct datapath *dp);
 int dp_ifindex(const struct datapath *dp);
-struct datapath *dp_by_ifindex(int ifindex);
+struct datapath *dp_by_ifindex(const struct dp_net *net, int ifindex);
 /* The datapath whose local port is called name. */
-struct datapath *dp_by_name(const char *name);
-/* Iteration in creation order: dp_at(0), dp_at(1)... NULL past the end. */
-struct datapath *dp_at(unsigned i);
+struct datapath *dp_by_name(const struct dp_net *net, const char *name);
+/* Iteration in creation order: dp_at(net, 0), dp_at(net, 1)... NULL past
+ * the end. */
+struct datapath *dp_at(const struct dp_net *net, unsigned i);
 
 /* The kernel's checks: unknown feature bits -EOPNOTSUPP, a cache size that
  * is not 0 or a power of two -EINVAL. */
@@ -109,11 +138,12 @@ struct dp_port *dp_port_get(const struct datapath *dp, uint32_t port_no);
 /* Iteration in port number order: the port numbered *port_no or the
  * first above it, its number left in *port_no; NULL past the last. */
 struct dp_port *dp_port_next(const struct datapath *dp, uint32_t *port_no);
-/* A port of any datapath, by device name. */
-struct dp_port *dp_port_locate(const char *name);
-/* A port of any datapath, by its device's namespace (its id in ours,
- * NETNSA_NSID_NOT_ASSIGNED for ours) and index there. */
-struct dp_port *dp_port_by_ifindex(int netnsid, int ifindex);
+/* A port of any of net's datapaths, by device name. */
+struct dp_port *dp_port_locate(const struct dp_net *net, const char *name);
+/* A port of any of net's datapaths, by its device's namespace (its id in
+ * ours, NETNSA_NSID_NOT_ASSIGNED for ours) and index there. */
+struct dp_port *dp_port_by_ifindex(const struct dp_net *net, int netnsid,
+				   int ifindex);
 const char *dp_port_name(const struct dp_port *port);
 int dp_port_set_pids(struct dp_port *port, const uint32_t *pids, unsigned n);
 
@@ -145,17 +175,5 @@ void dp_flow_clear_stats(struct flow *flow);
 int dp_execute(struct datapath *dp, const void *frame, size_t len,
 	       const struct flow_key *metadata, uint64_t hash, uint16_t mru,
 	       const void *actions, int actions_len);
-
-/* The connection tracker all datapaths share, created on first use with
- * room for the set maximum of connections (the kernel's nf_conntrack_max
- * on a machine with this much memory). */
-#define DP_CONNTRACK_MAX_DEFAULT	262144
-struct conntrack;
-void dp_conntrack_set_max(uint32_t max);
-struct conntrack *dp_conntrack(void);
-void dp_conntrack_destroy(void);
-
-/* Periodic work of the control thread: mask rebalancing. */
-void dp_run_periodic(void);
 
 #endif

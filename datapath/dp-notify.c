@@ -28,9 +28,9 @@ static struct mnl_socket *rtnl;
  * may move and stays attached (only the local port's may not: the kernel
  * refuses to move it). */
 static void
-port_gone(int netnsid, int ifindex)
+port_gone(struct dp_net *net, int netnsid, int ifindex)
 {
-	struct dp_port *port = dp_port_by_ifindex(netnsid, ifindex);
+	struct dp_port *port = dp_port_by_ifindex(net, netnsid, ifindex);
 	struct datapath *dp;
 	int err;
 
@@ -72,12 +72,13 @@ port_gone(int netnsid, int ifindex)
 static void
 ports_lost(void *arg)
 {
+	struct dp_net *net = arg;
 	uint64_t n;
 
 	if (read(vport_error_fd(), &n, sizeof(n)) < 0)
 		return;
-	for (unsigned i = 0; dp_at(i); i++) {
-		struct datapath *dp = dp_at(i);
+	for (unsigned i = 0; dp_at(net, i); i++) {
+		struct datapath *dp = dp_at(net, i);
 		uint32_t p = OVSP_LOCAL + 1;
 		struct dp_port *port;
 
@@ -95,9 +96,10 @@ ports_lost(void *arg)
 
 /* A port's device changed its MTU: its sends follow. */
 static void
-port_mtu(const struct nlmsghdr *nlh, int netnsid, int ifindex)
+port_mtu(struct dp_net *net, const struct nlmsghdr *nlh, int netnsid,
+	 int ifindex)
 {
-	struct dp_port *port = dp_port_by_ifindex(netnsid, ifindex);
+	struct dp_port *port = dp_port_by_ifindex(net, netnsid, ifindex);
 	uint32_t mtu;
 
 	if (!port)
@@ -107,19 +109,24 @@ port_mtu(const struct nlmsghdr *nlh, int netnsid, int ifindex)
 		vport_set_mtu(port->vport, mtu);
 }
 
-/* data: the id of the namespace the event comes from. */
+/* Where a datagram of link events comes from. */
+struct link_source {
+	struct dp_net *net;
+	int netnsid;			/* the namespace's id */
+};
+
 static int
 link_event(const struct nlmsghdr *nlh, void *data)
 {
 	const struct ifinfomsg *ifi = mnl_nlmsg_get_payload(nlh);
-	int netnsid = *(int *)data;
+	const struct link_source *src = data;
 
 	if (nlh->nlmsg_len < NLMSG_LENGTH(sizeof(*ifi)))
 		return MNL_CB_OK;
 	if (nlh->nlmsg_type == RTM_DELLINK)
-		port_gone(netnsid, ifi->ifi_index);
+		port_gone(src->net, src->netnsid, ifi->ifi_index);
 	else if (nlh->nlmsg_type == RTM_NEWLINK)
-		port_mtu(nlh, netnsid, ifi->ifi_index);
+		port_mtu(src->net, nlh, src->netnsid, ifi->ifi_index);
 	return MNL_CB_OK;
 }
 
@@ -135,7 +142,10 @@ rtnl_read(void *arg)
 	ssize_t n;
 
 	for (;;) {
-		int netnsid = NETNSA_NSID_NOT_ASSIGNED;
+		struct link_source src = {
+			.net = arg,
+			.netnsid = NETNSA_NSID_NOT_ASSIGNED,
+		};
 
 		mh.msg_control = cbuf;
 		mh.msg_controllen = sizeof(cbuf);
@@ -152,19 +162,20 @@ rtnl_read(void *arg)
 			if (cm->cmsg_level == SOL_NETLINK &&
 			    cm->cmsg_type == NETLINK_LISTEN_ALL_NSID &&
 			    cm->cmsg_len >= CMSG_LEN(sizeof(int)))
-				memcpy(&netnsid, CMSG_DATA(cm), sizeof(int));
-		mnl_cb_run(buf, n, 0, 0, link_event, &netnsid);
+				memcpy(&src.netnsid, CMSG_DATA(cm),
+				       sizeof(int));
+		mnl_cb_run(buf, n, 0, 0, link_event, &src);
 	}
 }
 
 static void
 periodic(void *arg)
 {
-	dp_run_periodic();
+	dp_net_run_periodic(arg);
 }
 
 int
-dp_notify_open(void)
+dp_notify_open(struct dp_net *net)
 {
 	int err;
 
@@ -175,12 +186,12 @@ dp_notify_open(void)
 				  sizeof(int)) < 0 ||
 	    mnl_socket_bind(rtnl, RTMGRP_LINK, MNL_SOCKET_AUTOPID) < 0)
 		return -errno;
-	err = server_watch(mnl_socket_get_fd(rtnl), rtnl_read, NULL);
+	err = server_watch(mnl_socket_get_fd(rtnl), rtnl_read, net);
 	if (!err)
 		err = vport_error_fd();
 	if (err >= 0)
-		err = server_watch(err, ports_lost, NULL);
-	return err < 0 ? err : server_every(PERIODIC_MS, periodic, NULL);
+		err = server_watch(err, ports_lost, net);
+	return err < 0 ? err : server_every(PERIODIC_MS, periodic, net);
 }
 
 void

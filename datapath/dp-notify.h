@@ -7,9 +7,11 @@
 #ifndef TAPDP_DATAPATH_DP_NOTIFY_H
 #define TAPDP_DATAPATH_DP_NOTIFY_H
 
+struct dp_net;
+
 /* Subscribes to link events (of every namespace with an id) and the ports'
- * error events, on the server's loop. 0 or -errno. */
-int dp_notify_open(void);
+ * error events, on the server's loop, for net's datapaths. 0 or -errno. */
+int dp_notify_open(struct dp_net *net);
 void dp_notify_close(void);
 
 #endif

@@ -6,6 +6,7 @@
 #ifndef TAPDP_FAMILIES_H
 #define TAPDP_FAMILIES_H
 
+#include "datapath/datapath.h"
 #include "netlink/nlsock.h"
 
 #define FAMILY_ID_DATAPATH	(TAPDP_FAMILY_ID_FIRST + 0)
@@ -23,7 +24,9 @@ enum {
 	GROUP_CT_LIMIT,
 };
 
-/* Registers every family below and ctnetlink with the netlink server. */
+/* Registers every family below and ctnetlink with the netlink server. They
+ * serve the datapath context of the socket a request comes on
+ * (nlsock_net). */
 void families_register(void);
 
 void dp_family_register(void);
@@ -33,8 +36,10 @@ void packet_family_register(void);
 void meter_family_register(void);
 void ct_limit_family_register(void);
 
-struct datapath;
-struct dp_port;
+/* Upcalls as ovs_packet messages to generic netlink portids: the sink of
+ * the contexts the families serve. */
+extern const struct dp_upcall_sink packet_family_upcalls;
+
 /* Tells the ovs_datapath group that dp is gone with its local device. */
 void dp_family_notify_gone(struct datapath *dp);
 /* Tells the ovs_vport group that port's device left the system. */

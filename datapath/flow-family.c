@@ -123,7 +123,7 @@ flow_dp(const struct genl_info *info)
 {
 	const struct ovs_header *hdr = info->userhdr;
 
-	return dp_by_ifindex(hdr->dp_ifindex);
+	return dp_by_ifindex(nlsock_net(info->sk), hdr->dp_ifindex);
 }
 
 /* Whether an existing flow is the one a NEW describes (the kernel's
@@ -395,7 +395,8 @@ flow_cmd_dump(struct genl_dump *d, struct msgbuf *mb)
 	const struct ovs_header *hdr = (const void *)((const char *)
 		NLMSG_DATA(d->nlh) + GENL_HDRLEN);
 	const struct nlattr *flags = NULL, *a;
-	struct datapath *dp = dp_by_ifindex(hdr->dp_ifindex);
+	struct datapath *dp = dp_by_ifindex(nlsock_net(d->sk),
+					    hdr->dp_ifindex);
 	size_t off = NLMSG_LENGTH(GENL_HDRLEN + sizeof(*hdr));
 	uint64_t cursor = d->args[0];
 	struct flow *flow;

@@ -56,7 +56,7 @@ meter_dp(const struct genl_info *info)
 {
 	const struct ovs_header *hdr = info->userhdr;
 
-	return dp_by_ifindex(hdr->dp_ifindex);
+	return dp_by_ifindex(nlsock_net(info->sk), hdr->dp_ifindex);
 }
 
 static int

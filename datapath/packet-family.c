@@ -44,7 +44,7 @@ packet_cmd_execute(struct genl_info *info)
 	err = actions_validate(a[OVS_PACKET_ATTR_ACTIONS], &key, log);
 	if (err)
 		return err;
-	dp = dp_by_ifindex(hdr->dp_ifindex);
+	dp = dp_by_ifindex(nlsock_net(info->sk), hdr->dp_ifindex);
 	if (!dp)
 		return -ENODEV;
 	return dp_execute(dp, attr_data(pkt), attr_len(pkt), &md, hash,
@@ -88,15 +88,14 @@ upcall_send(uint32_t portid, const void *msg, size_t len)
 	return nlsock_unicast_portid(NETLINK_GENERIC, portid, msg, len);
 }
 
+const struct dp_upcall_sink packet_family_upcalls = {
+	.family_id = FAMILY_ID_PACKET,
+	.version = OVS_PACKET_VERSION,
+	.send = upcall_send,
+};
+
 void
 packet_family_register(void)
 {
-	static const struct dp_upcall_sink sink = {
-		.family_id = FAMILY_ID_PACKET,
-		.version = OVS_PACKET_VERSION,
-		.send = upcall_send,
-	};
-
 	genl_register(&packet_family);
-	dp_set_upcall_sink(&sink);
 }

@@ -52,13 +52,14 @@ vport_lookup(const struct genl_info *info, struct dp_port **out)
 {
 	const struct ovs_header *hdr = info->userhdr;
 	const struct nlattr **a = info->attrs;
+	struct dp_net *net = nlsock_net(info->sk);
 	struct datapath *dp;
 	uint32_t port_no;
 
 	if (a[OVS_VPORT_ATTR_IFINDEX])
 		return -EOPNOTSUPP;
 	if (a[OVS_VPORT_ATTR_NAME]) {
-		*out = dp_port_locate(attr_data(a[OVS_VPORT_ATTR_NAME]));
+		*out = dp_port_locate(net, attr_data(a[OVS_VPORT_ATTR_NAME]));
 		if (!*out)
 			return -ENODEV;
 		if (hdr->dp_ifindex &&
@@ -71,7 +72,7 @@ vport_lookup(const struct genl_info *info, struct dp_port **out)
 	port_no = attr_get_u32(a[OVS_VPORT_ATTR_PORT_NO]);
 	if (port_no >= TAPDP_DP_MAX_PORTS)
 		return -EFBIG;
-	dp = dp_by_ifindex(hdr->dp_ifindex);
+	dp = dp_by_ifindex(net, hdr->dp_ifindex);
 	if (!dp)
 		return -ENODEV;
 	*out = dp_port_get(dp, port_no);
@@ -109,7 +110,7 @@ vport_cmd_new(struct genl_info *info)
 			  ? attr_get_u32(a[OVS_VPORT_ATTR_PORT_NO]) : 0;
 	if (port_no >= TAPDP_DP_MAX_PORTS)
 		return -EFBIG;
-	dp = dp_by_ifindex(hdr->dp_ifindex);
+	dp = dp_by_ifindex(nlsock_net(info->sk), hdr->dp_ifindex);
 	if (!dp)
 		return -ENODEV;
 	if (attr_len(pids) % sizeof(uint32_t))
@@ -199,7 +200,8 @@ vport_cmd_dump(struct genl_dump *d, struct msgbuf *mb)
 {
 	const struct ovs_header *hdr = (const void *)((const char *)
 		NLMSG_DATA(d->nlh) + GENL_HDRLEN);
-	struct datapath *dp = dp_by_ifindex(hdr->dp_ifindex);
+	struct datapath *dp = dp_by_ifindex(nlsock_net(d->sk),
+					    hdr->dp_ifindex);
 	uint32_t i = d->args[0];
 	struct dp_port *port;
 

@@ -13,12 +13,14 @@
 #include "netlink/nlsock.h"
 
 static struct nlsock *sk;
+static struct dp_net *net;
 static int peer;
 
 static void
 setup(void)
 {
 	struct nlsock_creds creds = { .pid = 1234, .net_admin = false };
+	const struct dp_net_config cfg = { .upcall = packet_family_upcalls };
 	struct tapdp_shared *shared;
 	int sv[2];
 
@@ -26,11 +28,14 @@ setup(void)
 		abort();
 	shared = mmap(NULL, sizeof(*shared), PROT_READ | PROT_WRITE,
 		      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	net = dp_net_new(&cfg);
+	if (!net)
+		abort();
 	nlsock_registry_init();
 	nlctrl_register();
 	families_register();
 	peer = sv[0];
-	sk = nlsock_new(sv[1], shared, &creds, NETLINK_GENERIC, NULL);
+	sk = nlsock_new(sv[1], shared, &creds, NETLINK_GENERIC, net);
 	nlsock_autobind(sk);
 }
 

@@ -20,6 +20,9 @@
 #include "netlink/genl.h"
 #include "netlink/nlsock.h"
 
+/* The datapath context the test sockets act on. */
+static struct dp_net *net;
+
 struct fx {
 	int peer;
 	struct nlsock *sk;
@@ -40,7 +43,7 @@ fx_new(bool admin)
 	shared = mmap(NULL, sizeof(*shared), PROT_READ | PROT_WRITE,
 		      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	f->peer = sv[0];
-	f->sk = nlsock_new(sv[1], shared, &creds, NETLINK_GENERIC, NULL);
+	f->sk = nlsock_new(sv[1], shared, &creds, NETLINK_GENERIC, net);
 	nlsock_autobind(f->sk);
 	return f;
 }
@@ -502,10 +505,13 @@ test_ct_limit_get_short_tail(void **state)
 static int
 group_setup(void **state)
 {
+	const struct dp_net_config cfg = { .upcall = packet_family_upcalls };
+
+	net = dp_net_new(&cfg);
 	nlsock_registry_init();
 	nlctrl_register();
 	families_register();
-	return 0;
+	return net ? 0 : -1;
 }
 
 static int
@@ -513,6 +519,7 @@ group_teardown(void **state)
 {
 	genl_unregister_all();
 	nlsock_registry_destroy();
+	dp_net_destroy(net);
 	return 0;
 }
 
