@@ -45,6 +45,9 @@ CORE_SRCS := $(wildcard $(MODULES:%=%/*.c))
 CORE_OBJS := $(CORE_SRCS:%.c=$(BUILD)/obj/%.o)
 
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/%,$(wildcard tests/unit/test-*.c))
+# What the unit tests share (attribute builders, sockets, fake ports).
+UNIT_LIB_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,\
+	$(filter-out tests/unit/test-%,$(wildcard tests/unit/*.c)))
 
 all: $(BUILD)/tapdpd $(BUILD)/libtapdp.so $(BUILD)/tapdp-run
 
@@ -68,7 +71,7 @@ $(BUILD)/tapdp-run: compat/tapdp-run.c include/tapdp/proto.h
 	$(CC) $(TAPDP_CFLAGS) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) \
 	      -DTAPDP_LIBDIR='"$(LIBDIR)"' -o $@ compat/tapdp-run.c
 
-$(BUILD)/test-%: tests/unit/test-%.c $(CORE_OBJS)
+$(BUILD)/test-%: tests/unit/test-%.c $(UNIT_LIB_OBJS) $(CORE_OBJS)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS) -lcmocka
 
 $(BUILD)/shim-check: tests/integration/shim-check.c
@@ -165,4 +168,5 @@ clean:
 	rm -rf build build-asan build-fuzz
 
 .PHONY: all unit asan fuzz bench selftest check install clean
--include $(CORE_OBJS:.o=.d) $(BUILD)/obj/daemon/tapdpd.d
+-include $(CORE_OBJS:.o=.d) $(UNIT_LIB_OBJS:.o=.d) \
+	$(BUILD)/obj/daemon/tapdpd.d

@@ -12,6 +12,7 @@
 
 #include "actions/actions.h"
 #include "include/tapdp/ovs-uapi.h"
+#include "tests/unit/nl-test.h"
 
 struct out {
 	uint8_t frame[2048];
@@ -117,23 +118,6 @@ sums_ok(const uint8_t *f, uint32_t len)
 	       sum16(f + 34, len - 34, ps) == 0xffff;
 }
 
-struct nb {
-	uint8_t buf[1024];
-	int len;
-};
-
-static void
-put(struct nb *b, uint16_t type, const void *data, int len)
-{
-	struct nlattr *a = (void *)(b->buf + b->len);
-
-	a->nla_type = type;
-	a->nla_len = NLA_HDRLEN + len;
-	if (len)
-		memcpy(b->buf + b->len + NLA_HDRLEN, data, len);
-	b->len += NLA_ALIGN(a->nla_len);
-}
-
 static void
 run(uint8_t *frame, uint32_t len, struct nb *acts, struct packet *pkt,
     struct flow_key *key, uint8_t *buf)
@@ -168,16 +152,16 @@ test_set_ipv4_and_ports_keep_checksums(void **state)
 	ip[0].ipv4_ttl = 7;
 	ip[1].ipv4_src = 0xffffffff;
 	ip[1].ipv4_ttl = 0xff;
-	put(&inner, OVS_KEY_ATTR_IPV4, ip, sizeof(ip));
-	put(&a, OVS_ACTION_ATTR_SET_MASKED, inner.buf, inner.len);
+	nb_put(&inner, OVS_KEY_ATTR_IPV4, ip, sizeof(ip));
+	nb_put(&a, OVS_ACTION_ATTR_SET_MASKED, inner.buf, inner.len);
 	inner.len = 0;
 	tcp[0].tcp_src = 0;
 	tcp[0].tcp_dst = htons(8080);
 	tcp[1].tcp_src = 0;
 	tcp[1].tcp_dst = 0xffff;
-	put(&inner, OVS_KEY_ATTR_TCP, tcp, sizeof(tcp));
-	put(&a, OVS_ACTION_ATTR_SET_MASKED, inner.buf, inner.len);
-	put(&a, OVS_ACTION_ATTR_OUTPUT, &port, 4);
+	nb_put(&inner, OVS_KEY_ATTR_TCP, tcp, sizeof(tcp));
+	nb_put(&a, OVS_ACTION_ATTR_SET_MASKED, inner.buf, inner.len);
+	nb_put(&a, OVS_ACTION_ATTR_OUTPUT, &port, 4);
 	run(f, len, &a, &pkt, &key, buf);
 	assert_int_equal(n_outs, 1);
 	assert_int_equal(outs[0].port, 3);
@@ -201,12 +185,12 @@ test_vlan_push_pop_and_trunc(void **state)
 	struct flow_key key;
 	struct packet pkt;
 
-	put(&a, OVS_ACTION_ATTR_PUSH_VLAN, &pv, sizeof(pv));
-	put(&a, OVS_ACTION_ATTR_OUTPUT, &p1, 4);
-	put(&a, OVS_ACTION_ATTR_TRUNC, &tr, sizeof(tr));
-	put(&a, OVS_ACTION_ATTR_OUTPUT, &p2, 4);
-	put(&a, OVS_ACTION_ATTR_POP_VLAN, NULL, 0);
-	put(&a, OVS_ACTION_ATTR_OUTPUT, &p1, 4);
+	nb_put(&a, OVS_ACTION_ATTR_PUSH_VLAN, &pv, sizeof(pv));
+	nb_put(&a, OVS_ACTION_ATTR_OUTPUT, &p1, 4);
+	nb_put(&a, OVS_ACTION_ATTR_TRUNC, &tr, sizeof(tr));
+	nb_put(&a, OVS_ACTION_ATTR_OUTPUT, &p2, 4);
+	nb_put(&a, OVS_ACTION_ATTR_POP_VLAN, NULL, 0);
+	nb_put(&a, OVS_ACTION_ATTR_OUTPUT, &p1, 4);
 	run(f, len, &a, &pkt, &key, buf);
 	assert_int_equal(n_outs, 3);
 	/* Tagged: 802.1Q, VID 100, the CFI bit not on the wire. */
@@ -231,12 +215,12 @@ test_clone_isolates_and_drop_stops(void **state)
 	memset(eth, 0, sizeof(eth));
 	memset(eth[0].eth_dst, 0xaa, 6);
 	memset(eth[1].eth_dst, 0xff, 6);
-	put(&inner, OVS_KEY_ATTR_ETHERNET, eth, sizeof(eth));
-	put(&c, OVS_ACTION_ATTR_SET_MASKED, inner.buf, inner.len);
-	put(&c, OVS_ACTION_ATTR_OUTPUT, &p2, 4);
-	put(&a, OVS_ACTION_ATTR_CLONE, c.buf, c.len);
-	put(&a, OVS_ACTION_ATTR_OUTPUT, &p1, 4);
-	put(&a, TAPDP_ACTION_ATTR_DROP, &zero, 4);
+	nb_put(&inner, OVS_KEY_ATTR_ETHERNET, eth, sizeof(eth));
+	nb_put(&c, OVS_ACTION_ATTR_SET_MASKED, inner.buf, inner.len);
+	nb_put(&c, OVS_ACTION_ATTR_OUTPUT, &p2, 4);
+	nb_put(&a, OVS_ACTION_ATTR_CLONE, c.buf, c.len);
+	nb_put(&a, OVS_ACTION_ATTR_OUTPUT, &p1, 4);
+	nb_put(&a, TAPDP_ACTION_ATTR_DROP, &zero, 4);
 	run(f, len, &a, &pkt, &key, buf);
 	assert_int_equal(n_outs, 2);
 	assert_int_equal(outs[0].port, 2);
@@ -257,10 +241,10 @@ test_set_ct_mark_drops(void **state)
 	struct flow_key key;
 	struct packet pkt;
 
-	put(&a, OVS_ACTION_ATTR_OUTPUT, &p1, 4);
-	put(&k, OVS_KEY_ATTR_CT_MARK, &mark, 4);
-	put(&a, OVS_ACTION_ATTR_SET, k.buf, k.len);
-	put(&a, OVS_ACTION_ATTR_OUTPUT, &p1, 4);
+	nb_put(&a, OVS_ACTION_ATTR_OUTPUT, &p1, 4);
+	nb_put(&k, OVS_KEY_ATTR_CT_MARK, &mark, 4);
+	nb_put(&a, OVS_ACTION_ATTR_SET, k.buf, k.len);
+	nb_put(&a, OVS_ACTION_ATTR_OUTPUT, &p1, 4);
 	run(f, len, &a, &pkt, &key, buf);
 	assert_int_equal(n_outs, 1);
 }
@@ -274,16 +258,16 @@ test_dec_ttl_expiry(void **state)
 
 	f[22] = 1;	/* TTL 1: expires */
 	fix_sums(f, len);
-	put(&u, OVS_USERSPACE_ATTR_PID, &pid, 4);
-	put(&d, OVS_DEC_TTL_ATTR_ACTION, NULL, 0);
+	nb_put(&u, OVS_USERSPACE_ATTR_PID, &pid, 4);
+	nb_put(&d, OVS_DEC_TTL_ATTR_ACTION, NULL, 0);
 	/* The nested list: a userspace action. */
 	struct nb nested = { .len = 0 };
 
-	put(&nested, OVS_ACTION_ATTR_USERSPACE, u.buf, u.len);
+	nb_put(&nested, OVS_ACTION_ATTR_USERSPACE, u.buf, u.len);
 	d.len = 0;
-	put(&d, OVS_DEC_TTL_ATTR_ACTION, nested.buf, nested.len);
-	put(&a, OVS_ACTION_ATTR_DEC_TTL, d.buf, d.len);
-	put(&a, OVS_ACTION_ATTR_OUTPUT, &p1, 4);
+	nb_put(&d, OVS_DEC_TTL_ATTR_ACTION, nested.buf, nested.len);
+	nb_put(&a, OVS_ACTION_ATTR_DEC_TTL, d.buf, d.len);
+	nb_put(&a, OVS_ACTION_ATTR_OUTPUT, &p1, 4);
 	struct flow_key key;
 	struct packet pkt;
 
@@ -311,10 +295,10 @@ test_mpls_push_pop_roundtrip(void **state)
 	struct flow_key key;
 	struct packet pkt;
 
-	put(&a, OVS_ACTION_ATTR_PUSH_MPLS, &pm, sizeof(pm));
-	put(&a, OVS_ACTION_ATTR_OUTPUT, &p1, 4);
-	put(&a, OVS_ACTION_ATTR_POP_MPLS, &ip, 2);
-	put(&a, OVS_ACTION_ATTR_OUTPUT, &p1, 4);
+	nb_put(&a, OVS_ACTION_ATTR_PUSH_MPLS, &pm, sizeof(pm));
+	nb_put(&a, OVS_ACTION_ATTR_OUTPUT, &p1, 4);
+	nb_put(&a, OVS_ACTION_ATTR_POP_MPLS, &ip, 2);
+	nb_put(&a, OVS_ACTION_ATTR_OUTPUT, &p1, 4);
 	run(f, len, &a, &pkt, &key, buf);
 	assert_int_equal(n_outs, 2);
 	assert_int_equal(outs[0].len, len + 4);
@@ -366,15 +350,15 @@ test_mpls_to_l3_and_back(void **state)
 
 		len = mpls_frame(f, n);
 		fix_sums(f + 4 * n, wlen);
-		put(&a, OVS_ACTION_ATTR_POP_ETH, NULL, 0);
-		put(&b, OVS_ACTION_ATTR_POP_ETH, NULL, 0);
+		nb_put(&a, OVS_ACTION_ATTR_POP_ETH, NULL, 0);
+		nb_put(&b, OVS_ACTION_ATTR_POP_ETH, NULL, 0);
 		for (int i = 1; i < n; i++) {
-			put(&a, OVS_ACTION_ATTR_POP_MPLS, &mpls, 2);
-			put(&b, OVS_ACTION_ATTR_POP_MPLS, &mpls, 2);
+			nb_put(&a, OVS_ACTION_ATTR_POP_MPLS, &mpls, 2);
+			nb_put(&b, OVS_ACTION_ATTR_POP_MPLS, &mpls, 2);
 		}
-		put(&a, OVS_ACTION_ATTR_POP_MPLS, &ip, 2);
-		put(&b, OVS_ACTION_ATTR_POP_MPLS, &ip, 2);
-		put(&a, OVS_ACTION_ATTR_RECIRC, &id, 4);
+		nb_put(&a, OVS_ACTION_ATTR_POP_MPLS, &ip, 2);
+		nb_put(&b, OVS_ACTION_ATTR_POP_MPLS, &ip, 2);
+		nb_put(&a, OVS_ACTION_ATTR_RECIRC, &id, 4);
 		memset(&recirc_key, 0, sizeof(recirc_key));
 		run(f, len, &a, &pkt, &key, buf);
 		assert_true(recirc_l3);
@@ -386,8 +370,8 @@ test_mpls_to_l3_and_back(void **state)
 		assert_int_equal(recirc_key.ipv4_dst, htonl(0x0a000002));
 		assert_int_equal(recirc_key.tp_dst, htons(80));
 
-		put(&b, OVS_ACTION_ATTR_PUSH_ETH, &pe, sizeof(pe));
-		put(&b, OVS_ACTION_ATTR_OUTPUT, &port, 4);
+		nb_put(&b, OVS_ACTION_ATTR_PUSH_ETH, &pe, sizeof(pe));
+		nb_put(&b, OVS_ACTION_ATTR_OUTPUT, &port, 4);
 		run(f, len, &b, &pkt, &key, buf);
 		assert_int_equal(n_outs, 1);
 		assert_int_equal(outs[0].len, wlen);

@@ -13,61 +13,7 @@
 #include "actions/actions-netlink.h"
 #include "flow/key-netlink.h"
 #include "include/tapdp/ovs-uapi.h"
-
-/* A growing buffer of nested attributes. */
-struct nb {
-	char buf[65536];
-	int len;
-	int stack[32];
-	int depth;
-};
-
-static void
-put(struct nb *b, uint16_t type, const void *data, int len)
-{
-	struct nlattr *a = (void *)(b->buf + b->len);
-
-	a->nla_type = type;
-	a->nla_len = NLA_HDRLEN + len;
-	if (len)
-		memcpy(b->buf + b->len + NLA_HDRLEN, data, len);
-	b->len += NLA_ALIGN(a->nla_len);
-}
-
-static void
-put_u32(struct nb *b, uint16_t type, uint32_t v)
-{
-	put(b, type, &v, 4);
-}
-
-static void
-put_be16(struct nb *b, uint16_t type, uint16_t host)
-{
-	uint16_t v = htons(host);
-
-	put(b, type, &v, 2);
-}
-
-static void
-open_nest(struct nb *b, uint16_t type)
-{
-	b->stack[b->depth++] = b->len;
-	put(b, type, NULL, 0);
-}
-
-static void
-close_nest(struct nb *b)
-{
-	struct nlattr *a = (void *)(b->buf + b->stack[--b->depth]);
-
-	a->nla_len = b->len - b->stack[b->depth];
-}
-
-static const struct nlattr *
-nest_at(const struct nb *b, int off)
-{
-	return (const void *)(b->buf + off);
-}
+#include "tests/unit/nl-test.h"
 
 /* in_port(1),eth(),eth_type(0x0800),ipv4(src=10.0.0.1) as a key. */
 static int
@@ -79,13 +25,13 @@ ipv4_key(struct nb *b, bool with_ipv4)
 	struct ovs_key_ipv4 ip = { .ipv4_src = htonl(0x0a000001) };
 	int at = b->len;
 
-	open_nest(b, OVS_FLOW_ATTR_KEY);
-	put_u32(b, OVS_KEY_ATTR_IN_PORT, 1);
-	put(b, OVS_KEY_ATTR_ETHERNET, &eth, sizeof(eth));
-	put_be16(b, OVS_KEY_ATTR_ETHERTYPE, ETH_P_IP);
+	nb_nest_start(b, OVS_FLOW_ATTR_KEY);
+	nb_put_u32(b, OVS_KEY_ATTR_IN_PORT, 1);
+	nb_put(b, OVS_KEY_ATTR_ETHERNET, &eth, sizeof(eth));
+	nb_put_be16(b, OVS_KEY_ATTR_ETHERTYPE, ETH_P_IP);
 	if (with_ipv4)
-		put(b, OVS_KEY_ATTR_IPV4, &ip, sizeof(ip));
-	close_nest(b);
+		nb_put(b, OVS_KEY_ATTR_IPV4, &ip, sizeof(ip));
+	nb_nest_end(b);
 	return at;
 }
 
@@ -98,7 +44,7 @@ test_key_roundtrip_and_exact_mask(void **state)
 	struct msgbuf mb;
 	int at = ipv4_key(&b, true);
 
-	assert_int_equal(flow_match_from_nlattrs(&key, &mask, nest_at(&b, at),
+	assert_int_equal(flow_match_from_nlattrs(&key, &mask, nb_at(&b, at),
 						 NULL, true), 0);
 	assert_int_equal(key.in_port, 1);
 	assert_int_equal(key.eth_type, htons(ETH_P_IP));
@@ -130,44 +76,44 @@ test_key_errors(void **state)
 
 	/* eth_type IPv4 without the IPv4 attribute: "Missing key". */
 	at = ipv4_key(&b, false);
-	assert_int_equal(flow_match_from_nlattrs(&key, &mask, nest_at(&b, at),
+	assert_int_equal(flow_match_from_nlattrs(&key, &mask, nb_at(&b, at),
 						 NULL, false), -EINVAL);
 	/* Duplicate attribute. */
 	b.len = 0;
-	open_nest(&b, OVS_FLOW_ATTR_KEY);
-	put_u32(&b, OVS_KEY_ATTR_IN_PORT, 1);
-	put_u32(&b, OVS_KEY_ATTR_IN_PORT, 2);
-	close_nest(&b);
-	assert_int_equal(flow_match_from_nlattrs(&key, &mask, nest_at(&b, 0),
+	nb_nest_start(&b, OVS_FLOW_ATTR_KEY);
+	nb_put_u32(&b, OVS_KEY_ATTR_IN_PORT, 1);
+	nb_put_u32(&b, OVS_KEY_ATTR_IN_PORT, 2);
+	nb_nest_end(&b);
+	assert_int_equal(flow_match_from_nlattrs(&key, &mask, nb_at(&b, 0),
 						 NULL, false), -EINVAL);
 	/* Wrong length. */
 	b.len = 0;
-	open_nest(&b, OVS_FLOW_ATTR_KEY);
-	put_be16(&b, OVS_KEY_ATTR_IN_PORT, 1);
-	close_nest(&b);
-	assert_int_equal(flow_match_from_nlattrs(&key, &mask, nest_at(&b, 0),
+	nb_nest_start(&b, OVS_FLOW_ATTR_KEY);
+	nb_put_be16(&b, OVS_KEY_ATTR_IN_PORT, 1);
+	nb_nest_end(&b);
+	assert_int_equal(flow_match_from_nlattrs(&key, &mask, nb_at(&b, 0),
 						 NULL, false), -EINVAL);
 	/* No Ethernet header and no EtherType. */
 	b.len = 0;
-	open_nest(&b, OVS_FLOW_ATTR_KEY);
-	put_u32(&b, OVS_KEY_ATTR_IN_PORT, 1);
-	close_nest(&b);
-	assert_int_equal(flow_match_from_nlattrs(&key, &mask, nest_at(&b, 0),
+	nb_nest_start(&b, OVS_FLOW_ATTR_KEY);
+	nb_put_u32(&b, OVS_KEY_ATTR_IN_PORT, 1);
+	nb_nest_end(&b);
+	assert_int_equal(flow_match_from_nlattrs(&key, &mask, nb_at(&b, 0),
 						 NULL, false), -EINVAL);
 	/* in_port past the port range. */
 	b.len = 0;
-	open_nest(&b, OVS_FLOW_ATTR_KEY);
-	put_u32(&b, OVS_KEY_ATTR_IN_PORT, 65535);
-	put_be16(&b, OVS_KEY_ATTR_ETHERTYPE, ETH_P_ARP);
-	close_nest(&b);
-	assert_int_equal(flow_match_from_nlattrs(&key, &mask, nest_at(&b, 0),
+	nb_nest_start(&b, OVS_FLOW_ATTR_KEY);
+	nb_put_u32(&b, OVS_KEY_ATTR_IN_PORT, 65535);
+	nb_put_be16(&b, OVS_KEY_ATTR_ETHERTYPE, ETH_P_ARP);
+	nb_nest_end(&b);
+	assert_int_equal(flow_match_from_nlattrs(&key, &mask, nb_at(&b, 0),
 						 NULL, false), -EINVAL);
 	/* An EtherType below 0x600. */
 	b.len = 0;
-	open_nest(&b, OVS_FLOW_ATTR_KEY);
-	put_be16(&b, OVS_KEY_ATTR_ETHERTYPE, 0x0100);
-	close_nest(&b);
-	assert_int_equal(flow_match_from_nlattrs(&key, &mask, nest_at(&b, 0),
+	nb_nest_start(&b, OVS_FLOW_ATTR_KEY);
+	nb_put_be16(&b, OVS_KEY_ATTR_ETHERTYPE, 0x0100);
+	nb_nest_end(&b);
+	assert_int_equal(flow_match_from_nlattrs(&key, &mask, nb_at(&b, 0),
 						 NULL, false), -EINVAL);
 }
 
@@ -184,22 +130,22 @@ test_mask_rules(void **state)
 	 * zero) EtherType mask refuses it. */
 	memset(&ethm, 0, sizeof(ethm));
 	mat = b.len;
-	open_nest(&b, OVS_FLOW_ATTR_MASK);
-	put(&b, OVS_KEY_ATTR_IPV4, &ipm, sizeof(ipm));
-	close_nest(&b);
-	assert_int_equal(flow_match_from_nlattrs(&key, &mask, nest_at(&b, at),
-						 nest_at(&b, mat), false),
+	nb_nest_start(&b, OVS_FLOW_ATTR_MASK);
+	nb_put(&b, OVS_KEY_ATTR_IPV4, &ipm, sizeof(ipm));
+	nb_nest_end(&b);
+	assert_int_equal(flow_match_from_nlattrs(&key, &mask, nb_at(&b, at),
+						 nb_at(&b, mat), false),
 			 -EINVAL);
 	/* With it, fine, and in_port and EtherType become exact. */
 	mat = b.len;
-	open_nest(&b, OVS_FLOW_ATTR_MASK);
-	put_u32(&b, OVS_KEY_ATTR_IN_PORT, 0);
-	put(&b, OVS_KEY_ATTR_ETHERNET, &ethm, sizeof(ethm));
-	put_be16(&b, OVS_KEY_ATTR_ETHERTYPE, 0xffff);
-	put(&b, OVS_KEY_ATTR_IPV4, &ipm, sizeof(ipm));
-	close_nest(&b);
-	assert_int_equal(flow_match_from_nlattrs(&key, &mask, nest_at(&b, at),
-						 nest_at(&b, mat), true), 0);
+	nb_nest_start(&b, OVS_FLOW_ATTR_MASK);
+	nb_put_u32(&b, OVS_KEY_ATTR_IN_PORT, 0);
+	nb_put(&b, OVS_KEY_ATTR_ETHERNET, &ethm, sizeof(ethm));
+	nb_put_be16(&b, OVS_KEY_ATTR_ETHERTYPE, 0xffff);
+	nb_put(&b, OVS_KEY_ATTR_IPV4, &ipm, sizeof(ipm));
+	nb_nest_end(&b);
+	assert_int_equal(flow_match_from_nlattrs(&key, &mask, nb_at(&b, at),
+						 nb_at(&b, mat), true), 0);
 	assert_int_equal(mask.ipv4_src, 0xffffffff);
 	assert_int_equal(mask.ipv4_dst, 0);
 	assert_int_equal(mask.eth_type, 0xffff);
@@ -216,26 +162,26 @@ test_vlan_key(void **state)
 	struct nb b = { .len = 0 };
 
 	/* A VLAN EtherType without its encap: invalid. */
-	open_nest(&b, OVS_FLOW_ATTR_KEY);
-	put(&b, OVS_KEY_ATTR_ETHERNET, &eth, sizeof(eth));
-	put_be16(&b, OVS_KEY_ATTR_ETHERTYPE, ETH_P_8021Q);
-	close_nest(&b);
-	assert_int_equal(flow_match_from_nlattrs(&key, &mask, nest_at(&b, 0),
+	nb_nest_start(&b, OVS_FLOW_ATTR_KEY);
+	nb_put(&b, OVS_KEY_ATTR_ETHERNET, &eth, sizeof(eth));
+	nb_put_be16(&b, OVS_KEY_ATTR_ETHERTYPE, ETH_P_8021Q);
+	nb_nest_end(&b);
+	assert_int_equal(flow_match_from_nlattrs(&key, &mask, nb_at(&b, 0),
 						 NULL, false), -EINVAL);
 	/* With TCI (CFI set) and an encapsulated ARP. */
 	b.len = 0;
-	open_nest(&b, OVS_FLOW_ATTR_KEY);
-	put(&b, OVS_KEY_ATTR_ETHERNET, &eth, sizeof(eth));
-	put_be16(&b, OVS_KEY_ATTR_ETHERTYPE, ETH_P_8021Q);
-	put_be16(&b, OVS_KEY_ATTR_VLAN, 0x1000 | 42);
-	open_nest(&b, OVS_KEY_ATTR_ENCAP);
-	put_be16(&b, OVS_KEY_ATTR_ETHERTYPE, ETH_P_ARP);
+	nb_nest_start(&b, OVS_FLOW_ATTR_KEY);
+	nb_put(&b, OVS_KEY_ATTR_ETHERNET, &eth, sizeof(eth));
+	nb_put_be16(&b, OVS_KEY_ATTR_ETHERTYPE, ETH_P_8021Q);
+	nb_put_be16(&b, OVS_KEY_ATTR_VLAN, 0x1000 | 42);
+	nb_nest_start(&b, OVS_KEY_ATTR_ENCAP);
+	nb_put_be16(&b, OVS_KEY_ATTR_ETHERTYPE, ETH_P_ARP);
 	struct ovs_key_arp arp = { .arp_op = htons(1) };
 
-	put(&b, OVS_KEY_ATTR_ARP, &arp, sizeof(arp));
-	close_nest(&b);
-	close_nest(&b);
-	assert_int_equal(flow_match_from_nlattrs(&key, &mask, nest_at(&b, 0),
+	nb_put(&b, OVS_KEY_ATTR_ARP, &arp, sizeof(arp));
+	nb_nest_end(&b);
+	nb_nest_end(&b);
+	assert_int_equal(flow_match_from_nlattrs(&key, &mask, nb_at(&b, 0),
 						 NULL, true), 0);
 	assert_int_equal(ntohs(key.vlan.tci), 0x1000 | 42);
 	assert_int_equal(key.vlan.tpid, htons(ETH_P_8021Q));
@@ -257,20 +203,20 @@ arp_key(void)
 static int
 validate(struct nb *b)
 {
-	return actions_validate(nest_at(b, 0), arp_key(), false);
+	return actions_validate(nb_at(b, 0), arp_key(), false);
 }
 
 static void
 nested_clones(struct nb *b, int n)
 {
 	b->len = 0;
-	open_nest(b, OVS_FLOW_ATTR_ACTIONS);
+	nb_nest_start(b, OVS_FLOW_ATTR_ACTIONS);
 	for (int i = 0; i < n; i++)
-		open_nest(b, OVS_ACTION_ATTR_CLONE);
-	put_u32(b, TAPDP_ACTION_ATTR_DROP, 0);
+		nb_nest_start(b, OVS_ACTION_ATTR_CLONE);
+	nb_put_u32(b, TAPDP_ACTION_ATTR_DROP, 0);
 	for (int i = 0; i < n; i++)
-		close_nest(b);
-	close_nest(b);
+		nb_nest_end(b);
+	nb_nest_end(b);
 }
 
 static void
@@ -285,71 +231,71 @@ test_actions(void **state)
 	assert_int_equal(validate(&b), 0);
 	/* drop(0),2: drop must be last. */
 	b.len = 0;
-	open_nest(&b, OVS_FLOW_ATTR_ACTIONS);
-	put_u32(&b, TAPDP_ACTION_ATTR_DROP, 0);
-	put_u32(&b, OVS_ACTION_ATTR_OUTPUT, 2);
-	close_nest(&b);
+	nb_nest_start(&b, OVS_FLOW_ATTR_ACTIONS);
+	nb_put_u32(&b, TAPDP_ACTION_ATTR_DROP, 0);
+	nb_put_u32(&b, OVS_ACTION_ATTR_OUTPUT, 2);
+	nb_nest_end(&b);
 	assert_int_equal(validate(&b), -EINVAL);
 	/* 2,drop(0) is fine; output to a port past the range is not. */
 	b.len = 0;
-	open_nest(&b, OVS_FLOW_ATTR_ACTIONS);
-	put_u32(&b, OVS_ACTION_ATTR_OUTPUT, 2);
-	put_u32(&b, TAPDP_ACTION_ATTR_DROP, 0);
-	close_nest(&b);
+	nb_nest_start(&b, OVS_FLOW_ATTR_ACTIONS);
+	nb_put_u32(&b, OVS_ACTION_ATTR_OUTPUT, 2);
+	nb_put_u32(&b, TAPDP_ACTION_ATTR_DROP, 0);
+	nb_nest_end(&b);
 	assert_int_equal(validate(&b), 0);
 	b.len = 0;
-	open_nest(&b, OVS_FLOW_ATTR_ACTIONS);
-	put_u32(&b, OVS_ACTION_ATTR_OUTPUT, 65535);
-	close_nest(&b);
+	nb_nest_start(&b, OVS_FLOW_ATTR_ACTIONS);
+	nb_put_u32(&b, OVS_ACTION_ATTR_OUTPUT, 65535);
+	nb_nest_end(&b);
 	assert_int_equal(validate(&b), -EINVAL);
 	/* Userspace needs a nonzero pid. */
 	b.len = 0;
-	open_nest(&b, OVS_FLOW_ATTR_ACTIONS);
-	open_nest(&b, OVS_ACTION_ATTR_USERSPACE);
-	put_u32(&b, OVS_USERSPACE_ATTR_PID, 0);
-	close_nest(&b);
-	close_nest(&b);
+	nb_nest_start(&b, OVS_FLOW_ATTR_ACTIONS);
+	nb_nest_start(&b, OVS_ACTION_ATTR_USERSPACE);
+	nb_put_u32(&b, OVS_USERSPACE_ATTR_PID, 0);
+	nb_nest_end(&b);
+	nb_nest_end(&b);
 	assert_int_equal(validate(&b), -EINVAL);
 	/* psample: a group is required; cookies are at most 16 bytes. */
 	b.len = 0;
-	open_nest(&b, OVS_FLOW_ATTR_ACTIONS);
-	open_nest(&b, TAPDP_ACTION_ATTR_PSAMPLE);
-	put(&b, TAPDP_PSAMPLE_ATTR_COOKIE, "abc", 3);
-	close_nest(&b);
-	close_nest(&b);
+	nb_nest_start(&b, OVS_FLOW_ATTR_ACTIONS);
+	nb_nest_start(&b, TAPDP_ACTION_ATTR_PSAMPLE);
+	nb_put(&b, TAPDP_PSAMPLE_ATTR_COOKIE, "abc", 3);
+	nb_nest_end(&b);
+	nb_nest_end(&b);
 	assert_int_equal(validate(&b), -EINVAL);
 	b.len = 0;
-	open_nest(&b, OVS_FLOW_ATTR_ACTIONS);
-	open_nest(&b, TAPDP_ACTION_ATTR_PSAMPLE);
-	put_u32(&b, TAPDP_PSAMPLE_ATTR_GROUP, 1);
-	put(&b, TAPDP_PSAMPLE_ATTR_COOKIE, "0123456789abcdefX", 17);
-	close_nest(&b);
-	close_nest(&b);
+	nb_nest_start(&b, OVS_FLOW_ATTR_ACTIONS);
+	nb_nest_start(&b, TAPDP_ACTION_ATTR_PSAMPLE);
+	nb_put_u32(&b, TAPDP_PSAMPLE_ATTR_GROUP, 1);
+	nb_put(&b, TAPDP_PSAMPLE_ATTR_COOKIE, "0123456789abcdefX", 17);
+	nb_nest_end(&b);
+	nb_nest_end(&b);
 	assert_int_equal(validate(&b), -ERANGE);
 	/* Setting IPv4 fields of an ARP flow. */
 	b.len = 0;
-	open_nest(&b, OVS_FLOW_ATTR_ACTIONS);
-	open_nest(&b, OVS_ACTION_ATTR_SET);
+	nb_nest_start(&b, OVS_FLOW_ATTR_ACTIONS);
+	nb_nest_start(&b, OVS_ACTION_ATTR_SET);
 	struct ovs_key_ipv4 ip = { 0 };
 
-	put(&b, OVS_KEY_ATTR_IPV4, &ip, sizeof(ip));
-	close_nest(&b);
-	close_nest(&b);
+	nb_put(&b, OVS_KEY_ATTR_IPV4, &ip, sizeof(ip));
+	nb_nest_end(&b);
+	nb_nest_end(&b);
 	assert_int_equal(validate(&b), -EINVAL);
 	/* push_vlan without the CFI bit. */
 	b.len = 0;
-	open_nest(&b, OVS_FLOW_ATTR_ACTIONS);
+	nb_nest_start(&b, OVS_FLOW_ATTR_ACTIONS);
 	struct ovs_action_push_vlan pv = { htons(ETH_P_8021Q), htons(5) };
 
-	put(&b, OVS_ACTION_ATTR_PUSH_VLAN, &pv, sizeof(pv));
-	close_nest(&b);
+	nb_put(&b, OVS_ACTION_ATTR_PUSH_VLAN, &pv, sizeof(pv));
+	nb_nest_end(&b);
 	assert_int_equal(validate(&b), -EINVAL);
 	/* More than the kernel stores: EMSGSIZE. */
 	b.len = 0;
-	open_nest(&b, OVS_FLOW_ATTR_ACTIONS);
+	nb_nest_start(&b, OVS_FLOW_ATTR_ACTIONS);
 	for (int i = 0; i < 5000; i++)
-		put_u32(&b, OVS_ACTION_ATTR_OUTPUT, 1);
-	close_nest(&b);
+		nb_put_u32(&b, OVS_ACTION_ATTR_OUTPUT, 1);
+	nb_nest_end(&b);
 	assert_int_equal(validate(&b), -EMSGSIZE);
 }
 

@@ -9,148 +9,37 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/socket.h>
-#include <unistd.h>
 
 #include <cmocka.h>
 
-#include "include/tapdp/proto.h"
 #include "datapath/families.h"
 #include "netlink/genl.h"
 #include "netlink/nlsock.h"
+#include "tests/unit/nl-test.h"
 
 /* The datapath context the test sockets act on. */
 static struct dp_net *net;
 
-struct fx {
-	int peer;
-	struct nlsock *sk;
-	char req[4096];
-	size_t len;
-	char rep[65536];
-};
-
-static struct fx *
-fx_new(bool admin)
-{
-	struct fx *f = test_calloc(1, sizeof(*f));
-	struct nlsock_creds creds = { .pid = 4242, .net_admin = admin };
-	struct tapdp_shared *shared;
-	int sv[2];
-
-	assert_int_equal(socketpair(AF_UNIX, SOCK_DGRAM, 0, sv), 0);
-	shared = mmap(NULL, sizeof(*shared), PROT_READ | PROT_WRITE,
-		      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	f->peer = sv[0];
-	f->sk = nlsock_new(sv[1], shared, &creds, NETLINK_GENERIC, net);
-	nlsock_autobind(f->sk);
-	return f;
-}
-
 static int
 setup(void **state)
 {
-	*state = fx_new(true);
+	*state = fx_new(net, NETLINK_GENERIC, true);
 	return 0;
 }
 
 static int
 teardown(void **state)
 {
-	struct fx *f = *state;
-
-	nlsock_free(f->sk);
-	close(f->peer);
-	test_free(f);
+	fx_free(*state);
 	return 0;
-}
-
-/* Starts a request in f->req; returns the family header. */
-static void *
-req_start(struct fx *f, uint16_t type, uint16_t flags, uint8_t cmd,
-	  size_t hdrsize)
-{
-	struct nlmsghdr *nlh = (void *)(f->req + f->len);
-	struct genlmsghdr *gh = NLMSG_DATA(nlh);
-
-	memset(nlh, 0, NLMSG_LENGTH(GENL_HDRLEN + hdrsize));
-	nlh->nlmsg_len = NLMSG_LENGTH(GENL_HDRLEN + hdrsize);
-	nlh->nlmsg_type = type;
-	nlh->nlmsg_flags = NLM_F_REQUEST | flags;
-	nlh->nlmsg_seq = 99;
-	gh->cmd = cmd;
-	gh->version = 1;
-	return (char *)gh + GENL_HDRLEN;
-}
-
-static struct nlmsghdr *
-req_cur(struct fx *f)
-{
-	return (void *)(f->req + f->len);
-}
-
-static void
-req_attr(struct fx *f, uint16_t type, const void *data, size_t len)
-{
-	struct nlmsghdr *nlh = req_cur(f);
-	struct nlattr *a = (void *)((char *)nlh + NLMSG_ALIGN(nlh->nlmsg_len));
-
-	a->nla_type = type;
-	a->nla_len = NLA_HDRLEN + len;
-	memcpy((char *)a + NLA_HDRLEN, data, len);
-	nlh->nlmsg_len = NLMSG_ALIGN(nlh->nlmsg_len) + NLA_ALIGN(a->nla_len);
-}
-
-static void
-req_end(struct fx *f)
-{
-	f->len += NLMSG_ALIGN(req_cur(f)->nlmsg_len);
-}
-
-static void
-send_req(struct fx *f)
-{
-	genl_rcv(f->sk, f->req, f->len);
-	f->len = 0;
-}
-
-static ssize_t
-recv_rep(struct fx *f)
-{
-	return recv(f->peer, f->rep, sizeof(f->rep), MSG_DONTWAIT);
-}
-
-static int
-rep_error(struct fx *f, ssize_t n)
-{
-	struct nlmsghdr *nlh = (void *)f->rep;
-
-	assert_true(n >= (ssize_t)NLMSG_LENGTH(sizeof(struct nlmsgerr)));
-	assert_int_equal(nlh->nlmsg_type, NLMSG_ERROR);
-	return ((struct nlmsgerr *)NLMSG_DATA(nlh))->error;
-}
-
-static const struct nlattr *
-rep_attr(struct fx *f, size_t hdrsize, uint16_t type)
-{
-	struct nlmsghdr *nlh = (void *)f->rep;
-	const char *p = (char *)NLMSG_DATA(nlh) + NLMSG_ALIGN(GENL_HDRLEN +
-							      hdrsize);
-	int rem = nlh->nlmsg_len - (p - (char *)nlh);
-	const struct nlattr *a;
-
-	attr_for_each(a, p, rem, rem)
-		if (attr_type(a) == type)
-			return a;
-	return NULL;
 }
 
 static void
 getfamily_by_name(struct fx *f, const char *name)
 {
 	req_start(f, GENL_ID_CTRL, 0, CTRL_CMD_GETFAMILY, 0);
-	req_attr(f, CTRL_ATTR_FAMILY_NAME, name, strlen(name) + 1);
+	nb_put(&f->req, CTRL_ATTR_FAMILY_NAME, name, strlen(name) + 1);
 	req_end(f);
 	send_req(f);
 }
@@ -185,7 +74,7 @@ test_getfamily_errors(void **state)
 	getfamily_by_name(f, "nope");
 	assert_int_equal(rep_error(f, recv_rep(f)), -ENOENT);
 	req_start(f, GENL_ID_CTRL, 0, CTRL_CMD_GETFAMILY, 0);
-	req_attr(f, CTRL_ATTR_FAMILY_ID, &id, sizeof(id));
+	nb_put(&f->req, CTRL_ATTR_FAMILY_ID, &id, sizeof(id));
 	req_end(f);
 	send_req(f);
 	assert_int_equal(rep_error(f, recv_rep(f)), -ENOENT);
@@ -203,7 +92,7 @@ test_unknown_family_echoes_request(void **state)
 
 	req_start(f, 0x3333, 0, 1, 4);
 	req_end(f);
-	size_t reqlen = f->len;
+	size_t reqlen = f->req.len;
 
 	send_req(f);
 	n = recv_rep(f);
@@ -235,8 +124,8 @@ test_short_and_truncated_messages(void **state)
 	nlh = req_start(f, FAMILY_ID_DATAPATH, NLM_F_ACK, OVS_DP_CMD_GET, 4);
 	nlh = req_cur(f);
 	nlh->nlmsg_len = 2000;
-	genl_rcv(f->sk, f->req, NLMSG_LENGTH(GENL_HDRLEN + 4));
-	f->len = 0;
+	genl_rcv(f->sk, f->req.buf, NLMSG_LENGTH(GENL_HDRLEN + 4));
+	f->req.len = 0;
 	assert_true(recv_rep(f) < 0);
 	/* Not a request: only ACKed when asked. */
 	req_start(f, GENL_ID_CTRL, NLM_F_ACK, CTRL_CMD_GETFAMILY, 0);
@@ -284,33 +173,33 @@ test_dp_errors(void **state)
 	assert_int_equal(rep_error(f, recv_rep(f)), -ENODEV);
 	/* NEW needs a name and an upcall pid. */
 	req_start(f, FAMILY_ID_DATAPATH, 0, OVS_DP_CMD_NEW, 4);
-	req_attr(f, OVS_DP_ATTR_NAME, "x", 2);
+	nb_put(&f->req, OVS_DP_ATTR_NAME, "x", 2);
 	req_end(f);
 	send_req(f);
 	assert_int_equal(rep_error(f, recv_rep(f)), -EINVAL);
 	/* Unknown feature bits, before anything is created. */
 	req_start(f, FAMILY_ID_DATAPATH, 0, OVS_DP_CMD_NEW, 4);
-	req_attr(f, OVS_DP_ATTR_NAME, "tapdp-unit0", 12);
-	req_attr(f, OVS_DP_ATTR_UPCALL_PID, &pid, 4);
-	req_attr(f, OVS_DP_ATTR_USER_FEATURES, &feat, 4);
+	nb_put(&f->req, OVS_DP_ATTR_NAME, "tapdp-unit0", 12);
+	nb_put(&f->req, OVS_DP_ATTR_UPCALL_PID, &pid, 4);
+	nb_put(&f->req, OVS_DP_ATTR_USER_FEATURES, &feat, 4);
 	req_end(f);
 	send_req(f);
 	assert_int_equal(rep_error(f, recv_rep(f)), -EOPNOTSUPP);
 	/* Cache size: policy range, then power of two. */
 	nlsock_setsockopt(f->sk, SOL_NETLINK, NETLINK_EXT_ACK, 1);
 	req_start(f, FAMILY_ID_DATAPATH, 0, OVS_DP_CMD_NEW, 4);
-	req_attr(f, OVS_DP_ATTR_NAME, "tapdp-unit0", 12);
-	req_attr(f, OVS_DP_ATTR_UPCALL_PID, &pid, 4);
-	req_attr(f, OVS_DP_ATTR_MASKS_CACHE_SIZE, &size, 4);
+	nb_put(&f->req, OVS_DP_ATTR_NAME, "tapdp-unit0", 12);
+	nb_put(&f->req, OVS_DP_ATTR_UPCALL_PID, &pid, 4);
+	nb_put(&f->req, OVS_DP_ATTR_MASKS_CACHE_SIZE, &size, 4);
 	req_end(f);
 	send_req(f);
 	assert_int_equal(rep_error(f, recv_rep(f)), -ERANGE);
 	nlh = (void *)f->rep;
 	assert_true(nlh->nlmsg_flags & NLM_F_ACK_TLVS);
 	req_start(f, FAMILY_ID_DATAPATH, 0, OVS_DP_CMD_NEW, 4);
-	req_attr(f, OVS_DP_ATTR_NAME, "tapdp-unit0", 12);
-	req_attr(f, OVS_DP_ATTR_UPCALL_PID, &pid, 4);
-	req_attr(f, OVS_DP_ATTR_MASKS_CACHE_SIZE, &odd, 4);
+	nb_put(&f->req, OVS_DP_ATTR_NAME, "tapdp-unit0", 12);
+	nb_put(&f->req, OVS_DP_ATTR_UPCALL_PID, &pid, 4);
+	nb_put(&f->req, OVS_DP_ATTR_MASKS_CACHE_SIZE, &odd, 4);
 	req_end(f);
 	send_req(f);
 	assert_int_equal(rep_error(f, recv_rep(f)), -EINVAL);
@@ -319,12 +208,12 @@ test_dp_errors(void **state)
 static void
 test_unprivileged_gets_eperm(void **state)
 {
-	struct fx *f = fx_new(false);
+	struct fx *f = fx_new(net, NETLINK_GENERIC, false);
 	uint32_t pid = 0;
 
 	req_start(f, FAMILY_ID_DATAPATH, 0, OVS_DP_CMD_NEW, 4);
-	req_attr(f, OVS_DP_ATTR_NAME, "tapdp-unit1", 12);
-	req_attr(f, OVS_DP_ATTR_UPCALL_PID, &pid, 4);
+	nb_put(&f->req, OVS_DP_ATTR_NAME, "tapdp-unit1", 12);
+	nb_put(&f->req, OVS_DP_ATTR_UPCALL_PID, &pid, 4);
 	req_end(f);
 	send_req(f);
 	assert_int_equal(rep_error(f, recv_rep(f)), -EPERM);
@@ -333,7 +222,7 @@ test_unprivileged_gets_eperm(void **state)
 	req_end(f);
 	send_req(f);
 	assert_int_equal(rep_error(f, recv_rep(f)), -ENODEV);
-	teardown((void **)&f);
+	fx_free(f);
 }
 
 static void
@@ -348,17 +237,17 @@ test_vport_errors(void **state)
 	send_req(f);
 	assert_int_equal(rep_error(f, recv_rep(f)), -EINVAL);
 	req_start(f, FAMILY_ID_VPORT, 0, OVS_VPORT_CMD_GET, 4);
-	req_attr(f, OVS_VPORT_ATTR_IFINDEX, &ifindex, 4);
+	nb_put(&f->req, OVS_VPORT_ATTR_IFINDEX, &ifindex, 4);
 	req_end(f);
 	send_req(f);
 	assert_int_equal(rep_error(f, recv_rep(f)), -EOPNOTSUPP);
 	req_start(f, FAMILY_ID_VPORT, 0, OVS_VPORT_CMD_GET, 4);
-	req_attr(f, OVS_VPORT_ATTR_PORT_NO, &big, 4);
+	nb_put(&f->req, OVS_VPORT_ATTR_PORT_NO, &big, 4);
 	req_end(f);
 	send_req(f);
 	assert_int_equal(rep_error(f, recv_rep(f)), -EFBIG);
 	req_start(f, FAMILY_ID_VPORT, 0, OVS_VPORT_CMD_GET, 4);
-	req_attr(f, OVS_VPORT_ATTR_NAME, "nosuchport", 11);
+	nb_put(&f->req, OVS_VPORT_ATTR_NAME, "nosuchport", 11);
 	req_end(f);
 	send_req(f);
 	assert_int_equal(rep_error(f, recv_rep(f)), -ENODEV);
@@ -412,7 +301,7 @@ test_batch_goes_on_after_error(void **state)
 	req_start(f, 0x3333, 0, 1, 4);
 	req_end(f);
 	req_start(f, GENL_ID_CTRL, 0, CTRL_CMD_GETFAMILY, 0);
-	req_attr(f, CTRL_ATTR_FAMILY_NAME, "ovs_flow", 9);
+	nb_put(&f->req, CTRL_ATTR_FAMILY_NAME, "ovs_flow", 9);
 	req_end(f);
 	send_req(f);
 	assert_int_equal(rep_error(f, recv_rep(f)), -ENOENT);
@@ -436,7 +325,7 @@ test_meter_errors(void **state)
 	assert_int_equal(rep_error(f, recv_rep(f)), -EINVAL);
 	/* SET validates its bands before looking for the datapath. */
 	req_start(f, FAMILY_ID_METER, 0, OVS_METER_CMD_SET, 4);
-	req_attr(f, OVS_METER_ATTR_ID, &id, 4);
+	nb_put(&f->req, OVS_METER_ATTR_ID, &id, 4);
 	req_end(f);
 	send_req(f);
 	assert_int_equal(rep_error(f, recv_rep(f)), -EINVAL);
@@ -444,8 +333,8 @@ test_meter_errors(void **state)
 	a->nla_len = NLA_HDRLEN + 4;
 	memcpy((char *)a + NLA_HDRLEN, &rate, 4);
 	req_start(f, FAMILY_ID_METER, 0, OVS_METER_CMD_SET, 4);
-	req_attr(f, OVS_METER_ATTR_ID, &id, 4);
-	req_attr(f, OVS_METER_ATTR_BANDS, band, NLA_HDRLEN + 8);
+	nb_put(&f->req, OVS_METER_ATTR_ID, &id, 4);
+	nb_put(&f->req, OVS_METER_ATTR_BANDS, band, NLA_HDRLEN + 8);
 	req_end(f);
 	send_req(f);
 	assert_int_equal(rep_error(f, recv_rep(f)), -EINVAL);
@@ -455,7 +344,7 @@ test_meter_errors(void **state)
 	send_req(f);
 	assert_int_equal(rep_error(f, recv_rep(f)), -ENODEV);
 	req_start(f, FAMILY_ID_METER, 0, OVS_METER_CMD_DEL, 4);
-	req_attr(f, OVS_METER_ATTR_ID, &id, 4);
+	nb_put(&f->req, OVS_METER_ATTR_ID, &id, 4);
 	req_end(f);
 	send_req(f);
 	assert_int_equal(rep_error(f, recv_rep(f)), -ENODEV);
@@ -479,7 +368,8 @@ test_ct_limit_get_short_tail(void **state)
 
 	req_start(f, FAMILY_ID_CT_LIMIT, 0, OVS_CT_LIMIT_CMD_GET,
 		  sizeof(struct ovs_header));
-	req_attr(f, OVS_CT_LIMIT_ATTR_ZONE_LIMIT, zl, tail);
+	nb_put(&f->req, OVS_CT_LIMIT_ATTR_ZONE_LIMIT, zl, tail);
+	req_end(f);
 	nlh = req_cur(f);
 	len = NLMSG_ALIGN(nlh->nlmsg_len) - NLA_ALIGN(NLA_HDRLEN + tail) +
 	      NLA_HDRLEN + tail;
@@ -488,7 +378,7 @@ test_ct_limit_get_short_tail(void **state)
 	memcpy(msg, nlh, len);
 	genl_rcv(f->sk, msg, len);
 	free(msg);
-	f->len = 0;
+	f->req.len = 0;
 
 	assert_true(recv_rep(f) > 0);
 	assert_int_equal(((struct nlmsghdr *)f->rep)->nlmsg_type,
