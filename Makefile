@@ -48,6 +48,7 @@ UNIT_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/%,$(wildcard tests/unit/test-*.
 # What the unit tests share (attribute builders, sockets, fake ports).
 UNIT_LIB_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,\
 	$(filter-out tests/unit/test-%,$(wildcard tests/unit/*.c)))
+.SECONDARY: $(UNIT_LIB_OBJS)
 
 all: $(BUILD)/tapdpd $(BUILD)/libtapdp.so $(BUILD)/tapdp-run
 

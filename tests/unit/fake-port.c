@@ -1,0 +1,194 @@
+#define _GNU_SOURCE
+#include "tests/unit/fake-port.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#define MAX_DEVICES	32
+#define IFINDEX_BASE	1000000
+
+struct device {
+	char name[IFNAMSIZ];		/* "": a free slot */
+	int port_fd, wire_fd;
+	int ifindex;
+};
+
+static struct device devices[MAX_DEVICES];
+static int next_ifindex = IFINDEX_BASE;
+
+static struct device *
+device_find(const char *name)
+{
+	for (int i = 0; i < MAX_DEVICES; i++)
+		if (devices[i].name[0] && !strcmp(devices[i].name, name))
+			return &devices[i];
+	return NULL;
+}
+
+int
+fake_device_add(const char *name)
+{
+	struct device *d = NULL;
+	int sv[2];
+
+	if (device_find(name))
+		return -EEXIST;
+	for (int i = 0; i < MAX_DEVICES && !d; i++)
+		if (!devices[i].name[0])
+			d = &devices[i];
+	if (!d)
+		return -ENOSPC;
+	if (socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, sv) < 0)
+		return -errno;
+	snprintf(d->name, sizeof(d->name), "%s", name);
+	d->port_fd = sv[0];
+	d->wire_fd = sv[1];
+	d->ifindex = next_ifindex++;
+	return 0;
+}
+
+void
+fake_device_del(const char *name)
+{
+	struct device *d = device_find(name);
+
+	if (!d)
+		return;
+	close(d->port_fd);
+	close(d->wire_fd);
+	memset(d, 0, sizeof(*d));
+}
+
+static void
+fake_close(struct vport *vport)
+{
+	for (unsigned i = 0; i < vport->n_rxq; i++)
+		close(vport->rxq[i].fd);
+}
+
+/* Every receive queue reads the device's one socket. */
+static int
+fake_open(struct vport *vport)
+{
+	struct device *d = device_find(vport->name);
+	unsigned i;
+
+	if (!d)
+		return -ENODEV;
+	for (i = 0; i < vport->n_rxq; i++) {
+		vport->rxq[i].state = NULL;
+		vport->rxq[i].fd = fcntl(d->port_fd, F_DUPFD_CLOEXEC, 0);
+		if (vport->rxq[i].fd < 0)
+			break;
+	}
+	if (i < vport->n_rxq) {
+		int err = -errno;
+
+		vport->n_rxq = i;
+		fake_close(vport);
+		return err;
+	}
+	vport->fd = vport->rxq[0].fd;
+	vport->ifindex = d->ifindex;
+	return 0;
+}
+
+static int
+internal_open(struct vport *vport)
+{
+	int err = fake_device_add(vport->name);
+
+	if (!err) {
+		err = fake_open(vport);
+		if (err)
+			fake_device_del(vport->name);
+	}
+	return err;
+}
+
+static void
+internal_close(struct vport *vport)
+{
+	fake_close(vport);
+	fake_device_del(vport->name);
+}
+
+static void
+recv_burst(struct vport *vport, struct vport_rxq *q, uint8_t *scratch,
+	   size_t size, unsigned max)
+{
+	static const struct virtio_net_hdr none;
+
+	for (unsigned n = 0; n < max; n++) {
+		ssize_t r = recv(q->fd, scratch + VPORT_RX_HEADROOM,
+				 size - VPORT_RX_HEADROOM, MSG_DONTWAIT);
+
+		if (r <= 0)
+			break;
+		vport_rx_deliver(vport, scratch, size, r, &none);
+	}
+}
+
+static int
+fake_send(struct vport *vport, const void *frame, size_t len,
+	  const struct virtio_net_hdr *vh)
+{
+	return send(vport->fd, frame, len, MSG_DONTWAIT) < 0 ? -errno : 0;
+}
+
+static const struct vport_ops internal_ops = {
+	.type = OVS_VPORT_TYPE_INTERNAL,
+	.open = internal_open,
+	.close = internal_close,
+	.recv_burst = recv_burst,
+	.send = fake_send,
+};
+
+static const struct vport_ops netdev_ops = {
+	.type = OVS_VPORT_TYPE_NETDEV,
+	.open = fake_open,
+	.close = fake_close,
+	.recv_burst = recv_burst,
+	.send = fake_send,
+};
+
+const struct vport_ops *
+fake_port_ops(enum ovs_vport_type type)
+{
+	switch (type) {
+	case OVS_VPORT_TYPE_INTERNAL:
+		return &internal_ops;
+	case OVS_VPORT_TYPE_NETDEV:
+		return &netdev_ops;
+	default:
+		return NULL;
+	}
+}
+
+void
+fake_wire_send(const char *name, const void *frame, size_t len)
+{
+	struct device *d = device_find(name);
+
+	if (d)
+		(void)!send(d->wire_fd, frame, len, 0);
+}
+
+ssize_t
+fake_wire_recv(const char *name, void *buf, size_t size, int ms)
+{
+	struct device *d = device_find(name);
+	struct pollfd pfd;
+
+	if (!d)
+		return -1;
+	pfd = (struct pollfd){ .fd = d->wire_fd, .events = POLLIN };
+	if (poll(&pfd, 1, ms) <= 0)
+		return -1;
+	return recv(d->wire_fd, buf, size, MSG_DONTWAIT);
+}

@@ -1,0 +1,34 @@
+/* Ports without devices, for unit tests: a port type whose device is a
+ * datagram socketpair. One end is the port's (its receive queues and its
+ * sends), the other the test's wire: a frame written to the wire is
+ * received by the port, a frame the port sends is read from the wire.
+ *
+ * As with real devices, an internal port creates its device (-EEXIST when
+ * the name is taken) and removes it when it goes; a netdev port opens a
+ * device fake_device_add() made (-ENODEV otherwise). Device indexes are
+ * far above any the host uses.
+ *
+ * Threads: devices are made, opened and closed by the test's thread (the
+ * datapath's control thread); the ports' threads receive and send. */
+#ifndef TAPDP_TESTS_FAKE_PORT_H
+#define TAPDP_TESTS_FAKE_PORT_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "vport/vport.h"
+
+/* For struct dp_net_config's port_ops. */
+const struct vport_ops *fake_port_ops(enum ovs_vport_type type);
+
+/* A device netdev ports can open: 0 or -EEXIST. */
+int fake_device_add(const char *name);
+void fake_device_del(const char *name);
+
+/* Writes a frame to the device's wire, as if it came from outside. */
+void fake_wire_send(const char *name, const void *frame, size_t len);
+/* A frame the port on the device sent, waiting up to ms milliseconds for
+ * it: its length, or -1 when none came. */
+ssize_t fake_wire_recv(const char *name, void *buf, size_t size, int ms);
+
+#endif

@@ -1,0 +1,529 @@
+/* The datapath in its own context, with ports that need no device: the
+ * packet path (a hit runs the flow's actions and counts, a miss becomes an
+ * upcall, an upcall nobody takes is lost), OVS_PACKET_CMD_EXECUTE's
+ * dp_execute, and the port and datapath registries of a context. Upcalls go
+ * to a sink of the test's, which hands each (portid, message) to the test
+ * thread through a socketpair. */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <errno.h>
+#include <linux/genetlink.h>
+#include <poll.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <urcu.h>
+
+#include "datapath/datapath.h"
+#include "flow/key-netlink.h"
+#include "netlink/attr.h"
+#include "tests/unit/fake-port.h"
+#include "tests/unit/nl-test.h"
+
+#define UPCALL_FAMILY	0x4ee
+#define UPCALL_VERSION	1
+#define ETH_P_TEST	0x88b5		/* local experimental EtherType */
+#define WAIT_MS		2000
+
+static const uint8_t mac_a[6] = { 2, 0, 0, 0, 0, 1 };
+static const uint8_t mac_b[6] = { 2, 0, 0, 0, 0, 2 };
+
+/* The sink: its error (0: deliver) and the socketpair to the test. */
+static int sink_err;
+static int sink_fd[2];
+
+struct fixture {
+	struct dp_net *net;
+	struct datapath *dp;
+	struct dp_port *a, *b;		/* ports 1 and 2: netdevs a and b */
+};
+
+static int
+sink_send(uint32_t portid, const void *msg, size_t len)
+{
+	struct iovec iov[2] = { { &portid, sizeof(portid) },
+				{ (void *)msg, len } };
+	struct msghdr mh = { .msg_iov = iov, .msg_iovlen = 2 };
+	int err = __atomic_load_n(&sink_err, __ATOMIC_RELAXED);
+
+	if (err)
+		return err;
+	return sendmsg(sink_fd[1], &mh, MSG_DONTWAIT) < 0 ? -errno : 0;
+}
+
+/* The next upcall, waiting for it: the message's length (its portid in
+ * *portid), or -1 when none comes. */
+static ssize_t
+upcall_recv(uint32_t *portid, void *buf, size_t size, int ms)
+{
+	struct pollfd pfd = { .fd = sink_fd[0], .events = POLLIN };
+	struct iovec iov[2] = { { portid, sizeof(*portid) }, { buf, size } };
+	struct msghdr mh = { .msg_iov = iov, .msg_iovlen = 2 };
+	ssize_t n;
+
+	if (poll(&pfd, 1, ms) <= 0)
+		return -1;
+	n = recvmsg(sink_fd[0], &mh, MSG_DONTWAIT);
+	return n < (ssize_t)sizeof(*portid) ? -1 : n - (ssize_t)sizeof(*portid);
+}
+
+static uint64_t
+atomic_read(const uint64_t *v)
+{
+	return __atomic_load_n(v, __ATOMIC_RELAXED);
+}
+
+/* The receive thread counts an upcall after sending it: these wait for
+ * its counters (polling, at most WAIT_MS). */
+static bool
+wait_count(const uint64_t *v, uint64_t want)
+{
+	for (int ms = 0; ms < WAIT_MS; ms++) {
+		if (atomic_read(v) == want)
+			return true;
+		poll(NULL, 0, 1);
+	}
+	return false;
+}
+
+static bool
+wait_lost(struct datapath *dp, uint64_t want)
+{
+	struct dp_stats st;
+
+	for (int ms = 0; ms < WAIT_MS; ms++) {
+		dp_get_stats(dp, &st);
+		if (st.n_lost == want)
+			return true;
+		poll(NULL, 0, 1);
+	}
+	return false;
+}
+
+static size_t
+frame(uint8_t *f)
+{
+	memset(f, 0, 60);
+	memcpy(f, mac_b, 6);
+	memcpy(f + 6, mac_a, 6);
+	f[12] = ETH_P_TEST >> 8;
+	f[13] = ETH_P_TEST & 0xff;
+	memcpy(f + 14, "tapdp unit frame", 16);
+	return 60;
+}
+
+static int
+setup(void **state)
+{
+	const struct dp_net_config cfg = {
+		.upcall = { .family_id = UPCALL_FAMILY,
+			    .version = UPCALL_VERSION, .send = sink_send },
+		.port_ops = fake_port_ops,
+	};
+	struct fixture *fx = test_calloc(1, sizeof(*fx));
+	uint32_t pid0 = 0, pid_a = 77, pid_b = 78;
+
+	assert_int_equal(socketpair(AF_UNIX, SOCK_DGRAM, 0, sink_fd), 0);
+	sink_err = 0;
+	fx->net = dp_net_new(&cfg);
+	assert_non_null(fx->net);
+	assert_int_equal(dp_create(fx->net, "tdp0", &pid0, 1, &fx->dp), 0);
+	assert_int_equal(fake_device_add("tdp-a"), 0);
+	assert_int_equal(fake_device_add("tdp-b"), 0);
+	assert_int_equal(dp_port_add(fx->dp, 1, OVS_VPORT_TYPE_NETDEV, "tdp-a",
+				     &pid_a, 1, &fx->a), 0);
+	assert_int_equal(dp_port_add(fx->dp, 2, OVS_VPORT_TYPE_NETDEV, "tdp-b",
+				     &pid_b, 1, &fx->b), 0);
+	*state = fx;
+	return 0;
+}
+
+static int
+teardown(void **state)
+{
+	struct fixture *fx = *state;
+
+	dp_net_destroy(fx->net);
+	rcu_barrier();
+	fake_device_del("tdp-a");
+	fake_device_del("tdp-b");
+	close(sink_fd[0]);
+	close(sink_fd[1]);
+	test_free(fx);
+	return 0;
+}
+
+/* Installs a flow for frame() from in_port, with the actions in acts. */
+static struct flow *
+flow_add(struct datapath *dp, uint32_t in_port, const struct nb *acts)
+{
+	struct ovs_key_ethernet eth;
+	struct flow_key key, mask;
+	struct nb k = { .len = 0 };
+	struct flow *flow;
+	int at;
+
+	memcpy(eth.eth_src, mac_a, 6);
+	memcpy(eth.eth_dst, mac_b, 6);
+	at = nb_nest_start(&k, OVS_FLOW_ATTR_KEY);
+	nb_put_u32(&k, OVS_KEY_ATTR_IN_PORT, in_port);
+	nb_put(&k, OVS_KEY_ATTR_ETHERNET, &eth, sizeof(eth));
+	nb_put_be16(&k, OVS_KEY_ATTR_ETHERTYPE, ETH_P_TEST);
+	nb_nest_end(&k);
+	assert_int_equal(flow_match_from_nlattrs(&key, &mask, nb_at(&k, at),
+						 NULL, true), 0);
+	flow = calloc(1, sizeof(*flow));
+	assert_non_null(flow);
+	flow->ufid_len = 4;
+	memcpy(flow->ufid, "ufid", 4);
+	flow->actions = dp_actions_new(acts->buf, acts->len);
+	assert_int_equal(dp_flow_insert(dp, flow, &key, &mask), 0);
+	return flow;
+}
+
+/* Checks an upcall's headers; returns its attributes' start. */
+static const char *
+upcall_check(const void *msg, ssize_t n, uint8_t cmd, struct datapath *dp,
+	     int *rem)
+{
+	const struct nlmsghdr *nlh = msg;
+	const struct genlmsghdr *gh = NLMSG_DATA(nlh);
+	const struct ovs_header *hdr = (const void *)((char *)gh +
+						      GENL_HDRLEN);
+	size_t off = NLMSG_LENGTH(GENL_HDRLEN + sizeof(*hdr));
+
+	assert_true(n >= (ssize_t)off);
+	assert_int_equal(nlh->nlmsg_len, n);
+	assert_int_equal(nlh->nlmsg_type, UPCALL_FAMILY);
+	assert_int_equal(gh->cmd, cmd);
+	assert_int_equal(gh->version, UPCALL_VERSION);
+	assert_int_equal(hdr->dp_ifindex, dp_ifindex(dp));
+	*rem = n - off;
+	return (const char *)msg + off;
+}
+
+static void
+test_hit_runs_actions_and_counts(void **state)
+{
+	struct fixture *fx = *state;
+	struct nb acts = { .len = 0 };
+	uint8_t f[60], out[128];
+	size_t len = frame(f);
+	struct dp_stats st;
+	struct flow *flow;
+	uint32_t portid;
+
+	nb_put_u32(&acts, OVS_ACTION_ATTR_OUTPUT, 2);
+	flow = flow_add(fx->dp, 1, &acts);
+	fake_wire_send("tdp-a", f, len);
+	assert_int_equal(fake_wire_recv("tdp-b", out, sizeof(out), WAIT_MS),
+			 len);
+	assert_memory_equal(out, f, len);
+	/* Counted before the actions ran. */
+	assert_int_equal(atomic_read(&flow->packets), 1);
+	assert_int_equal(atomic_read(&flow->bytes), len);
+	assert_true(atomic_read(&flow->used_ms) != 0);
+	dp_get_stats(fx->dp, &st);
+	assert_int_equal(st.n_hit, 1);
+	assert_int_equal(st.n_missed, 0);
+	assert_int_equal(st.n_lost, 0);
+	assert_int_equal(dp_flow_count(fx->dp), 1);
+	assert_true(upcall_recv(&portid, out, sizeof(out), 0) < 0);
+	/* Not back out where it came in, nor anywhere else. */
+	assert_true(fake_wire_recv("tdp-a", out, sizeof(out), 0) < 0);
+}
+
+static void
+test_miss_sends_upcall(void **state)
+{
+	struct fixture *fx = *state;
+	const struct nlattr *a;
+	uint8_t f[60], msg[1024];
+	size_t len = frame(f);
+	struct flow_key key;
+	struct dp_stats st;
+	uint32_t portid;
+	const char *p;
+	ssize_t n;
+	int rem;
+
+	fake_wire_send("tdp-a", f, len);
+	n = upcall_recv(&portid, msg, sizeof(msg), WAIT_MS);
+	assert_true(n > 0);
+	assert_int_equal(portid, 77);
+	p = upcall_check(msg, n, OVS_PACKET_CMD_MISS, fx->dp, &rem);
+	a = attrs_find(p, rem, OVS_PACKET_ATTR_PACKET);
+	assert_non_null(a);
+	assert_int_equal(attr_len(a), len);
+	assert_memory_equal(attr_data(a), f, len);
+	a = attrs_find(p, rem, OVS_PACKET_ATTR_KEY);
+	assert_non_null(a);
+	assert_int_equal(flow_match_from_nlattrs(&key, NULL, a, NULL, true),
+			 0);
+	assert_int_equal(key.in_port, 1);
+	assert_int_equal(key.eth_type, htons(ETH_P_TEST));
+	assert_memory_equal(key.eth_src, mac_a, 6);
+	a = attrs_find(p, rem, OVS_PACKET_ATTR_HASH);
+	assert_non_null(a);
+	assert_true(attr_get_u64(a) & (1ULL << 32)); /* a software hash */
+	assert_null(attrs_find(p, rem, OVS_PACKET_ATTR_USERDATA));
+	assert_null(attrs_find(p, rem, OVS_PACKET_ATTR_ACTIONS));
+	assert_true(wait_count(&fx->a->upcall_success, 1));
+	dp_get_stats(fx->dp, &st);
+	assert_int_equal(st.n_missed, 1);
+	assert_int_equal(st.n_hit, 0);
+	assert_int_equal(st.n_lost, 0);
+	assert_int_equal(atomic_read(&fx->a->upcall_fail), 0);
+}
+
+/* With per-CPU dispatch the miss goes to the datapath's handlers. */
+static void
+test_miss_per_cpu_dispatch(void **state)
+{
+	struct fixture *fx = *state;
+	uint8_t f[60], msg[1024];
+	uint32_t pid = 55, portid;
+
+	assert_int_equal(dp_set_features(fx->dp,
+					 OVS_DP_F_DISPATCH_UPCALL_PER_CPU), 0);
+	assert_int_equal(dp_set_cpu_pids(fx->dp, &pid, 1), 0);
+	fake_wire_send("tdp-a", f, frame(f));
+	assert_true(upcall_recv(&portid, msg, sizeof(msg), WAIT_MS) > 0);
+	assert_int_equal(portid, 55);
+}
+
+static void
+test_userspace_action_sends_userdata(void **state)
+{
+	struct fixture *fx = *state;
+	struct nb acts = { .len = 0 };
+	uint8_t f[60], msg[1024];
+	size_t len = frame(f);
+	const struct nlattr *a;
+	struct dp_stats st;
+	uint32_t portid;
+	const char *p;
+	ssize_t n;
+	int rem;
+
+	nb_nest_start(&acts, OVS_ACTION_ATTR_USERSPACE);
+	nb_put_u32(&acts, OVS_USERSPACE_ATTR_PID, 88);
+	nb_put(&acts, OVS_USERSPACE_ATTR_USERDATA, "cookie!!", 8);
+	nb_nest_end(&acts);
+	flow_add(fx->dp, 1, &acts);
+	fake_wire_send("tdp-a", f, len);
+	n = upcall_recv(&portid, msg, sizeof(msg), WAIT_MS);
+	assert_true(n > 0);
+	assert_int_equal(portid, 88);
+	p = upcall_check(msg, n, OVS_PACKET_CMD_ACTION, fx->dp, &rem);
+	a = attrs_find(p, rem, OVS_PACKET_ATTR_USERDATA);
+	assert_non_null(a);
+	assert_int_equal(attr_len(a), 8);
+	assert_memory_equal(attr_data(a), "cookie!!", 8);
+	a = attrs_find(p, rem, OVS_PACKET_ATTR_PACKET);
+	assert_non_null(a);
+	assert_memory_equal(attr_data(a), f, len);
+	assert_non_null(attrs_find(p, rem, OVS_PACKET_ATTR_KEY));
+	dp_get_stats(fx->dp, &st);
+	assert_int_equal(st.n_hit, 1);
+	assert_int_equal(st.n_missed, 0);
+}
+
+/* A port whose only pid is 0 has nobody to tell: the miss is lost. */
+static void
+test_miss_without_pid_is_lost(void **state)
+{
+	struct fixture *fx = *state;
+	uint8_t f[60], msg[1024];
+	uint32_t none = 0, portid;
+	struct dp_stats st;
+
+	assert_int_equal(dp_port_set_pids(fx->a, &none, 1), 0);
+	fake_wire_send("tdp-a", f, frame(f));
+	assert_true(wait_lost(fx->dp, 1));
+	dp_get_stats(fx->dp, &st);
+	assert_int_equal(st.n_missed, 1);
+	assert_true(wait_count(&fx->a->upcall_fail, 1));
+	assert_int_equal(atomic_read(&fx->a->upcall_success), 0);
+	assert_true(upcall_recv(&portid, msg, sizeof(msg), 0) < 0);
+}
+
+/* The socket's queue is full: the sink refuses, the upcall is lost. */
+static void
+test_refused_upcall_is_lost(void **state)
+{
+	struct fixture *fx = *state;
+	uint8_t f[60], msg[1024];
+	struct dp_stats st;
+	uint32_t portid;
+
+	__atomic_store_n(&sink_err, -ENOBUFS, __ATOMIC_RELAXED);
+	fake_wire_send("tdp-a", f, frame(f));
+	assert_true(wait_lost(fx->dp, 1));
+	assert_true(wait_count(&fx->a->upcall_fail, 1));
+	/* The next one is delivered again. */
+	__atomic_store_n(&sink_err, 0, __ATOMIC_RELAXED);
+	fake_wire_send("tdp-a", f, frame(f));
+	assert_true(upcall_recv(&portid, msg, sizeof(msg), WAIT_MS) > 0);
+	assert_true(wait_count(&fx->a->upcall_success, 1));
+	dp_get_stats(fx->dp, &st);
+	assert_int_equal(st.n_missed, 2);
+	assert_int_equal(st.n_lost, 1);
+}
+
+static void
+test_execute(void **state)
+{
+	struct fixture *fx = *state;
+	struct nb acts = { .len = 0 };
+	struct flow_key md = { .in_port = 1,
+			       .mac_proto = FLOW_MAC_ETHERNET };
+	uint8_t f[60], out[128], msg[1024];
+	size_t len = frame(f);
+	struct dp_stats st;
+	uint32_t portid;
+	const char *p;
+	ssize_t n;
+	int rem;
+
+	nb_put_u32(&acts, OVS_ACTION_ATTR_OUTPUT, 2);
+	nb_nest_start(&acts, OVS_ACTION_ATTR_USERSPACE);
+	nb_put_u32(&acts, OVS_USERSPACE_ATTR_PID, 90);
+	nb_nest_end(&acts);
+	assert_int_equal(dp_execute(fx->dp, f, len, &md, 0, 0, acts.buf,
+				    acts.len), 0);
+	assert_int_equal(fake_wire_recv("tdp-b", out, sizeof(out), WAIT_MS),
+			 len);
+	assert_memory_equal(out, f, len);
+	n = upcall_recv(&portid, msg, sizeof(msg), WAIT_MS);
+	assert_true(n > 0);
+	assert_int_equal(portid, 90);
+	p = upcall_check(msg, n, OVS_PACKET_CMD_ACTION, fx->dp, &rem);
+	assert_non_null(attrs_find(p, rem, OVS_PACKET_ATTR_PACKET));
+	/* Executed packets are not the flow table's. */
+	dp_get_stats(fx->dp, &st);
+	assert_int_equal(st.n_hit + st.n_missed, 0);
+}
+
+static void
+test_ports_and_names(void **state)
+{
+	struct fixture *fx = *state;
+	struct datapath *other;
+	struct dp_port *port;
+	uint32_t pid = 1, p;
+
+	/* Lookups in the context. */
+	assert_ptr_equal(dp_by_name(fx->net, "tdp0"), fx->dp);
+	assert_null(dp_by_name(fx->net, "tdp-a"));	/* a port, not a dp */
+	assert_ptr_equal(dp_by_ifindex(fx->net, dp_ifindex(fx->dp)), fx->dp);
+	assert_ptr_equal(dp_at(fx->net, 0), fx->dp);
+	assert_null(dp_at(fx->net, 1));
+	assert_ptr_equal(dp_port_locate(fx->net, "tdp-b"), fx->b);
+	assert_ptr_equal(dp_port_by_ifindex(fx->net, fx->b->vport->netnsid,
+					    fx->b->vport->ifindex), fx->b);
+	assert_string_equal(dp_name(fx->dp), "tdp0");
+	/* Iteration in port order. */
+	p = 0;
+	assert_non_null(port = dp_port_next(fx->dp, &p));
+	assert_int_equal(p, OVSP_LOCAL);
+	p++;
+	assert_ptr_equal(dp_port_next(fx->dp, &p), fx->a);
+	p++;
+	assert_ptr_equal(dp_port_next(fx->dp, &p), fx->b);
+	assert_int_equal(p, 2);
+	p++;
+	assert_null(dp_port_next(fx->dp, &p));
+	/* A taken number, a device attached, a datapath's own device. */
+	assert_int_equal(dp_port_add(fx->dp, 2, OVS_VPORT_TYPE_INTERNAL, "x",
+				     &pid, 1, NULL), -EBUSY);
+	assert_int_equal(dp_port_add(fx->dp, 0, OVS_VPORT_TYPE_NETDEV, "tdp-a",
+				     &pid, 1, NULL), -EBUSY);
+	assert_int_equal(dp_port_add(fx->dp, 0, OVS_VPORT_TYPE_NETDEV, "tdp0",
+				     &pid, 1, NULL), -EINVAL);
+	assert_int_equal(dp_port_add(fx->dp, 0, OVS_VPORT_TYPE_NETDEV, "nodev",
+				     &pid, 1, NULL), -ENODEV);
+	assert_int_equal(dp_port_add(fx->dp, TAPDP_DP_MAX_PORTS,
+				     OVS_VPORT_TYPE_INTERNAL, "x", &pid, 1,
+				     NULL), -EFBIG);
+	assert_int_equal(dp_port_add(fx->dp, 0, 99, "x", &pid, 1, NULL),
+			 -EAFNOSUPPORT);
+	/* Number 0 picks the lowest free one. */
+	assert_int_equal(dp_port_add(fx->dp, 0, OVS_VPORT_TYPE_INTERNAL,
+				     "tdp-c", &pid, 1, &port), 0);
+	assert_int_equal(port->port_no, 3);
+	/* A name is taken across the context's datapaths. */
+	assert_int_equal(dp_create(fx->net, "tdp-c", &pid, 1, &other),
+			 -EEXIST);
+	assert_int_equal(dp_create(fx->net, "tdp1", &pid, 1, &other), 0);
+	assert_ptr_equal(dp_at(fx->net, 1), other);
+	dp_port_del(port);
+	assert_null(dp_port_locate(fx->net, "tdp-c"));
+	dp_destroy(other);
+	assert_null(dp_at(fx->net, 1));
+}
+
+/* A context's tracker is its own, made once. */
+static void
+test_conntrack_per_context(void **state)
+{
+	struct fixture *fx = *state;
+	const struct dp_net_config cfg = { .conntrack_max = 16 };
+	struct dp_net *other = dp_net_new(&cfg);
+	struct conntrack *ct = dp_net_conntrack(fx->net);
+
+	assert_non_null(ct);
+	assert_ptr_equal(dp_net_conntrack(fx->net), ct);
+	assert_non_null(other);
+	assert_ptr_not_equal(dp_net_conntrack(other), ct);
+	dp_net_destroy(other);
+}
+
+static int
+group_setup(void **state)
+{
+	rcu_register_thread();
+	vport_set_rx_queues(1);
+	return 0;
+}
+
+static int
+group_teardown(void **state)
+{
+	rcu_unregister_thread();
+	return 0;
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(
+			test_hit_runs_actions_and_counts, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_miss_sends_upcall, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_miss_per_cpu_dispatch,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			test_userspace_action_sends_userdata, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_miss_without_pid_is_lost,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_refused_upcall_is_lost,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_execute, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_ports_and_names, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_conntrack_per_context,
+						setup, teardown),
+	};
+
+	return cmocka_run_group_tests_name("datapath", tests, group_setup,
+					   group_teardown);
+}
