@@ -9,6 +9,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "tests/unit/nl-test.h"
+
 #define MAX_DEVICES	32
 #define IFINDEX_BASE	1000000
 
@@ -191,4 +193,34 @@ fake_wire_recv(const char *name, void *buf, size_t size, int ms)
 	if (poll(&pfd, 1, ms) <= 0)
 		return -1;
 	return recv(d->wire_fd, buf, size, MSG_DONTWAIT);
+}
+
+const uint8_t fake_mac_a[6] = { 2, 0, 0, 0, 0, 1 };
+const uint8_t fake_mac_b[6] = { 2, 0, 0, 0, 0, 2 };
+
+void
+fake_frame(uint8_t *frame, const uint8_t *src)
+{
+	memset(frame, 0, FAKE_FRAME_LEN);
+	memcpy(frame, fake_mac_b, 6);
+	memcpy(frame + 6, src, 6);
+	frame[12] = FAKE_ETH_TYPE >> 8;
+	frame[13] = FAKE_ETH_TYPE & 0xff;
+}
+
+int
+fake_frame_key(struct nb *b, uint16_t type, uint32_t in_port,
+	       const uint8_t *src)
+{
+	struct ovs_key_ethernet eth;
+	int at;
+
+	memcpy(eth.eth_src, src, 6);
+	memcpy(eth.eth_dst, fake_mac_b, 6);
+	at = nb_nest_start(b, type);
+	nb_put_u32(b, OVS_KEY_ATTR_IN_PORT, in_port);
+	nb_put(b, OVS_KEY_ATTR_ETHERNET, &eth, sizeof(eth));
+	nb_put_be16(b, OVS_KEY_ATTR_ETHERTYPE, FAKE_ETH_TYPE);
+	nb_nest_end(b);
+	return at;
 }

@@ -14,9 +14,12 @@
 #define TAPDP_TESTS_FAKE_PORT_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "vport/vport.h"
+
+struct nb;
 
 /* For struct dp_net_config's port_ops. */
 const struct vport_ops *fake_port_ops(enum ovs_vport_type type);
@@ -30,5 +33,16 @@ void fake_wire_send(const char *name, const void *frame, size_t len);
 /* A frame the port on the device sent, waiting up to ms milliseconds for
  * it: its length, or -1 when none came. */
 ssize_t fake_wire_recv(const char *name, void *buf, size_t size, int ms);
+
+/* The frame tests send: FAKE_FRAME_LEN bytes from src to fake_mac_b, of a
+ * local experimental EtherType (nothing past Ethernet to parse). */
+#define FAKE_FRAME_LEN	60
+#define FAKE_ETH_TYPE	0x88b5
+extern const uint8_t fake_mac_a[6], fake_mac_b[6];
+void fake_frame(uint8_t *frame, const uint8_t *src);
+/* The flow key of that frame received on in_port, as a nest of type
+ * (OVS_FLOW_ATTR_KEY, OVS_PACKET_ATTR_KEY); returns its offset in b. */
+int fake_frame_key(struct nb *b, uint16_t type, uint32_t in_port,
+		   const uint8_t *src);
 
 #endif

@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "datapath/ctnetlink.h"
+#include "datapath/families.h"
 #include "include/tapdp/proto.h"
 #include "netlink/attr.h"
 #include "netlink/genl.h"
@@ -83,6 +84,21 @@ const struct nlattr *
 nb_at(const struct nb *b, int off)
 {
 	return (const void *)(b->buf + off);
+}
+
+void
+nl_serve(void)
+{
+	nlsock_registry_init();
+	nlctrl_register();
+	families_register();
+}
+
+void
+nl_serve_end(void)
+{
+	genl_unregister_all();
+	nlsock_registry_destroy();
 }
 
 struct fx *
@@ -176,6 +192,32 @@ rep_error(struct fx *f, ssize_t n)
 	assert_true(n >= (ssize_t)NLMSG_LENGTH(sizeof(struct nlmsgerr)));
 	assert_int_equal(nlh->nlmsg_type, NLMSG_ERROR);
 	return ((struct nlmsgerr *)NLMSG_DATA(nlh))->error;
+}
+
+int
+dump_all(struct fx *f, void (*fn)(const struct nlmsghdr *, void *),
+	 void *arg)
+{
+	int parts = 0;
+
+	send_req(f);
+	for (;;) {
+		ssize_t n = recv_rep(f);
+		struct nlmsghdr *m = (void *)f->rep;
+
+		assert_true(n > 0);
+		parts += m->nlmsg_type != NLMSG_DONE;
+		for (; NLMSG_OK(m, n); m = NLMSG_NEXT(m, n)) {
+			if (m->nlmsg_type == NLMSG_DONE) {
+				assert_int_equal(*(int *)NLMSG_DATA(m), 0);
+				assert_false(genl_dump_running(f->sk));
+				return parts;
+			}
+			assert_true(m->nlmsg_flags & NLM_F_MULTI);
+			fn(m, arg);
+		}
+		genl_dump_next(f->sk);
+	}
 }
 
 const struct nlattr *

@@ -48,6 +48,11 @@ struct fx {
 	char rep[65536];		/* the datagram recv_rep() read */
 };
 
+/* What tapdpd serves, and its end: the socket registry, nlctrl, the OVS
+ * families and ctnetlink. */
+void nl_serve(void);
+void nl_serve_end(void);
+
 struct fx *fx_new(struct dp_net *net, int protocol, bool admin);
 void fx_free(struct fx *f);
 
@@ -70,6 +75,12 @@ int rep_error(struct fx *f, ssize_t n);
 /* An attribute of the first message in f->rep, whose family header is
  * hdrsize bytes after the genl header. */
 const struct nlattr *rep_attr(struct fx *f, size_t hdrsize, uint16_t type);
+/* Sends f->req, a dump request, and reads the dump part after part (the
+ * next one asked for once a part is read, as the shim does) until
+ * NLMSG_DONE, which must carry 0; calls fn for each message and returns
+ * how many parts carried messages. */
+int dump_all(struct fx *f, void (*fn)(const struct nlmsghdr *, void *),
+	     void *arg);
 /* An attribute of the attributes at p (rem bytes). */
 const struct nlattr *attrs_find(const void *p, int rem, uint16_t type);
 

@@ -29,11 +29,7 @@
 
 #define UPCALL_FAMILY	0x4ee
 #define UPCALL_VERSION	1
-#define ETH_P_TEST	0x88b5		/* local experimental EtherType */
 #define WAIT_MS		2000
-
-static const uint8_t mac_a[6] = { 2, 0, 0, 0, 0, 1 };
-static const uint8_t mac_b[6] = { 2, 0, 0, 0, 0, 2 };
 
 /* The sink: its error (0: deliver) and the socketpair to the test. */
 static int sink_err;
@@ -42,7 +38,7 @@ static int sink_fd[2];
 struct fixture {
 	struct dp_net *net;
 	struct datapath *dp;
-	struct dp_port *a, *b;		/* ports 1 and 2: netdevs a and b */
+	struct dp_port *a, *b;		/* 1 and 2: netdevs tdp-a, tdp-b */
 };
 
 static int
@@ -107,16 +103,12 @@ wait_lost(struct datapath *dp, uint64_t want)
 	return false;
 }
 
+/* The test frame, from fake_mac_a; returns its length. */
 static size_t
 frame(uint8_t *f)
 {
-	memset(f, 0, 60);
-	memcpy(f, mac_b, 6);
-	memcpy(f + 6, mac_a, 6);
-	f[12] = ETH_P_TEST >> 8;
-	f[13] = ETH_P_TEST & 0xff;
-	memcpy(f + 14, "tapdp unit frame", 16);
-	return 60;
+	fake_frame(f, fake_mac_a);
+	return FAKE_FRAME_LEN;
 }
 
 static int
@@ -164,19 +156,11 @@ teardown(void **state)
 static struct flow *
 flow_add(struct datapath *dp, uint32_t in_port, const struct nb *acts)
 {
-	struct ovs_key_ethernet eth;
 	struct flow_key key, mask;
 	struct nb k = { .len = 0 };
 	struct flow *flow;
-	int at;
+	int at = fake_frame_key(&k, OVS_FLOW_ATTR_KEY, in_port, fake_mac_a);
 
-	memcpy(eth.eth_src, mac_a, 6);
-	memcpy(eth.eth_dst, mac_b, 6);
-	at = nb_nest_start(&k, OVS_FLOW_ATTR_KEY);
-	nb_put_u32(&k, OVS_KEY_ATTR_IN_PORT, in_port);
-	nb_put(&k, OVS_KEY_ATTR_ETHERNET, &eth, sizeof(eth));
-	nb_put_be16(&k, OVS_KEY_ATTR_ETHERTYPE, ETH_P_TEST);
-	nb_nest_end(&k);
 	assert_int_equal(flow_match_from_nlattrs(&key, &mask, nb_at(&k, at),
 						 NULL, true), 0);
 	flow = calloc(1, sizeof(*flow));
@@ -214,7 +198,7 @@ test_hit_runs_actions_and_counts(void **state)
 {
 	struct fixture *fx = *state;
 	struct nb acts = { .len = 0 };
-	uint8_t f[60], out[128];
+	uint8_t f[FAKE_FRAME_LEN], out[128];
 	size_t len = frame(f);
 	struct dp_stats st;
 	struct flow *flow;
@@ -245,7 +229,7 @@ test_miss_sends_upcall(void **state)
 {
 	struct fixture *fx = *state;
 	const struct nlattr *a;
-	uint8_t f[60], msg[1024];
+	uint8_t f[FAKE_FRAME_LEN], msg[1024];
 	size_t len = frame(f);
 	struct flow_key key;
 	struct dp_stats st;
@@ -268,8 +252,8 @@ test_miss_sends_upcall(void **state)
 	assert_int_equal(flow_match_from_nlattrs(&key, NULL, a, NULL, true),
 			 0);
 	assert_int_equal(key.in_port, 1);
-	assert_int_equal(key.eth_type, htons(ETH_P_TEST));
-	assert_memory_equal(key.eth_src, mac_a, 6);
+	assert_int_equal(key.eth_type, htons(FAKE_ETH_TYPE));
+	assert_memory_equal(key.eth_src, fake_mac_a, 6);
 	a = attrs_find(p, rem, OVS_PACKET_ATTR_HASH);
 	assert_non_null(a);
 	assert_true(attr_get_u64(a) & (1ULL << 32)); /* a software hash */
@@ -288,7 +272,7 @@ static void
 test_miss_per_cpu_dispatch(void **state)
 {
 	struct fixture *fx = *state;
-	uint8_t f[60], msg[1024];
+	uint8_t f[FAKE_FRAME_LEN], msg[1024];
 	uint32_t pid = 55, portid;
 
 	assert_int_equal(dp_set_features(fx->dp,
@@ -304,7 +288,7 @@ test_userspace_action_sends_userdata(void **state)
 {
 	struct fixture *fx = *state;
 	struct nb acts = { .len = 0 };
-	uint8_t f[60], msg[1024];
+	uint8_t f[FAKE_FRAME_LEN], msg[1024];
 	size_t len = frame(f);
 	const struct nlattr *a;
 	struct dp_stats st;
@@ -341,7 +325,7 @@ static void
 test_miss_without_pid_is_lost(void **state)
 {
 	struct fixture *fx = *state;
-	uint8_t f[60], msg[1024];
+	uint8_t f[FAKE_FRAME_LEN], msg[1024];
 	uint32_t none = 0, portid;
 	struct dp_stats st;
 
@@ -360,7 +344,7 @@ static void
 test_refused_upcall_is_lost(void **state)
 {
 	struct fixture *fx = *state;
-	uint8_t f[60], msg[1024];
+	uint8_t f[FAKE_FRAME_LEN], msg[1024];
 	struct dp_stats st;
 	uint32_t portid;
 
@@ -385,7 +369,7 @@ test_execute(void **state)
 	struct nb acts = { .len = 0 };
 	struct flow_key md = { .in_port = 1,
 			       .mac_proto = FLOW_MAC_ETHERNET };
-	uint8_t f[60], out[128], msg[1024];
+	uint8_t f[FAKE_FRAME_LEN], out[128], msg[1024];
 	size_t len = frame(f);
 	struct dp_stats st;
 	uint32_t portid;

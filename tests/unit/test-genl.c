@@ -398,17 +398,14 @@ group_setup(void **state)
 	const struct dp_net_config cfg = { .upcall = packet_family_upcalls };
 
 	net = dp_net_new(&cfg);
-	nlsock_registry_init();
-	nlctrl_register();
-	families_register();
+	nl_serve();
 	return net ? 0 : -1;
 }
 
 static int
 group_teardown(void **state)
 {
-	genl_unregister_all();
-	nlsock_registry_destroy();
+	nl_serve_end();
 	dp_net_destroy(net);
 	return 0;
 }

@@ -1,0 +1,849 @@
+/* The OVS generic netlink families' commands, answered from a datapath
+ * context of the test's with ports that need no device: what each command
+ * does and the errno the kernel's net/openvswitch gives when it cannot
+ * (datapath, vport, flow, packet, meter, ct_limit), multi-part dumps, and
+ * upcalls reaching a client's socket. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <linux/genetlink.h>
+#include <poll.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include <cmocka.h>
+#include <urcu.h>
+
+#include "datapath/families.h"
+#include "netlink/genl.h"
+#include "tests/unit/fake-port.h"
+#include "tests/unit/nl-test.h"
+
+#define HDR		sizeof(struct ovs_header)
+#define WAIT_MS		2000
+
+static struct dp_net *net;
+
+static int
+setup(void **state)
+{
+	*state = fx_new(net, NETLINK_GENERIC, true);
+	return 0;
+}
+
+static int
+teardown(void **state)
+{
+	struct datapath *dp;
+
+	fx_free(*state);
+	while ((dp = dp_at(net, 0)))
+		dp_destroy(dp);
+	rcu_barrier();
+	fake_device_del("tdp-nd");
+	return 0;
+}
+
+static struct ovs_header *
+rep_hdr(struct fx *f)
+{
+	return (void *)(f->rep + NLMSG_HDRLEN + GENL_HDRLEN);
+}
+
+static uint8_t
+rep_cmd(struct fx *f)
+{
+	return ((struct genlmsghdr *)(f->rep + NLMSG_HDRLEN))->cmd;
+}
+
+/* Sends the request and reads one answer: 0 and the reply in f->rep (of
+ * family type), or the error. */
+static int
+transact(struct fx *f, uint16_t type)
+{
+	ssize_t n;
+
+	send_req(f);
+	n = recv_rep(f);
+	assert_true(n > 0);
+	if (((struct nlmsghdr *)f->rep)->nlmsg_type == NLMSG_ERROR)
+		return rep_error(f, n);
+	assert_int_equal(((struct nlmsghdr *)f->rep)->nlmsg_type, type);
+	return 0;
+}
+
+/* Starts a request of an OVS family on the datapath ifindex. */
+static void
+ovs_req(struct fx *f, uint16_t family, uint16_t flags, uint8_t cmd,
+	int ifindex)
+{
+	struct ovs_header *hdr = req_start(f, family, flags, cmd, HDR);
+
+	hdr->dp_ifindex = ifindex;
+}
+
+static uint32_t
+portid(struct fx *f)
+{
+	return nlsock_portid(f->sk);
+}
+
+/* OVS_DP_CMD_NEW, echoed; returns the new datapath's ifindex. */
+static int
+dp_new(struct fx *f, const char *name)
+{
+	req_start(f, FAMILY_ID_DATAPATH, NLM_F_ECHO, OVS_DP_CMD_NEW, HDR);
+	nb_put(&f->req, OVS_DP_ATTR_NAME, name, strlen(name) + 1);
+	nb_put_u32(&f->req, OVS_DP_ATTR_UPCALL_PID, portid(f));
+	req_end(f);
+	assert_int_equal(transact(f, FAMILY_ID_DATAPATH), 0);
+	assert_int_equal(rep_cmd(f), OVS_DP_CMD_NEW);
+	return rep_hdr(f)->dp_ifindex;
+}
+
+/* OVS_VPORT_CMD_NEW of name (port_no 0: any), echoed when it works. */
+static int
+vport_new(struct fx *f, int ifindex, const char *name, uint32_t type,
+	  uint32_t port_no)
+{
+	ovs_req(f, FAMILY_ID_VPORT, NLM_F_ECHO, OVS_VPORT_CMD_NEW, ifindex);
+	nb_put(&f->req, OVS_VPORT_ATTR_NAME, name, strlen(name) + 1);
+	nb_put_u32(&f->req, OVS_VPORT_ATTR_TYPE, type);
+	nb_put_u32(&f->req, OVS_VPORT_ATTR_UPCALL_PID, portid(f));
+	if (port_no)
+		nb_put_u32(&f->req, OVS_VPORT_ATTR_PORT_NO, port_no);
+	req_end(f);
+	return transact(f, FAMILY_ID_VPORT);
+}
+
+static uint32_t
+rep_u32(struct fx *f, uint16_t type)
+{
+	const struct nlattr *a = rep_attr(f, HDR, type);
+
+	assert_non_null(a);
+	return attr_get_u32(a);
+}
+
+/* Attributes of a genl message with an ovs_header. */
+static const struct nlattr *
+msg_attr(const struct nlmsghdr *m, uint16_t type)
+{
+	size_t off = NLMSG_LENGTH(GENL_HDRLEN + HDR);
+
+	return attrs_find((const char *)m + off, m->nlmsg_len - off, type);
+}
+
+/* seen[0]: how many; then each one's ifindex. */
+static void
+collect_dp(const struct nlmsghdr *m, void *arg)
+{
+	const struct ovs_header *hdr = (const void *)((const char *)
+		NLMSG_DATA(m) + GENL_HDRLEN);
+	int *seen = arg;
+
+	assert_int_equal(m->nlmsg_type, FAMILY_ID_DATAPATH);
+	assert_true(seen[0] < 2);
+	seen[++seen[0]] = hdr->dp_ifindex;
+}
+
+static void
+test_datapath(void **state)
+{
+	struct fx *f = *state;
+	struct fx *l = fx_new(net, NETLINK_GENERIC, false);
+	int ifindex, ifindex1, seen[3] = { 0 };
+
+	/* A listener of the group hears of the new datapath. */
+	assert_int_equal(nlsock_setsockopt(l->sk, SOL_NETLINK,
+					   NETLINK_ADD_MEMBERSHIP,
+					   GROUP_DATAPATH), 0);
+	ifindex = dp_new(f, "tdp0");
+	assert_true(ifindex > 0);
+	assert_string_equal(attr_data(rep_attr(f, HDR, OVS_DP_ATTR_NAME)),
+			    "tdp0");
+	assert_non_null(rep_attr(f, HDR, OVS_DP_ATTR_STATS));
+	assert_non_null(rep_attr(f, HDR, OVS_DP_ATTR_MEGAFLOW_STATS));
+	assert_true(recv_rep(l) > 0);
+	assert_int_equal(rep_cmd(l), OVS_DP_CMD_NEW);
+	assert_int_equal(rep_hdr(l)->dp_ifindex, ifindex);
+	/* GET by name and by index; SET features. */
+	req_start(f, FAMILY_ID_DATAPATH, 0, OVS_DP_CMD_GET, HDR);
+	nb_put(&f->req, OVS_DP_ATTR_NAME, "tdp0", 5);
+	req_end(f);
+	assert_int_equal(transact(f, FAMILY_ID_DATAPATH), 0);
+	assert_int_equal(rep_hdr(f)->dp_ifindex, ifindex);
+	ovs_req(f, FAMILY_ID_DATAPATH, NLM_F_ECHO, OVS_DP_CMD_SET, ifindex);
+	nb_put_u32(&f->req, OVS_DP_ATTR_USER_FEATURES,
+		   OVS_DP_F_VPORT_PIDS | OVS_DP_F_UNALIGNED);
+	req_end(f);
+	assert_int_equal(transact(f, FAMILY_ID_DATAPATH), 0);
+	assert_int_equal(rep_cmd(f), OVS_DP_CMD_SET);
+	assert_int_equal(rep_u32(f, OVS_DP_ATTR_USER_FEATURES),
+			 OVS_DP_F_VPORT_PIDS | OVS_DP_F_UNALIGNED);
+	ovs_req(f, FAMILY_ID_DATAPATH, 0, OVS_DP_CMD_GET, ifindex);
+	req_end(f);
+	assert_int_equal(transact(f, FAMILY_ID_DATAPATH), 0);
+	assert_int_equal(rep_u32(f, OVS_DP_ATTR_USER_FEATURES),
+			 OVS_DP_F_VPORT_PIDS | OVS_DP_F_UNALIGNED);
+	ovs_req(f, FAMILY_ID_DATAPATH, 0, OVS_DP_CMD_SET, ifindex);
+	nb_put_u32(&f->req, OVS_DP_ATTR_USER_FEATURES, 1u << 30);
+	req_end(f);
+	assert_int_equal(transact(f, 0), -EOPNOTSUPP);
+	/* The name is taken; a client of the version before features that
+	 * tries to create it again will reuse it: its features are
+	 * dropped. */
+	for (uint8_t v = OVS_DATAPATH_VERSION; v >= OVS_DP_VER_FEATURES - 1;
+	     v--) {
+		req_start(f, FAMILY_ID_DATAPATH, 0, OVS_DP_CMD_NEW, HDR);
+		((struct genlmsghdr *)NLMSG_DATA(req_cur(f)))->version = v;
+		nb_put(&f->req, OVS_DP_ATTR_NAME, "tdp0", 5);
+		nb_put_u32(&f->req, OVS_DP_ATTR_UPCALL_PID, 0);
+		req_end(f);
+		assert_int_equal(transact(f, 0), -EEXIST);
+		assert_int_equal(dp_features(dp_at(net, 0)),
+				 v < OVS_DP_VER_FEATURES
+					 ? 0 : OVS_DP_F_VPORT_PIDS |
+						       OVS_DP_F_UNALIGNED);
+	}
+	/* Unknown datapaths. */
+	ovs_req(f, FAMILY_ID_DATAPATH, 0, OVS_DP_CMD_SET, ifindex + 1000);
+	req_end(f);
+	assert_int_equal(transact(f, 0), -ENODEV);
+	/* The dump lists both, in creation order. */
+	ifindex1 = dp_new(f, "tdp1");
+	req_start(f, FAMILY_ID_DATAPATH, NLM_F_DUMP, OVS_DP_CMD_GET, HDR);
+	req_end(f);
+	dump_all(f, collect_dp, seen);
+	assert_int_equal(seen[0], 2);
+	assert_int_equal(seen[1], ifindex);
+	assert_int_equal(seen[2], ifindex1);
+	/* DEL, then it is gone. */
+	ovs_req(f, FAMILY_ID_DATAPATH, NLM_F_ACK, OVS_DP_CMD_DEL, ifindex);
+	req_end(f);
+	assert_int_equal(transact(f, 0), 0);
+	ovs_req(f, FAMILY_ID_DATAPATH, 0, OVS_DP_CMD_DEL, ifindex);
+	req_end(f);
+	assert_int_equal(transact(f, 0), -ENODEV);
+	assert_null(dp_by_name(net, "tdp0"));
+	fx_free(l);
+}
+
+static void
+test_vport(void **state)
+{
+	struct fx *f = *state;
+	int ifindex = dp_new(f, "tdp0");
+	uint32_t pids[2] = { 11, 12 };
+
+	assert_int_equal(vport_new(f, ifindex, "tdp-p1",
+				   OVS_VPORT_TYPE_INTERNAL, 0), 0);
+	assert_int_equal(rep_cmd(f), OVS_VPORT_CMD_NEW);
+	assert_int_equal(rep_hdr(f)->dp_ifindex, ifindex);
+	assert_int_equal(rep_u32(f, OVS_VPORT_ATTR_PORT_NO), 1);
+	assert_int_equal(rep_u32(f, OVS_VPORT_ATTR_TYPE),
+			 OVS_VPORT_TYPE_INTERNAL);
+	assert_int_equal(rep_u32(f, OVS_VPORT_ATTR_UPCALL_PID), portid(f));
+	assert_string_equal(attr_data(rep_attr(f, HDR, OVS_VPORT_ATTR_NAME)),
+			    "tdp-p1");
+	/* What the kernel refuses. */
+	assert_int_equal(vport_new(f, ifindex, "tdp-p1",
+				   OVS_VPORT_TYPE_INTERNAL, 0), -EEXIST);
+	assert_int_equal(vport_new(f, ifindex, "tdp-p2",
+				   OVS_VPORT_TYPE_INTERNAL, 1), -EBUSY);
+	assert_int_equal(vport_new(f, ifindex, "tdp-p2",
+				   OVS_VPORT_TYPE_INTERNAL,
+				   TAPDP_DP_MAX_PORTS), -EFBIG);
+	assert_int_equal(vport_new(f, ifindex, "tdp-p2", 99, 0),
+			 -EAFNOSUPPORT);
+	assert_int_equal(vport_new(f, ifindex + 1000, "tdp-p2",
+				   OVS_VPORT_TYPE_INTERNAL, 0), -ENODEV);
+	assert_int_equal(vport_new(f, ifindex, "tdp-nd",
+				   OVS_VPORT_TYPE_NETDEV, 0), -ENODEV);
+	assert_int_equal(vport_new(f, ifindex, "tdp-p1",
+				   OVS_VPORT_TYPE_NETDEV, 0), -EINVAL);
+	assert_int_equal(fake_device_add("tdp-nd"), 0);
+	assert_int_equal(vport_new(f, ifindex, "tdp-nd",
+				   OVS_VPORT_TYPE_NETDEV, 7), 0);
+	assert_int_equal(rep_u32(f, OVS_VPORT_ATTR_PORT_NO), 7);
+	assert_int_equal(vport_new(f, ifindex, "tdp-nd",
+				   OVS_VPORT_TYPE_NETDEV, 0), -EBUSY);
+	ovs_req(f, FAMILY_ID_VPORT, 0, OVS_VPORT_CMD_NEW, ifindex);
+	nb_put(&f->req, OVS_VPORT_ATTR_NAME, "tdp-p2", 7);
+	nb_put_u32(&f->req, OVS_VPORT_ATTR_TYPE, OVS_VPORT_TYPE_INTERNAL);
+	req_end(f);
+	assert_int_equal(transact(f, 0), -EINVAL);	/* no upcall pid */
+	/* GET by name (in its datapath only) and by number. */
+	req_start(f, FAMILY_ID_VPORT, 0, OVS_VPORT_CMD_GET, HDR);
+	nb_put(&f->req, OVS_VPORT_ATTR_NAME, "tdp-nd", 7);
+	req_end(f);
+	assert_int_equal(transact(f, FAMILY_ID_VPORT), 0);
+	assert_int_equal(rep_u32(f, OVS_VPORT_ATTR_PORT_NO), 7);
+	ovs_req(f, FAMILY_ID_VPORT, 0, OVS_VPORT_CMD_GET, ifindex + 1000);
+	nb_put(&f->req, OVS_VPORT_ATTR_NAME, "tdp-nd", 7);
+	req_end(f);
+	assert_int_equal(transact(f, 0), -ENODEV);
+	ovs_req(f, FAMILY_ID_VPORT, 0, OVS_VPORT_CMD_GET, ifindex);
+	nb_put_u32(&f->req, OVS_VPORT_ATTR_PORT_NO, OVSP_LOCAL);
+	req_end(f);
+	assert_int_equal(transact(f, FAMILY_ID_VPORT), 0);
+	assert_string_equal(attr_data(rep_attr(f, HDR, OVS_VPORT_ATTR_NAME)),
+			    "tdp0");
+	ovs_req(f, FAMILY_ID_VPORT, 0, OVS_VPORT_CMD_GET, ifindex);
+	nb_put_u32(&f->req, OVS_VPORT_ATTR_PORT_NO, 2);
+	req_end(f);
+	assert_int_equal(transact(f, 0), -ENODEV);
+	/* SET: the pids; not the type, nor options. */
+	ovs_req(f, FAMILY_ID_VPORT, NLM_F_ECHO, OVS_VPORT_CMD_SET, ifindex);
+	nb_put_u32(&f->req, OVS_VPORT_ATTR_PORT_NO, 1);
+	nb_put(&f->req, OVS_VPORT_ATTR_UPCALL_PID, pids, sizeof(pids));
+	req_end(f);
+	assert_int_equal(transact(f, FAMILY_ID_VPORT), 0);
+	assert_int_equal(rep_cmd(f), OVS_VPORT_CMD_SET);
+	/* Without OVS_DP_F_VPORT_PIDS only the first is shown. */
+	assert_int_equal(rep_u32(f, OVS_VPORT_ATTR_UPCALL_PID), 11);
+	assert_int_equal(dp_port_locate(net, "tdp-p1")->pids->n, 2);
+	ovs_req(f, FAMILY_ID_VPORT, 0, OVS_VPORT_CMD_SET, ifindex);
+	nb_put_u32(&f->req, OVS_VPORT_ATTR_PORT_NO, 1);
+	nb_put_u32(&f->req, OVS_VPORT_ATTR_TYPE, OVS_VPORT_TYPE_NETDEV);
+	req_end(f);
+	assert_int_equal(transact(f, 0), -EINVAL);
+	ovs_req(f, FAMILY_ID_VPORT, 0, OVS_VPORT_CMD_SET, ifindex);
+	nb_put_u32(&f->req, OVS_VPORT_ATTR_PORT_NO, 1);
+	nb_nest_start(&f->req, OVS_VPORT_ATTR_OPTIONS);
+	nb_nest_end(&f->req);
+	req_end(f);
+	assert_int_equal(transact(f, 0), -EOPNOTSUPP);
+	/* DEL: not the local port. */
+	ovs_req(f, FAMILY_ID_VPORT, 0, OVS_VPORT_CMD_DEL, ifindex);
+	nb_put_u32(&f->req, OVS_VPORT_ATTR_PORT_NO, OVSP_LOCAL);
+	req_end(f);
+	assert_int_equal(transact(f, 0), -EINVAL);
+	ovs_req(f, FAMILY_ID_VPORT, NLM_F_ECHO, OVS_VPORT_CMD_DEL, ifindex);
+	nb_put(&f->req, OVS_VPORT_ATTR_NAME, "tdp-nd", 7);
+	req_end(f);
+	assert_int_equal(transact(f, FAMILY_ID_VPORT), 0);
+	assert_int_equal(rep_cmd(f), OVS_VPORT_CMD_DEL);
+	assert_null(dp_port_locate(net, "tdp-nd"));
+	req_start(f, FAMILY_ID_VPORT, 0, OVS_VPORT_CMD_DEL, HDR);
+	nb_put(&f->req, OVS_VPORT_ATTR_NAME, "tdp-nd", 7);
+	req_end(f);
+	assert_int_equal(transact(f, 0), -ENODEV);
+}
+
+/* seen[0]: how many; then each one's number. */
+static void
+collect_port(const struct nlmsghdr *m, void *arg)
+{
+	uint32_t *seen = arg;
+
+	assert_int_equal(m->nlmsg_type, FAMILY_ID_VPORT);
+	assert_true(seen[0] < 31);
+	seen[++seen[0]] = attr_get_u32(msg_attr(m, OVS_VPORT_ATTR_PORT_NO));
+}
+
+/* Ports enough for more than one dump part: each comes once, in order. */
+static void
+test_vport_dump_parts(void **state)
+{
+	struct fx *f = *state;
+	int ifindex = dp_new(f, "tdp0");
+	uint32_t seen[32] = { 0 };
+	char name[16];
+	int n_ports = 24;
+
+	for (int i = 1; i < n_ports; i++) {
+		snprintf(name, sizeof(name), "tdp-p%d", i);
+		assert_int_equal(vport_new(f, ifindex, name,
+					   OVS_VPORT_TYPE_INTERNAL, 0), 0);
+	}
+	ovs_req(f, FAMILY_ID_VPORT, NLM_F_DUMP, OVS_VPORT_CMD_GET, ifindex);
+	req_end(f);
+	assert_true(dump_all(f, collect_port, seen) >= 2);
+	assert_int_equal(seen[0], n_ports);
+	for (int i = 0; i < n_ports; i++)
+		assert_int_equal(seen[i + 1], i);
+}
+
+static void
+put_output(struct nb *b, uint32_t port)
+{
+	nb_nest_start(b, OVS_FLOW_ATTR_ACTIONS);
+	nb_put_u32(b, OVS_ACTION_ATTR_OUTPUT, port);
+	nb_nest_end(b);
+}
+
+/* A flow request on the datapath ifindex, of key (in_port 1, from src)
+ * and, unless port is 0, output to port. */
+static void
+flow_req(struct fx *f, int ifindex, uint16_t flags, uint8_t cmd,
+	 const uint8_t *src, uint32_t port)
+{
+	ovs_req(f, FAMILY_ID_FLOW, flags, cmd, ifindex);
+	fake_frame_key(&f->req, OVS_FLOW_ATTR_KEY, 1, src);
+	if (port)
+		put_output(&f->req, port);
+	req_end(f);
+}
+
+static void
+test_flow(void **state)
+{
+	struct fx *f = *state;
+	int ifindex = dp_new(f, "tdp0");
+	const struct nlattr *a, *out;
+	uint8_t ufid[16] = "0123456789abcdef";
+
+	flow_req(f, ifindex, NLM_F_ECHO, OVS_FLOW_CMD_NEW, fake_mac_a, 2);
+	assert_int_equal(transact(f, FAMILY_ID_FLOW), 0);
+	assert_int_equal(rep_cmd(f), OVS_FLOW_CMD_NEW);
+	assert_int_equal(rep_hdr(f)->dp_ifindex, ifindex);
+	assert_non_null(rep_attr(f, HDR, OVS_FLOW_ATTR_KEY));
+	assert_non_null(rep_attr(f, HDR, OVS_FLOW_ATTR_MASK));
+	a = rep_attr(f, HDR, OVS_FLOW_ATTR_ACTIONS);
+	assert_non_null(a);
+	out = attrs_find(attr_data(a), attr_len(a), OVS_ACTION_ATTR_OUTPUT);
+	assert_non_null(out);
+	assert_int_equal(attr_get_u32(out), 2);
+	/* An existing flow: NLM_F_EXCL (or CREATE) refuses, else the
+	 * actions change. */
+	flow_req(f, ifindex, NLM_F_EXCL, OVS_FLOW_CMD_NEW, fake_mac_a, 2);
+	assert_int_equal(transact(f, 0), -EEXIST);
+	flow_req(f, ifindex, NLM_F_CREATE, OVS_FLOW_CMD_NEW, fake_mac_a, 2);
+	assert_int_equal(transact(f, 0), -EEXIST);
+	flow_req(f, ifindex, NLM_F_ECHO, OVS_FLOW_CMD_NEW, fake_mac_a, 3);
+	assert_int_equal(transact(f, FAMILY_ID_FLOW), 0);
+	a = rep_attr(f, HDR, OVS_FLOW_ATTR_ACTIONS);
+	out = attrs_find(attr_data(a), attr_len(a), OVS_ACTION_ATTR_OUTPUT);
+	assert_int_equal(attr_get_u32(out), 3);
+	/* GET and SET by key; SET of another key: ENOENT. */
+	flow_req(f, ifindex, 0, OVS_FLOW_CMD_GET, fake_mac_a, 0);
+	assert_int_equal(transact(f, FAMILY_ID_FLOW), 0);
+	assert_int_equal(rep_cmd(f), OVS_FLOW_CMD_GET);
+	flow_req(f, ifindex, NLM_F_ECHO, OVS_FLOW_CMD_SET, fake_mac_a, 4);
+	assert_int_equal(transact(f, FAMILY_ID_FLOW), 0);
+	assert_int_equal(rep_cmd(f), OVS_FLOW_CMD_SET);
+	a = rep_attr(f, HDR, OVS_FLOW_ATTR_ACTIONS);
+	out = attrs_find(attr_data(a), attr_len(a), OVS_ACTION_ATTR_OUTPUT);
+	assert_int_equal(attr_get_u32(out), 4);
+	flow_req(f, ifindex, 0, OVS_FLOW_CMD_SET, fake_mac_b, 4);
+	assert_int_equal(transact(f, 0), -ENOENT);
+	flow_req(f, ifindex, 0, OVS_FLOW_CMD_GET, fake_mac_b, 0);
+	assert_int_equal(transact(f, 0), -ENOENT);
+	flow_req(f, ifindex + 1000, 0, OVS_FLOW_CMD_NEW, fake_mac_b, 2);
+	assert_int_equal(transact(f, 0), -ENODEV);
+	/* Bad keys, masks and actions: EINVAL. */
+	ovs_req(f, FAMILY_ID_FLOW, 0, OVS_FLOW_CMD_NEW, ifindex);
+	nb_nest_start(&f->req, OVS_FLOW_ATTR_KEY);
+	nb_put_u16(&f->req, OVS_KEY_ATTR_IN_PORT, 1);	/* short */
+	nb_nest_end(&f->req);
+	put_output(&f->req, 2);
+	req_end(f);
+	assert_int_equal(transact(f, 0), -EINVAL);
+	ovs_req(f, FAMILY_ID_FLOW, 0, OVS_FLOW_CMD_NEW, ifindex);
+	fake_frame_key(&f->req, OVS_FLOW_ATTR_KEY, 1, fake_mac_b);
+	nb_nest_start(&f->req, OVS_FLOW_ATTR_MASK);
+	nb_put_u32(&f->req, OVS_KEY_ATTR_IN_PORT, 0xffffffff);
+	nb_put(&f->req, OVS_KEY_ATTR_IPV4, (uint8_t[12]){ 0xff }, 12);
+	nb_nest_end(&f->req);
+	put_output(&f->req, 2);
+	req_end(f);
+	/* A mask of IPv4 fields on a key that is not IPv4. */
+	assert_int_equal(transact(f, 0), -EINVAL);
+	ovs_req(f, FAMILY_ID_FLOW, 0, OVS_FLOW_CMD_NEW, ifindex);
+	fake_frame_key(&f->req, OVS_FLOW_ATTR_KEY, 1, fake_mac_b);
+	nb_nest_start(&f->req, OVS_FLOW_ATTR_ACTIONS);
+	nb_put_u16(&f->req, OVS_ACTION_ATTR_OUTPUT, 2);	/* short */
+	nb_nest_end(&f->req);
+	req_end(f);
+	assert_int_equal(transact(f, 0), -EINVAL);
+	/* No actions. */
+	flow_req(f, ifindex, 0, OVS_FLOW_CMD_NEW, fake_mac_b, 0);
+	assert_int_equal(transact(f, 0), -EINVAL);
+	ovs_req(f, FAMILY_ID_FLOW, 0, OVS_FLOW_CMD_NEW, ifindex);
+	put_output(&f->req, 2);				/* no key */
+	req_end(f);
+	assert_int_equal(transact(f, 0), -EINVAL);
+	/* A flow with a UFID is found by it. */
+	ovs_req(f, FAMILY_ID_FLOW, 0, OVS_FLOW_CMD_NEW, ifindex);
+	nb_put(&f->req, OVS_FLOW_ATTR_UFID, ufid, sizeof(ufid));
+	fake_frame_key(&f->req, OVS_FLOW_ATTR_KEY, 1, fake_mac_b);
+	put_output(&f->req, 2);
+	req_end(f);
+	send_req(f);
+	assert_true(recv_rep(f) < 0);		/* no echo, no ACK asked */
+	ovs_req(f, FAMILY_ID_FLOW, 0, OVS_FLOW_CMD_GET, ifindex);
+	nb_put(&f->req, OVS_FLOW_ATTR_UFID, ufid, sizeof(ufid));
+	req_end(f);
+	assert_int_equal(transact(f, FAMILY_ID_FLOW), 0);
+	a = rep_attr(f, HDR, OVS_FLOW_ATTR_UFID);
+	assert_non_null(a);
+	assert_memory_equal(attr_data(a), ufid, sizeof(ufid));
+	assert_int_equal(dp_flow_count(dp_by_ifindex(net, ifindex)), 2);
+	/* DEL by key, again: ENOENT; DEL without key: flush. */
+	flow_req(f, ifindex, NLM_F_ACK, OVS_FLOW_CMD_DEL, fake_mac_a, 0);
+	assert_int_equal(transact(f, 0), 0);
+	flow_req(f, ifindex, 0, OVS_FLOW_CMD_DEL, fake_mac_a, 0);
+	assert_int_equal(transact(f, 0), -ENOENT);
+	ovs_req(f, FAMILY_ID_FLOW, NLM_F_ACK, OVS_FLOW_CMD_DEL, ifindex);
+	req_end(f);
+	assert_int_equal(transact(f, 0), 0);
+	assert_int_equal(dp_flow_count(dp_by_ifindex(net, ifindex)), 0);
+}
+
+static void
+count_flow(const struct nlmsghdr *m, void *arg)
+{
+	const struct nlattr *k = msg_attr(m, OVS_FLOW_ATTR_KEY);
+	unsigned *seen = arg;
+	const struct nlattr *eth;
+
+	assert_int_equal(m->nlmsg_type, FAMILY_ID_FLOW);
+	assert_non_null(k);
+	eth = attrs_find(attr_data(k), attr_len(k), OVS_KEY_ATTR_ETHERNET);
+	assert_non_null(eth);
+	/* Each flow once: the last byte of its source is its number. */
+	seen[((const struct ovs_key_ethernet *)attr_data(eth))->eth_src[5]]++;
+}
+
+static void
+test_flow_dump_parts(void **state)
+{
+	struct fx *f = *state;
+	int ifindex = dp_new(f, "tdp0");
+	unsigned seen[256] = { 0 };
+	uint8_t src[6] = { 2, 0, 0, 0, 1, 0 };
+	int n_flows = 100;
+
+	for (int i = 0; i < n_flows; i++) {
+		src[5] = i;
+		flow_req(f, ifindex, NLM_F_ACK, OVS_FLOW_CMD_NEW, src, 2);
+		assert_int_equal(transact(f, 0), 0);
+	}
+	ovs_req(f, FAMILY_ID_FLOW, NLM_F_DUMP, OVS_FLOW_CMD_GET, ifindex);
+	req_end(f);
+	assert_true(dump_all(f, count_flow, seen) >= 2);
+	for (int i = 0; i < 256; i++)
+		assert_int_equal(seen[i], i < n_flows);
+}
+
+/* OVS_PACKET_CMD_EXECUTE of a frame from port 1 with actions. */
+static void
+execute_req(struct fx *f, int ifindex, const struct nb *acts)
+{
+	uint8_t frame[FAKE_FRAME_LEN];
+
+	fake_frame(frame, fake_mac_a);
+	ovs_req(f, FAMILY_ID_PACKET, NLM_F_ACK, OVS_PACKET_CMD_EXECUTE,
+		ifindex);
+	nb_put(&f->req, OVS_PACKET_ATTR_PACKET, frame, sizeof(frame));
+	fake_frame_key(&f->req, OVS_PACKET_ATTR_KEY, 1, fake_mac_a);
+	nb_put(&f->req, OVS_PACKET_ATTR_ACTIONS, acts->buf, acts->len);
+	req_end(f);
+}
+
+static void
+test_packet_execute(void **state)
+{
+	struct fx *f = *state;
+	int ifindex = dp_new(f, "tdp0");
+	struct nb acts = { .len = 0 };
+	uint8_t out[128];
+
+	assert_int_equal(fake_device_add("tdp-nd"), 0);
+	assert_int_equal(vport_new(f, ifindex, "tdp-nd",
+				   OVS_VPORT_TYPE_NETDEV, 2), 0);
+	nb_put_u32(&acts, OVS_ACTION_ATTR_OUTPUT, 2);
+	execute_req(f, ifindex, &acts);
+	assert_int_equal(transact(f, 0), 0);
+	assert_int_equal(fake_wire_recv("tdp-nd", out, sizeof(out), WAIT_MS),
+			 FAKE_FRAME_LEN);
+	assert_memory_equal(out, fake_mac_b, 6);
+	execute_req(f, ifindex + 1000, &acts);
+	assert_int_equal(transact(f, 0), -ENODEV);
+	/* Actions the kernel would not run: EINVAL. */
+	acts.len = 0;
+	nb_put_u32(&acts, TAPDP_ACTION_ATTR_MAX + 1, 2);
+	execute_req(f, ifindex, &acts);
+	assert_int_equal(transact(f, 0), -EINVAL);
+	acts.len = 0;
+	nb_put_u16(&acts, OVS_ACTION_ATTR_OUTPUT, 2);
+	execute_req(f, ifindex, &acts);
+	assert_int_equal(transact(f, 0), -EINVAL);
+	/* No packet: EINVAL. */
+	req_start(f, FAMILY_ID_PACKET, 0, OVS_PACKET_CMD_EXECUTE, HDR);
+	fake_frame_key(&f->req, OVS_PACKET_ATTR_KEY, 1, fake_mac_a);
+	req_end(f);
+	assert_int_equal(transact(f, 0), -EINVAL);
+	assert_true(fake_wire_recv("tdp-nd", out, sizeof(out), 0) < 0);
+}
+
+/* Misses reach the port's pid, a client's socket, as ovs_packet MISS
+ * messages; one the socket has no room for is lost. */
+static void
+test_upcall_to_socket(void **state)
+{
+	struct fx *f = *state;
+	int ifindex = dp_new(f, "tdp0");
+	struct datapath *dp = dp_by_ifindex(net, ifindex);
+	struct pollfd pfd = { .fd = f->peer, .events = POLLIN };
+	uint8_t frame[FAKE_FRAME_LEN];
+	const struct nlattr *a;
+	struct dp_stats st;
+	ssize_t n;
+
+	assert_int_equal(fake_device_add("tdp-nd"), 0);
+	assert_int_equal(vport_new(f, ifindex, "tdp-nd",
+				   OVS_VPORT_TYPE_NETDEV, 1), 0);
+	fake_frame(frame, fake_mac_a);
+	fake_wire_send("tdp-nd", frame, sizeof(frame));
+	assert_int_equal(poll(&pfd, 1, WAIT_MS), 1);
+	n = recv_rep(f);
+	assert_true(n > 0);
+	assert_int_equal(((struct nlmsghdr *)f->rep)->nlmsg_type,
+			 FAMILY_ID_PACKET);
+	assert_int_equal(rep_cmd(f), OVS_PACKET_CMD_MISS);
+	assert_int_equal(rep_hdr(f)->dp_ifindex, ifindex);
+	a = rep_attr(f, HDR, OVS_PACKET_ATTR_PACKET);
+	assert_non_null(a);
+	assert_memory_equal(attr_data(a), frame, sizeof(frame));
+	assert_non_null(rep_attr(f, HDR, OVS_PACKET_ATTR_KEY));
+	/* A receive buffer of one byte takes one datagram, then is full. */
+	assert_int_equal(nlsock_setsockopt(f->sk, SOL_SOCKET, SO_RCVBUF, 1),
+			 0);
+	fake_wire_send("tdp-nd", frame, sizeof(frame));
+	assert_int_equal(poll(&pfd, 1, WAIT_MS), 1);
+	fake_wire_send("tdp-nd", frame, sizeof(frame));
+	for (int ms = 0; ms < WAIT_MS; ms++) {
+		dp_get_stats(dp, &st);
+		if (st.n_lost)
+			break;
+		poll(NULL, 0, 1);
+	}
+	assert_int_equal(st.n_lost, 1);
+	assert_int_equal(st.n_missed, 3);
+	assert_true(recv_rep(f) > 0);
+	assert_true(recv_rep(f) < 0);
+}
+
+static void
+put_band(struct nb *b, uint32_t rate)
+{
+	nb_nest_start(b, OVS_METER_ATTR_BANDS);
+	nb_nest_start(b, OVS_BAND_ATTR_UNSPEC);
+	nb_put_u32(b, OVS_BAND_ATTR_TYPE, OVS_METER_BAND_TYPE_DROP);
+	nb_put_u32(b, OVS_BAND_ATTR_RATE, rate);
+	nb_put_u32(b, OVS_BAND_ATTR_BURST, rate);
+	nb_nest_end(b);
+	nb_nest_end(b);
+}
+
+static void
+meter_req(struct fx *f, int ifindex, uint8_t cmd, uint32_t id)
+{
+	ovs_req(f, FAMILY_ID_METER, 0, cmd, ifindex);
+	nb_put_u32(&f->req, OVS_METER_ATTR_ID, id);
+	if (cmd == OVS_METER_CMD_SET)
+		put_band(&f->req, 1000);
+	req_end(f);
+}
+
+static void
+test_meter(void **state)
+{
+	struct fx *f = *state;
+	int ifindex = dp_new(f, "tdp0");
+
+	ovs_req(f, FAMILY_ID_METER, 0, OVS_METER_CMD_FEATURES, ifindex);
+	req_end(f);
+	assert_int_equal(transact(f, FAMILY_ID_METER), 0);
+	assert_int_equal(rep_cmd(f), OVS_METER_CMD_FEATURES);
+	assert_true(rep_u32(f, OVS_METER_ATTR_MAX_METERS) > 0);
+	assert_int_equal(rep_u32(f, OVS_METER_ATTR_MAX_BANDS), 1);
+	assert_non_null(rep_attr(f, HDR, OVS_METER_ATTR_BANDS));
+	meter_req(f, ifindex, OVS_METER_CMD_SET, 5);
+	assert_int_equal(transact(f, FAMILY_ID_METER), 0);
+	assert_int_equal(rep_cmd(f), OVS_METER_CMD_SET);
+	assert_int_equal(rep_u32(f, OVS_METER_ATTR_ID), 5);
+	meter_req(f, ifindex, OVS_METER_CMD_GET, 5);
+	assert_int_equal(transact(f, FAMILY_ID_METER), 0);
+	assert_int_equal(rep_u32(f, OVS_METER_ATTR_ID), 5);
+	assert_non_null(rep_attr(f, HDR, OVS_METER_ATTR_STATS));
+	assert_non_null(rep_attr(f, HDR, OVS_METER_ATTR_BANDS));
+	meter_req(f, ifindex, OVS_METER_CMD_GET, 6);
+	assert_int_equal(transact(f, 0), -ENOENT);
+	/* Two ids on one slot of the table collide. */
+	meter_req(f, ifindex, OVS_METER_CMD_SET, 5 + METER_SLOTS_MIN);
+	assert_int_equal(transact(f, 0), -EBUSY);
+	/* DEL answers with the meter's stats; a missing one, without. */
+	meter_req(f, ifindex, OVS_METER_CMD_DEL, 5);
+	assert_int_equal(transact(f, FAMILY_ID_METER), 0);
+	assert_int_equal(rep_cmd(f), OVS_METER_CMD_DEL);
+	assert_non_null(rep_attr(f, HDR, OVS_METER_ATTR_STATS));
+	meter_req(f, ifindex, OVS_METER_CMD_DEL, 5);
+	assert_int_equal(transact(f, FAMILY_ID_METER), 0);
+	assert_null(rep_attr(f, HDR, OVS_METER_ATTR_STATS));
+	meter_req(f, ifindex, OVS_METER_CMD_GET, 5);
+	assert_int_equal(transact(f, 0), -ENOENT);
+	meter_req(f, ifindex + 1000, OVS_METER_CMD_GET, 5);
+	assert_int_equal(transact(f, 0), -ENODEV);
+}
+
+static void
+ct_limit_req(struct fx *f, uint8_t cmd, const struct ovs_zone_limit *zl,
+	     size_t n)
+{
+	req_start(f, FAMILY_ID_CT_LIMIT, 0, cmd, HDR);
+	if (n)
+		nb_put(&f->req, OVS_CT_LIMIT_ATTR_ZONE_LIMIT, zl,
+		       n * sizeof(*zl));
+	req_end(f);
+}
+
+/* The zone limits of the reply, n of them. */
+static const struct ovs_zone_limit *
+rep_limits(struct fx *f, size_t n)
+{
+	const struct nlattr *a = rep_attr(f, HDR,
+					  OVS_CT_LIMIT_ATTR_ZONE_LIMIT);
+
+	assert_non_null(a);
+	assert_int_equal(attr_len(a), n * sizeof(struct ovs_zone_limit));
+	return attr_data(a);
+}
+
+static void
+test_ct_limit(void **state)
+{
+	struct fx *f = *state;
+	struct ovs_zone_limit set[2] = {
+		{ .zone_id = OVS_ZONE_LIMIT_DEFAULT_ZONE, .limit = 10 },
+		{ .zone_id = 5, .limit = 3 },
+	};
+	struct ovs_zone_limit ask = { .zone_id = 6 };
+	const struct ovs_zone_limit *got;
+
+	ct_limit_req(f, OVS_CT_LIMIT_CMD_SET, set, 2);
+	assert_int_equal(transact(f, FAMILY_ID_CT_LIMIT), 0);
+	assert_int_equal(rep_cmd(f), OVS_CT_LIMIT_CMD_SET);
+	/* All: the default, then each zone with its own. */
+	ct_limit_req(f, OVS_CT_LIMIT_CMD_GET, NULL, 0);
+	assert_int_equal(transact(f, FAMILY_ID_CT_LIMIT), 0);
+	got = rep_limits(f, 2);
+	assert_int_equal(got[0].zone_id, OVS_ZONE_LIMIT_DEFAULT_ZONE);
+	assert_int_equal(got[0].limit, 10);
+	assert_int_equal(got[1].zone_id, 5);
+	assert_int_equal(got[1].limit, 3);
+	assert_int_equal(got[1].count, 0);
+	/* A zone without its own limit has the default. */
+	ct_limit_req(f, OVS_CT_LIMIT_CMD_GET, &ask, 1);
+	assert_int_equal(transact(f, FAMILY_ID_CT_LIMIT), 0);
+	got = rep_limits(f, 1);
+	assert_int_equal(got[0].zone_id, 6);
+	assert_int_equal(got[0].limit, 10);
+	/* DEL: zone 5 back to the default, the default to none. */
+	ct_limit_req(f, OVS_CT_LIMIT_CMD_DEL, set, 2);
+	assert_int_equal(transact(f, FAMILY_ID_CT_LIMIT), 0);
+	ct_limit_req(f, OVS_CT_LIMIT_CMD_GET, NULL, 0);
+	assert_int_equal(transact(f, FAMILY_ID_CT_LIMIT), 0);
+	got = rep_limits(f, 1);
+	assert_int_equal(got[0].limit, 0);
+	/* SET and DEL need the nest. */
+	ct_limit_req(f, OVS_CT_LIMIT_CMD_SET, NULL, 0);
+	assert_int_equal(transact(f, 0), -EINVAL);
+	ct_limit_req(f, OVS_CT_LIMIT_CMD_DEL, NULL, 0);
+	assert_int_equal(transact(f, 0), -EINVAL);
+}
+
+/* Every changing command needs CAP_NET_ADMIN; reads do not. */
+static void
+test_changes_need_net_admin(void **state)
+{
+	static const struct {
+		uint16_t family;
+		uint8_t cmd;
+	} changes[] = {
+		{ FAMILY_ID_DATAPATH, OVS_DP_CMD_SET },
+		{ FAMILY_ID_DATAPATH, OVS_DP_CMD_DEL },
+		{ FAMILY_ID_VPORT, OVS_VPORT_CMD_NEW },
+		{ FAMILY_ID_VPORT, OVS_VPORT_CMD_SET },
+		{ FAMILY_ID_VPORT, OVS_VPORT_CMD_DEL },
+		{ FAMILY_ID_FLOW, OVS_FLOW_CMD_NEW },
+		{ FAMILY_ID_FLOW, OVS_FLOW_CMD_SET },
+		{ FAMILY_ID_FLOW, OVS_FLOW_CMD_DEL },
+		{ FAMILY_ID_PACKET, OVS_PACKET_CMD_EXECUTE },
+		{ FAMILY_ID_METER, OVS_METER_CMD_SET },
+		{ FAMILY_ID_METER, OVS_METER_CMD_DEL },
+		{ FAMILY_ID_CT_LIMIT, OVS_CT_LIMIT_CMD_SET },
+		{ FAMILY_ID_CT_LIMIT, OVS_CT_LIMIT_CMD_DEL },
+	};
+	struct fx *admin = *state;
+	struct fx *f = fx_new(net, NETLINK_GENERIC, false);
+	int ifindex = dp_new(admin, "tdp0");
+
+	for (size_t i = 0; i < sizeof(changes) / sizeof(changes[0]); i++) {
+		ovs_req(f, changes[i].family, 0, changes[i].cmd, ifindex);
+		req_end(f);
+		assert_int_equal(transact(f, 0), -EPERM);
+	}
+	ovs_req(f, FAMILY_ID_DATAPATH, 0, OVS_DP_CMD_GET, ifindex);
+	req_end(f);
+	assert_int_equal(transact(f, FAMILY_ID_DATAPATH), 0);
+	ct_limit_req(f, OVS_CT_LIMIT_CMD_GET, NULL, 0);
+	assert_int_equal(transact(f, FAMILY_ID_CT_LIMIT), 0);
+	fx_free(f);
+}
+
+static int
+group_setup(void **state)
+{
+	const struct dp_net_config cfg = {
+		.upcall = packet_family_upcalls,
+		.port_ops = fake_port_ops,
+	};
+
+	rcu_register_thread();
+	vport_set_rx_queues(1);
+	net = dp_net_new(&cfg);
+	nl_serve();
+	return net ? 0 : -1;
+}
+
+static int
+group_teardown(void **state)
+{
+	nl_serve_end();
+	dp_net_destroy(net);
+	rcu_barrier();
+	rcu_unregister_thread();
+	return 0;
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_datapath, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_vport, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_vport_dump_parts, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_flow, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_flow_dump_parts, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_packet_execute, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_upcall_to_socket, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_meter, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_ct_limit, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_changes_need_net_admin,
+						setup, teardown),
+	};
+
+	return cmocka_run_group_tests_name("families", tests, group_setup,
+					   group_teardown);
+}
