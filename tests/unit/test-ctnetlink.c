@@ -1,0 +1,454 @@
+/* ctnetlink, as `ovs-dpctl dump-conntrack` and `flush-conntrack` speak it,
+ * answered from a datapath context's tracker: connections are committed by
+ * running the ct action on packets (OVS_PACKET_CMD_EXECUTE), then dumped
+ * (tuples, zone, mark, status; in parts when they are many), got, deleted
+ * and flushed. */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <errno.h>
+#include <linux/if_ether.h>
+#include <linux/netfilter/nf_conntrack_common.h>
+#include <linux/netfilter/nfnetlink.h>
+#include <linux/netfilter/nfnetlink_conntrack.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include <cmocka.h>
+#include <urcu.h>
+
+#include "common/unaligned.h"
+#include "datapath/families.h"
+#include "flow/csum.h"
+#include "netlink/genl.h"
+#include "tests/unit/fake-port.h"
+#include "tests/unit/nl-test.h"
+
+#define SRC_IP		0x0a000001	/* 10.0.0.1 */
+#define DST_IP		0x0a000002
+#define DST_PORT	53
+#define CT_TYPE(msg)	(NFNL_SUBSYS_CTNETLINK << 8 | (msg))
+#define MAX_CONNS	64
+
+struct fixture {
+	struct dp_net *net;
+	struct datapath *dp;
+	struct fx *genl;		/* executes packets */
+	struct fx *nf;			/* speaks ctnetlink */
+};
+
+/* A connection as a dump shows it. */
+struct conn {
+	uint32_t src, dst;		/* host order */
+	uint16_t sport, dport;
+	uint8_t proto;
+	int zone;			/* -1: no CTA_ZONE */
+	uint32_t mark, status;
+	uint32_t reply_src;
+	uint16_t reply_sport;
+};
+
+static int
+setup(void **state)
+{
+	const struct dp_net_config cfg = {
+		.upcall = packet_family_upcalls,
+		.port_ops = fake_port_ops,
+	};
+	struct fixture *fx = test_calloc(1, sizeof(*fx));
+	uint32_t pid = 0;
+
+	fx->net = dp_net_new(&cfg);
+	assert_non_null(fx->net);
+	assert_int_equal(dp_create(fx->net, "tdp0", &pid, 1, &fx->dp), 0);
+	fx->genl = fx_new(fx->net, NETLINK_GENERIC, true);
+	fx->nf = fx_new(fx->net, NETLINK_NETFILTER, true);
+	*state = fx;
+	return 0;
+}
+
+static int
+teardown(void **state)
+{
+	struct fixture *fx = *state;
+
+	fx_free(fx->genl);
+	fx_free(fx->nf);
+	dp_net_destroy(fx->net);
+	rcu_barrier();
+	test_free(fx);
+	return 0;
+}
+
+/* Runs ct(commit, zone, mark) on a UDP packet from sport. */
+static void
+commit(struct fixture *fx, uint16_t sport, uint16_t zone, uint32_t mark)
+{
+	static const uint8_t mac[6] = { 2, 0, 0, 0, 0, 1 };
+	struct ovs_key_ethernet eth;
+	uint32_t mark_mask[2] = { mark, 0xffffffff };
+	struct fx *f = fx->genl;
+	uint32_t addr[2] = { htonl(SRC_IP), htonl(DST_IP) };
+	uint8_t frame[60] = { 0 }, *ip = frame + 14, *udp = ip + 20;
+	struct ovs_header *hdr;
+
+	memset(&eth, 0, sizeof(eth));
+	memcpy(frame, mac, 6);
+	memcpy(frame + 6, mac, 6);
+	put_be16(frame + 12, ETH_P_IP);
+	ip[0] = 0x45;
+	put_be16(ip + 2, 28);
+	ip[8] = 64;
+	ip[9] = IPPROTO_UDP;
+	memcpy(ip + 12, addr, sizeof(addr));
+	put_be16(ip + 10, ~csum_fold(csum_add(0, ip, 20)));
+	put_be16(udp, sport);
+	put_be16(udp + 2, DST_PORT);
+	put_be16(udp + 4, 8);		/* no checksum */
+
+	hdr = req_start(f, FAMILY_ID_PACKET, NLM_F_ACK, OVS_PACKET_CMD_EXECUTE,
+			sizeof(*hdr));
+	hdr->dp_ifindex = dp_ifindex(fx->dp);
+	nb_put(&f->req, OVS_PACKET_ATTR_PACKET, frame, sizeof(frame));
+	nb_nest_start(&f->req, OVS_PACKET_ATTR_KEY);
+	nb_put_u32(&f->req, OVS_KEY_ATTR_IN_PORT, OVSP_LOCAL);
+	nb_put(&f->req, OVS_KEY_ATTR_ETHERNET, &eth, sizeof(eth));
+	nb_put_be16(&f->req, OVS_KEY_ATTR_ETHERTYPE, ETH_P_IP);
+	nb_nest_end(&f->req);
+	nb_nest_start(&f->req, OVS_PACKET_ATTR_ACTIONS);
+	nb_nest_start(&f->req, OVS_ACTION_ATTR_CT);
+	nb_put(&f->req, OVS_CT_ATTR_COMMIT, NULL, 0);
+	nb_put_u16(&f->req, OVS_CT_ATTR_ZONE, zone);
+	if (mark)
+		nb_put(&f->req, OVS_CT_ATTR_MARK, mark_mask,
+		       sizeof(mark_mask));
+	nb_nest_end(&f->req);
+	nb_nest_end(&f->req);
+	req_end(f);
+	send_req(f);
+	assert_int_equal(rep_error(f, recv_rep(f)), 0);
+}
+
+/* A ctnetlink request of msg for family, with its nfgenmsg. */
+static void
+ct_req(struct fx *f, uint8_t msg, uint16_t flags, uint8_t family,
+       uint8_t version)
+{
+	struct nfgenmsg *nf = req_msg(f, CT_TYPE(msg), flags, sizeof(*nf));
+
+	nf->nfgen_family = family;
+	nf->version = version;
+}
+
+/* The UDP tuple from sport (a CTA_TUPLE_ORIG). */
+static void
+put_tuple(struct nb *b, uint16_t sport)
+{
+	nb_nest_start(b, CTA_TUPLE_ORIG | NLA_F_NESTED);
+	nb_nest_start(b, CTA_TUPLE_IP | NLA_F_NESTED);
+	nb_put_be32(b, CTA_IP_V4_SRC, SRC_IP);
+	nb_put_be32(b, CTA_IP_V4_DST, DST_IP);
+	nb_nest_end(b);
+	nb_nest_start(b, CTA_TUPLE_PROTO | NLA_F_NESTED);
+	nb_put_u8(b, CTA_PROTO_NUM, IPPROTO_UDP);
+	nb_put_be16(b, CTA_PROTO_SRC_PORT, sport);
+	nb_put_be16(b, CTA_PROTO_DST_PORT, DST_PORT);
+	nb_nest_end(b);
+	nb_nest_end(b);
+}
+
+static const struct nlattr *
+nested(const struct nlattr *a, uint16_t type)
+{
+	const struct nlattr *in;
+
+	assert_non_null(a);
+	assert_true(a->nla_type & NLA_F_NESTED);
+	in = attrs_find(attr_data(a), attr_len(a), type);
+	assert_non_null(in);
+	return in;
+}
+
+static void
+parse_tuple(const struct nlattr *t, uint32_t *src, uint32_t *dst,
+	    uint16_t *sport, uint16_t *dport, uint8_t *proto)
+{
+	const struct nlattr *ip = nested(t, CTA_TUPLE_IP);
+	const struct nlattr *pr = nested(t, CTA_TUPLE_PROTO);
+
+	*src = get_be32(attr_data(nested(ip, CTA_IP_V4_SRC)));
+	*dst = get_be32(attr_data(nested(ip, CTA_IP_V4_DST)));
+	*proto = attr_get_u8(nested(pr, CTA_PROTO_NUM));
+	*sport = get_be16(attr_data(nested(pr, CTA_PROTO_SRC_PORT)));
+	*dport = get_be16(attr_data(nested(pr, CTA_PROTO_DST_PORT)));
+}
+
+static void
+parse_conn(const struct nlmsghdr *m, struct conn *c)
+{
+	size_t off = NLMSG_LENGTH(NLMSG_ALIGN(sizeof(struct nfgenmsg)));
+	const struct nfgenmsg *nf = NLMSG_DATA(m);
+	const char *p = (const char *)m + off;
+	int rem = m->nlmsg_len - off;
+	const struct nlattr *a;
+	uint32_t dst;
+	uint16_t dport;
+	uint8_t proto;
+
+	assert_int_equal(m->nlmsg_type, CT_TYPE(IPCTNL_MSG_CT_NEW));
+	assert_int_equal(nf->nfgen_family, AF_INET);
+	parse_tuple(attrs_find(p, rem, CTA_TUPLE_ORIG), &c->src, &c->dst,
+		    &c->sport, &c->dport, &c->proto);
+	parse_tuple(attrs_find(p, rem, CTA_TUPLE_REPLY), &c->reply_src, &dst,
+		    &c->reply_sport, &dport, &proto);
+	assert_int_equal(dst, c->src);
+	assert_int_equal(dport, c->sport);
+	assert_int_equal(proto, c->proto);
+	a = attrs_find(p, rem, CTA_ZONE);
+	c->zone = a ? get_be16(attr_data(a)) : -1;
+	a = attrs_find(p, rem, CTA_MARK);
+	assert_non_null(a);
+	c->mark = get_be32(attr_data(a));
+	a = attrs_find(p, rem, CTA_STATUS);
+	assert_non_null(a);
+	c->status = get_be32(attr_data(a));
+	assert_non_null(attrs_find(p, rem, CTA_ID));
+	assert_non_null(attrs_find(p, rem, CTA_TIMEOUT));
+}
+
+/* conns[0].sport: how many; then each connection. */
+static void
+collect(const struct nlmsghdr *m, void *arg)
+{
+	struct conn *conns = arg;
+
+	assert_true(conns[0].sport < MAX_CONNS - 1);
+	parse_conn(m, &conns[++conns[0].sport]);
+}
+
+/* The connection from sport, which must come at most once. */
+static const struct conn *
+find(const struct conn *conns, uint16_t sport)
+{
+	const struct conn *found = NULL;
+
+	for (int i = 1; i <= conns[0].sport; i++) {
+		if (conns[i].sport == sport) {
+			assert_null(found);
+			found = &conns[i];
+		}
+	}
+	return found;
+}
+
+/* Dumps the connections of family (AF_UNSPEC: all) in zone (-1: all)
+ * into conns (conns[0].sport: how many); returns how many parts carried
+ * them. */
+static int
+dump(struct fixture *fx, uint8_t family, int zone, struct conn *conns)
+{
+	memset(conns, 0, MAX_CONNS * sizeof(*conns));
+	ct_req(fx->nf, IPCTNL_MSG_CT_GET, NLM_F_DUMP, family, NFNETLINK_V0);
+	if (zone >= 0)
+		nb_put_be16(&fx->nf->req, CTA_ZONE, zone);
+	req_end(fx->nf);
+	return dump_all(fx->nf, collect, conns);
+}
+
+static void
+test_dump(void **state)
+{
+	struct fixture *fx = *state;
+	struct conn conns[MAX_CONNS];
+	const struct conn *c;
+
+	commit(fx, 1000, 0, 7);
+	commit(fx, 1001, 5, 0);
+	commit(fx, 1002, 5, 9);
+	assert_int_equal(dump(fx, AF_INET, -1, conns), 1);
+	assert_int_equal(conns[0].sport, 3);
+	c = find(conns, 1000);
+	assert_non_null(c);
+	assert_int_equal(c->src, SRC_IP);
+	assert_int_equal(c->dst, DST_IP);
+	assert_int_equal(c->dport, DST_PORT);
+	assert_int_equal(c->proto, IPPROTO_UDP);
+	assert_int_equal(c->reply_src, DST_IP);
+	assert_int_equal(c->reply_sport, DST_PORT);
+	assert_int_equal(c->zone, -1);		/* zone 0: no attribute */
+	assert_int_equal(c->mark, 7);
+	assert_true(c->status & IPS_CONFIRMED);
+	assert_false(c->status & IPS_SEEN_REPLY);
+	c = find(conns, 1001);
+	assert_non_null(c);
+	assert_int_equal(c->zone, 5);
+	assert_int_equal(c->mark, 0);
+	c = find(conns, 1002);
+	assert_non_null(c);
+	assert_int_equal(c->zone, 5);
+	assert_int_equal(c->mark, 9);
+	/* One zone's; another family's: none. */
+	dump(fx, AF_INET, 5, conns);
+	assert_int_equal(conns[0].sport, 2);
+	assert_null(find(conns, 1000));
+	assert_int_equal(dump(fx, AF_INET6, -1, conns), 0);
+	assert_int_equal(conns[0].sport, 0);
+}
+
+/* More connections than a part holds: each comes once, across parts. */
+static void
+test_dump_parts(void **state)
+{
+	struct fixture *fx = *state;
+	struct conn conns[MAX_CONNS];
+	int n = 40;
+
+	for (int i = 0; i < n; i++)
+		commit(fx, 2000 + i, 0, 0);
+	assert_true(dump(fx, AF_UNSPEC, -1, conns) >= 2);
+	assert_int_equal(conns[0].sport, n);
+	for (int i = 0; i < n; i++)
+		assert_non_null(find(conns, 2000 + i));
+}
+
+static void
+test_get_and_delete(void **state)
+{
+	struct fixture *fx = *state;
+	struct fx *f = fx->nf;
+	struct conn c;
+
+	commit(fx, 1000, 5, 3);
+	ct_req(f, IPCTNL_MSG_CT_GET, 0, AF_INET, NFNETLINK_V0);
+	put_tuple(&f->req, 1000);
+	nb_put_be16(&f->req, CTA_ZONE, 5);
+	req_end(f);
+	send_req(f);
+	assert_true(recv_rep(f) > 0);
+	parse_conn((const void *)f->rep, &c);
+	assert_int_equal(c.sport, 1000);
+	assert_int_equal(c.zone, 5);
+	assert_int_equal(c.mark, 3);
+	/* The tuple is looked up in its zone. */
+	ct_req(f, IPCTNL_MSG_CT_GET, 0, AF_INET, NFNETLINK_V0);
+	put_tuple(&f->req, 1000);
+	req_end(f);
+	send_req(f);
+	assert_int_equal(rep_error(f, recv_rep(f)), -ENOENT);
+	/* No tuple. */
+	ct_req(f, IPCTNL_MSG_CT_GET, 0, AF_INET, NFNETLINK_V0);
+	req_end(f);
+	send_req(f);
+	assert_int_equal(rep_error(f, recv_rep(f)), -EINVAL);
+	ct_req(f, IPCTNL_MSG_CT_DELETE, NLM_F_ACK, AF_INET, NFNETLINK_V0);
+	put_tuple(&f->req, 1000);
+	nb_put_be16(&f->req, CTA_ZONE, 5);
+	req_end(f);
+	send_req(f);
+	assert_int_equal(rep_error(f, recv_rep(f)), 0);
+	ct_req(f, IPCTNL_MSG_CT_DELETE, 0, AF_INET, NFNETLINK_V0);
+	put_tuple(&f->req, 1000);
+	nb_put_be16(&f->req, CTA_ZONE, 5);
+	req_end(f);
+	send_req(f);
+	assert_int_equal(rep_error(f, recv_rep(f)), -ENOENT);
+}
+
+/* IPCTNL_MSG_CT_DELETE without a tuple: a flush of zone (-1: all), of
+ * family only when version says so (1). */
+static void
+flush(struct fixture *fx, uint8_t family, uint8_t version, int zone)
+{
+	ct_req(fx->nf, IPCTNL_MSG_CT_DELETE, NLM_F_ACK, family, version);
+	if (zone >= 0)
+		nb_put_be16(&fx->nf->req, CTA_ZONE, zone);
+	req_end(fx->nf);
+	send_req(fx->nf);
+	assert_int_equal(rep_error(fx->nf, recv_rep(fx->nf)), 0);
+}
+
+static void
+test_flush(void **state)
+{
+	struct fixture *fx = *state;
+	struct conn conns[MAX_CONNS];
+
+	commit(fx, 1000, 0, 0);
+	commit(fx, 1001, 5, 0);
+	commit(fx, 1002, 6, 0);
+	flush(fx, AF_INET, NFNETLINK_V0, 5);
+	dump(fx, AF_INET, -1, conns);
+	assert_int_equal(conns[0].sport, 2);
+	assert_null(find(conns, 1001));
+	flush(fx, AF_INET6, 1, -1);
+	dump(fx, AF_INET, -1, conns);
+	assert_int_equal(conns[0].sport, 2);
+	/* Version 0 flushes every family. */
+	flush(fx, AF_INET6, NFNETLINK_V0, -1);
+	assert_int_equal(dump(fx, AF_INET, -1, conns), 0);
+	assert_int_equal(conns[0].sport, 0);
+}
+
+static void
+test_refused(void **state)
+{
+	struct fixture *fx = *state;
+	struct fx *user = fx_new(fx->net, NETLINK_NETFILTER, false);
+	struct fx *f = fx->nf;
+
+	/* Netfilter is CAP_NET_ADMIN's, reads included. */
+	ct_req(user, IPCTNL_MSG_CT_GET, NLM_F_DUMP, AF_INET, NFNETLINK_V0);
+	req_end(user);
+	send_req(user);
+	assert_int_equal(rep_error(user, recv_rep(user)), -EPERM);
+	fx_free(user);
+	/* Creating connections is not served; other subsystems are not
+	 * this one's. */
+	ct_req(f, IPCTNL_MSG_CT_NEW, 0, AF_INET, NFNETLINK_V0);
+	put_tuple(&f->req, 1000);
+	req_end(f);
+	send_req(f);
+	assert_int_equal(rep_error(f, recv_rep(f)), -EOPNOTSUPP);
+	req_msg(f, NFNL_SUBSYS_CTNETLINK_EXP << 8 | IPCTNL_MSG_CT_GET, 0,
+		sizeof(struct nfgenmsg));
+	req_end(f);
+	send_req(f);
+	assert_int_equal(rep_error(f, recv_rep(f)), -EINVAL);
+}
+
+static int
+group_setup(void **state)
+{
+	rcu_register_thread();
+	vport_set_rx_queues(1);
+	nl_serve();
+	return 0;
+}
+
+static int
+group_teardown(void **state)
+{
+	nl_serve_end();
+	rcu_unregister_thread();
+	return 0;
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_dump, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_dump_parts, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_get_and_delete, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_flush, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_refused, setup, teardown),
+	};
+
+	return cmocka_run_group_tests_name("ctnetlink", tests, group_setup,
+					   group_teardown);
+}
