@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "common/nlerr.h"
-#include "flow/ct-netlink.h"
+#include "ct/action-netlink.h"
 #include "include/tapdp/ovs-uapi.h"
 #include "netlink/attr.h"
 #include "netlink/msg.h"

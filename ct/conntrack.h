@@ -18,7 +18,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "flow/ct-netlink.h"
+#include "ct/action-netlink.h"
 #include "flow/key.h"
 #include "flow/packet.h"
 #include "ct/frag.h"

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "flow/ct-netlink.h"
+#include "ct/action-netlink.h"
 
 /* Parses a decimal number of at most max at *p; advances *p. */
 static bool

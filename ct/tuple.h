@@ -17,7 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "flow/ct-netlink.h"
+#include "ct/action-netlink.h"
 
 struct ct_tuple {
 	union ct_addr src, dst;

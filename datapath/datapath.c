@@ -13,9 +13,9 @@
 #include <unistd.h>
 
 #include "common/log.h"
+#include "ct/action-netlink.h"
 #include "ct/conntrack.h"
 #include "ct/frag.h"
-#include "flow/ct-netlink.h"
 #include "actions/actions.h"
 #include "flow/extract.h"
 #include "flow/key-netlink.h"

@@ -8,8 +8,8 @@
 #include <string.h>
 #include <urcu.h>
 
+#include "ct/action-netlink.h"
 #include "ct/conntrack.h"
-#include "flow/ct-netlink.h"
 #include "flow/extract.h"
 
 static struct conntrack *tracker;

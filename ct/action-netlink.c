@@ -1,4 +1,4 @@
-#include "flow/ct-netlink.h"
+#include "ct/action-netlink.h"
 
 #include <arpa/inet.h>
 #include <errno.h>

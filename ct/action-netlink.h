@@ -1,11 +1,13 @@
-/* The ct action's argument (OVS_ACTION_ATTR_CT): parsing and validation as
- * the kernel's parse_ct()/parse_nat() do (net/openvswitch/conntrack.c), with
- * the same length checks, rules and errno, into struct ct_action, which the
- * connection tracker (ct/) executes.
+/* The ct action's netlink codec (OVS_ACTION_ATTR_CT): parsing and
+ * validation as the kernel's parse_ct()/parse_nat() do
+ * (net/openvswitch/conntrack.c), with the same length checks, rules and
+ * errno, into struct ct_action, which the tracker executes; and the
+ * attributes back, as the kernel dumps them. The action codec
+ * (actions/actions-netlink.c) calls it for each ct action.
  *
  * Pure functions: thread-safe. */
-#ifndef TAPDP_FLOW_CT_NETLINK_H
-#define TAPDP_FLOW_CT_NETLINK_H
+#ifndef TAPDP_CT_ACTION_NETLINK_H
+#define TAPDP_CT_ACTION_NETLINK_H
 
 #include <linux/netlink.h>
 #include <netinet/in.h>
