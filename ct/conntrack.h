@@ -18,11 +18,11 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "ct/action-netlink.h"
-#include "flow/key.h"
-#include "flow/packet.h"
+#include "ct/ct-types.h"
 #include "ct/frag.h"
 #include "ct/tuple.h"
+#include "flow/key.h"
+#include "flow/packet.h"
 
 struct conntrack;
 

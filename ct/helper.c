@@ -7,7 +7,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "ct/action-netlink.h"
+#include "ct/ct-types.h"
 
 /* Parses a decimal number of at most max at *p; advances *p. */
 static bool

@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "ct/conn.h"
+#include "ct/ct-types.h"
 
 /* Maps connection c for manip within range r (NULL or no address range:
  * the identity, kept unique). Returns false when the range is exhausted. */

@@ -17,7 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "ct/action-netlink.h"
+#include "ct/ct-types.h"
 
 struct ct_tuple {
 	union ct_addr src, dst;

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "common/unaligned.h"
+#include "ct/action-netlink.h"
 #include "ct/conntrack.h"
 #include "datapath/datapath.h"
 #include "netlink/genl.h"

@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "common/unaligned.h"
+#include "ct/action-netlink.h"
 #include "ct/conntrack.h"
 #include "flow/csum.h"
 #include "ct/frag.h"
