@@ -1,8 +1,6 @@
 #include "ct/action-netlink.h"
 
-#include <arpa/inet.h>
 #include <errno.h>
-#include <linux/if_ether.h>
 #include <linux/openvswitch.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -209,11 +207,8 @@ ct_action_parse(const struct nlattr *nest, const struct flow_key *key,
 	int rem, err;
 
 	memset(ct, 0, sizeof(*ct));
-	if (key->eth_type == htons(ETH_P_IP)) {
-		ct->family = AF_INET;
-	} else if (key->eth_type == htons(ETH_P_IPV6)) {
-		ct->family = AF_INET6;
-	} else {
+	ct->family = flow_key_family(key);
+	if (!ct->family) {
 		ovs_nlerr(log, "ct family unspecified");
 		return -EINVAL;
 	}

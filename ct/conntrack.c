@@ -641,16 +641,6 @@ commit(struct conntrack *ct, struct track *tr, const struct ct_action *a,
 	return 0;
 }
 
-static int
-key_family(const struct flow_key *key)
-{
-	if (key->eth_type == htons(ETH_P_IP))
-		return AF_INET;
-	if (key->eth_type == htons(ETH_P_IPV6))
-		return AF_INET6;
-	return 0;
-}
-
 /* The committed connection a packet already tracked in this zone belongs
  * to (the kernel keeps it with the skb; we look it up again). */
 static struct conn *
@@ -743,7 +733,7 @@ conntrack_execute(struct conntrack *ct, struct packet *pkt,
 	tr.now = now_ms();
 	l3off = pkt->layers.l3;
 	if (l3off == FLOW_OFS_NONE || l3off > pkt->len ||
-	    key_family(key) != a->family) {
+	    flow_key_family(key) != a->family) {
 		count(&ct->n_invalid);
 		key->ct_state = 0;
 		update_key(key, &tr, a->zone);

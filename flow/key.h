@@ -18,6 +18,7 @@
 #ifndef TAPDP_FLOW_KEY_H
 #define TAPDP_FLOW_KEY_H
 
+#include <linux/if_ether.h>
 #include <netinet/in.h>
 #include <stdint.h>
 
@@ -96,6 +97,17 @@ struct flow_key {
 	uint16_t pad4;
 
 } __attribute__((aligned(8)));
+
+/* AF_INET or AF_INET6 for an IPv4 or IPv6 key, else 0. */
+static inline int
+flow_key_family(const struct flow_key *k)
+{
+	if (k->eth_type == htons(ETH_P_IP))
+		return AF_INET;
+	if (k->eth_type == htons(ETH_P_IPV6))
+		return AF_INET6;
+	return 0;
+}
 
 /* The ct_* fields of a packet never tracked (ct_clear, new packets). */
 static inline void
