@@ -3,6 +3,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <linux/if_ether.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "common/nlerr.h"
@@ -580,15 +581,46 @@ actions_validate(const struct nlattr *actions, const struct flow_key *key,
 	return validate_list(attr_data(actions), attr_len(actions), st, 0);
 }
 
-static void canonical_list(const void *data, int len,
-			   const struct flow_key *key, struct msgbuf *mb);
+/* What actions_store() builds: the attributes in mb (one message, the
+ * list its payload) and the ct actions parsed, in the order they go. */
+struct store {
+	struct msgbuf mb;
+	const struct flow_key *key;
+	struct actions_ct *ct;
+	uint32_t n_ct;
+	bool nomem;
+};
+
+static void store_list(struct store *s, const void *data, int len);
+
+/* A ct action, parsed once for good and put back as the kernel dumps
+ * it. */
+static void
+store_ct(struct store *s, const struct nlattr *a)
+{
+	struct actions_ct *grown;
+	struct ct_action ct;
+
+	/* Validated already: it parses. */
+	if (s->mb.overflow || ct_action_parse(a, s->key, &ct, false))
+		return;
+	grown = realloc(s->ct, (s->n_ct + 1) * sizeof(*s->ct));
+	if (!grown) {
+		s->nomem = true;
+		return;
+	}
+	s->ct = grown;
+	s->ct[s->n_ct].offset = s->mb.cur->nlmsg_len - NLMSG_HDRLEN;
+	s->ct[s->n_ct++].ct = ct;
+	ct_action_put(&s->mb, &ct);
+}
 
 /* A nest whose attributes are copied, except the one holding an action
- * list (list_type), which is made canonical. */
+ * list (list_type), which is stored as a list. */
 static void
-canonical_nest(const struct nlattr *nest, int list_type,
-	       const struct flow_key *key, struct msgbuf *mb)
+store_nest(struct store *s, const struct nlattr *nest, int list_type)
 {
+	struct msgbuf *mb = &s->mb;
 	struct nlattr *out = msgbuf_nest_start(mb, attr_type(nest));
 	const struct nlattr *a;
 	int rem;
@@ -597,7 +629,7 @@ canonical_nest(const struct nlattr *nest, int list_type,
 		if (attr_type(a) == list_type) {
 			struct nlattr *l = msgbuf_nest_start(mb, list_type);
 
-			canonical_list(attr_data(a), attr_len(a), key, mb);
+			store_list(s, attr_data(a), attr_len(a));
 			msgbuf_nest_end(mb, l);
 		} else {
 			msgbuf_put(mb, a->nla_type, attr_len(a), attr_data(a));
@@ -607,31 +639,29 @@ canonical_nest(const struct nlattr *nest, int list_type,
 }
 
 static void
-canonical_list(const void *data, int len, const struct flow_key *key,
-	       struct msgbuf *mb)
+store_list(struct store *s, const void *data, int len)
 {
+	struct msgbuf *mb = &s->mb;
 	const struct nlattr *a;
-	struct ct_action ct;
 	int rem;
 
 	attr_for_each(a, data, len, rem) {
 		switch (attr_type(a)) {
 		case OVS_ACTION_ATTR_CT:
-			if (!ct_action_parse(a, key, &ct, false))
-				ct_action_put(mb, &ct);
+			store_ct(s, a);
 			break;
 		case OVS_ACTION_ATTR_CLONE: {
 			struct nlattr *n = msgbuf_nest_start(mb, attr_type(a));
 
-			canonical_list(attr_data(a), attr_len(a), key, mb);
+			store_list(s, attr_data(a), attr_len(a));
 			msgbuf_nest_end(mb, n);
 			break;
 		}
 		case OVS_ACTION_ATTR_SAMPLE:
-			canonical_nest(a, OVS_SAMPLE_ATTR_ACTIONS, key, mb);
+			store_nest(s, a, OVS_SAMPLE_ATTR_ACTIONS);
 			break;
 		case OVS_ACTION_ATTR_DEC_TTL:
-			canonical_nest(a, OVS_DEC_TTL_ATTR_ACTION, key, mb);
+			store_nest(s, a, OVS_DEC_TTL_ATTR_ACTION);
 			break;
 		case OVS_ACTION_ATTR_CHECK_PKT_LEN: {
 			struct nlattr *n = msgbuf_nest_start(mb, attr_type(a));
@@ -646,8 +676,8 @@ canonical_list(const void *data, int len, const struct flow_key *key,
 					struct nlattr *l =
 						msgbuf_nest_start(mb, t);
 
-					canonical_list(attr_data(b),
-						       attr_len(b), key, mb);
+					store_list(s, attr_data(b),
+						   attr_len(b));
 					msgbuf_nest_end(mb, l);
 				} else {
 					msgbuf_put(mb, b->nla_type,
@@ -664,9 +694,47 @@ canonical_list(const void *data, int len, const struct flow_key *key,
 	}
 }
 
-void
-actions_canonical(const struct nlattr *actions, const struct flow_key *key,
-		  struct msgbuf *mb)
+static struct actions_stored *
+stored_new(const void *data, uint32_t len, const struct actions_ct *ct,
+	   uint32_t n_ct)
 {
-	canonical_list(attr_data(actions), attr_len(actions), key, mb);
+	size_t at = sizeof(struct actions_stored) + len;
+	struct actions_stored *acts;
+
+	at = (at + _Alignof(struct actions_ct) - 1) &
+	     ~(_Alignof(struct actions_ct) - 1);
+	acts = malloc(at + n_ct * sizeof(*ct));
+	if (!acts)
+		return NULL;
+	acts->len = len;
+	acts->n_ct = n_ct;
+	memcpy(acts->data, data, len);
+	acts->ct = (const struct actions_ct *)((char *)acts + at);
+	if (n_ct)
+		memcpy((char *)acts + at, ct, n_ct * sizeof(*ct));
+	return acts;
+}
+
+struct actions_stored *
+actions_store(const struct nlattr *actions, const struct flow_key *key)
+{
+	/* A ct action grows by its zone at most: 3x is room enough. */
+	size_t cap = NLMSG_HDRLEN + 3 * attr_len(actions) + 1024;
+	struct store s = { .key = key };
+	struct actions_stored *acts = NULL;
+	char *mem = malloc(cap);
+
+	if (!mem)
+		return NULL;
+	msgbuf_init(&s.mb, mem, cap);
+	if (msgbuf_start(&s.mb, 0, 0, 0, 0, 0)) {
+		store_list(&s, attr_data(actions), attr_len(actions));
+		if (!s.mb.overflow && !s.nomem)
+			acts = stored_new(mem + NLMSG_HDRLEN,
+					  s.mb.cur->nlmsg_len - NLMSG_HDRLEN,
+					  s.ct, s.n_ct);
+	}
+	free(s.ct);
+	free(mem);
+	return acts;
 }

@@ -2,10 +2,11 @@
  * kernel's __ovs_nla_copy_actions() does: the same accepted actions,
  * argument lengths, nesting limit (EOVERFLOW past 16 levels), size limit
  * (EMSGSIZE past 32 KiB once stored), per-action checks against the flow's
- * key, and the same errno. Validated actions are kept as the netlink blob
- * they came in, which is also what a dump returns.
+ * key, and the same errno. Validated actions are then stored as the kernel
+ * stores them (struct actions_stored, actions.h), the ct actions parsed by
+ * the tracker's codec (ct/action-netlink.h).
  *
- * Pure functions: thread-safe. */
+ * Thread-safe. */
 #ifndef TAPDP_FLOW_ACTIONS_NETLINK_H
 #define TAPDP_FLOW_ACTIONS_NETLINK_H
 
@@ -13,6 +14,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "actions/actions.h"
 #include "flow/key.h"
 
 /* The kernel's bound on the stored form of a flow's actions. */
@@ -24,13 +26,12 @@
 int actions_validate(const struct nlattr *actions, const struct flow_key *key,
 		     bool log);
 
-struct msgbuf;
-
-/* The form the kernel keeps validated actions in, which flow dumps
- * return: the same attributes, with each ct action (nested ones too)
- * re-encoded as the kernel's ovs_ct_action_to_attr() does. key: the
- * flow's masked key. Appends to mb (check mb->overflow). */
-void actions_canonical(const struct nlattr *actions,
-		       const struct flow_key *key, struct msgbuf *mb);
+/* Validated actions in their stored form: the attributes as the kernel
+ * keeps them, which flow dumps return (the same, with each ct action,
+ * nested ones too, re-encoded as ovs_ct_action_to_attr() does), and each
+ * ct action parsed. key: the one they were validated against (a flow's
+ * masked key). NULL: out of memory. */
+struct actions_stored *actions_store(const struct nlattr *actions,
+				     const struct flow_key *key);
 
 #endif

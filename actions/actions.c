@@ -19,8 +19,7 @@
 
 struct exec {
 	const struct actions_env *env;
-	const void *flow_actions;	/* the whole list, for userspace() */
-	int flow_actions_len;
+	const struct actions_stored *acts;	/* the whole list */
 	unsigned level;
 };
 
@@ -551,6 +550,40 @@ recirc(struct exec *x, struct packet *pkt, struct flow_key *key,
 	recirc_depth--;
 }
 
+/* The parsed form of the list's ct action a (they are kept by offset). */
+static const struct ct_action *
+parsed_ct(const struct actions_stored *acts, const struct nlattr *a)
+{
+	uint32_t off = (const uint8_t *)a - acts->data;
+	uint32_t lo = 0, hi = acts->n_ct;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (acts->ct[mid].offset < off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < acts->n_ct && acts->ct[lo].offset == off
+		       ? &acts->ct[lo].ct : NULL;
+}
+
+/* The ct action a on the packet; false: drop it. So is a packet that an
+ * earlier action (an MPLS push) took out of the IP version the action was
+ * parsed for. */
+static bool
+run_ct(struct exec *x, struct packet *pkt, struct flow_key *key,
+       const struct nlattr *a)
+{
+	const struct ct_action *ct = parsed_ct(x->acts, a);
+
+	refresh(pkt, key);
+	if (!ct || ct->family != flow_key_family(key))
+		return false;
+	return x->env->ct(x->env->ctx, pkt, key, ct);
+}
+
 static bool
 is_last(const struct nlattr *a, int rem)
 {
@@ -583,8 +616,8 @@ execute_list(struct exec *x, struct packet *pkt, struct flow_key *key,
 		}
 		case OVS_ACTION_ATTR_USERSPACE:
 			refresh(pkt, key);
-			env->userspace(env->ctx, pkt, key, a, x->flow_actions,
-				       x->flow_actions_len);
+			env->userspace(env->ctx, pkt, key, a, x->acts->data,
+				       x->acts->len);
 			pkt->cutlen = 0;
 			break;
 		case OVS_ACTION_ATTR_HASH: {
@@ -633,8 +666,7 @@ execute_list(struct exec *x, struct packet *pkt, struct flow_key *key,
 				return;
 			break;
 		case OVS_ACTION_ATTR_CT:
-			refresh(pkt, key);
-			if (!env->ct(env->ctx, pkt, key, a))
+			if (!run_ct(x, pkt, key, a))
 				return;
 			break;
 		case OVS_ACTION_ATTR_CT_CLEAR:
@@ -677,13 +709,9 @@ execute_list(struct exec *x, struct packet *pkt, struct flow_key *key,
 
 void
 actions_execute(const struct actions_env *env, struct packet *pkt,
-		struct flow_key *key, const void *actions, int len)
+		struct flow_key *key, const struct actions_stored *acts)
 {
-	struct exec x = {
-		.env = env,
-		.flow_actions = actions,
-		.flow_actions_len = len,
-	};
+	struct exec x = { .env = env, .acts = acts };
 
-	execute_list(&x, pkt, key, actions, len);
+	execute_list(&x, pkt, key, acts->data, acts->len);
 }

@@ -1,8 +1,9 @@
 /* Executing a flow's actions on a packet, as net/openvswitch/actions.c does.
  *
- * The actions are a validated netlink blob (actions-netlink.h). What leaves
- * the action engine (a port, userspace, a new lookup after recirculation, a
- * meter) goes through the callbacks of struct actions_env, which the
+ * The actions run in their stored form (struct actions_stored, made by
+ * actions-netlink.h from validated attributes). What leaves the action
+ * engine (a port, userspace, a new lookup after recirculation, a meter,
+ * the tracker) goes through the callbacks of struct actions_env, which the
  * datapath implements: the engine knows nothing of ports or sockets.
  *
  * Runs on the packet's thread; the only state is per thread (scratch
@@ -12,9 +13,32 @@
 
 #include <linux/netlink.h>
 #include <stdbool.h>
+#include <stdint.h>
+#include <urcu.h>
 
+#include "ct/ct-types.h"
 #include "flow/key.h"
 #include "flow/packet.h"
+
+/* A ct action of a stored list, parsed. */
+struct actions_ct {
+	uint32_t offset;		/* of its OVS_ACTION_ATTR_CT in data */
+	struct ct_action ct;
+};
+
+/* Validated actions as they are kept and run: the attributes in the
+ * kernel's form, which flow dumps and upcalls return, and beside them
+ * every ct action (nested ones too) parsed, as the kernel keeps a parsed
+ * struct ovs_conntrack_info in its list: no packet parses one. One
+ * allocation, freed with free(); call_rcu() on rcu when packet threads
+ * may still be running it. */
+struct actions_stored {
+	struct rcu_head rcu;
+	uint32_t len;			/* of data */
+	uint32_t n_ct;
+	const struct actions_ct *ct;	/* by offset; behind data */
+	uint8_t data[] __attribute__((aligned(4)));
+};
 
 struct actions_env {
 	void *ctx;
@@ -30,17 +54,18 @@ struct actions_env {
 	void (*recirc)(void *ctx, struct packet *pkt, struct flow_key *key);
 	/* true when the meter's band says drop. */
 	bool (*meter)(void *ctx, const struct packet *pkt, uint32_t meter_id);
-	/* The ct action (its validated attribute) on the packet, whose
-	 * header offsets are current; updates the key's ct_* fields and
-	 * may rewrite the packet (NAT). false: the packet is dropped. */
+	/* The ct action on the packet, whose header offsets are current
+	 * and whose key is of the action's family; updates the key's ct_*
+	 * fields and may rewrite the packet (NAT). false: the packet is
+	 * dropped. */
 	bool (*ct)(void *ctx, struct packet *pkt, struct flow_key *key,
-		   const struct nlattr *ct);
+		   const struct ct_action *ct);
 };
 
-/* Executes actions on pkt, whose key (metadata and fields) is key. The
+/* Executes acts on pkt, whose key (metadata and fields) is key. The
  * packet and key may be changed. */
 void actions_execute(const struct actions_env *env, struct packet *pkt,
-		     struct flow_key *key, const void *actions, int len);
+		     struct flow_key *key, const struct actions_stored *acts);
 
 /* The packet's hash for dispatch and the hash action, computed once. */
 uint32_t packet_hash(struct packet *pkt, const struct flow_key *key);

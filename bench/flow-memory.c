@@ -16,8 +16,9 @@
 #include <unistd.h>
 #include <urcu.h>
 
-#include "datapath/datapath.h"
+#include "actions/actions-netlink.h"
 #include "flow/table.h"
+#include "include/tapdp/ovs-uapi.h"
 #include "bench/rss.h"
 
 static void
@@ -31,11 +32,14 @@ free_flow(struct flow *f)
 static double
 fill(unsigned n, bool ufid)
 {
-	/* output:2, as one attribute in host order */
+	/* output:2, as one attribute in host order, in its nest */
 	const struct {
-		struct nlattr a;
+		struct nlattr nest, a;
 		uint32_t port;
-	} out = { { .nla_len = 8, .nla_type = OVS_ACTION_ATTR_OUTPUT }, 2 };
+	} acts = {
+		{ .nla_len = 12, .nla_type = OVS_FLOW_ATTR_ACTIONS },
+		{ .nla_len = 8, .nla_type = OVS_ACTION_ATTR_OUTPUT }, 2
+	};
 	struct flow_key key, mask[4];
 	struct flow_table t;
 	long before, after;
@@ -69,7 +73,7 @@ fill(unsigned n, bool ufid)
 			memcpy(f + 1, &key, sizeof(key));
 			f->unmasked_key = (const struct flow_key *)(f + 1);
 		}
-		f->actions = dp_actions_new(&out, sizeof(out));
+		f->actions = actions_store(&acts.nest, &key);
 		if (!f->actions ||
 		    flow_table_insert(&t, f, &key, &mask[i & 3])) {
 			fprintf(stderr, "insert %u failed\n", i);

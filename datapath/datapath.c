@@ -13,7 +13,6 @@
 #include <unistd.h>
 
 #include "common/log.h"
-#include "ct/action-netlink.h"
 #include "ct/conntrack.h"
 #include "ct/frag.h"
 #include "actions/actions.h"
@@ -317,16 +316,12 @@ env_meter(void *c, const struct packet *pkt, uint32_t meter_id)
 
 static bool
 env_ct(void *c, struct packet *pkt, struct flow_key *key,
-       const struct nlattr *attr)
+       const struct ct_action *a)
 {
 	struct dp_ctx *ctx = c;
 	struct conntrack *ct = dp_net_conntrack(ctx->dp->net);
-	struct ct_action a;
 
-	/* Validated when the flow went in: parsing cannot fail here. */
-	if (!ct || ct_action_parse(attr, key, &a, false))
-		return false;
-	return conntrack_execute(ct, pkt, key, &a) == 0;
+	return ct && conntrack_execute(ct, pkt, key, a) == 0;
 }
 
 static const struct actions_env env_ops = {
@@ -357,7 +352,6 @@ dp_process(struct dp_ctx *ctx, struct packet *pkt, struct flow_key *key)
 	struct actions_env env = env_ops;
 	uint32_t n_mask_hit = 0, n_cache_hit = 0, hash;
 	struct dp_stats *st;
-	struct dp_actions *acts;
 	struct flow *flow;
 	int err;
 
@@ -377,9 +371,8 @@ dp_process(struct dp_ctx *ctx, struct packet *pkt, struct flow_key *key)
 	}
 	__atomic_fetch_add(&st->n_hit, 1, __ATOMIC_RELAXED);
 	flow_stats_update(flow, pkt, key);
-	acts = rcu_dereference(flow->actions);
 	env.ctx = ctx;
-	actions_execute(&env, pkt, key, acts->data, acts->len);
+	actions_execute(&env, pkt, key, rcu_dereference(flow->actions));
 }
 
 static void
@@ -446,7 +439,7 @@ static const struct vport_rx_ops rx_ops = {
 int
 dp_execute(struct datapath *dp, const void *frame, size_t len,
 	   const struct flow_key *metadata, uint64_t hash, uint16_t mru,
-	   const void *actions, int actions_len)
+	   const struct actions_stored *acts)
 {
 	struct dp_ctx ctx = { .dp = dp };
 	struct actions_env env = env_ops;
@@ -481,7 +474,7 @@ dp_execute(struct datapath *dp, const void *frame, size_t len,
 		err = -ENODEV;
 	} else {
 		env.ctx = &ctx;
-		actions_execute(&env, &pkt, &key, actions, actions_len);
+		actions_execute(&env, &pkt, &key, acts);
 	}
 	rcu_read_unlock();
 	return err;
@@ -772,28 +765,16 @@ dp_meters(struct datapath *dp)
 
 /* Flows. */
 
-struct dp_actions *
-dp_actions_new(const void *data, int len)
-{
-	struct dp_actions *a = malloc(sizeof(*a) + len);
-
-	if (!a)
-		return NULL;
-	a->len = len;
-	memcpy(a->data, data, len);
-	return a;
-}
-
 static void
 actions_free_rcu(struct rcu_head *head)
 {
-	free(caa_container_of(head, struct dp_actions, rcu));
+	free(caa_container_of(head, struct actions_stored, rcu));
 }
 
 void
-dp_flow_set_actions(struct flow *flow, struct dp_actions *acts)
+dp_flow_set_actions(struct flow *flow, struct actions_stored *acts)
 {
-	struct dp_actions *old = flow->actions;
+	struct actions_stored *old = flow->actions;
 
 	rcu_assign_pointer(flow->actions, acts);
 	if (old)

@@ -56,13 +56,6 @@ struct dp_stats {
 	uint64_t n_mask_hit, n_cache_hit;
 } __attribute__((aligned(64)));
 
-/* A flow's actions as stored: the validated netlink blob. */
-struct dp_actions {
-	struct rcu_head rcu;
-	int len;
-	uint8_t data[] __attribute__((aligned(4)));
-};
-
 /* Where upcalls go: a finished ovs_packet message for portid. Returns 0 or
  * a negative errno (the upcall is then lost). */
 struct dp_upcall_sink {
@@ -148,8 +141,9 @@ const char *dp_port_name(const struct dp_port *port);
 int dp_port_set_pids(struct dp_port *port, const uint32_t *pids, unsigned n);
 
 /* Flows: the table is the datapath's; these keep its counters and free
- * replaced actions and removed flows after a grace period. */
-struct dp_actions *dp_actions_new(const void *data, int len);
+ * replaced actions and removed flows after a grace period. A flow's
+ * actions (flow->actions) are a struct actions_stored. */
+struct actions_stored;
 /* The flow a packet with key would hit (masks applied). */
 struct flow *dp_flow_lookup(struct datapath *dp, const struct flow_key *key);
 /* The flow whose unmasked key is key, or whose UFID is ufid. */
@@ -161,7 +155,7 @@ struct flow *dp_flow_lookup_ufid(struct datapath *dp, const uint8_t *ufid,
 struct flow *dp_flow_dump_next(struct datapath *dp, uint64_t *cursor);
 unsigned dp_flow_count(const struct datapath *dp);
 unsigned dp_mask_count(const struct datapath *dp);
-void dp_flow_set_actions(struct flow *flow, struct dp_actions *acts);
+void dp_flow_set_actions(struct flow *flow, struct actions_stored *acts);
 int dp_flow_insert(struct datapath *dp, struct flow *flow,
 		   const struct flow_key *key, const struct flow_key *mask);
 void dp_flow_remove(struct datapath *dp, struct flow *flow);
@@ -174,6 +168,6 @@ void dp_flow_clear_stats(struct flow *flow);
  * none). -ENODEV when neither the input port nor the local port exists. */
 int dp_execute(struct datapath *dp, const void *frame, size_t len,
 	       const struct flow_key *metadata, uint64_t hash, uint16_t mru,
-	       const void *actions, int actions_len);
+	       const struct actions_stored *acts);
 
 #endif

@@ -48,7 +48,7 @@ flow_fill(const struct flow *flow, int dp_ifindex, struct msgbuf *mb,
 	  uint32_t portid, uint32_t seq, uint16_t flags, uint8_t cmd,
 	  uint32_t uflags)
 {
-	const struct dp_actions *acts = flow->actions;
+	const struct actions_stored *acts = flow->actions;
 	bool first = mb->len == 0;
 	struct ovs_flow_stats st;
 	struct ovs_header *hdr;
@@ -144,37 +144,13 @@ same_flow(const struct flow *flow, const struct flow_key *key)
 	return !memcmp(flow->unmasked_key, key, sizeof(*key));
 }
 
-/* Actions as the kernel keeps them (and dumps return them). */
-static struct dp_actions *
-stored_actions(const struct nlattr *acts, const struct flow_key *masked)
-{
-	/* A ct action grows by its zone at most: 3x is room enough. */
-	size_t cap = NLMSG_HDRLEN + 3 * attr_len(acts) + 1024;
-	struct dp_actions *stored = NULL;
-	char *mem = malloc(cap);
-	struct msgbuf mb;
-
-	if (!mem)
-		return NULL;
-	msgbuf_init(&mb, mem, cap);
-	if (msgbuf_start(&mb, 0, 0, 0, 0, 0)) {
-		actions_canonical(acts, masked, &mb);
-		if (!mb.overflow)
-			stored = dp_actions_new((char *)mb.cur + NLMSG_HDRLEN,
-						mb.cur->nlmsg_len -
-							NLMSG_HDRLEN);
-	}
-	free(mem);
-	return stored;
-}
-
 static int
 flow_cmd_new(struct genl_info *info)
 {
 	const struct nlattr **a = info->attrs;
 	bool log = !a[OVS_FLOW_ATTR_PROBE];
 	struct flow_key key, mask, masked;
-	struct dp_actions *acts;
+	struct actions_stored *acts;
 	struct flow *flow = NULL, *nf;
 	struct flow_id id;
 	struct datapath *dp;
@@ -205,7 +181,7 @@ flow_cmd_new(struct genl_info *info)
 	dp = flow_dp(info);
 	if (!dp)
 		return -ENODEV;
-	acts = stored_actions(a[OVS_FLOW_ATTR_ACTIONS], &masked);
+	acts = actions_store(a[OVS_FLOW_ATTR_ACTIONS], &masked);
 	if (!acts)
 		return -ENOMEM;
 	if (id.len)
@@ -274,7 +250,7 @@ flow_cmd_set(struct genl_info *info)
 	const struct nlattr **a = info->attrs;
 	bool log = !a[OVS_FLOW_ATTR_PROBE];
 	struct flow_key key, mask, masked;
-	struct dp_actions *acts = NULL;
+	struct actions_stored *acts = NULL;
 	struct datapath *dp;
 	struct flow *flow;
 	struct flow_id id;
@@ -307,7 +283,7 @@ flow_cmd_set(struct genl_info *info)
 				  "matching packets");
 			return err;
 		}
-		acts = stored_actions(a[OVS_FLOW_ATTR_ACTIONS], &masked);
+		acts = actions_store(a[OVS_FLOW_ATTR_ACTIONS], &masked);
 		if (!acts)
 			return -ENOMEM;
 	}

@@ -4,6 +4,7 @@
  * portids. */
 #include <errno.h>
 #include <linux/if_ether.h>
+#include <stdlib.h>
 
 #include "common/nlerr.h"
 #include "datapath/datapath.h"
@@ -23,6 +24,7 @@ packet_cmd_execute(struct genl_info *info)
 	const struct nlattr *pkt = a[OVS_PACKET_ATTR_PACKET];
 	struct flow_key md, key;
 	struct flow_layers layers;
+	struct actions_stored *acts;
 	struct datapath *dp;
 	uint64_t hash = 0;
 	int err;
@@ -47,12 +49,16 @@ packet_cmd_execute(struct genl_info *info)
 	dp = dp_by_ifindex(nlsock_net(info->sk), hdr->dp_ifindex);
 	if (!dp)
 		return -ENODEV;
-	return dp_execute(dp, attr_data(pkt), attr_len(pkt), &md, hash,
-			  a[OVS_PACKET_ATTR_MRU]
-				  ? attr_get_u16(a[OVS_PACKET_ATTR_MRU])
-				  : 0,
-			  attr_data(a[OVS_PACKET_ATTR_ACTIONS]),
-			  attr_len(a[OVS_PACKET_ATTR_ACTIONS]));
+	acts = actions_store(a[OVS_PACKET_ATTR_ACTIONS], &key);
+	if (!acts)
+		return -ENOMEM;
+	err = dp_execute(dp, attr_data(pkt), attr_len(pkt), &md, hash,
+			 a[OVS_PACKET_ATTR_MRU]
+				 ? attr_get_u16(a[OVS_PACKET_ATTR_MRU])
+				 : 0,
+			 acts);
+	free(acts);
+	return err;
 }
 
 static const struct attr_policy packet_policy[OVS_PACKET_ATTR_MAX + 1] = {

@@ -42,9 +42,10 @@ meter(void *ctx, const struct packet *pkt, uint32_t id)
 	return id & 1;
 }
 
-/* The tracker has its own target (ct/fuzz-conntrack.c). */
+/* The tracker has its own target (fuzz-conntrack.c). */
 static bool
-ct(void *ctx, struct packet *pkt, struct flow_key *key, const struct nlattr *a)
+ct(void *ctx, struct packet *pkt, struct flow_key *key,
+   const struct ct_action *a)
 {
 	touch(pkt);
 	return true;
@@ -59,6 +60,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	};
 	static uint8_t abuf[65536];
 	struct nlattr *acts = (struct nlattr *)abuf;
+	struct actions_stored *stored;
 	struct flow_key key;
 	struct packet pkt;
 	size_t split, flen;
@@ -78,9 +80,11 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memset(&key, 0, sizeof(key));
 	if (flow_extract(pkt.data, pkt.len, &key, &pkt.layers) == 0) {
 		pkt.key_valid = true;
-		if (actions_validate(acts, &key, false) == 0)
-			actions_execute(&env, &pkt, &key, abuf + NLA_HDRLEN,
-					acts->nla_len - NLA_HDRLEN);
+		if (actions_validate(acts, &key, false) == 0 &&
+		    (stored = actions_store(acts, &key))) {
+			actions_execute(&env, &pkt, &key, stored);
+			free(stored);
+		}
 	}
 	free(buf);
 	return 0;

@@ -2,6 +2,7 @@
  * them. The input is split at its first two bytes' offset into a key nest
  * and a mask or actions nest. */
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "actions/actions-netlink.h"
@@ -31,9 +32,11 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	split = (data[0] | data[1] << 8) % (size - 1);
 	k = as_nest(kbuf, data + 2, split);
 	m = as_nest(mbuf, data + 2 + split, size - 2 - split);
-	if (flow_match_from_nlattrs(&key, &mask, k, m, false) == 0 ||
-	    flow_match_from_nlattrs(&key, &mask, k, NULL, false) == 0)
-		actions_validate(m, &key, false);
+	/* Actions that pass are stored, as the flow family stores them. */
+	if ((flow_match_from_nlattrs(&key, &mask, k, m, false) == 0 ||
+	     flow_match_from_nlattrs(&key, &mask, k, NULL, false) == 0) &&
+	    actions_validate(m, &key, false) == 0)
+		free(actions_store(m, &key));
 	flow_metadata_from_nlattrs(&key, k, false);
 	return 0;
 }

@@ -6,10 +6,12 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
 
+#include "actions/actions-netlink.h"
 #include "actions/actions.h"
 #include "include/tapdp/ovs-uapi.h"
 #include "tests/unit/nl-test.h"
@@ -118,10 +120,29 @@ sums_ok(const uint8_t *f, uint32_t len)
 	       sum16(f + 34, len - 34, ps) == 0xffff;
 }
 
+/* The list in b, stored as a flow's actions are. */
+static struct actions_stored *
+store(const struct nb *b, const struct flow_key *key)
+{
+	static uint8_t nest[NLA_HDRLEN + sizeof(b->buf)]
+		__attribute__((aligned(4)));
+	struct nlattr *n = (struct nlattr *)nest;
+	struct actions_stored *stored;
+
+	n->nla_type = OVS_FLOW_ATTR_ACTIONS;
+	n->nla_len = NLA_HDRLEN + b->len;
+	memcpy(nest + NLA_HDRLEN, b->buf, b->len);
+	stored = actions_store(n, key);
+	assert_non_null(stored);
+	return stored;
+}
+
 static void
 run(uint8_t *frame, uint32_t len, struct nb *acts, struct packet *pkt,
     struct flow_key *key, uint8_t *buf)
 {
+	struct actions_stored *stored;
+
 	n_outs = 0;
 	memset(outs, 0, sizeof(outs));
 	packet_init(pkt, buf, 4096, len);
@@ -130,7 +151,9 @@ run(uint8_t *frame, uint32_t len, struct nb *acts, struct packet *pkt,
 	assert_int_equal(flow_extract(pkt->data, pkt->len, key, &pkt->layers),
 			 0);
 	pkt->key_valid = true;
-	actions_execute(&env, pkt, key, acts->buf, acts->len);
+	stored = store(acts, key);
+	actions_execute(&env, pkt, key, stored);
+	free(stored);
 }
 
 static void

@@ -21,6 +21,7 @@
 #include <cmocka.h>
 #include <urcu.h>
 
+#include "actions/actions-netlink.h"
 #include "datapath/datapath.h"
 #include "flow/key-netlink.h"
 #include "netlink/attr.h"
@@ -152,6 +153,20 @@ teardown(void **state)
 	return 0;
 }
 
+/* The action list in acts, stored as the families store a request's. */
+static struct actions_stored *
+stored(const struct nb *acts, const struct flow_key *key)
+{
+	static struct nb nest;
+	struct actions_stored *a;
+
+	nest.len = 0;
+	nb_put(&nest, OVS_FLOW_ATTR_ACTIONS, acts->buf, acts->len);
+	a = actions_store((const struct nlattr *)nest.buf, key);
+	assert_non_null(a);
+	return a;
+}
+
 /* Installs a flow for frame() from in_port, with the actions in acts. */
 static struct flow *
 flow_add(struct datapath *dp, uint32_t in_port, const struct nb *acts)
@@ -167,7 +182,7 @@ flow_add(struct datapath *dp, uint32_t in_port, const struct nb *acts)
 	assert_non_null(flow);
 	flow->ufid_len = 4;
 	memcpy(flow->ufid, "ufid", 4);
-	flow->actions = dp_actions_new(acts->buf, acts->len);
+	flow->actions = stored(acts, &key);
 	assert_int_equal(dp_flow_insert(dp, flow, &key, &mask), 0);
 	return flow;
 }
@@ -369,6 +384,7 @@ test_execute(void **state)
 	struct nb acts = { .len = 0 };
 	struct flow_key md = { .in_port = 1,
 			       .mac_proto = FLOW_MAC_ETHERNET };
+	struct actions_stored *stored_acts;
 	uint8_t f[FAKE_FRAME_LEN], out[128], msg[1024];
 	size_t len = frame(f);
 	struct dp_stats st;
@@ -381,8 +397,10 @@ test_execute(void **state)
 	nb_nest_start(&acts, OVS_ACTION_ATTR_USERSPACE);
 	nb_put_u32(&acts, OVS_USERSPACE_ATTR_PID, 90);
 	nb_nest_end(&acts);
-	assert_int_equal(dp_execute(fx->dp, f, len, &md, 0, 0, acts.buf,
-				    acts.len), 0);
+	stored_acts = stored(&acts, &md);
+	assert_int_equal(dp_execute(fx->dp, f, len, &md, 0, 0, stored_acts),
+			 0);
+	free(stored_acts);
 	assert_int_equal(fake_wire_recv("tdp-b", out, sizeof(out), WAIT_MS),
 			 len);
 	assert_memory_equal(out, f, len);
