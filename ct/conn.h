@@ -53,10 +53,4 @@ struct conn {
 	struct rcu_head rcu;
 };
 
-struct conntrack;
-
-/* Whether some connection (either direction) has tuple t. Inside an RCU
- * read-side section. */
-bool ct_tuple_taken(struct conntrack *ct, const struct ct_tuple *t);
-
 #endif

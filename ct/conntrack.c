@@ -44,6 +44,7 @@ struct conntrack {
 	struct frag_table *frags;
 
 	struct expect_table expects;	/* the helpers' */
+	struct nat_table nat;		/* what NAT asks of ht */
 
 	pthread_t sweeper;
 	pthread_mutex_t lock;		/* guards stop */
@@ -138,10 +139,10 @@ iter_node(struct cds_lfht_iter *it)
 	for (cds_lfht_first((CT)->ht, IT); ((N) = iter_node(IT));	\
 	     cds_lfht_next((CT)->ht, IT))
 
-bool
-ct_tuple_taken(struct conntrack *ct, const struct ct_tuple *t)
+static bool
+tuple_taken(const struct nat_table *nat, const struct ct_tuple *t)
 {
-	return find(ct, t) != NULL;
+	return find(caa_container_of(nat, struct conntrack, nat), t) != NULL;
 }
 
 static void
@@ -465,10 +466,11 @@ nat_step(struct conntrack *ct, struct track *tr, uint8_t *l3, bool partial,
 		/* fall through */
 	case INFO_NEW:
 		if (!(status_of(c) & init) && !confirmed(c)) {
-			if (!nat_setup(ct, c, range && (range->flags &
-							CT_RANGE_MAP_IPS)
-						  ? range
-						  : NULL,
+			if (!nat_setup(&ct->nat, c,
+				       range && (range->flags &
+						 CT_RANGE_MAP_IPS)
+					       ? range
+					       : NULL,
 				       manip))
 				return false;
 		}
@@ -1017,6 +1019,7 @@ conntrack_create(uint32_t max_conns)
 		goto fail;
 	pthread_mutex_init(&ct->lock, NULL);
 	expect_table_init(&ct->expects);
+	ct->nat.taken = tuple_taken;
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_cond_init(&ct->cond, &ca);

@@ -71,19 +71,21 @@ pick_addr(const struct ct_nat_range *r, const struct ct_tuple *t,
 /* The connection's reply tuple if its original direction looked like
  * cand; true when no other connection has it. */
 static bool
-try_tuple(struct conntrack *ct, struct conn *c, const struct ct_tuple *cand)
+try_tuple(const struct nat_table *table, struct conn *c,
+	  const struct ct_tuple *cand)
 {
 	struct ct_tuple rep;
 
-	if (!ct_tuple_invert(cand, &rep) || ct_tuple_taken(ct, &rep))
+	if (!ct_tuple_invert(cand, &rep) || table->taken(table, &rep))
 		return false;
 	c->tuple[CT_DIR_REPLY] = rep;
 	return true;
 }
 
 static bool
-find_port(struct conntrack *ct, struct conn *c, struct ct_tuple *cand,
-	  const struct ct_nat_range *r, enum ct_manip manip)
+find_port(const struct nat_table *table, struct conn *c,
+	  struct ct_tuple *cand, const struct ct_nat_range *r,
+	  enum ct_manip manip)
 {
 	bool icmp = is_icmp(cand);
 	uint16_t *port = icmp || manip == CT_MANIP_SRC ? &cand->sport
@@ -94,7 +96,7 @@ find_port(struct conntrack *ct, struct conn *c, struct ct_tuple *cand,
 				     CT_RANGE_PROTO_HASH));
 
 	if (!icmp && !has_ports(cand->proto))
-		return try_tuple(ct, c, cand);
+		return try_tuple(table, c, cand);
 	if (given) {
 		lo = r->min_port;
 		hi = r->max_port < lo ? lo : r->max_port;
@@ -102,7 +104,7 @@ find_port(struct conntrack *ct, struct conn *c, struct ct_tuple *cand,
 		lo = 0, hi = 65535;
 	} else if (manip == CT_MANIP_DST) {
 		/* A destination port is changed only when asked to. */
-		return try_tuple(ct, c, cand);
+		return try_tuple(table, c, cand);
 	} else if (cur < 512) {
 		lo = 1, hi = 511;
 	} else if (cur < 1024) {
@@ -110,21 +112,21 @@ find_port(struct conntrack *ct, struct conn *c, struct ct_tuple *cand,
 	} else {
 		lo = 1024, hi = 65535;
 	}
-	if (!rnd && cur >= lo && cur <= hi && try_tuple(ct, c, cand))
+	if (!rnd && cur >= lo && cur <= hi && try_tuple(table, c, cand))
 		return true;
 	span = hi - lo + 1;
 	off = rnd ? (uint32_t)random() : ct_tuple_hash(cand, 0x5eed);
 	for (uint32_t i = 0; i < span && i < PORT_ATTEMPTS; i++) {
 		*port = htons(lo + (off + i) % span);
-		if (try_tuple(ct, c, cand))
+		if (try_tuple(table, c, cand))
 			return true;
 	}
 	return false;
 }
 
 bool
-nat_setup(struct conntrack *ct, struct conn *c, const struct ct_nat_range *r,
-	  enum ct_manip manip)
+nat_setup(const struct nat_table *table, struct conn *c,
+	  const struct ct_nat_range *r, enum ct_manip manip)
 {
 	uint32_t done = manip == CT_MANIP_SRC ? CT_S_SRC_NAT_DONE
 					      : CT_S_DST_NAT_DONE;
@@ -140,7 +142,7 @@ nat_setup(struct conntrack *ct, struct conn *c, const struct ct_nat_range *r,
 	if (r && (r->flags & CT_RANGE_MAP_IPS))
 		pick_addr(r, &cur, manip == CT_MANIP_SRC ? &cand.src
 							 : &cand.dst);
-	if (!find_port(ct, c, &cand, r, manip))
+	if (!find_port(table, c, &cand, r, manip))
 		return false;
 	c->status |= done;
 	if (!ct_tuple_equal(&cand, &cur))

@@ -5,7 +5,8 @@
  * ICMP error about it, is rewritten to match, checksums included.
  *
  * Mappings are set on connections not yet in the table (owned by one
- * thread); packet rewriting only reads the connection. */
+ * thread); packet rewriting only reads the connection. The tracker calls
+ * NAT; NAT knows of the tracker's table only struct nat_table. */
 #ifndef TAPDP_CT_NAT_H
 #define TAPDP_CT_NAT_H
 
@@ -15,9 +16,17 @@
 #include "ct/conn.h"
 #include "ct/ct-types.h"
 
+/* What NAT asks of the table that holds the connections, so that each
+ * mapping stays unique: whether some connection (either direction) has
+ * tuple t already. Inside an RCU read-side section. */
+struct nat_table {
+	bool (*taken)(const struct nat_table *table, const struct ct_tuple *t);
+};
+
 /* Maps connection c for manip within range r (NULL or no address range:
- * the identity, kept unique). Returns false when the range is exhausted. */
-bool nat_setup(struct conntrack *ct, struct conn *c,
+ * the identity, kept unique in table). Returns false when the range is
+ * exhausted. */
+bool nat_setup(const struct nat_table *table, struct conn *c,
 	       const struct ct_nat_range *r, enum ct_manip manip);
 
 /* Rewrites the IP packet at l3 (a packet of c in direction dir) for manip,
