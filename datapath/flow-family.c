@@ -1,6 +1,7 @@
 /* ovs_flow: NEW, SET, DEL (and flush), GET and dump, as net/openvswitch
- * does: keys and masks parsed by flow/key-netlink, actions validated by
- * flow/actions-netlink, flows kept in the datapath's megaflow table. */
+ * does: keys and masks parsed by flow/key-netlink, actions validated and
+ * stored by actions/actions-netlink, flows kept in the datapath's megaflow
+ * table. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
