@@ -10,6 +10,8 @@
 #include <unistd.h>
 #include <sys/random.h>
 
+#include "common/hash.h"
+
 #define FLOW_TABLE_BUCKETS	1024	/* hash buckets at first, and at least */
 #define FLOW_TABLE_MASKS_MIN	16	/* mask slots at first, and at least */
 #define FLOW_TABLE_STRIPES_MAX	64
@@ -70,30 +72,6 @@ struct flow_ufid {
 };
 
 static uint32_t flow_mask_cache_ids;
-
-static uint64_t
-fmix64(uint64_t h)
-{
-	h ^= h >> 33;
-	h *= 0xff51afd7ed558ccdULL;
-	h ^= h >> 33;
-	h *= 0xc4ceb9fe1a85ec53ULL;
-	h ^= h >> 33;
-	return h;
-}
-
-static uint32_t
-hash_words(const flow_word *w, size_t n, uint64_t basis)
-{
-	uint64_t h = basis ^ n;
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		h = (h ^ w[i]) * 0x9e3779b97f4a7c15ULL;
-		h ^= h >> 29;
-	}
-	return fmix64(h);
-}
 
 static uint32_t
 bitrev32(uint32_t x)
@@ -479,7 +457,7 @@ flow_table_lookup(struct flow_table *t, struct flow_mask_cache *cache,
 
 	/* A packet keeps its hash across recirculation, its key does not. */
 	if (key->recirc_id)
-		hash = fmix64((uint64_t)hash << 32 | key->recirc_id);
+		hash = hash_2x32(hash, key->recirc_id);
 
 	for (h = hash, seg = 0; seg < FLOW_MASK_CACHE_SEGS; seg++) {
 		e = &cache->entries[h & (size - 1)];
