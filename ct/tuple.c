@@ -4,6 +4,7 @@
 #include <netinet/in.h>
 #include <string.h>
 
+#include "common/hash.h"
 #include "common/unaligned.h"
 #include "flow/csum.h"
 
@@ -322,16 +323,6 @@ ct_tuple_invert(const struct ct_tuple *t, struct ct_tuple *inv)
 	return true;
 }
 
-/* The 128-bit product of a and b, folded: the mixing step of wyhash-like
- * hashes, whose independent lanes keep the multipliers busy. */
-static uint64_t
-mum(uint64_t a, uint64_t b)
-{
-	unsigned __int128 r = (unsigned __int128)a * b;
-
-	return (uint64_t)r ^ (uint64_t)(r >> 64);
-}
-
 uint32_t
 ct_tuple_hash(const struct ct_tuple *t, uint32_t basis)
 {
@@ -344,7 +335,9 @@ ct_tuple_hash(const struct ct_tuple *t, uint32_t basis)
 	uint64_t h;
 
 	_Static_assert(sizeof(*t) == 48, "a tuple is six words");
-	h = mum(w[0] ^ k[0] ^ basis, w[1] ^ k[1]) ^
-	    mum(w[2] ^ k[2], w[3] ^ k[3]) ^ mum(w[4] ^ k[4], w[5] ^ k[5]);
-	return (uint32_t)mum(h, k[5]);
+	/* Three lanes of independent products, then one to mix them. */
+	h = hash_mum(w[0] ^ k[0] ^ basis, w[1] ^ k[1]) ^
+	    hash_mum(w[2] ^ k[2], w[3] ^ k[3]) ^
+	    hash_mum(w[4] ^ k[4], w[5] ^ k[5]);
+	return (uint32_t)hash_mum(h, k[5]);
 }
