@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/hash.h"
 #include "common/unaligned.h"
 #include "flow/csum.h"
 #include "include/tapdp/ovs-uapi.h"
@@ -40,29 +41,23 @@ rnd(void)
 	return rnd_state;
 }
 
-static uint32_t
-mix(uint32_t h, uint32_t v)
-{
-	h ^= v;
-	h *= 0x85ebca6b;
-	h ^= h >> 13;
-	h *= 0xc2b2ae35;
-	return h ^ (h >> 16);
-}
-
 uint32_t
 packet_hash(struct packet *pkt, const struct flow_key *key)
 {
-	uint32_t h = 0x12345678;
+	uint64_t w[4], src[2], dst[2];
+	uint32_t h;
 
 	if (pkt->hash)
 		return pkt->hash;
-	h = mix(h, key->ipv4_src ^ key->ipv4_dst);
-	for (int i = 0; i < 4; i++)
-		h = mix(h, key->ipv6_src.s6_addr32[i] ^
-			   key->ipv6_dst.s6_addr32[i]);
-	h = mix(h, ((uint32_t)key->ip_proto << 16) ^ key->eth_type);
-	h = mix(h, key->tp_src ^ key->tp_dst);
+	/* Each field xored with its peer: both directions hash alike. */
+	memcpy(src, &key->ipv6_src, 16);
+	memcpy(dst, &key->ipv6_dst, 16);
+	w[0] = (uint64_t)(key->ipv4_src ^ key->ipv4_dst) << 32 |
+	       (uint16_t)(key->tp_src ^ key->tp_dst);
+	w[1] = src[0] ^ dst[0];
+	w[2] = src[1] ^ dst[1];
+	w[3] = (uint32_t)key->ip_proto << 16 | key->eth_type;
+	h = hash_words(w, 4, 0);
 	pkt->hash = h ? h : 1;
 	return pkt->hash;
 }
@@ -626,7 +621,7 @@ execute_list(struct exec *x, struct packet *pkt, struct flow_key *key,
 
 			memcpy(&h, attr_data(a), sizeof(h));
 			refresh(pkt, key);
-			v = mix(packet_hash(pkt, key), h.hash_basis);
+			v = hash_2x32(packet_hash(pkt, key), h.hash_basis);
 			key->dp_hash = v ? v : 1;
 			break;
 		}
