@@ -6,20 +6,20 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "common/clock.h"
 #include "common/log.h"
 
 #define BURST 10
-#define WINDOW_S 5
+#define WINDOW_MS 5000
 
 static int kmsg_fd = -1;
 static __thread char last[256];
 static __thread bool have_last;
 
 static pthread_mutex_t rl_lock = PTHREAD_MUTEX_INITIALIZER;
-static time_t rl_start;
+static uint64_t rl_start;		/* ms */
 static int rl_count;
 
 void
@@ -40,11 +40,11 @@ nlerr_close_kmsg(void)
 static bool
 ratelimit_ok(void)
 {
-	time_t now = time(NULL);
+	uint64_t now = clock_now_ms();
 	bool ok;
 
 	pthread_mutex_lock(&rl_lock);
-	if (now - rl_start >= WINDOW_S) {
+	if (now - rl_start >= WINDOW_MS) {
 		rl_start = now;
 		rl_count = 0;
 	}

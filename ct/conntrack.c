@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "common/clock.h"
 #include "ct/conn.h"
 #include "ct/expect.h"
 #include "flow/extract.h"
@@ -66,15 +67,6 @@ struct track {
 	struct ct_tuple master;		/* tmp's master, if expected */
 	uint64_t now;			/* ms */
 };
-
-static uint64_t
-now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 static void
 count(uint64_t *c)
@@ -732,7 +724,7 @@ conntrack_execute(struct conntrack *ct, struct packet *pkt,
 
 	tr.c = NULL;
 	tr.tmp_live = false;
-	tr.now = now_ms();
+	tr.now = clock_now_ms();
 	l3off = pkt->layers.l3;
 	if (l3off == FLOW_OFS_NONE || l3off > pkt->len ||
 	    flow_key_family(key) != a->family) {
@@ -878,7 +870,7 @@ conntrack_dump(struct conntrack *ct, int zone,
 	struct conntrack_entry e;
 	struct cds_lfht_iter it;
 	struct conn_node *n;
-	uint64_t now = now_ms();
+	uint64_t now = clock_now_ms();
 	int ret = 0;
 
 	rcu_read_lock();
@@ -919,7 +911,7 @@ int
 conntrack_get(struct conntrack *ct, const struct ct_tuple *t,
 	      struct conntrack_entry *e)
 {
-	uint64_t now = now_ms();
+	uint64_t now = clock_now_ms();
 	struct conn *c;
 	int dir;
 
@@ -938,7 +930,7 @@ conntrack_delete(struct conntrack *ct, const struct ct_tuple *t, uint32_t id)
 	struct conn *c;
 
 	rcu_read_lock();
-	c = lookup(ct, t, &dir, now_ms());
+	c = lookup(ct, t, &dir, clock_now_ms());
 	if (c && (!id || c->id == id) && conn_delete(ct, c))
 		err = 0;
 	rcu_read_unlock();
@@ -960,7 +952,7 @@ conntrack_sweep(struct conntrack *ct)
 {
 	struct cds_lfht_iter it;
 	struct conn_node *n;
-	uint64_t now = now_ms();
+	uint64_t now = clock_now_ms();
 
 	rcu_read_lock();
 	for_each_node(ct, &it, n) {
@@ -988,8 +980,8 @@ sweeper_main(void *arg)
 			break;
 		pthread_mutex_unlock(&ct->lock);
 		conntrack_sweep(ct);
-		frag_expire(ct->frags, now_ms());
-		expect_forget(&ct->expects, 0, now_ms());
+		frag_expire(ct->frags, clock_now_ms());
+		expect_forget(&ct->expects, 0, clock_now_ms());
 		pthread_mutex_lock(&ct->lock);
 	}
 	pthread_mutex_unlock(&ct->lock);

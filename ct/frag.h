@@ -44,13 +44,12 @@ enum frag_result {
  * the largest fragment's IP length): in place when pkt's buffer holds it,
  * else pkt moves to a buffer of the calling thread's, valid until the
  * thread's next frag_gather(). An IPv6 atomic fragment is whole already.
- * now: the time, CLOCK_MONOTONIC in ms. */
+ * now: clock_now_ms(). */
 enum frag_result frag_gather(struct frag_table *t, struct packet *pkt,
 			     uint32_t l3, int family, uint16_t zone,
 			     uint64_t now);
 
-/* Drops queues older than their lifetime. now: CLOCK_MONOTONIC, ms, as
- * for frag_gather(). */
+/* Drops queues older than their lifetime. now: as for frag_gather(). */
 void frag_expire(struct frag_table *t, uint64_t now);
 void frag_get_stats(struct frag_table *t, struct frag_stats *s);
 

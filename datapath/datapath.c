@@ -9,9 +9,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "common/clock.h"
 #include "common/log.h"
 #include "ct/conntrack.h"
 #include "ct/frag.h"
@@ -86,17 +86,6 @@ dp_nr_cpu_ids(void)
 		n = c > 0 ? c : 1;
 	}
 	return n;
-}
-
-/* A flow's last use, at the kernel's granularity (a tick, as jiffies):
- * the coarse clock costs no timer read per packet. */
-static uint64_t
-now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
-	return (uint64_t)(uint32_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
 static int
@@ -338,7 +327,7 @@ flow_stats_update(struct flow *flow, const struct packet *pkt,
 {
 	__atomic_fetch_add(&flow->packets, 1, __ATOMIC_RELAXED);
 	__atomic_fetch_add(&flow->bytes, pkt->len, __ATOMIC_RELAXED);
-	__atomic_store_n(&flow->used_ms, now_ms(), __ATOMIC_RELAXED);
+	__atomic_store_n(&flow->used_ms, clock_now_ms(), __ATOMIC_RELAXED);
 	if (key->ip_proto == IPPROTO_TCP && key->tcp_flags)
 		__atomic_fetch_or(&flow->tcp_flags, key->tcp_flags,
 				  __ATOMIC_RELAXED);

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/clock.h"
 #include "datapath/datapath.h"
 #include "datapath/families.h"
 #include "netlink/genl.h"
@@ -104,7 +105,7 @@ meter_create(const struct nlattr **a, struct meter **out)
 	if (!m)
 		return -ENOMEM;
 	m->id = attr_get_u32(a[OVS_METER_ATTR_ID]);
-	m->used = meter_now_ms();
+	m->used = clock_now_ms();
 	m->kbps = a[OVS_METER_ATTR_KBPS] != NULL;
 	m->keep_stats = !a[OVS_METER_ATTR_CLEAR];
 	if (m->keep_stats && a[OVS_METER_ATTR_STATS])

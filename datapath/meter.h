@@ -31,7 +31,7 @@ struct meter {
 	bool keep_stats;
 	uint16_t n_bands;
 	uint32_t max_delta_t;
-	uint64_t used;		/* ms, monotonic */
+	uint64_t used;		/* ms, clock_now_ms() */
 	struct ovs_flow_stats stats;
 	struct meter_band bands[METER_MAX_BANDS];
 };
@@ -54,6 +54,5 @@ int meter_detach(struct meter_table *t, struct meter *m);
 /* Band from its fields; -EINVAL for a zero rate. */
 int meter_band_init(struct meter *m, unsigned i, uint32_t type,
 		    uint32_t rate, uint32_t burst);
-uint64_t meter_now_ms(void);
 
 #endif

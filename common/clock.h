@@ -1,0 +1,21 @@
+/* The daemon's clock: monotonic milliseconds for every timeout and every
+ * time of last use (connections, fragments, expectations, flows, meters,
+ * nlerr's rate limit). It reads CLOCK_MONOTONIC_COARSE: as fine as a
+ * scheduler tick (1 to 4 ms, the kernel's jiffies), finer than any of
+ * those needs, and read without touching a timer.
+ *
+ * Tests drive it: after clock_fake_set(ms) every reader sees ms, until the
+ * next call; clock_fake_set(0) gives the system's clock back. What sleeps
+ * (the sweeper's period, the server's timers) keeps the system's time.
+ *
+ * Thread-safety: clock_now_ms() from any thread; a time set on one thread
+ * is seen by the others (relaxed: a test orders the rest itself). */
+#ifndef TAPDP_COMMON_CLOCK_H
+#define TAPDP_COMMON_CLOCK_H
+
+#include <stdint.h>
+
+uint64_t clock_now_ms(void);
+void clock_fake_set(uint64_t ms);
+
+#endif
