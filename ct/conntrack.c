@@ -961,6 +961,8 @@ conntrack_sweep(struct conntrack *ct)
 			count(&ct->n_expired);
 	}
 	rcu_read_unlock();
+	frag_expire(ct->frags, now);
+	expect_forget(&ct->expects, 0, now);
 }
 
 static void *
@@ -980,8 +982,6 @@ sweeper_main(void *arg)
 			break;
 		pthread_mutex_unlock(&ct->lock);
 		conntrack_sweep(ct);
-		frag_expire(ct->frags, clock_now_ms());
-		expect_forget(&ct->expects, 0, clock_now_ms());
 		pthread_mutex_lock(&ct->lock);
 	}
 	pthread_mutex_unlock(&ct->lock);

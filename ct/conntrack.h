@@ -99,7 +99,9 @@ struct conntrack_stats {
 };
 void conntrack_get_stats(struct conntrack *ct, struct conntrack_stats *s);
 
-/* Expires what is due now; the sweeper thread calls it every second. */
+/* One pass of the sweeper: deletes the connections, fragment queues and
+ * expectations past due at clock_now_ms(). The sweeper thread calls it
+ * every second; tests call it themselves. */
 void conntrack_sweep(struct conntrack *ct);
 
 #endif
