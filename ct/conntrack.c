@@ -944,6 +944,7 @@ conntrack_get_stats(struct conntrack *ct, struct conntrack_stats *s)
 	s->n_invalid = __atomic_load_n(&ct->n_invalid, __ATOMIC_RELAXED);
 	s->n_refused = __atomic_load_n(&ct->n_refused, __ATOMIC_RELAXED);
 	s->n_expired = __atomic_load_n(&ct->n_expired, __ATOMIC_RELAXED);
+	s->n_expects = __atomic_load_n(&ct->expects.n, __ATOMIC_RELAXED);
 	frag_get_stats(ct->frags, &s->frags);
 }
 

@@ -95,6 +95,7 @@ struct conntrack_stats {
 	uint64_t n_invalid;		/* packets found invalid */
 	uint64_t n_refused;		/* commits refused: limits, full */
 	uint64_t n_expired;
+	uint64_t n_expects;		/* expectations waiting */
 	struct frag_stats frags;
 };
 void conntrack_get_stats(struct conntrack *ct, struct conntrack_stats *s);
