@@ -1,7 +1,8 @@
 /* The connection tracker on crafted frames: the ct action's parsing and
  * errno, TCP states and windows, UDP, ICMP and the errors about a
  * connection, zones, mark and labels, NAT (ports, checksums, quoted
- * packets), zone limits, checksum validation and hostile packets. */
+ * packets), zone limits, checksum validation and hostile packets; expiry
+ * of connections, fragments and expectations on a clock the test drives. */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <linux/if_ether.h>
@@ -15,11 +16,13 @@
 
 #include <cmocka.h>
 
+#include "common/clock.h"
 #include "common/unaligned.h"
 #include "ct/action-netlink.h"
 #include "ct/conntrack.h"
 #include "flow/csum.h"
 #include "ct/frag.h"
+#include "ct/tcp.h"
 #include "actions/actions-netlink.h"
 #include "actions/actions.h"
 #include "flow/extract.h"
@@ -489,6 +492,22 @@ test_parse_once(void **s)
 }
 
 /* TCP: the handshake, data, the close, and what does not fit. */
+/* A FIN each way and the last ACK on the established connection from
+ * A:sport to B:80 in zone (A's next sequence number 101, B's 5001). */
+static void
+tcp_close(uint16_t sport, uint16_t zone)
+{
+	struct ct_action l = act(false, zone);
+	struct frame f;
+
+	tcp(&f, A, B, sport, 80, 101, 5001, TH_FIN | TH_ACK);
+	assert_int_equal(state(&f, &l), TRK | EST);
+	tcp(&f, B, A, 80, sport, 5001, 102, TH_FIN | TH_ACK);
+	assert_int_equal(state(&f, &l), TRK | EST | RPL);
+	tcp(&f, A, B, sport, 80, 102, 5002, TH_ACK);
+	assert_int_equal(state(&f, &l), TRK | EST);
+}
+
 static void
 test_tcp(void **s)
 {
@@ -515,13 +534,7 @@ test_tcp(void **s)
 	/* Bogus flags are invalid whatever the connection. */
 	tcp(&f, A, B, 1000, 80, 101, 5001, TH_SYN | TH_FIN);
 	assert_int_equal(state(&f, &l), TRK | INV);
-	/* A FIN each way and the last ACK. */
-	tcp(&f, A, B, 1000, 80, 101, 5001, TH_FIN | TH_ACK);
-	assert_int_equal(state(&f, &l), TRK | EST);
-	tcp(&f, B, A, 80, 1000, 5001, 102, TH_FIN | TH_ACK);
-	assert_int_equal(state(&f, &l), TRK | EST | RPL);
-	tcp(&f, A, B, 1000, 80, 102, 5002, TH_ACK);
-	assert_int_equal(state(&f, &l), TRK | EST);
+	tcp_close(1000, 0);
 	/* A new SYN on the closed connection starts a new one. */
 	tcp(&f, A, B, 1000, 80, 9000, 0, TH_SYN);
 	assert_int_equal(state(&f, &c), TRK | NEW);
@@ -825,6 +838,28 @@ test_hostile(void **s)
 	assert_int_equal(conntrack_zone_count(ct, 9), 0);
 }
 
+static const char ftp_pasv[] =
+	"227 Entering Passive Mode (10,0,0,2,200,10)\r\n";
+
+/* An FTP control connection from A:40000 to B:21, committed by ftp (its
+ * helper FTP) and established, and the server's answer to PASV: the
+ * client may connect to B:51210. */
+static void
+ftp_passive(const struct ct_action *ftp)
+{
+	struct ct_action l = act(false, ftp->zone);
+	struct frame f;
+
+	tcp(&f, A, B, 40000, 21, 100, 0, TH_SYN);
+	assert_int_equal(state(&f, ftp), TRK | NEW);
+	tcp(&f, B, A, 21, 40000, 900, 101, TH_SYN | TH_ACK);
+	assert_int_equal(state(&f, &l), TRK | EST | RPL);
+	tcp(&f, A, B, 40000, 21, 101, 901, TH_ACK);
+	assert_int_equal(state(&f, &l), TRK | EST);
+	tcp_text(&f, B, A, 21, 40000, 901, 101, ftp_pasv);
+	assert_int_equal(state(&f, &l), TRK | EST | RPL);
+}
+
 /* FTP and TFTP helpers: announced connections come in related, with the
  * master's original tuple and mark. */
 static void
@@ -832,8 +867,6 @@ test_helpers(void **s)
 {
 	struct ct_action ftp = act(true, 13), l = act(false, 13);
 	struct ct_action tftp = act(true, 13);
-	static const char pasv[] =
-		"227 Entering Passive Mode (10,0,0,2,200,10)\r\n";
 	static const char port_other[] = "PORT 10,0,0,9,4,1\r\n";
 	static const char eprt[] = "EPRT |1|10.0.0.1|6000|\r\n";
 	struct frame f;
@@ -842,16 +875,9 @@ test_helpers(void **s)
 	ftp.mark = 7;
 	ftp.mark_mask = 0xff;
 	tftp.helper = CT_HELPER_TFTP;
-	tcp(&f, A, B, 40000, 21, 100, 0, TH_SYN);
-	assert_int_equal(state(&f, &ftp), TRK | NEW);
-	tcp(&f, B, A, 21, 40000, 900, 101, TH_SYN | TH_ACK);
-	assert_int_equal(state(&f, &l), TRK | EST | RPL);
-	tcp(&f, A, B, 40000, 21, 101, 901, TH_ACK);
-	assert_int_equal(state(&f, &l), TRK | EST);
 
 	/* Passive: the server names its port; the client connects. */
-	tcp_text(&f, B, A, 21, 40000, 901, 101, pasv);
-	assert_int_equal(state(&f, &l), TRK | EST | RPL);
+	ftp_passive(&ftp);
 	tcp(&f, A, B, 40001, 51210, 5, 0, TH_SYN);
 	assert_int_equal(state(&f, &l), TRK | NEW | REL);
 	assert_int_equal(f.key.ct_orig_tp_dst, htons(21));	/* master's */
@@ -863,14 +889,14 @@ test_helpers(void **s)
 	assert_int_equal(state(&f, &l), TRK | NEW);
 
 	/* Active, naming another host: nothing is expected. */
-	tcp_text(&f, A, B, 40000, 21, 101, 901 + sizeof(pasv) - 1,
+	tcp_text(&f, A, B, 40000, 21, 101, 901 + sizeof(ftp_pasv) - 1,
 		 port_other);
 	assert_int_equal(state(&f, &l), TRK | EST);
 	tcp(&f, B, 0x0a000009, 20, 1025, 5, 0, TH_SYN);
 	assert_int_equal(state(&f, &l), TRK | NEW);
 	/* EPRT with the client's own address: the server may connect. */
 	tcp_text(&f, A, B, 40000, 21, 101 + sizeof(port_other) - 1,
-		 901 + sizeof(pasv) - 1, eprt);
+		 901 + sizeof(ftp_pasv) - 1, eprt);
 	assert_int_equal(state(&f, &l), TRK | EST);
 	tcp(&f, B, A, 20, 6000, 5, 0, TH_SYN);
 	assert_int_equal(state(&f, &l), TRK | NEW | REL);
@@ -1339,6 +1365,326 @@ test_fragment_flood(void **s)
 	assert_int_equal(run(&f, &c), -EINVAL);
 }
 
+/* Expiry, with the clock driven by the test: each test has a tracker of
+ * its own and starts at the time it was set up (t0). */
+static struct conntrack *group_ct;
+static uint64_t t0;
+
+static int
+expiry_setup(void **s)
+{
+	group_ct = ct;
+	ct = conntrack_create(1000);
+	t0 = clock_now_ms();
+	clock_fake_set(t0);
+	return ct ? 0 : -1;
+}
+
+static int
+expiry_teardown(void **s)
+{
+	conntrack_destroy(ct);
+	ct = group_ct;
+	clock_fake_set(0);
+	return 0;
+}
+
+/* Sets the clock to ms after t0. */
+static void
+at(uint64_t ms)
+{
+	clock_fake_set(t0 + ms);
+}
+
+static struct conntrack_stats
+stats(void)
+{
+	struct conntrack_stats st;
+
+	conntrack_get_stats(ct, &st);
+	return st;
+}
+
+static int
+grab(const struct conntrack_entry *e, void *arg)
+{
+	*(struct conntrack_entry *)arg = *e;
+	return 1;
+}
+
+/* The connection of zone, the only one there. */
+static struct conntrack_entry
+conn_in(uint16_t zone)
+{
+	struct conntrack_entry e;
+
+	assert_int_equal(conntrack_dump(ct, zone, grab, &e), 1);
+	return e;
+}
+
+/* Whether a lookup finds e's connection (as ctnetlink's GET: no packet,
+ * so the timeout stays). */
+static bool
+found(const struct conntrack_entry *e)
+{
+	struct conntrack_entry now;
+
+	return conntrack_get(ct, &e->orig, &now) == 0;
+}
+
+/* e's connection is found until due (ms after t0), at due too, and is gone
+ * a millisecond later. */
+static void
+lives_until(const struct conntrack_entry *e, uint64_t due)
+{
+	at(due - 1);
+	assert_true(found(e));
+	at(due);
+	assert_true(found(e));
+	at(due + 1);
+	assert_false(found(e));
+}
+
+/* Commits first at ms (a connection of to_first s), runs next 10 s later
+ * (a packet of that connection, found in state next_state) and checks
+ * that next restarted the connection's timeout, to_next s from then. */
+static void
+restarts(struct frame *first, struct frame *next, uint8_t next_state,
+	 uint32_t to_first, uint32_t to_next, uint64_t ms)
+{
+	struct ct_action c = act(true, 0), l = act(false, 0);
+	struct conntrack_entry e;
+
+	at(ms);
+	assert_int_equal(state(first, &c), TRK | NEW);
+	e = conn_in(0);
+	assert_int_equal(e.timeout, to_first);
+	at(ms + 10000);
+	assert_int_equal(state(next, &l), next_state);
+	assert_int_equal(conn_in(0).timeout, to_next);
+	lives_until(&e, ms + 10000 + to_next * 1000);
+}
+
+/* UDP: 30 s unanswered, 120 s once answered; ICMP echo: 30 s. Every
+ * packet restarts the timeout; a lookup past due deletes the
+ * connection. */
+static void
+test_expiry_udp_icmp(void **s)
+{
+	struct ct_action l = act(false, 0);
+	static struct frame a, b;
+
+	udp(&a, A, B, 5000, 53);
+	udp(&b, A, B, 5000, 53);
+	restarts(&a, &b, TRK | NEW, 30, 30, 0);
+	assert_int_equal(stats().n_conns, 0);
+	assert_int_equal(stats().n_expired, 1);
+	assert_int_equal(conntrack_zone_count(ct, 0), 0);
+	/* Gone: the same datagram starts a new one, a stream once
+	 * answered. */
+	udp(&a, A, B, 5000, 53);
+	udp(&b, B, A, 53, 5000);
+	restarts(&a, &b, TRK | EST | RPL, 30, 120, 100000);
+
+	echo(&a, A, B, 8, 77);
+	echo(&b, B, A, 0, 77);
+	restarts(&a, &b, TRK | EST | RPL, 30, 30, 300000);
+	/* Past due, the reply belongs to nothing. */
+	echo(&b, B, A, 0, 77);
+	assert_int_equal(state(&b, &l), TRK | INV);
+	assert_int_equal(stats().n_expired, 3);
+}
+
+/* Opens a TCP connection from port sport in zone at time ms; 'established'
+ * completes the handshake. */
+static struct conntrack_entry
+tcp_open(uint16_t zone, uint16_t sport, uint64_t ms, bool established)
+{
+	struct ct_action c = act(true, zone), l = act(false, zone);
+	struct frame f;
+
+	at(ms);
+	tcp(&f, A, B, sport, 80, 100, 0, TH_SYN);
+	assert_int_equal(state(&f, &c), TRK | NEW);
+	if (established) {
+		tcp(&f, B, A, 80, sport, 5000, 101, TH_SYN | TH_ACK);
+		assert_int_equal(state(&f, &l), TRK | EST | RPL);
+		tcp(&f, A, B, sport, 80, 101, 5001, TH_ACK);
+		assert_int_equal(state(&f, &l), TRK | EST);
+	}
+	return conn_in(zone);
+}
+
+/* TCP: each state its timeout (ct/tcp.c), data unacknowledged at most
+ * 300 s. Each case opens its connection when the one before is gone. */
+static void
+test_expiry_tcp(void **s)
+{
+	struct ct_action l4 = act(false, 4), l5 = act(false, 5);
+	struct conntrack_entry e;
+	struct frame f;
+	uint64_t t = 0;
+
+	e = tcp_open(1, 1000, t, false);
+	assert_int_equal(e.tcp_state, CT_TCP_SYN_SENT);
+	assert_int_equal(e.timeout, 120);
+	lives_until(&e, t + 120000);
+
+	t += 120000 + 1;
+	e = tcp_open(2, 1001, t, true);
+	assert_int_equal(e.tcp_state, CT_TCP_ESTABLISHED);
+	assert_int_equal(e.timeout, 5 * 24 * 3600);
+	lives_until(&e, t + 5 * 24 * 3600 * 1000ull);
+
+	/* A FIN each way and the last ACK: TIME_WAIT, 120 s. */
+	t += 5 * 24 * 3600 * 1000ull + 1;
+	tcp_open(3, 1002, t, true);
+	tcp_close(1002, 3);
+	e = conn_in(3);
+	assert_int_equal(e.tcp_state, CT_TCP_TIME_WAIT);
+	assert_int_equal(e.timeout, 120);
+	lives_until(&e, t + 120000);
+
+	/* A reset: CLOSE, 10 s. */
+	t += 120000 + 1;
+	tcp_open(4, 1003, t, true);
+	tcp(&f, B, A, 80, 1003, 5001, 101, TH_RST | TH_ACK);
+	assert_int_equal(state(&f, &l4), TRK | EST | RPL);
+	e = conn_in(4);
+	assert_int_equal(e.tcp_state, CT_TCP_CLOSE);
+	assert_int_equal(e.timeout, 10);
+	lives_until(&e, t + 10000);
+	assert_int_equal(stats().n_expired, 4);
+
+	/* Data nobody acknowledges: 300 s; acknowledged, the state's. */
+	t += 10000 + 1;
+	tcp_open(5, 1004, t, true);
+	tcp_text(&f, A, B, 1004, 80, 101, 5001, "hello");
+	assert_int_equal(state(&f, &l5), TRK | EST);
+	assert_int_equal(conn_in(5).timeout, 300);
+	tcp(&f, B, A, 80, 1004, 5001, 106, TH_ACK);
+	assert_int_equal(state(&f, &l5), TRK | EST | RPL);
+	assert_int_equal(conn_in(5).timeout, 5 * 24 * 3600);
+}
+
+/* The sweeper deletes what is past due, nothing else, without a packet
+ * or a lookup. */
+static void
+test_expiry_sweep(void **s)
+{
+	struct ct_action udp1 = act(true, 1), icmp2 = act(true, 2);
+	struct frame f;
+
+	udp(&f, A, B, 5000, 53);
+	assert_int_equal(state(&f, &udp1), TRK | NEW);
+	echo(&f, A, B, 8, 77);
+	assert_int_equal(state(&f, &icmp2), TRK | NEW);
+	tcp_open(3, 1000, 0, false);
+	tcp_open(4, 1001, 0, true);
+	assert_int_equal(stats().n_conns, 4);
+
+	at(30000);
+	conntrack_sweep(ct);
+	assert_int_equal(stats().n_conns, 4);
+	at(30001);
+	conntrack_sweep(ct);
+	assert_int_equal(stats().n_conns, 2);
+	assert_int_equal(stats().n_expired, 2);
+	assert_int_equal(conntrack_zone_count(ct, 1), 0);
+	assert_int_equal(conntrack_zone_count(ct, 2), 0);
+	assert_int_equal(conntrack_zone_count(ct, 3), 1);
+	at(120001);
+	conntrack_sweep(ct);
+	assert_int_equal(stats().n_conns, 1);
+	assert_int_equal(conntrack_zone_count(ct, 3), 0);
+	conn_in(4);
+	at(5 * 24 * 3600 * 1000ull + 1);
+	conntrack_sweep(ct);
+	assert_int_equal(stats().n_conns, 0);
+	assert_int_equal(stats().n_expired, 4);
+}
+
+/* A fragment queue lives 30 s: the sweeper drops it after, and the rest
+ * of its datagram never completes. */
+static void
+test_expiry_fragments(void **s)
+{
+	struct ct_action c = act(true, 11);
+	static struct frames fs;
+	static struct frame f, whole;
+
+	big_udp(&whole, false, 3000);
+	fs.n = 0;
+	assert_int_equal(frag_split(whole.pkt.data, whole.pkt.len, 14,
+				    AF_INET, 1500, collect, &fs), 3);
+	load(&f, &fs, 0);
+	assert_int_equal(run(&f, &c), -EINPROGRESS);
+	at(30000);
+	conntrack_sweep(ct);
+	assert_int_equal(stats().frags.expired, 0);
+	load(&f, &fs, 1);
+	assert_int_equal(run(&f, &c), -EINPROGRESS);
+	load(&f, &fs, 2);
+	assert_int_equal(run(&f, &c), 0);
+	assert_int_equal(f.key.ct_state, TRK | NEW);
+
+	at(40000);
+	load(&f, &fs, 0);
+	assert_int_equal(run(&f, &c), -EINPROGRESS);
+	at(40000 + 30001);
+	conntrack_sweep(ct);
+	assert_int_equal(stats().frags.expired, 1);
+	load(&f, &fs, 1);
+	assert_int_equal(run(&f, &c), -EINPROGRESS);
+	load(&f, &fs, 2);
+	assert_int_equal(run(&f, &c), -EINPROGRESS);
+	assert_int_equal(stats().frags.reassembled, 1);
+}
+
+/* An expectation lives 5 minutes, or as long as its master if that is
+ * shorter; past due it relates nothing, and the sweeper drops it. */
+static void
+test_expiry_expectations(void **s)
+{
+	struct ct_action ftp = act(true, 13), l = act(false, 13);
+	struct ct_action tftp = act(true, 14), l14 = act(false, 14);
+	uint8_t rrq[12] = { 0x13, 0x88, 0, 69, 0, 12, 0, 0, 0, 1, 'f', 0 };
+	struct frame f;
+
+	ftp.helper = CT_HELPER_FTP;
+	tftp.helper = CT_HELPER_TFTP;
+	ftp_passive(&ftp);
+	/* Acknowledged: the control connection outlives the expectation. */
+	tcp(&f, A, B, 40000, 21, 101, 901 + sizeof(ftp_pasv) - 1, TH_ACK);
+	assert_int_equal(state(&f, &l), TRK | EST);
+	assert_int_equal(stats().n_expects, 1);
+
+	at(300000);
+	conntrack_sweep(ct);
+	assert_int_equal(stats().n_expects, 1);
+	tcp(&f, A, B, 40001, 51210, 5, 0, TH_SYN);
+	assert_int_equal(state(&f, &l), TRK | NEW | REL);
+	at(300001);
+	tcp(&f, A, B, 40001, 51210, 5, 0, TH_SYN);
+	assert_int_equal(state(&f, &l), TRK | NEW);
+	conntrack_sweep(ct);
+	assert_int_equal(stats().n_expects, 0);
+	conn_in(13);
+
+	/* TFTP's master, unanswered, lives 30 s: its expectation goes with
+	 * it. */
+	ipv4(&f, A, B, IPPROTO_UDP, rrq, sizeof(rrq));
+	assert_int_equal(state(&f, &tftp), TRK | NEW);
+	assert_int_equal(stats().n_expects, 1);
+	udp(&f, B, A, 7777, 5000);
+	assert_int_equal(state(&f, &l14), TRK | NEW | REL);
+	at(300001 + 30001);
+	conntrack_sweep(ct);
+	assert_int_equal(stats().n_expects, 0);
+	udp(&f, B, A, 7777, 5000);
+	assert_int_equal(state(&f, &l14), TRK | NEW);
+}
+
 int
 main(void)
 {
@@ -1367,6 +1713,18 @@ main(void)
 		cmocka_unit_test(test_fragments_oversize_v6),
 		/* Last: it leaves the fragment table at its cap. */
 		cmocka_unit_test(test_fragment_flood),
+		/* Trackers of their own; after the others, which share one,
+		 * as they move the clock days on. */
+		cmocka_unit_test_setup_teardown(test_expiry_udp_icmp,
+						expiry_setup, expiry_teardown),
+		cmocka_unit_test_setup_teardown(test_expiry_tcp, expiry_setup,
+						expiry_teardown),
+		cmocka_unit_test_setup_teardown(test_expiry_sweep,
+						expiry_setup, expiry_teardown),
+		cmocka_unit_test_setup_teardown(test_expiry_fragments,
+						expiry_setup, expiry_teardown),
+		cmocka_unit_test_setup_teardown(test_expiry_expectations,
+						expiry_setup, expiry_teardown),
 	};
 
 	rcu_register_thread();
