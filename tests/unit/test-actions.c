@@ -1,5 +1,5 @@
 /* Action execution on real frames: header rewrites with correct checksums,
- * tags pushed and popped, truncation, nesting, TTL expiry. */
+ * tags pushed and popped, truncation, nesting, TTL expiry, the hash. */
 #include <arpa/inet.h>
 #include <linux/if_ether.h>
 #include <setjmp.h>
@@ -403,6 +403,47 @@ test_mpls_to_l3_and_back(void **state)
 	}
 }
 
+/* The hash action: the packet's hash with the action's basis folded in,
+ * never 0; the same both ways of a connection, another for another port
+ * or another basis. */
+static uint32_t
+dp_hash_of(uint8_t *f, uint32_t len, uint32_t basis)
+{
+	struct ovs_action_hash h = { .hash_alg = OVS_HASH_ALG_L4,
+				     .hash_basis = basis };
+	struct nb a = { .len = 0 };
+	uint32_t id = 1;
+	uint8_t buf[4096];
+	struct flow_key key;
+	struct packet pkt;
+
+	put(&a, OVS_ACTION_ATTR_HASH, &h, sizeof(h));
+	put(&a, OVS_ACTION_ATTR_RECIRC, &id, 4);
+	run(f, len, &a, &pkt, &key, buf);
+	assert_int_not_equal(pkt.hash, 0);
+	assert_int_not_equal(recirc_key.dp_hash, 0);
+	return recirc_key.dp_hash;
+}
+
+static void
+test_hash_action(void **state)
+{
+	uint8_t f[128], r[128];
+	uint32_t len = tcp_frame(f), h;
+
+	h = dp_hash_of(f, len, 1);
+	/* The reply: addresses and ports swapped. */
+	memcpy(r, f, len);
+	memcpy(r + 26, f + 30, 4);
+	memcpy(r + 30, f + 26, 4);
+	memcpy(r + 34, f + 36, 2);
+	memcpy(r + 36, f + 34, 2);
+	assert_int_equal(dp_hash_of(r, len, 1), h);
+	assert_int_not_equal(dp_hash_of(f, len, 2), h);
+	f[35]++;
+	assert_int_not_equal(dp_hash_of(f, len, 1), h);
+}
+
 int
 main(void)
 {
@@ -414,6 +455,7 @@ main(void)
 		cmocka_unit_test(test_set_ct_mark_drops),
 		cmocka_unit_test(test_mpls_push_pop_roundtrip),
 		cmocka_unit_test(test_mpls_to_l3_and_back),
+		cmocka_unit_test(test_hash_action),
 	};
 
 	return cmocka_run_group_tests_name("actions", tests, NULL, NULL);
