@@ -417,8 +417,8 @@ dp_hash_of(uint8_t *f, uint32_t len, uint32_t basis)
 	struct flow_key key;
 	struct packet pkt;
 
-	put(&a, OVS_ACTION_ATTR_HASH, &h, sizeof(h));
-	put(&a, OVS_ACTION_ATTR_RECIRC, &id, 4);
+	nb_put(&a, OVS_ACTION_ATTR_HASH, &h, sizeof(h));
+	nb_put(&a, OVS_ACTION_ATTR_RECIRC, &id, 4);
 	run(f, len, &a, &pkt, &key, buf);
 	assert_int_not_equal(pkt.hash, 0);
 	assert_int_not_equal(recirc_key.dp_hash, 0);
