@@ -7,6 +7,14 @@
 #                          when it cannot be run: status 126 or 127)
 #   wait_until SECS CMD... runs CMD every 0.1 s until it succeeds (status 0)
 #                          or SECS have passed (status 1)
+#   output_lacks RE CMD... CMD succeeds and its output does not match RE
+#                          (for wait_until; a failing CMD is no answer)
+#   unanswered NS ARGS...  ping ARGS from namespace NS ran and no reply came
+#                          (not a ping that could not send: no errors)
+#   link_gone NS NAME...   ip says no device NAME exists in namespace NS
+#   listens NS tcp|udp PORT   a socket of namespace NS is bound to PORT
+#   capture NS FILE ARGS...   tcpdump -l -n ARGS in NS, in the background,
+#                          printing to FILE; returns once it captures
 #   tapdp_ns_up            a private network namespace ($NS)
 #   tapdpd_start / tapdpd_stop    the daemon inside it ($SOCK, $LOG, $PIDF)
 #   dpctl ARGS             Debian's ovs-dpctl through tapdp-run, in $NS
@@ -99,6 +107,43 @@ wait_until() {
 	done
 }
 
+output_lacks() {
+	local re=$1 out
+	shift
+	out=$("$@" 2>&1) || return 1
+	! grep -Eq -- "$re" <<<"$out"
+}
+
+unanswered() {
+	local ns=$1 out
+	shift
+	out=$(ip netns exec "$ns" ping "$@" 2>&1)
+	printf '%s\n' "$out"
+	grep -Eq 'packets transmitted, 0 received, 100% packet loss' <<<"$out"
+}
+
+link_gone() {
+	local ns=$1 n
+	shift
+	for n; do
+		ip -n "$ns" link show "$n" 2>&1 |
+			grep -Fq "Device \"$n\" does not exist." || return 1
+	done
+}
+
+listens() {
+	local opt=-t
+	[ "$2" = udp ] && opt=-u
+	[ -n "$(ip netns exec "$1" ss -Hln $opt "sport = :$3")" ]
+}
+
+capture() {
+	local ns=$1 out=$2
+	shift 2
+	ip netns exec "$ns" tcpdump -l -n "$@" >"$out" 2>"$out.err" &
+	wait_until 10 grep -q "listening on" "$out.err"
+}
+
 in_ns() { ip netns exec "$NS" "$@"; }
 in_ns_of() { local ns=$1; shift; ip netns exec "$ns" "$@"; }
 
@@ -126,10 +171,7 @@ tapdpd_stop() {
 	[ -f "$PIDF" ] || return 0
 	pid=$(cat "$PIDF")
 	kill -TERM "$pid" 2>/dev/null
-	for _ in $(seq 50); do
-		kill -0 "$pid" 2>/dev/null || break
-		sleep 0.1
-	done
+	wait_until 5 test ! -e "/proc/$pid"
 }
 
 dpctl() { in_ns "$BUILD/tapdp-run" -- ovs-dpctl "$@"; }
@@ -154,10 +196,12 @@ vswitchd_start() {
 appctl() { ovs-appctl -t "$T/ovs-vswitchd.$(cat "$T/vswitchd.pid").ctl" "$@"; }
 
 ovs_cleanup() {
+	local p pid
 	for p in vswitchd ovsdb; do
-		[ -f "$T/$p.pid" ] && kill "$(cat "$T/$p.pid")" 2>/dev/null
+		[ -f "$T/$p.pid" ] || continue
+		pid=$(cat "$T/$p.pid")
+		kill "$pid" 2>/dev/null && wait_until 5 test ! -e "/proc/$pid"
 	done
-	sleep 0.5
 	for h in ${HOSTS:-}; do ip netns del "$h" 2>/dev/null; done
 	tapdp_cleanup
 }
@@ -172,9 +216,8 @@ host_add() {
 }
 
 check_vswitchd_log() {
-	check "no WARN, ERR or EMER line in ovs-vswitchd's log" \
-		bash -c "! grep -E '\|(WARN|ERR|EMER)\|' $T/vswitchd.log"
-	grep -E '\|(WARN|ERR|EMER)\|' "$T/vswitchd.log" | head | sed 's/^/    /'
+	check_absent "no WARN, ERR or EMER line in ovs-vswitchd's log" \
+		'\|(WARN|ERR|EMER)\|' cat "$T/vswitchd.log"
 }
 
 sanitizer_reports() {
