@@ -12,20 +12,17 @@ HOSTS="$NSA $NSB $NSC $NSD $NSE"
 ovs_env
 trap ovs_cleanup EXIT
 
-# wait_for DESC CMD...: polls CMD (up to 10 s) before checking it.
+# wait_for DESC CMD...: waits for CMD (up to 10 s) before checking it.
 wait_for() {
 	local desc=$1
 	shift
-	for _ in $(seq 100); do
-		"$@" >/dev/null 2>&1 && break
-		sleep 0.1
-	done
+	wait_until 10 "$@"
 	check "$desc" "$@"
 }
 
 show() { in_ns "$BUILD/tapdp-run" -- ovs-dpctl show "$@"; }
 lists() { show | grep -Eq "port [0-9]+: $1 \(internal\)"; }
-absent() { ! show | grep -Eq "port [0-9]+: $1( |$)"; }
+absent() { output_lacks "port [0-9]+: $1( |$)" show; }
 # The RX packets of port $1 in ovs-dpctl show -s.
 rx_packets() {
 	show -s | sed -n "/: $1 (internal)/,/RX packets/s/.*RX packets:\([0-9]*\).*/\1/p"
@@ -119,7 +116,7 @@ check "ping a port moved twice" ping_ok "$NSA" 10.6.0.2
 check_where p1 "$NSC"
 ip -n "$NSC" link set p1 mtu 1500
 wait_for "an MTU change two moves away is followed (big frames dropped)" \
-	bash -c "! ip netns exec $NSA ping -c 1 -W 1 -s 3000 -M do 10.6.0.2"
+	unanswered "$NSA" -c 1 -W 1 -s 3000 -M do 10.6.0.2
 in_ns ip addr flush dev p2
 check "move p0 back" ip -n "$NSA" link set p0 netns "$NS"
 in_ns ip addr add 10.6.0.1/24 dev p0
@@ -130,8 +127,7 @@ check "ovs-dpctl show -s after the return" test "$(rx_packets p0)" -gt 0
 
 # Deleting a moved port removes its device where it is.
 check "del-port p1 (in $NSC)" $VSCTL del-port br0 p1
-wait_for "p1's device is gone from $NSC" \
-	bash -c "! ip -n $NSC link show p1"
+wait_for "p1's device is gone from $NSC" link_gone "$NSC" p1
 check "ovs-dpctl show no longer lists p1" absent p1
 check "p0 still listed" lists p0
 check "p2 still listed" lists p2
@@ -143,11 +139,11 @@ check "move p2 to $NSD" in_ns ip link set p2 netns "$NSD"
 ip netns del "$NSD"
 ip netns add "$NSD"
 # (ovs-vswitchd may then create p2 again, at home: its database has it.)
-wait_for "a port whose namespace is deleted is detached" \
-	bash -c "! ip netns exec $NS $BUILD/tapdp-run -- ovs-dpctl show | grep -q ': p2 ' || ip -n $NS link show p2"
+p2_detached() { output_lacks ": p2 " show || in_ns ip link show p2; }
+wait_for "a port whose namespace is deleted is detached" p2_detached
 check "the others stay" lists p0
 check "del-port p0" $VSCTL del-port br0 p0
-check "p0's device is gone" bash -c "! ip -n $NS link show p0"
+check "p0's device is gone" link_gone "$NS" p0
 appctl exit
 rm -f "$T/vswitchd.pid"
 
@@ -186,14 +182,14 @@ wait_for "deleting q2's namespace detaches it" absent q2
 check "q1 stays" lists q1
 check "q0 and q1 still forward" ping_ok "$NSE" 10.8.0.1
 check "del-if of a moved port" dpctl del-if dp1 q0
-check "its device is gone from $NSA" bash -c "! ip -n $NSA link show q0"
+check "its device is gone from $NSA" link_gone "$NSA" q0
 # The kernel refuses to move a local port's device; a TAP device cannot
 # refuse: its datapath is deleted, as when the device is deleted.
 check "add-dp dp2" dpctl add-dp dp2
 in_ns ip link set dp2 netns "$NSE"
 wait_for "a datapath whose local port moved away is deleted" \
-	bash -c "! ip netns exec $NS $BUILD/tapdp-run -- ovs-dpctl dump-dps | grep -q system@dp2"
-wait_for "and its device with it" bash -c "! ip -n $NSE link show dp2"
+	output_lacks "system@dp2" dpctl dump-dps
+wait_for "and its device with it" link_gone "$NSE" dp2
 check "del-dp dp1" dpctl del-dp dp1
-check "q1's device is gone from $NSE" bash -c "! ip -n $NSE link show q1"
+check "q1's device is gone from $NSE" link_gone "$NSE" q1
 finish
