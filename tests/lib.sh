@@ -13,8 +13,9 @@
 #                          (not a ping that could not send: no errors)
 #   link_gone NS NAME...   ip says no device NAME exists in namespace NS
 #   listens NS tcp|udp PORT   a socket of namespace NS is bound to PORT
-#   capture NS FILE ARGS...   tcpdump -l -n ARGS in NS, in the background,
-#                          printing to FILE; returns once it captures
+#   capture SECS NS FILE ARGS...  tcpdump -l -n ARGS in NS for at most
+#                          SECS, in the background, printing to FILE;
+#                          returns once it captures
 #   tapdp_ns_up            a private network namespace ($NS)
 #   tapdpd_start / tapdpd_stop    the daemon inside it ($SOCK, $LOG, $PIDF)
 #   dpctl ARGS             Debian's ovs-dpctl through tapdp-run, in $NS
@@ -138,9 +139,10 @@ listens() {
 }
 
 capture() {
-	local ns=$1 out=$2
-	shift 2
-	ip netns exec "$ns" tcpdump -l -n "$@" >"$out" 2>"$out.err" &
+	local secs=$1 ns=$2 out=$3
+	shift 3
+	ip netns exec "$ns" timeout "$secs" tcpdump -l -n "$@" >"$out" \
+		2>"$out.err" &
 	wait_until 10 grep -q "listening on" "$out.err"
 }
 

@@ -35,9 +35,7 @@ ip netns exec "$1" ip addr add 10.6.0.1/24 dev eth0
 ip netns exec "$2" ip addr add 10.6.0.2/24 dev eth0
 check "access to access port, same VLAN" \
 	ip netns exec "$1" ping -c 2 -i 0.2 -W 2 10.6.0.2
-ip netns exec "$3" timeout 5 tcpdump -l -n -e -c 1 -i eth0 vlan 10 \
-	>"$T/trunk" 2>/dev/null &
-sleep 1
+capture 5 "$3" "$T/trunk" -e -c 1 -i eth0 vlan 10
 ip netns exec "$1" arping -c 2 -w 2 -I eth0 10.6.0.3 >/dev/null 2>&1
 wait
 check_out "a flooded access frame leaves the trunk tagged VLAN 10" \
@@ -45,7 +43,7 @@ check_out "a flooded access frame leaves the trunk tagged VLAN 10" \
 check_out "a datapath flow pushes VLAN 10" "push_vlan\(vid=10" \
 	appctl dpctl/dump-flows
 check "a host outside the VLAN is not reached" \
-	bash -c "! ip netns exec $1 ping -c 1 -W 1 10.6.0.9"
+	unanswered "$1" -c 1 -W 1 10.6.0.9
 
 # Frames tagged on the trunk: the veth hands the tag beside the frame
 # (the port puts it back in), NORMAL delivers VLAN 10 to its access ports
@@ -67,9 +65,9 @@ for _ in range(3):
     s.send(frame)
 PY
 }
-ip netns exec "$1" timeout 4 tcpdump -l -n -e -i eth0 arp \
-	>"$T/access" 2>/dev/null &
-sleep 1
+# No count: the capture's 4 s are the window in which the VLAN 20 frames
+# would show up (what must not happen has no condition to wait for).
+capture 4 "$1" "$T/access" -e -i eth0 arp
 tagged_arp 20
 tagged_arp 10
 wait
@@ -95,10 +93,10 @@ check "pings across the OpenFlow pipeline" \
 check_out "learn added rules to table 3" "table=3.*actions=output" \
 	$OFCTL dump-flows br0
 ip netns exec "$2" sh -c "nc -l -p 5001 > $T/r.bin &"
-sleep 0.2
+wait_until 10 listens "$2" tcp 5001
 head -c 300000 /dev/urandom >"$T/s.bin"
 ip netns exec "$1" timeout 10 nc -w 2 -q 1 10.6.0.2 5001 <"$T/s.bin"
-sleep 0.3
+wait_until 10 cmp -s "$T/s.bin" "$T/r.bin"
 check "TCP through the pipeline" cmp "$T/s.bin" "$T/r.bin"
 check_out "the SYN rule matched" "n_packets=[1-9].*tcp_flags=\+syn" \
 	$OFCTL dump-flows br0 table=1
@@ -114,7 +112,7 @@ OF
 check "check_pkt_larger: a small ping passes" \
 	ip netns exec "$1" ping -c 2 -i 0.2 -W 2 10.6.0.2
 check "check_pkt_larger: a 500-byte ping is dropped" \
-	bash -c "! ip netns exec $1 ping -c 2 -i 0.2 -W 1 -s 500 10.6.0.2"
+	unanswered "$1" -c 2 -i 0.2 -W 1 -s 500 10.6.0.2
 
 # MPLS: IPv4 from q1 leaves the trunk with label 100 pushed; an MPLS frame
 # coming in on the trunk is popped and delivered to q2.
@@ -124,17 +122,13 @@ table=0,priority=10,arp,actions=NORMAL
 table=0,priority=20,icmp,in_port=q1,actions=push_mpls:0x8847,set_field:100->mpls_label,output:q3
 table=0,priority=20,mpls,in_port=q3,actions=pop_mpls:0x0800,output:q2
 OF
-ip netns exec "$3" timeout 5 tcpdump -l -n -e -c 1 -i eth0 mpls \
-	>"$T/mpls" 2>/dev/null &
-sleep 1
+capture 5 "$3" "$T/mpls" -e -c 1 -i eth0 mpls
 ip netns exec "$1" ping -c 1 -W 1 10.6.0.2 >/dev/null
 wait
 check_out "push_mpls: the frame leaves the trunk with label 100" \
 	"MPLS \(label 100" cat "$T/mpls"
 DST2=$(ip netns exec "$2" cat /sys/class/net/eth0/address)
-ip netns exec "$2" timeout 5 tcpdump -l -n -c 1 -i eth0 \
-	"icmp and host 10.6.0.77" >"$T/popped" 2>/dev/null &
-sleep 1
+capture 5 "$2" "$T/popped" -c 1 -i eth0 "icmp and host 10.6.0.77"
 ip netns exec "$3" /usr/bin/python3 - "$DST2" <<'PY'
 import socket, struct, sys
 dst = bytes.fromhex(sys.argv[1].replace(":", ""))
@@ -237,9 +231,7 @@ table=0,priority=10,arp,actions=NORMAL
 table=0,priority=10,icmp,in_port=q1,actions=clone(set_field:02:00:00:00:00:99->eth_dst,output:q3),NORMAL
 table=0,priority=5,ip,actions=NORMAL
 OF
-ip netns exec "$3" timeout 5 tcpdump -l -n -e -c 1 -i eth0 ether dst 02:00:00:00:00:99 \
-	>"$T/clone" 2>/dev/null &
-sleep 1
+capture 5 "$3" "$T/clone" -e -c 1 -i eth0 ether dst 02:00:00:00:00:99
 check "clone: the original still arrives" \
 	ip netns exec "$1" ping -c 2 -i 0.2 -W 2 10.6.0.2
 wait
@@ -252,18 +244,14 @@ HOSTS="$HOSTS ${1}x"
 host_add "${1}x" q4 10.6.1.4/24
 $VSCTL add-port br0 q4 vlan_mode=dot1q-tunnel tag=100
 $VSCTL set Open_vSwitch . other_config:vlan-limit=0
-ip netns exec "$3" timeout 5 tcpdump -l -n -e -c 1 -i eth0 vlan 100 \
-	>"$T/qinq" 2>/dev/null &
-sleep 1
+capture 5 "$3" "$T/qinq" -e -c 1 -i eth0 vlan 100
 ip netns exec "${1}x" arping -c 2 -w 2 -I eth0 10.6.1.9 >/dev/null 2>&1
 wait
 check_out "802.1ad: dot1q-tunnel frames leave the trunk with an S-tag" \
 	"ethertype 802.1Q-QinQ.*vlan 100" cat "$T/qinq"
 
 # ...and S-tagged frames from the trunk reach it untagged (QinQ pop).
-ip netns exec "${1}x" timeout 5 tcpdump -l -n -e -c 1 -i eth0 \
-	"arp and host 10.6.1.9" >"$T/qinq-pop" 2>/dev/null &
-sleep 1
+capture 5 "${1}x" "$T/qinq-pop" -e -c 1 -i eth0 "arp and host 10.6.1.9"
 ip netns exec "$3" /usr/bin/python3 - <<'PY'
 import socket, struct
 arp = struct.pack("!HHBBH6s4s6s4s", 1, 0x0800, 6, 4, 1,
@@ -285,26 +273,28 @@ $OFCTL add-flows br0 - <<OF
 table=0,priority=40,udp,dl_src=$MAC1,tp_dst=9999,actions=drop
 table=0,priority=40,udp,dl_src=$MAC1,tp_dst=8888,actions=output:q2
 OF
-ip netns exec "$2" timeout 5 tcpdump -l -n -c 2 -i eth0 udp \
-	>"$T/udp" 2>/dev/null &
-sleep 1
+capture 5 "$2" "$T/udp" -c 2 -i eth0 udp
 for port in 9999 8888; do
 	ip netns exec "$1" /usr/bin/python3 -c "import socket; socket.socket(socket.AF_INET, socket.SOCK_DGRAM).sendto(b'x', ('10.6.0.2', $port))"
 done
-sleep 0.5
+# The 9999 datagram met its drop rule and the 8888 one arrived: the last
+# datagram cannot be overtaken.
+wait_until 10 eval '$OFCTL dump-flows br0 udp,tp_dst=9999 | grep -q n_packets=1, &&
+	grep -q "10.6.0.2.8888" "$T/udp"'
 ip netns exec "$1" /usr/bin/python3 -c "import socket; socket.socket(socket.AF_INET, socket.SOCK_DGRAM).sendto(b'y', ('10.6.0.2', 8888))"
 wait
 check_out "dl_src + udp tp_dst=8888: output to q2" "10.6.0.1.[0-9]+ > 10.6.0.2.8888" cat "$T/udp"
-check "dl_src + udp tp_dst=9999: dropped" bash -c "! grep -q '10.6.0.2.9999' $T/udp"
+check_absent "dl_src + udp tp_dst=9999: dropped" "10.6.0.2.9999" cat "$T/udp"
 
 # Truncated packet-ins to a controller.
 $OFCTL add-flow br0 "table=0,priority=50,icmp,actions=controller(max_len=64),NORMAL"
-in_ns ovs-ofctl monitor "unix:$T/br0.mgmt" 65534 -P nxt_packet_in \
+ip netns exec "$NS" ovs-ofctl monitor "unix:$T/br0.mgmt" 65534 -P nxt_packet_in \
 	>"$T/monitor" 2>&1 &
 MON=$!
-sleep 0.5
+# Its control socket is made once the packet-in format is set.
+wait_until 10 test -S "$T/ovs-ofctl.$MON.ctl"
 ip netns exec "$1" ping -c 2 -i 0.2 -W 2 10.6.0.2 >/dev/null
-sleep 0.5
+wait_until 10 grep -q "NXT_PACKET_IN" "$T/monitor"
 check_out "ovs-ofctl monitor sees the packet-in" "NXT_PACKET_IN" cat "$T/monitor"
 check_out "the packet-in is truncated to 64 bytes" "total_len=98.*|data_len=64|total_len=98" \
 	cat "$T/monitor"
