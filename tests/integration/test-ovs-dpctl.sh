@@ -91,7 +91,7 @@ check_out "traffic on a port is counted" "lookups: hit:0 missed:[1-9]" \
 	dpctl show dp0
 
 check "del-if dp0 p1" dpctl del-if dp0 p1
-check "the internal device is gone" bash -c "! ip netns exec $NS ip link show p1"
+check "the internal device is gone" link_gone "$NS" p1
 check "del-if dp0 ve0" dpctl del-if dp0 ve0
 check_out "show no longer lists removed ports" "^  port 0: dp0 \(internal\)$" \
 	bash -c "ip netns exec $NS $BUILD/tapdp-run -- ovs-dpctl show | tail -1"
@@ -99,9 +99,8 @@ check_out "show no longer lists removed ports" "^  port 0: dp0 \(internal\)$" \
 # A device deleted from the system leaves its datapath.
 check "add-if dp0 ve0 again" dpctl add-if dp0 ve0
 in_ns ip link del ve0
-sleep 0.3
-check "a deleted device leaves the datapath" \
-	bash -c "! ip netns exec $NS $BUILD/tapdp-run -- ovs-dpctl show | grep -q ve0"
+wait_until 10 output_lacks ve0 dpctl show
+check_absent "a deleted device leaves the datapath" ve0 dpctl show
 
 # Hostile control connections (no shim): junk, short requests, a HELLO
 # without its fds, random datagrams after a HELLO. The daemon drops them
@@ -143,9 +142,8 @@ check_out "after hostile clients the daemon still serves" "^system@dp0$" \
 	dpctl dump-dps
 
 check "del-dp dp0" dpctl del-dp dp0
-check "the local device is gone" bash -c "! ip netns exec $NS ip link show dp0"
-check "no datapath left" \
-	bash -c "! ip netns exec $NS $BUILD/tapdp-run -- ovs-dpctl dump-dps | grep -q system@"
+check "the local device is gone" link_gone "$NS" dp0
+check_absent "no datapath left" "system@" dpctl dump-dps
 
 # SIGTERM: datapaths deleted, devices and socket removed.
 dpctl add-dp dp1 >/dev/null 2>&1
@@ -159,12 +157,13 @@ import socket
 s = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, 16)
 s.send(bytes([20,0,0,0, 16,0, 1,3, 1,0,0,0, 0,0,0,0, 3,1,0,0]))
 ' 2>/dev/null
-sleep 0.2
+n_fds() { ls /proc/"$pid"/fd | wc -l; }
+wait_until 10 eval '[ "$(n_fds)" -eq "$fds_before" ]'
 check "a client gone mid-dump leaves no fd behind" \
-	test "$(ls /proc/"$pid"/fd | wc -l)" -eq "$fds_before"
+	test "$(n_fds)" -eq "$fds_before"
 tapdpd_stop
-check "SIGTERM stops the daemon" bash -c "! kill -0 $pid 2>/dev/null"
-check "no TAP device remains" bash -c "! ip netns exec $NS ip link show dp1 && ! ip netns exec $NS ip link show p9"
+check_out "SIGTERM stops the daemon" "No such process" kill -0 "$pid"
+check "no TAP device remains" link_gone "$NS" dp1 p9
 check "the socket file is removed" test ! -e "$SOCK"
 check "the pidfile is removed" test ! -e "$PIDF"
 check_out "the log says it shut down" "shutting down" cat "$LOG"
