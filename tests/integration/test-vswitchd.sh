@@ -38,9 +38,9 @@ check "NORMAL: ping6" \
 	ip netns exec "$1" ping -6 -c 3 -i 0.2 -W 2 fd00:5::3
 head -c 4000000 /dev/urandom >"$T/send.bin"
 ip netns exec "$2" sh -c "nc -l -p 5001 > $T/recv.bin &"
-sleep 0.3
+wait_until 10 listens "$2" tcp 5001
 ip netns exec "$1" timeout 20 nc -w 2 -q 1 10.5.0.2 5001 <"$T/send.bin"
-sleep 0.5
+wait_until 10 cmp -s "$T/send.bin" "$T/recv.bin"
 check "NORMAL: a 4 MB TCP transfer arrives intact" cmp "$T/send.bin" "$T/recv.bin"
 check_out "flows were installed from upcalls" "eth_type\(0x0800\)" \
 	appctl dpctl/dump-flows
@@ -52,7 +52,7 @@ check_out "another process (ovs-dpctl) sees the same datapath and flows" \
 ovs-ofctl add-flow br0 \
 	"priority=100,icmp6,ipv6_dst=fd00:5::3,icmp_type=128,actions=drop"
 check "ipv6_dst + icmp_type match: ping6 to ::3 dropped" \
-	bash -c "! ip netns exec $1 ping -6 -c 2 -i 0.2 -W 1 fd00:5::3"
+	unanswered "$1" -6 -c 2 -i 0.2 -W 1 fd00:5::3
 check "the rule leaves ::2 reachable" \
 	ip netns exec "$1" ping -6 -c 2 -i 0.2 -W 2 fd00:5::2
 ovs-ofctl del-flows br0 "icmp6,ipv6_dst=fd00:5::3"
@@ -78,10 +78,11 @@ done
 
 # A restart: the datapath stays usable for the next ovs-vswitchd. (A
 # clean exit, as OVS's own tests stop it; a SIGTERM logs a WARN line.)
+pid=$(cat "$T/vswitchd.pid")
 appctl exit
-sleep 1
+wait_until 10 test ! -e "/proc/$pid"
+# --detach returns once the configuration from the database is applied.
 check "ovs-vswitchd restarts" vswitchd_start
-sleep 1
 check "traffic after the restart" \
 	ip netns exec "$1" ping -c 3 -i 0.2 -W 2 10.5.0.2
 check_vswitchd_log
