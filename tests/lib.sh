@@ -5,6 +5,11 @@
 #                          not match RE (a failing CMD fails the check)
 #   check_fails DESC CMD...   passes when CMD runs and exits non-zero (not
 #                          when it cannot be run: status 126 or 127)
+#   adopt PREFIX CMD...   runs CMD, a checker printing "ok - "/"FAIL - "
+#                          lines and "N passed, N failed": its lines are
+#                          this suite's checks (PREFIX before each); one
+#                          failure more if it ends without its summary or
+#                          fails without saying so
 #   wait_until SECS CMD... runs CMD every 0.1 s until it succeeds (status 0)
 #                          or SECS have passed (status 1)
 #   output_lacks RE CMD... CMD succeeds and its output does not match RE
@@ -96,6 +101,25 @@ check_fails() {
 	else
 		nok "$desc (status $st)"
 		sed 's/^/    /' "$T/out" | head -20
+	fi
+}
+
+adopt() {
+	local prefix=$1 line st sum
+	shift
+	"$@" >"$T/adopt" 2>&1
+	st=$?
+	while read -r line; do
+		case $line in
+		"ok - "*) ok "$prefix${line#ok - }" ;;
+		"FAIL - "*) nok "$prefix${line#FAIL - }" ;;
+		esac
+	done <"$T/adopt"
+	sum=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$T/adopt" | tail -1)
+	if [ -z "$sum" ] || { [ "$st" -ne 0 ] && [ "${sum#*, }" = "0 failed" ]; }
+	then
+		nok "${prefix}the checker ended without its summary or failed (status $st)"
+		tail -20 "$T/adopt" | sed 's/^/    /'
 	fi
 }
 

@@ -6,12 +6,7 @@ trap tapdp_cleanup EXIT
 
 tapdp_ns_up
 check "daemon starts" tapdpd_start
-while read -r line; do
-	case $line in
-	"ok - "*) ok "${line#ok - }" ;;
-	"FAIL - "*) nok "${line#FAIL - }" ;;
-	esac
-done < <(in_ns timeout 120 "$BUILD/tapdp-run" -- "$BUILD/shim-check" 2>&1)
+adopt "" in_ns timeout 120 "$BUILD/tapdp-run" -- "$BUILD/shim-check"
 
 # Families the daemon does not serve stay the kernel's.
 check_out "nlctrl dump: the daemon's families" "Name: ovs_datapath" \
@@ -26,11 +21,6 @@ check "ethtool (kernel genl family) answers as without the shim" \
 check_out "ethtool's kernel errors come through" "Operation not supported" \
 	in_ns "$BUILD/tapdp-run" -- ethtool -l lo
 tapdpd_stop
-while read -r line; do
-	case $line in
-	"ok - "*) ok "${line#ok - }" ;;
-	"FAIL - "*) nok "${line#FAIL - }" ;;
-	esac
-done < <(in_ns timeout 60 "$BUILD/tapdp-run" -- "$BUILD/shim-check" --kernel 2>&1)
+adopt "" in_ns timeout 60 "$BUILD/tapdp-run" -- "$BUILD/shim-check" --kernel
 check "the shim-check runs reported" test "$PASS" -ge 30
 finish
