@@ -10,7 +10,7 @@ import time
 from pyroute2.netlink import NLM_F_ECHO, NLM_F_REQUEST
 from pyroute2.netlink.generic import GenericNetlinkSocket
 
-from ovstest import check, dpmsg, summary, vportmsg
+from ovstest import check, dpmsg, summary, vportmsg, wait_until
 
 DP_NEW, DP_DEL = 1, 2
 VPORT_NEW, VPORT_DEL = 1, 2
@@ -23,13 +23,15 @@ def listener(family, msgclass, group):
 
 
 def drain(sock, seconds=1.0):
+    """What arrives on sock within seconds: a time window, as a message
+    that must not come has no condition to wait for."""
     out = []
     end = time.time() + seconds
     while time.time() < end:
         sock.settimeout(max(0.05, end - time.time()))
         try:
             out += sock.get()
-        except Exception:
+        except TimeoutError:
             break
     return out
 
@@ -37,6 +39,13 @@ def drain(sock, seconds=1.0):
 def dpctl(*args):
     subprocess.run(["ovs-dpctl"] + list(args), check=False,
                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def port_gone(dp, port):
+    """ovs-dpctl show ran and does not list port."""
+    show = subprocess.run(["ovs-dpctl", "show", dp], capture_output=True,
+                          text=True, check=False)
+    return show.returncode == 0 and (": %s\n" % port) not in show.stdout
 
 
 def main():
@@ -48,7 +57,7 @@ def main():
                     "name", "nve1"], check=True)
     dpctl("add-if", "ndp0", "nve0")
     subprocess.run(["ip", "link", "del", "nve0"], check=True)
-    time.sleep(0.3)
+    wait_until(10, lambda: port_gone("ndp0", "nve0"))
     dpctl("del-if", "ndp0", "nint0")
     dpctl("del-dp", "ndp0")
     dmsgs = [(m["cmd"], m.get_attr("OVS_DP_ATTR_NAME")) for m in drain(dps)]

@@ -1,6 +1,9 @@
 """What the pyroute2 tests here share: "ok -"/"FAIL -" lines and the
-"N passed, N failed" summary, and the ovs_datapath and ovs_vport messages
-(attributes in the order of include/uapi/linux/openvswitch.h)."""
+"N passed, N failed" summary, waiting for a condition, and the
+ovs_datapath and ovs_vport messages (attributes in the order of
+include/uapi/linux/openvswitch.h)."""
+import time
+
 from pyroute2.netlink import genlmsg
 
 passed = failed = 0
@@ -11,6 +14,17 @@ def check(ok, what):
     passed += bool(ok)
     failed += not ok
     print(("ok - " if ok else "FAIL - ") + what, flush=True)
+
+
+def wait_until(seconds, cond):
+    """Calls cond every 0.1 s until it is true (True) or seconds have
+    passed (False), as tests/lib.sh's wait_until."""
+    end = time.monotonic() + seconds
+    while not cond():
+        if time.monotonic() >= end:
+            return False
+        time.sleep(0.1)
+    return True
 
 
 def summary():

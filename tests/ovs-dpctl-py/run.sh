@@ -29,9 +29,9 @@ check_out "show lists the netdev port" "port 1: pv0 \(netdev\)" pyctl show
 check_out "show lists the internal port" "port 2: pyint \(internal\)" \
 	pyctl show
 check "del-if" pyctl del-if pydp pv0
-check "show no longer lists it" bash -c "! ip netns exec $NS env PYTHONPATH=$TOP/tests/ovs-dpctl-py/pyshim $BUILD/tapdp-run -- /usr/bin/python3 $SELFTEST/ovs-dpctl.py show | grep -q pv0"
+check_absent "show no longer lists it" pv0 pyctl show
 check "del-dp" pyctl del-dp pydp
-check "the datapath's device is gone" bash -c "! ip netns exec $NS ip link show pydp"
+check "the datapath's device is gone" link_gone "$NS" pydp
 
 # -V versioning: 2:1 asks for OVS_DP_F_UNALIGNED; -V 0 on an existing
 # datapath gets EEXIST and drops its features.
@@ -43,34 +43,19 @@ check "del-dp vdp" pyctl del-dp vdp
 
 # ovs_meter, driven by pyroute2 as ovs-vswitchd's meter probe drives it.
 pyctl add-dp mdp >/dev/null 2>&1
-while read -r line; do
-	case $line in
-	"ok - "*) ok "meter: ${line#ok - }" ;;
-	"FAIL - "*) nok "meter: ${line#FAIL - }" ;;
-	esac
-done < <(in_ns "$BUILD/tapdp-run" -- /usr/bin/python3 \
-	"$TOP/tests/ovs-dpctl-py/meter.py" mdp 2>&1)
-while read -r line; do
-	case $line in
-	"ok - "*) ok "notify: ${line#ok - }" ;;
-	"FAIL - "*) nok "notify: ${line#FAIL - }" ;;
-	esac
-done < <(in_ns "$BUILD/tapdp-run" -- /usr/bin/python3 \
-	"$TOP/tests/ovs-dpctl-py/notify.py" 2>&1)
+adopt "meter: " in_ns "$BUILD/tapdp-run" -- /usr/bin/python3 \
+	"$TOP/tests/ovs-dpctl-py/meter.py" mdp
+adopt "notify: " in_ns "$BUILD/tapdp-run" -- /usr/bin/python3 \
+	"$TOP/tests/ovs-dpctl-py/notify.py"
 # Per-CPU upcall dispatch spreads a port's new flows over the handlers.
 in_ns ip link add uv0 type veth peer name uv1
 in_ns ip link set uv0 up
 in_ns ip link set uv1 up
-while read -r line; do
-	case $line in
-	"ok - "*) ok "upcall: ${line#ok - }" ;;
-	"FAIL - "*) nok "upcall: ${line#FAIL - }" ;;
-	esac
-done < <(in_ns env PYTHONPATH="$TOP/tests/ovs-dpctl-py/pyshim" \
+adopt "upcall: " in_ns env PYTHONPATH="$TOP/tests/ovs-dpctl-py/pyshim" \
 	"$BUILD/tapdp-run" -- /usr/bin/python3 \
-	"$TOP/tests/ovs-dpctl-py/upcall.py" uv0 uv1 2>&1)
+	"$TOP/tests/ovs-dpctl-py/upcall.py" uv0 uv1
 check_out "ovs-dpctl no longer misses meters" "^system@mdp:$" \
 	bash -c "ip netns exec $NS $BUILD/tapdp-run -- ovs-dpctl show 2>&1"
-check "ovs-dpctl prints nothing on stderr" \
-	bash -c "! ip netns exec $NS $BUILD/tapdp-run -- ovs-dpctl show 2>&1 >/dev/null | grep ."
+check_absent "ovs-dpctl prints nothing on stderr" "." \
+	bash -c "ip netns exec $NS $BUILD/tapdp-run -- ovs-dpctl show 2>&1 >/dev/null"
 finish

@@ -9,12 +9,11 @@ current namespace. Prints "N passed, N failed"."""
 import socket
 import struct
 import sys
-import time
 
 from pyroute2.netlink import NLM_F_ACK, NLM_F_ECHO, NLM_F_REQUEST, genlmsg
 from pyroute2.netlink.generic import GenericNetlinkSocket
 
-from ovstest import check, dpmsg, summary, vportmsg
+from ovstest import check, dpmsg, summary, vportmsg, wait_until
 
 DP_NEW, DP_DEL = 1, 2
 VPORT_NEW = 1
@@ -75,17 +74,24 @@ def main():
     request(vps, vportmsg, VPORT_NEW,
             [["OVS_VPORT_ATTR_NAME", dev], ["OVS_VPORT_ATTR_TYPE", 1],
              ["OVS_VPORT_ATTR_UPCALL_PID", 0]], 1)
-    time.sleep(0.3)
+    # The port takes frames once its NEW is acknowledged.
     tx = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
     tx.bind((peer, 0))
-    # Each flow twice, the second round after the first, so that a
-    # flow's packets are seen to stay on one handler.
-    for _ in range(2):
+    # Each flow twice, the second round once the first one's misses are
+    # in, so that a flow's packets are seen to stay on one handler.
+    got = [{}, {}]
+
+    def received(timeout):
+        for h, g in zip(handlers, got):
+            read_misses(h, g, timeout)
+        return sum(sum(g.values()) for g in got)
+
+    for n in range(1, 3):
         for i in range(FLOWS):
             tx.send(frame(5000 + i))
-        time.sleep(0.2)
-    got = [sport_counts(h) for h in handlers]
-    total = sum(sum(g.values()) for g in got)
+        wait_until(10, lambda: received(0.05) >= n * FLOWS)
+    # A miss too many would come with the others: half a second to show.
+    total = received(0.5)
     check(total == 2 * FLOWS,
           "every miss reaches a handler (%d of %d)" % (total, 2 * FLOWS))
     check(all(got), "the flows' misses spread over both handlers "
@@ -96,15 +102,15 @@ def main():
     return summary()
 
 
-def sport_counts(sock):
-    """Misses waiting on sock, counted by UDP source port."""
-    counts = {}
-    sock.settimeout(0.5)
+def read_misses(sock, counts, timeout):
+    """Counts the misses arriving on sock by UDP source port into counts,
+    until none has come for timeout seconds."""
+    sock.settimeout(timeout)
     while True:
         try:
             msgs = sock.get()
-        except Exception:
-            return counts
+        except TimeoutError:
+            return
         for m in msgs:
             if m["cmd"] != PACKET_MISS:
                 continue
