@@ -6,15 +6,14 @@ set -e
 cd "$(dirname "$0")/.."
 sh scripts/install-deps.sh
 make -j2 all >/dev/null
+# The tests' helpers: the daemon's files in $T, tapdpd_stop, wait_until.
+. tests/lib.sh
 B=$PWD/build
-D=$(mktemp -d /tmp/tapdp-demo.XXXXXX)
-export TAPDP_SOCKET=$D/tapdp.sock
 
 cleanup() {
-	[ -f "$D/pid" ] && kill -TERM "$(cat "$D/pid")" 2>/dev/null
-	sleep 0.3
+	tapdpd_stop || true
 	for ns in tapdp-demo demo-a demo-b; do ip netns del $ns 2>/dev/null || true; done
-	rm -rf "$D"
+	rm -rf "$T"
 }
 trap cleanup EXIT
 step() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
@@ -33,7 +32,7 @@ ip netns exec demo-b ip addr add 10.0.0.2/24 dev eth0
 step "start tapdpd (no kernel module: lsmod | grep openvswitch prints nothing)"
 lsmod 2>/dev/null | grep openvswitch || echo "(openvswitch.ko not loaded)"
 run ip netns exec tapdp-demo "$B/tapdpd" --socket "$TAPDP_SOCKET" \
-	--pidfile "$D/pid" --log-file "$D/log" --detach
+	--pidfile "$PIDF" --log-file "$LOG" --detach
 
 dpctl() { ip netns exec tapdp-demo "$B/tapdp-run" -- ovs-dpctl "$@" 2>/dev/null; }
 step "Debian's ovs-dpctl, unmodified, through tapdp-run"
@@ -62,8 +61,8 @@ run dpctl dump-flows demo0
 run dpctl show -s demo0
 
 step "the daemon's log"
-cat "$D/log"
+cat "$LOG"
 step "shutdown: SIGTERM removes the datapath and its devices"
-kill -TERM "$(cat "$D/pid")"; sleep 0.5
+tapdpd_stop
 run ip netns exec tapdp-demo ip -br link show type tun
 echo "(no TAP left)"
