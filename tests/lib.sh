@@ -148,11 +148,14 @@ unanswered() {
 }
 
 link_gone() {
-	local ns=$1 n
+	local ns=$1 n out
 	shift
 	for n; do
-		ip -n "$ns" link show "$n" 2>&1 |
-			grep -Fq "Device \"$n\" does not exist." || return 1
+		out=$(ip -n "$ns" link show "$n" 2>&1)
+		grep -Fq "Device \"$n\" does not exist." <<<"$out" || {
+			printf '%s\n' "$out"
+			return 1
+		}
 	done
 }
 
