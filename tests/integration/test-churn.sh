@@ -8,7 +8,12 @@
 HOSTS="cha$$ chb$$"
 ovs_env
 trap ovs_cleanup EXIT
-n_flows() { appctl dpctl/dump-flows | grep -c "eth_type(0x0800)"; }
+# The count, nothing when the dump fails.
+n_flows() {
+	local dump
+	dump=$(appctl dpctl/dump-flows) || return 1
+	grep -c "eth_type(0x0800)" <<<"$dump"
+}
 
 tapdp_ns_up
 check "daemon starts" tapdpd_start

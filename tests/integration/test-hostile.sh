@@ -21,7 +21,7 @@ cp "$(command -v sleep)" "$T/suid-sleep"
 chown root:root "$T/suid-sleep"
 chmod 4755 "$T/suid-sleep"
 chmod 755 "$T/hostile-client"
-check "the test user is unprivileged" test "$(as_user id -u)" != 0
+check_out "the test user is unprivileged" '^[1-9][0-9]*$' as_user id -u
 daemon_alive() { kill -0 "$(cat "$PIDF")" && dpctl dump-dps; }
 
 # Privilege: the connecting process becomes root (a setuid exec) after it

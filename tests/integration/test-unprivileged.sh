@@ -49,8 +49,8 @@ ip link show uint0 2>&1 | grep -Fq 'Device "uint0" does not exist.' && echo "CLE
 SCEN
 chmod 644 "$T/scenario.sh"
 
-check "the test user is unprivileged" \
-	test "$(setpriv --reuid=$user --regid=nogroup --clear-groups id -u)" != 0
+check_out "the test user is unprivileged" '^[1-9][0-9]*$' \
+	setpriv --reuid=$user --regid=nogroup --clear-groups id -u
 export -f wait_until
 setpriv --reuid=$user --regid=nogroup --clear-groups --inh-caps=-all \
 	unshare -rn bash "$T/scenario.sh" >"$T/scen.out" 2>&1
