@@ -7,7 +7,7 @@
 
 #include "common/hash.h"
 #include "common/unaligned.h"
-#include "flow/csum.h"
+#include "packet/csum.h"
 #include "include/tapdp/ovs-uapi.h"
 #include "netlink/attr.h"
 

@@ -36,7 +36,7 @@
 #include <urcu.h>
 
 #include "ct/conntrack.h"
-#include "flow/csum.h"
+#include "packet/csum.h"
 #include "flow/extract.h"
 #include "bench/rss.h"
 

@@ -9,7 +9,7 @@
 #include <sys/random.h>
 
 #include "common/unaligned.h"
-#include "flow/csum.h"
+#include "packet/csum.h"
 #include "ct/tuple.h"
 
 #define FRAG_BUCKETS	256

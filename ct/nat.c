@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "flow/csum.h"
+#include "packet/csum.h"
 
 /* Attempts at finding a free port before giving up on a range. */
 #define PORT_ATTEMPTS	1024

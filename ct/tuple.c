@@ -6,7 +6,7 @@
 
 #include "common/hash.h"
 #include "common/unaligned.h"
-#include "flow/csum.h"
+#include "packet/csum.h"
 
 /* TCP flag bits the validity table is indexed by (PSH, ECE, CWR aside). */
 #define TH_FIN	0x01

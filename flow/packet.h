@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "flow/csum.h"
+#include "packet/csum.h"
 #include "flow/extract.h"
 
 /* Room kept in front of received frames for pushed headers. */

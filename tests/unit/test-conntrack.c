@@ -20,7 +20,7 @@
 #include "common/unaligned.h"
 #include "ct/action-netlink.h"
 #include "ct/conntrack.h"
-#include "flow/csum.h"
+#include "packet/csum.h"
 #include "ct/frag.h"
 #include "ct/tcp.h"
 #include "actions/actions-netlink.h"

@@ -2,8 +2,8 @@
  * for the actions and the connection tracker that rewrite headers.
  *
  * Pure functions on caller-owned bytes; unaligned access is fine. */
-#ifndef TAPDP_FLOW_CSUM_H
-#define TAPDP_FLOW_CSUM_H
+#ifndef TAPDP_PACKET_CSUM_H
+#define TAPDP_PACKET_CSUM_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -22,18 +22,18 @@ uint32_t csum_pseudo(const void *src, const void *dst, size_t alen,
 
 /* The checksum field at sum (network order) covers n bytes (even) that
  * change from old to new: update it in place. */
-void csum_replace(uint8_t *sum, const void *old, const void *new, size_t n);
+void csum_replace(void *sum, const void *old, const void *new, size_t n);
 
 /* The same for a partial (offloaded) checksum field, which holds the
  * pseudo-header sum uncomplemented. */
-void csum_update_partial(uint8_t *sum, const void *old, const void *new,
+void csum_update_partial(void *sum, const void *old, const void *new,
 			 size_t n);
 
 /* An address or port under an L4 checksum (at sum) changed from old to new
  * (n bytes): a partial (offloaded) field gets the pseudo-header update, a
  * complete one the RFC 1624 update, and a UDP checksum that comes out as 0
  * is written as all ones (0 means "none" for UDP over IPv4). */
-void csum_update_l4(uint8_t *sum, const void *old, const void *new, size_t n,
+void csum_update_l4(void *sum, const void *old, const void *new, size_t n,
 		    bool partial, bool udp);
 
 #endif

@@ -1,4 +1,4 @@
-#include "flow/csum.h"
+#include "packet/csum.h"
 
 #include <arpa/inet.h>
 #include <string.h>
@@ -62,7 +62,7 @@ delta(uint32_t s, const uint8_t *o, const uint8_t *w, size_t n)
 }
 
 void
-csum_replace(uint8_t *sum, const void *old, const void *new, size_t n)
+csum_replace(void *sum, const void *old, const void *new, size_t n)
 {
 	uint32_t s = delta((uint16_t)~ntohs(get_unaligned16(sum)), old, new, n);
 
@@ -70,7 +70,7 @@ csum_replace(uint8_t *sum, const void *old, const void *new, size_t n)
 }
 
 void
-csum_update_partial(uint8_t *sum, const void *old, const void *new, size_t n)
+csum_update_partial(void *sum, const void *old, const void *new, size_t n)
 {
 	uint32_t s = delta(ntohs(get_unaligned16(sum)), old, new, n);
 
@@ -78,7 +78,7 @@ csum_update_partial(uint8_t *sum, const void *old, const void *new, size_t n)
 }
 
 void
-csum_update_l4(uint8_t *sum, const void *old, const void *new, size_t n,
+csum_update_l4(void *sum, const void *old, const void *new, size_t n,
 	       bool partial, bool udp)
 {
 	if (partial) {

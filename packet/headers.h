@@ -1,0 +1,323 @@
+/* Packet headers as they sit on the wire, and the one way to reach them:
+ * header_at() hands out a header only when all of it lies inside the
+ * buffer, as the kernel's pskb_may_pull() before ip_hdr().
+ *
+ * Every struct is packed (frames come at any alignment, so a header may
+ * start at any byte) and its size is checked against the protocol's.
+ * Multi-byte fields are in network byte order. Nothing here has state:
+ * thread-safe, and the bytes stay the caller's. */
+#ifndef TAPDP_PACKET_HEADERS_H
+#define TAPDP_PACKET_HEADERS_H
+
+#include <arpa/inet.h>
+#include <linux/if_ether.h>
+#include <netinet/in.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define PACKED __attribute__((packed))
+
+/* size bytes at off in data (len bytes long); NULL when they do not all
+ * fit, off past the end included. */
+static inline const void *
+header_at(const void *data, size_t len, size_t off, size_t size)
+{
+	if (off > len || len - off < size)
+		return NULL;
+	return (const uint8_t *)data + off;
+}
+
+/* The same, for a header the caller rewrites. */
+static inline void *
+header_at_rw(void *data, size_t len, size_t off, size_t size)
+{
+	if (off > len || len - off < size)
+		return NULL;
+	return (uint8_t *)data + off;
+}
+
+/* The bytes of a header up to the end of one of its fields: what must be
+ * there to read or write that field. */
+#define HEADER_UPTO(type, field) \
+	(offsetof(type, field) + sizeof(((type *)0)->field))
+
+/* Ethernet. */
+
+struct eth_header {
+	uint8_t eth_dst[ETH_ALEN];
+	uint8_t eth_src[ETH_ALEN];
+	uint16_t eth_type;		/* or the first tag's TPID */
+} PACKED;
+_Static_assert(sizeof(struct eth_header) == ETH_HLEN, "Ethernet header");
+
+/* Where tags are pushed and popped: right after the addresses. */
+#define ETH_ADDRS_LEN	offsetof(struct eth_header, eth_type)
+
+/* An 802.1Q or 802.1ad tag, in place of the type field it precedes. */
+struct vlan_header {
+	uint16_t tpid;			/* ETH_P_8021Q or ETH_P_8021AD */
+	uint16_t tci;			/* priority, DEI, VLAN id */
+} PACKED;
+#define VLAN_HLEN	sizeof(struct vlan_header)
+_Static_assert(VLAN_HLEN == 4, "VLAN tag");
+
+static inline int
+eth_type_vlan(uint16_t type)
+{
+	return type == htons(ETH_P_8021Q) || type == htons(ETH_P_8021AD);
+}
+
+/* The 802.2 LLC header with a SNAP extension, after an 802.3 length. */
+struct llc_snap_header {
+	uint8_t dsap;
+	uint8_t ssap;
+	uint8_t ctrl;
+	uint8_t oui[3];
+	uint16_t snap_type;
+} PACKED;
+_Static_assert(sizeof(struct llc_snap_header) == 8, "LLC/SNAP header");
+#define LLC_SAP_SNAP	0xaa
+
+/* One MPLS label stack entry. */
+struct mpls_header {
+	uint32_t lse;			/* label, TC, bottom of stack, TTL */
+} PACKED;
+_Static_assert(sizeof(struct mpls_header) == 4, "MPLS label");
+#define MPLS_LSE_BOS	0x00000100	/* host order */
+
+/* NSH's base header and service path header (RFC 8300). */
+struct nsh_header {
+	uint16_t ver_flags_ttl_len;	/* version 2 bits, length 6 bits */
+	uint8_t md_type;
+	uint8_t next_proto;
+	uint32_t path_hdr;
+} PACKED;
+_Static_assert(sizeof(struct nsh_header) == 8, "NSH base header");
+#define NSH_VER_SHIFT	14
+#define NSH_LEN_MASK	0x003f		/* in 4-byte words */
+#define NSH_MD1_HLEN	24		/* with MD type 1's fixed context */
+
+/* ARP for IPv4 over Ethernet (RFC 826). */
+struct arp_eth_header {
+	uint16_t ar_hrd;
+	uint16_t ar_pro;
+	uint8_t ar_hln;
+	uint8_t ar_pln;
+	uint16_t ar_op;
+	uint8_t ar_sha[ETH_ALEN];
+	uint32_t ar_spa;
+	uint8_t ar_tha[ETH_ALEN];
+	uint32_t ar_tpa;
+} PACKED;
+_Static_assert(sizeof(struct arp_eth_header) == 28, "Ethernet ARP");
+
+/* IPv4. */
+
+struct ipv4_header {
+	uint8_t ver_ihl;		/* version 4 bits, IHL 4 bits */
+	uint8_t tos;
+	uint16_t tot_len;
+	uint16_t id;
+	uint16_t frag_off;		/* flags 3 bits, offset 13 bits */
+	uint8_t ttl;
+	uint8_t protocol;
+	uint16_t csum;
+	uint32_t saddr;
+	uint32_t daddr;
+} PACKED;
+#define IPV4_HLEN	sizeof(struct ipv4_header)
+_Static_assert(IPV4_HLEN == 20, "IPv4 header");
+#define IPV4_HLEN_MAX	60		/* with 40 bytes of options */
+#define IPV4_MF		0x2000		/* host order, in frag_off */
+#define IPV4_OFFSET	0x1fff		/* 8-byte units */
+
+static inline unsigned
+ipv4_version(const struct ipv4_header *ip)
+{
+	return ip->ver_ihl >> 4;
+}
+
+/* The header's length with its options, from the IHL. */
+static inline uint32_t
+ipv4_hlen(const struct ipv4_header *ip)
+{
+	return (ip->ver_ihl & 0x0f) * 4;
+}
+
+/* IPv6 and its extension headers. */
+
+struct ipv6_header {
+	uint32_t ver_tc_flow;		/* version 4, class 8, label 20 bits */
+	uint16_t payload_len;
+	uint8_t nexthdr;
+	uint8_t hop_limit;
+	uint8_t saddr[16];
+	uint8_t daddr[16];
+} PACKED;
+#define IPV6_HLEN	sizeof(struct ipv6_header)
+_Static_assert(IPV6_HLEN == 40, "IPv6 header");
+#define IPV6_TCLASS_SHIFT	20
+#define IPV6_LABEL_MASK		0x000fffff	/* host order */
+
+static inline unsigned
+ipv6_version(const struct ipv6_header *ip6)
+{
+	return ntohl(ip6->ver_tc_flow) >> 28;
+}
+
+/* The datagram's length: the fixed header and its payload. */
+static inline uint32_t
+ipv6_tot_len(const struct ipv6_header *ip6)
+{
+	return IPV6_HLEN + ntohs(ip6->payload_len);
+}
+
+/* Hop-by-hop and destination options; every extension header starts
+ * with these two bytes, and none is shorter than 8. */
+struct ipv6_opt_header {
+	uint8_t nexthdr;
+	uint8_t hdrlen;
+} PACKED;
+_Static_assert(sizeof(struct ipv6_opt_header) == 2, "IPv6 options");
+#define IPV6_EXTHDR_MIN	8
+
+struct ipv6_rt_header {
+	uint8_t nexthdr;
+	uint8_t hdrlen;
+	uint8_t type;
+	uint8_t segments_left;
+} PACKED;
+_Static_assert(sizeof(struct ipv6_rt_header) == 4, "IPv6 routing");
+
+struct ipv6_frag_header {
+	uint8_t nexthdr;
+	uint8_t reserved;
+	uint16_t frag_off;		/* offset 13 bits (bytes / 8), M */
+	uint32_t id;
+} PACKED;
+_Static_assert(sizeof(struct ipv6_frag_header) == 8, "IPv6 fragment");
+#define IPV6_FRAG_OFFSET	0xfff8	/* host order: the offset in bytes */
+#define IPV6_FRAG_MF		0x0001
+
+/* The authentication header (RFC 4302), its value aside. */
+struct ipv6_ah_header {
+	uint8_t nexthdr;
+	uint8_t hdrlen;
+	uint16_t reserved;
+	uint32_t spi;
+	uint32_t seq;
+} PACKED;
+_Static_assert(sizeof(struct ipv6_ah_header) == 12, "authentication");
+
+/* An extension header's length: 8-byte units past the first 8. */
+static inline uint32_t
+ipv6_optlen(const struct ipv6_opt_header *h)
+{
+	return (h->hdrlen + 1) * 8;
+}
+
+/* AH counts 4-byte units, less 2 (RFC 4302). */
+static inline uint32_t
+ipv6_ahlen(const struct ipv6_opt_header *h)
+{
+	return (h->hdrlen + 2) * 4;
+}
+
+/* Transports. */
+
+/* The ports every port-carrying transport (TCP, UDP, UDP-Lite, SCTP,
+ * DCCP) starts with. */
+struct l4_ports {
+	uint16_t src;
+	uint16_t dst;
+} PACKED;
+
+struct tcp_header {
+	uint16_t src;
+	uint16_t dst;
+	uint32_t seq;
+	uint32_t ack;
+	uint16_t doff_flags;		/* data offset 4 bits, flags 12 */
+	uint16_t window;
+	uint16_t csum;
+	uint16_t urg_ptr;
+} PACKED;
+#define TCP_HLEN	sizeof(struct tcp_header)
+_Static_assert(TCP_HLEN == 20, "TCP header");
+#define TCP_FLAGS_MASK	0x0fff		/* host order, in doff_flags */
+#define TCP_FIN		0x01
+#define TCP_SYN		0x02
+#define TCP_RST		0x04
+#define TCP_PSH		0x08
+#define TCP_ACK		0x10
+#define TCP_URG		0x20
+
+/* The header's length with its options, from the data offset. */
+static inline uint32_t
+tcp_hlen(const struct tcp_header *th)
+{
+	return (ntohs(th->doff_flags) >> 12) * 4;
+}
+
+/* FIN .. CWR: the flags byte. */
+static inline uint8_t
+tcp_flags(const struct tcp_header *th)
+{
+	return ntohs(th->doff_flags) & 0xff;
+}
+
+struct udp_header {
+	uint16_t src;
+	uint16_t dst;
+	uint16_t len;
+	uint16_t csum;
+} PACKED;
+#define UDP_HLEN	sizeof(struct udp_header)
+_Static_assert(UDP_HLEN == 8, "UDP header");
+
+struct sctp_header {
+	uint16_t src;
+	uint16_t dst;
+	uint32_t vtag;
+	uint32_t csum;
+} PACKED;
+_Static_assert(sizeof(struct sctp_header) == 12, "SCTP header");
+
+/* ICMP and ICMPv6 share this layout. The last four bytes are the echo
+ * (and kin) query's identifier and sequence number; errors use them
+ * otherwise and quote the offending packet after them. */
+struct icmp_header {
+	uint8_t type;
+	uint8_t code;
+	uint16_t csum;
+	uint16_t id;
+	uint16_t seq;
+} PACKED;
+#define ICMP_HLEN	sizeof(struct icmp_header)
+_Static_assert(ICMP_HLEN == 8, "ICMP header");
+
+/* IPv6 neighbour solicitation and advertisement (RFC 4861). */
+struct nd_msg {
+	uint8_t type;
+	uint8_t code;
+	uint16_t csum;
+	uint32_t flags;			/* reserved in a solicitation */
+	uint8_t target[16];
+} PACKED;
+_Static_assert(sizeof(struct nd_msg) == 24, "ND message");
+
+/* A neighbour discovery option: its length counts 8-byte units. */
+struct nd_opt_header {
+	uint8_t type;
+	uint8_t len;
+} PACKED;
+
+/* The source or target link-layer address option, for Ethernet. */
+struct nd_lla_opt {
+	uint8_t type;
+	uint8_t len;
+	uint8_t mac[ETH_ALEN];
+} PACKED;
+_Static_assert(sizeof(struct nd_lla_opt) == 8, "ND Ethernet address");
+
+#endif
