@@ -10,30 +10,10 @@
 #include <stdbool.h>
 #include <string.h>
 
-#include "common/unaligned.h"
-
-/* Header sizes, as the kernel checks them. */
-#define VLAN_HLEN	4
-#define SNAP_HLEN	8	/* dsap, ssap, ctrl, oui[3], ethertype */
-#define ARP_ETH_LEN	28	/* Ethernet/IPv4 ARP with its addresses */
-#define MPLS_HLEN	4
-#define NSH_BASE_HLEN	8
-#define NSH_MD1_HLEN	24
-#define IPV4_HLEN	20
-#define IPV6_HLEN	40
-#define TCP_HLEN	20
-#define UDP_HLEN	8
-#define SCTP_HLEN	12
-#define ICMP_HLEN	8	/* ICMP and ICMPv6 alike */
-#define ND_HLEN		24	/* ICMPv6 header and target address */
-#define ND_OPT_LL_LEN	8	/* an Ethernet link-layer address option */
-
-#define LLC_SAP_SNAP	0xaa
-#define MPLS_BOS	0x00000100
-#define IP_MF		0x2000
-#define IP_OFFSET	0x1fff
-#define IPV6_LABEL	0x000fffff
-#define TCP_FLAGS	0x0fff
+#include "packet/eth.h"
+#include "packet/headers.h"
+#include "packet/ip.h"
+#include "packet/ipv6-exthdr.h"
 
 static uint16_t
 ofs16(size_t ofs)
@@ -47,75 +27,31 @@ zero_mac(const uint8_t *m)
 	return !(m[0] | m[1] | m[2] | m[3] | m[4] | m[5]);
 }
 
-/* One 802.1Q or 802.1ad tag at *ofs. A tag with no room for the ethertype
- * after it is not a tag to the kernel: its TPID becomes the ethertype. */
-static bool
-vlan_tag(const uint8_t *f, size_t len, size_t *ofs, struct flow_vlan *vh)
-{
-	uint16_t tpid = get_unaligned16(f + *ofs);
-
-	if (tpid != htons(ETH_P_8021Q) && tpid != htons(ETH_P_8021AD))
-		return false;
-	if (len - *ofs < VLAN_HLEN + 2)
-		return false;
-	vh->tpid = tpid;
-	vh->tci = get_unaligned16(f + *ofs + 2) | htons(FLOW_VLAN_PRESENT);
-	*ofs += VLAN_HLEN;
-	return true;
-}
-
-/* The type field at *ofs, leaving *ofs on the L2 payload. Below 0x600 it
- * is an 802.3 length: only LLC/SNAP with a zero OUI carries an ethertype,
- * anything else is 802.2. A SNAP header is skipped even when its ethertype
- * is not one, as the kernel does. */
-static uint16_t
-ethertype(const uint8_t *f, size_t len, size_t *ofs)
-{
-	uint16_t type = get_unaligned16(f + *ofs);
-	const uint8_t *llc;
-
-	*ofs += 2;
-	if (ntohs(type) >= ETH_P_802_3_MIN)
-		return type;
-	if (len - *ofs < SNAP_HLEN)
-		return htons(ETH_P_802_2);
-	llc = f + *ofs;
-	if (llc[0] != LLC_SAP_SNAP || llc[1] != LLC_SAP_SNAP ||
-	    (llc[3] | llc[4] | llc[5]) != 0)
-		return htons(ETH_P_802_2);
-	*ofs += SNAP_HLEN;
-	type = get_unaligned16(llc + 6);
-	return ntohs(type) >= ETH_P_802_3_MIN ? type : htons(ETH_P_802_2);
-}
-
 /* Neighbour solicitation and advertisement: the target and the Ethernet
  * link-layer address options, whichever message carries them. */
 static void
 parse_nd(const uint8_t *f, size_t len, size_t th, struct flow_key *key)
 {
+	const struct nd_msg *nd = header_at(f, len, th, sizeof(*nd));
+	const struct nd_opt_header *opt;
 	size_t ofs, olen;
 	uint8_t *ll;
 
-	switch (f[th]) {
-	case ND_NEIGHBOR_SOLICIT:
-	case ND_NEIGHBOR_ADVERT:
-		break;
-	default:
+	if (!nd || nd->code != 0 ||
+	    (nd->type != ND_NEIGHBOR_SOLICIT && nd->type != ND_NEIGHBOR_ADVERT))
 		return;
-	}
-	if (f[th + 1] != 0 || len - th < ND_HLEN)
-		return;
-	memcpy(&key->nd_target, f + th + 8, sizeof(key->nd_target));
-	for (ofs = th + ND_HLEN; len - ofs >= 8; ofs += olen) {
-		olen = f[ofs + 1] * 8;
+	memcpy(&key->nd_target, nd->target, sizeof(key->nd_target));
+	for (ofs = th + sizeof(*nd);
+	     (opt = header_at(f, len, ofs, ND_OPT_UNIT)); ofs += olen) {
+		olen = opt->len * ND_OPT_UNIT;
 		/* A bad length ends the walk but keeps what was found. */
 		if (olen == 0 || olen > len - ofs)
 			return;
-		if (olen != ND_OPT_LL_LEN)
+		if (olen != sizeof(struct nd_lla_opt))
 			continue;
-		if (f[ofs] == ND_OPT_SOURCE_LINKADDR)
+		if (opt->type == ND_OPT_SOURCE_LINKADDR)
 			ll = key->nd_sll;
-		else if (f[ofs] == ND_OPT_TARGET_LINKADDR)
+		else if (opt->type == ND_OPT_TARGET_LINKADDR)
 			ll = key->nd_tll;
 		else
 			continue;
@@ -126,7 +62,7 @@ parse_nd(const uint8_t *f, size_t len, size_t th, struct flow_key *key)
 			memset(key->nd_tll, 0, sizeof(key->nd_tll));
 			return;
 		}
-		memcpy(ll, f + ofs + 2, ETH_ALEN);
+		memcpy(ll, ((const struct nd_lla_opt *)opt)->mac, ETH_ALEN);
 	}
 }
 
@@ -137,42 +73,45 @@ static void
 parse_l4(const uint8_t *f, size_t len, size_t th, struct flow_key *key,
 	 uint8_t icmp)
 {
-	size_t hlen;
+	const struct tcp_header *tcp;
+	const struct l4_ports *ports;
 
 	if (key->ip_proto == icmp) {
-		if (len - th < ICMP_HLEN)
+		const struct icmp_header *ih = header_at(f, len, th, ICMP_HLEN);
+
+		if (!ih)
 			return;
 		/* Type and code go in the port fields, 16 bits wide. */
-		key->tp_src = htons(f[th]);
-		key->tp_dst = htons(f[th + 1]);
+		key->tp_src = htons(ih->type);
+		key->tp_dst = htons(ih->code);
 		if (icmp == IPPROTO_ICMPV6)
 			parse_nd(f, len, th, key);
 		return;
 	}
 	switch (key->ip_proto) {
 	case IPPROTO_TCP:
-		if (len - th < TCP_HLEN)
-			return;
-		hlen = (f[th + 12] >> 4) * 4;
-		if (hlen < TCP_HLEN || len - th < hlen)
+		tcp = header_at(f, len, th, TCP_HLEN);
+		if (!tcp || tcp_hlen(tcp) < TCP_HLEN ||
+		    !header_at(f, len, th, tcp_hlen(tcp)))
 			return;
 		/* The data offset's low nibble is gone, NS and reserved
 		 * bits stay. */
-		key->tcp_flags = get_unaligned16(f + th + 12) & htons(TCP_FLAGS);
+		key->tcp_flags = tcp->doff_flags & htons(TCP_FLAGS_MASK);
 		break;
 	case IPPROTO_UDP:
-		if (len - th < UDP_HLEN)
+		if (!header_at(f, len, th, UDP_HLEN))
 			return;
 		break;
 	case IPPROTO_SCTP:
-		if (len - th < SCTP_HLEN)
+		if (!header_at(f, len, th, sizeof(struct sctp_header)))
 			return;
 		break;
 	default:
 		return;
 	}
-	key->tp_src = get_unaligned16(f + th);
-	key->tp_dst = get_unaligned16(f + th + 2);
+	ports = (const struct l4_ports *)(f + th);
+	key->tp_src = ports->src;
+	key->tp_dst = ports->dst;
 }
 
 /* IPv4 at nh. The version is not checked, nor the total length: the
@@ -182,28 +121,26 @@ static void
 parse_ipv4(const uint8_t *f, size_t len, size_t nh, struct flow_key *key,
 	   struct flow_layers *l)
 {
-	size_t ihl;
+	const struct ipv4_header *ip = ipv4_header_at(f, len, nh, 0);
 	uint16_t frag;
 
-	if (len - nh < IPV4_HLEN)
+	if (!ip)
 		return;
-	ihl = (f[nh] & 0x0f) * 4;
-	if (ihl < IPV4_HLEN || len - nh < ihl)
-		return;
-	l->l4 = ofs16(nh + ihl);
-	key->ip_tos = f[nh + 1];
-	key->ip_ttl = f[nh + 8];
-	key->ip_proto = f[nh + 9];
-	memcpy(&key->ipv4_src, f + nh + 12, sizeof(key->ipv4_src));
-	memcpy(&key->ipv4_dst, f + nh + 16, sizeof(key->ipv4_dst));
-	frag = ntohs(get_unaligned16(f + nh + 6));
-	if (frag & IP_OFFSET) {
+	l->l4 = ofs16(nh + ipv4_hlen(ip));
+	key->ip_tos = ip->tos;
+	key->ip_ttl = ip->ttl;
+	key->ip_proto = ip->protocol;
+	key->ipv4_src = ip->saddr;
+	key->ipv4_dst = ip->daddr;
+	frag = ntohs(ip->frag_off);
+	if (frag & IPV4_OFFSET) {
 		/* A later fragment has no transport header to read. */
 		key->ip_frag = OVS_FRAG_TYPE_LATER;
 		return;
 	}
-	key->ip_frag = frag & IP_MF ? OVS_FRAG_TYPE_FIRST : OVS_FRAG_TYPE_NONE;
-	parse_l4(f, len, nh + ihl, key, IPPROTO_ICMP);
+	key->ip_frag = frag & IPV4_MF ? OVS_FRAG_TYPE_FIRST
+				      : OVS_FRAG_TYPE_NONE;
+	parse_l4(f, len, nh + ipv4_hlen(ip), key, IPPROTO_ICMP);
 }
 
 /* ARP and RARP: only Ethernet/IPv4 ARP fills the key, the rest stays
@@ -211,19 +148,19 @@ parse_ipv4(const uint8_t *f, size_t len, size_t nh, struct flow_key *key,
 static void
 parse_arp(const uint8_t *f, size_t len, size_t nh, struct flow_key *key)
 {
+	const struct arp_eth_header *arp = header_at(f, len, nh, sizeof(*arp));
 	uint16_t op;
 
-	if (len - nh < ARP_ETH_LEN ||
-	    get_unaligned16(f + nh) != htons(ARPHRD_ETHER) ||
-	    get_unaligned16(f + nh + 2) != htons(ETH_P_IP) ||
-	    f[nh + 4] != ETH_ALEN || f[nh + 5] != 4)
+	if (!arp || arp->ar_hrd != htons(ARPHRD_ETHER) ||
+	    arp->ar_pro != htons(ETH_P_IP) || arp->ar_hln != ETH_ALEN ||
+	    arp->ar_pln != sizeof(arp->ar_spa))
 		return;
-	op = ntohs(get_unaligned16(f + nh + 6));
+	op = ntohs(arp->ar_op);
 	key->ip_proto = op <= 0xff ? op : 0;
-	memcpy(key->arp_sha, f + nh + 8, ETH_ALEN);
-	memcpy(&key->ipv4_src, f + nh + 14, sizeof(key->ipv4_src));
-	memcpy(key->arp_tha, f + nh + 18, ETH_ALEN);
-	memcpy(&key->ipv4_dst, f + nh + 24, sizeof(key->ipv4_dst));
+	memcpy(key->arp_sha, arp->ar_sha, ETH_ALEN);
+	key->ipv4_src = arp->ar_spa;
+	memcpy(key->arp_tha, arp->ar_tha, ETH_ALEN);
+	key->ipv4_dst = arp->ar_tpa;
 }
 
 /* The label stack: the top FLOW_MPLS_DEPTH labels are kept, the rest are
@@ -234,40 +171,23 @@ static void
 parse_mpls(const uint8_t *f, size_t len, size_t nh, struct flow_key *key,
 	   struct flow_layers *l)
 {
+	const struct mpls_header *mh;
 	size_t n, ofs = nh;
-	uint32_t lse;
 
 	l->l2_5 = l->l3;
 	l->l3 = FLOW_OFS_NONE;
-	for (n = 0;; n++, ofs += MPLS_HLEN) {
-		if (len - ofs < MPLS_HLEN)
+	for (n = 0;; n++, ofs += sizeof(*mh)) {
+		mh = header_at(f, len, ofs, sizeof(*mh));
+		if (!mh)
 			return;
-		lse = get_unaligned32(f + ofs);
 		if (n < FLOW_MPLS_DEPTH)
-			key->mpls_lse[n] = lse;
-		if (lse & htonl(MPLS_BOS))
+			key->mpls_lse[n] = mh->lse;
+		if (mh->lse & htonl(MPLS_LSE_BOS))
 			break;
 	}
 	n = n < FLOW_MPLS_DEPTH ? n + 1 : FLOW_MPLS_DEPTH;
 	key->mpls_labels_mask = (1u << n) - 1;
-	l->l3 = ofs16(ofs + MPLS_HLEN);
-}
-
-/* What the kernel's ipv6_ext_hdr() calls an extension header: not ESP. */
-static bool
-ipv6_ext(uint8_t nexthdr)
-{
-	switch (nexthdr) {
-	case IPPROTO_HOPOPTS:
-	case IPPROTO_ROUTING:
-	case IPPROTO_FRAGMENT:
-	case IPPROTO_AH:
-	case IPPROTO_NONE:
-	case IPPROTO_DSTOPTS:
-		return true;
-	default:
-		return false;
-	}
+	l->l3 = ofs16(ofs + sizeof(*mh));
 }
 
 /* One more header of kind bit, which RFC 2460 orders after those in
@@ -289,13 +209,14 @@ exthdr_seen(uint16_t seen, uint16_t bit, uint16_t before, unsigned ndest)
 static uint16_t
 ipv6_exthdrs(const uint8_t *f, size_t len, size_t nh)
 {
-	uint8_t next = f[nh + 6];
-	size_t ofs = nh + IPV6_HLEN;
+	struct ipv6_exthdr_walk w;
 	unsigned ndest = 0;
 	uint16_t seen = 0;
 
-	while (ipv6_ext(next)) {
-		switch (next) {
+	if (ipv6_exthdr_start(f, len, nh, &w))
+		return 0;
+	do {
+		switch (w.nexthdr) {
 		case IPPROTO_NONE:
 			return seen | FLOW_IPV6_EXTHDR_NONEXT;
 		case IPPROTO_HOPOPTS:
@@ -338,96 +259,53 @@ ipv6_exthdrs(const uint8_t *f, size_t len, size_t nh)
 			    FLOW_IPV6_EXTHDR_ROUTER | FLOW_IPV6_EXTHDR_FRAG,
 			    ndest);
 			break;
+		default:
+			return seen;
 		}
-		if (ofs + 2 > len)
-			break;
-		next = f[ofs];
-		ofs += (f[ofs + 1] + 1) * 8;
-	}
+	} while (ipv6_exthdr_step(f, len, IPV6_EXTHDR_OPTLEN, &w) > 0);
 	return seen;
 }
 
-/* The upper-layer header, found as the kernel's ipv6_find_hdr() finds it
- * with no target: returns its protocol and sets *th, or returns -1 when
- * the chain is truncated. *frag tells a fragment header was met, and
- * *fragoff is the offset of a later fragment, which ends the walk; the
- * kernel gives up (-1, offset 0) if another extension header follows it. */
-static int
-ipv6_upper(const uint8_t *f, size_t len, size_t nh, size_t *th, bool *frag,
-	   uint16_t *fragoff)
-{
-	uint8_t next = f[nh + 6];
-	size_t ofs = nh + IPV6_HLEN, hlen;
-	uint16_t off;
-
-	while (ipv6_ext(next) && next != IPPROTO_NONE) {
-		if (len - ofs < 2)
-			return -1;
-		if (next == IPPROTO_FRAGMENT) {
-			*frag = true;
-			if (len - ofs < 4)
-				return -1;
-			off = ntohs(get_unaligned16(f + ofs + 2)) & ~7;
-			if (off) {
-				if (ipv6_ext(f[ofs]) && f[ofs] != IPPROTO_NONE)
-					return -1;
-				*fragoff = off;
-				return f[ofs];
-			}
-			hlen = 8;
-		} else if (next == IPPROTO_AH) {
-			hlen = (f[ofs + 1] + 2) * 4;
-		} else {
-			/* A routing header must hold its fixed part. */
-			if (next == IPPROTO_ROUTING && len - ofs < 4)
-				return -1;
-			hlen = (f[ofs + 1] + 1) * 8;
-		}
-		if (len - ofs < hlen)
-			return -1;
-		next = f[ofs];
-		ofs += hlen;
-	}
-	*th = ofs;
-	return next;
-}
-
-/* IPv6 at nh. A header too short leaves every L3 field zero. A chain the
- * kernel cannot walk keeps the L3 fields with "no next header" as the
- * protocol; a later fragment has the fragment header as its protocol. */
+/* IPv6 at nh. A header too short leaves every L3 field zero. The
+ * upper-layer header is found as the kernel's ipv6_find_hdr() finds it
+ * with no target; a chain it cannot walk keeps the L3 fields with "no
+ * next header" as the protocol; a later fragment has the fragment header
+ * as its protocol. */
 static void
 parse_ipv6(const uint8_t *f, size_t len, size_t nh, struct flow_key *key,
 	   struct flow_layers *l)
 {
-	uint16_t fragoff = 0;
-	bool frag = false;
-	size_t th = 0;
-	int proto;
+	const struct ipv6_header *ip6 = ipv6_header_at(f, len, nh, 0);
+	struct ipv6_exthdr_walk w;
+	uint32_t vtf;
+	int err;
 
-	if (len - nh < IPV6_HLEN)
+	if (!ip6)
 		return;
 	key->ipv6_exthdrs = ipv6_exthdrs(f, len, nh);
-	key->ip_tos = (ntohs(get_unaligned16(f + nh)) >> 4) & 0xff;
-	key->ip_ttl = f[nh + 7];
-	key->ipv6_label = get_unaligned32(f + nh) & htonl(IPV6_LABEL);
-	memcpy(&key->ipv6_src, f + nh + 8, sizeof(key->ipv6_src));
-	memcpy(&key->ipv6_dst, f + nh + 24, sizeof(key->ipv6_dst));
+	vtf = ntohl(ip6->ver_tc_flow);
+	key->ip_tos = (vtf >> IPV6_TCLASS_SHIFT) & 0xff;
+	key->ip_ttl = ip6->hop_limit;
+	key->ipv6_label = htonl(vtf & IPV6_LABEL_MASK);
+	memcpy(&key->ipv6_src, ip6->saddr, sizeof(key->ipv6_src));
+	memcpy(&key->ipv6_dst, ip6->daddr, sizeof(key->ipv6_dst));
 
-	proto = ipv6_upper(f, len, nh, &th, &frag, &fragoff);
-	if (fragoff) {
+	err = ipv6_exthdr_skip(f, len, nh, IPV6_EXTHDR_AH | IPV6_EXTHDR_FRAG,
+			       &w);
+	if (w.frag_off) {
 		key->ip_frag = OVS_FRAG_TYPE_LATER;
 		key->ip_proto = IPPROTO_FRAGMENT;
 		return;
 	}
-	if (frag)
+	if (w.frag)
 		key->ip_frag = OVS_FRAG_TYPE_FIRST;
-	if (proto < 0) {
+	if (err) {
 		key->ip_proto = IPPROTO_NONE;
 		return;
 	}
-	key->ip_proto = proto;
-	l->l4 = ofs16(th);
-	parse_l4(f, len, th, key, IPPROTO_ICMPV6);
+	key->ip_proto = w.nexthdr;
+	l->l4 = ofs16(w.off);
+	parse_l4(f, len, w.off, key, IPPROTO_ICMPV6);
 }
 
 /* The key has no NSH fields, but the kernel drops a frame whose NSH header
@@ -435,19 +313,19 @@ parse_ipv6(const uint8_t *f, size_t len, size_t nh, struct flow_key *key,
 static int
 check_nsh(const uint8_t *f, size_t len, size_t nh)
 {
+	const struct nsh_header *nsh = header_at(f, len, nh, sizeof(*nsh));
 	uint16_t word;
-	size_t hlen;
 
-	if (len - nh < NSH_BASE_HLEN)
+	if (!nsh)
 		return -EINVAL;
-	word = ntohs(get_unaligned16(f + nh));
-	hlen = (word & 0x3f) * 4;
-	if ((word >> 14) != 0 || len - nh < hlen)
+	word = ntohs(nsh->ver_flags_ttl_len);
+	if ((word >> NSH_VER_SHIFT) != 0 ||
+	    !header_at(f, len, nh, (word & NSH_LEN_MASK) * 4))
 		return -EINVAL;
-	switch (f[nh + 2]) {	/* MD type */
-	case 1:
-		return hlen == NSH_MD1_HLEN ? 0 : -EINVAL;
-	case 2:
+	switch (nsh->md_type) {
+	case NSH_MD_TYPE1:
+		return (word & NSH_LEN_MASK) * 4 == NSH_MD1_HLEN ? 0 : -EINVAL;
+	case NSH_MD_TYPE2:
 		return 0;
 	default:
 		return -EINVAL;
@@ -481,27 +359,36 @@ parse_l3(const uint8_t *f, size_t len, size_t nh, struct flow_key *key,
 	return 0;
 }
 
+/* A tag as the key holds it: the TCI marked present. */
+static void
+vlan_key(struct flow_vlan *v, const struct vlan_header *tag)
+{
+	v->tpid = tag->tpid;
+	v->tci = tag->tci | htons(FLOW_VLAN_PRESENT);
+}
+
 int
 flow_extract(const void *frame, size_t len, struct flow_key *key,
 	     struct flow_layers *layers)
 {
 	const size_t l2 = offsetof(struct flow_key, eth_src);
-	const uint8_t *f = frame;
-	size_t nh = 2 * ETH_ALEN;
+	const struct eth_header *eh = frame;
+	struct eth_walk w;
 
 	memset((char *)key + l2, 0, sizeof(*key) - l2);
 	key->mac_proto = FLOW_MAC_ETHERNET;
 	layers->l2_5 = layers->l3 = layers->l4 = FLOW_OFS_NONE;
-	if (len < ETH_HLEN)
+	if (eth_walk(frame, len, ETH_TAGS_KEPT, ETH_WALK_LLC, &w))
 		return -EINVAL;
 
-	memcpy(key->eth_dst, f, ETH_ALEN);
-	memcpy(key->eth_src, f + ETH_ALEN, ETH_ALEN);
-	/* The inner tag is looked for only behind an outer one. */
-	if (vlan_tag(f, len, &nh, &key->vlan))
-		vlan_tag(f, len, &nh, &key->cvlan);
-	key->eth_type = ethertype(f, len, &nh);
-	return parse_l3(f, len, nh, key, layers);
+	memcpy(key->eth_dst, eh->eth_dst, ETH_ALEN);
+	memcpy(key->eth_src, eh->eth_src, ETH_ALEN);
+	if (w.n_tags > 0)
+		vlan_key(&key->vlan, &w.tag[0]);
+	if (w.n_tags > 1)
+		vlan_key(&key->cvlan, &w.tag[1]);
+	key->eth_type = w.type;
+	return parse_l3(frame, len, w.l3, key, layers);
 }
 
 int
@@ -515,7 +402,7 @@ flow_extract_l3(const void *packet, size_t len, uint16_t eth_type,
 	key->eth_type = eth_type;
 	layers->l2_5 = layers->l3 = layers->l4 = FLOW_OFS_NONE;
 	/* A VLAN tag needs the Ethernet header it follows. */
-	if (eth_type == htons(ETH_P_8021Q) || eth_type == htons(ETH_P_8021AD))
+	if (eth_type_vlan(eth_type))
 		return -EINVAL;
 	return parse_l3(packet, len, 0, key, layers);
 }

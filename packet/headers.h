@@ -95,7 +95,9 @@ struct nsh_header {
 _Static_assert(sizeof(struct nsh_header) == 8, "NSH base header");
 #define NSH_VER_SHIFT	14
 #define NSH_LEN_MASK	0x003f		/* in 4-byte words */
-#define NSH_MD1_HLEN	24		/* with MD type 1's fixed context */
+#define NSH_MD_TYPE1	1		/* fixed-length context */
+#define NSH_MD_TYPE2	2		/* variable-length context */
+#define NSH_MD1_HLEN	24		/* with MD type 1's context */
 
 /* ARP for IPv4 over Ethernet (RFC 826). */
 struct arp_eth_header {
@@ -311,6 +313,7 @@ struct nd_opt_header {
 	uint8_t type;
 	uint8_t len;
 } PACKED;
+#define ND_OPT_UNIT	8
 
 /* The source or target link-layer address option, for Ethernet. */
 struct nd_lla_opt {
