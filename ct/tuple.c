@@ -5,30 +5,31 @@
 #include <string.h>
 
 #include "common/hash.h"
-#include "common/unaligned.h"
 #include "packet/csum.h"
+#include "packet/headers.h"
+#include "packet/ip.h"
+#include "packet/ipv6-exthdr.h"
 
-/* TCP flag bits the validity table is indexed by (PSH, ECE, CWR aside). */
-#define TH_FIN	0x01
-#define TH_SYN	0x02
-#define TH_RST	0x04
-#define TH_ACK	0x10
-#define TH_URG	0x20
+/* An ICMP error quotes at least this much of the transport header. */
+#define QUOTE_L4_MIN	8
+/* IPv6 quotes longer than this must be whole up to their L4 header. */
+#define QUOTE_COPY_MAX	(IPV6_HLEN + 256)
 
-/* The flag combinations a TCP segment may carry; others are invalid. */
+/* The flag combinations a TCP segment may carry (PSH, ECE, CWR aside);
+ * others are invalid. */
 static bool
 tcp_flags_valid(uint8_t f)
 {
-	switch (f & (TH_FIN | TH_SYN | TH_RST | TH_ACK | TH_URG)) {
-	case TH_SYN:
-	case TH_SYN | TH_URG:
-	case TH_SYN | TH_ACK:
-	case TH_RST:
-	case TH_RST | TH_ACK:
-	case TH_FIN | TH_ACK:
-	case TH_FIN | TH_ACK | TH_URG:
-	case TH_ACK:
-	case TH_ACK | TH_URG:
+	switch (f & (TCP_FIN | TCP_SYN | TCP_RST | TCP_ACK | TCP_URG)) {
+	case TCP_SYN:
+	case TCP_SYN | TCP_URG:
+	case TCP_SYN | TCP_ACK:
+	case TCP_RST:
+	case TCP_RST | TCP_ACK:
+	case TCP_FIN | TCP_ACK:
+	case TCP_FIN | TCP_ACK | TCP_URG:
+	case TCP_ACK:
+	case TCP_ACK | TCP_URG:
 		return true;
 	default:
 		return false;
@@ -49,15 +50,36 @@ static bool
 l4_csum_good(const uint8_t *l3, int family, uint8_t proto, uint32_t off,
 	     uint32_t len)
 {
+	const struct ipv4_header *ip = (const void *)l3;
+	const struct ipv6_header *ip6 = (const void *)l3;
 	uint32_t s;
 
 	if (family == AF_INET)
 		s = proto == IPPROTO_ICMP
 			    ? 0
-			    : csum_pseudo(l3 + 12, l3 + 16, 4, proto, len);
+			    : csum_pseudo(&ip->saddr, &ip->daddr,
+					  sizeof(ip->saddr), proto, len);
 	else
-		s = csum_pseudo(l3 + 8, l3 + 24, 16, proto, len);
+		s = csum_pseudo(ip6->saddr, ip6->daddr, sizeof(ip6->saddr),
+				proto, len);
 	return csum_fold(csum_add(s, l3 + off, len)) == 0xffff;
+}
+
+/* The upper-layer header of the IPv6 packet at l3, its headers read up to
+ * bound: conntrack steps over AH too (ipv6_skip_exthdr()); fragments are
+ * reassembled before tracking, so a fragment header fails. */
+static bool
+ipv6_upper(const uint8_t *l3, uint32_t bound, uint8_t *proto,
+	   uint32_t *l4_off)
+{
+	struct ipv6_exthdr_walk w;
+
+	if (ipv6_exthdr_skip(l3, bound, 0, IPV6_EXTHDR_AH, &w) ||
+	    w.nexthdr == IPPROTO_FRAGMENT)
+		return false;
+	*proto = w.nexthdr;
+	*l4_off = w.off;
+	return true;
 }
 
 /* The IP header at l3: protocol, L4 offset, datagram length. Fragments
@@ -66,64 +88,31 @@ static bool
 parse_l3(const uint8_t *l3, size_t len, int family, uint8_t *proto,
 	 uint32_t *l4_off, uint32_t *l3_len, struct ct_tuple *t)
 {
-	if (family == AF_INET) {
-		uint32_t ihl, tot;
+	const unsigned checks = IP_CHECK_VERSION | IP_CHECK_LENGTH;
 
-		if (len < 20 || (l3[0] >> 4) != 4)
+	if (family == AF_INET) {
+		const struct ipv4_header *ip = ipv4_header_at(l3, len, 0,
+							      checks);
+
+		if (!ip || (ip->frag_off & htons(IPV4_MF | IPV4_OFFSET)))
 			return false;
-		ihl = (l3[0] & 0xf) * 4;
-		tot = ntohs(get_unaligned16(l3 + 2));
-		if (ihl < 20 || tot < ihl || tot > len)
-			return false;
-		if (get_unaligned16(l3 + 6) & htons(0x3fff))	/* MF or offset */
-			return false;
-		memcpy(&t->src.ip, l3 + 12, 4);
-		memcpy(&t->dst.ip, l3 + 16, 4);
-		*proto = l3[9];
-		*l4_off = ihl;
-		*l3_len = tot;
+		t->src.ip = ip->saddr;
+		t->dst.ip = ip->daddr;
+		*proto = ip->protocol;
+		*l4_off = ipv4_hlen(ip);
+		*l3_len = ntohs(ip->tot_len);
 		return true;
 	}
 
-	uint32_t off = 40, tot;
-	uint8_t nh;
+	const struct ipv6_header *ip6 = ipv6_header_at(l3, len, 0, checks);
 
-	if (len < 40 || (l3[0] >> 4) != 6)
+	if (!ip6)
 		return false;
-	tot = 40 + ntohs(get_unaligned16(l3 + 4));
-	if (tot > len)
+	memcpy(&t->src.ip6, ip6->saddr, sizeof(t->src.ip6));
+	memcpy(&t->dst.ip6, ip6->daddr, sizeof(t->dst.ip6));
+	if (!ipv6_upper(l3, ipv6_tot_len(ip6), proto, l4_off))
 		return false;
-	memcpy(&t->src.ip6, l3 + 8, 16);
-	memcpy(&t->dst.ip6, l3 + 24, 16);
-	nh = l3[6];
-	for (;;) {
-		switch (nh) {
-		case 0:		/* hop-by-hop */
-		case 43:	/* routing */
-		case 60:	/* destination options */
-			if (off + 8 > tot)
-				return false;
-			nh = l3[off];
-			off += (l3[off + 1] + 1) * 8;
-			continue;
-		case 51:	/* AH */
-			if (off + 8 > tot)
-				return false;
-			nh = l3[off];
-			off += (l3[off + 1] + 2) * 4;
-			continue;
-		case 44:	/* fragment: reassembled before tracking */
-			return false;
-		default:
-			break;
-		}
-		break;
-	}
-	if (off > tot)
-		return false;
-	*proto = nh;
-	*l4_off = off;
-	*l3_len = tot;
+	*l3_len = ipv6_tot_len(ip6);
 	return true;
 }
 
@@ -131,24 +120,29 @@ parse_l3(const uint8_t *l3, size_t len, int family, uint8_t *proto,
 static bool
 parse_l4(const uint8_t *l4, uint32_t len, int family, struct ct_tuple *t)
 {
+	const struct icmp_header *ih;
+	const struct l4_ports *ports;
+
 	switch (t->proto) {
 	case IPPROTO_TCP:
 	case IPPROTO_UDP:
 	case IPPROTO_UDPLITE:
 	case IPPROTO_SCTP:
 	case IPPROTO_DCCP:
-		if (len < 4)
+		ports = header_at(l4, len, 0, sizeof(*ports));
+		if (!ports)
 			return false;
-		memcpy(&t->sport, l4, 2);
-		memcpy(&t->dport, l4 + 2, 2);
+		t->sport = ports->src;
+		t->dport = ports->dst;
 		return true;
 	case IPPROTO_ICMP:
 	case IPPROTO_ICMPV6:
-		if (t->proto != ct_icmp_proto(family) || len < 8)
+		ih = header_at(l4, len, 0, ICMP_HLEN);
+		if (t->proto != ct_icmp_proto(family) || !ih)
 			return false;
-		t->icmp_type = l4[0];
-		t->icmp_code = l4[1];
-		memcpy(&t->sport, l4 + 4, 2);
+		t->icmp_type = ih->type;
+		t->icmp_code = ih->code;
+		t->sport = ih->id;
 		return true;
 	default:
 		return true;
@@ -161,7 +155,8 @@ parse_inner(const uint8_t *inner, uint32_t len, int family, uint16_t zone,
 	    struct ct_packet *p)
 {
 	struct ct_tuple *t = &p->tuple;
-	uint32_t l4_off, l3_len;
+	const struct icmp_header *ih;
+	uint32_t l4_off;
 	uint8_t proto;
 
 	memset(t, 0, sizeof(*t));
@@ -169,47 +164,46 @@ parse_inner(const uint8_t *inner, uint32_t len, int family, uint16_t zone,
 	t->zone = zone;
 	/* The quote may be cut short: parse as if it were whole. */
 	if (family == AF_INET) {
-		uint32_t ihl;
+		const struct ipv4_header *ip =
+			ipv4_header_at(inner, len, 0, IP_CHECK_VERSION);
 
-		if (len < 20 || (inner[0] >> 4) != 4)
+		if (!ip || (ip->frag_off & htons(IPV4_OFFSET)))
 			return CT_PARSE_INVALID;
-		ihl = (inner[0] & 0xf) * 4;
-		if (ihl < 20 || ihl > len ||
-		    (get_unaligned16(inner + 6) & htons(0x1fff)))
-			return CT_PARSE_INVALID;
-		memcpy(&t->src.ip, inner + 12, 4);
-		memcpy(&t->dst.ip, inner + 16, 4);
-		proto = inner[9];
-		l4_off = ihl;
+		t->src.ip = ip->saddr;
+		t->dst.ip = ip->daddr;
+		proto = ip->protocol;
+		l4_off = ipv4_hlen(ip);
 	} else {
-		uint8_t buf[40 + 256];
+		const struct ipv6_header *ip6 =
+			ipv6_header_at(inner, len, 0, IP_CHECK_VERSION);
+		uint32_t bound = len;
 
-		/* Reuse the header walk on a copy with a made-up length. */
-		if (len < 40)
+		if (!ip6)
 			return CT_PARSE_INVALID;
-		if (!parse_l3(inner, len, family, &proto, &l4_off, &l3_len, t)) {
-			if (len > sizeof(buf))
+		/* Its headers are read up to where the quote ends; as when
+		 * the quote was walked in a copy of at most 296 bytes, a
+		 * longer one must hold them within its own length. */
+		if (len > QUOTE_COPY_MAX) {
+			if (ipv6_tot_len(ip6) > len)
 				return CT_PARSE_INVALID;
-			memcpy(buf, inner, len);
-			buf[4] = (len - 40) >> 8;
-			buf[5] = (len - 40) & 0xff;
-			if (!parse_l3(buf, len, family, &proto, &l4_off,
-				      &l3_len, t))
-				return CT_PARSE_INVALID;
+			bound = ipv6_tot_len(ip6);
 		}
+		memcpy(&t->src.ip6, ip6->saddr, sizeof(t->src.ip6));
+		memcpy(&t->dst.ip6, ip6->daddr, sizeof(t->dst.ip6));
+		if (!ipv6_upper(inner, bound, &proto, &l4_off))
+			return CT_PARSE_INVALID;
 	}
 	t->proto = proto;
-	if (l4_off > len)
-		return CT_PARSE_INVALID;
 	p->inner_l4_off = p->inner_off + l4_off;
 	if (proto == ct_icmp_proto(family)) {
 		/* An error about an error is not tracked. */
-		if (len - l4_off < 8 || icmp_is_error(family, inner[l4_off]))
+		ih = header_at(inner, len, l4_off, ICMP_HLEN);
+		if (!ih || icmp_is_error(family, ih->type))
 			return CT_PARSE_INVALID;
 	} else if (proto == IPPROTO_TCP || proto == IPPROTO_UDP ||
 		   proto == IPPROTO_UDPLITE || proto == IPPROTO_SCTP ||
 		   proto == IPPROTO_DCCP) {
-		if (len - l4_off < 8)
+		if (!header_at(inner, len, l4_off, QUOTE_L4_MIN))
 			return CT_PARSE_INVALID;
 	}
 	return parse_l4(inner + l4_off, len - l4_off, family, t)
@@ -222,6 +216,8 @@ ct_packet_parse(const uint8_t *l3, size_t len, int family, uint16_t zone,
 		bool csum_ok, struct ct_packet *p)
 {
 	struct ct_tuple *t = &p->tuple;
+	const struct tcp_header *tcp;
+	const struct udp_header *udp;
 	const uint8_t *l4;
 	uint8_t proto;
 
@@ -234,37 +230,29 @@ ct_packet_parse(const uint8_t *l3, size_t len, int family, uint16_t zone,
 	p->l4_len = p->l3_len - p->l4_off;
 	l4 = l3 + p->l4_off;
 	switch (proto) {
-	case IPPROTO_TCP: {
-		uint32_t doff;
-
-		if (p->l4_len < 20)
-			return CT_PARSE_INVALID;
-		doff = (l4[12] >> 4) * 4;
-		if (doff < 20 || doff > p->l4_len || !tcp_flags_valid(l4[13]))
+	case IPPROTO_TCP:
+		tcp = header_at(l4, p->l4_len, 0, TCP_HLEN);
+		if (!tcp || tcp_hlen(tcp) < TCP_HLEN ||
+		    tcp_hlen(tcp) > p->l4_len || !tcp_flags_valid(tcp_flags(tcp)))
 			return CT_PARSE_INVALID;
 		break;
-	}
-	case IPPROTO_UDP: {
-		uint32_t ulen;
-
-		if (p->l4_len < 8)
-			return CT_PARSE_INVALID;
-		ulen = ntohs(get_unaligned16(l4 + 4));
-		if (ulen < 8 || ulen > p->l4_len)
+	case IPPROTO_UDP:
+		udp = header_at(l4, p->l4_len, 0, UDP_HLEN);
+		if (!udp || ntohs(udp->len) < UDP_HLEN ||
+		    ntohs(udp->len) > p->l4_len)
 			return CT_PARSE_INVALID;
 		/* IPv4 UDP may go without a checksum; IPv6 may not. */
-		if (!get_unaligned16(l4 + 6)) {
+		if (!udp->csum) {
 			if (family == AF_INET6)
 				return CT_PARSE_INVALID;
 			csum_ok = true;
 		}
 		break;
-	}
 	case IPPROTO_ICMP:
 	case IPPROTO_ICMPV6:
 		if (proto != ct_icmp_proto(family))
 			break;
-		if (p->l4_len < 8)
+		if (!header_at(l4, p->l4_len, 0, ICMP_HLEN))
 			return CT_PARSE_INVALID;
 		break;
 	default:
@@ -274,8 +262,9 @@ ct_packet_parse(const uint8_t *l3, size_t len, int family, uint16_t zone,
 			 proto == ct_icmp_proto(family)) &&
 	    !l4_csum_good(l3, family, proto, p->l4_off, p->l4_len))
 		return CT_PARSE_INVALID;
-	if (proto == ct_icmp_proto(family) && icmp_is_error(family, l4[0])) {
-		p->inner_off = p->l4_off + 8;
+	if (proto == ct_icmp_proto(family) &&
+	    icmp_is_error(family, ((const struct icmp_header *)l4)->type)) {
+		p->inner_off = p->l4_off + ICMP_HLEN;
 		return parse_inner(l3 + p->inner_off, p->l3_len - p->inner_off,
 				   family, zone, p);
 	}
