@@ -8,15 +8,16 @@
 #include <string.h>
 #include <sys/random.h>
 
-#include "common/unaligned.h"
-#include "packet/csum.h"
 #include "ct/tuple.h"
+#include "packet/headers.h"
+#include "packet/ip.h"
+#include "packet/ipv6-exthdr.h"
+#include "packet/options.h"
 
 #define FRAG_BUCKETS	256
 #define FRAG_TIMEOUT_MS	30000		/* ipfrag_time */
 #define FRAG_MEM_MAX	(4u << 20)	/* ipfrag_high_thresh */
-#define IP_MF		0x2000
-#define IP_OFFMASK	0x1fff
+#define FRAG_V6_HDR_MAX	512		/* IPv6's unfragmentable part */
 
 struct frag {
 	struct frag *next;		/* by offset */
@@ -47,7 +48,7 @@ struct frag_queue {
 	uint16_t hdr_len;
 	uint16_t nexthdr_at;		/* IPv6: where the 44 to replace is */
 	uint8_t nexthdr;		/* IPv6: the fragment header's */
-	uint8_t hdr[60 + 512];
+	uint8_t hdr[IPV4_HLEN_MAX + FRAG_V6_HDR_MAX];
 };
 
 struct frag_table {
@@ -68,81 +69,39 @@ struct frag_info {
 	bool more;
 };
 
-static void
-ipv4_csum(uint8_t *ip, uint32_t ihl)
-{
-	uint16_t s;
-
-	ip[10] = ip[11] = 0;
-	s = ~csum_fold(csum_add(0, ip, ihl));
-	memcpy(ip + 10, &s, 2);
-}
-
-/* The IPv6 extension headers before the fragment header (or, for
- * splitting, the unfragmentable part): its length and where the next
- * header byte that names what follows sits. frag: stop at a fragment
- * header (true if found); else stop where fragmentable headers begin. */
-static bool
-ipv6_walk(const uint8_t *ip, uint32_t len, bool frag, uint32_t *end,
-	  uint32_t *nh_at)
-{
-	uint32_t off = 40, at = 6;
-	uint8_t nh = ip[6];
-
-	for (;;) {
-		if (frag && nh == IPPROTO_FRAGMENT)
-			break;
-		if (nh != IPPROTO_HOPOPTS && nh != IPPROTO_ROUTING &&
-		    nh != IPPROTO_DSTOPTS)
-			break;
-		if (off + 8 > len)
-			return false;
-		/* Splitting: destination options count as unfragmentable
-		 * only before a routing header. */
-		if (!frag && nh == IPPROTO_DSTOPTS &&
-		    ip[off] != IPPROTO_ROUTING)
-			break;
-		at = off;
-		nh = ip[off];
-		off += (ip[off + 1] + 1) * 8;
-		if (off > len)
-			return false;
-	}
-	*end = off;
-	*nh_at = at;
-	return !frag || nh == IPPROTO_FRAGMENT;
-}
-
 /* Reads the fragment at ip; false when it is malformed. whole: it is not
  * a fragment at all (or an IPv6 atomic one). */
 static bool
 parse(const uint8_t *ip, uint32_t len, int family, uint16_t zone,
       struct frag_info *f, bool *whole)
 {
+	const unsigned checks = IP_CHECK_VERSION | IP_CHECK_LENGTH;
+
 	memset(f, 0, sizeof(*f));
 	*whole = false;
 	f->key.family = family;
 	f->key.zone = zone;
 	if (family == AF_INET) {
-		uint32_t ihl, tot, fo;
+		const struct ipv4_header *ip4 = ipv4_header_at(ip, len, 0,
+							       checks);
+		uint32_t ihl, tot;
+		uint16_t fo;
 
-		if (len < 20 || ip[0] >> 4 != 4)
+		if (!ip4)
 			return false;
-		ihl = (ip[0] & 0xf) * 4;
-		tot = get_be16(ip + 2);
-		if (ihl < 20 || tot < ihl || tot > len)
-			return false;
-		fo = get_be16(ip + 6);
-		f->off = (fo & IP_OFFMASK) * 8;
-		f->more = fo & IP_MF;
+		ihl = ipv4_hlen(ip4);
+		tot = ntohs(ip4->tot_len);
+		fo = ntohs(ip4->frag_off);
+		f->off = (fo & IPV4_OFFSET) * 8;
+		f->more = fo & IPV4_MF;
 		f->len = tot - ihl;
 		f->payload = ihl;
 		f->ip_len = tot;
 		f->hdr_len = ihl;
-		f->key.proto = ip[9];
-		f->key.id = get_be16(ip + 4);
-		memcpy(&f->key.src.ip, ip + 12, 4);
-		memcpy(&f->key.dst.ip, ip + 16, 4);
+		f->key.proto = ip4->protocol;
+		f->key.id = ntohs(ip4->id);
+		f->key.src.ip = ip4->saddr;
+		f->key.dst.ip = ip4->daddr;
 		if (!f->off && !f->more) {
 			*whole = true;
 			return true;
@@ -150,28 +109,34 @@ parse(const uint8_t *ip, uint32_t len, int family, uint16_t zone,
 		return f->off + f->len + ihl <= 65535;
 	}
 
-	uint32_t end, at, tot, fo, id;
+	const struct ipv6_header *ip6 = ipv6_header_at(ip, len, 0, checks);
+	const struct ipv6_frag_header *fh;
+	struct ipv6_exthdr_walk w;
+	uint32_t tot;
+	uint16_t fo;
 
-	if (len < 40 || ip[0] >> 4 != 6)
+	/* The unfragmentable part ends at the fragment header. */
+	if (!ip6)
 		return false;
-	tot = 40 + get_be16(ip + 4);
-	if (tot > len || !ipv6_walk(ip, tot, true, &end, &at))
+	tot = ipv6_tot_len(ip6);
+	if (ipv6_exthdr_skip(ip, tot, 0, 0, &w) ||
+	    w.nexthdr != IPPROTO_FRAGMENT)
 		return false;
-	if (end + 8 > tot)
+	fh = header_at(ip, tot, w.off, sizeof(*fh));
+	if (!fh)
 		return false;
-	fo = get_be16(ip + end + 2);
-	memcpy(&id, ip + end + 4, 4);
-	f->off = fo & ~7u;
-	f->more = fo & 1;
-	f->payload = end + 8;
+	fo = ntohs(fh->frag_off);
+	f->off = fo & IPV6_FRAG_OFFSET;
+	f->more = fo & IPV6_FRAG_MF;
+	f->payload = w.off + sizeof(*fh);
 	f->len = tot - f->payload;
 	f->ip_len = tot;
-	f->hdr_len = end;
-	f->nexthdr_at = at;
-	f->nexthdr = ip[end];
-	f->key.id = id;
-	memcpy(&f->key.src.ip6, ip + 8, 16);
-	memcpy(&f->key.dst.ip6, ip + 24, 16);
+	f->hdr_len = w.off;
+	f->nexthdr_at = w.nexthdr_at;
+	f->nexthdr = fh->nexthdr;
+	f->key.id = fh->id;
+	memcpy(&f->key.src.ip6, ip6->saddr, sizeof(f->key.src.ip6));
+	memcpy(&f->key.dst.ip6, ip6->daddr, sizeof(f->key.dst.ip6));
 	if (!f->off && !f->more) {
 		*whole = true;
 		return true;
@@ -301,7 +266,8 @@ static bool
 rebuild(struct frag_queue *q, struct packet *pkt, uint32_t l3, int family)
 {
 	uint32_t cap = pkt->len + pkt->tailroom, len = l3 + q->hdr_len + q->total;
-	uint32_t ip_len = q->hdr_len + q->total - (family == AF_INET ? 0 : 40);
+	uint32_t ip_len = q->hdr_len + q->total -
+			  (family == AF_INET ? 0 : IPV6_HLEN);
 	uint8_t *ip, *p;
 
 	/* The first fragment's header may be longer than the others'. */
@@ -321,12 +287,14 @@ rebuild(struct frag_queue *q, struct packet *pkt, uint32_t l3, int family)
 	for (struct frag *f = q->frags; f; f = f->next)
 		memcpy(p + f->off, f->data, f->len);
 	if (family == AF_INET) {
-		put_be16(ip + 2, ip_len);
-		put_be16(ip + 6, 0);
-		ipv4_csum(ip, q->hdr_len);
+		struct ipv4_header *ip4 = (struct ipv4_header *)ip;
+
+		ip4->tot_len = htons(ip_len);
+		ip4->frag_off = 0;
+		ipv4_set_csum(ip4);
 	} else {
 		ip[q->nexthdr_at] = q->nexthdr;
-		put_be16(ip + 4, ip_len);
+		((struct ipv6_header *)ip)->payload_len = htons(ip_len);
 	}
 	pkt->tailroom = cap - len;
 	pkt->len = len;
@@ -438,22 +406,17 @@ frag_table_destroy(struct frag_table *t)
 /* IPv4 options a later fragment keeps: those with the "copied" bit; the
  * others become no-ops (RFC 791). */
 static void
-ipv4_options_later(uint8_t *ip, uint32_t ihl)
+ipv4_options_later(struct ipv4_header *ip)
 {
-	for (uint32_t i = 20; i < ihl;) {
-		uint8_t type = ip[i], olen;
+	const struct ip_option *o;
+	size_t at = IPV4_HLEN;
+	uint8_t olen;
 
-		if (type == 0)
-			break;
-		if (type == 1) {
-			i++;
-			continue;
-		}
-		if (i + 1 >= ihl || (olen = ip[i + 1]) < 2 || i + olen > ihl)
-			break;
-		if (!(type & 0x80))
-			memset(ip + i, 1, olen);
-		i += olen;
+	while ((o = option_next(ip, ipv4_hlen(ip), &at))) {
+		olen = o->len;
+		if (!(o->kind & IPV4_OPT_COPIED))
+			memset((uint8_t *)ip + at, OPT_NOP, olen);
+		at += olen;
 	}
 }
 
@@ -464,20 +427,21 @@ frag_split(const uint8_t *frame, uint32_t len, uint32_t l3, int family,
 	   void *arg)
 {
 	static __thread uint8_t buf[65536 + 256];
+	const unsigned checks = IP_CHECK_VERSION | IP_CHECK_LENGTH;
 	const uint8_t *ip = frame + l3;
 	uint32_t hdr, tot, per, off, n = 0;
 
 	if (l3 > len || l3 > 256)
 		return -EINVAL;
 	if (family == AF_INET) {
+		const struct ipv4_header *ip4 = ipv4_header_at(frame, len, l3,
+							       checks);
 		uint16_t fo;
 
-		if (len - l3 < 20 || ip[0] >> 4 != 4)
+		if (!ip4)
 			return -EINVAL;
-		hdr = (ip[0] & 0xf) * 4;
-		tot = get_be16(ip + 2);
-		if (hdr < 20 || tot < hdr || l3 + tot > len)
-			return -EINVAL;
+		hdr = ipv4_hlen(ip4);
+		tot = ntohs(ip4->tot_len);
 		if (tot <= mru) {
 			send(arg, frame, l3 + tot);
 			return 1;
@@ -485,59 +449,65 @@ frag_split(const uint8_t *frame, uint32_t len, uint32_t l3, int family,
 		per = mru > hdr ? (mru - hdr) & ~7u : 0;
 		if (!per)
 			return -EINVAL;
-		fo = get_be16(ip + 6);
+		fo = ntohs(ip4->frag_off);
 		for (off = 0; off < tot - hdr; off += per, n++) {
 			uint32_t chunk = tot - hdr - off < per ? tot - hdr - off
 							       : per;
-			uint8_t *q = buf + l3;
+			struct ipv4_header *q = (struct ipv4_header *)(buf + l3);
 			bool last = off + chunk == tot - hdr;
 
 			memcpy(buf, frame, l3 + hdr);
 			if (off)
-				ipv4_options_later(q, hdr);
-			memcpy(q + hdr, ip + hdr + off, chunk);
-			put_be16(q + 2, hdr + chunk);
-			put_be16(q + 6, (fo & ~(IP_MF | IP_OFFMASK)) |
-					     ((fo & IP_OFFMASK) + off / 8) |
-					     (last ? fo & IP_MF : IP_MF));
-			ipv4_csum(q, hdr);
+				ipv4_options_later(q);
+			memcpy((uint8_t *)q + hdr, ip + hdr + off, chunk);
+			q->tot_len = htons(hdr + chunk);
+			q->frag_off = htons((fo & ~(IPV4_MF | IPV4_OFFSET)) |
+					    ((fo & IPV4_OFFSET) + off / 8) |
+					    (last ? fo & IPV4_MF : IPV4_MF));
+			ipv4_set_csum(q);
 			send(arg, buf, l3 + hdr + chunk);
 		}
 		return n;
 	}
 
-	uint32_t at, id, payload;
-	uint8_t nexthdr;
+	const struct ipv6_header *ip6 = ipv6_header_at(frame, len, l3, checks);
+	struct ipv6_exthdr_walk w;
+	uint32_t id, payload;
 
-	if (len - l3 < 40 || ip[0] >> 4 != 6)
+	if (!ip6)
 		return -EINVAL;
-	tot = 40 + get_be16(ip + 4);
-	if (l3 + tot > len || !ipv6_walk(ip, tot, false, &hdr, &at))
+	tot = ipv6_tot_len(ip6);
+	if (ipv6_exthdr_skip(ip, tot, 0, IPV6_EXTHDR_UNFRAG, &w))
 		return -EINVAL;
 	if (tot <= mru) {
 		send(arg, frame, l3 + tot);
 		return 1;
 	}
-	per = mru > hdr + 8 ? (mru - hdr - 8) & ~7u : 0;
+	hdr = w.off;
+	per = mru > hdr + sizeof(struct ipv6_frag_header)
+		      ? (mru - hdr - sizeof(struct ipv6_frag_header)) & ~7u
+		      : 0;
 	if (!per)
 		return -EINVAL;
 	if (getrandom(&id, sizeof(id), GRND_NONBLOCK) != sizeof(id))
 		id = (uint32_t)random();
-	nexthdr = ip[at];
 	payload = tot - hdr;
 	for (off = 0; off < payload; off += per, n++) {
 		uint32_t chunk = payload - off < per ? payload - off : per;
-		uint8_t *q = buf + l3, *fh = q + hdr;
+		uint8_t *q = buf + l3;
+		struct ipv6_frag_header *fh = (void *)(q + hdr);
 
 		memcpy(buf, frame, l3 + hdr);
-		q[at] = IPPROTO_FRAGMENT;
-		fh[0] = nexthdr;
-		fh[1] = 0;
-		put_be16(fh + 2, off | (off + chunk < payload));
-		memcpy(fh + 4, &id, 4);
-		memcpy(fh + 8, ip + hdr + off, chunk);
-		put_be16(q + 4, hdr - 40 + 8 + chunk);
-		send(arg, buf, l3 + hdr + 8 + chunk);
+		q[w.nexthdr_at] = IPPROTO_FRAGMENT;
+		fh->nexthdr = w.nexthdr;
+		fh->reserved = 0;
+		fh->frag_off = htons(off | (off + chunk < payload
+					    ? IPV6_FRAG_MF : 0));
+		fh->id = id;
+		memcpy(fh + 1, ip + hdr + off, chunk);
+		((struct ipv6_header *)q)->payload_len =
+			htons(hdr - IPV6_HLEN + sizeof(*fh) + chunk);
+		send(arg, buf, l3 + hdr + sizeof(*fh) + chunk);
 	}
 	return n;
 }
