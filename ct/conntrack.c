@@ -16,6 +16,7 @@
 #include "ct/frag.h"
 #include "ct/helper.h"
 #include "ct/nat.h"
+#include "packet/headers.h"
 
 #define HT_MIN_BUCKETS	1024
 #define N_ZONES		65536
@@ -424,19 +425,28 @@ nat_update_key(struct flow_key *key, const uint8_t *l3,
 	       const struct ct_packet *p, enum ct_manip manip)
 {
 	bool src = manip == CT_MANIP_SRC;
-	const uint8_t *l4 = l3 + p->l4_off;
+	const struct ipv4_header *ip = (const struct ipv4_header *)l3;
+	const struct ipv6_header *ip6 = (const struct ipv6_header *)l3;
+	const struct l4_ports *ports =
+		(const struct l4_ports *)(l3 + p->l4_off);
 
 	key->ct_state |= src ? OVS_CS_F_SRC_NAT : OVS_CS_F_DST_NAT;
-	if (key->eth_type == htons(ETH_P_IP))
-		memcpy(src ? &key->ipv4_src : &key->ipv4_dst,
-		       l3 + (src ? 12 : 16), 4);
-	else
+	if (key->eth_type == htons(ETH_P_IP)) {
+		if (src)
+			key->ipv4_src = ip->saddr;
+		else
+			key->ipv4_dst = ip->daddr;
+	} else {
 		memcpy(src ? &key->ipv6_src : &key->ipv6_dst,
-		       l3 + (src ? 8 : 24), 16);
+		       src ? ip6->saddr : ip6->daddr, sizeof(key->ipv6_src));
+	}
 	if (key->ip_proto == IPPROTO_TCP || key->ip_proto == IPPROTO_UDP ||
-	    key->ip_proto == IPPROTO_SCTP)
-		memcpy(src ? &key->tp_src : &key->tp_dst, l4 + (src ? 0 : 2),
-		       2);
+	    key->ip_proto == IPPROTO_SCTP) {
+		if (src)
+			key->tp_src = ports->src;
+		else
+			key->tp_dst = ports->dst;
+	}
 }
 
 /* One mapping step of nf_ct_nat(); false: drop. */

@@ -8,6 +8,7 @@
 #include <strings.h>
 
 #include "ct/ct-types.h"
+#include "packet/headers.h"
 
 /* Parses a decimal number of at most max at *p; advances *p. */
 static bool
@@ -169,21 +170,24 @@ ct_helper_expect(uint8_t helper, const struct ct_tuple tuple[2], int dir,
 		 struct ct_tuple *exp)
 {
 	const uint8_t *l4 = l3 + p->l4_off;
+	const struct tcp_header *tcp;
 	uint32_t off;
 
 	switch (helper) {
 	case CT_HELPER_FTP:
-		if (p->l4_len < 20)
+		tcp = header_at(l4, p->l4_len, 0, TCP_HLEN);
+		if (!tcp)
 			return false;
-		off = (l4[12] >> 4) * 4;
+		off = tcp_hlen(tcp);
 		if (off >= p->l4_len)
 			return false;
 		return ftp(tuple, dir, (const char *)l4 + off,
 			   (const char *)l4 + p->l4_len, exp);
 	case CT_HELPER_TFTP:
-		if (p->l4_len < 8)
+		if (!header_at(l4, p->l4_len, 0, UDP_HLEN))
 			return false;
-		return tftp(tuple, dir, l4 + 8, p->l4_len - 8, exp);
+		return tftp(tuple, dir, l4 + UDP_HLEN, p->l4_len - UDP_HLEN,
+			    exp);
 	default:
 		return false;
 	}

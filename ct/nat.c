@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "packet/csum.h"
+#include "packet/headers.h"
 
 /* Attempts at finding a free port before giving up on a range. */
 #define PORT_ATTEMPTS	1024
@@ -154,8 +155,8 @@ nat_setup(const struct nat_table *table, struct conn *c,
  * sums[] (NULL: none) right. l4sum is the L4 checksum, which covers the
  * field through the pseudo-header (addresses) or directly (ports). */
 static void
-rewrite(uint8_t *field, const void *v, size_t n, uint8_t *ipsum,
-	uint8_t *l4sum, bool partial, bool pseudo, bool udp)
+rewrite(void *field, const void *v, size_t n, void *ipsum, void *l4sum,
+	bool partial, bool pseudo, bool udp)
 {
 	uint8_t old[16];
 
@@ -171,21 +172,28 @@ rewrite(uint8_t *field, const void *v, size_t n, uint8_t *ipsum,
 }
 
 /* The L4 checksum field at l4 (len bytes there), if present. */
-static uint8_t *
+static void *
 l4_sum(uint8_t *l4, uint32_t len, uint8_t proto, int family)
 {
+	struct tcp_header *tcp;
+	struct udp_header *udp;
+	struct icmp_header *icmp;
+
 	switch (proto) {
 	case IPPROTO_TCP:
-		return len >= 18 ? l4 + 16 : NULL;
+		tcp = header_at_rw(l4, len, 0,
+				   HEADER_UPTO(struct tcp_header, csum));
+		return tcp ? &tcp->csum : NULL;
 	case IPPROTO_UDP:
-		if (len < 8)
+		udp = header_at_rw(l4, len, 0, UDP_HLEN);
+		if (!udp || (family == AF_INET && !udp->csum))
 			return NULL;
-		if (family == AF_INET && !l4[6] && !l4[7])
-			return NULL;
-		return l4 + 6;
+		return &udp->csum;
 	case IPPROTO_ICMP:
 	case IPPROTO_ICMPV6:
-		return len >= 4 ? l4 + 2 : NULL;
+		icmp = header_at_rw(l4, len, 0,
+				    HEADER_UPTO(struct icmp_header, csum));
+		return icmp ? &icmp->csum : NULL;
 	default:
 		return NULL;
 	}
@@ -206,33 +214,40 @@ manip_packet(uint8_t *ip, uint32_t l4_off, uint32_t avail,
 	     const struct ct_tuple *target, enum ct_manip manip, bool partial)
 {
 	int family = target->family;
-	bool v4 = family == AF_INET;
+	bool src = manip == CT_MANIP_SRC;
 	uint8_t proto = target->proto, *l4 = ip + l4_off;
 	uint32_t l4len = avail > l4_off ? avail - l4_off : 0;
-	uint8_t *sum = l4_sum(l4, l4len, proto, family);
+	void *sum = l4_sum(l4, l4len, proto, family);
 	bool udp = proto == IPPROTO_UDP;
 	bool pseudo_l4 = proto != IPPROTO_ICMP;
-	const union ct_addr *a = manip == CT_MANIP_SRC ? &target->src
-						       : &target->dst;
+	const union ct_addr *a = src ? &target->src : &target->dst;
+	struct l4_ports *ports = header_at_rw(l4, l4len, 0, sizeof(*ports));
+	struct icmp_header *icmp = header_at_rw(l4, l4len, 0, ICMP_HLEN);
 
-	if (has_ports(proto) && l4len >= 4) {
-		if (manip == CT_MANIP_SRC)
-			rewrite(l4, &target->sport, 2, NULL, sum, partial,
-				false, udp);
+	if (has_ports(proto) && ports) {
+		if (src)
+			rewrite(&ports->src, &target->sport, sizeof(ports->src),
+				NULL, sum, partial, false, udp);
 		else
-			rewrite(l4 + 2, &target->dport, 2, NULL, sum, partial,
-				false, udp);
-	} else if (proto == ct_icmp_proto(family) && l4len >= 8 &&
-		   icmp_has_id(family, l4[0])) {
-		rewrite(l4 + 4, &target->sport, 2, NULL, sum, false, false,
-			false);
+			rewrite(&ports->dst, &target->dport, sizeof(ports->dst),
+				NULL, sum, partial, false, udp);
+	} else if (proto == ct_icmp_proto(family) && icmp &&
+		   icmp_has_id(family, icmp->type)) {
+		rewrite(&icmp->id, &target->sport, sizeof(icmp->id), NULL, sum,
+			false, false, false);
 	}
-	if (v4)
-		rewrite(ip + (manip == CT_MANIP_SRC ? 12 : 16), &a->ip, 4,
-			ip + 10, pseudo_l4 ? sum : NULL, partial, true, udp);
-	else
-		rewrite(ip + (manip == CT_MANIP_SRC ? 8 : 24), &a->ip6, 16,
+	if (family == AF_INET) {
+		struct ipv4_header *ip4 = (struct ipv4_header *)ip;
+
+		rewrite(src ? &ip4->saddr : &ip4->daddr, &a->ip,
+			sizeof(a->ip), &ip4->csum, pseudo_l4 ? sum : NULL,
+			partial, true, udp);
+	} else {
+		struct ipv6_header *ip6 = (struct ipv6_header *)ip;
+
+		rewrite(src ? ip6->saddr : ip6->daddr, &a->ip6, sizeof(a->ip6),
 			NULL, sum, partial, true, udp);
+	}
 }
 
 void
@@ -253,36 +268,37 @@ nat_icmp_error(const struct conn *c, int dir, enum ct_manip manip,
 {
 	const struct ct_tuple *other = &c->tuple[!dir];
 	int family = other->family;
+	bool src = manip == CT_MANIP_SRC;
 	struct ct_tuple target;
-	uint8_t *icmp = l3 + p->l4_off;
+	struct icmp_header *icmp = (struct icmp_header *)(l3 + p->l4_off);
+	struct ipv4_header *ip4 = (struct ipv4_header *)l3;
+	struct ipv6_header *ip6 = (struct ipv6_header *)l3;
 	uint32_t len = p->l3_len - p->l4_off, s;
-	uint16_t sum;
 
 	if (!mapped(c, dir, manip) || !ct_tuple_invert(other, &target))
 		return;
 	/* The quote goes back to what its sender saw. */
 	manip_packet(l3 + p->inner_off, p->inner_l4_off - p->inner_off,
 		     p->l3_len - p->inner_off, other,
-		     manip == CT_MANIP_SRC ? CT_MANIP_DST : CT_MANIP_SRC,
-		     false);
+		     src ? CT_MANIP_DST : CT_MANIP_SRC, false);
 	/* The outer header: addresses only (its L4 is the error). */
 	target.proto = ct_icmp_proto(family);
 	if (family == AF_INET)
-		rewrite(l3 + (manip == CT_MANIP_SRC ? 12 : 16),
-			manip == CT_MANIP_SRC ? &target.src.ip : &target.dst.ip,
-			4, l3 + 10, NULL, false, false, false);
+		rewrite(src ? &ip4->saddr : &ip4->daddr,
+			src ? &target.src.ip : &target.dst.ip,
+			sizeof(ip4->saddr), &ip4->csum, NULL, false, false,
+			false);
 	else
-		rewrite(l3 + (manip == CT_MANIP_SRC ? 8 : 24),
-			manip == CT_MANIP_SRC ? &target.src.ip6
-					      : &target.dst.ip6,
-			16, NULL, NULL, false, false, false);
+		rewrite(src ? ip6->saddr : ip6->daddr,
+			src ? &target.src.ip6 : &target.dst.ip6,
+			sizeof(ip6->saddr), NULL, NULL, false, false, false);
 	if (partial)
 		return;
 	/* The error's checksum covers the rewritten quote: sum it anew. */
-	icmp[2] = icmp[3] = 0;
+	icmp->csum = 0;
 	s = family == AF_INET
 		    ? 0
-		    : csum_pseudo(l3 + 8, l3 + 24, 16, IPPROTO_ICMPV6, len);
-	sum = ~csum_fold(csum_add(s, icmp, len));
-	memcpy(icmp + 2, &sum, 2);
+		    : csum_pseudo(ip6->saddr, ip6->daddr, sizeof(ip6->saddr),
+				  IPPROTO_ICMPV6, len);
+	icmp->csum = ~csum_fold(csum_add(s, icmp, len));
 }

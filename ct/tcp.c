@@ -3,12 +3,8 @@
 #include <arpa/inet.h>
 #include <string.h>
 
-#include "common/unaligned.h"
-
-#define TH_FIN	0x01
-#define TH_SYN	0x02
-#define TH_RST	0x04
-#define TH_ACK	0x10
+#include "packet/headers.h"
+#include "packet/options.h"
 
 /* Segment classes the transition table is indexed by. */
 enum seg { SEG_SYN, SEG_SYNACK, SEG_FIN, SEG_ACK, SEG_RST, SEG_NONE, N_SEG };
@@ -84,61 +80,50 @@ after(uint32_t a, uint32_t b)
 static enum seg
 classify(uint8_t f)
 {
-	if (f & TH_RST)
+	if (f & TCP_RST)
 		return SEG_RST;
-	if (f & TH_SYN)
-		return f & TH_ACK ? SEG_SYNACK : SEG_SYN;
-	if (f & TH_FIN)
+	if (f & TCP_SYN)
+		return f & TCP_ACK ? SEG_SYNACK : SEG_SYN;
+	if (f & TCP_FIN)
 		return SEG_FIN;
-	return f & TH_ACK ? SEG_ACK : SEG_NONE;
+	return f & TCP_ACK ? SEG_ACK : SEG_NONE;
 }
 
 /* Sequence space the segment ends at: data, plus one for SYN and FIN. */
 static uint32_t
-seg_end(const uint8_t *tcp, uint32_t len)
+seg_end(const struct tcp_header *th, uint32_t len)
 {
-	uint32_t doff = (tcp[12] >> 4) * 4;
-
-	return get_be32(tcp + 4) + (len - doff) + !!(tcp[13] & TH_SYN) +
-	       !!(tcp[13] & TH_FIN);
+	return ntohl(th->seq) + (len - tcp_hlen(th)) +
+	       !!(tcp_flags(th) & TCP_SYN) + !!(tcp_flags(th) & TCP_FIN);
 }
 
 /* Window scale of a SYN's options, if any. */
 static void
-parse_options(struct ct_tcp_peer *p, const uint8_t *tcp)
+parse_options(struct ct_tcp_peer *p, const struct tcp_header *th)
 {
-	uint32_t doff = (tcp[12] >> 4) * 4, i = 20;
+	const struct ip_option *o;
+	size_t at = TCP_HLEN;
 
 	p->scale = 0;
 	p->flags &= ~CT_TCP_F_WSCALE;
-	while (i < doff) {
-		uint8_t kind = tcp[i], olen;
-
-		if (kind == 0)
-			break;
-		if (kind == 1) {
-			i++;
-			continue;
-		}
-		if (i + 1 >= doff || (olen = tcp[i + 1]) < 2 || i + olen > doff)
-			break;
-		if (kind == 3 && olen == 3) {
-			p->scale = tcp[i + 2] > 14 ? 14 : tcp[i + 2];
+	while ((o = option_next(th, tcp_hlen(th), &at))) {
+		if (o->kind == TCP_OPT_WSCALE && o->len == TCP_OPT_WSCALE_LEN) {
+			p->scale = o->data[0] > 14 ? 14 : o->data[0];
 			p->flags |= CT_TCP_F_WSCALE;
 		}
-		i += olen;
+		at += o->len;
 	}
 }
 
 static void
-init_sender(struct ct_tcp *t, int dir, const uint8_t *tcp, uint32_t end,
-	    uint32_t win)
+init_sender(struct ct_tcp *t, int dir, const struct tcp_header *th,
+	    uint32_t end, uint32_t win)
 {
 	struct ct_tcp_peer *s = &t->peer[dir], *r = &t->peer[!dir];
 
 	s->end = s->maxend = end;
 	s->maxwin = win ? win : 1;
-	parse_options(s, tcp);
+	parse_options(s, th);
 	/* Scaling holds only if both sides offered it. */
 	if (dir == 1 && !(s->flags & r->flags & CT_TCP_F_WSCALE))
 		s->scale = r->scale = 0;
@@ -147,22 +132,22 @@ init_sender(struct ct_tcp *t, int dir, const uint8_t *tcp, uint32_t end,
 bool
 ct_tcp_new(struct ct_tcp *t, const uint8_t *tcp, uint32_t len)
 {
-	uint8_t st = next[0][classify(tcp[13])][CT_TCP_NONE];
-	uint16_t win;
+	const struct tcp_header *th = (const struct tcp_header *)tcp;
+	uint8_t st = next[0][classify(tcp_flags(th))][CT_TCP_NONE];
+	uint16_t win = ntohs(th->window);
 
 	memset(t, 0, sizeof(*t));
 
-	memcpy(&win, tcp + 14, 2);
 	if (st == SS) {
-		init_sender(t, 0, tcp, seg_end(tcp, len), ntohs(win));
+		init_sender(t, 0, th, seg_end(th, len), win);
 		return true;
 	}
 	if (st == ES) {
 		/* Picked up mid-stream: nothing is known of the windows. */
 		struct ct_tcp_peer *s = &t->peer[0];
 
-		s->end = seg_end(tcp, len);
-		s->maxwin = ntohs(win) ? ntohs(win) : 1;
+		s->end = seg_end(th, len);
+		s->maxwin = win ? win : 1;
 		s->maxend = s->end + s->maxwin;
 		t->peer[0].flags = t->peer[1].flags = CT_TCP_F_LIBERAL;
 		return true;
@@ -172,21 +157,19 @@ ct_tcp_new(struct ct_tcp *t, const uint8_t *tcp, uint32_t len)
 
 /* Conditions I-IV on the segment; updates the peers when it passes. */
 static enum ct_tcp_verdict
-in_window(struct ct_tcp *t, int dir, const uint8_t *tcp, uint32_t len)
+in_window(struct ct_tcp *t, int dir, const struct tcp_header *th,
+	  uint32_t len)
 {
 	struct ct_tcp_peer *s = &t->peer[dir], *r = &t->peer[!dir];
 	bool liberal = s->flags & CT_TCP_F_LIBERAL;
-	uint8_t f = tcp[13];
-	uint32_t seq = get_be32(tcp + 4), ack = get_be32(tcp + 8);
-	uint32_t end = seg_end(tcp, len), win, maxack;
-	uint16_t w16;
+	uint8_t f = tcp_flags(th);
+	uint32_t seq = ntohl(th->seq), ack = ntohl(th->ack);
+	uint32_t end = seg_end(th, len), win = ntohs(th->window), maxack;
 
-	memcpy(&w16, tcp + 14, 2);
-	win = ntohs(w16);
 	if (!s->maxwin) {
-		if (f & TH_SYN) {
-			init_sender(t, dir, tcp, end, win);
-			if (!(f & TH_ACK))
+		if (f & TCP_SYN) {
+			init_sender(t, dir, th, end, win);
+			if (!(f & TCP_ACK))
 				return CT_TCP_ACCEPT;
 		} else {
 			/* First segment of this side: a pickup. */
@@ -198,16 +181,16 @@ in_window(struct ct_tcp *t, int dir, const uint8_t *tcp, uint32_t len)
 			else if (ack == r->end + 1)
 				r->end++;
 		}
-	} else if ((f & TH_SYN) && after(end, s->end) &&
+	} else if ((f & TCP_SYN) && after(end, s->end) &&
 		   (t->state == SS || t->state == SR)) {
 		/* A retransmitted SYN with a new sequence number. */
-		init_sender(t, dir, tcp, end, win);
-		if (dir == 1 && !(f & TH_ACK))
+		init_sender(t, dir, th, end, win);
+		if (dir == 1 && !(f & TCP_ACK))
 			return CT_TCP_ACCEPT;
 	}
-	if (!(f & TH_ACK) || ((f & TH_RST) && !ack))
+	if (!(f & TCP_ACK) || ((f & TCP_RST) && !ack))
 		ack = r->end;
-	if ((f & TH_RST) && !seq && t->state == SS)
+	if ((f & TCP_RST) && !seq && t->state == SS)
 		seq = end = s->end;
 
 	maxack = s->maxwin > MAX_ACK_WINDOW_MIN ? s->maxwin
@@ -222,7 +205,7 @@ in_window(struct ct_tcp *t, int dir, const uint8_t *tcp, uint32_t len)
 		if (!after(ack, r->end - maxack - 1))	/* IV */
 			return CT_TCP_IGNORE;
 	}
-	if (!(f & TH_SYN))
+	if (!(f & TCP_SYN))
 		win <<= s->scale;
 	if (s->maxwin < win)
 		s->maxwin = win;
@@ -242,7 +225,8 @@ in_window(struct ct_tcp *t, int dir, const uint8_t *tcp, uint32_t len)
 enum ct_tcp_verdict
 ct_tcp_packet(struct ct_tcp *t, int dir, const uint8_t *tcp, uint32_t len)
 {
-	enum seg seg = classify(tcp[13]);
+	const struct tcp_header *th = (const struct tcp_header *)tcp;
+	enum seg seg = classify(tcp_flags(th));
 	uint8_t old = t->state, st = next[dir][seg][old];
 	enum ct_tcp_verdict v;
 
@@ -253,7 +237,7 @@ ct_tcp_packet(struct ct_tcp *t, int dir, const uint8_t *tcp, uint32_t len)
 		return CT_TCP_INVALID;
 	if (st == IG)
 		return CT_TCP_IGNORE;
-	v = in_window(t, dir, tcp, len);
+	v = in_window(t, dir, th, len);
 	if (v != CT_TCP_ACCEPT)
 		return v;
 	t->state = st;
