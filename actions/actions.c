@@ -1,22 +1,24 @@
 #include "actions/actions.h"
 
 #include <arpa/inet.h>
+#include <limits.h>
 #include <linux/if_ether.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/hash.h"
 #include "common/unaligned.h"
-#include "packet/csum.h"
 #include "include/tapdp/ovs-uapi.h"
 #include "netlink/attr.h"
+#include "packet/csum.h"
+#include "packet/eth.h"
+#include "packet/headers.h"
 
 /* Nesting of clones, samples and checks, bounded by validation (16), plus
  * recirculations (the kernel's limit of 5 in a row). */
 #define SCRATCH_LEVELS	24
 #define RECIRC_LIMIT	5
 #define SCRATCH_SIZE	(PACKET_HEADROOM + 65536 + 512)
-#define VLAN_HLEN	4
 
 struct exec {
 	const struct actions_env *env;
@@ -112,26 +114,30 @@ refresh(struct packet *pkt, struct flow_key *key)
 }
 
 /* The L4 checksum field of the packet, if its header is complete. */
-static uint8_t *
+static void *
 l4_csum(struct packet *pkt, const struct flow_key *key)
 {
 	uint32_t l4 = pkt->layers.l4;
+	struct icmp_header *icmp;
+	struct tcp_header *tcp;
+	struct udp_header *udp;
 
 	if (l4 == FLOW_OFS_NONE || key->ip_frag == OVS_FRAG_TYPE_LATER)
 		return NULL;
 	switch (key->ip_proto) {
 	case IPPROTO_TCP:
-		return l4 + 20 <= pkt->len ? pkt->data + l4 + 16 : NULL;
+		tcp = header_at_rw(pkt->data, pkt->len, l4, TCP_HLEN);
+		return tcp ? &tcp->csum : NULL;
 	case IPPROTO_UDP:
-		if (l4 + 8 > pkt->len)
-			return NULL;
+		udp = header_at_rw(pkt->data, pkt->len, l4, UDP_HLEN);
 		/* An IPv4 UDP checksum of zero means none. */
-		if (key->eth_type == htons(ETH_P_IP) &&
-		    !get_unaligned16(pkt->data + l4 + 6))
+		if (!udp || (key->eth_type == htons(ETH_P_IP) && !udp->csum))
 			return NULL;
-		return pkt->data + l4 + 6;
+		return &udp->csum;
 	case IPPROTO_ICMPV6:
-		return l4 + 4 <= pkt->len ? pkt->data + l4 + 2 : NULL;
+		icmp = header_at_rw(pkt->data, pkt->len, l4,
+				    HEADER_UPTO(struct icmp_header, csum));
+		return icmp ? &icmp->csum : NULL;
 	default:
 		return NULL;
 	}
@@ -140,7 +146,7 @@ l4_csum(struct packet *pkt, const struct flow_key *key)
 /* An address changed under the L4 checksum at sum. */
 static void
 l4_addr_changed(const struct packet *pkt, const struct flow_key *key,
-		uint8_t *sum, const void *old, const void *new, size_t n)
+		void *sum, const void *old, const void *new, size_t n)
 {
 	csum_update_l4(sum, old, new, n, packet_csum_partial(pkt),
 		       key->ip_proto == IPPROTO_UDP);
@@ -149,13 +155,16 @@ l4_addr_changed(const struct packet *pkt, const struct flow_key *key,
 /* Writes n bytes at p: (old & ~mask) | (val & mask); the old bytes are
  * returned in old (may be NULL when no checksum depends on them). */
 static void
-masked_write(uint8_t *p, const uint8_t *val, const uint8_t *mask, size_t n,
+masked_write(void *p, const void *val, const void *mask, size_t n,
 	     uint8_t *old)
 {
+	const uint8_t *v = val, *m = mask;
+	uint8_t *b = p;
+
 	if (old)
-		memcpy(old, p, n);
+		memcpy(old, b, n);
 	for (size_t i = 0; i < n; i++)
-		p[i] = (p[i] & ~mask[i]) | (val[i] & mask[i]);
+		b[i] = (b[i] & ~m[i]) | (v[i] & m[i]);
 }
 
 static void
@@ -164,13 +173,17 @@ set_eth(struct packet *pkt, struct flow_key *key, const uint8_t *v,
 {
 	const struct ovs_key_ethernet *val = (const void *)v;
 	const struct ovs_key_ethernet *mask = (const void *)m;
+	struct eth_header *eh = header_at_rw(pkt->data, pkt->len, 0,
+					     sizeof(*eh));
 
-	if (pkt->len < ETH_HLEN)
+	if (!eh)
 		return;
-	masked_write(pkt->data + 6, val->eth_src, mask->eth_src, 6, NULL);
-	masked_write(pkt->data, val->eth_dst, mask->eth_dst, 6, NULL);
-	memcpy(key->eth_src, pkt->data + 6, 6);
-	memcpy(key->eth_dst, pkt->data, 6);
+	masked_write(eh->eth_src, val->eth_src, mask->eth_src, ETH_ALEN,
+		     NULL);
+	masked_write(eh->eth_dst, val->eth_dst, mask->eth_dst, ETH_ALEN,
+		     NULL);
+	memcpy(key->eth_src, eh->eth_src, ETH_ALEN);
+	memcpy(key->eth_dst, eh->eth_dst, ETH_ALEN);
 }
 
 static void
@@ -179,36 +192,40 @@ set_ipv4(struct packet *pkt, struct flow_key *key, const uint8_t *v,
 {
 	struct ovs_key_ipv4 val, mask;
 	uint32_t l3 = pkt->layers.l3;
-	uint8_t *ip, *l4sum, old[4];
+	struct ipv4_header *ip;
+	uint8_t *l4sum, old[4];
 
 	memcpy(&val, v, sizeof(val));
 	memcpy(&mask, m, sizeof(mask));
-	if (l3 == FLOW_OFS_NONE || l3 + 20 > pkt->len)
+	if (l3 == FLOW_OFS_NONE)
 		return;
-	ip = pkt->data + l3;
+	ip = header_at_rw(pkt->data, pkt->len, l3, IPV4_HLEN);
+	if (!ip)
+		return;
 	l4sum = l4_csum(pkt, key);
-	for (int i = 0; i < 2; i++) {
-		uint8_t *addr = ip + 12 + 4 * i;
-
-		masked_write(addr, (const uint8_t *)(i ? &val.ipv4_dst
-						   : &val.ipv4_src),
-			     (const uint8_t *)(i ? &mask.ipv4_dst
-						 : &mask.ipv4_src), 4, old);
-		csum_replace(ip + 10, old, addr, 4);
-		if (l4sum)
-			l4_addr_changed(pkt, key, l4sum, old, addr, 4);
-	}
+	masked_write(&ip->saddr, &val.ipv4_src, &mask.ipv4_src,
+		     sizeof(ip->saddr), old);
+	csum_replace(&ip->csum, old, &ip->saddr, sizeof(ip->saddr));
+	if (l4sum)
+		l4_addr_changed(pkt, key, l4sum, old, &ip->saddr,
+				sizeof(ip->saddr));
+	masked_write(&ip->daddr, &val.ipv4_dst, &mask.ipv4_dst,
+		     sizeof(ip->daddr), old);
+	csum_replace(&ip->csum, old, &ip->daddr, sizeof(ip->daddr));
+	if (l4sum)
+		l4_addr_changed(pkt, key, l4sum, old, &ip->daddr,
+				sizeof(ip->daddr));
 	/* tos and ttl share 16-bit checksum words with their neighbours. */
-	memcpy(old, ip, 2);
-	ip[1] = (ip[1] & ~mask.ipv4_tos) | (val.ipv4_tos & mask.ipv4_tos);
-	csum_replace(ip + 10, old, ip, 2);
-	memcpy(old, ip + 8, 2);
-	ip[8] = (ip[8] & ~mask.ipv4_ttl) | (val.ipv4_ttl & mask.ipv4_ttl);
-	csum_replace(ip + 10, old, ip + 8, 2);
-	memcpy(&key->ipv4_src, ip + 12, 4);
-	memcpy(&key->ipv4_dst, ip + 16, 4);
-	key->ip_tos = ip[1];
-	key->ip_ttl = ip[8];
+	memcpy(old, &ip->ver_ihl, 2);
+	ip->tos = (ip->tos & ~mask.ipv4_tos) | (val.ipv4_tos & mask.ipv4_tos);
+	csum_replace(&ip->csum, old, &ip->ver_ihl, 2);
+	memcpy(old, &ip->ttl, 2);
+	ip->ttl = (ip->ttl & ~mask.ipv4_ttl) | (val.ipv4_ttl & mask.ipv4_ttl);
+	csum_replace(&ip->csum, old, &ip->ttl, 2);
+	key->ipv4_src = ip->saddr;
+	key->ipv4_dst = ip->daddr;
+	key->ip_tos = ip->tos;
+	key->ip_ttl = ip->ttl;
 }
 
 static void
@@ -217,41 +234,42 @@ set_ipv6(struct packet *pkt, struct flow_key *key, const uint8_t *v,
 {
 	struct ovs_key_ipv6 val, mask;
 	uint32_t l3 = pkt->layers.l3, w, wm, wv;
-	uint8_t *ip, *l4sum, old[16];
+	struct ipv6_header *ip6;
+	uint8_t *l4sum, old[16];
 
 	memcpy(&val, v, sizeof(val));
 	memcpy(&mask, m, sizeof(mask));
-	if (l3 == FLOW_OFS_NONE || l3 + 40 > pkt->len)
+	if (l3 == FLOW_OFS_NONE)
 		return;
-	ip = pkt->data + l3;
+	ip6 = header_at_rw(pkt->data, pkt->len, l3, IPV6_HLEN);
+	if (!ip6)
+		return;
 	l4sum = l4_csum(pkt, key);
-	for (int i = 0; i < 2; i++) {
-		uint8_t *addr = ip + 8 + 16 * i;
-
-		masked_write(addr, (const uint8_t *)(i ? val.ipv6_dst
-						   : val.ipv6_src),
-			     (const uint8_t *)(i ? mask.ipv6_dst
-						 : mask.ipv6_src), 16, old);
-		if (l4sum)
-			l4_addr_changed(pkt, key, l4sum, old, addr, 16);
-	}
+	masked_write(ip6->saddr, val.ipv6_src, mask.ipv6_src,
+		     sizeof(ip6->saddr), old);
+	if (l4sum)
+		l4_addr_changed(pkt, key, l4sum, old, ip6->saddr,
+				sizeof(ip6->saddr));
+	masked_write(ip6->daddr, val.ipv6_dst, mask.ipv6_dst,
+		     sizeof(ip6->daddr), old);
+	if (l4sum)
+		l4_addr_changed(pkt, key, l4sum, old, ip6->daddr,
+				sizeof(ip6->daddr));
 	/* Version, traffic class and flow label share the first word. */
-	memcpy(&w, ip, 4);
-	w = ntohl(w);
-	wm = ((uint32_t)mask.ipv6_tclass << 20) |
-	     (ntohl(mask.ipv6_label) & 0xfffff);
-	wv = ((uint32_t)val.ipv6_tclass << 20) |
-	     (ntohl(val.ipv6_label) & 0xfffff);
+	w = ntohl(ip6->ver_tc_flow);
+	wm = ((uint32_t)mask.ipv6_tclass << IPV6_TCLASS_SHIFT) |
+	     (ntohl(mask.ipv6_label) & IPV6_LABEL_MASK);
+	wv = ((uint32_t)val.ipv6_tclass << IPV6_TCLASS_SHIFT) |
+	     (ntohl(val.ipv6_label) & IPV6_LABEL_MASK);
 	w = (w & ~wm) | (wv & wm);
-	w = htonl(w);
-	memcpy(ip, &w, 4);
-	ip[7] = (ip[7] & ~mask.ipv6_hlimit) |
-		(val.ipv6_hlimit & mask.ipv6_hlimit);
-	memcpy(&key->ipv6_src, ip + 8, 16);
-	memcpy(&key->ipv6_dst, ip + 24, 16);
-	key->ip_tos = (ntohl(w) >> 20) & 0xff;
-	key->ipv6_label = htonl(ntohl(w) & 0xfffff);
-	key->ip_ttl = ip[7];
+	ip6->ver_tc_flow = htonl(w);
+	ip6->hop_limit = (ip6->hop_limit & ~mask.ipv6_hlimit) |
+			 (val.ipv6_hlimit & mask.ipv6_hlimit);
+	memcpy(&key->ipv6_src, ip6->saddr, sizeof(key->ipv6_src));
+	memcpy(&key->ipv6_dst, ip6->daddr, sizeof(key->ipv6_dst));
+	key->ip_tos = (w >> IPV6_TCLASS_SHIFT) & 0xff;
+	key->ipv6_label = htonl(w & IPV6_LABEL_MASK);
+	key->ip_ttl = ip6->hop_limit;
 }
 
 static void
@@ -259,20 +277,24 @@ set_ports(struct packet *pkt, struct flow_key *key, const uint8_t *v,
 	  const uint8_t *m)
 {
 	uint32_t l4 = pkt->layers.l4;
-	uint8_t *sum = l4_csum(pkt, key), old[4];
+	uint8_t *sum = l4_csum(pkt, key), old[sizeof(struct l4_ports)];
+	struct l4_ports *ports;
 
-	if (l4 == FLOW_OFS_NONE || l4 + 4 > pkt->len)
+	if (l4 == FLOW_OFS_NONE)
 		return;
-	masked_write(pkt->data + l4, v, m, 4, old);
+	ports = header_at_rw(pkt->data, pkt->len, l4, sizeof(*ports));
+	if (!ports)
+		return;
+	masked_write(ports, v, m, sizeof(*ports), old);
 	/* SCTP's CRC32c is not incremental; it has no sum here. A partial
 	 * checksum covers the ports when it is finished. */
 	if (sum && key->ip_proto != IPPROTO_SCTP &&
 	    !packet_csum_partial(pkt)) {
-		csum_update_l4(sum, old, pkt->data + l4, 4, false,
+		csum_update_l4(sum, old, ports, sizeof(*ports), false,
 			       key->ip_proto == IPPROTO_UDP);
 	}
-	key->tp_src = get_unaligned16(pkt->data + l4);
-	key->tp_dst = get_unaligned16(pkt->data + l4 + 2);
+	key->tp_src = ports->src;
+	key->tp_dst = ports->dst;
 }
 
 /* false when the packet must be dropped, as the kernel's execution fails
@@ -327,15 +349,19 @@ set_masked(struct packet *pkt, struct flow_key *key, const struct nlattr *a,
 	case OVS_KEY_ATTR_SCTP:
 		set_ports(pkt, key, val, mask);
 		break;
-	case OVS_KEY_ATTR_MPLS:
-		if (pkt->layers.l2_5 != FLOW_OFS_NONE &&
-		    pkt->layers.l2_5 + 4u <= pkt->len) {
-			masked_write(pkt->data + pkt->layers.l2_5, val, mask, 4,
-				     NULL);
-			memcpy(&key->mpls_lse[0],
-			       pkt->data + pkt->layers.l2_5, 4);
+	case OVS_KEY_ATTR_MPLS: {
+		struct mpls_header *mh;
+
+		if (pkt->layers.l2_5 == FLOW_OFS_NONE)
+			break;
+		mh = header_at_rw(pkt->data, pkt->len, pkt->layers.l2_5,
+				  sizeof(*mh));
+		if (mh) {
+			masked_write(mh, val, mask, sizeof(*mh), NULL);
+			key->mpls_lse[0] = mh->lse;
 		}
 		break;
+	}
 	default:
 		/* CT_MARK, CT_LABELS: set through the ct action only. */
 		return false;
@@ -347,13 +373,16 @@ static void
 push_vlan(struct packet *pkt, struct flow_key *key, const struct nlattr *a)
 {
 	struct ovs_action_push_vlan v;
+	struct vlan_header *tag;
 
 	memcpy(&v, attr_data(a), sizeof(v));
-	if (pkt->len < ETH_HLEN || !packet_insert(pkt, 12, VLAN_HLEN))
+	if (pkt->len < sizeof(struct eth_header) ||
+	    !packet_insert(pkt, ETH_ADDRS_LEN, VLAN_HLEN))
 		return;
+	tag = (struct vlan_header *)(pkt->data + ETH_ADDRS_LEN);
 	/* On the wire the CFI/present bit is not a flag of ours. */
-	put_unaligned16(pkt->data + 12, v.vlan_tpid);
-	put_unaligned16(pkt->data + 14, v.vlan_tci & htons(~FLOW_VLAN_PRESENT));
+	tag->tpid = v.vlan_tpid;
+	tag->tci = v.vlan_tci & htons(~FLOW_VLAN_PRESENT);
 	pkt->key_valid = false;
 	refresh(pkt, key);
 }
@@ -361,48 +390,43 @@ push_vlan(struct packet *pkt, struct flow_key *key, const struct nlattr *a)
 static void
 pop_vlan(struct packet *pkt, struct flow_key *key)
 {
-	uint16_t type;
+	const struct eth_header *eh =
+		header_at(pkt->data, pkt->len, 0, sizeof(*eh) + VLAN_HLEN);
 
-	if (pkt->len < ETH_HLEN + VLAN_HLEN)
+	if (!eh || !eth_type_vlan(eh->eth_type))
 		return;
-	type = get_unaligned16(pkt->data + 12);
-	if (type != htons(ETH_P_8021Q) && type != htons(ETH_P_8021AD))
-		return;
-	packet_remove(pkt, 12, VLAN_HLEN);
+	packet_remove(pkt, ETH_ADDRS_LEN, VLAN_HLEN);
 	pkt->key_valid = false;
 	refresh(pkt, key);
 }
 
-/* Length of the L2 header: Ethernet and any VLAN tags in the frame. */
-static uint32_t
-mac_len(const struct packet *pkt)
+/* The end of the Ethernet header and every VLAN tag after it, where MPLS
+ * labels go, and the type field before it; false when the frame is
+ * shorter than an Ethernet header. */
+static bool
+l2_end(const struct packet *pkt, struct eth_walk *w)
 {
-	uint32_t off = 12;
-
-	if (pkt->l3)
-		return 0;
-	while (off + 6 <= pkt->len) {
-		uint16_t t = get_unaligned16(pkt->data + off);
-
-		if (t != htons(ETH_P_8021Q) && t != htons(ETH_P_8021AD))
-			break;
-		off += VLAN_HLEN;
-	}
-	return off + 2;
+	return !eth_walk(pkt->data, pkt->len, UINT_MAX, 0, w);
 }
 
 static void
 push_mpls(struct packet *pkt, struct flow_key *key, uint32_t lse,
 	  uint16_t ethertype, bool keep_eth)
 {
-	uint32_t at = keep_eth ? mac_len(pkt) : 0;
+	struct eth_walk w;
+	uint32_t at = 0;
 
-	if (at > pkt->len || !packet_insert(pkt, at, 4))
+	if (keep_eth) {
+		if (!l2_end(pkt, &w))
+			return;
+		at = w.l3;
+	}
+	if (!packet_insert(pkt, at, sizeof(struct mpls_header)))
 		return;
-	memcpy(pkt->data + at, &lse, 4);
-	if (at >= 2)
-		put_unaligned16(pkt->data + at - 2, ethertype);
-	if (!at)
+	((struct mpls_header *)(pkt->data + at))->lse = lse;
+	if (keep_eth)
+		put_unaligned16(pkt->data + w.type_at, ethertype);
+	else
 		pkt->l3 = true;
 	key->eth_type = ethertype;
 	pkt->key_valid = false;
@@ -412,13 +436,19 @@ push_mpls(struct packet *pkt, struct flow_key *key, uint32_t lse,
 static void
 pop_mpls(struct packet *pkt, struct flow_key *key, uint16_t ethertype)
 {
-	uint32_t at = mac_len(pkt);
+	struct eth_walk w;
+	uint32_t at = 0;
 
-	if (at + 4 > pkt->len)
+	if (!pkt->l3) {
+		if (!l2_end(pkt, &w))
+			return;
+		at = w.l3;
+	}
+	if (!header_at(pkt->data, pkt->len, at, sizeof(struct mpls_header)))
 		return;
-	packet_remove(pkt, at, 4);
-	if (at >= 2)
-		put_unaligned16(pkt->data + at - 2, ethertype);
+	packet_remove(pkt, at, sizeof(struct mpls_header));
+	if (!pkt->l3)
+		put_unaligned16(pkt->data + w.type_at, ethertype);
 	/* An Ethernet frame was carried: it is the packet now. */
 	if (ethertype == htons(ETH_P_TEB))
 		pkt->l3 = false;
@@ -431,13 +461,15 @@ static void
 push_eth(struct packet *pkt, struct flow_key *key, const struct nlattr *a)
 {
 	struct ovs_action_push_eth e;
+	struct eth_header *eh;
 
 	memcpy(&e, attr_data(a), sizeof(e));
-	if (!packet_insert(pkt, 0, ETH_HLEN))
+	if (!packet_insert(pkt, 0, sizeof(*eh)))
 		return;
-	memcpy(pkt->data, e.addresses.eth_dst, 6);
-	memcpy(pkt->data + 6, e.addresses.eth_src, 6);
-	put_unaligned16(pkt->data + 12, key->eth_type);
+	eh = (struct eth_header *)pkt->data;
+	memcpy(eh->eth_dst, e.addresses.eth_dst, ETH_ALEN);
+	memcpy(eh->eth_src, e.addresses.eth_src, ETH_ALEN);
+	eh->eth_type = key->eth_type;
 	pkt->l3 = false;
 	key->mac_proto = FLOW_MAC_ETHERNET;
 	pkt->key_valid = false;
@@ -447,9 +479,9 @@ push_eth(struct packet *pkt, struct flow_key *key, const struct nlattr *a)
 static void
 pop_eth(struct packet *pkt, struct flow_key *key)
 {
-	if (pkt->len < ETH_HLEN)
+	if (pkt->len < sizeof(struct eth_header))
 		return;
-	packet_remove(pkt, 0, ETH_HLEN);
+	packet_remove(pkt, 0, sizeof(struct eth_header));
 	pkt->l3 = true;
 	key->mac_proto = FLOW_MAC_NONE;
 	pkt->key_valid = false;
@@ -462,26 +494,31 @@ dec_ttl(struct exec *x, struct packet *pkt, struct flow_key *key,
 	const struct nlattr *a, bool last)
 {
 	const struct nlattr *inner = attr_data(a);
+	struct ipv4_header *ip = NULL;
+	struct ipv6_header *ip6 = NULL;
 	uint32_t l3;
-	uint8_t *ip, old[2];
+	uint8_t old[2];
 
 	refresh(pkt, key);
 	l3 = pkt->layers.l3;
 	if (l3 == FLOW_OFS_NONE)
 		return false;
-	ip = pkt->data + l3;
-	if (key->eth_type == htons(ETH_P_IP) && l3 + 20 <= pkt->len) {
-		if (ip[8] > 1) {
-			memcpy(old, ip + 8, 2);
-			ip[8]--;
-			csum_replace(ip + 10, old, ip + 8, 2);
-			key->ip_ttl = ip[8];
+	if (key->eth_type == htons(ETH_P_IP))
+		ip = header_at_rw(pkt->data, pkt->len, l3, IPV4_HLEN);
+	else if (key->eth_type == htons(ETH_P_IPV6))
+		ip6 = header_at_rw(pkt->data, pkt->len, l3, IPV6_HLEN);
+	if (ip) {
+		if (ip->ttl > 1) {
+			/* ttl shares a checksum word with the protocol. */
+			memcpy(old, &ip->ttl, 2);
+			ip->ttl--;
+			csum_replace(&ip->csum, old, &ip->ttl, 2);
+			key->ip_ttl = ip->ttl;
 			return false;
 		}
-	} else if (key->eth_type == htons(ETH_P_IPV6) &&
-		   l3 + 40 <= pkt->len) {
-		if (ip[7] > 1) {
-			key->ip_ttl = --ip[7];
+	} else if (ip6) {
+		if (ip6->hop_limit > 1) {
+			key->ip_ttl = --ip6->hop_limit;
 			return false;
 		}
 	} else {
