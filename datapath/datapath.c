@@ -3,6 +3,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <limits.h>
 #include <linux/genetlink.h>
 #include <linux/if_ether.h>
 #include <pthread.h>
@@ -21,6 +22,7 @@
 #include "flow/packet.h"
 #include "netlink/attr.h"
 #include "netlink/msg.h"
+#include "packet/eth.h"
 
 _Static_assert(VPORT_RX_HEADROOM == PACKET_HEADROOM,
 	       "ports and packets agree on headroom");
@@ -208,20 +210,14 @@ static void dp_process(struct dp_ctx *ctx, struct packet *pkt,
 static uint32_t
 ip_offset(const uint8_t *f, uint32_t len, int *family)
 {
-	uint32_t off = 12;
-	uint16_t type;
+	struct eth_walk w;
 
-	for (;;) {
-		if (off + 2 > len)
-			return 0;
-		type = (uint16_t)(f[off] << 8 | f[off + 1]);
-		if (type != ETH_P_8021Q && type != ETH_P_8021AD)
-			break;
-		off += 4;
-	}
-	*family = type == ETH_P_IP ? AF_INET : type == ETH_P_IPV6 ? AF_INET6
-								  : 0;
-	return *family ? off + 2 : 0;
+	if (eth_walk(f, len, UINT_MAX, 0, &w))
+		return 0;
+	*family = w.type == htons(ETH_P_IP)     ? AF_INET
+		  : w.type == htons(ETH_P_IPV6) ? AF_INET6
+						: 0;
+	return *family ? w.l3 : 0;
 }
 
 struct frag_out {

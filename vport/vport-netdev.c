@@ -23,6 +23,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "packet/headers.h"
 #include "vport/netdev.h"
 #include "vport/vport.h"
 
@@ -34,7 +35,7 @@
 #define RING_BLOCKS_MIN	32
 /* Room in front of a frame in its slot, past the slot's header, so that
  * headers can be pushed in place (and a VLAN tag put back). */
-#define RING_RESERVE	(VPORT_RX_HEADROOM + 4)
+#define RING_RESERVE	(VPORT_RX_HEADROOM + VLAN_HLEN)
 #ifndef PACKET_FANOUT_FLAG_IGNORE_OUTGOING
 #define PACKET_FANOUT_FLAG_IGNORE_OUTGOING	0x4000
 #endif
@@ -229,17 +230,18 @@ static uint8_t *
 vlan_restore(uint8_t *frame, uint16_t tpid, uint16_t tci,
 	     struct virtio_net_hdr *vh)
 {
-	uint16_t be_tpid = htons(tpid), be_tci = htons(tci);
+	struct vlan_header *tag;
 
-	memmove(frame - 4, frame, 12);
-	frame -= 4;
-	memcpy(frame + 12, &be_tpid, 2);
-	memcpy(frame + 14, &be_tci, 2);
+	memmove(frame - VLAN_HLEN, frame, ETH_ADDRS_LEN);
+	frame -= VLAN_HLEN;
+	tag = (struct vlan_header *)(frame + ETH_ADDRS_LEN);
+	tag->tpid = htons(tpid);
+	tag->tci = htons(tci);
 	/* Offsets into the frame move with the tag. */
 	if (vh->flags & VIRTIO_NET_HDR_F_NEEDS_CSUM)
-		vh->csum_start += 4;
+		vh->csum_start += VLAN_HLEN;
 	if (vh->gso_type != VIRTIO_NET_HDR_GSO_NONE)
-		vh->hdr_len += 4;
+		vh->hdr_len += VLAN_HLEN;
 	return frame;
 }
 
@@ -252,10 +254,10 @@ recv_copy(struct vport *vport, struct vport_rxq *q, uint8_t *scratch,
 {
 	char cbuf[CMSG_SPACE(sizeof(struct tpacket_auxdata))];
 	struct virtio_net_hdr vh;
-	uint8_t *frame = scratch + VPORT_RX_HEADROOM + 4;
+	uint8_t *frame = scratch + VPORT_RX_HEADROOM + VLAN_HLEN;
 	struct iovec iov[2] = {
 		{ &vh, sizeof(vh) },
-		{ frame, size - VPORT_RX_HEADROOM - 4 },
+		{ frame, size - VPORT_RX_HEADROOM - VLAN_HLEN },
 	};
 	struct msghdr mh = { .msg_iov = iov, .msg_iovlen = 2,
 			     .msg_control = cbuf,
@@ -279,7 +281,7 @@ recv_copy(struct vport *vport, struct vport_rxq *q, uint8_t *scratch,
 				     (aux.tp_status & TP_STATUS_VLAN_TPID_VALID)
 				     ? aux.tp_vlan_tpid : ETH_P_8021Q,
 				     aux.tp_vlan_tci, &vh);
-		n += 4;
+		n += VLAN_HLEN;
 	}
 	vport_rx_deliver(vport, frame - VPORT_RX_HEADROOM,
 			 size - (frame - VPORT_RX_HEADROOM - scratch), n, &vh);
@@ -310,7 +312,7 @@ recv_slot(struct vport *vport, struct vport_rxq *q, struct tpacket2_hdr *h,
 				     (status & TP_STATUS_VLAN_TPID_VALID)
 				     ? h->tp_vlan_tpid : ETH_P_8021Q,
 				     h->tp_vlan_tci, &vh);
-		len += 4;
+		len += VLAN_HLEN;
 	}
 	vport_rx_deliver(vport, frame - VPORT_RX_HEADROOM,
 			 slot + RING_FRAME - (frame - VPORT_RX_HEADROOM), len,

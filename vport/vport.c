@@ -2,7 +2,6 @@
 #include "vport/vport.h"
 
 #include <errno.h>
-#include <linux/if_ether.h>
 #include <linux/net_namespace.h>
 #include <poll.h>
 #include <pthread.h>
@@ -15,9 +14,9 @@
 #include <unistd.h>
 
 #include "common/log.h"
+#include "packet/eth.h"
 #include "vport/netdev.h"
 
-#define VLAN_HLEN		4
 #ifndef VIRTIO_NET_HDR_GSO_UDP_L4
 #define VIRTIO_NET_HDR_GSO_UDP_L4	5	/* Linux 5.18 */
 #endif
@@ -341,15 +340,9 @@ vport_destroy(struct vport *vport)
 static size_t
 packet_length(const uint8_t *f, size_t len)
 {
-	uint16_t type;
+	struct eth_walk w;
 
-	if (len < ETH_HLEN)
-		return 0;
-	len -= ETH_HLEN;
-	type = (uint16_t)(f[12] << 8 | f[13]);
-	if ((type == ETH_P_8021Q || type == ETH_P_8021AD) && len >= VLAN_HLEN)
-		len -= VLAN_HLEN;
-	return len;
+	return eth_walk(f, len, 1, 0, &w) ? 0 : len - w.l3;
 }
 
 int
