@@ -12,13 +12,13 @@
 #include "netlink/attr.h"
 #include "packet/csum.h"
 #include "packet/eth.h"
+#include "packet/frame.h"
 #include "packet/headers.h"
 
 /* Nesting of clones, samples and checks, bounded by validation (16), plus
  * recirculations (the kernel's limit of 5 in a row). */
 #define SCRATCH_LEVELS	24
 #define RECIRC_LIMIT	5
-#define SCRATCH_SIZE	(PACKET_HEADROOM + 65536 + 512)
 
 struct exec {
 	const struct actions_env *env;
@@ -68,17 +68,17 @@ packet_hash(struct packet *pkt, const struct flow_key *key)
 static bool
 packet_copy(struct exec *x, const struct packet *pkt, struct packet *copy)
 {
-	if (x->level >= SCRATCH_LEVELS || pkt->len > 65536 + 256)
+	if (x->level >= SCRATCH_LEVELS || pkt->len > FRAME_MAX)
 		return false;
 	if (!scratch[x->level]) {
-		scratch[x->level] = malloc(SCRATCH_SIZE);
+		scratch[x->level] = malloc(FRAME_BUF_SIZE);
 		if (!scratch[x->level])
 			return false;
 	}
 	*copy = *pkt;
-	copy->data = scratch[x->level] + PACKET_HEADROOM;
-	copy->headroom = PACKET_HEADROOM;
-	copy->tailroom = SCRATCH_SIZE - PACKET_HEADROOM - pkt->len;
+	copy->data = scratch[x->level] + FRAME_HEADROOM;
+	copy->headroom = FRAME_HEADROOM;
+	copy->tailroom = FRAME_BUF_SIZE - FRAME_HEADROOM - pkt->len;
 	memcpy(copy->data, pkt->data, pkt->len);
 	return true;
 }

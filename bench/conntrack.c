@@ -43,7 +43,7 @@
 #define FRAME_LEN	(14 + 20 + 8 + 6)
 
 struct frame {
-	uint8_t buf[PACKET_HEADROOM + 128];
+	uint8_t buf[FRAME_HEADROOM + 128];
 	struct packet pkt;
 	struct flow_key key;
 };
@@ -69,7 +69,7 @@ static void
 frame_build(struct frame *f, uint32_t src, uint32_t dst, uint16_t sport,
 	    uint16_t dport)
 {
-	uint8_t *p = f->buf + PACKET_HEADROOM, *ip = p + 14, *u = ip + 20;
+	uint8_t *p = f->buf + FRAME_HEADROOM, *ip = p + 14, *u = ip + 20;
 	uint32_t s = htonl(src), d = htonl(dst);
 	uint16_t v;
 

@@ -9,6 +9,7 @@
 #include <sys/random.h>
 
 #include "ct/tuple.h"
+#include "packet/frame.h"
 #include "packet/headers.h"
 #include "packet/ip.h"
 #include "packet/ipv6-exthdr.h"
@@ -256,8 +257,7 @@ queue_add(struct frag_table *t, struct frag_queue *q,
  * it (a 2 KiB receive ring slot): the thread's own. A thread processes one
  * packet at a time and a whole datagram is never gathered again, so one
  * buffer per thread is enough. */
-#define GATHER_SIZE	(PACKET_HEADROOM + 65536 + 512)
-static __thread uint8_t gather_buf[GATHER_SIZE];
+static __thread uint8_t gather_buf[FRAME_BUF_SIZE];
 
 /* Writes q's datagram over pkt from l3 on, moving pkt to the thread's
  * buffer when its own is too small; false if the datagram is too long
@@ -274,12 +274,12 @@ rebuild(struct frag_queue *q, struct packet *pkt, uint32_t l3, int family)
 	if (ip_len > 65535)
 		return false;
 	if (len > cap) {
-		if (PACKET_HEADROOM + len > GATHER_SIZE)
+		if (FRAME_HEADROOM + len > FRAME_BUF_SIZE)
 			return false;
-		memmove(gather_buf + PACKET_HEADROOM, pkt->data, l3);
-		pkt->data = gather_buf + PACKET_HEADROOM;
-		pkt->headroom = PACKET_HEADROOM;
-		cap = GATHER_SIZE - PACKET_HEADROOM;
+		memmove(gather_buf + FRAME_HEADROOM, pkt->data, l3);
+		pkt->data = gather_buf + FRAME_HEADROOM;
+		pkt->headroom = FRAME_HEADROOM;
+		cap = FRAME_BUF_SIZE - FRAME_HEADROOM;
 	}
 	ip = pkt->data + l3;
 	memcpy(ip, q->hdr, q->hdr_len);
@@ -426,12 +426,12 @@ frag_split(const uint8_t *frame, uint32_t len, uint32_t l3, int family,
 	   void (*send)(void *arg, const uint8_t *frame, uint32_t len),
 	   void *arg)
 {
-	static __thread uint8_t buf[65536 + 256];
+	static __thread uint8_t buf[FRAME_MAX];
 	const unsigned checks = IP_CHECK_VERSION | IP_CHECK_LENGTH;
 	const uint8_t *ip = frame + l3;
 	uint32_t hdr, tot, per, off, n = 0;
 
-	if (l3 > len || l3 > 256)
+	if (l3 > len || l3 > FRAME_L2_MAX)
 		return -EINVAL;
 	if (family == AF_INET) {
 		const struct ipv4_header *ip4 = ipv4_header_at(frame, len, l3,

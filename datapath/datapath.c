@@ -23,12 +23,10 @@
 #include "netlink/attr.h"
 #include "netlink/msg.h"
 #include "packet/eth.h"
-
-_Static_assert(VPORT_RX_HEADROOM == PACKET_HEADROOM,
-	       "ports and packets agree on headroom");
+#include "packet/frame.h"
 
 /* Room for an upcall: headers, key, userdata, actions and a 64 KiB frame. */
-#define UPCALL_BUF	(65536 + 256 + 8192 + 32768)
+#define UPCALL_BUF	(FRAME_MAX + 8192 + 32768)
 #define HASH_SW_BIT	(1ULL << 32)	/* OVS_PACKET_ATTR_HASH flags */
 #define HASH_L4_BIT	(1ULL << 33)
 
@@ -430,7 +428,8 @@ dp_execute(struct datapath *dp, const void *frame, size_t len,
 	struct actions_env env = env_ops;
 	struct flow_key key = *metadata;
 	/* Room for a whole datagram, should conntrack reassemble one. */
-	size_t size = PACKET_HEADROOM + (len > 65536 ? len : 65536) + 256;
+	size_t size = FRAME_HEADROOM +
+		      (len > FRAME_IP_MAX ? len : FRAME_IP_MAX) + FRAME_L2_MAX;
 	struct packet pkt;
 	int err = 0;
 

@@ -11,11 +11,9 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "packet/csum.h"
 #include "flow/extract.h"
-
-/* Room kept in front of received frames for pushed headers. */
-#define PACKET_HEADROOM	128
+#include "packet/csum.h"
+#include "packet/frame.h"
 
 struct packet {
 	uint8_t *data;			/* the frame */
@@ -53,10 +51,10 @@ packet_shift_offload(struct packet *p, uint32_t off, int n)
 static inline void
 packet_init(struct packet *p, uint8_t *buf, uint32_t size, uint32_t len)
 {
-	p->data = buf + PACKET_HEADROOM;
+	p->data = buf + FRAME_HEADROOM;
 	p->len = len;
-	p->headroom = PACKET_HEADROOM;
-	p->tailroom = size - PACKET_HEADROOM - len;
+	p->headroom = FRAME_HEADROOM;
+	p->tailroom = size - FRAME_HEADROOM - len;
 	p->hash = 0;
 	p->cutlen = 0;
 	p->mru = 0;

@@ -120,10 +120,10 @@ static void
 internal_recv_burst(struct vport *vport, struct vport_rxq *q,
 		    uint8_t *scratch, size_t size, unsigned max)
 {
-	uint8_t *frame = scratch + VPORT_RX_HEADROOM;
+	uint8_t *frame = scratch + FRAME_HEADROOM;
 	struct virtio_net_hdr vh;
 	struct iovec iov[2] = { { &vh, sizeof(vh) },
-				{ frame, size - VPORT_RX_HEADROOM } };
+				{ frame, size - FRAME_HEADROOM } };
 
 	for (unsigned n = 0; n < max; n++) {
 		ssize_t r = readv(q->fd, iov, 2);

@@ -35,7 +35,7 @@
 #define RING_BLOCKS_MIN	32
 /* Room in front of a frame in its slot, past the slot's header, so that
  * headers can be pushed in place (and a VLAN tag put back). */
-#define RING_RESERVE	(VPORT_RX_HEADROOM + VLAN_HLEN)
+#define RING_RESERVE	(FRAME_HEADROOM + VLAN_HLEN)
 #ifndef PACKET_FANOUT_FLAG_IGNORE_OUTGOING
 #define PACKET_FANOUT_FLAG_IGNORE_OUTGOING	0x4000
 #endif
@@ -254,10 +254,10 @@ recv_copy(struct vport *vport, struct vport_rxq *q, uint8_t *scratch,
 {
 	char cbuf[CMSG_SPACE(sizeof(struct tpacket_auxdata))];
 	struct virtio_net_hdr vh;
-	uint8_t *frame = scratch + VPORT_RX_HEADROOM + VLAN_HLEN;
+	uint8_t *frame = scratch + FRAME_HEADROOM + VLAN_HLEN;
 	struct iovec iov[2] = {
 		{ &vh, sizeof(vh) },
-		{ frame, size - VPORT_RX_HEADROOM - VLAN_HLEN },
+		{ frame, size - FRAME_HEADROOM - VLAN_HLEN },
 	};
 	struct msghdr mh = { .msg_iov = iov, .msg_iovlen = 2,
 			     .msg_control = cbuf,
@@ -283,8 +283,8 @@ recv_copy(struct vport *vport, struct vport_rxq *q, uint8_t *scratch,
 				     aux.tp_vlan_tci, &vh);
 		n += VLAN_HLEN;
 	}
-	vport_rx_deliver(vport, frame - VPORT_RX_HEADROOM,
-			 size - (frame - VPORT_RX_HEADROOM - scratch), n, &vh);
+	vport_rx_deliver(vport, frame - FRAME_HEADROOM,
+			 size - (frame - FRAME_HEADROOM - scratch), n, &vh);
 }
 
 /* One ring slot the kernel handed over; the slot goes back after. */
@@ -314,8 +314,8 @@ recv_slot(struct vport *vport, struct vport_rxq *q, struct tpacket2_hdr *h,
 				     h->tp_vlan_tci, &vh);
 		len += VLAN_HLEN;
 	}
-	vport_rx_deliver(vport, frame - VPORT_RX_HEADROOM,
-			 slot + RING_FRAME - (frame - VPORT_RX_HEADROOM), len,
+	vport_rx_deliver(vport, frame - FRAME_HEADROOM,
+			 slot + RING_FRAME - (frame - FRAME_HEADROOM), len,
 			 &vh);
 }
 

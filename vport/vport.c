@@ -21,8 +21,6 @@
 #define VIRTIO_NET_HDR_GSO_UDP_L4	5	/* Linux 5.18 */
 #endif
 
-/* The largest frame a port delivers: a 64 KiB GSO frame and its headers. */
-#define VPORT_FRAME_MAX (65536 + 256)
 #define RX_BURST 64
 
 /* Transmit batching: per receive thread, a few queues of small frames. */
@@ -161,7 +159,7 @@ rx_main(void *arg)
 	struct rx_thread *t = arg;
 	struct vport *vport = t->vport;
 	struct vport_rx *rx = vport->priv;
-	size_t size = VPORT_RX_HEADROOM + VPORT_FRAME_MAX;
+	size_t size = FRAME_HEADROOM + FRAME_MAX;
 	uint8_t *buf = malloc(size);
 	struct pollfd pfd[2] = {
 		{ .fd = t->q->fd, .events = POLLIN },

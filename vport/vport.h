@@ -28,19 +28,18 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "packet/frame.h"
+
 struct vport;
 struct rtnl_link_stats64;
 struct mmsghdr;
-
-/* Received frames start VPORT_RX_HEADROOM bytes into their buffer, so that
- * headers can be pushed in front of them in place. */
-#define VPORT_RX_HEADROOM	128
 
 /* What a receive thread calls: start and stop once, in the thread, around
  * its frames (per-thread state of the owner); begin and end around each
  * burst of frames (after end, no port the burst sent to is touched again:
  * the owner may protect them with RCU in between); frame for each frame,
- * at buf + VPORT_RX_HEADROOM, len bytes, in a buffer of size bytes. */
+ * at buf + FRAME_HEADROOM (room to push headers in place), len bytes, in a
+ * buffer of size bytes. */
 struct vport_rx_ops {
 	void (*start)(void *owner);
 	void (*begin)(void *owner);
@@ -69,7 +68,7 @@ struct vport_ops {
 	void (*close)(struct vport *vport);
 	/* Takes what is waiting on q, at most max frames, and hands each to
 	 * vport_rx_deliver(). Frames read by copy go to scratch (size bytes,
-	 * the frame at scratch + VPORT_RX_HEADROOM), one at a time. */
+	 * the frame at scratch + FRAME_HEADROOM), one at a time. */
 	void (*recv_burst)(struct vport *vport, struct vport_rxq *q,
 			   uint8_t *scratch, size_t size, unsigned max);
 	int (*send)(struct vport *vport, const void *frame, size_t len,
@@ -127,7 +126,7 @@ void vport_destroy(struct vport *vport);
  * go out together at the end of the burst (or when a queue fills). */
 int vport_send(struct vport *vport, const void *frame, size_t len,
 	       const struct virtio_net_hdr *vh);
-/* For a port's recv_burst: one received frame, at buf + VPORT_RX_HEADROOM,
+/* For a port's recv_burst: one received frame, at buf + FRAME_HEADROOM,
  * len bytes, in a buffer of size bytes the owner may change in place until
  * it returns. Frames whose offload metadata lies are dropped and counted. */
 void vport_rx_deliver(struct vport *vport, uint8_t *buf, size_t size,

@@ -74,8 +74,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	acts->nla_len = NLA_HDRLEN + size - 2 - split;
 	memcpy(abuf + NLA_HDRLEN, data + 2 + split, size - 2 - split);
 	/* The frame sits at the end of its buffer: any overread shows. */
-	buf = malloc(PACKET_HEADROOM + flen);
-	packet_init(&pkt, buf, PACKET_HEADROOM + flen, flen);
+	buf = malloc(FRAME_HEADROOM + flen);
+	packet_init(&pkt, buf, FRAME_HEADROOM + flen, flen);
 	memcpy(pkt.data, data + 2, flen);
 	memset(&key, 0, sizeof(key));
 	if (flow_extract(pkt.data, pkt.len, &key, &pkt.layers) == 0) {

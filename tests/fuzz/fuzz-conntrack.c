@@ -18,11 +18,11 @@ static void
 run(const uint8_t *frame, size_t flen, const struct ct_action *a,
     struct flow_key *key)
 {
-	uint8_t *buf = malloc(PACKET_HEADROOM + flen);
+	uint8_t *buf = malloc(FRAME_HEADROOM + flen);
 	struct packet pkt;
 
 	/* The frame sits at the end of its buffer: any overread shows. */
-	packet_init(&pkt, buf, PACKET_HEADROOM + flen, flen);
+	packet_init(&pkt, buf, FRAME_HEADROOM + flen, flen);
 	memcpy(pkt.data, frame, flen);
 	if (flow_extract(pkt.data, pkt.len, key, &pkt.layers) == 0) {
 		pkt.key_valid = true;

@@ -39,7 +39,7 @@
 #define TH_ACK	0x10
 
 struct frame {
-	uint8_t buf[PACKET_HEADROOM + 65536 + 256];
+	uint8_t buf[FRAME_HEADROOM + FRAME_MAX];
 	struct packet pkt;
 	struct flow_key key;
 };
@@ -57,7 +57,7 @@ static void
 ipv4(struct frame *f, uint32_t src, uint32_t dst, uint8_t proto,
      const void *l4, size_t len)
 {
-	uint8_t *p = f->buf + PACKET_HEADROOM, *ip = p + 14, *t = ip + 20;
+	uint8_t *p = f->buf + FRAME_HEADROOM, *ip = p + 14, *t = ip + 20;
 	uint32_t s = htonl(src), d = htonl(dst);
 	uint16_t v;
 
@@ -940,7 +940,7 @@ static void
 big_udp(struct frame *f, bool v6, uint32_t n)
 {
 	static uint8_t buf[65536];
-	uint8_t *p = f->buf + PACKET_HEADROOM, *ip = p + 14, *u;
+	uint8_t *p = f->buf + FRAME_HEADROOM, *ip = p + 14, *u;
 	uint32_t hl = v6 ? 40 : 20;
 	uint16_t v;
 
@@ -991,7 +991,7 @@ static void
 load(struct frame *f, const struct frames *fs, int i)
 {
 	memset(f->buf, 0, sizeof(f->buf));
-	memcpy(f->buf + PACKET_HEADROOM, fs->f[i], fs->len[i]);
+	memcpy(f->buf + FRAME_HEADROOM, fs->f[i], fs->len[i]);
 	packet_init(&f->pkt, f->buf, sizeof(f->buf), fs->len[i]);
 	memset(&f->key, 0, sizeof(f->key));
 	assert_int_equal(flow_extract(f->pkt.data, f->pkt.len, &f->key,
@@ -1113,7 +1113,7 @@ static uint8_t slot[2048];
 static void
 load_slot(struct frame *f, const struct frames *fs, int i)
 {
-	memcpy(slot + PACKET_HEADROOM, fs->f[i], fs->len[i]);
+	memcpy(slot + FRAME_HEADROOM, fs->f[i], fs->len[i]);
 	packet_init(&f->pkt, slot, sizeof(slot), fs->len[i]);
 	memset(&f->key, 0, sizeof(f->key));
 	assert_int_equal(flow_extract(f->pkt.data, f->pkt.len, &f->key,
@@ -1289,8 +1289,8 @@ test_nat_icmpv6_error(void **s)
 
 	/* ::2 answers fd00::64 with "port unreachable", quoting it. */
 	memset(e.buf, 0, sizeof(e.buf));
-	ip = e.buf + PACKET_HEADROOM + 14;
-	memcpy(e.buf + PACKET_HEADROOM, f.pkt.data, 14);
+	ip = e.buf + FRAME_HEADROOM + 14;
+	memcpy(e.buf + FRAME_HEADROOM, f.pkt.data, 14);
 	ip[0] = 0x60;
 	v = htons(8 + sizeof(quote));
 	memcpy(ip + 4, &v, 2);
