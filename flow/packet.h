@@ -110,13 +110,14 @@ packet_csum_finish(struct packet *p)
 	uint32_t start = p->vnet.csum_start, at = start + p->vnet.csum_offset;
 	uint16_t v;
 
-	if (!packet_csum_partial(p) || at + 2 > p->len || start >= p->len)
+	if (!packet_csum_partial(p) || at + sizeof(v) > p->len ||
+	    start >= p->len)
 		return;
 	v = ~csum_fold(csum_add(0, p->data + start, p->len - start));
 	/* A UDP checksum of 0 is sent as all ones; TCP's 0 is fine too. */
 	if (!v)
 		v = 0xffff;
-	memcpy(p->data + at, &v, 2);
+	memcpy(p->data + at, &v, sizeof(v));
 	p->vnet.flags &= ~VIRTIO_NET_HDR_F_NEEDS_CSUM;
 }
 

@@ -397,8 +397,9 @@ vport_offload_valid(const struct virtio_net_hdr *vh, size_t len)
 {
 	uint8_t gso = vh->gso_type & ~VIRTIO_NET_HDR_GSO_ECN;
 
+	/* The 16-bit checksum field must be inside the frame. */
 	if ((vh->flags & VIRTIO_NET_HDR_F_NEEDS_CSUM) &&
-	    (size_t)vh->csum_start + vh->csum_offset + 2 > len)
+	    (size_t)vh->csum_start + vh->csum_offset + sizeof(uint16_t) > len)
 		return false;
 	switch (gso) {
 	case VIRTIO_NET_HDR_GSO_NONE:
