@@ -143,15 +143,6 @@ l4_csum(struct packet *pkt, const struct flow_key *key)
 	}
 }
 
-/* An address changed under the L4 checksum at sum. */
-static void
-l4_addr_changed(const struct packet *pkt, const struct flow_key *key,
-		void *sum, const void *old, const void *new, size_t n)
-{
-	csum_update_l4(sum, old, new, n, packet_csum_partial(pkt),
-		       key->ip_proto == IPPROTO_UDP);
-}
-
 /* Writes n bytes at p: (old & ~mask) | (val & mask); the old bytes are
  * returned in old (may be NULL when no checksum depends on them). */
 static void
@@ -165,6 +156,23 @@ masked_write(void *p, const void *val, const void *mask, size_t n,
 		memcpy(old, b, n);
 	for (size_t i = 0; i < n; i++)
 		b[i] = (b[i] & ~m[i]) | (v[i] & m[i]);
+}
+
+/* Sets an IP address (n bytes at addr) under the IPv4 header checksum
+ * (ipsum; NULL for IPv6) and the L4 checksum (l4sum; NULL: none). */
+static void
+set_addr(const struct packet *pkt, const struct flow_key *key, void *addr,
+	 const void *val, const void *mask, size_t n, void *ipsum,
+	 void *l4sum)
+{
+	uint8_t old[16];
+
+	masked_write(addr, val, mask, n, old);
+	if (ipsum)
+		csum_replace(ipsum, old, addr, n);
+	if (l4sum)
+		csum_update_l4(l4sum, old, addr, n, packet_csum_partial(pkt),
+			       key->ip_proto == IPPROTO_UDP);
 }
 
 static void
@@ -193,7 +201,8 @@ set_ipv4(struct packet *pkt, struct flow_key *key, const uint8_t *v,
 	struct ovs_key_ipv4 val, mask;
 	uint32_t l3 = pkt->layers.l3;
 	struct ipv4_header *ip;
-	uint8_t *l4sum, old[4];
+	uint8_t old[2];
+	void *l4sum;
 
 	memcpy(&val, v, sizeof(val));
 	memcpy(&mask, m, sizeof(mask));
@@ -203,18 +212,10 @@ set_ipv4(struct packet *pkt, struct flow_key *key, const uint8_t *v,
 	if (!ip)
 		return;
 	l4sum = l4_csum(pkt, key);
-	masked_write(&ip->saddr, &val.ipv4_src, &mask.ipv4_src,
-		     sizeof(ip->saddr), old);
-	csum_replace(&ip->csum, old, &ip->saddr, sizeof(ip->saddr));
-	if (l4sum)
-		l4_addr_changed(pkt, key, l4sum, old, &ip->saddr,
-				sizeof(ip->saddr));
-	masked_write(&ip->daddr, &val.ipv4_dst, &mask.ipv4_dst,
-		     sizeof(ip->daddr), old);
-	csum_replace(&ip->csum, old, &ip->daddr, sizeof(ip->daddr));
-	if (l4sum)
-		l4_addr_changed(pkt, key, l4sum, old, &ip->daddr,
-				sizeof(ip->daddr));
+	set_addr(pkt, key, &ip->saddr, &val.ipv4_src, &mask.ipv4_src,
+		 sizeof(ip->saddr), &ip->csum, l4sum);
+	set_addr(pkt, key, &ip->daddr, &val.ipv4_dst, &mask.ipv4_dst,
+		 sizeof(ip->daddr), &ip->csum, l4sum);
 	/* tos and ttl share 16-bit checksum words with their neighbours. */
 	memcpy(old, &ip->ver_ihl, 2);
 	ip->tos = (ip->tos & ~mask.ipv4_tos) | (val.ipv4_tos & mask.ipv4_tos);
@@ -235,7 +236,7 @@ set_ipv6(struct packet *pkt, struct flow_key *key, const uint8_t *v,
 	struct ovs_key_ipv6 val, mask;
 	uint32_t l3 = pkt->layers.l3, w, wm, wv;
 	struct ipv6_header *ip6;
-	uint8_t *l4sum, old[16];
+	void *l4sum;
 
 	memcpy(&val, v, sizeof(val));
 	memcpy(&mask, m, sizeof(mask));
@@ -245,16 +246,10 @@ set_ipv6(struct packet *pkt, struct flow_key *key, const uint8_t *v,
 	if (!ip6)
 		return;
 	l4sum = l4_csum(pkt, key);
-	masked_write(ip6->saddr, val.ipv6_src, mask.ipv6_src,
-		     sizeof(ip6->saddr), old);
-	if (l4sum)
-		l4_addr_changed(pkt, key, l4sum, old, ip6->saddr,
-				sizeof(ip6->saddr));
-	masked_write(ip6->daddr, val.ipv6_dst, mask.ipv6_dst,
-		     sizeof(ip6->daddr), old);
-	if (l4sum)
-		l4_addr_changed(pkt, key, l4sum, old, ip6->daddr,
-				sizeof(ip6->daddr));
+	set_addr(pkt, key, ip6->saddr, val.ipv6_src, mask.ipv6_src,
+		 sizeof(ip6->saddr), NULL, l4sum);
+	set_addr(pkt, key, ip6->daddr, val.ipv6_dst, mask.ipv6_dst,
+		 sizeof(ip6->daddr), NULL, l4sum);
 	/* Version, traffic class and flow label share the first word. */
 	w = ntohl(ip6->ver_tc_flow);
 	wm = ((uint32_t)mask.ipv6_tclass << IPV6_TCLASS_SHIFT) |
