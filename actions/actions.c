@@ -217,12 +217,12 @@ set_ipv4(struct packet *pkt, struct flow_key *key, const uint8_t *v,
 	set_addr(pkt, key, &ip->daddr, &val.ipv4_dst, &mask.ipv4_dst,
 		 sizeof(ip->daddr), &ip->csum, l4sum);
 	/* tos and ttl share 16-bit checksum words with their neighbours. */
-	memcpy(old, &ip->ver_ihl, 2);
+	memcpy(old, &ip->ver_ihl, sizeof(old));
 	ip->tos = (ip->tos & ~mask.ipv4_tos) | (val.ipv4_tos & mask.ipv4_tos);
-	csum_replace(&ip->csum, old, &ip->ver_ihl, 2);
-	memcpy(old, &ip->ttl, 2);
+	csum_replace(&ip->csum, old, &ip->ver_ihl, sizeof(old));
+	memcpy(old, &ip->ttl, sizeof(old));
 	ip->ttl = (ip->ttl & ~mask.ipv4_ttl) | (val.ipv4_ttl & mask.ipv4_ttl);
-	csum_replace(&ip->csum, old, &ip->ttl, 2);
+	csum_replace(&ip->csum, old, &ip->ttl, sizeof(old));
 	key->ipv4_src = ip->saddr;
 	key->ipv4_dst = ip->daddr;
 	key->ip_tos = ip->tos;
@@ -505,9 +505,9 @@ dec_ttl(struct exec *x, struct packet *pkt, struct flow_key *key,
 	if (ip) {
 		if (ip->ttl > 1) {
 			/* ttl shares a checksum word with the protocol. */
-			memcpy(old, &ip->ttl, 2);
+			memcpy(old, &ip->ttl, sizeof(old));
 			ip->ttl--;
-			csum_replace(&ip->csum, old, &ip->ttl, 2);
+			csum_replace(&ip->csum, old, &ip->ttl, sizeof(old));
 			key->ip_ttl = ip->ttl;
 			return false;
 		}

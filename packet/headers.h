@@ -12,10 +12,11 @@
 #include <arpa/inet.h>
 #include <linux/if_ether.h>
 #include <netinet/in.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-#define PACKED __attribute__((packed))
+#define HEADER_PACKED __attribute__((packed))
 
 /* size bytes at off in data (len bytes long); NULL when they do not all
  * fit, off past the end included. */
@@ -47,7 +48,7 @@ struct eth_header {
 	uint8_t eth_dst[ETH_ALEN];
 	uint8_t eth_src[ETH_ALEN];
 	uint16_t eth_type;		/* or the first tag's TPID */
-} PACKED;
+} HEADER_PACKED;
 _Static_assert(sizeof(struct eth_header) == ETH_HLEN, "Ethernet header");
 
 /* Where tags are pushed and popped: right after the addresses. */
@@ -57,11 +58,11 @@ _Static_assert(sizeof(struct eth_header) == ETH_HLEN, "Ethernet header");
 struct vlan_header {
 	uint16_t tpid;			/* ETH_P_8021Q or ETH_P_8021AD */
 	uint16_t tci;			/* priority, DEI, VLAN id */
-} PACKED;
+} HEADER_PACKED;
 #define VLAN_HLEN	sizeof(struct vlan_header)
 _Static_assert(VLAN_HLEN == 4, "VLAN tag");
 
-static inline int
+static inline bool
 eth_type_vlan(uint16_t type)
 {
 	return type == htons(ETH_P_8021Q) || type == htons(ETH_P_8021AD);
@@ -74,14 +75,14 @@ struct llc_snap_header {
 	uint8_t ctrl;
 	uint8_t oui[3];
 	uint16_t snap_type;
-} PACKED;
+} HEADER_PACKED;
 _Static_assert(sizeof(struct llc_snap_header) == 8, "LLC/SNAP header");
 #define LLC_SAP_SNAP	0xaa
 
 /* One MPLS label stack entry. */
 struct mpls_header {
 	uint32_t lse;			/* label, TC, bottom of stack, TTL */
-} PACKED;
+} HEADER_PACKED;
 _Static_assert(sizeof(struct mpls_header) == 4, "MPLS label");
 #define MPLS_LSE_BOS	0x00000100	/* host order */
 
@@ -91,7 +92,7 @@ struct nsh_header {
 	uint8_t md_type;
 	uint8_t next_proto;
 	uint32_t path_hdr;
-} PACKED;
+} HEADER_PACKED;
 _Static_assert(sizeof(struct nsh_header) == 8, "NSH base header");
 #define NSH_VER_SHIFT	14
 #define NSH_LEN_MASK	0x003f		/* in 4-byte words */
@@ -110,7 +111,7 @@ struct arp_eth_header {
 	uint32_t ar_spa;
 	uint8_t ar_tha[ETH_ALEN];
 	uint32_t ar_tpa;
-} PACKED;
+} HEADER_PACKED;
 _Static_assert(sizeof(struct arp_eth_header) == 28, "Ethernet ARP");
 
 /* IPv4. */
@@ -126,7 +127,7 @@ struct ipv4_header {
 	uint16_t csum;
 	uint32_t saddr;
 	uint32_t daddr;
-} PACKED;
+} HEADER_PACKED;
 #define IPV4_HLEN	sizeof(struct ipv4_header)
 _Static_assert(IPV4_HLEN == 20, "IPv4 header");
 #define IPV4_HLEN_MAX	60		/* with 40 bytes of options */
@@ -155,7 +156,7 @@ struct ipv6_header {
 	uint8_t hop_limit;
 	uint8_t saddr[16];
 	uint8_t daddr[16];
-} PACKED;
+} HEADER_PACKED;
 #define IPV6_HLEN	sizeof(struct ipv6_header)
 _Static_assert(IPV6_HLEN == 40, "IPv6 header");
 #define IPV6_TCLASS_SHIFT	20
@@ -179,7 +180,7 @@ ipv6_tot_len(const struct ipv6_header *ip6)
 struct ipv6_opt_header {
 	uint8_t nexthdr;
 	uint8_t hdrlen;
-} PACKED;
+} HEADER_PACKED;
 _Static_assert(sizeof(struct ipv6_opt_header) == 2, "IPv6 options");
 #define IPV6_EXTHDR_MIN	8
 
@@ -188,7 +189,7 @@ struct ipv6_rt_header {
 	uint8_t hdrlen;
 	uint8_t type;
 	uint8_t segments_left;
-} PACKED;
+} HEADER_PACKED;
 _Static_assert(sizeof(struct ipv6_rt_header) == 4, "IPv6 routing");
 
 struct ipv6_frag_header {
@@ -196,7 +197,7 @@ struct ipv6_frag_header {
 	uint8_t reserved;
 	uint16_t frag_off;		/* offset 13 bits (bytes / 8), M */
 	uint32_t id;
-} PACKED;
+} HEADER_PACKED;
 _Static_assert(sizeof(struct ipv6_frag_header) == 8, "IPv6 fragment");
 #define IPV6_FRAG_OFFSET	0xfff8	/* host order: the offset in bytes */
 #define IPV6_FRAG_MF		0x0001
@@ -208,7 +209,7 @@ struct ipv6_ah_header {
 	uint16_t reserved;
 	uint32_t spi;
 	uint32_t seq;
-} PACKED;
+} HEADER_PACKED;
 _Static_assert(sizeof(struct ipv6_ah_header) == 12, "authentication");
 
 /* An extension header's length: 8-byte units past the first 8. */
@@ -232,7 +233,7 @@ ipv6_ahlen(const struct ipv6_opt_header *h)
 struct l4_ports {
 	uint16_t src;
 	uint16_t dst;
-} PACKED;
+} HEADER_PACKED;
 
 struct tcp_header {
 	uint16_t src;
@@ -243,7 +244,7 @@ struct tcp_header {
 	uint16_t window;
 	uint16_t csum;
 	uint16_t urg_ptr;
-} PACKED;
+} HEADER_PACKED;
 #define TCP_HLEN	sizeof(struct tcp_header)
 _Static_assert(TCP_HLEN == 20, "TCP header");
 #define TCP_FLAGS_MASK	0x0fff		/* host order, in doff_flags */
@@ -273,7 +274,7 @@ struct udp_header {
 	uint16_t dst;
 	uint16_t len;
 	uint16_t csum;
-} PACKED;
+} HEADER_PACKED;
 #define UDP_HLEN	sizeof(struct udp_header)
 _Static_assert(UDP_HLEN == 8, "UDP header");
 
@@ -282,7 +283,7 @@ struct sctp_header {
 	uint16_t dst;
 	uint32_t vtag;
 	uint32_t csum;
-} PACKED;
+} HEADER_PACKED;
 _Static_assert(sizeof(struct sctp_header) == 12, "SCTP header");
 
 /* ICMP and ICMPv6 share this layout. The last four bytes are the echo
@@ -294,7 +295,7 @@ struct icmp_header {
 	uint16_t csum;
 	uint16_t id;
 	uint16_t seq;
-} PACKED;
+} HEADER_PACKED;
 #define ICMP_HLEN	sizeof(struct icmp_header)
 _Static_assert(ICMP_HLEN == 8, "ICMP header");
 
@@ -305,14 +306,14 @@ struct nd_msg {
 	uint16_t csum;
 	uint32_t flags;			/* reserved in a solicitation */
 	uint8_t target[16];
-} PACKED;
+} HEADER_PACKED;
 _Static_assert(sizeof(struct nd_msg) == 24, "ND message");
 
 /* A neighbour discovery option: its length counts 8-byte units. */
 struct nd_opt_header {
 	uint8_t type;
 	uint8_t len;
-} PACKED;
+} HEADER_PACKED;
 #define ND_OPT_UNIT	8
 
 /* The source or target link-layer address option, for Ethernet. */
@@ -320,7 +321,7 @@ struct nd_lla_opt {
 	uint8_t type;
 	uint8_t len;
 	uint8_t mac[ETH_ALEN];
-} PACKED;
+} HEADER_PACKED;
 _Static_assert(sizeof(struct nd_lla_opt) == 8, "ND Ethernet address");
 
 #endif

@@ -15,7 +15,7 @@ struct ip_option {
 	uint8_t kind;
 	uint8_t len;
 	uint8_t data[];
-} PACKED;
+} HEADER_PACKED;
 
 #define OPT_END			0
 #define OPT_NOP			1
