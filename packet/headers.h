@@ -32,9 +32,7 @@ header_at(const void *data, size_t len, size_t off, size_t size)
 static inline void *
 header_at_rw(void *data, size_t len, size_t off, size_t size)
 {
-	if (off > len || len - off < size)
-		return NULL;
-	return (uint8_t *)data + off;
+	return (void *)header_at(data, len, off, size);
 }
 
 /* The bytes of a header up to the end of one of its fields: what must be
