@@ -116,9 +116,9 @@ parse(const uint8_t *ip, uint32_t len, int family, uint16_t zone,
 	uint32_t tot;
 	uint16_t fo;
 
-	/* The unfragmentable part ends at the fragment header. */
 	if (!ip6)
 		return false;
+	/* The unfragmentable part ends at the fragment header. */
 	tot = ipv6_tot_len(ip6);
 	if (ipv6_exthdr_skip(ip, tot, 0, 0, &w) ||
 	    w.nexthdr != IPPROTO_FRAGMENT)
