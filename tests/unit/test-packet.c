@@ -354,6 +354,16 @@ walk(const uint8_t *f, size_t len, size_t nh, unsigned flags,
 	return err;
 }
 
+/* Where the walk ended: at off, a header of type nexthdr named at at. */
+static void
+assert_walk(const struct ipv6_exthdr_walk *w, uint8_t nexthdr, uint32_t off,
+	    uint32_t at)
+{
+	assert_int_equal(w->nexthdr, nexthdr);
+	assert_int_equal(w->off, off);
+	assert_int_equal(w->nexthdr_at, at);
+}
+
 static void
 test_exthdr_none(void **state)
 {
@@ -361,9 +371,7 @@ test_exthdr_none(void **state)
 	struct ipv6_exthdr_walk w;
 
 	assert_int_equal(walk(f, sizeof(f), 0, 0, &w), 0);
-	assert_int_equal(w.nexthdr, IPPROTO_TCP);
-	assert_int_equal(w.off, 40);
-	assert_int_equal(w.nexthdr_at, 6);
+	assert_walk(&w, IPPROTO_TCP, 40, 6);
 	assert_false(w.frag);
 	assert_int_equal(w.frag_off, 0);
 	/* The IPv6 header itself must be there. */
@@ -388,16 +396,12 @@ test_exthdr_each_kind(void **state)
 	struct ipv6_exthdr_walk w;
 
 	assert_int_equal(walk(chain, sizeof(chain), 0, 0, &w), 0);
-	assert_int_equal(w.nexthdr, IPPROTO_TCP);
-	assert_int_equal(w.off, 72);
-	assert_int_equal(w.nexthdr_at, 64);
+	assert_walk(&w, IPPROTO_TCP, 72, 64);
 	/* One step at a time. */
 	assert_int_equal(ipv6_exthdr_start(chain, sizeof(chain), 0, &w), 0);
 	assert_int_equal(w.nexthdr, IPPROTO_HOPOPTS);
 	assert_int_equal(ipv6_exthdr_step(chain, sizeof(chain), 0, &w), 1);
-	assert_int_equal(w.nexthdr, IPPROTO_ROUTING);
-	assert_int_equal(w.off, 48);
-	assert_int_equal(w.nexthdr_at, 40);
+	assert_walk(&w, IPPROTO_ROUTING, 48, 40);
 	assert_int_equal(ipv6_exthdr_step(chain, sizeof(chain), 0, &w), 1);
 	assert_int_equal(w.nexthdr, IPPROTO_DSTOPTS);
 	assert_int_equal(w.off, 64);
@@ -458,9 +462,7 @@ test_exthdr_ah(void **state)
 	struct ipv6_exthdr_walk w;
 
 	assert_int_equal(walk(ah, sizeof(ah), 0, IPV6_EXTHDR_AH, &w), 0);
-	assert_int_equal(w.nexthdr, IPPROTO_TCP);
-	assert_int_equal(w.off, 64);
-	assert_int_equal(w.nexthdr_at, 40);
+	assert_walk(&w, IPPROTO_TCP, 64, 40);
 	for (size_t len = 40; len < 64; len++)
 		assert_int_equal(walk(ah, len, 0, IPV6_EXTHDR_AH, &w),
 				 -EINVAL);
@@ -504,9 +506,7 @@ test_exthdr_first_fragment(void **state)
 	}
 	/* Not asked to step over it: the walk ends there. */
 	assert_int_equal(walk(frag_first, sizeof(frag_first), 0, 0, &w), 0);
-	assert_int_equal(w.nexthdr, IPPROTO_FRAGMENT);
-	assert_int_equal(w.off, 40);
-	assert_int_equal(w.nexthdr_at, 6);
+	assert_walk(&w, IPPROTO_FRAGMENT, 40, 6);
 	assert_false(w.frag);
 }
 
@@ -569,9 +569,7 @@ test_exthdr_unfragmentable(void **state)
 
 	assert_int_equal(walk(unfrag, sizeof(unfrag), 0, IPV6_EXTHDR_UNFRAG,
 			      &w), 0);
-	assert_int_equal(w.nexthdr, IPPROTO_DSTOPTS);
-	assert_int_equal(w.off, 64);
-	assert_int_equal(w.nexthdr_at, 56);
+	assert_walk(&w, IPPROTO_DSTOPTS, 64, 56);
 	/* The last header must have its 8 bytes even where it ends the
 	 * walk. */
 	for (size_t len = 64; len < 72; len++)
