@@ -12,8 +12,6 @@
 
 /* An ICMP error quotes at least this much of the transport header. */
 #define QUOTE_L4_MIN	8
-/* IPv6 quotes longer than this must be whole up to their L4 header. */
-#define QUOTE_COPY_MAX	(IPV6_HLEN + 256)
 
 /* The flag combinations a TCP segment may carry (PSH, ECE, CWR aside);
  * others are invalid. */
@@ -176,21 +174,13 @@ parse_inner(const uint8_t *inner, uint32_t len, int family, uint16_t zone,
 	} else {
 		const struct ipv6_header *ip6 =
 			ipv6_header_at(inner, len, 0, IP_CHECK_VERSION);
-		uint32_t bound = len;
 
 		if (!ip6)
 			return CT_PARSE_INVALID;
-		/* Its headers are read up to where the quote ends; as when
-		 * the quote was walked in a copy of at most 296 bytes, a
-		 * longer one must hold them within its own length. */
-		if (len > QUOTE_COPY_MAX) {
-			if (ipv6_tot_len(ip6) > len)
-				return CT_PARSE_INVALID;
-			bound = ipv6_tot_len(ip6);
-		}
 		memcpy(&t->src.ip6, ip6->saddr, sizeof(t->src.ip6));
 		memcpy(&t->dst.ip6, ip6->daddr, sizeof(t->dst.ip6));
-		if (!ipv6_upper(inner, bound, &proto, &l4_off))
+		/* Its headers are read up to where the quote ends. */
+		if (!ipv6_upper(inner, len, &proto, &l4_off))
 			return CT_PARSE_INVALID;
 	}
 	t->proto = proto;

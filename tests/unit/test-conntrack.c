@@ -1256,9 +1256,11 @@ test_fragments_oversize_v6(void **s)
 }
 
 /* IPv6: a source mapping, and the ICMPv6 error about the mapped datagram
- * mapped back (quote and outer header, checksum over the pseudo-header). */
+ * (UDP with len bytes of payload, of which the error quotes the first qlen
+ * bytes) mapped back: quote and outer header, checksum over the
+ * pseudo-header. */
 static void
-test_nat_icmpv6_error(void **s)
+nat_icmpv6_error(uint32_t len, uint32_t qlen)
 {
 	struct ct_action c = { .family = AF_INET6, .commit = true,
 			       .zone = 14,
@@ -1267,13 +1269,15 @@ test_nat_icmpv6_error(void **s)
 			       .nat = CT_ACTION_NAT };
 	static struct frame f, e;
 	uint8_t nat[16] = { 0xfd, [15] = 0x64 }, one[16] = { [15] = 1 };
-	uint8_t *ip, *icmp, quote[48];
+	static uint8_t quote[1232];
+	uint8_t *ip, *icmp;
 	uint16_t v;
 
 	c.range.flags = CT_RANGE_MAP_IPS;
 	memcpy(&c.range.min_addr.ip6, nat, 16);
 	memcpy(&c.range.max_addr.ip6, nat, 16);
-	big_udp(&f, true, 16);
+	assert_true(qlen <= sizeof(quote) && qlen <= 40 + 8 + len);
+	big_udp(&f, true, len);
 	memset(&f.key, 0, sizeof(f.key));
 	assert_int_equal(flow_extract(f.pkt.data, f.pkt.len, &f.key,
 				      &f.pkt.layers), 0);
@@ -1282,17 +1286,17 @@ test_nat_icmpv6_error(void **s)
 	ip = f.pkt.data + 14;
 	assert_memory_equal(ip + 8, nat, 16);
 	assert_int_equal(csum_fold(csum_add(csum_pseudo(ip + 8, ip + 24, 16,
-							IPPROTO_UDP, 24),
-					    ip + 40, 24)),
+							IPPROTO_UDP, 8 + len),
+					    ip + 40, 8 + len)),
 			 0xffff);
-	memcpy(quote, ip, sizeof(quote));
+	memcpy(quote, ip, qlen);
 
 	/* ::2 answers fd00::64 with "port unreachable", quoting it. */
 	memset(e.buf, 0, sizeof(e.buf));
 	ip = e.buf + FRAME_HEADROOM + 14;
 	memcpy(e.buf + FRAME_HEADROOM, f.pkt.data, 14);
 	ip[0] = 0x60;
-	v = htons(8 + sizeof(quote));
+	v = htons(8 + qlen);
 	memcpy(ip + 4, &v, 2);
 	ip[6] = IPPROTO_ICMPV6;
 	ip[7] = 64;
@@ -1301,12 +1305,12 @@ test_nat_icmpv6_error(void **s)
 	icmp = ip + 40;
 	icmp[0] = 1;
 	icmp[1] = 4;
-	memcpy(icmp + 8, quote, sizeof(quote));
+	memcpy(icmp + 8, quote, qlen);
 	v = ~csum_fold(csum_add(csum_pseudo(ip + 8, ip + 24, 16,
-					    IPPROTO_ICMPV6, 8 + sizeof(quote)),
-				icmp, 8 + sizeof(quote)));
+					    IPPROTO_ICMPV6, 8 + qlen),
+				icmp, 8 + qlen));
 	memcpy(icmp + 2, &v, 2);
-	packet_init(&e.pkt, e.buf, sizeof(e.buf), 14 + 40 + 8 + sizeof(quote));
+	packet_init(&e.pkt, e.buf, sizeof(e.buf), 14 + 40 + 8 + qlen);
 	memset(&e.key, 0, sizeof(e.key));
 	assert_int_equal(flow_extract(e.pkt.data, e.pkt.len, &e.key,
 				      &e.pkt.layers), 0);
@@ -1317,9 +1321,23 @@ test_nat_icmpv6_error(void **s)
 	assert_memory_equal(icmp + 8 + 8, one, 16);	/* quote: from ::1 */
 	assert_int_equal(csum_fold(csum_add(csum_pseudo(ip + 8, ip + 24, 16,
 							IPPROTO_ICMPV6,
-							8 + sizeof(quote)),
-					    icmp, 8 + sizeof(quote))),
+							8 + qlen),
+					    icmp, 8 + qlen)),
 			 0xffff);
+}
+
+static void
+test_nat_icmpv6_error(void **s)
+{
+	nat_icmpv6_error(16, 48);
+}
+
+/* A quote as long as an ICMPv6 error may carry (1280 bytes in all), of a
+ * packet longer still. */
+static void
+test_nat_icmpv6_error_long_quote(void **s)
+{
+	nat_icmpv6_error(1400, 1232);
 }
 
 static void
@@ -1704,6 +1722,7 @@ main(void)
 		cmocka_unit_test(test_hostile),
 		cmocka_unit_test(test_helpers),
 		cmocka_unit_test(test_nat_icmpv6_error),
+		cmocka_unit_test(test_nat_icmpv6_error_long_quote),
 		cmocka_unit_test(test_fragments_v4),
 		cmocka_unit_test(test_fragments_v6),
 		cmocka_unit_test(test_fragment_past_last),
