@@ -9,6 +9,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "packet/frame.h"
 #include "tests/unit/nl-test.h"
 
 #define MAX_DEVICES	32
@@ -127,8 +128,8 @@ recv_burst(struct vport *vport, struct vport_rxq *q, uint8_t *scratch,
 	static const struct virtio_net_hdr none;
 
 	for (unsigned n = 0; n < max; n++) {
-		ssize_t r = recv(q->fd, scratch + VPORT_RX_HEADROOM,
-				 size - VPORT_RX_HEADROOM, MSG_DONTWAIT);
+		ssize_t r = recv(q->fd, scratch + FRAME_HEADROOM,
+				 size - FRAME_HEADROOM, MSG_DONTWAIT);
 
 		if (r <= 0)
 			break;

@@ -22,7 +22,7 @@
 
 #include "common/unaligned.h"
 #include "datapath/families.h"
-#include "flow/csum.h"
+#include "packet/csum.h"
 #include "netlink/genl.h"
 #include "tests/unit/fake-port.h"
 #include "tests/unit/nl-test.h"
