@@ -13,39 +13,40 @@
 #include "actions/actions-netlink.h"
 #include "flow/key-netlink.h"
 #include "include/tapdp/ovs-uapi.h"
-#include "tests/unit/nl-test.h"
+#include "tests/unit/builders.h"
 
 /* in_port(1),eth(),eth_type(0x0800),ipv4(src=10.0.0.1) as a key. */
-static int
-ipv4_key(struct nb *b, bool with_ipv4)
+static const struct nlattr *
+ipv4_key(struct attrs *b, bool with_ipv4)
 {
+	struct ovs_key_ipv4 ip = { .ipv4_src = htonl(0x0a000001) };
 	struct ovs_key_ethernet eth;
+	struct nlattr *key;
 
 	memset(&eth, 0, sizeof(eth));
-	struct ovs_key_ipv4 ip = { .ipv4_src = htonl(0x0a000001) };
-	int at = b->len;
-
-	nb_nest_start(b, OVS_FLOW_ATTR_KEY);
-	nb_put_u32(b, OVS_KEY_ATTR_IN_PORT, 1);
-	nb_put(b, OVS_KEY_ATTR_ETHERNET, &eth, sizeof(eth));
-	nb_put_be16(b, OVS_KEY_ATTR_ETHERTYPE, ETH_P_IP);
+	key = msgbuf_nest_start(&b->mb, OVS_FLOW_ATTR_KEY);
+	msgbuf_put_u32(&b->mb, OVS_KEY_ATTR_IN_PORT, 1);
+	attrs_put(b, OVS_KEY_ATTR_ETHERNET, &eth, sizeof(eth));
+	msgbuf_put_u16(&b->mb, OVS_KEY_ATTR_ETHERTYPE, htons(ETH_P_IP));
 	if (with_ipv4)
-		nb_put(b, OVS_KEY_ATTR_IPV4, &ip, sizeof(ip));
-	nb_nest_end(b);
-	return at;
+		attrs_put(b, OVS_KEY_ATTR_IPV4, &ip, sizeof(ip));
+	msgbuf_nest_end(&b->mb, key);
+	return key;
 }
 
 static void
 test_key_roundtrip_and_exact_mask(void **state)
 {
 	struct flow_key key, mask, key2, mask2;
-	struct nb b = { .len = 0 };
+	static struct attrs b;
 	char out[4096];
 	struct msgbuf mb;
-	int at = ipv4_key(&b, true);
+	const struct nlattr *k;
 
-	assert_int_equal(flow_match_from_nlattrs(&key, &mask, nb_at(&b, at),
-						 NULL, true), 0);
+	attrs_init(&b);
+	k = ipv4_key(&b, true);
+	assert_int_equal(flow_match_from_nlattrs(&key, &mask, k, NULL, true),
+			 0);
 	assert_int_equal(key.in_port, 1);
 	assert_int_equal(key.eth_type, htons(ETH_P_IP));
 	assert_int_equal(key.ipv4_src, htonl(0x0a000001));
@@ -67,54 +68,60 @@ test_key_roundtrip_and_exact_mask(void **state)
 	assert_memory_equal(&mask, &mask2, sizeof(mask));
 }
 
+/* Parses b's first attribute as a key (no mask). */
+static int
+parse_key(struct attrs *b, bool log)
+{
+	struct flow_key key, mask;
+
+	return flow_match_from_nlattrs(&key, &mask, attrs_data(b), NULL, log);
+}
+
+/* Starts a key nest in a fresh list. */
+static struct nlattr *
+key_start(struct attrs *b)
+{
+	attrs_init(b);
+	return msgbuf_nest_start(&b->mb, OVS_FLOW_ATTR_KEY);
+}
+
 static void
 test_key_errors(void **state)
 {
-	struct flow_key key, mask;
-	struct nb b = { .len = 0 };
-	int at;
+	static struct attrs b;
+	struct nlattr *k;
 
 	/* eth_type IPv4 without the IPv4 attribute: "Missing key". */
-	at = ipv4_key(&b, false);
-	assert_int_equal(flow_match_from_nlattrs(&key, &mask, nb_at(&b, at),
-						 NULL, false), -EINVAL);
+	attrs_init(&b);
+	ipv4_key(&b, false);
+	assert_int_equal(parse_key(&b, false), -EINVAL);
 	/* Duplicate attribute. */
-	b.len = 0;
-	nb_nest_start(&b, OVS_FLOW_ATTR_KEY);
-	nb_put_u32(&b, OVS_KEY_ATTR_IN_PORT, 1);
-	nb_put_u32(&b, OVS_KEY_ATTR_IN_PORT, 2);
-	nb_nest_end(&b);
-	assert_int_equal(flow_match_from_nlattrs(&key, &mask, nb_at(&b, 0),
-						 NULL, false), -EINVAL);
+	k = key_start(&b);
+	msgbuf_put_u32(&b.mb, OVS_KEY_ATTR_IN_PORT, 1);
+	msgbuf_put_u32(&b.mb, OVS_KEY_ATTR_IN_PORT, 2);
+	msgbuf_nest_end(&b.mb, k);
+	assert_int_equal(parse_key(&b, false), -EINVAL);
 	/* Wrong length. */
-	b.len = 0;
-	nb_nest_start(&b, OVS_FLOW_ATTR_KEY);
-	nb_put_be16(&b, OVS_KEY_ATTR_IN_PORT, 1);
-	nb_nest_end(&b);
-	assert_int_equal(flow_match_from_nlattrs(&key, &mask, nb_at(&b, 0),
-						 NULL, false), -EINVAL);
+	k = key_start(&b);
+	msgbuf_put_u16(&b.mb, OVS_KEY_ATTR_IN_PORT, htons(1));
+	msgbuf_nest_end(&b.mb, k);
+	assert_int_equal(parse_key(&b, false), -EINVAL);
 	/* No Ethernet header and no EtherType. */
-	b.len = 0;
-	nb_nest_start(&b, OVS_FLOW_ATTR_KEY);
-	nb_put_u32(&b, OVS_KEY_ATTR_IN_PORT, 1);
-	nb_nest_end(&b);
-	assert_int_equal(flow_match_from_nlattrs(&key, &mask, nb_at(&b, 0),
-						 NULL, false), -EINVAL);
+	k = key_start(&b);
+	msgbuf_put_u32(&b.mb, OVS_KEY_ATTR_IN_PORT, 1);
+	msgbuf_nest_end(&b.mb, k);
+	assert_int_equal(parse_key(&b, false), -EINVAL);
 	/* in_port past the port range. */
-	b.len = 0;
-	nb_nest_start(&b, OVS_FLOW_ATTR_KEY);
-	nb_put_u32(&b, OVS_KEY_ATTR_IN_PORT, 65535);
-	nb_put_be16(&b, OVS_KEY_ATTR_ETHERTYPE, ETH_P_ARP);
-	nb_nest_end(&b);
-	assert_int_equal(flow_match_from_nlattrs(&key, &mask, nb_at(&b, 0),
-						 NULL, false), -EINVAL);
+	k = key_start(&b);
+	msgbuf_put_u32(&b.mb, OVS_KEY_ATTR_IN_PORT, 65535);
+	msgbuf_put_u16(&b.mb, OVS_KEY_ATTR_ETHERTYPE, htons(ETH_P_ARP));
+	msgbuf_nest_end(&b.mb, k);
+	assert_int_equal(parse_key(&b, false), -EINVAL);
 	/* An EtherType below 0x600. */
-	b.len = 0;
-	nb_nest_start(&b, OVS_FLOW_ATTR_KEY);
-	nb_put_be16(&b, OVS_KEY_ATTR_ETHERTYPE, 0x0100);
-	nb_nest_end(&b);
-	assert_int_equal(flow_match_from_nlattrs(&key, &mask, nb_at(&b, 0),
-						 NULL, false), -EINVAL);
+	k = key_start(&b);
+	msgbuf_put_u16(&b.mb, OVS_KEY_ATTR_ETHERTYPE, htons(0x0100));
+	msgbuf_nest_end(&b.mb, k);
+	assert_int_equal(parse_key(&b, false), -EINVAL);
 }
 
 static void
@@ -123,29 +130,28 @@ test_mask_rules(void **state)
 	struct ovs_key_ipv4 ipm = { .ipv4_src = 0xffffffff };
 	struct ovs_key_ethernet ethm;
 	struct flow_key key, mask;
-	struct nb b = { .len = 0 };
-	int at = ipv4_key(&b, true), mat;
+	static struct attrs b;
+	const struct nlattr *k;
+	struct nlattr *m;
 
+	attrs_init(&b);
+	k = ipv4_key(&b, true);
 	/* An IPv4 mask needs an exact EtherType match: an absent (all
 	 * zero) EtherType mask refuses it. */
 	memset(&ethm, 0, sizeof(ethm));
-	mat = b.len;
-	nb_nest_start(&b, OVS_FLOW_ATTR_MASK);
-	nb_put(&b, OVS_KEY_ATTR_IPV4, &ipm, sizeof(ipm));
-	nb_nest_end(&b);
-	assert_int_equal(flow_match_from_nlattrs(&key, &mask, nb_at(&b, at),
-						 nb_at(&b, mat), false),
+	m = msgbuf_nest_start(&b.mb, OVS_FLOW_ATTR_MASK);
+	attrs_put(&b, OVS_KEY_ATTR_IPV4, &ipm, sizeof(ipm));
+	msgbuf_nest_end(&b.mb, m);
+	assert_int_equal(flow_match_from_nlattrs(&key, &mask, k, m, false),
 			 -EINVAL);
 	/* With it, fine, and in_port and EtherType become exact. */
-	mat = b.len;
-	nb_nest_start(&b, OVS_FLOW_ATTR_MASK);
-	nb_put_u32(&b, OVS_KEY_ATTR_IN_PORT, 0);
-	nb_put(&b, OVS_KEY_ATTR_ETHERNET, &ethm, sizeof(ethm));
-	nb_put_be16(&b, OVS_KEY_ATTR_ETHERTYPE, 0xffff);
-	nb_put(&b, OVS_KEY_ATTR_IPV4, &ipm, sizeof(ipm));
-	nb_nest_end(&b);
-	assert_int_equal(flow_match_from_nlattrs(&key, &mask, nb_at(&b, at),
-						 nb_at(&b, mat), true), 0);
+	m = msgbuf_nest_start(&b.mb, OVS_FLOW_ATTR_MASK);
+	msgbuf_put_u32(&b.mb, OVS_KEY_ATTR_IN_PORT, 0);
+	attrs_put(&b, OVS_KEY_ATTR_ETHERNET, &ethm, sizeof(ethm));
+	msgbuf_put_u16(&b.mb, OVS_KEY_ATTR_ETHERTYPE, 0xffff);
+	attrs_put(&b, OVS_KEY_ATTR_IPV4, &ipm, sizeof(ipm));
+	msgbuf_nest_end(&b.mb, m);
+	assert_int_equal(flow_match_from_nlattrs(&key, &mask, k, m, true), 0);
 	assert_int_equal(mask.ipv4_src, 0xffffffff);
 	assert_int_equal(mask.ipv4_dst, 0);
 	assert_int_equal(mask.eth_type, 0xffff);
@@ -155,34 +161,31 @@ test_mask_rules(void **state)
 static void
 test_vlan_key(void **state)
 {
+	struct ovs_key_arp arp = { .arp_op = htons(1) };
 	struct ovs_key_ethernet eth;
+	struct flow_key key, mask;
+	static struct attrs b;
+	struct nlattr *k, *encap;
 
 	memset(&eth, 0, sizeof(eth));
-	struct flow_key key, mask;
-	struct nb b = { .len = 0 };
-
 	/* A VLAN EtherType without its encap: invalid. */
-	nb_nest_start(&b, OVS_FLOW_ATTR_KEY);
-	nb_put(&b, OVS_KEY_ATTR_ETHERNET, &eth, sizeof(eth));
-	nb_put_be16(&b, OVS_KEY_ATTR_ETHERTYPE, ETH_P_8021Q);
-	nb_nest_end(&b);
-	assert_int_equal(flow_match_from_nlattrs(&key, &mask, nb_at(&b, 0),
-						 NULL, false), -EINVAL);
+	k = key_start(&b);
+	attrs_put(&b, OVS_KEY_ATTR_ETHERNET, &eth, sizeof(eth));
+	msgbuf_put_u16(&b.mb, OVS_KEY_ATTR_ETHERTYPE, htons(ETH_P_8021Q));
+	msgbuf_nest_end(&b.mb, k);
+	assert_int_equal(parse_key(&b, false), -EINVAL);
 	/* With TCI (CFI set) and an encapsulated ARP. */
-	b.len = 0;
-	nb_nest_start(&b, OVS_FLOW_ATTR_KEY);
-	nb_put(&b, OVS_KEY_ATTR_ETHERNET, &eth, sizeof(eth));
-	nb_put_be16(&b, OVS_KEY_ATTR_ETHERTYPE, ETH_P_8021Q);
-	nb_put_be16(&b, OVS_KEY_ATTR_VLAN, 0x1000 | 42);
-	nb_nest_start(&b, OVS_KEY_ATTR_ENCAP);
-	nb_put_be16(&b, OVS_KEY_ATTR_ETHERTYPE, ETH_P_ARP);
-	struct ovs_key_arp arp = { .arp_op = htons(1) };
-
-	nb_put(&b, OVS_KEY_ATTR_ARP, &arp, sizeof(arp));
-	nb_nest_end(&b);
-	nb_nest_end(&b);
-	assert_int_equal(flow_match_from_nlattrs(&key, &mask, nb_at(&b, 0),
-						 NULL, true), 0);
+	k = key_start(&b);
+	attrs_put(&b, OVS_KEY_ATTR_ETHERNET, &eth, sizeof(eth));
+	msgbuf_put_u16(&b.mb, OVS_KEY_ATTR_ETHERTYPE, htons(ETH_P_8021Q));
+	msgbuf_put_u16(&b.mb, OVS_KEY_ATTR_VLAN, htons(0x1000 | 42));
+	encap = msgbuf_nest_start(&b.mb, OVS_KEY_ATTR_ENCAP);
+	msgbuf_put_u16(&b.mb, OVS_KEY_ATTR_ETHERTYPE, htons(ETH_P_ARP));
+	attrs_put(&b, OVS_KEY_ATTR_ARP, &arp, sizeof(arp));
+	msgbuf_nest_end(&b.mb, encap);
+	msgbuf_nest_end(&b.mb, k);
+	assert_int_equal(flow_match_from_nlattrs(&key, &mask, k, NULL, true),
+			 0);
 	assert_int_equal(ntohs(key.vlan.tci), 0x1000 | 42);
 	assert_int_equal(key.vlan.tpid, htons(ETH_P_8021Q));
 	assert_int_equal(key.eth_type, htons(ETH_P_ARP));
@@ -200,103 +203,93 @@ arp_key(void)
 	return &k;
 }
 
-static int
-validate(struct nb *b)
+/* Starts an action list in a fresh b. */
+static struct nlattr *
+actions_start(struct attrs *b)
 {
-	return actions_validate(nb_at(b, 0), arp_key(), false);
+	attrs_init(b);
+	return msgbuf_nest_start(&b->mb, OVS_FLOW_ATTR_ACTIONS);
 }
 
-static void
-nested_clones(struct nb *b, int n)
+/* Ends the action list 'acts' and validates it for an ARP flow. */
+static int
+validate(struct attrs *b, struct nlattr *acts)
 {
-	b->len = 0;
-	nb_nest_start(b, OVS_FLOW_ATTR_ACTIONS);
+	msgbuf_nest_end(&b->mb, acts);
+	return actions_validate(attrs_data(b), arp_key(), false);
+}
+
+static int
+nested_clones(struct attrs *b, int n)
+{
+	struct nlattr *acts = actions_start(b), *clone[17];
+
+	assert_true(n <= 17);
 	for (int i = 0; i < n; i++)
-		nb_nest_start(b, OVS_ACTION_ATTR_CLONE);
-	nb_put_u32(b, TAPDP_ACTION_ATTR_DROP, 0);
-	for (int i = 0; i < n; i++)
-		nb_nest_end(b);
-	nb_nest_end(b);
+		clone[i] = msgbuf_nest_start(&b->mb, OVS_ACTION_ATTR_CLONE);
+	msgbuf_put_u32(&b->mb, TAPDP_ACTION_ATTR_DROP, 0);
+	for (int i = n; i-- > 0;)
+		msgbuf_nest_end(&b->mb, clone[i]);
+	return validate(b, acts);
 }
 
 static void
 test_actions(void **state)
 {
-	struct nb b = { .len = 0 };
+	struct ovs_action_push_vlan pv = { htons(ETH_P_8021Q), htons(5) };
+	struct ovs_key_ipv4 ip = { 0 };
+	static struct attrs b;
+	struct nlattr *acts, *a;
 
 	/* The selftest's 17 nested clones: too deep. 16 are fine. */
-	nested_clones(&b, 17);
-	assert_int_equal(validate(&b), -EOVERFLOW);
-	nested_clones(&b, 16);
-	assert_int_equal(validate(&b), 0);
+	assert_int_equal(nested_clones(&b, 17), -EOVERFLOW);
+	assert_int_equal(nested_clones(&b, 16), 0);
 	/* drop(0),2: drop must be last. */
-	b.len = 0;
-	nb_nest_start(&b, OVS_FLOW_ATTR_ACTIONS);
-	nb_put_u32(&b, TAPDP_ACTION_ATTR_DROP, 0);
-	nb_put_u32(&b, OVS_ACTION_ATTR_OUTPUT, 2);
-	nb_nest_end(&b);
-	assert_int_equal(validate(&b), -EINVAL);
+	acts = actions_start(&b);
+	msgbuf_put_u32(&b.mb, TAPDP_ACTION_ATTR_DROP, 0);
+	msgbuf_put_u32(&b.mb, OVS_ACTION_ATTR_OUTPUT, 2);
+	assert_int_equal(validate(&b, acts), -EINVAL);
 	/* 2,drop(0) is fine; output to a port past the range is not. */
-	b.len = 0;
-	nb_nest_start(&b, OVS_FLOW_ATTR_ACTIONS);
-	nb_put_u32(&b, OVS_ACTION_ATTR_OUTPUT, 2);
-	nb_put_u32(&b, TAPDP_ACTION_ATTR_DROP, 0);
-	nb_nest_end(&b);
-	assert_int_equal(validate(&b), 0);
-	b.len = 0;
-	nb_nest_start(&b, OVS_FLOW_ATTR_ACTIONS);
-	nb_put_u32(&b, OVS_ACTION_ATTR_OUTPUT, 65535);
-	nb_nest_end(&b);
-	assert_int_equal(validate(&b), -EINVAL);
+	acts = actions_start(&b);
+	msgbuf_put_u32(&b.mb, OVS_ACTION_ATTR_OUTPUT, 2);
+	msgbuf_put_u32(&b.mb, TAPDP_ACTION_ATTR_DROP, 0);
+	assert_int_equal(validate(&b, acts), 0);
+	acts = actions_start(&b);
+	msgbuf_put_u32(&b.mb, OVS_ACTION_ATTR_OUTPUT, 65535);
+	assert_int_equal(validate(&b, acts), -EINVAL);
 	/* Userspace needs a nonzero pid. */
-	b.len = 0;
-	nb_nest_start(&b, OVS_FLOW_ATTR_ACTIONS);
-	nb_nest_start(&b, OVS_ACTION_ATTR_USERSPACE);
-	nb_put_u32(&b, OVS_USERSPACE_ATTR_PID, 0);
-	nb_nest_end(&b);
-	nb_nest_end(&b);
-	assert_int_equal(validate(&b), -EINVAL);
+	acts = actions_start(&b);
+	a = msgbuf_nest_start(&b.mb, OVS_ACTION_ATTR_USERSPACE);
+	msgbuf_put_u32(&b.mb, OVS_USERSPACE_ATTR_PID, 0);
+	msgbuf_nest_end(&b.mb, a);
+	assert_int_equal(validate(&b, acts), -EINVAL);
 	/* psample: a group is required; cookies are at most 16 bytes. */
-	b.len = 0;
-	nb_nest_start(&b, OVS_FLOW_ATTR_ACTIONS);
-	nb_nest_start(&b, TAPDP_ACTION_ATTR_PSAMPLE);
-	nb_put(&b, TAPDP_PSAMPLE_ATTR_COOKIE, "abc", 3);
-	nb_nest_end(&b);
-	nb_nest_end(&b);
-	assert_int_equal(validate(&b), -EINVAL);
-	b.len = 0;
-	nb_nest_start(&b, OVS_FLOW_ATTR_ACTIONS);
-	nb_nest_start(&b, TAPDP_ACTION_ATTR_PSAMPLE);
-	nb_put_u32(&b, TAPDP_PSAMPLE_ATTR_GROUP, 1);
-	nb_put(&b, TAPDP_PSAMPLE_ATTR_COOKIE, "0123456789abcdefX", 17);
-	nb_nest_end(&b);
-	nb_nest_end(&b);
-	assert_int_equal(validate(&b), -ERANGE);
+	acts = actions_start(&b);
+	a = msgbuf_nest_start(&b.mb, TAPDP_ACTION_ATTR_PSAMPLE);
+	attrs_put(&b, TAPDP_PSAMPLE_ATTR_COOKIE, "abc", 3);
+	msgbuf_nest_end(&b.mb, a);
+	assert_int_equal(validate(&b, acts), -EINVAL);
+	acts = actions_start(&b);
+	a = msgbuf_nest_start(&b.mb, TAPDP_ACTION_ATTR_PSAMPLE);
+	msgbuf_put_u32(&b.mb, TAPDP_PSAMPLE_ATTR_GROUP, 1);
+	attrs_put(&b, TAPDP_PSAMPLE_ATTR_COOKIE, "0123456789abcdefX", 17);
+	msgbuf_nest_end(&b.mb, a);
+	assert_int_equal(validate(&b, acts), -ERANGE);
 	/* Setting IPv4 fields of an ARP flow. */
-	b.len = 0;
-	nb_nest_start(&b, OVS_FLOW_ATTR_ACTIONS);
-	nb_nest_start(&b, OVS_ACTION_ATTR_SET);
-	struct ovs_key_ipv4 ip = { 0 };
-
-	nb_put(&b, OVS_KEY_ATTR_IPV4, &ip, sizeof(ip));
-	nb_nest_end(&b);
-	nb_nest_end(&b);
-	assert_int_equal(validate(&b), -EINVAL);
+	acts = actions_start(&b);
+	a = msgbuf_nest_start(&b.mb, OVS_ACTION_ATTR_SET);
+	attrs_put(&b, OVS_KEY_ATTR_IPV4, &ip, sizeof(ip));
+	msgbuf_nest_end(&b.mb, a);
+	assert_int_equal(validate(&b, acts), -EINVAL);
 	/* push_vlan without the CFI bit. */
-	b.len = 0;
-	nb_nest_start(&b, OVS_FLOW_ATTR_ACTIONS);
-	struct ovs_action_push_vlan pv = { htons(ETH_P_8021Q), htons(5) };
-
-	nb_put(&b, OVS_ACTION_ATTR_PUSH_VLAN, &pv, sizeof(pv));
-	nb_nest_end(&b);
-	assert_int_equal(validate(&b), -EINVAL);
+	acts = actions_start(&b);
+	attrs_put(&b, OVS_ACTION_ATTR_PUSH_VLAN, &pv, sizeof(pv));
+	assert_int_equal(validate(&b, acts), -EINVAL);
 	/* More than the kernel stores: EMSGSIZE. */
-	b.len = 0;
-	nb_nest_start(&b, OVS_FLOW_ATTR_ACTIONS);
+	acts = actions_start(&b);
 	for (int i = 0; i < 5000; i++)
-		nb_put_u32(&b, OVS_ACTION_ATTR_OUTPUT, 1);
-	nb_nest_end(&b);
-	assert_int_equal(validate(&b), -EMSGSIZE);
+		msgbuf_put_u32(&b.mb, OVS_ACTION_ATTR_OUTPUT, 1);
+	assert_int_equal(validate(&b, acts), -EMSGSIZE);
 }
 
 int
