@@ -14,7 +14,7 @@
 #include "actions/actions-netlink.h"
 #include "actions/actions.h"
 #include "include/tapdp/ovs-uapi.h"
-#include "tests/unit/nl-test.h"
+#include "tests/unit/builders.h"
 
 struct out {
 	uint8_t frame[2048];
@@ -66,80 +66,66 @@ static const struct actions_env env = {
 	.meter = meter,
 };
 
-/* Ethernet + IPv4 + TCP, correct checksums. */
+#define TCP_FRAME_MAX	128
+
+/* Ethernet, then 'labels' MPLS labels (the last bottom of stack) if not 0,
+ * then IPv4 with TTL 'ttl' and a TCP SYN with an MSS option, checksums
+ * right. */
 static uint32_t
-tcp_frame(uint8_t *f)
+tcp_frame(uint8_t *f, int labels, uint8_t ttl)
 {
-	static const uint8_t hdr[] = {
-		2, 0, 0, 0, 0, 2, 2, 0, 0, 0, 0, 1, 0x08, 0x00,
-		0x45, 0, 0, 44, 0, 1, 0x40, 0, 64, 6, 0, 0,
-		10, 0, 0, 1, 10, 0, 0, 2,
-		0x30, 0x39, 0, 80, 0, 0, 0, 1, 0, 0, 0, 0, 0x60, 0x02,
-		0x10, 0, 0, 0, 0, 0, 2, 4, 5, 0xb4,
-	};
+	static const uint8_t mss[] = { 2, 4, 5, 0xb4 };
+	struct tcphdr *th;
+	struct iphdr *ip;
+	struct fb b;
 
-	memcpy(f, hdr, sizeof(hdr));
-	return sizeof(hdr);
+	fb_init(&b, f, TCP_FRAME_MAX);
+	fb_eth(&b, labels ? ETH_P_MPLS_UC : ETH_P_IP);
+	for (int i = 0; i < labels; i++) {
+		uint32_t lse = htonl((uint32_t)(2 + i) << 12 |
+				     (i == labels - 1 ? 0x100 : 0) | 64);
+
+		fb_put(&b, &lse, 4);
+	}
+	ip = fb_ipv4(&b, 0x0a000001, 0x0a000002, IPPROTO_TCP);
+	ip->id = htons(1);
+	ip->frag_off = htons(0x4000);	/* DF */
+	ip->ttl = ttl;
+	th = fb_tcp(&b, 12345, 80, 1, 0, FB_SYN);
+	th->doff = 6;
+	th->window = htons(0x1000);
+	fb_put(&b, mss, sizeof(mss));
+	return fb_end(&b);
 }
 
-static uint16_t
-sum16(const uint8_t *p, size_t n, uint32_t s)
-{
-	for (size_t i = 0; i + 1 < n; i += 2)
-		s += (p[i] << 8) | p[i + 1];
-	if (n & 1)
-		s += p[n - 1] << 8;
-	while (s >> 16)
-		s = (s & 0xffff) + (s >> 16);
-	return s;
-}
-
-static void
-fix_sums(uint8_t *f, uint32_t len)
-{
-	uint32_t ps;
-	uint16_t s;
-
-	f[24] = f[25] = 0;
-	s = ~sum16(f + 14, 20, 0);
-	f[24] = s >> 8;
-	f[25] = s;
-	f[50] = f[51] = 0;
-	ps = sum16(f + 26, 8, 0) + 6 + (len - 34);
-	s = ~sum16(f + 34, len - 34, ps);
-	f[50] = s >> 8;
-	f[51] = s;
-}
-
+/* Whether the IPv4 and TCP checksums of an Ethernet frame verify. */
 static bool
 sums_ok(const uint8_t *f, uint32_t len)
 {
-	uint32_t ps = sum16(f + 26, 8, 0) + 6 + (len - 34);
-
-	return sum16(f + 14, 20, 0) == 0xffff &&
-	       sum16(f + 34, len - 34, ps) == 0xffff;
+	return fb_csums_ok(f + ETH_HLEN, len - ETH_HLEN);
 }
 
-/* The list in b, stored as a flow's actions are. */
+/* The list in acts, stored as a flow's actions are. */
 static struct actions_stored *
-store(const struct nb *b, const struct flow_key *key)
+store(const struct attrs *acts, const struct flow_key *key)
 {
-	static uint8_t nest[NLA_HDRLEN + sizeof(b->buf)]
-		__attribute__((aligned(4)));
-	struct nlattr *n = (struct nlattr *)nest;
+	static struct attrs n;
 	struct actions_stored *stored;
+	struct nlattr *nest;
 
-	n->nla_type = OVS_FLOW_ATTR_ACTIONS;
-	n->nla_len = NLA_HDRLEN + b->len;
-	memcpy(nest + NLA_HDRLEN, b->buf, b->len);
-	stored = actions_store(n, key);
+	attrs_init(&n);
+	nest = msgbuf_nest_start(&n.mb, OVS_FLOW_ATTR_ACTIONS);
+	msgbuf_put_raw(&n.mb, attrs_data(acts), attrs_len(acts));
+	msgbuf_nest_end(&n.mb, nest);
+	assert_false(n.mb.overflow);
+	stored = actions_store(nest, key);
 	assert_non_null(stored);
 	return stored;
 }
 
 static void
-run(uint8_t *frame, uint32_t len, struct nb *acts, struct packet *pkt,
-    struct flow_key *key, uint8_t *buf)
+run(uint8_t *frame, uint32_t len, const struct attrs *acts,
+    struct packet *pkt, struct flow_key *key, uint8_t *buf)
 {
 	struct actions_stored *stored;
 
@@ -156,35 +142,44 @@ run(uint8_t *frame, uint32_t len, struct nb *acts, struct packet *pkt,
 	free(stored);
 }
 
+/* A set or set_masked action of one key attribute. */
+static void
+put_set(struct attrs *a, uint16_t action, uint16_t type, const void *data,
+	size_t len)
+{
+	struct nlattr *set = msgbuf_nest_start(&a->mb, action);
+
+	attrs_put(a, type, data, len);
+	msgbuf_nest_end(&a->mb, set);
+}
+
 static void
 test_set_ipv4_and_ports_keep_checksums(void **state)
 {
-	uint8_t f[128], buf[4096];
+	uint8_t f[TCP_FRAME_MAX], buf[4096];
 	struct ovs_key_ipv4 ip[2];
 	struct ovs_key_tcp tcp[2];
-	struct nb a = { .len = 0 }, inner = { .len = 0 };
+	static struct attrs a;
 	struct flow_key key;
 	struct packet pkt;
-	uint32_t len = tcp_frame(f);
-	uint32_t port = 3;
+	uint32_t len = tcp_frame(f, 0, 64);
 
-	fix_sums(f, len);
 	assert_true(sums_ok(f, len));
 	memset(ip, 0, sizeof(ip));
 	ip[0].ipv4_src = htonl(0xc0a80001);
 	ip[0].ipv4_ttl = 7;
 	ip[1].ipv4_src = 0xffffffff;
 	ip[1].ipv4_ttl = 0xff;
-	nb_put(&inner, OVS_KEY_ATTR_IPV4, ip, sizeof(ip));
-	nb_put(&a, OVS_ACTION_ATTR_SET_MASKED, inner.buf, inner.len);
-	inner.len = 0;
+	attrs_init(&a);
+	put_set(&a, OVS_ACTION_ATTR_SET_MASKED, OVS_KEY_ATTR_IPV4, ip,
+		sizeof(ip));
 	tcp[0].tcp_src = 0;
 	tcp[0].tcp_dst = htons(8080);
 	tcp[1].tcp_src = 0;
 	tcp[1].tcp_dst = 0xffff;
-	nb_put(&inner, OVS_KEY_ATTR_TCP, tcp, sizeof(tcp));
-	nb_put(&a, OVS_ACTION_ATTR_SET_MASKED, inner.buf, inner.len);
-	nb_put(&a, OVS_ACTION_ATTR_OUTPUT, &port, 4);
+	put_set(&a, OVS_ACTION_ATTR_SET_MASKED, OVS_KEY_ATTR_TCP, tcp,
+		sizeof(tcp));
+	msgbuf_put_u32(&a.mb, OVS_ACTION_ATTR_OUTPUT, 3);
 	run(f, len, &a, &pkt, &key, buf);
 	assert_int_equal(n_outs, 1);
 	assert_int_equal(outs[0].port, 3);
@@ -202,18 +197,19 @@ test_vlan_push_pop_and_trunc(void **state)
 	struct ovs_action_push_vlan pv = { htons(ETH_P_8021Q),
 					   htons(0x1000 | 100) };
 	struct ovs_action_trunc tr = { 20 };
-	uint8_t f[128], buf[4096];
-	struct nb a = { .len = 0 };
-	uint32_t len = tcp_frame(f), p1 = 1, p2 = 2;
+	uint8_t f[TCP_FRAME_MAX], buf[4096];
+	static struct attrs a;
+	uint32_t len = tcp_frame(f, 0, 64);
 	struct flow_key key;
 	struct packet pkt;
 
-	nb_put(&a, OVS_ACTION_ATTR_PUSH_VLAN, &pv, sizeof(pv));
-	nb_put(&a, OVS_ACTION_ATTR_OUTPUT, &p1, 4);
-	nb_put(&a, OVS_ACTION_ATTR_TRUNC, &tr, sizeof(tr));
-	nb_put(&a, OVS_ACTION_ATTR_OUTPUT, &p2, 4);
-	nb_put(&a, OVS_ACTION_ATTR_POP_VLAN, NULL, 0);
-	nb_put(&a, OVS_ACTION_ATTR_OUTPUT, &p1, 4);
+	attrs_init(&a);
+	attrs_put(&a, OVS_ACTION_ATTR_PUSH_VLAN, &pv, sizeof(pv));
+	msgbuf_put_u32(&a.mb, OVS_ACTION_ATTR_OUTPUT, 1);
+	attrs_put(&a, OVS_ACTION_ATTR_TRUNC, &tr, sizeof(tr));
+	msgbuf_put_u32(&a.mb, OVS_ACTION_ATTR_OUTPUT, 2);
+	attrs_put(&a, OVS_ACTION_ATTR_POP_VLAN, NULL, 0);
+	msgbuf_put_u32(&a.mb, OVS_ACTION_ATTR_OUTPUT, 1);
 	run(f, len, &a, &pkt, &key, buf);
 	assert_int_equal(n_outs, 3);
 	/* Tagged: 802.1Q, VID 100, the CFI bit not on the wire. */
@@ -228,22 +224,25 @@ test_vlan_push_pop_and_trunc(void **state)
 static void
 test_clone_isolates_and_drop_stops(void **state)
 {
-	uint8_t f[128], buf[4096];
-	struct nb a = { .len = 0 }, c = { .len = 0 }, inner = { .len = 0 };
-	uint32_t len = tcp_frame(f), p1 = 1, p2 = 2, zero = 0;
+	uint8_t f[TCP_FRAME_MAX], buf[4096];
+	uint32_t len = tcp_frame(f, 0, 64);
 	struct ovs_key_ethernet eth[2];
+	static struct attrs a;
 	struct flow_key key;
+	struct nlattr *clone;
 	struct packet pkt;
 
 	memset(eth, 0, sizeof(eth));
 	memset(eth[0].eth_dst, 0xaa, 6);
 	memset(eth[1].eth_dst, 0xff, 6);
-	nb_put(&inner, OVS_KEY_ATTR_ETHERNET, eth, sizeof(eth));
-	nb_put(&c, OVS_ACTION_ATTR_SET_MASKED, inner.buf, inner.len);
-	nb_put(&c, OVS_ACTION_ATTR_OUTPUT, &p2, 4);
-	nb_put(&a, OVS_ACTION_ATTR_CLONE, c.buf, c.len);
-	nb_put(&a, OVS_ACTION_ATTR_OUTPUT, &p1, 4);
-	nb_put(&a, TAPDP_ACTION_ATTR_DROP, &zero, 4);
+	attrs_init(&a);
+	clone = msgbuf_nest_start(&a.mb, OVS_ACTION_ATTR_CLONE);
+	put_set(&a, OVS_ACTION_ATTR_SET_MASKED, OVS_KEY_ATTR_ETHERNET, eth,
+		sizeof(eth));
+	msgbuf_put_u32(&a.mb, OVS_ACTION_ATTR_OUTPUT, 2);
+	msgbuf_nest_end(&a.mb, clone);
+	msgbuf_put_u32(&a.mb, OVS_ACTION_ATTR_OUTPUT, 1);
+	msgbuf_put_u32(&a.mb, TAPDP_ACTION_ATTR_DROP, 0);
 	run(f, len, &a, &pkt, &key, buf);
 	assert_int_equal(n_outs, 2);
 	assert_int_equal(outs[0].port, 2);
@@ -258,16 +257,16 @@ test_clone_isolates_and_drop_stops(void **state)
 static void
 test_set_ct_mark_drops(void **state)
 {
-	uint8_t f[128], buf[4096];
-	struct nb a = { .len = 0 }, k = { .len = 0 };
-	uint32_t len = tcp_frame(f), p1 = 1, mark = 5;
+	uint8_t f[TCP_FRAME_MAX], buf[4096];
+	uint32_t len = tcp_frame(f, 0, 64), mark = 5;
+	static struct attrs a;
 	struct flow_key key;
 	struct packet pkt;
 
-	nb_put(&a, OVS_ACTION_ATTR_OUTPUT, &p1, 4);
-	nb_put(&k, OVS_KEY_ATTR_CT_MARK, &mark, 4);
-	nb_put(&a, OVS_ACTION_ATTR_SET, k.buf, k.len);
-	nb_put(&a, OVS_ACTION_ATTR_OUTPUT, &p1, 4);
+	attrs_init(&a);
+	msgbuf_put_u32(&a.mb, OVS_ACTION_ATTR_OUTPUT, 1);
+	put_set(&a, OVS_ACTION_ATTR_SET, OVS_KEY_ATTR_CT_MARK, &mark, 4);
+	msgbuf_put_u32(&a.mb, OVS_ACTION_ATTR_OUTPUT, 1);
 	run(f, len, &a, &pkt, &key, buf);
 	assert_int_equal(n_outs, 1);
 }
@@ -275,31 +274,28 @@ test_set_ct_mark_drops(void **state)
 static void
 test_dec_ttl_expiry(void **state)
 {
-	uint8_t f[128], buf[4096];
-	struct nb a = { .len = 0 }, d = { .len = 0 }, u = { .len = 0 };
-	uint32_t len = tcp_frame(f), p1 = 1, pid = 7;
-
-	f[22] = 1;	/* TTL 1: expires */
-	fix_sums(f, len);
-	nb_put(&u, OVS_USERSPACE_ATTR_PID, &pid, 4);
-	nb_put(&d, OVS_DEC_TTL_ATTR_ACTION, NULL, 0);
-	/* The nested list: a userspace action. */
-	struct nb nested = { .len = 0 };
-
-	nb_put(&nested, OVS_ACTION_ATTR_USERSPACE, u.buf, u.len);
-	d.len = 0;
-	nb_put(&d, OVS_DEC_TTL_ATTR_ACTION, nested.buf, nested.len);
-	nb_put(&a, OVS_ACTION_ATTR_DEC_TTL, d.buf, d.len);
-	nb_put(&a, OVS_ACTION_ATTR_OUTPUT, &p1, 4);
+	uint8_t f[TCP_FRAME_MAX], buf[4096];
+	uint32_t len = tcp_frame(f, 0, 1);	/* TTL 1: expires */
+	struct nlattr *dec, *act, *user;
+	static struct attrs a;
 	struct flow_key key;
 	struct packet pkt;
 
+	/* On expiry, the nested list: a userspace action. */
+	attrs_init(&a);
+	dec = msgbuf_nest_start(&a.mb, OVS_ACTION_ATTR_DEC_TTL);
+	act = msgbuf_nest_start(&a.mb, OVS_DEC_TTL_ATTR_ACTION);
+	user = msgbuf_nest_start(&a.mb, OVS_ACTION_ATTR_USERSPACE);
+	msgbuf_put_u32(&a.mb, OVS_USERSPACE_ATTR_PID, 7);
+	msgbuf_nest_end(&a.mb, user);
+	msgbuf_nest_end(&a.mb, act);
+	msgbuf_nest_end(&a.mb, dec);
+	msgbuf_put_u32(&a.mb, OVS_ACTION_ATTR_OUTPUT, 1);
 	run(f, len, &a, &pkt, &key, buf);
 	assert_int_equal(outs[0].upcalls, 1);
 	assert_int_equal(n_outs, 0);	/* the list ended with the expiry */
 	/* TTL 64: decremented, checksum still right, forwarded. */
-	len = tcp_frame(f);
-	fix_sums(f, len);
+	len = tcp_frame(f, 0, 64);
 	run(f, len, &a, &pkt, &key, buf);
 	assert_int_equal(n_outs, 1);
 	assert_int_equal(outs[0].frame[22], 63);
@@ -311,17 +307,17 @@ test_mpls_push_pop_roundtrip(void **state)
 {
 	struct ovs_action_push_mpls pm = { htonl(0x12345140),
 					   htons(ETH_P_MPLS_UC) };
-	uint16_t ip = htons(ETH_P_IP);
-	uint8_t f[128], buf[4096];
-	struct nb a = { .len = 0 };
-	uint32_t len = tcp_frame(f), p1 = 1;
+	uint8_t f[TCP_FRAME_MAX], buf[4096];
+	uint32_t len = tcp_frame(f, 0, 64);
+	static struct attrs a;
 	struct flow_key key;
 	struct packet pkt;
 
-	nb_put(&a, OVS_ACTION_ATTR_PUSH_MPLS, &pm, sizeof(pm));
-	nb_put(&a, OVS_ACTION_ATTR_OUTPUT, &p1, 4);
-	nb_put(&a, OVS_ACTION_ATTR_POP_MPLS, &ip, 2);
-	nb_put(&a, OVS_ACTION_ATTR_OUTPUT, &p1, 4);
+	attrs_init(&a);
+	attrs_put(&a, OVS_ACTION_ATTR_PUSH_MPLS, &pm, sizeof(pm));
+	msgbuf_put_u32(&a.mb, OVS_ACTION_ATTR_OUTPUT, 1);
+	msgbuf_put_u16(&a.mb, OVS_ACTION_ATTR_POP_MPLS, htons(ETH_P_IP));
+	msgbuf_put_u32(&a.mb, OVS_ACTION_ATTR_OUTPUT, 1);
 	run(f, len, &a, &pkt, &key, buf);
 	assert_int_equal(n_outs, 2);
 	assert_int_equal(outs[0].len, len + 4);
@@ -330,28 +326,10 @@ test_mpls_push_pop_roundtrip(void **state)
 	assert_memory_equal(outs[1].frame, f, len);
 }
 
-/* The TCP frame under n labels (the last bottom of stack), Ethernet
- * in front: what the MPLS decap flows take apart. */
-static uint32_t
-mpls_frame(uint8_t *f, int n)
-{
-	uint32_t len = tcp_frame(f + 4 * n);
-
-	memmove(f, f + 4 * n, 12);
-	f[12] = 0x88;
-	f[13] = 0x47;
-	for (int i = 0; i < n; i++) {
-		uint32_t lse = htonl((uint32_t)(2 + i) << 12 |
-				     (i == n - 1 ? 0x100 : 0) | 64);
-
-		memcpy(f + 14 + 4 * i, &lse, 4);
-	}
-	return len + 4 * n;
-}
-
 /* pop_eth and pop_mpls leave an L3 packet: recirculated, its key is the
  * IPv4 packet's (a megaflow may match its protocol and ports); push_eth
- * gives it back an Ethernet header for the output. One and two labels. */
+ * gives it back an Ethernet header for the output. One and two labels,
+ * the TCP frame under them as the MPLS decap flows take it apart. */
 static void
 test_mpls_to_l3_and_back(void **state)
 {
@@ -359,29 +337,30 @@ test_mpls_to_l3_and_back(void **state)
 		.addresses = { .eth_src = { 2, 0, 0, 0, 0, 0xa },
 			       .eth_dst = { 2, 0, 0, 0, 0, 0xb } },
 	};
-	uint16_t mpls = htons(ETH_P_MPLS_UC), ip = htons(ETH_P_IP);
-	uint8_t f[128], want[128], buf[4096];
-	uint32_t len, wlen = tcp_frame(want), port = 5, id = 9;
+	uint16_t ip = htons(ETH_P_IP);
+	uint8_t f[TCP_FRAME_MAX], want[TCP_FRAME_MAX], buf[4096];
+	uint32_t len, wlen = tcp_frame(want, 0, 64);
+	static struct attrs a, b;
 	struct flow_key key;
 	struct packet pkt;
 
-	fix_sums(want, wlen);
 	memcpy(want, pe.addresses.eth_dst, 6);
 	memcpy(want + 6, pe.addresses.eth_src, 6);
 	for (int n = 1; n <= 2; n++) {
-		struct nb a = { .len = 0 }, b = { .len = 0 };
-
-		len = mpls_frame(f, n);
-		fix_sums(f + 4 * n, wlen);
-		nb_put(&a, OVS_ACTION_ATTR_POP_ETH, NULL, 0);
-		nb_put(&b, OVS_ACTION_ATTR_POP_ETH, NULL, 0);
+		len = tcp_frame(f, n, 64);
+		attrs_init(&a);
+		attrs_init(&b);
+		attrs_put(&a, OVS_ACTION_ATTR_POP_ETH, NULL, 0);
+		attrs_put(&b, OVS_ACTION_ATTR_POP_ETH, NULL, 0);
 		for (int i = 1; i < n; i++) {
-			nb_put(&a, OVS_ACTION_ATTR_POP_MPLS, &mpls, 2);
-			nb_put(&b, OVS_ACTION_ATTR_POP_MPLS, &mpls, 2);
+			msgbuf_put_u16(&a.mb, OVS_ACTION_ATTR_POP_MPLS,
+				       htons(ETH_P_MPLS_UC));
+			msgbuf_put_u16(&b.mb, OVS_ACTION_ATTR_POP_MPLS,
+				       htons(ETH_P_MPLS_UC));
 		}
-		nb_put(&a, OVS_ACTION_ATTR_POP_MPLS, &ip, 2);
-		nb_put(&b, OVS_ACTION_ATTR_POP_MPLS, &ip, 2);
-		nb_put(&a, OVS_ACTION_ATTR_RECIRC, &id, 4);
+		msgbuf_put_u16(&a.mb, OVS_ACTION_ATTR_POP_MPLS, ip);
+		msgbuf_put_u16(&b.mb, OVS_ACTION_ATTR_POP_MPLS, ip);
+		msgbuf_put_u32(&a.mb, OVS_ACTION_ATTR_RECIRC, 9);
 		memset(&recirc_key, 0, sizeof(recirc_key));
 		run(f, len, &a, &pkt, &key, buf);
 		assert_true(recirc_l3);
@@ -393,8 +372,8 @@ test_mpls_to_l3_and_back(void **state)
 		assert_int_equal(recirc_key.ipv4_dst, htonl(0x0a000002));
 		assert_int_equal(recirc_key.tp_dst, htons(80));
 
-		nb_put(&b, OVS_ACTION_ATTR_PUSH_ETH, &pe, sizeof(pe));
-		nb_put(&b, OVS_ACTION_ATTR_OUTPUT, &port, 4);
+		attrs_put(&b, OVS_ACTION_ATTR_PUSH_ETH, &pe, sizeof(pe));
+		msgbuf_put_u32(&b.mb, OVS_ACTION_ATTR_OUTPUT, 5);
 		run(f, len, &b, &pkt, &key, buf);
 		assert_int_equal(n_outs, 1);
 		assert_int_equal(outs[0].len, wlen);
@@ -411,14 +390,14 @@ dp_hash_of(uint8_t *f, uint32_t len, uint32_t basis)
 {
 	struct ovs_action_hash h = { .hash_alg = OVS_HASH_ALG_L4,
 				     .hash_basis = basis };
-	struct nb a = { .len = 0 };
-	uint32_t id = 1;
+	static struct attrs a;
 	uint8_t buf[4096];
 	struct flow_key key;
 	struct packet pkt;
 
-	nb_put(&a, OVS_ACTION_ATTR_HASH, &h, sizeof(h));
-	nb_put(&a, OVS_ACTION_ATTR_RECIRC, &id, 4);
+	attrs_init(&a);
+	attrs_put(&a, OVS_ACTION_ATTR_HASH, &h, sizeof(h));
+	msgbuf_put_u32(&a.mb, OVS_ACTION_ATTR_RECIRC, 1);
 	run(f, len, &a, &pkt, &key, buf);
 	assert_int_not_equal(pkt.hash, 0);
 	assert_int_not_equal(recirc_key.dp_hash, 0);
@@ -428,8 +407,8 @@ dp_hash_of(uint8_t *f, uint32_t len, uint32_t basis)
 static void
 test_hash_action(void **state)
 {
-	uint8_t f[128], r[128];
-	uint32_t len = tcp_frame(f), h;
+	uint8_t f[TCP_FRAME_MAX], r[TCP_FRAME_MAX];
+	uint32_t len = tcp_frame(f, 0, 64), h;
 
 	h = dp_hash_of(f, len, 1);
 	/* The reply: addresses and ports swapped. */
