@@ -5,6 +5,7 @@
  * of connections, fragments and expectations on a clock the test drives. */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <linux/icmpv6.h>
 #include <linux/if_ether.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -20,23 +21,19 @@
 #include "common/unaligned.h"
 #include "ct/action-netlink.h"
 #include "ct/conntrack.h"
-#include "packet/csum.h"
 #include "ct/frag.h"
 #include "ct/tcp.h"
 #include "actions/actions-netlink.h"
 #include "actions/actions.h"
 #include "flow/extract.h"
 #include "include/tapdp/ovs-uapi.h"
+#include "netlink/msg.h"
+#include "packet/frame.h"
+#include "tests/unit/builders.h"
 
 #define A	0x0a000001	/* 10.0.0.1 */
 #define B	0x0a000002	/* 10.0.0.2 */
 #define NATIP	0xc0a80001	/* 192.168.0.1 */
-
-#define TH_FIN	0x01
-#define TH_SYN	0x02
-#define TH_RST	0x04
-#define TH_PSH	0x08
-#define TH_ACK	0x10
 
 struct frame {
 	uint8_t buf[FRAME_HEADROOM + FRAME_MAX];
@@ -46,51 +43,45 @@ struct frame {
 
 static struct conntrack *ct;
 
-static uint16_t
-sum16(const void *p, size_t n, uint32_t init)
-{
-	return ~csum_fold(csum_add(init, p, n));
-}
-
-/* An Ethernet + IPv4 frame around l4 (len bytes), checksums right. */
+/* The frame of len bytes at buf's headroom as received: a packet in f,
+ * with its key. */
 static void
-ipv4(struct frame *f, uint32_t src, uint32_t dst, uint8_t proto,
-     const void *l4, size_t len)
+take(struct frame *f, uint8_t *buf, size_t cap, uint32_t len)
 {
-	uint8_t *p = f->buf + FRAME_HEADROOM, *ip = p + 14, *t = ip + 20;
-	uint32_t s = htonl(src), d = htonl(dst);
-	uint16_t v;
-
-	memset(f->buf, 0, sizeof(f->buf));
-	memset(p, 0x02, 6);
-	memset(p + 6, 0x04, 6);
-	p[12] = 0x08;
-	ip[0] = 0x45;
-	v = htons(20 + len);
-	memcpy(ip + 2, &v, 2);
-	ip[8] = 64;
-	ip[9] = proto;
-	memcpy(ip + 12, &s, 4);
-	memcpy(ip + 16, &d, 4);
-	v = sum16(ip, 20, 0);
-	memcpy(ip + 10, &v, 2);
-	memcpy(t, l4, len);
-	if (proto == IPPROTO_TCP || proto == IPPROTO_UDP) {
-		int off = proto == IPPROTO_TCP ? 16 : 6;
-
-		t[off] = t[off + 1] = 0;
-		v = sum16(t, len, csum_pseudo(ip + 12, ip + 16, 4, proto, len));
-		memcpy(t + off, &v, 2);
-	} else if (proto == IPPROTO_ICMP) {
-		t[2] = t[3] = 0;
-		v = sum16(t, len, 0);
-		memcpy(t + 2, &v, 2);
-	}
-	packet_init(&f->pkt, f->buf, sizeof(f->buf), 34 + len);
+	packet_init(&f->pkt, buf, cap, len);
 	memset(&f->key, 0, sizeof(f->key));
 	assert_int_equal(flow_extract(f->pkt.data, f->pkt.len, &f->key,
 				      &f->pkt.layers), 0);
 	f->pkt.key_valid = true;
+}
+
+/* Begins a frame in f, Ethernet in front. */
+static struct fb
+eth_begin(struct frame *f, uint16_t type)
+{
+	struct fb b;
+
+	memset(f->buf, 0, sizeof(f->buf));
+	fb_init(&b, f->buf + FRAME_HEADROOM,
+		sizeof(f->buf) - FRAME_HEADROOM);
+	fb_eth(&b, type);
+	return b;
+}
+
+static struct fb
+ipv4_begin(struct frame *f, uint32_t src, uint32_t dst, uint8_t proto)
+{
+	struct fb b = eth_begin(f, ETH_P_IP);
+
+	fb_ipv4(&b, src, dst, proto);
+	return b;
+}
+
+/* Ends the frame begun in f: lengths, checksums, its key. */
+static void
+end(struct frame *f, struct fb *b)
+{
+	take(f, f->buf, sizeof(f->buf), fb_end(b));
 }
 
 /* A TCP segment with flags and a text payload (may be ""). */
@@ -99,25 +90,11 @@ tcp_seg(struct frame *f, uint32_t src, uint32_t dst, uint16_t sport,
 	uint16_t dport, uint32_t seq, uint32_t ack, uint8_t flags,
 	const char *text)
 {
-	uint8_t t[20 + 256] = { 0 };
-	size_t n = strlen(text);
-	uint32_t v;
-	uint16_t w = htons(65535), p;
+	struct fb b = ipv4_begin(f, src, dst, IPPROTO_TCP);
 
-	assert_true(n <= 256);
-	p = htons(sport);
-	memcpy(t, &p, 2);
-	p = htons(dport);
-	memcpy(t + 2, &p, 2);
-	v = htonl(seq);
-	memcpy(t + 4, &v, 4);
-	v = htonl(ack);
-	memcpy(t + 8, &v, 4);
-	t[12] = 0x50;
-	t[13] = flags;
-	memcpy(t + 14, &w, 2);
-	memcpy(t + 20, text, n);
-	ipv4(f, src, dst, IPPROTO_TCP, t, 20 + n);
+	fb_tcp(&b, sport, dport, seq, ack, flags);
+	fb_put(&b, text, strlen(text));
+	end(f, &b);
 }
 
 static void
@@ -132,30 +109,49 @@ static void
 tcp_text(struct frame *f, uint32_t src, uint32_t dst, uint16_t sport,
 	 uint16_t dport, uint32_t seq, uint32_t ack, const char *text)
 {
-	tcp_seg(f, src, dst, sport, dport, seq, ack, TH_ACK | TH_PSH, text);
+	tcp_seg(f, src, dst, sport, dport, seq, ack, FB_ACK | FB_PSH, text);
+}
+
+/* A UDP datagram of 'len' bytes of payload. */
+static void
+udp_data(struct frame *f, uint32_t src, uint32_t dst, uint16_t sport,
+	 uint16_t dport, const void *data, size_t len)
+{
+	struct fb b = ipv4_begin(f, src, dst, IPPROTO_UDP);
+
+	fb_udp(&b, sport, dport);
+	fb_put(&b, data, len);
+	end(f, &b);
 }
 
 static void
 udp(struct frame *f, uint32_t src, uint32_t dst, uint16_t sport,
     uint16_t dport)
 {
-	uint8_t u[12] = { 0, 0, 0, 0, 0, 12, 0, 0, 'd', 'a', 't', 'a' };
-	uint16_t p = htons(sport);
-
-	memcpy(u, &p, 2);
-	p = htons(dport);
-	memcpy(u + 2, &p, 2);
-	ipv4(f, src, dst, IPPROTO_UDP, u, sizeof(u));
+	udp_data(f, src, dst, sport, dport, "data", 4);
 }
 
 static void
 echo(struct frame *f, uint32_t src, uint32_t dst, uint8_t type, uint16_t id)
 {
-	uint8_t m[8] = { type, 0, 0, 0, 0, 0, 0, 1 };
-	uint16_t v = htons(id);
+	struct fb b = ipv4_begin(f, src, dst, IPPROTO_ICMP);
+	struct icmphdr *ih = fb_icmp(&b, type, 0);
 
-	memcpy(m + 4, &v, 2);
-	ipv4(f, src, dst, IPPROTO_ICMP, m, sizeof(m));
+	ih->un.echo.id = htons(id);
+	ih->un.echo.sequence = htons(1);
+	end(f, &b);
+}
+
+/* An ICMP "port unreachable" quoting len bytes. */
+static void
+port_unreachable(struct frame *f, uint32_t src, uint32_t dst,
+		 const void *quote, size_t len)
+{
+	struct fb b = ipv4_begin(f, src, dst, IPPROTO_ICMP);
+
+	fb_icmp(&b, ICMP_DEST_UNREACH, ICMP_PORT_UNREACH);
+	fb_put(&b, quote, len);
+	end(f, &b);
 }
 
 static struct ct_action
@@ -211,116 +207,153 @@ teardown(void **s)
 
 /* Parsing: the kernel's checks and errno. */
 
-static size_t
-put_attr(uint8_t *p, uint16_t type, const void *v, uint16_t len)
-{
-	struct nlattr a = { .nla_len = NLA_HDRLEN + len, .nla_type = type };
+/* The ct action parse() reads, begun by ct_begin(). */
+static struct attrs ct_attrs;
+static struct nlattr *ct_nest;
 
-	memcpy(p, &a, sizeof(a));
-	if (len)
-		memcpy(p + NLA_HDRLEN, v, len);
-	memset(p + a.nla_len, 0, NLA_ALIGN(a.nla_len) - a.nla_len);
-	return NLA_ALIGN(a.nla_len);
+static struct msgbuf *
+ct_begin(void)
+{
+	attrs_init(&ct_attrs);
+	ct_nest = msgbuf_nest_start(&ct_attrs.mb, OVS_ACTION_ATTR_CT);
+	return &ct_attrs.mb;
 }
 
+/* Parses the action for a key of this EtherType and IP protocol. */
 static int
-parse(const uint8_t *body, size_t len, uint16_t eth_type,
-      struct ct_action *out)
+parse(uint16_t eth_type, uint8_t proto, struct ct_action *out)
 {
-	uint8_t buf[512];
-	struct flow_key key = { .eth_type = htons(eth_type) };
-	size_t n = put_attr(buf, OVS_ACTION_ATTR_CT, body, len);
+	struct flow_key key = { .eth_type = htons(eth_type),
+				.ip_proto = proto };
 
-	(void)n;
-	return ct_action_parse((const struct nlattr *)buf, &key, out, false);
+	msgbuf_nest_end(&ct_attrs.mb, ct_nest);
+	assert_false(ct_attrs.mb.overflow);
+	return ct_action_parse(ct_nest, &key, out, false);
+}
+
+/* A NAT nest: its type attributes, then an address and a port. */
+static void
+put_nat(struct msgbuf *mb, uint16_t type, uint16_t type2)
+{
+	struct nlattr *nat = msgbuf_nest_start(mb, OVS_CT_ATTR_NAT);
+
+	msgbuf_put(mb, type, 0, NULL);
+	msgbuf_put_u32(mb, OVS_NAT_ATTR_IP_MIN, htonl(NATIP));
+	msgbuf_put_u16(mb, OVS_NAT_ATTR_PROTO_MIN, 1000);
+	if (type2)
+		msgbuf_put(mb, type2, 0, NULL);
+	msgbuf_nest_end(mb, nat);
 }
 
 static void
 test_parse(void **s)
 {
-	uint8_t b[256], nat[64];
-	uint32_t mark[2] = { 5, 0 }, ip = htonl(NATIP);
+	uint32_t mark[2] = { 5, 0 };
 	uint8_t labels[32] = { 0 };
-	uint16_t zone = 9, port = 1000;
 	struct ct_action a;
-	size_t n, m;
+	struct msgbuf *mb;
 
-	n = put_attr(b, OVS_CT_ATTR_COMMIT, NULL, 0);
-	assert_int_equal(parse(b, n, ETH_P_ARP, &a), -EINVAL);
-	assert_int_equal(parse(b, n, ETH_P_IP, &a), 0);
+	mb = ct_begin();
+	msgbuf_put(mb, OVS_CT_ATTR_COMMIT, 0, NULL);
+	assert_int_equal(parse(ETH_P_ARP, 0, &a), -EINVAL);
+	assert_int_equal(parse(ETH_P_IP, 0, &a), 0);
 	assert_true(a.commit && a.family == AF_INET);
-	n += put_attr(b + n, OVS_CT_ATTR_ZONE, &zone, 2);
-	assert_int_equal(parse(b, n, ETH_P_IPV6, &a), 0);
+	msgbuf_put_u16(mb, OVS_CT_ATTR_ZONE, 9);
+	assert_int_equal(parse(ETH_P_IPV6, 0, &a), 0);
 	assert_int_equal(a.zone, 9);
 	assert_int_equal(a.family, AF_INET6);
 
 	/* A mark or labels need a mask, and commit. */
-	n = put_attr(b, OVS_CT_ATTR_COMMIT, NULL, 0);
-	m = n + put_attr(b + n, OVS_CT_ATTR_MARK, mark, 8);
-	assert_int_equal(parse(b, m, ETH_P_IP, &a), -EINVAL);
+	mb = ct_begin();
+	msgbuf_put(mb, OVS_CT_ATTR_COMMIT, 0, NULL);
+	msgbuf_put(mb, OVS_CT_ATTR_MARK, sizeof(mark), mark);
+	assert_int_equal(parse(ETH_P_IP, 0, &a), -EINVAL);
 	mark[1] = 0xff;
-	m = n + put_attr(b + n, OVS_CT_ATTR_MARK, mark, 8);
-	assert_int_equal(parse(b, m, ETH_P_IP, &a), 0);
+	mb = ct_begin();
+	msgbuf_put(mb, OVS_CT_ATTR_COMMIT, 0, NULL);
+	msgbuf_put(mb, OVS_CT_ATTR_MARK, sizeof(mark), mark);
+	assert_int_equal(parse(ETH_P_IP, 0, &a), 0);
 	assert_int_equal(a.mark_mask, 0xff);
-	assert_int_equal(parse(b + n, m - n, ETH_P_IP, &a), -EINVAL);
-	m = n + put_attr(b + n, OVS_CT_ATTR_LABELS, labels, 32);
-	assert_int_equal(parse(b, m, ETH_P_IP, &a), -EINVAL);
+	mb = ct_begin();
+	msgbuf_put(mb, OVS_CT_ATTR_MARK, sizeof(mark), mark);
+	assert_int_equal(parse(ETH_P_IP, 0, &a), -EINVAL);
+	mb = ct_begin();
+	msgbuf_put(mb, OVS_CT_ATTR_COMMIT, 0, NULL);
+	msgbuf_put(mb, OVS_CT_ATTR_LABELS, sizeof(labels), labels);
+	assert_int_equal(parse(ETH_P_IP, 0, &a), -EINVAL);
 	labels[31] = 1;
-	m = n + put_attr(b + n, OVS_CT_ATTR_LABELS, labels, 32);
-	assert_int_equal(parse(b, m, ETH_P_IP, &a), 0);
+	mb = ct_begin();
+	msgbuf_put(mb, OVS_CT_ATTR_COMMIT, 0, NULL);
+	msgbuf_put(mb, OVS_CT_ATTR_LABELS, sizeof(labels), labels);
+	assert_int_equal(parse(ETH_P_IP, 0, &a), 0);
 	/* Wrong lengths, unknown attributes, unterminated names. */
-	m = put_attr(b, OVS_CT_ATTR_ZONE, &ip, 4);
-	assert_int_equal(parse(b, m, ETH_P_IP, &a), -EINVAL);
-	m = put_attr(b, OVS_CT_ATTR_MAX + 1, NULL, 0);
-	assert_int_equal(parse(b, m, ETH_P_IP, &a), -EINVAL);
-	m = put_attr(b, OVS_CT_ATTR_TIMEOUT, "abc", 3);
-	assert_int_equal(parse(b, m, ETH_P_IP, &a), -EINVAL);
-	m = put_attr(b, OVS_CT_ATTR_TIMEOUT, "tp", 3);
-	assert_int_equal(parse(b, m, ETH_P_IP, &a), 0);
+	msgbuf_put_u32(ct_begin(), OVS_CT_ATTR_ZONE, 9);
+	assert_int_equal(parse(ETH_P_IP, 0, &a), -EINVAL);
+	msgbuf_put(ct_begin(), OVS_CT_ATTR_MAX + 1, 0, NULL);
+	assert_int_equal(parse(ETH_P_IP, 0, &a), -EINVAL);
+	msgbuf_put(ct_begin(), OVS_CT_ATTR_TIMEOUT, 3, "abc");
+	assert_int_equal(parse(ETH_P_IP, 0, &a), -EINVAL);
+	msgbuf_put_string(ct_begin(), OVS_CT_ATTR_TIMEOUT, "tp");
+	assert_int_equal(parse(ETH_P_IP, 0, &a), 0);
 	assert_string_equal(a.timeout, "tp");
-	/* Helpers exist for their protocol only (the key has none). */
-	m = put_attr(b, OVS_CT_ATTR_HELPER, "ftp", 4);
-	assert_int_equal(parse(b, m, ETH_P_IP, &a), -EINVAL);
-	m = put_attr(b, OVS_CT_ATTR_HELPER, "sip", 4);
-	assert_int_equal(parse(b, m, ETH_P_IP, &a), -EINVAL);
-	{
-		struct flow_key k = { .eth_type = htons(ETH_P_IP),
-				      .ip_proto = IPPROTO_TCP };
-		uint8_t nest[64];
-
-		m = put_attr(b, OVS_CT_ATTR_HELPER, "ftp", 4);
-		put_attr(nest, OVS_ACTION_ATTR_CT, b, m);
-		assert_int_equal(ct_action_parse((struct nlattr *)nest, &k,
-						 &a, false), 0);
-		assert_int_equal(a.helper, CT_HELPER_FTP);
-		k.ip_proto = IPPROTO_UDP;
-		assert_int_equal(ct_action_parse((struct nlattr *)nest, &k,
-						 &a, false), -EINVAL);
-	}
+	/* Helpers exist for their protocol only. */
+	msgbuf_put_string(ct_begin(), OVS_CT_ATTR_HELPER, "ftp");
+	assert_int_equal(parse(ETH_P_IP, 0, &a), -EINVAL);
+	msgbuf_put_string(ct_begin(), OVS_CT_ATTR_HELPER, "sip");
+	assert_int_equal(parse(ETH_P_IP, 0, &a), -EINVAL);
+	msgbuf_put_string(ct_begin(), OVS_CT_ATTR_HELPER, "ftp");
+	assert_int_equal(parse(ETH_P_IP, IPPROTO_TCP, &a), 0);
+	assert_int_equal(a.helper, CT_HELPER_FTP);
+	assert_int_equal(parse(ETH_P_IP, IPPROTO_UDP, &a), -EINVAL);
 
 	/* NAT: one type, ranges only with commit, lengths by family. */
-	m = put_attr(nat, OVS_NAT_ATTR_SRC, NULL, 0);
-	m += put_attr(nat + m, OVS_NAT_ATTR_IP_MIN, &ip, 4);
-	m += put_attr(nat + m, OVS_NAT_ATTR_PROTO_MIN, &port, 2);
-	n = put_attr(b, OVS_CT_ATTR_NAT, nat, m);
-	assert_int_equal(parse(b, n, ETH_P_IP, &a), -EINVAL);
-	n = put_attr(b, OVS_CT_ATTR_COMMIT, NULL, 0);
-	n += put_attr(b + n, OVS_CT_ATTR_NAT, nat, m);
-	assert_int_equal(parse(b, n, ETH_P_IP, &a), 0);
+	put_nat(ct_begin(), OVS_NAT_ATTR_SRC, 0);
+	assert_int_equal(parse(ETH_P_IP, 0, &a), -EINVAL);
+	mb = ct_begin();
+	msgbuf_put(mb, OVS_CT_ATTR_COMMIT, 0, NULL);
+	put_nat(mb, OVS_NAT_ATTR_SRC, 0);
+	assert_int_equal(parse(ETH_P_IP, 0, &a), 0);
 	assert_int_equal(a.nat, CT_ACTION_NAT | CT_ACTION_SNAT);
-	assert_int_equal(a.range.max_addr.ip, ip);	/* max defaults */
+	assert_int_equal(a.range.max_addr.ip, htonl(NATIP)); /* max defaults */
 	assert_int_equal(a.range.max_port, 1000);
-	assert_int_equal(parse(b, n, ETH_P_IPV6, &a), -EINVAL);
-	m += put_attr(nat + m, OVS_NAT_ATTR_DST, NULL, 0);
-	n = put_attr(b, OVS_CT_ATTR_COMMIT, NULL, 0);
-	n += put_attr(b + n, OVS_CT_ATTR_NAT, nat, m);
-	assert_int_equal(parse(b, n, ETH_P_IP, &a), -ERANGE);
-	m = put_attr(nat, OVS_NAT_ATTR_PERSISTENT, NULL, 0);
-	n = put_attr(b, OVS_CT_ATTR_NAT, nat, m);
-	assert_int_equal(parse(b, n, ETH_P_IP, &a), -EINVAL);
-	n = put_attr(b, OVS_CT_ATTR_NAT, NULL, 0);
-	assert_int_equal(parse(b, n, ETH_P_IP, &a), 0);
+	assert_int_equal(parse(ETH_P_IPV6, 0, &a), -EINVAL);
+	mb = ct_begin();
+	msgbuf_put(mb, OVS_CT_ATTR_COMMIT, 0, NULL);
+	put_nat(mb, OVS_NAT_ATTR_SRC, OVS_NAT_ATTR_DST);
+	assert_int_equal(parse(ETH_P_IP, 0, &a), -ERANGE);
+	mb = ct_begin();
+	{
+		struct nlattr *nat = msgbuf_nest_start(mb, OVS_CT_ATTR_NAT);
+
+		msgbuf_put(mb, OVS_NAT_ATTR_PERSISTENT, 0, NULL);
+		msgbuf_nest_end(mb, nat);
+	}
+	assert_int_equal(parse(ETH_P_IP, 0, &a), -EINVAL);
+	msgbuf_put(ct_begin(), OVS_CT_ATTR_NAT, 0, NULL);
+	assert_int_equal(parse(ETH_P_IP, 0, &a), 0);
 	assert_int_equal(a.nat, CT_ACTION_NAT);
+}
+
+/* A ct action of commit, the zone if 'zone' is not NULL, and a NAT to
+ * NATIP and port 100 (the address given as the maximum too if 'ip_max'),
+ * then an output. */
+static void
+put_ct_nat(struct msgbuf *mb, const uint16_t *zone, bool ip_max)
+{
+	struct nlattr *ct = msgbuf_nest_start(mb, OVS_ACTION_ATTR_CT), *nat;
+
+	msgbuf_put(mb, OVS_CT_ATTR_COMMIT, 0, NULL);
+	if (zone)
+		msgbuf_put_u16(mb, OVS_CT_ATTR_ZONE, *zone);
+	nat = msgbuf_nest_start(mb, OVS_CT_ATTR_NAT);
+	msgbuf_put(mb, OVS_NAT_ATTR_DST, 0, NULL);
+	msgbuf_put_u32(mb, OVS_NAT_ATTR_IP_MIN, htonl(NATIP));
+	if (ip_max)
+		msgbuf_put_u32(mb, OVS_NAT_ATTR_IP_MAX, htonl(NATIP));
+	msgbuf_put_u16(mb, OVS_NAT_ATTR_PROTO_MIN, 100);
+	msgbuf_nest_end(mb, nat);
+	msgbuf_nest_end(mb, ct);
+	msgbuf_put_u32(mb, OVS_ACTION_ATTR_OUTPUT, 2);
 }
 
 /* Flow dumps give ct actions back as the kernel re-encodes them: commit,
@@ -329,41 +362,29 @@ static void
 test_stored_form(void **s)
 {
 	struct flow_key k = { .eth_type = htons(ETH_P_IP) };
-	uint8_t nat[64], ct[128], acts[256], want[128];
-	uint8_t nest[300] __attribute__((aligned(4)));
+	static struct attrs in, want;
+	const uint16_t zone = 0;
 	struct actions_stored *st;
-	uint32_t ip = htonl(NATIP);
-	uint16_t port = 100, zone = 0;
-	size_t n, m, w;
+	struct nlattr *acts;
 
-	m = put_attr(nat, OVS_NAT_ATTR_DST, NULL, 0);
-	m += put_attr(nat + m, OVS_NAT_ATTR_IP_MIN, &ip, 4);
-	m += put_attr(nat + m, OVS_NAT_ATTR_IP_MAX, &ip, 4);
-	m += put_attr(nat + m, OVS_NAT_ATTR_PROTO_MIN, &port, 2);
-	n = put_attr(ct, OVS_CT_ATTR_COMMIT, NULL, 0);
-	n += put_attr(ct + n, OVS_CT_ATTR_NAT, nat, m);
-	w = put_attr(acts, OVS_ACTION_ATTR_CT, ct, n);
-	w += put_attr(acts + w, OVS_ACTION_ATTR_OUTPUT, &(uint32_t){ 2 }, 4);
-	put_attr(nest, OVS_FLOW_ATTR_ACTIONS, acts, w);
-	st = actions_store((struct nlattr *)nest, &k);
+	attrs_init(&in);
+	acts = msgbuf_nest_start(&in.mb, OVS_FLOW_ATTR_ACTIONS);
+	put_ct_nat(&in.mb, NULL, true);
+	msgbuf_nest_end(&in.mb, acts);
+	assert_false(in.mb.overflow);
+	st = actions_store(acts, &k);
 	assert_non_null(st);
 	/* Expected: ct(commit, zone=0, nat(dst, ip_min, proto_min)), out. */
-	m = put_attr(nat, OVS_NAT_ATTR_DST, NULL, 0);
-	m += put_attr(nat + m, OVS_NAT_ATTR_IP_MIN, &ip, 4);
-	m += put_attr(nat + m, OVS_NAT_ATTR_PROTO_MIN, &port, 2);
-	n = put_attr(ct, OVS_CT_ATTR_COMMIT, NULL, 0);
-	n += put_attr(ct + n, OVS_CT_ATTR_ZONE, &zone, 2);
-	n += put_attr(ct + n, OVS_CT_ATTR_NAT, nat, m);
-	w = put_attr(want, OVS_ACTION_ATTR_CT, ct, n);
-	w += put_attr(want + w, OVS_ACTION_ATTR_OUTPUT, &(uint32_t){ 2 }, 4);
-	assert_int_equal(st->len, w);
-	assert_memory_equal(st->data, want, w);
+	attrs_init(&want);
+	put_ct_nat(&want.mb, &zone, false);
+	assert_int_equal(st->len, attrs_len(&want));
+	assert_memory_equal(st->data, attrs_data(&want), attrs_len(&want));
 	/* Beside it, the action parsed. */
 	assert_int_equal(st->n_ct, 1);
 	assert_int_equal(st->ct[0].offset, 0);
 	assert_true(st->ct[0].ct.commit);
 	assert_int_equal(st->ct[0].ct.nat, CT_ACTION_NAT | CT_ACTION_DNAT);
-	assert_int_equal(st->ct[0].ct.range.max_addr.ip, ip);
+	assert_int_equal(st->ct[0].ct.range.max_addr.ip, htonl(NATIP));
 	assert_int_equal(st->ct[0].ct.range.min_port, 100);
 	free(st);
 }
@@ -394,19 +415,22 @@ static const struct actions_env env = {
 	.ct = env_ct,
 };
 
-/* Stores the action list acts (len bytes) as the flow family does for a
- * flow whose key is f's, after validation. */
+/* Stores the action list acts as the flow family does for a flow whose
+ * key is f's, after validation. */
 static struct actions_stored *
-store(const uint8_t *acts, size_t len, const struct frame *f)
+store(const struct attrs *acts, const struct frame *f)
 {
-	static uint8_t nest[512] __attribute__((aligned(4)));
+	static struct attrs n;
 	struct actions_stored *st;
+	struct nlattr *nest;
 
-	assert_true(NLA_HDRLEN + len <= sizeof(nest));
-	put_attr(nest, OVS_FLOW_ATTR_ACTIONS, acts, len);
-	assert_int_equal(actions_validate((struct nlattr *)nest, &f->key,
-					  false), 0);
-	st = actions_store((struct nlattr *)nest, &f->key);
+	attrs_init(&n);
+	nest = msgbuf_nest_start(&n.mb, OVS_FLOW_ATTR_ACTIONS);
+	msgbuf_put_raw(&n.mb, attrs_data(acts), attrs_len(acts));
+	msgbuf_nest_end(&n.mb, nest);
+	assert_false(n.mb.overflow);
+	assert_int_equal(actions_validate(nest, &f->key, false), 0);
+	st = actions_store(nest, &f->key);
 	assert_non_null(st);
 	return st;
 }
@@ -429,43 +453,46 @@ execute(struct frame *f, const struct actions_stored *st)
 static void
 test_parse_once(void **s)
 {
-	uint8_t nat[32], ct1[64], ct2[16], inner[64], acts[256];
 	struct ovs_action_push_mpls mpls = {
 		.mpls_lse = htonl(0x100),
 		.mpls_ethertype = htons(ETH_P_MPLS_UC),
 	};
-	uint32_t ip = htonl(NATIP);
-	uint16_t zone = 20;
+	struct nlattr *ct1, *clone, *ct2, *nat;
+	static struct attrs a;
 	struct actions_stored *st;
-	size_t n, m, i, w;
 	struct frame f;
 
 	/* ct(commit, zone=20, nat(src=NATIP)),
 	 * clone(ct(zone=20), output:2), output:3 */
-	m = put_attr(nat, OVS_NAT_ATTR_SRC, NULL, 0);
-	m += put_attr(nat + m, OVS_NAT_ATTR_IP_MIN, &ip, 4);
-	n = put_attr(ct1, OVS_CT_ATTR_COMMIT, NULL, 0);
-	n += put_attr(ct1 + n, OVS_CT_ATTR_ZONE, &zone, 2);
-	n += put_attr(ct1 + n, OVS_CT_ATTR_NAT, nat, m);
-	w = put_attr(acts, OVS_ACTION_ATTR_CT, ct1, n);
-	m = put_attr(ct2, OVS_CT_ATTR_ZONE, &zone, 2);
-	i = put_attr(inner, OVS_ACTION_ATTR_CT, ct2, m);
-	i += put_attr(inner + i, OVS_ACTION_ATTR_OUTPUT, &(uint32_t){ 2 }, 4);
-	w += put_attr(acts + w, OVS_ACTION_ATTR_CLONE, inner, i);
-	w += put_attr(acts + w, OVS_ACTION_ATTR_OUTPUT, &(uint32_t){ 3 }, 4);
+	attrs_init(&a);
+	ct1 = msgbuf_nest_start(&a.mb, OVS_ACTION_ATTR_CT);
+	msgbuf_put(&a.mb, OVS_CT_ATTR_COMMIT, 0, NULL);
+	msgbuf_put_u16(&a.mb, OVS_CT_ATTR_ZONE, 20);
+	nat = msgbuf_nest_start(&a.mb, OVS_CT_ATTR_NAT);
+	msgbuf_put(&a.mb, OVS_NAT_ATTR_SRC, 0, NULL);
+	msgbuf_put_u32(&a.mb, OVS_NAT_ATTR_IP_MIN, htonl(NATIP));
+	msgbuf_nest_end(&a.mb, nat);
+	msgbuf_nest_end(&a.mb, ct1);
+	clone = msgbuf_nest_start(&a.mb, OVS_ACTION_ATTR_CLONE);
+	ct2 = msgbuf_nest_start(&a.mb, OVS_ACTION_ATTR_CT);
+	msgbuf_put_u16(&a.mb, OVS_CT_ATTR_ZONE, 20);
+	msgbuf_nest_end(&a.mb, ct2);
+	msgbuf_put_u32(&a.mb, OVS_ACTION_ATTR_OUTPUT, 2);
+	msgbuf_nest_end(&a.mb, clone);
+	msgbuf_put_u32(&a.mb, OVS_ACTION_ATTR_OUTPUT, 3);
 
 	udp(&f, A, B, 5000, 53);
-	st = store(acts, w, &f);
-	assert_int_equal(st->len, w);
-	assert_memory_equal(st->data, acts, w);
+	st = store(&a, &f);
+	assert_int_equal(st->len, attrs_len(&a));
+	assert_memory_equal(st->data, attrs_data(&a), attrs_len(&a));
 	assert_int_equal(st->n_ct, 2);
 	assert_int_equal(st->ct[0].offset, 0);
-	assert_int_equal(st->ct[1].offset, NLA_ALIGN(NLA_HDRLEN + n) +
+	assert_int_equal(st->ct[1].offset, NLA_ALIGN(ct1->nla_len) +
 					   NLA_HDRLEN);
 	assert_true(st->ct[0].ct.commit);
 	assert_int_equal(st->ct[0].ct.zone, 20);
 	assert_int_equal(st->ct[0].ct.nat, CT_ACTION_NAT | CT_ACTION_SNAT);
-	assert_int_equal(st->ct[0].ct.range.min_addr.ip, ip);
+	assert_int_equal(st->ct[0].ct.range.min_addr.ip, htonl(NATIP));
 	assert_false(st->ct[1].ct.commit);
 	assert_int_equal(st->ct[1].ct.zone, 20);
 
@@ -474,17 +501,20 @@ test_parse_once(void **s)
 	assert_ptr_equal(ct_given[0], &st->ct[0].ct);
 	assert_ptr_equal(ct_given[1], &st->ct[1].ct);
 	assert_int_equal(n_out, 2);
-	assert_int_equal(out_src[0], ip);
-	assert_int_equal(out_src[1], ip);
+	assert_int_equal(out_src[0], htonl(NATIP));
+	assert_int_equal(out_src[1], htonl(NATIP));
 	assert_int_equal(f.key.ct_state, TRK | NEW | SNAT);
 	free(st);
 
 	/* A packet an earlier action took out of IP is dropped at ct. */
-	w = put_attr(acts, OVS_ACTION_ATTR_PUSH_MPLS, &mpls, sizeof(mpls));
-	w += put_attr(acts + w, OVS_ACTION_ATTR_CT, ct2, m);
-	w += put_attr(acts + w, OVS_ACTION_ATTR_OUTPUT, &(uint32_t){ 2 }, 4);
+	attrs_init(&a);
+	attrs_put(&a, OVS_ACTION_ATTR_PUSH_MPLS, &mpls, sizeof(mpls));
+	ct2 = msgbuf_nest_start(&a.mb, OVS_ACTION_ATTR_CT);
+	msgbuf_put_u16(&a.mb, OVS_CT_ATTR_ZONE, 20);
+	msgbuf_nest_end(&a.mb, ct2);
+	msgbuf_put_u32(&a.mb, OVS_ACTION_ATTR_OUTPUT, 2);
 	udp(&f, A, B, 5001, 53);
-	st = store(acts, w, &f);
+	st = store(&a, &f);
 	execute(&f, st);
 	assert_int_equal(n_ct_given, 0);
 	assert_int_equal(n_out, 0);
@@ -500,11 +530,11 @@ tcp_close(uint16_t sport, uint16_t zone)
 	struct ct_action l = act(false, zone);
 	struct frame f;
 
-	tcp(&f, A, B, sport, 80, 101, 5001, TH_FIN | TH_ACK);
+	tcp(&f, A, B, sport, 80, 101, 5001, FB_FIN | FB_ACK);
 	assert_int_equal(state(&f, &l), TRK | EST);
-	tcp(&f, B, A, 80, sport, 5001, 102, TH_FIN | TH_ACK);
+	tcp(&f, B, A, 80, sport, 5001, 102, FB_FIN | FB_ACK);
 	assert_int_equal(state(&f, &l), TRK | EST | RPL);
-	tcp(&f, A, B, sport, 80, 102, 5002, TH_ACK);
+	tcp(&f, A, B, sport, 80, 102, 5002, FB_ACK);
 	assert_int_equal(state(&f, &l), TRK | EST);
 }
 
@@ -514,37 +544,37 @@ test_tcp(void **s)
 	struct ct_action c = act(true, 0), l = act(false, 0);
 	struct frame f;
 
-	tcp(&f, A, B, 1000, 80, 100, 0, TH_SYN);
+	tcp(&f, A, B, 1000, 80, 100, 0, FB_SYN);
 	assert_int_equal(state(&f, &l), TRK | NEW);
 	assert_int_equal(f.key.ct_orig_proto, IPPROTO_TCP);
 	assert_int_equal(f.key.ct_orig_tp_dst, htons(80));
-	tcp(&f, A, B, 1000, 80, 100, 0, TH_SYN);
+	tcp(&f, A, B, 1000, 80, 100, 0, FB_SYN);
 	assert_int_equal(state(&f, &c), TRK | NEW);
 	/* A retransmitted SYN: still new (no reply yet). */
-	tcp(&f, A, B, 1000, 80, 100, 0, TH_SYN);
+	tcp(&f, A, B, 1000, 80, 100, 0, FB_SYN);
 	assert_int_equal(state(&f, &l), TRK | NEW);
-	tcp(&f, B, A, 80, 1000, 5000, 101, TH_SYN | TH_ACK);
+	tcp(&f, B, A, 80, 1000, 5000, 101, FB_SYN | FB_ACK);
 	assert_int_equal(state(&f, &l), TRK | EST | RPL);
 	assert_int_equal(f.key.ct_orig_ipv4_src, htonl(A));
 	/* Out of the window before the connection is established. */
-	tcp(&f, A, B, 1000, 80, 100 + 3000000, 5001, TH_ACK);
+	tcp(&f, A, B, 1000, 80, 100 + 3000000, 5001, FB_ACK);
 	assert_int_equal(state(&f, &l), TRK | INV);
-	tcp(&f, A, B, 1000, 80, 101, 5001, TH_ACK);
+	tcp(&f, A, B, 1000, 80, 101, 5001, FB_ACK);
 	assert_int_equal(state(&f, &l), TRK | EST);
 	/* Bogus flags are invalid whatever the connection. */
-	tcp(&f, A, B, 1000, 80, 101, 5001, TH_SYN | TH_FIN);
+	tcp(&f, A, B, 1000, 80, 101, 5001, FB_SYN | FB_FIN);
 	assert_int_equal(state(&f, &l), TRK | INV);
 	tcp_close(1000, 0);
 	/* A new SYN on the closed connection starts a new one. */
-	tcp(&f, A, B, 1000, 80, 9000, 0, TH_SYN);
+	tcp(&f, A, B, 1000, 80, 9000, 0, FB_SYN);
 	assert_int_equal(state(&f, &c), TRK | NEW);
-	tcp(&f, B, A, 80, 1000, 7000, 9001, TH_RST | TH_ACK);
+	tcp(&f, B, A, 80, 1000, 7000, 9001, FB_RST | FB_ACK);
 	assert_int_equal(state(&f, &l), TRK | EST | RPL);
 	/* A lone ACK picks a connection up (nf_conntrack_tcp_loose). */
-	tcp(&f, A, B, 2000, 80, 1, 1, TH_ACK);
+	tcp(&f, A, B, 2000, 80, 1, 1, FB_ACK);
 	assert_int_equal(state(&f, &l), TRK | NEW);
 	/* A lone RST opens nothing. */
-	tcp(&f, A, B, 2001, 80, 1, 1, TH_RST);
+	tcp(&f, A, B, 2001, 80, 1, 1, FB_RST);
 	assert_int_equal(state(&f, &l), TRK | INV);
 }
 
@@ -554,7 +584,7 @@ test_udp_icmp(void **s)
 {
 	struct ct_action c = act(true, 0), l = act(false, 0);
 	struct frame f;
-	uint8_t err[8 + 28];
+	uint8_t quote[28];
 
 	udp(&f, A, B, 5000, 53);
 	assert_int_equal(state(&f, &l), TRK | NEW);
@@ -569,17 +599,14 @@ test_udp_icmp(void **s)
 
 	/* An ICMP error from B quoting A's datagram: related, reply. */
 	udp(&f, A, B, 5000, 53);
-	memset(err, 0, sizeof(err));
-	err[0] = 3;
-	err[1] = 3;
-	memcpy(err + 8, f.pkt.data + 14, 28);
-	ipv4(&f, B, A, IPPROTO_ICMP, err, sizeof(err));
+	memcpy(quote, f.pkt.data + 14, sizeof(quote));
+	port_unreachable(&f, B, A, quote, sizeof(quote));
 	assert_int_equal(state(&f, &l), TRK | REL | RPL);
 	/* One quoting nothing we know, or nothing at all: invalid. */
-	err[8 + 20 + 1] ^= 1;
-	ipv4(&f, B, A, IPPROTO_ICMP, err, sizeof(err));
+	quote[20 + 1] ^= 1;
+	port_unreachable(&f, B, A, quote, sizeof(quote));
 	assert_int_equal(state(&f, &l), TRK | INV);
-	ipv4(&f, B, A, IPPROTO_ICMP, err, 8);
+	port_unreachable(&f, B, A, quote, 0);
 	assert_int_equal(state(&f, &l), TRK | INV);
 
 	echo(&f, A, B, 8, 77);
@@ -647,22 +674,12 @@ test_mark_labels(void **s)
 	assert_int_equal(f.key.ct_labels[1], 1);
 }
 
-/* Whether the frame's IPv4 header and TCP/UDP checksums verify. */
+/* The frame's IP and L4 checksums verify. */
 static void
-assert_sums(struct frame *f)
+assert_sums(const struct frame *f)
 {
-	uint8_t *ip = f->pkt.data + 14, *l4 = ip + 20;
-	uint16_t len = ntohs(*(uint16_t *)(ip + 2)) - 20;
-
-	assert_int_equal(csum_fold(csum_add(0, ip, 20)), 0xffff);
-	if (ip[9] == IPPROTO_TCP || ip[9] == IPPROTO_UDP)
-		assert_int_equal(
-			csum_fold(csum_add(csum_pseudo(ip + 12, ip + 16, 4,
-						       ip[9], len),
-					   l4, len)),
-			0xffff);
-	else
-		assert_int_equal(csum_fold(csum_add(0, l4, len)), 0xffff);
+	assert_true(fb_csums_ok(f->pkt.data + ETH_HLEN,
+				f->pkt.len - ETH_HLEN));
 }
 
 static void
@@ -681,27 +698,27 @@ test_snat(void **s)
 
 	/* Two clients with the same source port get both ports of the
 	 * range; a third finds it exhausted and is dropped. */
-	tcp(&f, A, B, 4000, 80, 1, 0, TH_SYN);
+	tcp(&f, A, B, 4000, 80, 1, 0, FB_SYN);
 	assert_int_equal(state(&f, &c), TRK | NEW | SNAT);
 	assert_int_equal(f.key.ipv4_src, htonl(NATIP));
 	assert_sums(&f);
 	p1 = ntohs(f.key.tp_src);
-	tcp(&f, A + 5, B, 4000, 80, 1, 0, TH_SYN);
+	tcp(&f, A + 5, B, 4000, 80, 1, 0, FB_SYN);
 	assert_int_equal(state(&f, &c), TRK | NEW | SNAT);
 	p2 = ntohs(f.key.tp_src);
 	assert_true(p1 >= 1000 && p1 <= 1001 && p2 >= 1000 && p2 <= 1001);
 	assert_int_not_equal(p1, p2);
-	tcp(&f, A + 6, B, 4000, 80, 1, 0, TH_SYN);
+	tcp(&f, A + 6, B, 4000, 80, 1, 0, FB_SYN);
 	assert_int_equal(run(&f, &c), -EINVAL);
 
 	/* The reply comes back to the first client. */
-	tcp(&f, B, NATIP, 80, p1, 500, 2, TH_SYN | TH_ACK);
+	tcp(&f, B, NATIP, 80, p1, 500, 2, FB_SYN | FB_ACK);
 	assert_int_equal(state(&f, &n), TRK | EST | RPL | DNAT);
 	assert_int_equal(f.key.ipv4_dst, htonl(A));
 	assert_int_equal(ntohs(f.key.tp_dst), 4000);
 	assert_sums(&f);
 	/* The client's next segment is mapped as the first was. */
-	tcp(&f, A, B, 4000, 80, 2, 501, TH_ACK);
+	tcp(&f, A, B, 4000, 80, 2, 501, FB_ACK);
 	assert_int_equal(state(&f, &n), TRK | EST | SNAT);
 	assert_int_equal(ntohs(f.key.tp_src), p1);
 	assert_sums(&f);
@@ -711,7 +728,7 @@ static void
 test_dnat_icmp_error(void **s)
 {
 	struct ct_action c = act(true, 5), n = act(true, 5);
-	uint8_t err[8 + 28];
+	uint8_t quote[28];
 	struct frame f;
 
 	c.nat = CT_ACTION_NAT | CT_ACTION_DNAT;
@@ -728,18 +745,14 @@ test_dnat_icmp_error(void **s)
 	assert_sums(&f);
 	/* B's port is closed: its ICMP error quotes A -> B:53. Mapped back,
 	 * A sees an error from NATIP about A -> NATIP:53. */
-	memset(err, 0, sizeof(err));
-	err[0] = 3;
-	err[1] = 3;
-	memcpy(err + 8, f.pkt.data + 14, 28);
-	ipv4(&f, B, A, IPPROTO_ICMP, err, sizeof(err));
+	memcpy(quote, f.pkt.data + 14, sizeof(quote));
+	port_unreachable(&f, B, A, quote, sizeof(quote));
 	assert_int_equal(state(&f, &n), TRK | REL | RPL | SNAT);
 	assert_int_equal(f.key.ipv4_src, htonl(NATIP));
 	assert_sums(&f);
 	assert_int_equal(memcmp(f.pkt.data + 14 + 28 + 16,
 				&(uint32_t){ htonl(NATIP) }, 4), 0);
-	assert_int_equal(csum_fold(csum_add(0, f.pkt.data + 14 + 28, 20)),
-			 0xffff);
+	assert_int_equal(fb_sum(f.pkt.data + 14 + 28, 20), 0xffff);
 }
 
 static void
@@ -820,19 +833,19 @@ test_hostile(void **s)
 	struct frame f;
 
 	for (int cut = 0; cut < 20 + 20; cut++) {
-		tcp(&f, A, B, 1, 2, 3, 0, TH_SYN);
+		tcp(&f, A, B, 1, 2, 3, 0, FB_SYN);
 		f.pkt.len = 14 + cut;
 		assert_int_equal(state(&f, &c), TRK | INV);
 	}
 	/* An IP total length past the frame, a header length too short. */
-	tcp(&f, A, B, 1, 2, 3, 0, TH_SYN);
+	tcp(&f, A, B, 1, 2, 3, 0, FB_SYN);
 	f.pkt.data[14 + 2] = 0x7f;
 	assert_int_equal(state(&f, &c), TRK | INV);
-	tcp(&f, A, B, 1, 2, 3, 0, TH_SYN);
+	tcp(&f, A, B, 1, 2, 3, 0, FB_SYN);
 	f.pkt.data[14] = 0x44;
 	assert_int_equal(state(&f, &c), TRK | INV);
 	/* A TCP data offset past the segment. */
-	tcp(&f, A, B, 1, 2, 3, 0, TH_SYN);
+	tcp(&f, A, B, 1, 2, 3, 0, FB_SYN);
 	f.pkt.data[14 + 20 + 12] = 0xf0;
 	assert_int_equal(state(&f, &c), TRK | INV);
 	assert_int_equal(conntrack_zone_count(ct, 9), 0);
@@ -850,11 +863,11 @@ ftp_passive(const struct ct_action *ftp)
 	struct ct_action l = act(false, ftp->zone);
 	struct frame f;
 
-	tcp(&f, A, B, 40000, 21, 100, 0, TH_SYN);
+	tcp(&f, A, B, 40000, 21, 100, 0, FB_SYN);
 	assert_int_equal(state(&f, ftp), TRK | NEW);
-	tcp(&f, B, A, 21, 40000, 900, 101, TH_SYN | TH_ACK);
+	tcp(&f, B, A, 21, 40000, 900, 101, FB_SYN | FB_ACK);
 	assert_int_equal(state(&f, &l), TRK | EST | RPL);
-	tcp(&f, A, B, 40000, 21, 101, 901, TH_ACK);
+	tcp(&f, A, B, 40000, 21, 101, 901, FB_ACK);
 	assert_int_equal(state(&f, &l), TRK | EST);
 	tcp_text(&f, B, A, 21, 40000, 901, 101, ftp_pasv);
 	assert_int_equal(state(&f, &l), TRK | EST | RPL);
@@ -878,40 +891,32 @@ test_helpers(void **s)
 
 	/* Passive: the server names its port; the client connects. */
 	ftp_passive(&ftp);
-	tcp(&f, A, B, 40001, 51210, 5, 0, TH_SYN);
+	tcp(&f, A, B, 40001, 51210, 5, 0, FB_SYN);
 	assert_int_equal(state(&f, &l), TRK | NEW | REL);
 	assert_int_equal(f.key.ct_orig_tp_dst, htons(21));	/* master's */
 	assert_int_equal(f.key.ct_mark, 7);
-	tcp(&f, A, B, 40001, 51210, 5, 0, TH_SYN);
+	tcp(&f, A, B, 40001, 51210, 5, 0, FB_SYN);
 	assert_int_equal(state(&f, &ftp), TRK | NEW | REL);
 	/* Met: the same port again is not expected any more. */
-	tcp(&f, A, B, 40002, 51210, 5, 0, TH_SYN);
+	tcp(&f, A, B, 40002, 51210, 5, 0, FB_SYN);
 	assert_int_equal(state(&f, &l), TRK | NEW);
 
 	/* Active, naming another host: nothing is expected. */
 	tcp_text(&f, A, B, 40000, 21, 101, 901 + sizeof(ftp_pasv) - 1,
 		 port_other);
 	assert_int_equal(state(&f, &l), TRK | EST);
-	tcp(&f, B, 0x0a000009, 20, 1025, 5, 0, TH_SYN);
+	tcp(&f, B, 0x0a000009, 20, 1025, 5, 0, FB_SYN);
 	assert_int_equal(state(&f, &l), TRK | NEW);
 	/* EPRT with the client's own address: the server may connect. */
 	tcp_text(&f, A, B, 40000, 21, 101 + sizeof(port_other) - 1,
 		 901 + sizeof(ftp_pasv) - 1, eprt);
 	assert_int_equal(state(&f, &l), TRK | EST);
-	tcp(&f, B, A, 20, 6000, 5, 0, TH_SYN);
+	tcp(&f, B, A, 20, 6000, 5, 0, FB_SYN);
 	assert_int_equal(state(&f, &l), TRK | NEW | REL);
 
 	/* TFTP: a read request; the server answers from another port. */
-	{
-		uint8_t rrq[12] = { 0, 0, 0, 0, 0, 12, 0, 0, 0, 1, 'f', 0 };
-		uint16_t p = htons(5000);
-
-		memcpy(rrq, &p, 2);
-		p = htons(69);
-		memcpy(rrq + 2, &p, 2);
-		ipv4(&f, A, B, IPPROTO_UDP, rrq, sizeof(rrq));
-		assert_int_equal(state(&f, &tftp), TRK | NEW);
-	}
+	udp_data(&f, A, B, 5000, 69, "\0\1f", 4);
+	assert_int_equal(state(&f, &tftp), TRK | NEW);
 	udp(&f, B, A, 7777, 5000);
 	assert_int_equal(state(&f, &l), TRK | NEW | REL);
 	assert_int_equal(f.key.ct_orig_tp_dst, htons(69));
@@ -934,56 +939,28 @@ collect(void *arg, const uint8_t *frame, uint32_t len)
 	fs->len[fs->n++] = len;
 }
 
-/* A UDP datagram of n payload bytes, IPv4 or IPv6, in f (no checksum for
- * IPv4: UDP's zero; IPv6: computed). */
+/* A UDP datagram of n payload bytes, IPv4 (A to B) or IPv6 (::1 to ::2),
+ * in f (no checksum for IPv4: UDP's zero; IPv6: computed). */
 static void
 big_udp(struct frame *f, bool v6, uint32_t n)
 {
-	static uint8_t buf[65536];
-	uint8_t *p = f->buf + FRAME_HEADROOM, *ip = p + 14, *u;
-	uint32_t hl = v6 ? 40 : 20;
-	uint16_t v;
+	static const uint8_t one[16] = { [15] = 1 }, two[16] = { [15] = 2 };
+	struct fb b = eth_begin(f, v6 ? ETH_P_IPV6 : ETH_P_IP);
+	struct udphdr *uh;
+	uint8_t *p;
 
-	memset(f->buf, 0, sizeof(f->buf));
-	(void)buf;
-	memset(p, 0x02, 6);
-	memset(p + 6, 0x04, 6);
-	p[12] = v6 ? 0x86 : 0x08;
-	p[13] = v6 ? 0xdd : 0x00;
-	u = ip + hl;
+	if (v6)
+		fb_ipv6(&b, one, two, IPPROTO_UDP);
+	else
+		fb_ipv4(&b, A, B, IPPROTO_UDP);
+	uh = fb_udp(&b, 1234, 4321);
+	p = fb_put(&b, NULL, n);
 	for (uint32_t i = 0; i < n; i++)
-		u[8 + i] = (uint8_t)(i * 7);
-	v = htons(1234);
-	memcpy(u, &v, 2);
-	v = htons(4321);
-	memcpy(u + 2, &v, 2);
-	v = htons(8 + n);
-	memcpy(u + 4, &v, 2);
-	if (v6) {
-		ip[0] = 0x60;
-		memcpy(ip + 4, &v, 2);
-		ip[6] = IPPROTO_UDP;
-		ip[7] = 64;
-		ip[23] = 1;
-		ip[39] = 2;
-		v = ~csum_fold(csum_add(csum_pseudo(ip + 8, ip + 24, 16,
-						    IPPROTO_UDP, 8 + n),
-					u, 8 + n));
-		memcpy(u + 6, &v, 2);
-	} else {
-		uint32_t s = htonl(A), d = htonl(B);
-
-		ip[0] = 0x45;
-		v = htons(20 + 8 + n);
-		memcpy(ip + 2, &v, 2);
-		ip[8] = 64;
-		ip[9] = IPPROTO_UDP;
-		memcpy(ip + 12, &s, 4);
-		memcpy(ip + 16, &d, 4);
-		v = ~csum_fold(csum_add(0, ip, 20));
-		memcpy(ip + 10, &v, 2);
-	}
-	packet_init(&f->pkt, f->buf, sizeof(f->buf), 14 + hl + 8 + n);
+		p[i] = (uint8_t)(i * 7);
+	fb_end(&b);
+	if (!v6)
+		uh->check = 0;
+	take(f, f->buf, sizeof(f->buf), b.len);
 }
 
 /* Loads frame i of fs into f, as received. */
@@ -992,11 +969,7 @@ load(struct frame *f, const struct frames *fs, int i)
 {
 	memset(f->buf, 0, sizeof(f->buf));
 	memcpy(f->buf + FRAME_HEADROOM, fs->f[i], fs->len[i]);
-	packet_init(&f->pkt, f->buf, sizeof(f->buf), fs->len[i]);
-	memset(&f->key, 0, sizeof(f->key));
-	assert_int_equal(flow_extract(f->pkt.data, f->pkt.len, &f->key,
-				      &f->pkt.layers), 0);
-	f->pkt.key_valid = true;
+	take(f, f->buf, sizeof(f->buf), fs->len[i]);
 }
 
 static void
@@ -1052,12 +1025,8 @@ fragments(bool v6)
 		f.pkt.data[14 + 40 + 3] -= 8;	/* offset 8 bytes back */
 	else
 		f.pkt.data[14 + 7] -= 1;
-	f.pkt.data[14 + 10] = f.pkt.data[14 + 11] = 0;
-	if (!v6) {
-		uint16_t sum = ~csum_fold(csum_add(0, f.pkt.data + 14, 20));
-
-		memcpy(f.pkt.data + 14 + 10, &sum, 2);
-	}
+	if (!v6)
+		fb_ipv4_csum(f.pkt.data + 14);
 	assert_int_equal(run(&f, &c), -EINVAL);
 	load(&f, &fs, 2);
 	assert_int_equal(run(&f, &c), -EINPROGRESS);
@@ -1070,12 +1039,9 @@ static void
 set_mf(struct frame *f, bool more)
 {
 	uint8_t *ip = f->pkt.data + 14;
-	uint16_t sum;
 
 	ip[6] = more ? ip[6] | 0x20 : ip[6] & ~0x20;
-	ip[10] = ip[11] = 0;
-	sum = ~csum_fold(csum_add(0, ip, 20));
-	memcpy(ip + 10, &sum, 2);
+	fb_ipv4_csum(ip);
 }
 
 /* A last fragment that ends before a fragment already queued reaches
@@ -1114,11 +1080,7 @@ static void
 load_slot(struct frame *f, const struct frames *fs, int i)
 {
 	memcpy(slot + FRAME_HEADROOM, fs->f[i], fs->len[i]);
-	packet_init(&f->pkt, slot, sizeof(slot), fs->len[i]);
-	memset(&f->key, 0, sizeof(f->key));
-	assert_int_equal(flow_extract(f->pkt.data, f->pkt.len, &f->key,
-				      &f->pkt.layers), 0);
-	f->pkt.key_valid = true;
+	take(f, slot, sizeof(slot), fs->len[i]);
 }
 
 /* Datagrams of 2, 3 and 6 fragments, each fragment in a ring slot too
@@ -1201,8 +1163,7 @@ longer_header(struct frame *f, bool v6)
 		memset(ip + hl, 1, grow);
 		ip[0] = 0x4f;
 		put_be16(ip + 2, get_be16(ip + 2) + grow);
-		ip[10] = ip[11] = 0;
-		put_be16(ip + 10, ntohs(sum16(ip, 60, 0)));
+		fb_ipv4_csum(ip);
 	}
 	f->pkt.len += grow;
 	memset(&f->key, 0, sizeof(f->key));
@@ -1270,60 +1231,32 @@ nat_icmpv6_error(uint32_t len, uint32_t qlen)
 	static struct frame f, e;
 	uint8_t nat[16] = { 0xfd, [15] = 0x64 }, one[16] = { [15] = 1 };
 	static uint8_t quote[1232];
-	uint8_t *ip, *icmp;
-	uint16_t v;
+	uint8_t *ip;
+	struct fb b;
 
 	c.range.flags = CT_RANGE_MAP_IPS;
 	memcpy(&c.range.min_addr.ip6, nat, 16);
 	memcpy(&c.range.max_addr.ip6, nat, 16);
 	assert_true(qlen <= sizeof(quote) && qlen <= 40 + 8 + len);
 	big_udp(&f, true, len);
-	memset(&f.key, 0, sizeof(f.key));
-	assert_int_equal(flow_extract(f.pkt.data, f.pkt.len, &f.key,
-				      &f.pkt.layers), 0);
-	f.pkt.key_valid = true;
 	assert_int_equal(state(&f, &c), TRK | NEW | SNAT);
 	ip = f.pkt.data + 14;
 	assert_memory_equal(ip + 8, nat, 16);
-	assert_int_equal(csum_fold(csum_add(csum_pseudo(ip + 8, ip + 24, 16,
-							IPPROTO_UDP, 8 + len),
-					    ip + 40, 8 + len)),
-			 0xffff);
+	assert_sums(&f);
 	memcpy(quote, ip, qlen);
 
 	/* ::2 answers fd00::64 with "port unreachable", quoting it. */
-	memset(e.buf, 0, sizeof(e.buf));
-	ip = e.buf + FRAME_HEADROOM + 14;
-	memcpy(e.buf + FRAME_HEADROOM, f.pkt.data, 14);
-	ip[0] = 0x60;
-	v = htons(8 + qlen);
-	memcpy(ip + 4, &v, 2);
-	ip[6] = IPPROTO_ICMPV6;
-	ip[7] = 64;
-	memcpy(ip + 8, quote + 24, 16);		/* from ::2 */
-	memcpy(ip + 24, nat, 16);		/* to the mapped source */
-	icmp = ip + 40;
-	icmp[0] = 1;
-	icmp[1] = 4;
-	memcpy(icmp + 8, quote, qlen);
-	v = ~csum_fold(csum_add(csum_pseudo(ip + 8, ip + 24, 16,
-					    IPPROTO_ICMPV6, 8 + qlen),
-				icmp, 8 + qlen));
-	memcpy(icmp + 2, &v, 2);
-	packet_init(&e.pkt, e.buf, sizeof(e.buf), 14 + 40 + 8 + qlen);
-	memset(&e.key, 0, sizeof(e.key));
-	assert_int_equal(flow_extract(e.pkt.data, e.pkt.len, &e.key,
-				      &e.pkt.layers), 0);
-	e.pkt.key_valid = true;
+	b = eth_begin(&e, ETH_P_IPV6);
+	fb_ipv6(&b, quote + 24, nat, IPPROTO_ICMPV6);
+	fb_icmp(&b, ICMPV6_DEST_UNREACH, ICMPV6_PORT_UNREACH);
+	fb_put(&b, quote, qlen);
+	end(&e, &b);
 	assert_int_equal(run(&e, &n), 0);
 	assert_int_equal(e.key.ct_state, TRK | REL | RPL | DNAT);
+	ip = e.pkt.data + 14;
 	assert_memory_equal(ip + 24, one, 16);		/* outer: to ::1 */
-	assert_memory_equal(icmp + 8 + 8, one, 16);	/* quote: from ::1 */
-	assert_int_equal(csum_fold(csum_add(csum_pseudo(ip + 8, ip + 24, 16,
-							IPPROTO_ICMPV6,
-							8 + qlen),
-					    icmp, 8 + qlen)),
-			 0xffff);
+	assert_memory_equal(ip + 40 + 8 + 8, one, 16);	/* quote: from ::1 */
+	assert_sums(&e);
 }
 
 static void
@@ -1522,12 +1455,12 @@ tcp_open(uint16_t zone, uint16_t sport, uint64_t ms, bool established)
 	struct frame f;
 
 	at(ms);
-	tcp(&f, A, B, sport, 80, 100, 0, TH_SYN);
+	tcp(&f, A, B, sport, 80, 100, 0, FB_SYN);
 	assert_int_equal(state(&f, &c), TRK | NEW);
 	if (established) {
-		tcp(&f, B, A, 80, sport, 5000, 101, TH_SYN | TH_ACK);
+		tcp(&f, B, A, 80, sport, 5000, 101, FB_SYN | FB_ACK);
 		assert_int_equal(state(&f, &l), TRK | EST | RPL);
-		tcp(&f, A, B, sport, 80, 101, 5001, TH_ACK);
+		tcp(&f, A, B, sport, 80, 101, 5001, FB_ACK);
 		assert_int_equal(state(&f, &l), TRK | EST);
 	}
 	return conn_in(zone);
@@ -1566,7 +1499,7 @@ test_expiry_tcp(void **s)
 	/* A reset: CLOSE, 10 s. */
 	t += 120000 + 1;
 	tcp_open(4, 1003, t, true);
-	tcp(&f, B, A, 80, 1003, 5001, 101, TH_RST | TH_ACK);
+	tcp(&f, B, A, 80, 1003, 5001, 101, FB_RST | FB_ACK);
 	assert_int_equal(state(&f, &l4), TRK | EST | RPL);
 	e = conn_in(4);
 	assert_int_equal(e.tcp_state, CT_TCP_CLOSE);
@@ -1580,7 +1513,7 @@ test_expiry_tcp(void **s)
 	tcp_text(&f, A, B, 1004, 80, 101, 5001, "hello");
 	assert_int_equal(state(&f, &l5), TRK | EST);
 	assert_int_equal(conn_in(5).timeout, 300);
-	tcp(&f, B, A, 80, 1004, 5001, 106, TH_ACK);
+	tcp(&f, B, A, 80, 1004, 5001, 106, FB_ACK);
 	assert_int_equal(state(&f, &l5), TRK | EST | RPL);
 	assert_int_equal(conn_in(5).timeout, 5 * 24 * 3600);
 }
@@ -1666,24 +1599,23 @@ test_expiry_expectations(void **s)
 {
 	struct ct_action ftp = act(true, 13), l = act(false, 13);
 	struct ct_action tftp = act(true, 14), l14 = act(false, 14);
-	uint8_t rrq[12] = { 0x13, 0x88, 0, 69, 0, 12, 0, 0, 0, 1, 'f', 0 };
 	struct frame f;
 
 	ftp.helper = CT_HELPER_FTP;
 	tftp.helper = CT_HELPER_TFTP;
 	ftp_passive(&ftp);
 	/* Acknowledged: the control connection outlives the expectation. */
-	tcp(&f, A, B, 40000, 21, 101, 901 + sizeof(ftp_pasv) - 1, TH_ACK);
+	tcp(&f, A, B, 40000, 21, 101, 901 + sizeof(ftp_pasv) - 1, FB_ACK);
 	assert_int_equal(state(&f, &l), TRK | EST);
 	assert_int_equal(stats().n_expects, 1);
 
 	at(300000);
 	conntrack_sweep(ct);
 	assert_int_equal(stats().n_expects, 1);
-	tcp(&f, A, B, 40001, 51210, 5, 0, TH_SYN);
+	tcp(&f, A, B, 40001, 51210, 5, 0, FB_SYN);
 	assert_int_equal(state(&f, &l), TRK | NEW | REL);
 	at(300001);
-	tcp(&f, A, B, 40001, 51210, 5, 0, TH_SYN);
+	tcp(&f, A, B, 40001, 51210, 5, 0, FB_SYN);
 	assert_int_equal(state(&f, &l), TRK | NEW);
 	conntrack_sweep(ct);
 	assert_int_equal(stats().n_expects, 0);
@@ -1691,7 +1623,7 @@ test_expiry_expectations(void **s)
 
 	/* TFTP's master, unanswered, lives 30 s: its expectation goes with
 	 * it. */
-	ipv4(&f, A, B, IPPROTO_UDP, rrq, sizeof(rrq));
+	udp_data(&f, A, B, 5000, 69, "\0\1f", 4);
 	assert_int_equal(state(&f, &tftp), TRK | NEW);
 	assert_int_equal(stats().n_expects, 1);
 	udp(&f, B, A, 7777, 5000);
