@@ -195,6 +195,14 @@ rep_error(struct fx *f, ssize_t n)
 }
 
 int
+ask(struct fx *f)
+{
+	req_end(f);
+	send_req(f);
+	return rep_error(f, recv_rep(f));
+}
+
+int
 dump_all(struct fx *f, void (*fn)(const struct nlmsghdr *, void *),
 	 void *arg)
 {

@@ -72,6 +72,8 @@ void send_req(struct fx *f);
 ssize_t recv_rep(struct fx *f);
 /* The error of the NLMSG_ERROR that makes up the datagram just read. */
 int rep_error(struct fx *f, ssize_t n);
+/* Ends the request, sends f->req and returns the error its answer says. */
+int ask(struct fx *f);
 /* An attribute of the first message in f->rep, whose family header is
  * hdrsize bytes after the genl header. */
 const struct nlattr *rep_attr(struct fx *f, size_t hdrsize, uint16_t type);

@@ -75,13 +75,9 @@ test_getfamily_errors(void **state)
 	assert_int_equal(rep_error(f, recv_rep(f)), -ENOENT);
 	req_start(f, GENL_ID_CTRL, 0, CTRL_CMD_GETFAMILY, 0);
 	nb_put(&f->req, CTRL_ATTR_FAMILY_ID, &id, sizeof(id));
-	req_end(f);
-	send_req(f);
-	assert_int_equal(rep_error(f, recv_rep(f)), -ENOENT);
+	assert_int_equal(ask(f), -ENOENT);
 	req_start(f, GENL_ID_CTRL, 0, CTRL_CMD_GETFAMILY, 0);
-	req_end(f);
-	send_req(f);
-	assert_int_equal(rep_error(f, recv_rep(f)), -EINVAL);
+	assert_int_equal(ask(f), -EINVAL);
 }
 
 static void
@@ -117,9 +113,7 @@ test_short_and_truncated_messages(void **state)
 
 	/* No room for the OVS header: EINVAL. */
 	req_start(f, FAMILY_ID_DATAPATH, 0, OVS_DP_CMD_GET, 0);
-	req_end(f);
-	send_req(f);
-	assert_int_equal(rep_error(f, recv_rep(f)), -EINVAL);
+	assert_int_equal(ask(f), -EINVAL);
 	/* A length past the datagram: silently dropped, as the kernel. */
 	nlh = req_start(f, FAMILY_ID_DATAPATH, NLM_F_ACK, OVS_DP_CMD_GET, 4);
 	nlh = req_cur(f);
@@ -130,9 +124,7 @@ test_short_and_truncated_messages(void **state)
 	/* Not a request: only ACKed when asked. */
 	req_start(f, GENL_ID_CTRL, NLM_F_ACK, CTRL_CMD_GETFAMILY, 0);
 	req_cur(f)->nlmsg_flags = NLM_F_ACK;
-	req_end(f);
-	send_req(f);
-	assert_int_equal(rep_error(f, recv_rep(f)), 0);
+	assert_int_equal(ask(f), 0);
 	assert_true(recv_rep(f) < 0);
 }
 
@@ -143,21 +135,15 @@ test_unknown_cmd_and_reserved(void **state)
 	struct genlmsghdr *gh;
 
 	req_start(f, FAMILY_ID_DATAPATH, 0, 200, 4);
-	req_end(f);
-	send_req(f);
-	assert_int_equal(rep_error(f, recv_rep(f)), -EOPNOTSUPP);
+	assert_int_equal(ask(f), -EOPNOTSUPP);
 	/* Past resv_start_op the reserved field must be 0. */
 	req_start(f, FAMILY_ID_DATAPATH, 0, 200, 4);
 	gh = NLMSG_DATA(req_cur(f));
 	gh->reserved = 1;
-	req_end(f);
-	send_req(f);
-	assert_int_equal(rep_error(f, recv_rep(f)), -EINVAL);
+	assert_int_equal(ask(f), -EINVAL);
 	/* A dump of a command without a dumpit. */
 	req_start(f, FAMILY_ID_DATAPATH, NLM_F_DUMP, OVS_DP_CMD_SET, 4);
-	req_end(f);
-	send_req(f);
-	assert_int_equal(rep_error(f, recv_rep(f)), -EOPNOTSUPP);
+	assert_int_equal(ask(f), -EOPNOTSUPP);
 }
 
 static void
@@ -168,41 +154,31 @@ test_dp_errors(void **state)
 	struct nlmsghdr *nlh;
 
 	req_start(f, FAMILY_ID_DATAPATH, 0, OVS_DP_CMD_GET, 4);
-	req_end(f);
-	send_req(f);
-	assert_int_equal(rep_error(f, recv_rep(f)), -ENODEV);
+	assert_int_equal(ask(f), -ENODEV);
 	/* NEW needs a name and an upcall pid. */
 	req_start(f, FAMILY_ID_DATAPATH, 0, OVS_DP_CMD_NEW, 4);
 	nb_put(&f->req, OVS_DP_ATTR_NAME, "x", 2);
-	req_end(f);
-	send_req(f);
-	assert_int_equal(rep_error(f, recv_rep(f)), -EINVAL);
+	assert_int_equal(ask(f), -EINVAL);
 	/* Unknown feature bits, before anything is created. */
 	req_start(f, FAMILY_ID_DATAPATH, 0, OVS_DP_CMD_NEW, 4);
 	nb_put(&f->req, OVS_DP_ATTR_NAME, "tapdp-unit0", 12);
 	nb_put(&f->req, OVS_DP_ATTR_UPCALL_PID, &pid, 4);
 	nb_put(&f->req, OVS_DP_ATTR_USER_FEATURES, &feat, 4);
-	req_end(f);
-	send_req(f);
-	assert_int_equal(rep_error(f, recv_rep(f)), -EOPNOTSUPP);
+	assert_int_equal(ask(f), -EOPNOTSUPP);
 	/* Cache size: policy range, then power of two. */
 	nlsock_setsockopt(f->sk, SOL_NETLINK, NETLINK_EXT_ACK, 1);
 	req_start(f, FAMILY_ID_DATAPATH, 0, OVS_DP_CMD_NEW, 4);
 	nb_put(&f->req, OVS_DP_ATTR_NAME, "tapdp-unit0", 12);
 	nb_put(&f->req, OVS_DP_ATTR_UPCALL_PID, &pid, 4);
 	nb_put(&f->req, OVS_DP_ATTR_MASKS_CACHE_SIZE, &size, 4);
-	req_end(f);
-	send_req(f);
-	assert_int_equal(rep_error(f, recv_rep(f)), -ERANGE);
+	assert_int_equal(ask(f), -ERANGE);
 	nlh = (void *)f->rep;
 	assert_true(nlh->nlmsg_flags & NLM_F_ACK_TLVS);
 	req_start(f, FAMILY_ID_DATAPATH, 0, OVS_DP_CMD_NEW, 4);
 	nb_put(&f->req, OVS_DP_ATTR_NAME, "tapdp-unit0", 12);
 	nb_put(&f->req, OVS_DP_ATTR_UPCALL_PID, &pid, 4);
 	nb_put(&f->req, OVS_DP_ATTR_MASKS_CACHE_SIZE, &odd, 4);
-	req_end(f);
-	send_req(f);
-	assert_int_equal(rep_error(f, recv_rep(f)), -EINVAL);
+	assert_int_equal(ask(f), -EINVAL);
 }
 
 static void
@@ -214,14 +190,10 @@ test_unprivileged_gets_eperm(void **state)
 	req_start(f, FAMILY_ID_DATAPATH, 0, OVS_DP_CMD_NEW, 4);
 	nb_put(&f->req, OVS_DP_ATTR_NAME, "tapdp-unit1", 12);
 	nb_put(&f->req, OVS_DP_ATTR_UPCALL_PID, &pid, 4);
-	req_end(f);
-	send_req(f);
-	assert_int_equal(rep_error(f, recv_rep(f)), -EPERM);
+	assert_int_equal(ask(f), -EPERM);
 	/* Reads stay open. */
 	req_start(f, FAMILY_ID_DATAPATH, 0, OVS_DP_CMD_GET, 4);
-	req_end(f);
-	send_req(f);
-	assert_int_equal(rep_error(f, recv_rep(f)), -ENODEV);
+	assert_int_equal(ask(f), -ENODEV);
 	fx_free(f);
 }
 
@@ -233,24 +205,16 @@ test_vport_errors(void **state)
 	int32_t ifindex = 1;
 
 	req_start(f, FAMILY_ID_VPORT, 0, OVS_VPORT_CMD_GET, 4);
-	req_end(f);
-	send_req(f);
-	assert_int_equal(rep_error(f, recv_rep(f)), -EINVAL);
+	assert_int_equal(ask(f), -EINVAL);
 	req_start(f, FAMILY_ID_VPORT, 0, OVS_VPORT_CMD_GET, 4);
 	nb_put(&f->req, OVS_VPORT_ATTR_IFINDEX, &ifindex, 4);
-	req_end(f);
-	send_req(f);
-	assert_int_equal(rep_error(f, recv_rep(f)), -EOPNOTSUPP);
+	assert_int_equal(ask(f), -EOPNOTSUPP);
 	req_start(f, FAMILY_ID_VPORT, 0, OVS_VPORT_CMD_GET, 4);
 	nb_put(&f->req, OVS_VPORT_ATTR_PORT_NO, &big, 4);
-	req_end(f);
-	send_req(f);
-	assert_int_equal(rep_error(f, recv_rep(f)), -EFBIG);
+	assert_int_equal(ask(f), -EFBIG);
 	req_start(f, FAMILY_ID_VPORT, 0, OVS_VPORT_CMD_GET, 4);
 	nb_put(&f->req, OVS_VPORT_ATTR_NAME, "nosuchport", 11);
-	req_end(f);
-	send_req(f);
-	assert_int_equal(rep_error(f, recv_rep(f)), -ENODEV);
+	assert_int_equal(ask(f), -ENODEV);
 }
 
 static void
@@ -302,9 +266,7 @@ test_batch_goes_on_after_error(void **state)
 	req_end(f);
 	req_start(f, GENL_ID_CTRL, 0, CTRL_CMD_GETFAMILY, 0);
 	nb_put(&f->req, CTRL_ATTR_FAMILY_NAME, "ovs_flow", 9);
-	req_end(f);
-	send_req(f);
-	assert_int_equal(rep_error(f, recv_rep(f)), -ENOENT);
+	assert_int_equal(ask(f), -ENOENT);
 	assert_true(recv_rep(f) > 0);
 	assert_int_equal(((struct nlmsghdr *)f->rep)->nlmsg_type,
 			 GENL_ID_CTRL);
@@ -314,40 +276,28 @@ static void
 test_meter_errors(void **state)
 {
 	struct fx *f = *state;
-	uint32_t id = 7, rate = 0;
-	char band[32];
-	struct nlattr *a = (void *)band;
+	uint32_t id = 7;
 
 	/* No id: EINVAL. */
 	req_start(f, FAMILY_ID_METER, 0, OVS_METER_CMD_GET, 4);
-	req_end(f);
-	send_req(f);
-	assert_int_equal(rep_error(f, recv_rep(f)), -EINVAL);
+	assert_int_equal(ask(f), -EINVAL);
 	/* SET validates its bands before looking for the datapath. */
 	req_start(f, FAMILY_ID_METER, 0, OVS_METER_CMD_SET, 4);
 	nb_put(&f->req, OVS_METER_ATTR_ID, &id, 4);
-	req_end(f);
-	send_req(f);
-	assert_int_equal(rep_error(f, recv_rep(f)), -EINVAL);
-	a->nla_type = OVS_BAND_ATTR_RATE;
-	a->nla_len = NLA_HDRLEN + 4;
-	memcpy((char *)a + NLA_HDRLEN, &rate, 4);
+	assert_int_equal(ask(f), -EINVAL);
+	/* A band of nothing but a rate. */
 	req_start(f, FAMILY_ID_METER, 0, OVS_METER_CMD_SET, 4);
 	nb_put(&f->req, OVS_METER_ATTR_ID, &id, 4);
-	nb_put(&f->req, OVS_METER_ATTR_BANDS, band, NLA_HDRLEN + 8);
-	req_end(f);
-	send_req(f);
-	assert_int_equal(rep_error(f, recv_rep(f)), -EINVAL);
+	nb_nest_start(&f->req, OVS_METER_ATTR_BANDS);
+	nb_put_u32(&f->req, OVS_BAND_ATTR_RATE, 0);
+	nb_nest_end(&f->req);
+	assert_int_equal(ask(f), -EINVAL);
 	/* Then the datapath. */
 	req_start(f, FAMILY_ID_METER, 0, OVS_METER_CMD_FEATURES, 4);
-	req_end(f);
-	send_req(f);
-	assert_int_equal(rep_error(f, recv_rep(f)), -ENODEV);
+	assert_int_equal(ask(f), -ENODEV);
 	req_start(f, FAMILY_ID_METER, 0, OVS_METER_CMD_DEL, 4);
 	nb_put(&f->req, OVS_METER_ATTR_ID, &id, 4);
-	req_end(f);
-	send_req(f);
-	assert_int_equal(rep_error(f, recv_rep(f)), -ENODEV);
+	assert_int_equal(ask(f), -ENODEV);
 }
 
 /* A zone-limit nest whose length is not a multiple of the entry, last in
