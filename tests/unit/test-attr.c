@@ -10,6 +10,7 @@
 
 #include "netlink/attr.h"
 #include "netlink/msg.h"
+#include "tests/unit/builders.h"
 
 enum { T_U32 = 1, T_NAME, T_FLAG, T_NEST, T_RANGE, T_BIN, T_MAX = T_BIN };
 
@@ -22,40 +23,24 @@ static const struct attr_policy pol[T_MAX + 1] = {
 	[T_BIN] = { .kind = ATTR_BINARY, .len = 4 },
 };
 
-struct buf {
-	char data[512];
-	size_t len;
-};
-
-static struct nlattr *
-put(struct buf *b, uint16_t type, const void *data, size_t len)
-{
-	struct nlattr *a = (void *)(b->data + b->len);
-
-	a->nla_type = type;
-	a->nla_len = NLA_HDRLEN + len;
-	memcpy((char *)a + NLA_HDRLEN, data, len);
-	b->len += NLA_ALIGN(a->nla_len);
-	return a;
-}
-
 static int
-parse(struct buf *b, const struct nlattr **tb, struct extack *ack)
+parse(const struct attrs *b, const struct nlattr **tb, struct extack *ack)
 {
-	return attr_parse(b->data, b->len, pol, T_MAX, tb, ack);
+	return attr_parse(attrs_data(b), attrs_len(b), pol, T_MAX, tb, ack);
 }
 
 static void
 test_valid_and_last_duplicate_wins(void **state)
 {
 	const struct nlattr *tb[T_MAX + 1];
-	struct buf b = { .len = 0 };
+	static struct attrs b;
 	uint32_t one = 1, two = 2;
 
-	put(&b, T_U32, &one, 4);
-	put(&b, T_NAME, "dp0", 4);
-	put(&b, T_U32, &two, 4);
-	put(&b, 77, &one, 4); /* unknown: skipped */
+	attrs_init(&b);
+	attrs_put(&b, T_U32, &one, 4);
+	attrs_put(&b, T_NAME, "dp0", 4);
+	attrs_put(&b, T_U32, &two, 4);
+	attrs_put(&b, 77, &one, 4); /* unknown: skipped */
 	assert_int_equal(parse(&b, tb, NULL), 0);
 	assert_int_equal(attr_get_u32(tb[T_U32]), 2);
 	assert_string_equal(attr_data(tb[T_NAME]), "dp0");
@@ -66,9 +51,11 @@ test_short_u32_is_erange(void **state)
 {
 	const struct nlattr *tb[T_MAX + 1];
 	struct extack ack = { 0 };
-	struct buf b = { .len = 0 };
-	struct nlattr *bad = put(&b, T_U32, "ab", 2);
+	static struct attrs b;
+	struct nlattr *bad;
 
+	attrs_init(&b);
+	bad = attrs_put(&b, T_U32, "ab", 2);
 	assert_int_equal(parse(&b, tb, &ack), -ERANGE);
 	assert_ptr_equal(ack.bad_attr, bad);
 	assert_string_equal(ack.msg, "Attribute failed policy validation");
@@ -78,10 +65,11 @@ static void
 test_long_u32_is_accepted(void **state)
 {
 	const struct nlattr *tb[T_MAX + 1];
-	struct buf b = { .len = 0 };
+	static struct attrs b;
 	uint64_t v = 5;
 
-	put(&b, T_U32, &v, 8);
+	attrs_init(&b);
+	attrs_put(&b, T_U32, &v, 8);
 	assert_int_equal(parse(&b, tb, NULL), 0);
 }
 
@@ -89,23 +77,24 @@ static void
 test_string_rules(void **state)
 {
 	const struct nlattr *tb[T_MAX + 1];
-	struct buf b = { .len = 0 };
+	static struct attrs b;
 
-	put(&b, T_NAME, "abc", 3); /* no NUL */
+	attrs_init(&b);
+	attrs_put(&b, T_NAME, "abc", 3); /* no NUL */
 	assert_int_equal(parse(&b, tb, NULL), -EINVAL);
-	b.len = 0;
+	attrs_init(&b);
 	/* 16 chars: no NUL within the first len + 1 bytes */
-	put(&b, T_NAME, "0123456789abcdef", 17);
+	attrs_put(&b, T_NAME, "0123456789abcdef", 17);
 	assert_int_equal(parse(&b, tb, NULL), -EINVAL);
-	b.len = 0;
+	attrs_init(&b);
 	/* a NUL early, but the attribute is longer than len */
-	put(&b, T_NAME, "abc\0xxxxxxxxxxxxxxxx", 20);
+	attrs_put(&b, T_NAME, "abc\0xxxxxxxxxxxxxxxx", 20);
 	assert_int_equal(parse(&b, tb, NULL), -ERANGE);
-	b.len = 0;
-	put(&b, T_NAME, "0123456789abcde", 16); /* 15 chars: fits */
+	attrs_init(&b);
+	attrs_put(&b, T_NAME, "0123456789abcde", 16); /* 15 chars: fits */
 	assert_int_equal(parse(&b, tb, NULL), 0);
-	b.len = 0;
-	put(&b, T_NAME, "", 0);
+	attrs_init(&b);
+	attrs_put(&b, T_NAME, "", 0);
 	assert_int_equal(parse(&b, tb, NULL), -EINVAL);
 }
 
@@ -113,19 +102,20 @@ static void
 test_flag_nested_binary(void **state)
 {
 	const struct nlattr *tb[T_MAX + 1];
-	struct buf b = { .len = 0 };
+	static struct attrs b;
 
-	put(&b, T_FLAG, "x", 1);
+	attrs_init(&b);
+	attrs_put(&b, T_FLAG, "x", 1);
 	assert_int_equal(parse(&b, tb, NULL), -ERANGE);
-	b.len = 0;
-	put(&b, T_NEST, "xy", 2);
+	attrs_init(&b);
+	attrs_put(&b, T_NEST, "xy", 2);
 	assert_int_equal(parse(&b, tb, NULL), -ERANGE);
-	b.len = 0;
-	put(&b, T_NEST, "", 0);
-	put(&b, T_BIN, "1234", 4);
+	attrs_init(&b);
+	attrs_put(&b, T_NEST, "", 0);
+	attrs_put(&b, T_BIN, "1234", 4);
 	assert_int_equal(parse(&b, tb, NULL), 0);
-	b.len = 0;
-	put(&b, T_BIN, "12345", 5);
+	attrs_init(&b);
+	attrs_put(&b, T_BIN, "12345", 5);
 	assert_int_equal(parse(&b, tb, NULL), -ERANGE);
 }
 
@@ -134,15 +124,16 @@ test_range(void **state)
 {
 	const struct nlattr *tb[T_MAX + 1];
 	struct extack ack = { 0 };
-	struct buf b = { .len = 0 };
+	static struct attrs b;
 	uint32_t v = 4097;
 
-	put(&b, T_RANGE, &v, 4);
+	attrs_init(&b);
+	attrs_put(&b, T_RANGE, &v, 4);
 	assert_int_equal(parse(&b, tb, &ack), -ERANGE);
 	assert_string_equal(ack.msg, "integer out of range");
-	b.len = 0;
+	attrs_init(&b);
 	v = 4096;
-	put(&b, T_RANGE, &v, 4);
+	attrs_put(&b, T_RANGE, &v, 4);
 	assert_int_equal(parse(&b, tb, NULL), 0);
 }
 
@@ -150,10 +141,12 @@ static void
 test_truncated_attribute_stops_parsing(void **state)
 {
 	const struct nlattr *tb[T_MAX + 1];
-	struct buf b = { .len = 0 };
+	static struct attrs b;
 	uint32_t v = 1;
-	struct nlattr *a = put(&b, T_U32, &v, 4);
+	struct nlattr *a;
 
+	attrs_init(&b);
+	a = attrs_put(&b, T_U32, &v, 4);
 	a->nla_len = 200; /* claims more than there is */
 	assert_int_equal(parse(&b, tb, NULL), 0);
 	assert_null(tb[T_U32]);
