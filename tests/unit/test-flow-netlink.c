@@ -16,7 +16,7 @@
 #include "tests/unit/builders.h"
 
 /* in_port(1),eth(),eth_type(0x0800),ipv4(src=10.0.0.1) as a key. */
-static const struct nlattr *
+static struct nlattr *
 ipv4_key(struct attrs *b, bool with_ipv4)
 {
 	struct ovs_key_ipv4 ip = { .ipv4_src = htonl(0x0a000001) };
@@ -68,13 +68,15 @@ test_key_roundtrip_and_exact_mask(void **state)
 	assert_memory_equal(&mask, &mask2, sizeof(mask));
 }
 
-/* Parses b's first attribute as a key (no mask). */
+/* Ends the key nest k and parses it (no mask). */
 static int
-parse_key(struct attrs *b, bool log)
+parse_key(struct attrs *b, struct nlattr *k)
 {
 	struct flow_key key, mask;
 
-	return flow_match_from_nlattrs(&key, &mask, attrs_data(b), NULL, log);
+	msgbuf_nest_end(&b->mb, k);
+	assert_false(b->mb.overflow);
+	return flow_match_from_nlattrs(&key, &mask, k, NULL, false);
 }
 
 /* Starts a key nest in a fresh list. */
@@ -93,35 +95,29 @@ test_key_errors(void **state)
 
 	/* eth_type IPv4 without the IPv4 attribute: "Missing key". */
 	attrs_init(&b);
-	ipv4_key(&b, false);
-	assert_int_equal(parse_key(&b, false), -EINVAL);
+	assert_int_equal(parse_key(&b, ipv4_key(&b, false)), -EINVAL);
 	/* Duplicate attribute. */
 	k = key_start(&b);
 	msgbuf_put_u32(&b.mb, OVS_KEY_ATTR_IN_PORT, 1);
 	msgbuf_put_u32(&b.mb, OVS_KEY_ATTR_IN_PORT, 2);
-	msgbuf_nest_end(&b.mb, k);
-	assert_int_equal(parse_key(&b, false), -EINVAL);
+	assert_int_equal(parse_key(&b, k), -EINVAL);
 	/* Wrong length. */
 	k = key_start(&b);
 	msgbuf_put_u16(&b.mb, OVS_KEY_ATTR_IN_PORT, htons(1));
-	msgbuf_nest_end(&b.mb, k);
-	assert_int_equal(parse_key(&b, false), -EINVAL);
+	assert_int_equal(parse_key(&b, k), -EINVAL);
 	/* No Ethernet header and no EtherType. */
 	k = key_start(&b);
 	msgbuf_put_u32(&b.mb, OVS_KEY_ATTR_IN_PORT, 1);
-	msgbuf_nest_end(&b.mb, k);
-	assert_int_equal(parse_key(&b, false), -EINVAL);
+	assert_int_equal(parse_key(&b, k), -EINVAL);
 	/* in_port past the port range. */
 	k = key_start(&b);
 	msgbuf_put_u32(&b.mb, OVS_KEY_ATTR_IN_PORT, 65535);
 	msgbuf_put_u16(&b.mb, OVS_KEY_ATTR_ETHERTYPE, htons(ETH_P_ARP));
-	msgbuf_nest_end(&b.mb, k);
-	assert_int_equal(parse_key(&b, false), -EINVAL);
+	assert_int_equal(parse_key(&b, k), -EINVAL);
 	/* An EtherType below 0x600. */
 	k = key_start(&b);
 	msgbuf_put_u16(&b.mb, OVS_KEY_ATTR_ETHERTYPE, htons(0x0100));
-	msgbuf_nest_end(&b.mb, k);
-	assert_int_equal(parse_key(&b, false), -EINVAL);
+	assert_int_equal(parse_key(&b, k), -EINVAL);
 }
 
 static void
@@ -172,8 +168,7 @@ test_vlan_key(void **state)
 	k = key_start(&b);
 	attrs_put(&b, OVS_KEY_ATTR_ETHERNET, &eth, sizeof(eth));
 	msgbuf_put_u16(&b.mb, OVS_KEY_ATTR_ETHERTYPE, htons(ETH_P_8021Q));
-	msgbuf_nest_end(&b.mb, k);
-	assert_int_equal(parse_key(&b, false), -EINVAL);
+	assert_int_equal(parse_key(&b, k), -EINVAL);
 	/* With TCI (CFI set) and an encapsulated ARP. */
 	k = key_start(&b);
 	attrs_put(&b, OVS_KEY_ATTR_ETHERNET, &eth, sizeof(eth));
