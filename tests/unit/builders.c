@@ -20,13 +20,26 @@ fb_init(struct fb *b, void *buf, size_t cap)
 	b->len = 0;
 	b->l3 = b->l4 = FB_NONE;
 	b->l4_proto = 0;
+	b->hdr_at = b->hdr_len = 0;
+}
+
+/* Writes the header kept apart into the frame. */
+static void
+flush(struct fb *b)
+{
+	if (!b->hdr_len)
+		return;
+	memcpy(b->buf + b->hdr_at, &b->hdr, b->hdr_len);
+	b->hdr_len = 0;
 }
 
 void *
 fb_put(struct fb *b, const void *data, size_t len)
 {
-	uint8_t *p = b->buf + b->len;
+	uint8_t *p;
 
+	flush(b);
+	p = b->buf + b->len;
 	assert_true(len <= b->cap - b->len);
 	if (data)
 		memcpy(p, data, len);
@@ -55,6 +68,20 @@ fb_vlan(struct fb *b, uint16_t tci, uint16_t type)
 	put_be16(p + 2, type);
 }
 
+/* Takes room for a header of 'len' bytes, kept apart until the next call;
+ * returns it, zeroed. */
+static void *
+header(struct fb *b, size_t len)
+{
+	size_t at = b->len;
+
+	fb_put(b, NULL, len);
+	memset(&b->hdr, 0, sizeof(b->hdr));
+	b->hdr_at = at;
+	b->hdr_len = len;
+	return &b->hdr;
+}
+
 struct iphdr *
 fb_ipv4(struct fb *b, uint32_t src, uint32_t dst, uint8_t proto)
 {
@@ -62,7 +89,7 @@ fb_ipv4(struct fb *b, uint32_t src, uint32_t dst, uint8_t proto)
 
 	b->l3 = b->len;
 	b->l4 = FB_NONE;
-	ip = fb_put(b, NULL, sizeof(*ip));
+	ip = header(b, sizeof(*ip));
 	ip->version = 4;
 	ip->ihl = 5;
 	ip->ttl = 64;
@@ -79,7 +106,7 @@ fb_ipv6(struct fb *b, const void *src, const void *dst, uint8_t next)
 
 	b->l3 = b->len;
 	b->l4 = FB_NONE;
-	ip = fb_put(b, NULL, sizeof(*ip));
+	ip = header(b, sizeof(*ip));
 	ip->version = 6;
 	ip->nexthdr = next;
 	ip->hop_limit = 64;
@@ -94,7 +121,7 @@ l4_start(struct fb *b, uint8_t proto, size_t len)
 	assert_true(b->l3 != FB_NONE);
 	b->l4 = b->len;
 	b->l4_proto = proto;
-	return fb_put(b, NULL, len);
+	return header(b, len);
 }
 
 struct tcphdr *
@@ -132,9 +159,12 @@ is_ipv6(const uint8_t *l3)
 struct icmphdr *
 fb_icmp(struct fb *b, uint8_t type, uint8_t code)
 {
-	bool v6 = b->l3 != FB_NONE && is_ipv6(b->buf + b->l3);
-	struct icmphdr *ih = l4_start(b, v6 ? IPPROTO_ICMPV6 : IPPROTO_ICMP,
-				      sizeof(*ih));
+	bool v6;
+	struct icmphdr *ih;
+
+	flush(b);
+	v6 = b->l3 != FB_NONE && is_ipv6(b->buf + b->l3);
+	ih = l4_start(b, v6 ? IPPROTO_ICMPV6 : IPPROTO_ICMP, sizeof(*ih));
 
 	ih->type = type;
 	ih->code = code;
@@ -212,6 +242,7 @@ fb_end(struct fb *b)
 	bool pseudo;
 	int at;
 
+	flush(b);
 	if (b->l3 == FB_NONE)
 		return b->len;
 	l3 = b->buf + b->l3;

@@ -5,10 +5,11 @@
  * VLAN tags, an IP header, a TCP, UDP or ICMP header, payload; fb_end()
  * then fills in the lengths (IPv4 total, IPv6 payload, UDP) and the
  * checksums (IPv4 header, TCP, UDP, ICMP, ICMPv6) of the last IP packet
- * begun. Each header is returned so that a test may change a field before
- * fb_end(). The checksums are computed here, apart from the datapath's
- * packet/csum.c, so that the tests of its checksum updates are not checked
- * against it.
+ * begun. The IP and L4 headers are returned so that a test may set their
+ * fields: such a header is kept apart, aligned (in the frame it would not
+ * be), until the next call on the frame writes it in. The checksums are
+ * computed here, apart from the datapath's packet/csum.c, so that the tests
+ * of its checksum updates are not checked against it.
  *
  * An attribute list is a msgbuf (netlink/msg.h) holding one message whose
  * payload is the list: msgbuf_put*() and msgbuf_nest_*() on its 'mb' add
@@ -48,6 +49,16 @@ struct fb {
 	size_t l3;		/* offset of the last IP header, or FB_NONE */
 	size_t l4;		/* offset of its TCP/UDP/ICMP header, or FB_NONE */
 	uint8_t l4_proto;
+	/* The header last returned, to be written at hdr_at (hdr_len 0:
+	 * none). */
+	union {
+		struct iphdr ip;
+		struct ipv6hdr ip6;
+		struct tcphdr tcp;
+		struct udphdr udp;
+		struct icmphdr icmp;
+	} hdr;
+	size_t hdr_at, hdr_len;
 };
 
 #define FB_NONE	SIZE_MAX
@@ -73,7 +84,8 @@ struct tcphdr *fb_tcp(struct fb *b, uint16_t sport, uint16_t dport,
 struct udphdr *fb_udp(struct fb *b, uint16_t sport, uint16_t dport);
 /* ICMP, or ICMPv6 in an IPv6 packet: type, code and 4 zero bytes. */
 struct icmphdr *fb_icmp(struct fb *b, uint8_t type, uint8_t code);
-/* Appends 'len' bytes of 'data' (zeros if NULL); returns them. */
+/* Appends 'len' bytes of 'data' (zeros if NULL); returns them, in the
+ * frame. */
 void *fb_put(struct fb *b, const void *data, size_t len);
 /* Fills in the lengths and checksums; returns the frame's length. */
 size_t fb_end(struct fb *b);

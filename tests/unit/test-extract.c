@@ -582,8 +582,8 @@ test_ipv6_tcp(void **state)
 	/* version 6, traffic class 0xab, flow label 0x12345 */
 	const uint32_t vtf = htonl(0x6ab12345);
 	uint8_t f[FRAME_MAX];
-	struct fb b = ipv6(f, IPPROTO_TCP);
-	struct ipv6hdr *ip = (void *)(f + ETH_HLEN);
+	struct fb b = frame(f, ETH_P_IPV6);
+	struct ipv6hdr *ip = fb_ipv6(&b, v6_src, v6_dst, IPPROTO_TCP);
 	struct flow_key k, e;
 	struct flow_layers l;
 	struct tcphdr *th;
