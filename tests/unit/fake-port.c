@@ -1,6 +1,7 @@
 #define _GNU_SOURCE
 #include "tests/unit/fake-port.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -9,8 +10,9 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "netlink/msg.h"
 #include "packet/frame.h"
-#include "tests/unit/nl-test.h"
+#include "tests/unit/builders.h"
 
 #define MAX_DEVICES	32
 #define IFINDEX_BASE	1000000
@@ -196,32 +198,30 @@ fake_wire_recv(const char *name, void *buf, size_t size, int ms)
 	return recv(d->wire_fd, buf, size, MSG_DONTWAIT);
 }
 
-const uint8_t fake_mac_a[6] = { 2, 0, 0, 0, 0, 1 };
-const uint8_t fake_mac_b[6] = { 2, 0, 0, 0, 0, 2 };
-
-void
-fake_frame(uint8_t *frame, const uint8_t *src)
+size_t
+fake_frame(uint8_t *frame)
 {
-	memset(frame, 0, FAKE_FRAME_LEN);
-	memcpy(frame, fake_mac_b, 6);
-	memcpy(frame + 6, src, 6);
-	frame[12] = FAKE_ETH_TYPE >> 8;
-	frame[13] = FAKE_ETH_TYPE & 0xff;
+	struct fb b;
+
+	fb_init(&b, frame, FAKE_FRAME_LEN);
+	fb_eth(&b, FAKE_ETH_TYPE);
+	fb_put(&b, NULL, FAKE_FRAME_LEN - ETH_HLEN);
+	return fb_end(&b);
 }
 
-int
-fake_frame_key(struct nb *b, uint16_t type, uint32_t in_port,
+struct nlattr *
+fake_frame_key(struct msgbuf *mb, uint16_t type, uint32_t in_port,
 	       const uint8_t *src)
 {
 	struct ovs_key_ethernet eth;
-	int at;
+	struct nlattr *key;
 
-	memcpy(eth.eth_src, src, 6);
-	memcpy(eth.eth_dst, fake_mac_b, 6);
-	at = nb_nest_start(b, type);
-	nb_put_u32(b, OVS_KEY_ATTR_IN_PORT, in_port);
-	nb_put(b, OVS_KEY_ATTR_ETHERNET, &eth, sizeof(eth));
-	nb_put_be16(b, OVS_KEY_ATTR_ETHERTYPE, FAKE_ETH_TYPE);
-	nb_nest_end(b);
-	return at;
+	memcpy(eth.eth_src, src, ETH_ALEN);
+	memcpy(eth.eth_dst, fb_mac_dst, ETH_ALEN);
+	key = msgbuf_nest_start(mb, type);
+	msgbuf_put_u32(mb, OVS_KEY_ATTR_IN_PORT, in_port);
+	msgbuf_put(mb, OVS_KEY_ATTR_ETHERNET, sizeof(eth), &eth);
+	msgbuf_put_u16(mb, OVS_KEY_ATTR_ETHERTYPE, htons(FAKE_ETH_TYPE));
+	msgbuf_nest_end(mb, key);
+	return key;
 }

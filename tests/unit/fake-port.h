@@ -19,7 +19,8 @@
 
 #include "vport/vport.h"
 
-struct nb;
+struct msgbuf;
+struct nlattr;
 
 /* For struct dp_net_config's port_ops. */
 const struct vport_ops *fake_port_ops(enum ovs_vport_type type);
@@ -34,15 +35,16 @@ void fake_wire_send(const char *name, const void *frame, size_t len);
  * it: its length, or -1 when none came. */
 ssize_t fake_wire_recv(const char *name, void *buf, size_t size, int ms);
 
-/* The frame tests send: FAKE_FRAME_LEN bytes from src to fake_mac_b, of a
- * local experimental EtherType (nothing past Ethernet to parse). */
+/* The frame tests send: FAKE_FRAME_LEN bytes from fb_mac_src to fb_mac_dst
+ * (tests/unit/builders.h), of a local experimental EtherType (nothing past
+ * Ethernet to parse). Returns its length. */
 #define FAKE_FRAME_LEN	60
 #define FAKE_ETH_TYPE	0x88b5
-extern const uint8_t fake_mac_a[6], fake_mac_b[6];
-void fake_frame(uint8_t *frame, const uint8_t *src);
-/* The flow key of that frame received on in_port, as a nest of type
- * (OVS_FLOW_ATTR_KEY, OVS_PACKET_ATTR_KEY); returns its offset in b. */
-int fake_frame_key(struct nb *b, uint16_t type, uint32_t in_port,
-		   const uint8_t *src);
+size_t fake_frame(uint8_t *frame);
+/* The flow key of such a frame from src received on in_port, as a nest of
+ * type (OVS_FLOW_ATTR_KEY, OVS_PACKET_ATTR_KEY) added to mb; returns the
+ * nest. */
+struct nlattr *fake_frame_key(struct msgbuf *mb, uint16_t type,
+			      uint32_t in_port, const uint8_t *src);
 
 #endif

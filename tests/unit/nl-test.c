@@ -1,6 +1,5 @@
 #include "tests/unit/nl-test.h"
 
-#include <arpa/inet.h>
 #include <linux/genetlink.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -17,74 +16,6 @@
 #include "netlink/attr.h"
 #include "netlink/genl.h"
 #include "netlink/nlsock.h"
-
-struct nlattr *
-nb_put(struct nb *b, uint16_t type, const void *data, int len)
-{
-	struct nlattr *a = (void *)(b->buf + b->len);
-
-	assert_true(b->len + NLA_ALIGN(NLA_HDRLEN + len) <=
-		    (int)sizeof(b->buf));
-	a->nla_type = type;
-	a->nla_len = NLA_HDRLEN + len;
-	if (len)
-		memcpy(b->buf + b->len + NLA_HDRLEN, data, len);
-	b->len += NLA_ALIGN(a->nla_len);
-	return a;
-}
-
-void
-nb_put_u8(struct nb *b, uint16_t type, uint8_t v)
-{
-	nb_put(b, type, &v, 1);
-}
-
-void
-nb_put_u16(struct nb *b, uint16_t type, uint16_t v)
-{
-	nb_put(b, type, &v, 2);
-}
-
-void
-nb_put_u32(struct nb *b, uint16_t type, uint32_t v)
-{
-	nb_put(b, type, &v, 4);
-}
-
-void
-nb_put_be16(struct nb *b, uint16_t type, uint16_t host)
-{
-	nb_put_u16(b, type, htons(host));
-}
-
-void
-nb_put_be32(struct nb *b, uint16_t type, uint32_t host)
-{
-	nb_put_u32(b, type, htonl(host));
-}
-
-int
-nb_nest_start(struct nb *b, uint16_t type)
-{
-	assert_true(b->depth < (int)(sizeof(b->stack) / sizeof(b->stack[0])));
-	b->stack[b->depth++] = b->len;
-	nb_put(b, type, NULL, 0);
-	return b->len - NLA_HDRLEN;
-}
-
-void
-nb_nest_end(struct nb *b)
-{
-	struct nlattr *a = (void *)(b->buf + b->stack[--b->depth]);
-
-	a->nla_len = b->len - b->stack[b->depth];
-}
-
-const struct nlattr *
-nb_at(const struct nb *b, int off)
-{
-	return (const void *)(b->buf + off);
-}
 
 void
 nl_serve(void)
@@ -117,6 +48,7 @@ fx_new(struct dp_net *net, int protocol, bool admin)
 	f->sk = nlsock_new(sv[1], shared, &creds, protocol, net);
 	assert_non_null(f->sk);
 	nlsock_autobind(f->sk);
+	msgbuf_init(&f->req, f->req_mem, sizeof(f->req_mem));
 	return f;
 }
 
@@ -131,18 +63,11 @@ fx_free(struct fx *f)
 void *
 req_msg(struct fx *f, uint16_t type, uint16_t flags, size_t hdrsize)
 {
-	struct nlmsghdr *nlh = (void *)(f->req.buf + f->req.len);
-	size_t len = NLMSG_LENGTH(hdrsize);
+	void *hdr = msgbuf_start(&f->req, type, NLM_F_REQUEST | flags, 99, 0,
+				 hdrsize);
 
-	assert_true(f->req.len + NLMSG_ALIGN(len) <= sizeof(f->req.buf));
-	memset(nlh, 0, NLMSG_ALIGN(len));
-	nlh->nlmsg_len = len;
-	nlh->nlmsg_type = type;
-	nlh->nlmsg_flags = NLM_F_REQUEST | flags;
-	nlh->nlmsg_seq = 99;
-	f->msg = f->req.len;
-	f->req.len += NLMSG_ALIGN(len);
-	return NLMSG_DATA(nlh);
+	assert_non_null(hdr);
+	return hdr;
 }
 
 void *
@@ -159,13 +84,14 @@ req_start(struct fx *f, uint16_t type, uint16_t flags, uint8_t cmd,
 struct nlmsghdr *
 req_cur(struct fx *f)
 {
-	return (void *)(f->req.buf + f->msg);
+	assert_non_null(f->req.cur);
+	return f->req.cur;
 }
 
 void
 req_end(struct fx *f)
 {
-	req_cur(f)->nlmsg_len = f->req.len - f->msg;
+	assert_int_equal(msgbuf_end(&f->req), 0);
 }
 
 void
@@ -175,7 +101,7 @@ send_req(struct fx *f)
 		ctnetlink_rcv(f->sk, f->req.buf, f->req.len);
 	else
 		genl_rcv(f->sk, f->req.buf, f->req.len);
-	f->req.len = 0;
+	msgbuf_init(&f->req, f->req_mem, sizeof(f->req_mem));
 }
 
 ssize_t

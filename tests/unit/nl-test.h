@@ -1,9 +1,10 @@
-/* Netlink for unit tests: attribute buffers with nests, and a client's
- * emulated socket (struct nlsock over a socketpair, as the shim makes it)
- * to send requests on and read the daemon's answers from.
+/* Netlink for unit tests: a client's emulated socket (struct nlsock over a
+ * socketpair, as the shim makes it) to send requests on and read the
+ * daemon's answers from. Requests are written with netlink/msg.h's msgbuf,
+ * as the attribute lists of tests/unit/builders.h are.
  *
  * The helpers fail the running cmocka test on what a test never expects
- * (no socketpair, a buffer overflow). One thread. */
+ * (no socketpair, a request that does not fit). One thread. */
 #ifndef TAPDP_TESTS_NL_TEST_H
 #define TAPDP_TESTS_NL_TEST_H
 
@@ -13,29 +14,10 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "netlink/msg.h"
+
 struct dp_net;
 struct nlsock;
-
-/* Attributes (or messages) appended one after another; nests stay open
- * until closed. */
-struct nb {
-	char buf[65536];
-	int len;
-	int stack[32];
-	int depth;
-};
-
-struct nlattr *nb_put(struct nb *b, uint16_t type, const void *data,
-		      int len);
-void nb_put_u8(struct nb *b, uint16_t type, uint8_t v);
-void nb_put_u16(struct nb *b, uint16_t type, uint16_t v);
-void nb_put_u32(struct nb *b, uint16_t type, uint32_t v);
-void nb_put_be16(struct nb *b, uint16_t type, uint16_t host);
-void nb_put_be32(struct nb *b, uint16_t type, uint32_t host);
-/* Returns the nest's offset in b->buf (see nb_at). */
-int nb_nest_start(struct nb *b, uint16_t type);
-void nb_nest_end(struct nb *b);
-const struct nlattr *nb_at(const struct nb *b, int off);
 
 /* A client's netlink socket of protocol (NETLINK_GENERIC or
  * NETLINK_NETFILTER), bound to its autobind portid, opened with or
@@ -43,8 +25,10 @@ const struct nlattr *nb_at(const struct nb *b, int off);
 struct fx {
 	int peer;			/* the client's end */
 	struct nlsock *sk;
-	struct nb req;			/* requests not sent yet */
-	int msg;			/* where the last request starts */
+	/* Requests not sent yet: msgbuf_put*() and msgbuf_nest_*() on it
+	 * add attributes to the one begun. */
+	struct msgbuf req;
+	char req_mem[65536];
 	char rep[65536];		/* the datagram recv_rep() read */
 };
 
@@ -57,12 +41,12 @@ struct fx *fx_new(struct dp_net *net, int protocol, bool admin);
 void fx_free(struct fx *f);
 
 /* Starts a request of type with a header of hdrsize bytes (returned,
- * zeroed) in f->req; attributes go in with nb_put(&f->req, ...), req_end()
- * closes it. Sequence number 99. */
+ * zeroed) in f->req; req_end() closes it. Sequence number 99. */
 void *req_msg(struct fx *f, uint16_t type, uint16_t flags, size_t hdrsize);
 /* A generic netlink request (version 1); returns the family header. */
 void *req_start(struct fx *f, uint16_t type, uint16_t flags, uint8_t cmd,
 		size_t hdrsize);
+/* The request begun, until req_end(). */
 struct nlmsghdr *req_cur(struct fx *f);
 void req_end(struct fx *f);
 /* Hands f->req to the daemon's side, as one datagram, and empties it. */

@@ -22,8 +22,8 @@
 
 #include "common/unaligned.h"
 #include "datapath/families.h"
-#include "packet/csum.h"
 #include "netlink/genl.h"
+#include "tests/unit/builders.h"
 #include "tests/unit/fake-port.h"
 #include "tests/unit/nl-test.h"
 
@@ -87,46 +87,38 @@ teardown(void **state)
 static void
 commit(struct fixture *fx, uint16_t sport, uint16_t zone, uint32_t mark)
 {
-	static const uint8_t mac[6] = { 2, 0, 0, 0, 0, 1 };
-	struct ovs_key_ethernet eth;
 	uint32_t mark_mask[2] = { mark, 0xffffffff };
+	struct nlattr *key, *acts, *ct;
+	struct ovs_key_ethernet eth;
 	struct fx *f = fx->genl;
-	uint32_t addr[2] = { htonl(SRC_IP), htonl(DST_IP) };
-	uint8_t frame[60] = { 0 }, *ip = frame + 14, *udp = ip + 20;
 	struct ovs_header *hdr;
+	uint8_t frame[64];
+	struct fb b;
 
+	fb_init(&b, frame, sizeof(frame));
+	fb_eth(&b, ETH_P_IP);
+	fb_ipv4(&b, SRC_IP, DST_IP, IPPROTO_UDP);
+	fb_udp(&b, sport, DST_PORT);
 	memset(&eth, 0, sizeof(eth));
-	memcpy(frame, mac, 6);
-	memcpy(frame + 6, mac, 6);
-	put_be16(frame + 12, ETH_P_IP);
-	ip[0] = 0x45;
-	put_be16(ip + 2, 28);
-	ip[8] = 64;
-	ip[9] = IPPROTO_UDP;
-	memcpy(ip + 12, addr, sizeof(addr));
-	put_be16(ip + 10, ~csum_fold(csum_add(0, ip, 20)));
-	put_be16(udp, sport);
-	put_be16(udp + 2, DST_PORT);
-	put_be16(udp + 4, 8);		/* no checksum */
 
 	hdr = req_start(f, FAMILY_ID_PACKET, NLM_F_ACK, OVS_PACKET_CMD_EXECUTE,
 			sizeof(*hdr));
 	hdr->dp_ifindex = dp_ifindex(fx->dp);
-	nb_put(&f->req, OVS_PACKET_ATTR_PACKET, frame, sizeof(frame));
-	nb_nest_start(&f->req, OVS_PACKET_ATTR_KEY);
-	nb_put_u32(&f->req, OVS_KEY_ATTR_IN_PORT, OVSP_LOCAL);
-	nb_put(&f->req, OVS_KEY_ATTR_ETHERNET, &eth, sizeof(eth));
-	nb_put_be16(&f->req, OVS_KEY_ATTR_ETHERTYPE, ETH_P_IP);
-	nb_nest_end(&f->req);
-	nb_nest_start(&f->req, OVS_PACKET_ATTR_ACTIONS);
-	nb_nest_start(&f->req, OVS_ACTION_ATTR_CT);
-	nb_put(&f->req, OVS_CT_ATTR_COMMIT, NULL, 0);
-	nb_put_u16(&f->req, OVS_CT_ATTR_ZONE, zone);
+	msgbuf_put(&f->req, OVS_PACKET_ATTR_PACKET, fb_end(&b), frame);
+	key = msgbuf_nest_start(&f->req, OVS_PACKET_ATTR_KEY);
+	msgbuf_put_u32(&f->req, OVS_KEY_ATTR_IN_PORT, OVSP_LOCAL);
+	msgbuf_put(&f->req, OVS_KEY_ATTR_ETHERNET, sizeof(eth), &eth);
+	msgbuf_put_u16(&f->req, OVS_KEY_ATTR_ETHERTYPE, htons(ETH_P_IP));
+	msgbuf_nest_end(&f->req, key);
+	acts = msgbuf_nest_start(&f->req, OVS_PACKET_ATTR_ACTIONS);
+	ct = msgbuf_nest_start(&f->req, OVS_ACTION_ATTR_CT);
+	msgbuf_put(&f->req, OVS_CT_ATTR_COMMIT, 0, NULL);
+	msgbuf_put_u16(&f->req, OVS_CT_ATTR_ZONE, zone);
 	if (mark)
-		nb_put(&f->req, OVS_CT_ATTR_MARK, mark_mask,
-		       sizeof(mark_mask));
-	nb_nest_end(&f->req);
-	nb_nest_end(&f->req);
+		msgbuf_put(&f->req, OVS_CT_ATTR_MARK, sizeof(mark_mask),
+			   mark_mask);
+	msgbuf_nest_end(&f->req, ct);
+	msgbuf_nest_end(&f->req, acts);
 	req_end(f);
 	send_req(f);
 	assert_int_equal(rep_error(f, recv_rep(f)), 0);
@@ -145,19 +137,21 @@ ct_req(struct fx *f, uint8_t msg, uint16_t flags, uint8_t family,
 
 /* The UDP tuple from sport (a CTA_TUPLE_ORIG). */
 static void
-put_tuple(struct nb *b, uint16_t sport)
+put_tuple(struct msgbuf *mb, uint16_t sport)
 {
-	nb_nest_start(b, CTA_TUPLE_ORIG | NLA_F_NESTED);
-	nb_nest_start(b, CTA_TUPLE_IP | NLA_F_NESTED);
-	nb_put_be32(b, CTA_IP_V4_SRC, SRC_IP);
-	nb_put_be32(b, CTA_IP_V4_DST, DST_IP);
-	nb_nest_end(b);
-	nb_nest_start(b, CTA_TUPLE_PROTO | NLA_F_NESTED);
-	nb_put_u8(b, CTA_PROTO_NUM, IPPROTO_UDP);
-	nb_put_be16(b, CTA_PROTO_SRC_PORT, sport);
-	nb_put_be16(b, CTA_PROTO_DST_PORT, DST_PORT);
-	nb_nest_end(b);
-	nb_nest_end(b);
+	struct nlattr *tuple, *ip, *proto;
+
+	tuple = msgbuf_nest_start(mb, CTA_TUPLE_ORIG | NLA_F_NESTED);
+	ip = msgbuf_nest_start(mb, CTA_TUPLE_IP | NLA_F_NESTED);
+	msgbuf_put_u32(mb, CTA_IP_V4_SRC, htonl(SRC_IP));
+	msgbuf_put_u32(mb, CTA_IP_V4_DST, htonl(DST_IP));
+	msgbuf_nest_end(mb, ip);
+	proto = msgbuf_nest_start(mb, CTA_TUPLE_PROTO | NLA_F_NESTED);
+	msgbuf_put_u8(mb, CTA_PROTO_NUM, IPPROTO_UDP);
+	msgbuf_put_u16(mb, CTA_PROTO_SRC_PORT, htons(sport));
+	msgbuf_put_u16(mb, CTA_PROTO_DST_PORT, htons(DST_PORT));
+	msgbuf_nest_end(mb, proto);
+	msgbuf_nest_end(mb, tuple);
 }
 
 static const struct nlattr *
@@ -253,7 +247,7 @@ dump(struct fixture *fx, uint8_t family, int zone, struct conn *conns)
 	memset(conns, 0, MAX_CONNS * sizeof(*conns));
 	ct_req(fx->nf, IPCTNL_MSG_CT_GET, NLM_F_DUMP, family, NFNETLINK_V0);
 	if (zone >= 0)
-		nb_put_be16(&fx->nf->req, CTA_ZONE, zone);
+		msgbuf_put_u16(&fx->nf->req, CTA_ZONE, htons(zone));
 	req_end(fx->nf);
 	return dump_all(fx->nf, collect, conns);
 }
@@ -324,7 +318,7 @@ test_get_and_delete(void **state)
 	commit(fx, 1000, 5, 3);
 	ct_req(f, IPCTNL_MSG_CT_GET, 0, AF_INET, NFNETLINK_V0);
 	put_tuple(&f->req, 1000);
-	nb_put_be16(&f->req, CTA_ZONE, 5);
+	msgbuf_put_u16(&f->req, CTA_ZONE, htons(5));
 	req_end(f);
 	send_req(f);
 	assert_true(recv_rep(f) > 0);
@@ -345,13 +339,13 @@ test_get_and_delete(void **state)
 	assert_int_equal(rep_error(f, recv_rep(f)), -EINVAL);
 	ct_req(f, IPCTNL_MSG_CT_DELETE, NLM_F_ACK, AF_INET, NFNETLINK_V0);
 	put_tuple(&f->req, 1000);
-	nb_put_be16(&f->req, CTA_ZONE, 5);
+	msgbuf_put_u16(&f->req, CTA_ZONE, htons(5));
 	req_end(f);
 	send_req(f);
 	assert_int_equal(rep_error(f, recv_rep(f)), 0);
 	ct_req(f, IPCTNL_MSG_CT_DELETE, 0, AF_INET, NFNETLINK_V0);
 	put_tuple(&f->req, 1000);
-	nb_put_be16(&f->req, CTA_ZONE, 5);
+	msgbuf_put_u16(&f->req, CTA_ZONE, htons(5));
 	req_end(f);
 	send_req(f);
 	assert_int_equal(rep_error(f, recv_rep(f)), -ENOENT);
@@ -364,7 +358,7 @@ flush(struct fixture *fx, uint8_t family, uint8_t version, int zone)
 {
 	ct_req(fx->nf, IPCTNL_MSG_CT_DELETE, NLM_F_ACK, family, version);
 	if (zone >= 0)
-		nb_put_be16(&fx->nf->req, CTA_ZONE, zone);
+		msgbuf_put_u16(&fx->nf->req, CTA_ZONE, htons(zone));
 	req_end(fx->nf);
 	send_req(fx->nf);
 	assert_int_equal(rep_error(fx->nf, recv_rep(fx->nf)), 0);

@@ -25,6 +25,7 @@
 #include "datapath/datapath.h"
 #include "flow/key-netlink.h"
 #include "netlink/attr.h"
+#include "tests/unit/builders.h"
 #include "tests/unit/fake-port.h"
 #include "tests/unit/nl-test.h"
 
@@ -104,14 +105,6 @@ wait_lost(struct datapath *dp, uint64_t want)
 	return false;
 }
 
-/* The test frame, from fake_mac_a; returns its length. */
-static size_t
-frame(uint8_t *f)
-{
-	fake_frame(f, fake_mac_a);
-	return FAKE_FRAME_LEN;
-}
-
 static int
 setup(void **state)
 {
@@ -155,29 +148,32 @@ teardown(void **state)
 
 /* The action list in acts, stored as the families store a request's. */
 static struct actions_stored *
-stored(const struct nb *acts, const struct flow_key *key)
+stored(const struct attrs *acts, const struct flow_key *key)
 {
-	static struct nb nest;
+	static struct attrs nest;
 	struct actions_stored *a;
 
-	nest.len = 0;
-	nb_put(&nest, OVS_FLOW_ATTR_ACTIONS, acts->buf, acts->len);
-	a = actions_store((const struct nlattr *)nest.buf, key);
+	attrs_init(&nest);
+	a = actions_store(attrs_put(&nest, OVS_FLOW_ATTR_ACTIONS,
+				    attrs_data(acts), attrs_len(acts)), key);
 	assert_non_null(a);
 	return a;
 }
 
-/* Installs a flow for frame() from in_port, with the actions in acts. */
+/* Installs a flow for fake_frame() from in_port, with the actions in
+ * acts. */
 static struct flow *
-flow_add(struct datapath *dp, uint32_t in_port, const struct nb *acts)
+flow_add(struct datapath *dp, uint32_t in_port, const struct attrs *acts)
 {
 	struct flow_key key, mask;
-	struct nb k = { .len = 0 };
+	static struct attrs k;
+	struct nlattr *nest;
 	struct flow *flow;
-	int at = fake_frame_key(&k, OVS_FLOW_ATTR_KEY, in_port, fake_mac_a);
 
-	assert_int_equal(flow_match_from_nlattrs(&key, &mask, nb_at(&k, at),
-						 NULL, true), 0);
+	attrs_init(&k);
+	nest = fake_frame_key(&k.mb, OVS_FLOW_ATTR_KEY, in_port, fb_mac_src);
+	assert_int_equal(flow_match_from_nlattrs(&key, &mask, nest, NULL,
+						 true), 0);
 	flow = calloc(1, sizeof(*flow));
 	assert_non_null(flow);
 	flow->ufid_len = 4;
@@ -212,14 +208,15 @@ static void
 test_hit_runs_actions_and_counts(void **state)
 {
 	struct fixture *fx = *state;
-	struct nb acts = { .len = 0 };
+	static struct attrs acts;
 	uint8_t f[FAKE_FRAME_LEN], out[128];
-	size_t len = frame(f);
+	size_t len = fake_frame(f);
 	struct dp_stats st;
 	struct flow *flow;
 	uint32_t portid;
 
-	nb_put_u32(&acts, OVS_ACTION_ATTR_OUTPUT, 2);
+	attrs_init(&acts);
+	msgbuf_put_u32(&acts.mb, OVS_ACTION_ATTR_OUTPUT, 2);
 	flow = flow_add(fx->dp, 1, &acts);
 	fake_wire_send("tdp-a", f, len);
 	assert_int_equal(fake_wire_recv("tdp-b", out, sizeof(out), WAIT_MS),
@@ -245,7 +242,7 @@ test_miss_sends_upcall(void **state)
 	struct fixture *fx = *state;
 	const struct nlattr *a;
 	uint8_t f[FAKE_FRAME_LEN], msg[1024];
-	size_t len = frame(f);
+	size_t len = fake_frame(f);
 	struct flow_key key;
 	struct dp_stats st;
 	uint32_t portid;
@@ -268,7 +265,7 @@ test_miss_sends_upcall(void **state)
 			 0);
 	assert_int_equal(key.in_port, 1);
 	assert_int_equal(key.eth_type, htons(FAKE_ETH_TYPE));
-	assert_memory_equal(key.eth_src, fake_mac_a, 6);
+	assert_memory_equal(key.eth_src, fb_mac_src, 6);
 	a = attrs_find(p, rem, OVS_PACKET_ATTR_HASH);
 	assert_non_null(a);
 	assert_true(attr_get_u64(a) & (1ULL << 32)); /* a software hash */
@@ -293,7 +290,7 @@ test_miss_per_cpu_dispatch(void **state)
 	assert_int_equal(dp_set_features(fx->dp,
 					 OVS_DP_F_DISPATCH_UPCALL_PER_CPU), 0);
 	assert_int_equal(dp_set_cpu_pids(fx->dp, &pid, 1), 0);
-	fake_wire_send("tdp-a", f, frame(f));
+	fake_wire_send("tdp-a", f, fake_frame(f));
 	assert_true(upcall_recv(&portid, msg, sizeof(msg), WAIT_MS) > 0);
 	assert_int_equal(portid, 55);
 }
@@ -302,20 +299,22 @@ static void
 test_userspace_action_sends_userdata(void **state)
 {
 	struct fixture *fx = *state;
-	struct nb acts = { .len = 0 };
+	static struct attrs acts;
 	uint8_t f[FAKE_FRAME_LEN], msg[1024];
-	size_t len = frame(f);
+	size_t len = fake_frame(f);
 	const struct nlattr *a;
+	struct nlattr *user;
 	struct dp_stats st;
 	uint32_t portid;
 	const char *p;
 	ssize_t n;
 	int rem;
 
-	nb_nest_start(&acts, OVS_ACTION_ATTR_USERSPACE);
-	nb_put_u32(&acts, OVS_USERSPACE_ATTR_PID, 88);
-	nb_put(&acts, OVS_USERSPACE_ATTR_USERDATA, "cookie!!", 8);
-	nb_nest_end(&acts);
+	attrs_init(&acts);
+	user = msgbuf_nest_start(&acts.mb, OVS_ACTION_ATTR_USERSPACE);
+	msgbuf_put_u32(&acts.mb, OVS_USERSPACE_ATTR_PID, 88);
+	msgbuf_put(&acts.mb, OVS_USERSPACE_ATTR_USERDATA, 8, "cookie!!");
+	msgbuf_nest_end(&acts.mb, user);
 	flow_add(fx->dp, 1, &acts);
 	fake_wire_send("tdp-a", f, len);
 	n = upcall_recv(&portid, msg, sizeof(msg), WAIT_MS);
@@ -345,7 +344,7 @@ test_miss_without_pid_is_lost(void **state)
 	struct dp_stats st;
 
 	assert_int_equal(dp_port_set_pids(fx->a, &none, 1), 0);
-	fake_wire_send("tdp-a", f, frame(f));
+	fake_wire_send("tdp-a", f, fake_frame(f));
 	assert_true(wait_lost(fx->dp, 1));
 	dp_get_stats(fx->dp, &st);
 	assert_int_equal(st.n_missed, 1);
@@ -364,12 +363,12 @@ test_refused_upcall_is_lost(void **state)
 	uint32_t portid;
 
 	__atomic_store_n(&sink_err, -ENOBUFS, __ATOMIC_RELAXED);
-	fake_wire_send("tdp-a", f, frame(f));
+	fake_wire_send("tdp-a", f, fake_frame(f));
 	assert_true(wait_lost(fx->dp, 1));
 	assert_true(wait_count(&fx->a->upcall_fail, 1));
 	/* The next one is delivered again. */
 	__atomic_store_n(&sink_err, 0, __ATOMIC_RELAXED);
-	fake_wire_send("tdp-a", f, frame(f));
+	fake_wire_send("tdp-a", f, fake_frame(f));
 	assert_true(upcall_recv(&portid, msg, sizeof(msg), WAIT_MS) > 0);
 	assert_true(wait_count(&fx->a->upcall_success, 1));
 	dp_get_stats(fx->dp, &st);
@@ -381,22 +380,24 @@ static void
 test_execute(void **state)
 {
 	struct fixture *fx = *state;
-	struct nb acts = { .len = 0 };
+	static struct attrs acts;
 	struct flow_key md = { .in_port = 1,
 			       .mac_proto = FLOW_MAC_ETHERNET };
 	struct actions_stored *stored_acts;
+	struct nlattr *user;
 	uint8_t f[FAKE_FRAME_LEN], out[128], msg[1024];
-	size_t len = frame(f);
+	size_t len = fake_frame(f);
 	struct dp_stats st;
 	uint32_t portid;
 	const char *p;
 	ssize_t n;
 	int rem;
 
-	nb_put_u32(&acts, OVS_ACTION_ATTR_OUTPUT, 2);
-	nb_nest_start(&acts, OVS_ACTION_ATTR_USERSPACE);
-	nb_put_u32(&acts, OVS_USERSPACE_ATTR_PID, 90);
-	nb_nest_end(&acts);
+	attrs_init(&acts);
+	msgbuf_put_u32(&acts.mb, OVS_ACTION_ATTR_OUTPUT, 2);
+	user = msgbuf_nest_start(&acts.mb, OVS_ACTION_ATTR_USERSPACE);
+	msgbuf_put_u32(&acts.mb, OVS_USERSPACE_ATTR_PID, 90);
+	msgbuf_nest_end(&acts.mb, user);
 	stored_acts = stored(&acts, &md);
 	assert_int_equal(dp_execute(fx->dp, f, len, &md, 0, 0, stored_acts),
 			 0);

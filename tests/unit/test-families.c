@@ -20,6 +20,7 @@
 
 #include "datapath/families.h"
 #include "netlink/genl.h"
+#include "tests/unit/builders.h"
 #include "tests/unit/fake-port.h"
 #include "tests/unit/nl-test.h"
 
@@ -97,8 +98,8 @@ static int
 dp_new(struct fx *f, const char *name)
 {
 	req_start(f, FAMILY_ID_DATAPATH, NLM_F_ECHO, OVS_DP_CMD_NEW, HDR);
-	nb_put(&f->req, OVS_DP_ATTR_NAME, name, strlen(name) + 1);
-	nb_put_u32(&f->req, OVS_DP_ATTR_UPCALL_PID, portid(f));
+	msgbuf_put(&f->req, OVS_DP_ATTR_NAME, strlen(name) + 1, name);
+	msgbuf_put_u32(&f->req, OVS_DP_ATTR_UPCALL_PID, portid(f));
 	req_end(f);
 	assert_int_equal(transact(f, FAMILY_ID_DATAPATH), 0);
 	assert_int_equal(rep_cmd(f), OVS_DP_CMD_NEW);
@@ -111,11 +112,11 @@ vport_new(struct fx *f, int ifindex, const char *name, uint32_t type,
 	  uint32_t port_no)
 {
 	ovs_req(f, FAMILY_ID_VPORT, NLM_F_ECHO, OVS_VPORT_CMD_NEW, ifindex);
-	nb_put(&f->req, OVS_VPORT_ATTR_NAME, name, strlen(name) + 1);
-	nb_put_u32(&f->req, OVS_VPORT_ATTR_TYPE, type);
-	nb_put_u32(&f->req, OVS_VPORT_ATTR_UPCALL_PID, portid(f));
+	msgbuf_put(&f->req, OVS_VPORT_ATTR_NAME, strlen(name) + 1, name);
+	msgbuf_put_u32(&f->req, OVS_VPORT_ATTR_TYPE, type);
+	msgbuf_put_u32(&f->req, OVS_VPORT_ATTR_UPCALL_PID, portid(f));
 	if (port_no)
-		nb_put_u32(&f->req, OVS_VPORT_ATTR_PORT_NO, port_no);
+		msgbuf_put_u32(&f->req, OVS_VPORT_ATTR_PORT_NO, port_no);
 	req_end(f);
 	return transact(f, FAMILY_ID_VPORT);
 }
@@ -173,13 +174,12 @@ test_datapath(void **state)
 	assert_int_equal(rep_hdr(l)->dp_ifindex, ifindex);
 	/* GET by name and by index; SET features. */
 	req_start(f, FAMILY_ID_DATAPATH, 0, OVS_DP_CMD_GET, HDR);
-	nb_put(&f->req, OVS_DP_ATTR_NAME, "tdp0", 5);
+	msgbuf_put(&f->req, OVS_DP_ATTR_NAME, 5, "tdp0");
 	req_end(f);
 	assert_int_equal(transact(f, FAMILY_ID_DATAPATH), 0);
 	assert_int_equal(rep_hdr(f)->dp_ifindex, ifindex);
 	ovs_req(f, FAMILY_ID_DATAPATH, NLM_F_ECHO, OVS_DP_CMD_SET, ifindex);
-	nb_put_u32(&f->req, OVS_DP_ATTR_USER_FEATURES,
-		   OVS_DP_F_VPORT_PIDS | OVS_DP_F_UNALIGNED);
+	msgbuf_put_u32(&f->req, OVS_DP_ATTR_USER_FEATURES, OVS_DP_F_VPORT_PIDS | OVS_DP_F_UNALIGNED);
 	req_end(f);
 	assert_int_equal(transact(f, FAMILY_ID_DATAPATH), 0);
 	assert_int_equal(rep_cmd(f), OVS_DP_CMD_SET);
@@ -191,7 +191,7 @@ test_datapath(void **state)
 	assert_int_equal(rep_u32(f, OVS_DP_ATTR_USER_FEATURES),
 			 OVS_DP_F_VPORT_PIDS | OVS_DP_F_UNALIGNED);
 	ovs_req(f, FAMILY_ID_DATAPATH, 0, OVS_DP_CMD_SET, ifindex);
-	nb_put_u32(&f->req, OVS_DP_ATTR_USER_FEATURES, 1u << 30);
+	msgbuf_put_u32(&f->req, OVS_DP_ATTR_USER_FEATURES, 1u << 30);
 	req_end(f);
 	assert_int_equal(transact(f, 0), -EOPNOTSUPP);
 	/* The name is taken; a client of the version before features that
@@ -201,8 +201,8 @@ test_datapath(void **state)
 	     v--) {
 		req_start(f, FAMILY_ID_DATAPATH, 0, OVS_DP_CMD_NEW, HDR);
 		((struct genlmsghdr *)NLMSG_DATA(req_cur(f)))->version = v;
-		nb_put(&f->req, OVS_DP_ATTR_NAME, "tdp0", 5);
-		nb_put_u32(&f->req, OVS_DP_ATTR_UPCALL_PID, 0);
+		msgbuf_put(&f->req, OVS_DP_ATTR_NAME, 5, "tdp0");
+		msgbuf_put_u32(&f->req, OVS_DP_ATTR_UPCALL_PID, 0);
 		req_end(f);
 		assert_int_equal(transact(f, 0), -EEXIST);
 		assert_int_equal(dp_features(dp_at(net, 0)),
@@ -273,34 +273,34 @@ test_vport(void **state)
 	assert_int_equal(vport_new(f, ifindex, "tdp-nd",
 				   OVS_VPORT_TYPE_NETDEV, 0), -EBUSY);
 	ovs_req(f, FAMILY_ID_VPORT, 0, OVS_VPORT_CMD_NEW, ifindex);
-	nb_put(&f->req, OVS_VPORT_ATTR_NAME, "tdp-p2", 7);
-	nb_put_u32(&f->req, OVS_VPORT_ATTR_TYPE, OVS_VPORT_TYPE_INTERNAL);
+	msgbuf_put(&f->req, OVS_VPORT_ATTR_NAME, 7, "tdp-p2");
+	msgbuf_put_u32(&f->req, OVS_VPORT_ATTR_TYPE, OVS_VPORT_TYPE_INTERNAL);
 	req_end(f);
 	assert_int_equal(transact(f, 0), -EINVAL);	/* no upcall pid */
 	/* GET by name (in its datapath only) and by number. */
 	req_start(f, FAMILY_ID_VPORT, 0, OVS_VPORT_CMD_GET, HDR);
-	nb_put(&f->req, OVS_VPORT_ATTR_NAME, "tdp-nd", 7);
+	msgbuf_put(&f->req, OVS_VPORT_ATTR_NAME, 7, "tdp-nd");
 	req_end(f);
 	assert_int_equal(transact(f, FAMILY_ID_VPORT), 0);
 	assert_int_equal(rep_u32(f, OVS_VPORT_ATTR_PORT_NO), 7);
 	ovs_req(f, FAMILY_ID_VPORT, 0, OVS_VPORT_CMD_GET, ifindex + 1000);
-	nb_put(&f->req, OVS_VPORT_ATTR_NAME, "tdp-nd", 7);
+	msgbuf_put(&f->req, OVS_VPORT_ATTR_NAME, 7, "tdp-nd");
 	req_end(f);
 	assert_int_equal(transact(f, 0), -ENODEV);
 	ovs_req(f, FAMILY_ID_VPORT, 0, OVS_VPORT_CMD_GET, ifindex);
-	nb_put_u32(&f->req, OVS_VPORT_ATTR_PORT_NO, OVSP_LOCAL);
+	msgbuf_put_u32(&f->req, OVS_VPORT_ATTR_PORT_NO, OVSP_LOCAL);
 	req_end(f);
 	assert_int_equal(transact(f, FAMILY_ID_VPORT), 0);
 	assert_string_equal(attr_data(rep_attr(f, HDR, OVS_VPORT_ATTR_NAME)),
 			    "tdp0");
 	ovs_req(f, FAMILY_ID_VPORT, 0, OVS_VPORT_CMD_GET, ifindex);
-	nb_put_u32(&f->req, OVS_VPORT_ATTR_PORT_NO, 2);
+	msgbuf_put_u32(&f->req, OVS_VPORT_ATTR_PORT_NO, 2);
 	req_end(f);
 	assert_int_equal(transact(f, 0), -ENODEV);
 	/* SET: the pids; not the type, nor options. */
 	ovs_req(f, FAMILY_ID_VPORT, NLM_F_ECHO, OVS_VPORT_CMD_SET, ifindex);
-	nb_put_u32(&f->req, OVS_VPORT_ATTR_PORT_NO, 1);
-	nb_put(&f->req, OVS_VPORT_ATTR_UPCALL_PID, pids, sizeof(pids));
+	msgbuf_put_u32(&f->req, OVS_VPORT_ATTR_PORT_NO, 1);
+	msgbuf_put(&f->req, OVS_VPORT_ATTR_UPCALL_PID, sizeof(pids), pids);
 	req_end(f);
 	assert_int_equal(transact(f, FAMILY_ID_VPORT), 0);
 	assert_int_equal(rep_cmd(f), OVS_VPORT_CMD_SET);
@@ -308,29 +308,28 @@ test_vport(void **state)
 	assert_int_equal(rep_u32(f, OVS_VPORT_ATTR_UPCALL_PID), 11);
 	assert_int_equal(dp_port_locate(net, "tdp-p1")->pids->n, 2);
 	ovs_req(f, FAMILY_ID_VPORT, 0, OVS_VPORT_CMD_SET, ifindex);
-	nb_put_u32(&f->req, OVS_VPORT_ATTR_PORT_NO, 1);
-	nb_put_u32(&f->req, OVS_VPORT_ATTR_TYPE, OVS_VPORT_TYPE_NETDEV);
+	msgbuf_put_u32(&f->req, OVS_VPORT_ATTR_PORT_NO, 1);
+	msgbuf_put_u32(&f->req, OVS_VPORT_ATTR_TYPE, OVS_VPORT_TYPE_NETDEV);
 	req_end(f);
 	assert_int_equal(transact(f, 0), -EINVAL);
 	ovs_req(f, FAMILY_ID_VPORT, 0, OVS_VPORT_CMD_SET, ifindex);
-	nb_put_u32(&f->req, OVS_VPORT_ATTR_PORT_NO, 1);
-	nb_nest_start(&f->req, OVS_VPORT_ATTR_OPTIONS);
-	nb_nest_end(&f->req);
+	msgbuf_put_u32(&f->req, OVS_VPORT_ATTR_PORT_NO, 1);
+	msgbuf_put(&f->req, OVS_VPORT_ATTR_OPTIONS, 0, NULL);	/* empty nest */
 	req_end(f);
 	assert_int_equal(transact(f, 0), -EOPNOTSUPP);
 	/* DEL: not the local port. */
 	ovs_req(f, FAMILY_ID_VPORT, 0, OVS_VPORT_CMD_DEL, ifindex);
-	nb_put_u32(&f->req, OVS_VPORT_ATTR_PORT_NO, OVSP_LOCAL);
+	msgbuf_put_u32(&f->req, OVS_VPORT_ATTR_PORT_NO, OVSP_LOCAL);
 	req_end(f);
 	assert_int_equal(transact(f, 0), -EINVAL);
 	ovs_req(f, FAMILY_ID_VPORT, NLM_F_ECHO, OVS_VPORT_CMD_DEL, ifindex);
-	nb_put(&f->req, OVS_VPORT_ATTR_NAME, "tdp-nd", 7);
+	msgbuf_put(&f->req, OVS_VPORT_ATTR_NAME, 7, "tdp-nd");
 	req_end(f);
 	assert_int_equal(transact(f, FAMILY_ID_VPORT), 0);
 	assert_int_equal(rep_cmd(f), OVS_VPORT_CMD_DEL);
 	assert_null(dp_port_locate(net, "tdp-nd"));
 	req_start(f, FAMILY_ID_VPORT, 0, OVS_VPORT_CMD_DEL, HDR);
-	nb_put(&f->req, OVS_VPORT_ATTR_NAME, "tdp-nd", 7);
+	msgbuf_put(&f->req, OVS_VPORT_ATTR_NAME, 7, "tdp-nd");
 	req_end(f);
 	assert_int_equal(transact(f, 0), -ENODEV);
 }
@@ -370,11 +369,12 @@ test_vport_dump_parts(void **state)
 }
 
 static void
-put_output(struct nb *b, uint32_t port)
+put_output(struct msgbuf *mb, uint32_t port)
 {
-	nb_nest_start(b, OVS_FLOW_ATTR_ACTIONS);
-	nb_put_u32(b, OVS_ACTION_ATTR_OUTPUT, port);
-	nb_nest_end(b);
+	struct nlattr *acts = msgbuf_nest_start(mb, OVS_FLOW_ATTR_ACTIONS);
+
+	msgbuf_put_u32(mb, OVS_ACTION_ATTR_OUTPUT, port);
+	msgbuf_nest_end(mb, acts);
 }
 
 /* A flow request on the datapath ifindex, of key (in_port 1, from src)
@@ -397,8 +397,9 @@ test_flow(void **state)
 	int ifindex = dp_new(f, "tdp0");
 	const struct nlattr *a, *out;
 	uint8_t ufid[16] = "0123456789abcdef";
+	struct nlattr *nest;
 
-	flow_req(f, ifindex, NLM_F_ECHO, OVS_FLOW_CMD_NEW, fake_mac_a, 2);
+	flow_req(f, ifindex, NLM_F_ECHO, OVS_FLOW_CMD_NEW, fb_mac_src, 2);
 	assert_int_equal(transact(f, FAMILY_ID_FLOW), 0);
 	assert_int_equal(rep_cmd(f), OVS_FLOW_CMD_NEW);
 	assert_int_equal(rep_hdr(f)->dp_ifindex, ifindex);
@@ -411,58 +412,58 @@ test_flow(void **state)
 	assert_int_equal(attr_get_u32(out), 2);
 	/* An existing flow: NLM_F_EXCL (or CREATE) refuses, else the
 	 * actions change. */
-	flow_req(f, ifindex, NLM_F_EXCL, OVS_FLOW_CMD_NEW, fake_mac_a, 2);
+	flow_req(f, ifindex, NLM_F_EXCL, OVS_FLOW_CMD_NEW, fb_mac_src, 2);
 	assert_int_equal(transact(f, 0), -EEXIST);
-	flow_req(f, ifindex, NLM_F_CREATE, OVS_FLOW_CMD_NEW, fake_mac_a, 2);
+	flow_req(f, ifindex, NLM_F_CREATE, OVS_FLOW_CMD_NEW, fb_mac_src, 2);
 	assert_int_equal(transact(f, 0), -EEXIST);
-	flow_req(f, ifindex, NLM_F_ECHO, OVS_FLOW_CMD_NEW, fake_mac_a, 3);
+	flow_req(f, ifindex, NLM_F_ECHO, OVS_FLOW_CMD_NEW, fb_mac_src, 3);
 	assert_int_equal(transact(f, FAMILY_ID_FLOW), 0);
 	a = rep_attr(f, HDR, OVS_FLOW_ATTR_ACTIONS);
 	out = attrs_find(attr_data(a), attr_len(a), OVS_ACTION_ATTR_OUTPUT);
 	assert_int_equal(attr_get_u32(out), 3);
 	/* GET and SET by key; SET of another key: ENOENT. */
-	flow_req(f, ifindex, 0, OVS_FLOW_CMD_GET, fake_mac_a, 0);
+	flow_req(f, ifindex, 0, OVS_FLOW_CMD_GET, fb_mac_src, 0);
 	assert_int_equal(transact(f, FAMILY_ID_FLOW), 0);
 	assert_int_equal(rep_cmd(f), OVS_FLOW_CMD_GET);
-	flow_req(f, ifindex, NLM_F_ECHO, OVS_FLOW_CMD_SET, fake_mac_a, 4);
+	flow_req(f, ifindex, NLM_F_ECHO, OVS_FLOW_CMD_SET, fb_mac_src, 4);
 	assert_int_equal(transact(f, FAMILY_ID_FLOW), 0);
 	assert_int_equal(rep_cmd(f), OVS_FLOW_CMD_SET);
 	a = rep_attr(f, HDR, OVS_FLOW_ATTR_ACTIONS);
 	out = attrs_find(attr_data(a), attr_len(a), OVS_ACTION_ATTR_OUTPUT);
 	assert_int_equal(attr_get_u32(out), 4);
-	flow_req(f, ifindex, 0, OVS_FLOW_CMD_SET, fake_mac_b, 4);
+	flow_req(f, ifindex, 0, OVS_FLOW_CMD_SET, fb_mac_dst, 4);
 	assert_int_equal(transact(f, 0), -ENOENT);
-	flow_req(f, ifindex, 0, OVS_FLOW_CMD_GET, fake_mac_b, 0);
+	flow_req(f, ifindex, 0, OVS_FLOW_CMD_GET, fb_mac_dst, 0);
 	assert_int_equal(transact(f, 0), -ENOENT);
-	flow_req(f, ifindex + 1000, 0, OVS_FLOW_CMD_NEW, fake_mac_b, 2);
+	flow_req(f, ifindex + 1000, 0, OVS_FLOW_CMD_NEW, fb_mac_dst, 2);
 	assert_int_equal(transact(f, 0), -ENODEV);
 	/* Bad keys, masks and actions: EINVAL. */
 	ovs_req(f, FAMILY_ID_FLOW, 0, OVS_FLOW_CMD_NEW, ifindex);
-	nb_nest_start(&f->req, OVS_FLOW_ATTR_KEY);
-	nb_put_u16(&f->req, OVS_KEY_ATTR_IN_PORT, 1);	/* short */
-	nb_nest_end(&f->req);
+	nest = msgbuf_nest_start(&f->req, OVS_FLOW_ATTR_KEY);
+	msgbuf_put_u16(&f->req, OVS_KEY_ATTR_IN_PORT, 1);	/* short */
+	msgbuf_nest_end(&f->req, nest);
 	put_output(&f->req, 2);
 	req_end(f);
 	assert_int_equal(transact(f, 0), -EINVAL);
 	ovs_req(f, FAMILY_ID_FLOW, 0, OVS_FLOW_CMD_NEW, ifindex);
-	fake_frame_key(&f->req, OVS_FLOW_ATTR_KEY, 1, fake_mac_b);
-	nb_nest_start(&f->req, OVS_FLOW_ATTR_MASK);
-	nb_put_u32(&f->req, OVS_KEY_ATTR_IN_PORT, 0xffffffff);
-	nb_put(&f->req, OVS_KEY_ATTR_IPV4, (uint8_t[12]){ 0xff }, 12);
-	nb_nest_end(&f->req);
+	fake_frame_key(&f->req, OVS_FLOW_ATTR_KEY, 1, fb_mac_dst);
+	nest = msgbuf_nest_start(&f->req, OVS_FLOW_ATTR_MASK);
+	msgbuf_put_u32(&f->req, OVS_KEY_ATTR_IN_PORT, 0xffffffff);
+	msgbuf_put(&f->req, OVS_KEY_ATTR_IPV4, 12, (uint8_t[12]){ 0xff });
+	msgbuf_nest_end(&f->req, nest);
 	put_output(&f->req, 2);
 	req_end(f);
 	/* A mask of IPv4 fields on a key that is not IPv4. */
 	assert_int_equal(transact(f, 0), -EINVAL);
 	ovs_req(f, FAMILY_ID_FLOW, 0, OVS_FLOW_CMD_NEW, ifindex);
-	fake_frame_key(&f->req, OVS_FLOW_ATTR_KEY, 1, fake_mac_b);
-	nb_nest_start(&f->req, OVS_FLOW_ATTR_ACTIONS);
-	nb_put_u16(&f->req, OVS_ACTION_ATTR_OUTPUT, 2);	/* short */
-	nb_nest_end(&f->req);
+	fake_frame_key(&f->req, OVS_FLOW_ATTR_KEY, 1, fb_mac_dst);
+	nest = msgbuf_nest_start(&f->req, OVS_FLOW_ATTR_ACTIONS);
+	msgbuf_put_u16(&f->req, OVS_ACTION_ATTR_OUTPUT, 2);	/* short */
+	msgbuf_nest_end(&f->req, nest);
 	req_end(f);
 	assert_int_equal(transact(f, 0), -EINVAL);
 	/* No actions. */
-	flow_req(f, ifindex, 0, OVS_FLOW_CMD_NEW, fake_mac_b, 0);
+	flow_req(f, ifindex, 0, OVS_FLOW_CMD_NEW, fb_mac_dst, 0);
 	assert_int_equal(transact(f, 0), -EINVAL);
 	ovs_req(f, FAMILY_ID_FLOW, 0, OVS_FLOW_CMD_NEW, ifindex);
 	put_output(&f->req, 2);				/* no key */
@@ -470,14 +471,14 @@ test_flow(void **state)
 	assert_int_equal(transact(f, 0), -EINVAL);
 	/* A flow with a UFID is found by it. */
 	ovs_req(f, FAMILY_ID_FLOW, 0, OVS_FLOW_CMD_NEW, ifindex);
-	nb_put(&f->req, OVS_FLOW_ATTR_UFID, ufid, sizeof(ufid));
-	fake_frame_key(&f->req, OVS_FLOW_ATTR_KEY, 1, fake_mac_b);
+	msgbuf_put(&f->req, OVS_FLOW_ATTR_UFID, sizeof(ufid), ufid);
+	fake_frame_key(&f->req, OVS_FLOW_ATTR_KEY, 1, fb_mac_dst);
 	put_output(&f->req, 2);
 	req_end(f);
 	send_req(f);
 	assert_true(recv_rep(f) < 0);		/* no echo, no ACK asked */
 	ovs_req(f, FAMILY_ID_FLOW, 0, OVS_FLOW_CMD_GET, ifindex);
-	nb_put(&f->req, OVS_FLOW_ATTR_UFID, ufid, sizeof(ufid));
+	msgbuf_put(&f->req, OVS_FLOW_ATTR_UFID, sizeof(ufid), ufid);
 	req_end(f);
 	assert_int_equal(transact(f, FAMILY_ID_FLOW), 0);
 	a = rep_attr(f, HDR, OVS_FLOW_ATTR_UFID);
@@ -485,9 +486,9 @@ test_flow(void **state)
 	assert_memory_equal(attr_data(a), ufid, sizeof(ufid));
 	assert_int_equal(dp_flow_count(dp_by_ifindex(net, ifindex)), 2);
 	/* DEL by key, again: ENOENT; DEL without key: flush. */
-	flow_req(f, ifindex, NLM_F_ACK, OVS_FLOW_CMD_DEL, fake_mac_a, 0);
+	flow_req(f, ifindex, NLM_F_ACK, OVS_FLOW_CMD_DEL, fb_mac_src, 0);
 	assert_int_equal(transact(f, 0), 0);
-	flow_req(f, ifindex, 0, OVS_FLOW_CMD_DEL, fake_mac_a, 0);
+	flow_req(f, ifindex, 0, OVS_FLOW_CMD_DEL, fb_mac_src, 0);
 	assert_int_equal(transact(f, 0), -ENOENT);
 	ovs_req(f, FAMILY_ID_FLOW, NLM_F_ACK, OVS_FLOW_CMD_DEL, ifindex);
 	req_end(f);
@@ -533,16 +534,17 @@ test_flow_dump_parts(void **state)
 
 /* OVS_PACKET_CMD_EXECUTE of a frame from port 1 with actions. */
 static void
-execute_req(struct fx *f, int ifindex, const struct nb *acts)
+execute_req(struct fx *f, int ifindex, const struct attrs *acts)
 {
 	uint8_t frame[FAKE_FRAME_LEN];
+	size_t len = fake_frame(frame);
 
-	fake_frame(frame, fake_mac_a);
 	ovs_req(f, FAMILY_ID_PACKET, NLM_F_ACK, OVS_PACKET_CMD_EXECUTE,
 		ifindex);
-	nb_put(&f->req, OVS_PACKET_ATTR_PACKET, frame, sizeof(frame));
-	fake_frame_key(&f->req, OVS_PACKET_ATTR_KEY, 1, fake_mac_a);
-	nb_put(&f->req, OVS_PACKET_ATTR_ACTIONS, acts->buf, acts->len);
+	msgbuf_put(&f->req, OVS_PACKET_ATTR_PACKET, len, frame);
+	fake_frame_key(&f->req, OVS_PACKET_ATTR_KEY, 1, fb_mac_src);
+	msgbuf_put(&f->req, OVS_PACKET_ATTR_ACTIONS, attrs_len(acts),
+		   attrs_data(acts));
 	req_end(f);
 }
 
@@ -551,32 +553,33 @@ test_packet_execute(void **state)
 {
 	struct fx *f = *state;
 	int ifindex = dp_new(f, "tdp0");
-	struct nb acts = { .len = 0 };
+	static struct attrs acts;
 	uint8_t out[128];
 
 	assert_int_equal(fake_device_add("tdp-nd"), 0);
 	assert_int_equal(vport_new(f, ifindex, "tdp-nd",
 				   OVS_VPORT_TYPE_NETDEV, 2), 0);
-	nb_put_u32(&acts, OVS_ACTION_ATTR_OUTPUT, 2);
+	attrs_init(&acts);
+	msgbuf_put_u32(&acts.mb, OVS_ACTION_ATTR_OUTPUT, 2);
 	execute_req(f, ifindex, &acts);
 	assert_int_equal(transact(f, 0), 0);
 	assert_int_equal(fake_wire_recv("tdp-nd", out, sizeof(out), WAIT_MS),
 			 FAKE_FRAME_LEN);
-	assert_memory_equal(out, fake_mac_b, 6);
+	assert_memory_equal(out, fb_mac_dst, ETH_ALEN);
 	execute_req(f, ifindex + 1000, &acts);
 	assert_int_equal(transact(f, 0), -ENODEV);
 	/* Actions the kernel would not run: EINVAL. */
-	acts.len = 0;
-	nb_put_u32(&acts, TAPDP_ACTION_ATTR_MAX + 1, 2);
+	attrs_init(&acts);
+	msgbuf_put_u32(&acts.mb, TAPDP_ACTION_ATTR_MAX + 1, 2);
 	execute_req(f, ifindex, &acts);
 	assert_int_equal(transact(f, 0), -EINVAL);
-	acts.len = 0;
-	nb_put_u16(&acts, OVS_ACTION_ATTR_OUTPUT, 2);
+	attrs_init(&acts);
+	msgbuf_put_u16(&acts.mb, OVS_ACTION_ATTR_OUTPUT, 2);
 	execute_req(f, ifindex, &acts);
 	assert_int_equal(transact(f, 0), -EINVAL);
 	/* No packet: EINVAL. */
 	req_start(f, FAMILY_ID_PACKET, 0, OVS_PACKET_CMD_EXECUTE, HDR);
-	fake_frame_key(&f->req, OVS_PACKET_ATTR_KEY, 1, fake_mac_a);
+	fake_frame_key(&f->req, OVS_PACKET_ATTR_KEY, 1, fb_mac_src);
 	req_end(f);
 	assert_int_equal(transact(f, 0), -EINVAL);
 	assert_true(fake_wire_recv("tdp-nd", out, sizeof(out), 0) < 0);
@@ -599,8 +602,7 @@ test_upcall_to_socket(void **state)
 	assert_int_equal(fake_device_add("tdp-nd"), 0);
 	assert_int_equal(vport_new(f, ifindex, "tdp-nd",
 				   OVS_VPORT_TYPE_NETDEV, 1), 0);
-	fake_frame(frame, fake_mac_a);
-	fake_wire_send("tdp-nd", frame, sizeof(frame));
+	fake_wire_send("tdp-nd", frame, fake_frame(frame));
 	assert_int_equal(poll(&pfd, 1, WAIT_MS), 1);
 	n = recv_rep(f);
 	assert_true(n > 0);
@@ -631,22 +633,23 @@ test_upcall_to_socket(void **state)
 }
 
 static void
-put_band(struct nb *b, uint32_t rate)
+put_band(struct msgbuf *mb, uint32_t rate)
 {
-	nb_nest_start(b, OVS_METER_ATTR_BANDS);
-	nb_nest_start(b, OVS_BAND_ATTR_UNSPEC);
-	nb_put_u32(b, OVS_BAND_ATTR_TYPE, OVS_METER_BAND_TYPE_DROP);
-	nb_put_u32(b, OVS_BAND_ATTR_RATE, rate);
-	nb_put_u32(b, OVS_BAND_ATTR_BURST, rate);
-	nb_nest_end(b);
-	nb_nest_end(b);
+	struct nlattr *bands = msgbuf_nest_start(mb, OVS_METER_ATTR_BANDS);
+	struct nlattr *band = msgbuf_nest_start(mb, OVS_BAND_ATTR_UNSPEC);
+
+	msgbuf_put_u32(mb, OVS_BAND_ATTR_TYPE, OVS_METER_BAND_TYPE_DROP);
+	msgbuf_put_u32(mb, OVS_BAND_ATTR_RATE, rate);
+	msgbuf_put_u32(mb, OVS_BAND_ATTR_BURST, rate);
+	msgbuf_nest_end(mb, band);
+	msgbuf_nest_end(mb, bands);
 }
 
 static void
 meter_req(struct fx *f, int ifindex, uint8_t cmd, uint32_t id)
 {
 	ovs_req(f, FAMILY_ID_METER, 0, cmd, ifindex);
-	nb_put_u32(&f->req, OVS_METER_ATTR_ID, id);
+	msgbuf_put_u32(&f->req, OVS_METER_ATTR_ID, id);
 	if (cmd == OVS_METER_CMD_SET)
 		put_band(&f->req, 1000);
 	req_end(f);
@@ -699,8 +702,7 @@ ct_limit_req(struct fx *f, uint8_t cmd, const struct ovs_zone_limit *zl,
 {
 	req_start(f, FAMILY_ID_CT_LIMIT, 0, cmd, HDR);
 	if (n)
-		nb_put(&f->req, OVS_CT_LIMIT_ATTR_ZONE_LIMIT, zl,
-		       n * sizeof(*zl));
+		msgbuf_put(&f->req, OVS_CT_LIMIT_ATTR_ZONE_LIMIT, n * sizeof(*zl), zl);
 	req_end(f);
 }
 

@@ -39,7 +39,7 @@ static void
 getfamily_by_name(struct fx *f, const char *name)
 {
 	req_start(f, GENL_ID_CTRL, 0, CTRL_CMD_GETFAMILY, 0);
-	nb_put(&f->req, CTRL_ATTR_FAMILY_NAME, name, strlen(name) + 1);
+	msgbuf_put_string(&f->req, CTRL_ATTR_FAMILY_NAME, name);
 	req_end(f);
 	send_req(f);
 }
@@ -74,7 +74,7 @@ test_getfamily_errors(void **state)
 	getfamily_by_name(f, "nope");
 	assert_int_equal(rep_error(f, recv_rep(f)), -ENOENT);
 	req_start(f, GENL_ID_CTRL, 0, CTRL_CMD_GETFAMILY, 0);
-	nb_put(&f->req, CTRL_ATTR_FAMILY_ID, &id, sizeof(id));
+	msgbuf_put(&f->req, CTRL_ATTR_FAMILY_ID, sizeof(id), &id);
 	assert_int_equal(ask(f), -ENOENT);
 	req_start(f, GENL_ID_CTRL, 0, CTRL_CMD_GETFAMILY, 0);
 	assert_int_equal(ask(f), -EINVAL);
@@ -115,11 +115,11 @@ test_short_and_truncated_messages(void **state)
 	req_start(f, FAMILY_ID_DATAPATH, 0, OVS_DP_CMD_GET, 0);
 	assert_int_equal(ask(f), -EINVAL);
 	/* A length past the datagram: silently dropped, as the kernel. */
-	nlh = req_start(f, FAMILY_ID_DATAPATH, NLM_F_ACK, OVS_DP_CMD_GET, 4);
+	req_start(f, FAMILY_ID_DATAPATH, NLM_F_ACK, OVS_DP_CMD_GET, 4);
 	nlh = req_cur(f);
 	nlh->nlmsg_len = 2000;
 	genl_rcv(f->sk, f->req.buf, NLMSG_LENGTH(GENL_HDRLEN + 4));
-	f->req.len = 0;
+	msgbuf_cancel(&f->req);
 	assert_true(recv_rep(f) < 0);
 	/* Not a request: only ACKed when asked. */
 	req_start(f, GENL_ID_CTRL, NLM_F_ACK, CTRL_CMD_GETFAMILY, 0);
@@ -157,27 +157,27 @@ test_dp_errors(void **state)
 	assert_int_equal(ask(f), -ENODEV);
 	/* NEW needs a name and an upcall pid. */
 	req_start(f, FAMILY_ID_DATAPATH, 0, OVS_DP_CMD_NEW, 4);
-	nb_put(&f->req, OVS_DP_ATTR_NAME, "x", 2);
+	msgbuf_put_string(&f->req, OVS_DP_ATTR_NAME, "x");
 	assert_int_equal(ask(f), -EINVAL);
 	/* Unknown feature bits, before anything is created. */
 	req_start(f, FAMILY_ID_DATAPATH, 0, OVS_DP_CMD_NEW, 4);
-	nb_put(&f->req, OVS_DP_ATTR_NAME, "tapdp-unit0", 12);
-	nb_put(&f->req, OVS_DP_ATTR_UPCALL_PID, &pid, 4);
-	nb_put(&f->req, OVS_DP_ATTR_USER_FEATURES, &feat, 4);
+	msgbuf_put_string(&f->req, OVS_DP_ATTR_NAME, "tapdp-unit0");
+	msgbuf_put(&f->req, OVS_DP_ATTR_UPCALL_PID, 4, &pid);
+	msgbuf_put(&f->req, OVS_DP_ATTR_USER_FEATURES, 4, &feat);
 	assert_int_equal(ask(f), -EOPNOTSUPP);
 	/* Cache size: policy range, then power of two. */
 	nlsock_setsockopt(f->sk, SOL_NETLINK, NETLINK_EXT_ACK, 1);
 	req_start(f, FAMILY_ID_DATAPATH, 0, OVS_DP_CMD_NEW, 4);
-	nb_put(&f->req, OVS_DP_ATTR_NAME, "tapdp-unit0", 12);
-	nb_put(&f->req, OVS_DP_ATTR_UPCALL_PID, &pid, 4);
-	nb_put(&f->req, OVS_DP_ATTR_MASKS_CACHE_SIZE, &size, 4);
+	msgbuf_put_string(&f->req, OVS_DP_ATTR_NAME, "tapdp-unit0");
+	msgbuf_put(&f->req, OVS_DP_ATTR_UPCALL_PID, 4, &pid);
+	msgbuf_put(&f->req, OVS_DP_ATTR_MASKS_CACHE_SIZE, 4, &size);
 	assert_int_equal(ask(f), -ERANGE);
 	nlh = (void *)f->rep;
 	assert_true(nlh->nlmsg_flags & NLM_F_ACK_TLVS);
 	req_start(f, FAMILY_ID_DATAPATH, 0, OVS_DP_CMD_NEW, 4);
-	nb_put(&f->req, OVS_DP_ATTR_NAME, "tapdp-unit0", 12);
-	nb_put(&f->req, OVS_DP_ATTR_UPCALL_PID, &pid, 4);
-	nb_put(&f->req, OVS_DP_ATTR_MASKS_CACHE_SIZE, &odd, 4);
+	msgbuf_put_string(&f->req, OVS_DP_ATTR_NAME, "tapdp-unit0");
+	msgbuf_put(&f->req, OVS_DP_ATTR_UPCALL_PID, 4, &pid);
+	msgbuf_put(&f->req, OVS_DP_ATTR_MASKS_CACHE_SIZE, 4, &odd);
 	assert_int_equal(ask(f), -EINVAL);
 }
 
@@ -188,8 +188,8 @@ test_unprivileged_gets_eperm(void **state)
 	uint32_t pid = 0;
 
 	req_start(f, FAMILY_ID_DATAPATH, 0, OVS_DP_CMD_NEW, 4);
-	nb_put(&f->req, OVS_DP_ATTR_NAME, "tapdp-unit1", 12);
-	nb_put(&f->req, OVS_DP_ATTR_UPCALL_PID, &pid, 4);
+	msgbuf_put_string(&f->req, OVS_DP_ATTR_NAME, "tapdp-unit1");
+	msgbuf_put(&f->req, OVS_DP_ATTR_UPCALL_PID, 4, &pid);
 	assert_int_equal(ask(f), -EPERM);
 	/* Reads stay open. */
 	req_start(f, FAMILY_ID_DATAPATH, 0, OVS_DP_CMD_GET, 4);
@@ -207,13 +207,13 @@ test_vport_errors(void **state)
 	req_start(f, FAMILY_ID_VPORT, 0, OVS_VPORT_CMD_GET, 4);
 	assert_int_equal(ask(f), -EINVAL);
 	req_start(f, FAMILY_ID_VPORT, 0, OVS_VPORT_CMD_GET, 4);
-	nb_put(&f->req, OVS_VPORT_ATTR_IFINDEX, &ifindex, 4);
+	msgbuf_put(&f->req, OVS_VPORT_ATTR_IFINDEX, 4, &ifindex);
 	assert_int_equal(ask(f), -EOPNOTSUPP);
 	req_start(f, FAMILY_ID_VPORT, 0, OVS_VPORT_CMD_GET, 4);
-	nb_put(&f->req, OVS_VPORT_ATTR_PORT_NO, &big, 4);
+	msgbuf_put(&f->req, OVS_VPORT_ATTR_PORT_NO, 4, &big);
 	assert_int_equal(ask(f), -EFBIG);
 	req_start(f, FAMILY_ID_VPORT, 0, OVS_VPORT_CMD_GET, 4);
-	nb_put(&f->req, OVS_VPORT_ATTR_NAME, "nosuchport", 11);
+	msgbuf_put_string(&f->req, OVS_VPORT_ATTR_NAME, "nosuchport");
 	assert_int_equal(ask(f), -ENODEV);
 }
 
@@ -265,7 +265,7 @@ test_batch_goes_on_after_error(void **state)
 	req_start(f, 0x3333, 0, 1, 4);
 	req_end(f);
 	req_start(f, GENL_ID_CTRL, 0, CTRL_CMD_GETFAMILY, 0);
-	nb_put(&f->req, CTRL_ATTR_FAMILY_NAME, "ovs_flow", 9);
+	msgbuf_put_string(&f->req, CTRL_ATTR_FAMILY_NAME, "ovs_flow");
 	assert_int_equal(ask(f), -ENOENT);
 	assert_true(recv_rep(f) > 0);
 	assert_int_equal(((struct nlmsghdr *)f->rep)->nlmsg_type,
@@ -276,6 +276,7 @@ static void
 test_meter_errors(void **state)
 {
 	struct fx *f = *state;
+	struct nlattr *bands;
 	uint32_t id = 7;
 
 	/* No id: EINVAL. */
@@ -283,20 +284,20 @@ test_meter_errors(void **state)
 	assert_int_equal(ask(f), -EINVAL);
 	/* SET validates its bands before looking for the datapath. */
 	req_start(f, FAMILY_ID_METER, 0, OVS_METER_CMD_SET, 4);
-	nb_put(&f->req, OVS_METER_ATTR_ID, &id, 4);
+	msgbuf_put(&f->req, OVS_METER_ATTR_ID, 4, &id);
 	assert_int_equal(ask(f), -EINVAL);
 	/* A band of nothing but a rate. */
 	req_start(f, FAMILY_ID_METER, 0, OVS_METER_CMD_SET, 4);
-	nb_put(&f->req, OVS_METER_ATTR_ID, &id, 4);
-	nb_nest_start(&f->req, OVS_METER_ATTR_BANDS);
-	nb_put_u32(&f->req, OVS_BAND_ATTR_RATE, 0);
-	nb_nest_end(&f->req);
+	msgbuf_put(&f->req, OVS_METER_ATTR_ID, 4, &id);
+	bands = msgbuf_nest_start(&f->req, OVS_METER_ATTR_BANDS);
+	msgbuf_put_u32(&f->req, OVS_BAND_ATTR_RATE, 0);
+	msgbuf_nest_end(&f->req, bands);
 	assert_int_equal(ask(f), -EINVAL);
 	/* Then the datapath. */
 	req_start(f, FAMILY_ID_METER, 0, OVS_METER_CMD_FEATURES, 4);
 	assert_int_equal(ask(f), -ENODEV);
 	req_start(f, FAMILY_ID_METER, 0, OVS_METER_CMD_DEL, 4);
-	nb_put(&f->req, OVS_METER_ATTR_ID, &id, 4);
+	msgbuf_put(&f->req, OVS_METER_ATTR_ID, 4, &id);
 	assert_int_equal(ask(f), -ENODEV);
 }
 
@@ -318,8 +319,7 @@ test_ct_limit_get_short_tail(void **state)
 
 	req_start(f, FAMILY_ID_CT_LIMIT, 0, OVS_CT_LIMIT_CMD_GET,
 		  sizeof(struct ovs_header));
-	nb_put(&f->req, OVS_CT_LIMIT_ATTR_ZONE_LIMIT, zl, tail);
-	req_end(f);
+	msgbuf_put(&f->req, OVS_CT_LIMIT_ATTR_ZONE_LIMIT, tail, zl);
 	nlh = req_cur(f);
 	len = NLMSG_ALIGN(nlh->nlmsg_len) - NLA_ALIGN(NLA_HDRLEN + tail) +
 	      NLA_HDRLEN + tail;
@@ -328,7 +328,7 @@ test_ct_limit_get_short_tail(void **state)
 	memcpy(msg, nlh, len);
 	genl_rcv(f->sk, msg, len);
 	free(msg);
-	f->req.len = 0;
+	msgbuf_cancel(&f->req);
 
 	assert_true(recv_rep(f) > 0);
 	assert_int_equal(((struct nlmsghdr *)f->rep)->nlmsg_type,
