@@ -119,9 +119,7 @@ commit(struct fixture *fx, uint16_t sport, uint16_t zone, uint32_t mark)
 			   mark_mask);
 	msgbuf_nest_end(&f->req, ct);
 	msgbuf_nest_end(&f->req, acts);
-	req_end(f);
-	send_req(f);
-	assert_int_equal(rep_error(f, recv_rep(f)), 0);
+	assert_int_equal(ask(f), 0);
 }
 
 /* A ctnetlink request of msg for family, with its nfgenmsg. */
@@ -329,26 +327,18 @@ test_get_and_delete(void **state)
 	/* The tuple is looked up in its zone. */
 	ct_req(f, IPCTNL_MSG_CT_GET, 0, AF_INET, NFNETLINK_V0);
 	put_tuple(&f->req, 1000);
-	req_end(f);
-	send_req(f);
-	assert_int_equal(rep_error(f, recv_rep(f)), -ENOENT);
+	assert_int_equal(ask(f), -ENOENT);
 	/* No tuple. */
 	ct_req(f, IPCTNL_MSG_CT_GET, 0, AF_INET, NFNETLINK_V0);
-	req_end(f);
-	send_req(f);
-	assert_int_equal(rep_error(f, recv_rep(f)), -EINVAL);
+	assert_int_equal(ask(f), -EINVAL);
 	ct_req(f, IPCTNL_MSG_CT_DELETE, NLM_F_ACK, AF_INET, NFNETLINK_V0);
 	put_tuple(&f->req, 1000);
 	msgbuf_put_u16(&f->req, CTA_ZONE, htons(5));
-	req_end(f);
-	send_req(f);
-	assert_int_equal(rep_error(f, recv_rep(f)), 0);
+	assert_int_equal(ask(f), 0);
 	ct_req(f, IPCTNL_MSG_CT_DELETE, 0, AF_INET, NFNETLINK_V0);
 	put_tuple(&f->req, 1000);
 	msgbuf_put_u16(&f->req, CTA_ZONE, htons(5));
-	req_end(f);
-	send_req(f);
-	assert_int_equal(rep_error(f, recv_rep(f)), -ENOENT);
+	assert_int_equal(ask(f), -ENOENT);
 }
 
 /* IPCTNL_MSG_CT_DELETE without a tuple: a flush of zone (-1: all), of
@@ -359,9 +349,7 @@ flush(struct fixture *fx, uint8_t family, uint8_t version, int zone)
 	ct_req(fx->nf, IPCTNL_MSG_CT_DELETE, NLM_F_ACK, family, version);
 	if (zone >= 0)
 		msgbuf_put_u16(&fx->nf->req, CTA_ZONE, htons(zone));
-	req_end(fx->nf);
-	send_req(fx->nf);
-	assert_int_equal(rep_error(fx->nf, recv_rep(fx->nf)), 0);
+	assert_int_equal(ask(fx->nf), 0);
 }
 
 static void
@@ -395,22 +383,16 @@ test_refused(void **state)
 
 	/* Netfilter is CAP_NET_ADMIN's, reads included. */
 	ct_req(user, IPCTNL_MSG_CT_GET, NLM_F_DUMP, AF_INET, NFNETLINK_V0);
-	req_end(user);
-	send_req(user);
-	assert_int_equal(rep_error(user, recv_rep(user)), -EPERM);
+	assert_int_equal(ask(user), -EPERM);
 	fx_free(user);
 	/* Creating connections is not served; other subsystems are not
 	 * this one's. */
 	ct_req(f, IPCTNL_MSG_CT_NEW, 0, AF_INET, NFNETLINK_V0);
 	put_tuple(&f->req, 1000);
-	req_end(f);
-	send_req(f);
-	assert_int_equal(rep_error(f, recv_rep(f)), -EOPNOTSUPP);
+	assert_int_equal(ask(f), -EOPNOTSUPP);
 	req_msg(f, NFNL_SUBSYS_CTNETLINK_EXP << 8 | IPCTNL_MSG_CT_GET, 0,
 		sizeof(struct nfgenmsg));
-	req_end(f);
-	send_req(f);
-	assert_int_equal(rep_error(f, recv_rep(f)), -EINVAL);
+	assert_int_equal(ask(f), -EINVAL);
 }
 
 static int
