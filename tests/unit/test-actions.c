@@ -109,16 +109,13 @@ sums_ok(const uint8_t *f, uint32_t len)
 static struct actions_stored *
 store(const struct attrs *acts, const struct flow_key *key)
 {
-	static struct attrs n;
+	static struct attrs nest;
 	struct actions_stored *stored;
-	struct nlattr *nest;
 
-	attrs_init(&n);
-	nest = msgbuf_nest_start(&n.mb, OVS_FLOW_ATTR_ACTIONS);
-	msgbuf_put_raw(&n.mb, attrs_data(acts), attrs_len(acts));
-	msgbuf_nest_end(&n.mb, nest);
-	assert_false(n.mb.overflow);
-	stored = actions_store(nest, key);
+	attrs_init(&nest);
+	stored = actions_store(attrs_put(&nest, OVS_FLOW_ATTR_ACTIONS,
+					 attrs_data(acts), attrs_len(acts)),
+			       key);
 	assert_non_null(stored);
 	return stored;
 }

@@ -425,10 +425,8 @@ store(const struct attrs *acts, const struct frame *f)
 	struct nlattr *nest;
 
 	attrs_init(&n);
-	nest = msgbuf_nest_start(&n.mb, OVS_FLOW_ATTR_ACTIONS);
-	msgbuf_put_raw(&n.mb, attrs_data(acts), attrs_len(acts));
-	msgbuf_nest_end(&n.mb, nest);
-	assert_false(n.mb.overflow);
+	nest = attrs_put(&n, OVS_FLOW_ATTR_ACTIONS, attrs_data(acts),
+			 attrs_len(acts));
 	assert_int_equal(actions_validate(nest, &f->key, false), 0);
 	st = actions_store(nest, &f->key);
 	assert_non_null(st);
