@@ -7,7 +7,9 @@
 
 #include <cmocka.h>
 
+#include "actions/actions-netlink.h"
 #include "common/unaligned.h"
+#include "include/tapdp/ovs-uapi.h"
 
 const uint8_t fb_mac_dst[ETH_ALEN] = { 0x02, 0, 0, 0, 0, 0x02 };
 const uint8_t fb_mac_src[ETH_ALEN] = { 0x02, 0, 0, 0, 0, 0x01 };
@@ -331,4 +333,20 @@ attrs_len(const struct attrs *a)
 {
 	assert_false(a->mb.overflow);
 	return a->mb.cur->nlmsg_len - NLMSG_HDRLEN;
+}
+
+struct actions_stored *
+attrs_store_actions(const struct attrs *acts, const struct flow_key *key)
+{
+	static struct attrs nest;
+	const struct nlattr *list;
+	struct actions_stored *stored;
+
+	attrs_init(&nest);
+	list = attrs_put(&nest, OVS_FLOW_ATTR_ACTIONS, attrs_data(acts),
+			 attrs_len(acts));
+	assert_int_equal(actions_validate(list, key, false), 0);
+	stored = actions_store(list, key);
+	assert_non_null(stored);
+	return stored;
 }

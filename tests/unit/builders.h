@@ -1,5 +1,5 @@
-/* What the unit tests build their inputs with: frames and netlink
- * attribute lists.
+/* What the unit tests build their inputs with: frames, netlink attribute
+ * lists, and a flow's stored actions from such a list.
  *
  * A frame is written front to back into the caller's buffer: fb_eth(),
  * VLAN tags, an IP header, a TCP, UDP or ICMP header, payload; fb_end()
@@ -31,6 +31,9 @@
 #include <stdint.h>
 
 #include "netlink/msg.h"
+
+struct actions_stored;
+struct flow_key;
 
 /* The addresses fb_eth() writes: to 02:00:00:00:00:02 from ...:01. */
 extern const uint8_t fb_mac_dst[ETH_ALEN];
@@ -111,5 +114,12 @@ struct nlattr *attrs_put(struct attrs *a, uint16_t type, const void *data,
 /* The list as built so far, and its length. */
 const struct nlattr *attrs_data(const struct attrs *a);
 size_t attrs_len(const struct attrs *a);
+
+/* The action list 'acts' as the flow family keeps a flow's: validated
+ * against the flow's key and stored (actions/actions-netlink.h), the list
+ * nested in OVS_FLOW_ATTR_ACTIONS as a request carries it. Freed with
+ * free(). */
+struct actions_stored *attrs_store_actions(const struct attrs *acts,
+					   const struct flow_key *key);
 
 #endif

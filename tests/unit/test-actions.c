@@ -11,7 +11,6 @@
 
 #include <cmocka.h>
 
-#include "actions/actions-netlink.h"
 #include "actions/actions.h"
 #include "include/tapdp/ovs-uapi.h"
 #include "tests/unit/builders.h"
@@ -105,21 +104,6 @@ sums_ok(const uint8_t *f, uint32_t len)
 	return fb_csums_ok(f + ETH_HLEN, len - ETH_HLEN);
 }
 
-/* The list in acts, stored as a flow's actions are. */
-static struct actions_stored *
-store(const struct attrs *acts, const struct flow_key *key)
-{
-	static struct attrs nest;
-	struct actions_stored *stored;
-
-	attrs_init(&nest);
-	stored = actions_store(attrs_put(&nest, OVS_FLOW_ATTR_ACTIONS,
-					 attrs_data(acts), attrs_len(acts)),
-			       key);
-	assert_non_null(stored);
-	return stored;
-}
-
 static void
 run(uint8_t *frame, uint32_t len, const struct attrs *acts,
     struct packet *pkt, struct flow_key *key, uint8_t *buf)
@@ -134,7 +118,7 @@ run(uint8_t *frame, uint32_t len, const struct attrs *acts,
 	assert_int_equal(flow_extract(pkt->data, pkt->len, key, &pkt->layers),
 			 0);
 	pkt->key_valid = true;
-	stored = store(acts, key);
+	stored = attrs_store_actions(acts, key);
 	actions_execute(&env, pkt, key, stored);
 	free(stored);
 }

@@ -23,7 +23,6 @@
 #include "ct/conntrack.h"
 #include "ct/frag.h"
 #include "ct/tcp.h"
-#include "actions/actions-netlink.h"
 #include "actions/actions.h"
 #include "flow/extract.h"
 #include "include/tapdp/ovs-uapi.h"
@@ -365,15 +364,10 @@ test_stored_form(void **s)
 	static struct attrs in, want;
 	const uint16_t zone = 0;
 	struct actions_stored *st;
-	struct nlattr *acts;
 
 	attrs_init(&in);
-	acts = msgbuf_nest_start(&in.mb, OVS_FLOW_ATTR_ACTIONS);
 	put_ct_nat(&in.mb, NULL, true);
-	msgbuf_nest_end(&in.mb, acts);
-	assert_false(in.mb.overflow);
-	st = actions_store(acts, &k);
-	assert_non_null(st);
+	st = attrs_store_actions(&in, &k);
 	/* Expected: ct(commit, zone=0, nat(dst, ip_min, proto_min)), out. */
 	attrs_init(&want);
 	put_ct_nat(&want.mb, &zone, false);
@@ -414,24 +408,6 @@ static const struct actions_env env = {
 	.output = env_output,
 	.ct = env_ct,
 };
-
-/* Stores the action list acts as the flow family does for a flow whose
- * key is f's, after validation. */
-static struct actions_stored *
-store(const struct attrs *acts, const struct frame *f)
-{
-	static struct attrs n;
-	struct actions_stored *st;
-	struct nlattr *nest;
-
-	attrs_init(&n);
-	nest = attrs_put(&n, OVS_FLOW_ATTR_ACTIONS, attrs_data(acts),
-			 attrs_len(acts));
-	assert_int_equal(actions_validate(nest, &f->key, false), 0);
-	st = actions_store(nest, &f->key);
-	assert_non_null(st);
-	return st;
-}
 
 static void
 execute(struct frame *f, const struct actions_stored *st)
@@ -480,7 +456,7 @@ test_parse_once(void **s)
 	msgbuf_put_u32(&a.mb, OVS_ACTION_ATTR_OUTPUT, 3);
 
 	udp(&f, A, B, 5000, 53);
-	st = store(&a, &f);
+	st = attrs_store_actions(&a, &f.key);
 	assert_int_equal(st->len, attrs_len(&a));
 	assert_memory_equal(st->data, attrs_data(&a), attrs_len(&a));
 	assert_int_equal(st->n_ct, 2);
@@ -512,7 +488,7 @@ test_parse_once(void **s)
 	msgbuf_nest_end(&a.mb, ct2);
 	msgbuf_put_u32(&a.mb, OVS_ACTION_ATTR_OUTPUT, 2);
 	udp(&f, A, B, 5001, 53);
-	st = store(&a, &f);
+	st = attrs_store_actions(&a, &f.key);
 	execute(&f, st);
 	assert_int_equal(n_ct_given, 0);
 	assert_int_equal(n_out, 0);

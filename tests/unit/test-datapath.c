@@ -21,7 +21,6 @@
 #include <cmocka.h>
 #include <urcu.h>
 
-#include "actions/actions-netlink.h"
 #include "datapath/datapath.h"
 #include "flow/key-netlink.h"
 #include "netlink/attr.h"
@@ -146,20 +145,6 @@ teardown(void **state)
 	return 0;
 }
 
-/* The action list in acts, stored as the families store a request's. */
-static struct actions_stored *
-stored(const struct attrs *acts, const struct flow_key *key)
-{
-	static struct attrs nest;
-	struct actions_stored *a;
-
-	attrs_init(&nest);
-	a = actions_store(attrs_put(&nest, OVS_FLOW_ATTR_ACTIONS,
-				    attrs_data(acts), attrs_len(acts)), key);
-	assert_non_null(a);
-	return a;
-}
-
 /* Installs a flow for fake_frame() from in_port, with the actions in
  * acts. */
 static struct flow *
@@ -178,7 +163,7 @@ flow_add(struct datapath *dp, uint32_t in_port, const struct attrs *acts)
 	assert_non_null(flow);
 	flow->ufid_len = 4;
 	memcpy(flow->ufid, "ufid", 4);
-	flow->actions = stored(acts, &key);
+	flow->actions = attrs_store_actions(acts, &key);
 	assert_int_equal(dp_flow_insert(dp, flow, &key, &mask), 0);
 	return flow;
 }
@@ -398,7 +383,7 @@ test_execute(void **state)
 	user = msgbuf_nest_start(&acts.mb, OVS_ACTION_ATTR_USERSPACE);
 	msgbuf_put_u32(&acts.mb, OVS_USERSPACE_ATTR_PID, 90);
 	msgbuf_nest_end(&acts.mb, user);
-	stored_acts = stored(&acts, &md);
+	stored_acts = attrs_store_actions(&acts, &md);
 	assert_int_equal(dp_execute(fx->dp, f, len, &md, 0, 0, stored_acts),
 			 0);
 	free(stored_acts);
