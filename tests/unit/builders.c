@@ -1,11 +1,7 @@
 #include "tests/unit/builders.h"
 
 #include <arpa/inet.h>
-#include <setjmp.h>
-#include <stdarg.h>
 #include <string.h>
-
-#include <cmocka.h>
 
 #include "actions/actions-netlink.h"
 #include "common/unaligned.h"
@@ -41,8 +37,9 @@ fb_put(struct fb *b, const void *data, size_t len)
 	uint8_t *p;
 
 	flush(b);
+	if (len > b->cap - b->len)
+		builders_fail("a frame longer than its buffer");
 	p = b->buf + b->len;
-	assert_true(len <= b->cap - b->len);
 	if (data)
 		memcpy(p, data, len);
 	else
@@ -120,7 +117,8 @@ fb_ipv6(struct fb *b, const void *src, const void *dst, uint8_t next)
 static void *
 l4_start(struct fb *b, uint8_t proto, size_t len)
 {
-	assert_true(b->l3 != FB_NONE);
+	if (b->l3 == FB_NONE)
+		builders_fail("an L4 header without an IP header before it");
 	b->l4 = b->len;
 	b->l4_proto = proto;
 	return header(b, len);
@@ -280,34 +278,52 @@ fb_csums_ok(const void *ip, size_t len)
 	bool pseudo;
 	int at;
 
+	/* Lengths that do not hold together: nothing verifies. */
+	if (!len)
+		return false;
 	if (is_ipv6(l3)) {
 		hlen = sizeof(struct ipv6hdr);
-		assert_true(len >= hlen);
+		if (len < hlen)
+			return false;
 		proto = l3[6];
 		l4len = get_be16(l3 + 4);
 	} else {
-		assert_true(len >= sizeof(struct iphdr));
 		hlen = (l3[0] & 0xf) * 4;
-		assert_true(len >= hlen && get_be16(l3 + 2) >= hlen);
+		if (hlen < sizeof(struct iphdr) || len < hlen ||
+		    get_be16(l3 + 2) < hlen)
+			return false;
 		if (fb_sum(l3, hlen) != 0xffff)
 			return false;
 		proto = l3[9];
 		l4len = get_be16(l3 + 2) - hlen;
 	}
-	assert_true(len - hlen >= l4len);
+	if (len - hlen < l4len)
+		return false;
 	l4 = l3 + hlen;
 	at = csum_offset(proto, &pseudo);
-	if (at < 0 || (proto == IPPROTO_UDP && !get_be16(l4 + at)))
+	if (at < 0)
+		return true;
+	if (l4len < (size_t)at + 2)
+		return false;
+	if (proto == IPPROTO_UDP && !get_be16(l4 + at))
 		return true;
 	return sum_fold(sum_add(pseudo ? pseudo_sum(l3, proto, l4len) : 0, l4,
 				l4len)) == 0xffff;
+}
+
+static void
+check(const struct attrs *a)
+{
+	if (a->mb.overflow)
+		builders_fail("an attribute list longer than its buffer");
 }
 
 void
 attrs_init(struct attrs *a)
 {
 	msgbuf_init(&a->mb, a->mem, sizeof(a->mem));
-	assert_non_null(msgbuf_start(&a->mb, 0, 0, 0, 0, 0));
+	if (!msgbuf_start(&a->mb, 0, 0, 0, 0, 0))
+		builders_fail("no room for an attribute list");
 }
 
 struct nlattr *
@@ -317,21 +333,21 @@ attrs_put(struct attrs *a, uint16_t type, const void *data, size_t len)
 				     NLMSG_ALIGN(a->mb.cur->nlmsg_len));
 
 	msgbuf_put(&a->mb, type, len, data);
-	assert_false(a->mb.overflow);
+	check(a);
 	return at;
 }
 
 const struct nlattr *
 attrs_data(const struct attrs *a)
 {
-	assert_false(a->mb.overflow);
+	check(a);
 	return (const void *)((const char *)a->mb.cur + NLMSG_HDRLEN);
 }
 
 size_t
 attrs_len(const struct attrs *a)
 {
-	assert_false(a->mb.overflow);
+	check(a);
 	return a->mb.cur->nlmsg_len - NLMSG_HDRLEN;
 }
 
@@ -345,8 +361,10 @@ attrs_store_actions(const struct attrs *acts, const struct flow_key *key)
 	attrs_init(&nest);
 	list = attrs_put(&nest, OVS_FLOW_ATTR_ACTIONS, attrs_data(acts),
 			 attrs_len(acts));
-	assert_int_equal(actions_validate(list, key, false), 0);
+	if (actions_validate(list, key, false))
+		builders_fail("an action list actions_validate() refuses");
 	stored = actions_store(list, key);
-	assert_non_null(stored);
+	if (!stored)
+		builders_fail("no memory for stored actions");
 	return stored;
 }

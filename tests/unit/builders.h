@@ -15,8 +15,7 @@
  * payload is the list: msgbuf_put*() and msgbuf_nest_*() on its 'mb' add
  * to it; attrs_put() returns the attribute it adds.
  *
- * For single-threaded tests, no allocation; a frame or a list that does
- * not fit fails the running cmocka test. */
+ * For one thread; no allocation but the stored actions'. */
 #ifndef TAPDP_TESTS_UNIT_BUILDERS_H
 #define TAPDP_TESTS_UNIT_BUILDERS_H
 
@@ -34,6 +33,14 @@
 
 struct actions_stored;
 struct flow_key;
+
+/* A frame or a list longer than its buffer, an L4 header without an IP
+ * header before it, an action list that does not validate: the caller's
+ * mistake, which the builders hand to builders_fail() with what it was.
+ * The program supplies it, and it does not return: in the unit tests
+ * (builders-fail.c) it fails the running cmocka test; the benchmarks,
+ * which do without cmocka, exit. */
+void builders_fail(const char *what) __attribute__((noreturn));
 
 /* The addresses fb_eth() writes: to 02:00:00:00:00:02 from ...:01. */
 extern const uint8_t fb_mac_dst[ETH_ALEN];
