@@ -45,7 +45,8 @@ CORE_SRCS := $(wildcard $(MODULES:%=%/*.c))
 CORE_OBJS := $(CORE_SRCS:%.c=$(BUILD)/obj/%.o)
 
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/%,$(wildcard tests/unit/test-*.c))
-# What the unit tests share (attribute builders, sockets, fake ports).
+# What the unit tests share (frame and attribute builders, sockets, fake
+# ports).
 UNIT_LIB_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,\
 	$(filter-out tests/unit/test-%,$(wildcard tests/unit/*.c)))
 .SECONDARY: $(UNIT_LIB_OBJS)
@@ -96,6 +97,9 @@ BENCHES := $(patsubst bench/%.c,$(BUILD)/bench-%,$(wildcard bench/*.c))
 
 $(BUILD)/bench-%: bench/%.c $(CORE_OBJS)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+# Its frames come from the unit tests' builders (without cmocka).
+$(BUILD)/bench-conntrack: $(BUILD)/obj/tests/unit/builders.o
 
 $(BUILD)/udpgen: bench/tools/udpgen.c
 	$(CC) $(TAPDP_CFLAGS) $(CPPFLAGS) $(CFLAGS) -o $@ $<
