@@ -1,4 +1,4 @@
-/* The packet layer's walkers and checks on hand-made headers: the
+/* The packet layer's walkers and checks on headers made for them: the
  * Ethernet tag walk, the IPv4 and IPv6 header checks, the IPv6
  * extension-header walk in each of its modes, option lists, the IPv4
  * header checksum. Every input is copied into a heap buffer of the length
@@ -24,8 +24,10 @@
 #include "packet/ip.h"
 #include "packet/ipv6-exthdr.h"
 #include "packet/options.h"
+#include "tests/unit/builders.h"
 
-#define MACS	0x02, 0, 0, 0, 0, 0x02, 0x02, 0, 0, 0, 0, 0x01
+/* Room for any input here. */
+#define BUF	128
 
 /* A heap copy of the first len bytes of src, freed by done(). */
 static uint8_t *
@@ -60,19 +62,32 @@ test_header_at(void **state)
 	assert_null(header_at_rw(buf, 10, 3, 8));
 }
 
-/* 802.1ad outer tag (VLAN 5), 802.1Q inner tag (VLAN 6, PCP 7), IPv4. */
-static const uint8_t qinq[] = {
-	MACS, 0x88, 0xa8, 0x00, 0x05, 0x81, 0x00, 0xe0, 0x06,
-	0x08, 0x00, 0x45,
-};
+/* 802.1ad outer tag (VLAN 5), 802.1Q inner tag (VLAN 6, PCP 7), IPv4's
+ * first byte. */
+static size_t
+qinq(uint8_t *f)
+{
+	struct fb b;
+
+	fb_init(&b, f, BUF);
+	fb_eth(&b, ETH_P_8021AD);
+	fb_vlan(&b, 0x0005, ETH_P_8021Q);
+	fb_vlan(&b, 0xe006, ETH_P_IP);
+	fb_put(&b, "\x45", 1);
+	return fb_end(&b);
+}
 
 static void
 test_eth_untagged(void **state)
 {
-	static const uint8_t f[] = { MACS, 0x86, 0xdd, 0x60 };
+	uint8_t f[BUF];
 	struct eth_walk w;
+	struct fb b;
 
-	assert_int_equal(eth_walk(f, sizeof(f), UINT_MAX, 0, &w), 0);
+	fb_init(&b, f, sizeof(f));
+	fb_eth(&b, ETH_P_IPV6);
+	fb_put(&b, "\x60", 1);
+	assert_int_equal(eth_walk(f, fb_end(&b), UINT_MAX, 0, &w), 0);
 	assert_int_equal(w.type, htons(0x86dd));
 	assert_int_equal(w.type_at, 12);
 	assert_int_equal(w.l3, 14);
@@ -91,9 +106,11 @@ test_eth_untagged(void **state)
 static void
 test_eth_double_tag(void **state)
 {
+	uint8_t f[BUF];
+	size_t len = qinq(f);
 	struct eth_walk w;
 
-	assert_int_equal(eth_walk(qinq, sizeof(qinq), 2, 0, &w), 0);
+	assert_int_equal(eth_walk(f, len, 2, 0, &w), 0);
 	assert_int_equal(w.n_tags, 2);
 	assert_int_equal(w.tag[0].tpid, htons(0x88a8));
 	assert_int_equal(w.tag[0].tci, htons(0x0005));
@@ -104,13 +121,13 @@ test_eth_double_tag(void **state)
 	assert_int_equal(w.l3, 22);
 
 	/* One tag allowed: the inner TPID is the type. */
-	assert_int_equal(eth_walk(qinq, sizeof(qinq), 1, 0, &w), 0);
+	assert_int_equal(eth_walk(f, len, 1, 0, &w), 0);
 	assert_int_equal(w.n_tags, 1);
 	assert_int_equal(w.type, htons(0x8100));
 	assert_int_equal(w.l3, 18);
 
 	/* None allowed: the outer TPID is. */
-	assert_int_equal(eth_walk(qinq, sizeof(qinq), 0, 0, &w), 0);
+	assert_int_equal(eth_walk(f, len, 0, 0, &w), 0);
 	assert_int_equal(w.n_tags, 0);
 	assert_int_equal(w.type, htons(0x88a8));
 	assert_int_equal(w.l3, 14);
@@ -119,18 +136,23 @@ test_eth_double_tag(void **state)
 static void
 test_eth_third_tag(void **state)
 {
-	static const uint8_t f[] = {
-		MACS, 0x81, 0x00, 0x00, 0x01, 0x81, 0x00, 0x00, 0x02,
-		0x88, 0xa8, 0x00, 0x03, 0x86, 0xdd,
-	};
+	uint8_t f[BUF];
 	struct eth_walk w;
+	struct fb b;
+	size_t len;
 
-	assert_int_equal(eth_walk(f, sizeof(f), ETH_TAGS_KEPT, 0, &w), 0);
+	fb_init(&b, f, sizeof(f));
+	fb_eth(&b, ETH_P_8021Q);
+	fb_vlan(&b, 1, ETH_P_8021Q);
+	fb_vlan(&b, 2, ETH_P_8021AD);
+	fb_vlan(&b, 3, ETH_P_IPV6);
+	len = fb_end(&b);
+	assert_int_equal(eth_walk(f, len, ETH_TAGS_KEPT, 0, &w), 0);
 	assert_int_equal(w.n_tags, 2);
 	assert_int_equal(w.type, htons(0x88a8));
 	assert_int_equal(w.l3, 22);
 	/* Unbounded: all three stepped over, the first two reported. */
-	assert_int_equal(eth_walk(f, sizeof(f), UINT_MAX, 0, &w), 0);
+	assert_int_equal(eth_walk(f, len, UINT_MAX, 0, &w), 0);
 	assert_int_equal(w.n_tags, 3);
 	assert_int_equal(w.tag[1].tci, htons(2));
 	assert_int_equal(w.type, htons(0x86dd));
@@ -142,8 +164,11 @@ test_eth_third_tag(void **state)
 static void
 test_eth_tags_truncated(void **state)
 {
-	for (size_t len = 14; len <= sizeof(qinq); len++) {
-		uint8_t *p = cut(qinq, len);
+	uint8_t f[BUF];
+	size_t n = qinq(f);
+
+	for (size_t len = 14; len <= n; len++) {
+		uint8_t *p = cut(f, len);
 		struct eth_walk w;
 
 		assert_int_equal(eth_walk(p, len, UINT_MAX, 0, &w), 0);
@@ -169,55 +194,69 @@ static void
 test_eth_llc(void **state)
 {
 	/* 802.3 length, SNAP with a zero OUI carrying IPv4. */
-	static const uint8_t snap[] = {
-		MACS, 0x00, 0x30, 0xaa, 0xaa, 0x03, 0, 0, 0, 0x08, 0x00, 0x45,
+	static const uint8_t llc_snap[] = {
+		0xaa, 0xaa, 0x03, 0, 0, 0, 0x08, 0x00, 0x45,
 	};
-	uint8_t f[sizeof(snap)];
+	uint8_t snap[BUF], f[BUF];
 	struct eth_walk w;
+	struct fb b;
+	size_t len;
 
-	assert_int_equal(eth_walk(snap, sizeof(snap), 2, ETH_WALK_LLC, &w), 0);
+	fb_init(&b, snap, sizeof(snap));
+	fb_eth(&b, 0x0030);
+	fb_put(&b, llc_snap, sizeof(llc_snap));
+	len = fb_end(&b);
+	assert_int_equal(eth_walk(snap, len, 2, ETH_WALK_LLC, &w), 0);
 	assert_int_equal(w.type, htons(0x0800));
 	assert_int_equal(w.type_at, 20);
 	assert_int_equal(w.l3, 22);
 	/* Without the flag the length is the type. */
-	assert_int_equal(eth_walk(snap, sizeof(snap), 2, 0, &w), 0);
+	assert_int_equal(eth_walk(snap, len, 2, 0, &w), 0);
 	assert_int_equal(w.type, htons(0x0030));
 	assert_int_equal(w.l3, 14);
 	/* SNAP cut short, or not SNAP: 802.2, nothing stepped over. */
-	for (size_t len = 14; len < 22; len++) {
-		uint8_t *p = cut(snap, len);
+	for (size_t n = 14; n < 22; n++) {
+		uint8_t *p = cut(snap, n);
 
-		assert_int_equal(eth_walk(p, len, 2, ETH_WALK_LLC, &w), 0);
+		assert_int_equal(eth_walk(p, n, 2, ETH_WALK_LLC, &w), 0);
 		assert_int_equal(w.type, htons(ETH_P_802_2));
 		assert_int_equal(w.l3, 14);
 		done(p);
 	}
-	memcpy(f, snap, sizeof(f));
+	memcpy(f, snap, len);
 	f[18] = 1;				/* an OUI */
-	assert_int_equal(eth_walk(f, sizeof(f), 2, ETH_WALK_LLC, &w), 0);
+	assert_int_equal(eth_walk(f, len, 2, ETH_WALK_LLC, &w), 0);
 	assert_int_equal(w.type, htons(ETH_P_802_2));
 	assert_int_equal(w.l3, 14);
-	memcpy(f, snap, sizeof(f));
+	memcpy(f, snap, len);
 	f[15] = 0x42;				/* not SNAP */
-	assert_int_equal(eth_walk(f, sizeof(f), 2, ETH_WALK_LLC, &w), 0);
+	assert_int_equal(eth_walk(f, len, 2, ETH_WALK_LLC, &w), 0);
 	assert_int_equal(w.type, htons(ETH_P_802_2));
 	assert_int_equal(w.l3, 14);
 	/* SNAP carrying a length: 802.2, but the header is stepped over. */
-	memcpy(f, snap, sizeof(f));
+	memcpy(f, snap, len);
 	f[20] = 0x05;
 	f[21] = 0xdc;
-	assert_int_equal(eth_walk(f, sizeof(f), 2, ETH_WALK_LLC, &w), 0);
+	assert_int_equal(eth_walk(f, len, 2, ETH_WALK_LLC, &w), 0);
 	assert_int_equal(w.type, htons(ETH_P_802_2));
 	assert_int_equal(w.l3, 22);
 }
 
-/* IHL 5, total length 28, DF, TTL 64, UDP, 192.168.0.1 -> 192.168.0.2,
- * then 8 bytes. */
-static const uint8_t ip4[] = {
-	0x45, 0x00, 0x00, 0x1c, 0x00, 0x01, 0x40, 0x00,
-	0x40, 0x11, 0x00, 0x00, 192, 168, 0, 1, 192, 168, 0, 2,
-	0x04, 0x00, 0x00, 0x35, 0x00, 0x08, 0x00, 0x00,
-};
+/* At f: IHL 5, total length 28, DF, TTL 64, UDP, 192.168.0.1 ->
+ * 192.168.0.2, then the 8 bytes of a UDP header. Returns 28. */
+static size_t
+ip4(uint8_t *f)
+{
+	struct iphdr *ip;
+	struct fb b;
+
+	fb_init(&b, f, BUF);
+	ip = fb_ipv4(&b, 0xc0a80001, 0xc0a80002, IPPROTO_UDP);
+	ip->id = htons(1);
+	ip->frag_off = htons(0x4000);	/* DF */
+	fb_udp(&b, 1024, 53);
+	return fb_end(&b);
+}
 
 /* Whether the IPv4 header in f cut to len passes the checks. */
 static bool
@@ -234,21 +273,22 @@ static void
 test_ipv4_checks(void **state)
 {
 	const unsigned all = IP_CHECK_VERSION | IP_CHECK_LENGTH;
-	uint8_t f[64];
+	uint8_t p[BUF], f[64];
+	size_t n = ip4(p);
 
-	assert_true(v4(ip4, sizeof(ip4), all));
+	assert_true(v4(p, n, all));
 	for (size_t len = 0; len < IPV4_HLEN; len++)
-		assert_false(v4(ip4, len, 0));
+		assert_false(v4(p, len, 0));
 	/* The total length may run short of the buffer, not past it. */
-	for (size_t len = IPV4_HLEN; len < sizeof(ip4); len++) {
-		assert_true(v4(ip4, len, IP_CHECK_VERSION));
-		assert_false(v4(ip4, len, all));
+	for (size_t len = IPV4_HLEN; len < n; len++) {
+		assert_true(v4(p, len, IP_CHECK_VERSION));
+		assert_false(v4(p, len, all));
 	}
 
-	memcpy(f, ip4, sizeof(ip4));
+	memcpy(f, p, n);
 	for (unsigned ihl = 0; ihl < 5; ihl++) {
 		f[0] = 0x40 | ihl;
-		assert_false(v4(f, sizeof(ip4), 0));
+		assert_false(v4(f, n, 0));
 	}
 	/* Options: the IHL's length must be there, whatever the checks. */
 	memset(f + IPV4_HLEN, 1, sizeof(f) - IPV4_HLEN);
@@ -264,31 +304,31 @@ test_ipv4_checks(void **state)
 		assert_true(v4(f, ihl * 4, IP_CHECK_VERSION));
 	}
 
-	memcpy(f, ip4, sizeof(ip4));
+	memcpy(f, p, n);
 	f[0] = 0x65;				/* version 6 */
-	assert_false(v4(f, sizeof(ip4), IP_CHECK_VERSION));
-	assert_true(v4(f, sizeof(ip4), IP_CHECK_LENGTH));
-	memcpy(f, ip4, sizeof(ip4));
+	assert_false(v4(f, n, IP_CHECK_VERSION));
+	assert_true(v4(f, n, IP_CHECK_LENGTH));
+	memcpy(f, p, n);
 	f[3] = 0x1d;				/* one past the buffer */
-	assert_false(v4(f, sizeof(ip4), IP_CHECK_LENGTH));
-	assert_true(v4(f, sizeof(ip4), IP_CHECK_VERSION));
+	assert_false(v4(f, n, IP_CHECK_LENGTH));
+	assert_true(v4(f, n, IP_CHECK_VERSION));
 }
 
 static void
 test_ipv4_at_offset(void **state)
 {
-	uint8_t f[14 + sizeof(ip4)];
+	uint8_t f[14 + BUF];
 	const struct ipv4_header *ip;
+	size_t len = 14 + ip4(f + 14);
 
 	memset(f, 0xee, 14);
-	memcpy(f + 14, ip4, sizeof(ip4));
-	ip = ipv4_header_at(f, sizeof(f), 14, IP_CHECK_LENGTH);
+	ip = ipv4_header_at(f, len, 14, IP_CHECK_LENGTH);
 	assert_ptr_equal(ip, f + 14);
 	assert_int_equal(ipv4_hlen(ip), 20);
 	assert_int_equal(ip->protocol, IPPROTO_UDP);
 	assert_int_equal(ip->saddr, htonl(0xc0a80001));
-	assert_null(ipv4_header_at(f, sizeof(f) - 1, 14, IP_CHECK_LENGTH));
-	assert_null(ipv4_header_at(f, sizeof(f), sizeof(f) + 1, 0));
+	assert_null(ipv4_header_at(f, len - 1, 14, IP_CHECK_LENGTH));
+	assert_null(ipv4_header_at(f, len, len + 1, 0));
 }
 
 /* The header checksum of RFC 1071's usual example. */
@@ -307,21 +347,42 @@ test_ipv4_csum(void **state)
 	assert_int_equal(csum_fold(csum_add(0, h, sizeof(h))), 0xffff);
 }
 
-/* 2001:db8::1 -> 2001:db8::2 carrying plen bytes, next header next. */
-#define IPV6(plen, next) \
-	0x60, 0x00, 0x00, 0x00, 0x00, plen, next, 64, \
-	0x20, 0x01, 0x0d, 0xb8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x01, \
-	0x20, 0x01, 0x0d, 0xb8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x02
+/* At f: IPv6 from 2001:db8::1 to 2001:db8::2 (hop limit 64, payload
+ * length right), next header next, then the len bytes at rest (extension
+ * headers, the upper layer's first bytes). Returns its length. */
+static size_t
+ipv6(uint8_t *f, uint8_t next, const void *rest, size_t len)
+{
+	static const uint8_t src[16] = { 0x20, 0x01, 0x0d, 0xb8, [15] = 1 };
+	static const uint8_t dst[16] = { 0x20, 0x01, 0x0d, 0xb8, [15] = 2 };
+	struct fb b;
+
+	fb_init(&b, f, BUF);
+	fb_ipv6(&b, src, dst, next);
+	fb_put(&b, rest, len);
+	return fb_end(&b);
+}
+
+/* The first bytes of a TCP header: ports 12345 -> 80. */
 #define TCP_PORTS	0x30, 0x39, 0x00, 0x50
+
+/* IPv6, then TCP's ports. */
+static size_t
+tcp6(uint8_t *f)
+{
+	static const uint8_t ports[] = { TCP_PORTS };
+
+	return ipv6(f, IPPROTO_TCP, ports, sizeof(ports));
+}
 
 static void
 test_ipv6_checks(void **state)
 {
-	static const uint8_t f[] = { IPV6(4, IPPROTO_TCP), TCP_PORTS };
 	const unsigned all = IP_CHECK_VERSION | IP_CHECK_LENGTH;
-	uint8_t g[sizeof(f)];
+	uint8_t f[BUF], g[BUF];
+	size_t n = tcp6(f);
 
-	for (size_t len = 0; len <= sizeof(f); len++) {
+	for (size_t len = 0; len <= n; len++) {
 		uint8_t *p = cut(f, len);
 
 		if (len < IPV6_HLEN)
@@ -329,16 +390,16 @@ test_ipv6_checks(void **state)
 		else
 			assert_non_null(ipv6_header_at(p, len, 0, 0));
 		/* Its payload length says 44 bytes. */
-		if (len < sizeof(f))
+		if (len < n)
 			assert_null(ipv6_header_at(p, len, 0, all));
 		else
 			assert_non_null(ipv6_header_at(p, len, 0, all));
 		done(p);
 	}
-	memcpy(g, f, sizeof(g));
+	memcpy(g, f, n);
 	g[0] = 0x45;
-	assert_null(ipv6_header_at(g, sizeof(g), 0, IP_CHECK_VERSION));
-	assert_non_null(ipv6_header_at(g, sizeof(g), 0, IP_CHECK_LENGTH));
+	assert_null(ipv6_header_at(g, n, 0, IP_CHECK_VERSION));
+	assert_non_null(ipv6_header_at(g, n, 0, IP_CHECK_LENGTH));
 	assert_int_equal(ipv6_tot_len((const struct ipv6_header *)f), 44);
 }
 
@@ -367,10 +428,11 @@ assert_walk(const struct ipv6_exthdr_walk *w, uint8_t nexthdr, uint32_t off,
 static void
 test_exthdr_none(void **state)
 {
-	static const uint8_t f[] = { IPV6(4, IPPROTO_TCP), TCP_PORTS };
+	uint8_t f[BUF];
+	size_t n = tcp6(f);
 	struct ipv6_exthdr_walk w;
 
-	assert_int_equal(walk(f, sizeof(f), 0, 0, &w), 0);
+	assert_int_equal(walk(f, n, 0, 0, &w), 0);
 	assert_walk(&w, IPPROTO_TCP, 40, 6);
 	assert_false(w.frag);
 	assert_int_equal(w.frag_off, 0);
@@ -378,35 +440,42 @@ test_exthdr_none(void **state)
 	for (size_t len = 0; len < IPV6_HLEN; len++)
 		assert_int_equal(walk(f, len, 0, 0, &w), -EINVAL);
 	assert_int_equal(walk(f, IPV6_HLEN, 0, 0, &w), 0);
-	assert_int_equal(walk(f, sizeof(f), 5, 0, &w), -EINVAL);
+	assert_int_equal(walk(f, n, 5, 0, &w), -EINVAL);
 }
 
 /* Hop-by-hop (8 bytes), routing (16), destination options (8), TCP. */
-static const uint8_t chain[] = {
-	IPV6(36, IPPROTO_HOPOPTS),
-	IPPROTO_ROUTING, 0, 1, 4, 0, 0, 0, 0,
-	IPPROTO_DSTOPTS, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	IPPROTO_TCP, 0, 1, 4, 0, 0, 0, 0,
-	TCP_PORTS,
-};
+static size_t
+chain(uint8_t *f)
+{
+	static const uint8_t rest[] = {
+		IPPROTO_ROUTING, 0, 1, 4, 0, 0, 0, 0,
+		IPPROTO_DSTOPTS, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+		IPPROTO_TCP, 0, 1, 4, 0, 0, 0, 0,
+		TCP_PORTS,
+	};
+
+	return ipv6(f, IPPROTO_HOPOPTS, rest, sizeof(rest));
+}
 
 static void
 test_exthdr_each_kind(void **state)
 {
+	uint8_t f[BUF];
+	size_t n = chain(f);
 	struct ipv6_exthdr_walk w;
 
-	assert_int_equal(walk(chain, sizeof(chain), 0, 0, &w), 0);
+	assert_int_equal(walk(f, n, 0, 0, &w), 0);
 	assert_walk(&w, IPPROTO_TCP, 72, 64);
 	/* One step at a time. */
-	assert_int_equal(ipv6_exthdr_start(chain, sizeof(chain), 0, &w), 0);
+	assert_int_equal(ipv6_exthdr_start(f, n, 0, &w), 0);
 	assert_int_equal(w.nexthdr, IPPROTO_HOPOPTS);
-	assert_int_equal(ipv6_exthdr_step(chain, sizeof(chain), 0, &w), 1);
+	assert_int_equal(ipv6_exthdr_step(f, n, 0, &w), 1);
 	assert_walk(&w, IPPROTO_ROUTING, 48, 40);
-	assert_int_equal(ipv6_exthdr_step(chain, sizeof(chain), 0, &w), 1);
+	assert_int_equal(ipv6_exthdr_step(f, n, 0, &w), 1);
 	assert_int_equal(w.nexthdr, IPPROTO_DSTOPTS);
 	assert_int_equal(w.off, 64);
-	assert_int_equal(ipv6_exthdr_step(chain, sizeof(chain), 0, &w), 1);
-	assert_int_equal(ipv6_exthdr_step(chain, sizeof(chain), 0, &w), 0);
+	assert_int_equal(ipv6_exthdr_step(f, n, 0, &w), 1);
+	assert_int_equal(ipv6_exthdr_step(f, n, 0, &w), 0);
 	assert_int_equal(w.off, 72);
 }
 
@@ -415,10 +484,12 @@ test_exthdr_each_kind(void **state)
 static void
 test_exthdr_truncated(void **state)
 {
+	uint8_t f[BUF];
+	size_t n = chain(f);
 	struct ipv6_exthdr_walk w;
 
-	for (size_t len = IPV6_HLEN; len <= sizeof(chain); len++) {
-		int err = walk(chain, len, 0, IPV6_EXTHDR_AH, &w);
+	for (size_t len = IPV6_HLEN; len <= n; len++) {
+		int err = walk(f, len, 0, IPV6_EXTHDR_AH, &w);
 
 		if (len < 72) {
 			assert_int_equal(err, -EINVAL);
@@ -432,61 +503,76 @@ test_exthdr_truncated(void **state)
 static void
 test_exthdr_stops(void **state)
 {
-	static const uint8_t esp[] = { IPV6(8, IPPROTO_ESP), 0, 0, 0, 1,
-				       0, 0, 0, 1 };
-	static const uint8_t none[] = {
-		IPV6(8, IPPROTO_DSTOPTS), IPPROTO_NONE, 0, 1, 4, 0, 0, 0, 0,
-	};
+	static const uint8_t esp[] = { 0, 0, 0, 1, 0, 0, 0, 1 };
+	static const uint8_t none[] = { IPPROTO_NONE, 0, 1, 4, 0, 0, 0, 0 };
 	struct ipv6_exthdr_walk w;
+	uint8_t f[BUF];
+	size_t n;
 
-	assert_int_equal(walk(esp, sizeof(esp), 0, IPV6_EXTHDR_AH, &w), 0);
+	n = ipv6(f, IPPROTO_ESP, esp, sizeof(esp));
+	assert_int_equal(walk(f, n, 0, IPV6_EXTHDR_AH, &w), 0);
 	assert_int_equal(w.nexthdr, IPPROTO_ESP);
 	assert_int_equal(w.off, 40);
-	assert_int_equal(walk(none, sizeof(none), 0, IPV6_EXTHDR_AH, &w), 0);
+	n = ipv6(f, IPPROTO_DSTOPTS, none, sizeof(none));
+	assert_int_equal(walk(f, n, 0, IPV6_EXTHDR_AH, &w), 0);
 	assert_int_equal(w.nexthdr, IPPROTO_NONE);
 	assert_int_equal(w.off, 48);
 }
 
 /* AH with a length of 4: (4 + 2) * 4 = 24 bytes, where the generic rule
  * would say 40. */
-static const uint8_t ah[] = {
-	IPV6(28, IPPROTO_AH),
-	IPPROTO_TCP, 4, 0, 0, 0, 0, 0, 1, 0, 0, 0, 1,
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	TCP_PORTS,
-};
+static size_t
+ah(uint8_t *f)
+{
+	static const uint8_t rest[] = {
+		IPPROTO_TCP, 4, 0, 0, 0, 0, 0, 1, 0, 0, 0, 1,
+		0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+		TCP_PORTS,
+	};
+
+	return ipv6(f, IPPROTO_AH, rest, sizeof(rest));
+}
 
 static void
 test_exthdr_ah(void **state)
 {
+	uint8_t f[BUF];
+	size_t n = ah(f);
 	struct ipv6_exthdr_walk w;
 
-	assert_int_equal(walk(ah, sizeof(ah), 0, IPV6_EXTHDR_AH, &w), 0);
+	assert_int_equal(walk(f, n, 0, IPV6_EXTHDR_AH, &w), 0);
 	assert_walk(&w, IPPROTO_TCP, 64, 40);
 	for (size_t len = 40; len < 64; len++)
-		assert_int_equal(walk(ah, len, 0, IPV6_EXTHDR_AH, &w),
+		assert_int_equal(walk(f, len, 0, IPV6_EXTHDR_AH, &w),
 				 -EINVAL);
 	/* Not asked to: the walk ends at AH. */
-	assert_int_equal(walk(ah, sizeof(ah), 0, 0, &w), 0);
+	assert_int_equal(walk(f, n, 0, 0, &w), 0);
 	assert_int_equal(w.nexthdr, IPPROTO_AH);
 	assert_int_equal(w.off, 40);
-	assert_int_equal(walk(ah, sizeof(ah), 0, IPV6_EXTHDR_FRAG, &w), 0);
+	assert_int_equal(walk(f, n, 0, IPV6_EXTHDR_FRAG, &w), 0);
 	assert_int_equal(w.off, 40);
 }
 
 /* A fragment header (first fragment, more to come) before TCP. */
-static const uint8_t frag_first[] = {
-	IPV6(12, IPPROTO_FRAGMENT),
-	IPPROTO_TCP, 0, 0x00, 0x01, 0x12, 0x34, 0x56, 0x78,
-	TCP_PORTS,
-};
+static size_t
+frag_first(uint8_t *f)
+{
+	static const uint8_t rest[] = {
+		IPPROTO_TCP, 0, 0x00, 0x01, 0x12, 0x34, 0x56, 0x78,
+		TCP_PORTS,
+	};
+
+	return ipv6(f, IPPROTO_FRAGMENT, rest, sizeof(rest));
+}
 
 static void
 test_exthdr_first_fragment(void **state)
 {
+	uint8_t f[BUF];
+	size_t n = frag_first(f);
 	struct ipv6_exthdr_walk w;
 
-	assert_int_equal(walk(frag_first, sizeof(frag_first), 0,
+	assert_int_equal(walk(f, n, 0,
 			      IPV6_EXTHDR_FRAG, &w), 0);
 	assert_true(w.frag);
 	assert_int_equal(w.frag_off, 0);
@@ -494,18 +580,18 @@ test_exthdr_first_fragment(void **state)
 	assert_int_equal(w.off, 48);
 	/* The first two bytes missing: no fragment header was read. */
 	for (size_t len = 40; len < 42; len++) {
-		assert_int_equal(walk(frag_first, len, 0, IPV6_EXTHDR_FRAG,
+		assert_int_equal(walk(f, len, 0, IPV6_EXTHDR_FRAG,
 				      &w), -EINVAL);
 		assert_false(w.frag);
 	}
 	/* Met, but cut short of its 8 bytes. */
 	for (size_t len = 42; len < 48; len++) {
-		assert_int_equal(walk(frag_first, len, 0, IPV6_EXTHDR_FRAG,
+		assert_int_equal(walk(f, len, 0, IPV6_EXTHDR_FRAG,
 				      &w), -EINVAL);
 		assert_true(w.frag);
 	}
 	/* Not asked to step over it: the walk ends there. */
-	assert_int_equal(walk(frag_first, sizeof(frag_first), 0, 0, &w), 0);
+	assert_int_equal(walk(f, n, 0, 0, &w), 0);
 	assert_walk(&w, IPPROTO_FRAGMENT, 40, 6);
 	assert_false(w.frag);
 }
@@ -513,13 +599,13 @@ test_exthdr_first_fragment(void **state)
 static void
 test_exthdr_later_fragment(void **state)
 {
-	uint8_t f[sizeof(frag_first)];
+	uint8_t f[BUF];
+	size_t n = frag_first(f);
 	struct ipv6_exthdr_walk w;
 
-	memcpy(f, frag_first, sizeof(f));
 	f[42] = 0x05;			/* offset 0x05a8 bytes, M */
 	f[43] = 0xa9;
-	assert_int_equal(walk(f, sizeof(f), 0, IPV6_EXTHDR_FRAG, &w), 0);
+	assert_int_equal(walk(f, n, 0, IPV6_EXTHDR_FRAG, &w), 0);
 	assert_true(w.frag);
 	assert_int_equal(w.frag_off, 0x5a8);
 	assert_int_equal(w.nexthdr, IPPROTO_FRAGMENT);
@@ -531,19 +617,19 @@ test_exthdr_later_fragment(void **state)
 	assert_true(w.frag);
 	/* Another extension header behind it: the walk gives up... */
 	f[40] = IPPROTO_DSTOPTS;
-	assert_int_equal(walk(f, sizeof(f), 0, IPV6_EXTHDR_FRAG, &w), -EINVAL);
+	assert_int_equal(walk(f, n, 0, IPV6_EXTHDR_FRAG, &w), -EINVAL);
 	assert_true(w.frag);
 	assert_int_equal(w.frag_off, 0);
 	f[40] = IPPROTO_AH;
-	assert_int_equal(walk(f, sizeof(f), 0, IPV6_EXTHDR_FRAG, &w), -EINVAL);
+	assert_int_equal(walk(f, n, 0, IPV6_EXTHDR_FRAG, &w), -EINVAL);
 	/* ... but "no next header" is not one. */
 	f[40] = IPPROTO_NONE;
-	assert_int_equal(walk(f, sizeof(f), 0, IPV6_EXTHDR_FRAG, &w), 0);
+	assert_int_equal(walk(f, n, 0, IPV6_EXTHDR_FRAG, &w), 0);
 	assert_int_equal(w.frag_off, 0x5a8);
 	/* A first fragment with a header behind is stepped over as any. */
-	memcpy(f, frag_first, sizeof(f));
+	frag_first(f);
 	f[40] = IPPROTO_NONE;
-	assert_int_equal(walk(f, sizeof(f), 0, IPV6_EXTHDR_FRAG, &w), 0);
+	assert_int_equal(walk(f, n, 0, IPV6_EXTHDR_FRAG, &w), 0);
 	assert_int_equal(w.frag_off, 0);
 	assert_int_equal(w.nexthdr, IPPROTO_NONE);
 	assert_int_equal(w.off, 48);
@@ -552,40 +638,46 @@ test_exthdr_later_fragment(void **state)
 /* Hop-by-hop, destination options before routing, routing, destination
  * options, UDP: the unfragmentable part ends at the second destination
  * options header. */
-static const uint8_t unfrag[] = {
-	IPV6(40, IPPROTO_HOPOPTS),
-	IPPROTO_DSTOPTS, 0, 1, 4, 0, 0, 0, 0,
-	IPPROTO_ROUTING, 0, 1, 4, 0, 0, 0, 0,
-	IPPROTO_DSTOPTS, 0, 0, 0, 0, 0, 0, 0,
-	IPPROTO_UDP, 0, 1, 4, 0, 0, 0, 0,
-	0x04, 0x00, 0x00, 0x35, 0x00, 0x08, 0x00, 0x00,
-};
+static size_t
+unfrag(uint8_t *f)
+{
+	static const uint8_t rest[] = {
+		IPPROTO_DSTOPTS, 0, 1, 4, 0, 0, 0, 0,
+		IPPROTO_ROUTING, 0, 1, 4, 0, 0, 0, 0,
+		IPPROTO_DSTOPTS, 0, 0, 0, 0, 0, 0, 0,
+		IPPROTO_UDP, 0, 1, 4, 0, 0, 0, 0,
+		0x04, 0x00, 0x00, 0x35, 0x00, 0x08, 0x00, 0x00,
+	};
+
+	return ipv6(f, IPPROTO_HOPOPTS, rest, sizeof(rest));
+}
 
 static void
 test_exthdr_unfragmentable(void **state)
 {
 	struct ipv6_exthdr_walk w;
-	uint8_t f[sizeof(unfrag)];
+	uint8_t u[BUF], f[BUF];
+	size_t n = unfrag(u);
 
-	assert_int_equal(walk(unfrag, sizeof(unfrag), 0, IPV6_EXTHDR_UNFRAG,
+	assert_int_equal(walk(u, n, 0, IPV6_EXTHDR_UNFRAG,
 			      &w), 0);
 	assert_walk(&w, IPPROTO_DSTOPTS, 64, 56);
 	/* The last header must have its 8 bytes even where it ends the
 	 * walk. */
 	for (size_t len = 64; len < 72; len++)
-		assert_int_equal(walk(unfrag, len, 0, IPV6_EXTHDR_UNFRAG, &w),
+		assert_int_equal(walk(u, len, 0, IPV6_EXTHDR_UNFRAG, &w),
 				 -EINVAL);
-	assert_int_equal(walk(unfrag, 72, 0, IPV6_EXTHDR_UNFRAG, &w), 0);
+	assert_int_equal(walk(u, 72, 0, IPV6_EXTHDR_UNFRAG, &w), 0);
 	/* Without the mode every header goes. */
-	assert_int_equal(walk(unfrag, sizeof(unfrag), 0, 0, &w), 0);
+	assert_int_equal(walk(u, n, 0, 0, &w), 0);
 	assert_int_equal(w.nexthdr, IPPROTO_UDP);
 	assert_int_equal(w.off, 72);
 	/* Destination options first and no routing header: all of it is
 	 * fragmentable. */
-	memcpy(f, unfrag, sizeof(f));
+	memcpy(f, u, n);
 	f[6] = IPPROTO_DSTOPTS;
 	f[40] = IPPROTO_UDP;
-	assert_int_equal(walk(f, sizeof(f), 0, IPV6_EXTHDR_UNFRAG, &w), 0);
+	assert_int_equal(walk(f, n, 0, IPV6_EXTHDR_UNFRAG, &w), 0);
 	assert_int_equal(w.off, 40);
 	assert_int_equal(w.nexthdr_at, 6);
 }
@@ -595,28 +687,32 @@ static void
 test_exthdr_optlen(void **state)
 {
 	struct ipv6_exthdr_walk w;
+	uint8_t f[BUF];
+	size_t n = ah(f);
 
 	/* AH by the generic rule: (4 + 1) * 8 = 40 bytes, past the end. */
-	assert_int_equal(ipv6_exthdr_start(ah, sizeof(ah), 0, &w), 0);
-	assert_int_equal(ipv6_exthdr_step(ah, sizeof(ah), IPV6_EXTHDR_OPTLEN,
+	assert_int_equal(ipv6_exthdr_start(f, n, 0, &w), 0);
+	assert_int_equal(ipv6_exthdr_step(f, n, IPV6_EXTHDR_OPTLEN,
 					  &w), 1);
 	assert_int_equal(w.nexthdr, IPPROTO_TCP);
 	assert_int_equal(w.off, 80);
 	/* A fragment header is stepped over too, even a later one. */
-	assert_int_equal(ipv6_exthdr_start(frag_first, 42, 0, &w), 0);
-	assert_int_equal(ipv6_exthdr_step(frag_first, 42, IPV6_EXTHDR_OPTLEN,
+	frag_first(f);
+	assert_int_equal(ipv6_exthdr_start(f, 42, 0, &w), 0);
+	assert_int_equal(ipv6_exthdr_step(f, 42, IPV6_EXTHDR_OPTLEN,
 					  &w), 1);
 	assert_int_equal(w.off, 48);
 	assert_false(w.frag);
-	assert_int_equal(ipv6_exthdr_start(frag_first, 41, 0, &w), 0);
-	assert_int_equal(ipv6_exthdr_step(frag_first, 41, IPV6_EXTHDR_OPTLEN,
+	assert_int_equal(ipv6_exthdr_start(f, 41, 0, &w), 0);
+	assert_int_equal(ipv6_exthdr_step(f, 41, IPV6_EXTHDR_OPTLEN,
 					  &w), -EINVAL);
 	/* Past the end: the next step fails. */
-	assert_int_equal(ipv6_exthdr_start(chain, 42, 0, &w), 0);
-	assert_int_equal(ipv6_exthdr_step(chain, 42, IPV6_EXTHDR_OPTLEN, &w),
+	chain(f);
+	assert_int_equal(ipv6_exthdr_start(f, 42, 0, &w), 0);
+	assert_int_equal(ipv6_exthdr_step(f, 42, IPV6_EXTHDR_OPTLEN, &w),
 			 1);
 	assert_int_equal(w.off, 48);
-	assert_int_equal(ipv6_exthdr_step(chain, 42, IPV6_EXTHDR_OPTLEN, &w),
+	assert_int_equal(ipv6_exthdr_step(f, 42, IPV6_EXTHDR_OPTLEN, &w),
 			 -EINVAL);
 }
 
