@@ -107,7 +107,8 @@ uint16_t fb_sum(const void *p, size_t len);
 void fb_ipv4_csum(void *ip);
 /* Whether the checksums of the IP packet at 'l3' (within 'len' bytes)
  * verify: IPv4's header, and the TCP, UDP (unless absent), ICMP or
- * ICMPv6 checksum right after the IP header. */
+ * ICMPv6 checksum right after the IP header. Lengths that do not fit in
+ * 'len' verify nothing. */
 bool fb_csums_ok(const void *l3, size_t len);
 
 struct attrs {

@@ -3,7 +3,6 @@
 #include <linux/genetlink.h>
 #include <setjmp.h>
 #include <stdarg.h>
-#include <string.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <unistd.h>
