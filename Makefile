@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # tapdp: the Open vSwitch kernel datapath as a userspace daemon.
 #
 #   make                 build/tapdpd, build/libtapdp.so, build/tapdp-run

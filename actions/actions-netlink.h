@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Validation of OVS_FLOW_ATTR_ACTIONS / OVS_PACKET_ATTR_ACTIONS as the
  * kernel's __ovs_nla_copy_actions() does: the same accepted actions,
  * argument lengths, nesting limit (EOVERFLOW past 16 levels), size limit

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Executing a flow's actions on a packet, as net/openvswitch/actions.c does.
  *
  * The actions run in their stored form (struct actions_stored, made by

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The connection tracker's throughput, with the semantics of Open
  * vSwitch's `ovstest test-conntrack benchmark` so the two can be compared
  * side by side (bench/conntrack.sh runs both):

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # tapdp's connection tracker against Open vSwitch's userspace conntrack,
 # side by side, with the semantics of `ovstest test-conntrack benchmark`
 # (bench/conntrack.c says what each run does). OVS 3.1's ovstest is built

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # End-to-end: two namespaces joined, side by side in one run, by
 #   (a) a Linux bridge,
 #   (b) OVS's userspace datapath (ovs-vswitchd, datapath_type=netdev,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Megaflow lookups per second on hits, with 1 to 1024 masks. Every case
  * holds the same FLOWS flows, spread over its masks (each mask a distinct
  * Ethernet destination mask), so that only the number of masks changes;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Memory per installed megaflow: RSS growth over N flows (default
  * 1,000,000) put in a flow table as the ovs_flow family installs them for
  * ovs-vswitchd: a UFID each, actions "output:2" (stored as the kernel's

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # ovs-ct-baseline.sh - baseline numbers from Open vSwitch's own userspace
 # conntrack, for comparison with tapdp's ct/.
 #

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The process's resident memory, for benchmarks that measure memory. */
 #ifndef TAPDP_BENCH_RSS_H
 #define TAPDP_BENCH_RSS_H

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # New megaflows per second that ovs-vswitchd sets up through tapdp. Host A
 # opens new UDP connections to host B at a paced rate (build/udpgen -c: each
 # frame its own source port); an OpenFlow rule per source port (then

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The daemon's clock: monotonic milliseconds for every timeout and every
  * time of last use (connections, fragments, expectations, flows, meters,
  * nlerr's rate limit). It reads CLOCK_MONOTONIC_COARSE: as fine as a

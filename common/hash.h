@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Hashing for the daemon's tables and for the packet hash: the primitives
  * every hash here is made of, inline because they sit on the packet path.
  *

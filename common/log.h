@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Logging for tapdpd: to stderr or a log file, with a verbosity threshold.
  * Thread-safe (one write(2) per line). */
 #ifndef TAPDP_LOG_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The kernel's OVS_NLERR: the validation errors net/openvswitch logs, in its
  * words. tapdpd writes them to its own log, to the kernel log when it may
  * write /dev/kmsg (tools read them with dmesg, as the selftests do), and keeps

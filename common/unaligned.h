@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Fields of frames and messages at any alignment (frames come as they
  * come): every access is a memcpy, which compilers turn into a plain move.
  * The plain forms keep the byte order of memory; the _be forms convert

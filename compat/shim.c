@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* libtapdp.so: LD_PRELOAD shim that hands NETLINK_GENERIC sockets (and the
  * conntrack part of NETLINK_NETFILTER ones) to tapdpd.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* tapdp-run: runs a command with the tapdp shim preloaded.
  *
  *   tapdp-run [--socket PATH] -- CMD ARGS...

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The ct action's netlink codec (OVS_ACTION_ATTR_CT): parsing and
  * validation as the kernel's parse_ct()/parse_nat() do
  * (net/openvswitch/conntrack.c), with the same length checks, rules and

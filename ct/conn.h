@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A tracked connection, as the tracker's modules share it (private to
  * ct/). Two hash nodes, one per direction, point at it; readers find it
  * under RCU without locks, and the lock guards what packets update (the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Connection tracking for the ct action: the kernel datapath's use of
  * nf_conntrack (net/openvswitch/conntrack.c), in userspace.
  *

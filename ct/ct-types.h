@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The tracker's vocabulary, shared by its modules and by the code that
  * talks to it: addresses, NAT ranges, application helpers, and the ct
  * action as the tracker runs it (what the kernel keeps as struct

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Expectations: the connections helpers announce (ct/helper.c), waiting
  * for their first packet. Few and short-lived (5 minutes, one per master,
  * 4096 at most), so a mutex guards them; the packet path takes it only

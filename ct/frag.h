@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* IP fragments around connection tracking, as the kernel datapath does
  * with nf_defrag_ipv4/ipv6 and ovs_fragment(): fragments are held until
  * their datagram is whole, conntrack sees the datagram, and on output a

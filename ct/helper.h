@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Application helpers: FTP and TFTP, as nf_conntrack_ftp and _tftp see
  * them. A helper reads the packets of the connection it is attached to and
  * announces the connection the application will open next (an FTP data

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Network address translation of tracked connections, as nf_nat does for
  * the kernel datapath: a new connection gets its mapping once (an address
  * and port in the action's range that no other connection uses, or the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* TCP connection tracking in the manner of nf_conntrack: a state machine
  * per connection driven by the segments' flags in each direction, and
  * sequence/window bounds that mark segments far outside the peers' windows

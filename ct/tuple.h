@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Connection tuples and what the tracker reads of a packet.
  *
  * A tuple names one direction of a connection: addresses, protocol, ports

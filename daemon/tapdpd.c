@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* tapdpd: the Open vSwitch kernel datapath, served from userspace. */
 #define _GNU_SOURCE
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* ovs_ct_limit: SET, DEL, GET of per-zone connection limits, as
  * net/openvswitch/conntrack.c answers. The limits are the tracker's (one
  * for all datapaths, as the kernel's are per namespace); every command

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The conntrack part of NETLINK_NETFILTER (ctnetlink), as the kernel's
  * nf_conntrack_netlink answers it for the daemon's connection tracker: the
  * requests `ovs-dpctl dump-conntrack`, `flush-conntrack` (all, a zone, a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* ovs_datapath: NEW, DEL, GET (and dump), SET, as net/openvswitch does. */
 #include <errno.h>
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Datapaths, their ports and their packet path, kept free of netlink
  * sockets.
  *

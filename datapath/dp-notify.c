@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Device events: what the datapath does when a port's device is deleted,
  * moved to another namespace, or changes its MTU (the kernel's dp_notify.c),
  * and the periodic work of the datapaths. */

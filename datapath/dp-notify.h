@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The datapath's side of the kernel's device events (dp_notify.c): a
  * netdev port whose device is deleted or moved away is detached, an
  * internal port's device may move and stays attached, a local port's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The generic netlink families tapdpd serves, with their fixed ids.
  *
  * Family ids and group ids sit in the ranges compat/proto.h reserves, above

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* ovs_flow: NEW, SET, DEL (and flush), GET and dump, as net/openvswitch
  * does: keys and masks parsed by flow/key-netlink, actions validated and
  * stored by actions/actions-netlink, flows kept in the datapath's megaflow

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* ovs_meter: FEATURES, SET, GET, DEL, as net/openvswitch/meter.c answers.
  * Every command replies, with the request's dp_ifindex in the header. */
 #include <errno.h>

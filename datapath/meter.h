@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Meters of a datapath: the table the ovs_meter family manages.
  *
  * Kept as the kernel keeps it, since clients see its effects: an array of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* ovs_packet: OVS_PACKET_CMD_EXECUTE runs actions on a packet from
  * userspace, as the kernel's ovs_packet_cmd_execute; and the upcall sink
  * through which the datapath's MISS and ACTION messages reach their

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Packet to flow key: what the kernel's key_extract() finds in an Ethernet
  * frame or an L3 packet (net/openvswitch/flow.c, Linux 6.12), field for
  * field, including its quirks on truncated and malformed headers, since a megaflow that

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Flow keys and masks <-> OVS_KEY_ATTR_* netlink attributes, validated as
  * the kernel's flow_netlink.c does (ovs_nla_get_match, __ovs_nla_put_key):
  * the same accepted attribute sets, lengths, VLAN encapsulation rules, mask

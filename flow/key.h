@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The flow key: everything a megaflow may match on, for one packet.
  *
  * One flat struct, compared and hashed as bytes, so a mask is a flow_key

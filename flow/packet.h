@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A packet in the datapath: a frame inside a buffer with room in front of
  * it for the headers actions push, plus the metadata the kernel keeps in
  * the skb (hash, truncation, header offsets).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Inline rcu_dereference() and friends on the packet path; this does not
  * pull in the LGPL read-side code. */
 #define URCU_INLINE_SMALL_FUNCTIONS

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The megaflow table: the flows of a datapath, found by packet keys with the
  * kernel's lookup design (the 2019 "optimize openvswitch flow looking up"
  * series, as in Linux 6.12):

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Netlink attribute policies, validated the way the kernel's lib/nlattr.c
  * does in its liberal mode (the one every OVS family uses): unknown types are
  * skipped, the last duplicate wins, NLA_F_NESTED/NET_BYTEORDER bits are

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Whether a shim connection may change things: the kernel grants
  * CAP_NET_ADMIN's commands by the credentials of whoever opened the netlink
  * socket, fixed when it was opened (file_ns_capable on the socket's file),

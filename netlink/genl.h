@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Generic netlink in the daemon: the family registry and the processing of
  * a client's datagram, as the kernel's af_netlink + genetlink do it.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Relaying nlctrl requests about families the daemon does not serve to the
  * running kernel, so that a preloaded client still finds them (the shim then
  * sends their own requests straight to the kernel).

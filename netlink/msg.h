@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Building netlink messages into a bounded buffer that may hold several
  * messages (one datagram), over libmnl.
  *

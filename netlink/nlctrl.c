@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* nlctrl (GENL_ID_CTRL): family lookups by name, by id and as a dump, filled
  * like the kernel's ctrl_fill_info. */
 #include <errno.h>

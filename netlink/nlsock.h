@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Emulated netlink sockets: one per shim connection.
  *
  * An nlsock owns the daemon's end of the client's data socket (see

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* tapdpd's control thread: the listening socket, the shim connections (one
  * emulated netlink socket each), and the loop that serves them, and the
  * sources its users add, until a signal asks it to stop. It knows netlink,

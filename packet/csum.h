@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Internet checksums (RFC 1071) and their incremental updates (RFC 1624),
  * for the actions and the connection tracker that rewrite headers.
  *

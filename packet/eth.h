@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Ethernet frames: the walk past VLAN tags to the type field, and what an
  * 802.3 length stands for, as the kernel's parse_vlan() and
  * parse_ethertype() see them.

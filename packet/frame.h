@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Frame sizes every buffer is made from: ports receive into them, the
  * action engine copies into them, reassembly and upcalls build in them.
  * Constants only. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Packet headers as they sit on the wire, and the one way to reach them:
  * header_at() hands out a header only when all of it lies inside the
  * buffer, as the kernel's pskb_may_pull() before ip_hdr().

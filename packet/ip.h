@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The fixed IPv4 and IPv6 headers: the checks a reader makes before
  * trusting one (IHL, version, the datagram length against the buffer),
  * each caller choosing those the kernel code it follows makes, and the

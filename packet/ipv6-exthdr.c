@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #include "packet/ipv6-exthdr.h"
 
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The walk along an IPv6 packet's extension headers, for every reader:
  * the flow key (the kernel's ipv6_find_hdr() and the walk behind the key's
  * exthdrs field), conntrack's tuple (ipv6_skip_exthdr()), and reassembly

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #include "packet/options.h"
 
 const struct ip_option *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* IPv4 and TCP options, which share a layout: kind 0 ends the list, kind 1
  * is one byte of padding, any other kind has a length byte counting the
  * kind, itself and the data.

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # A live demo: tapdpd serving the kernel datapath API, Debian's ovs-dpctl
 # building a datapath that joins two network namespaces, and the frames they
 # send showing up in the datapath's counters.

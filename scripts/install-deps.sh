@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Installs everything tapdp needs on Debian 12, build dependencies and the
 # real clients alike. Idempotent: does nothing when all is present.
 set -e

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Shared helpers for tapdp's shell tests. Source it; it defines:
 #   check DESC CMD...      a check that passes when CMD succeeds
 #   check_out DESC RE CMD  passes when CMD's stdout+stderr matches RE (grep -E)

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # Runs every test: cmocka units, the integration tests with the normal build
 # and again with the ASan/UBSan build, the kernel selftest's ovs-dpctl.py,
 # the unprivileged scenario and the fuzz targets' kept inputs. Ends with

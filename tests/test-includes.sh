@@ -1,8 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: Apache-2.0
-# The include rule (scripts/check-includes.py) holds for the tree, and the
-# checker does fail on an include against the layer order, on a loop, and
-# on a shim that includes the daemon.
+# The tree's rules hold: the include rule (scripts/check-includes.py), and
+# an SPDX licence tag in every source (scripts/check-spdx.sh). Each checker
+# is shown to fail on what it is there to catch: an include against the
+# layer order, a loop, a shim that includes the daemon; an untagged file.
 . "$(dirname "$0")/lib.sh"
 
 CHECK=$TOP/scripts/check-includes.py
@@ -38,4 +39,11 @@ copy
 echo '#include "nlsock.h"' >>"$T/tree/netlink/genl.c"
 check_out "an include not from the top of the tree fails" 'not a path from the top' \
 	python3 "$CHECK" "$T/tree"
+check "every source carries an SPDX tag" sh "$TOP/scripts/check-spdx.sh" "$TOP"
+rm -rf "$T/repo"
+git clone -q "$TOP" "$T/repo"
+sed -i '/SPDX-License-Identifier/d' "$T/repo/netlink/msg.c"
+check_out "a source without its tag is named" 'netlink/msg.c: no SPDX' \
+	sh "$TOP/scripts/check-spdx.sh" "$T/repo"
+check_fails "and the check fails" sh "$TOP/scripts/check-spdx.sh" "$T/repo"
 finish

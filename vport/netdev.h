@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Facts about the host's network devices, asked of the kernel: index, kind,
  * statistics. Each call opens its own short-lived socket: thread-safe. */
 #ifndef TAPDP_NETDEV_H

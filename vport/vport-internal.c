@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Internal ports: a TAP device per port, named as the port, with a queue
  * per receive queue of the port (IFF_MULTI_QUEUE: the kernel spreads the
  * host's frames over them by flow). The device lives as long as the daemon

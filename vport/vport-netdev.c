@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Netdev ports: an existing interface, read and written through an AF_PACKET
  * socket bound to it, in promiscuous mode, blind to its own transmissions.
  *

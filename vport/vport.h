@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Vports: where frames enter and leave a datapath.
  *
  * A vport is a host network device the daemon reads and writes: an internal

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* udpgen: sends 64-byte UDP frames out of an interface through AF_PACKET,
  * in batches of sendmmsg, and prints how many it sent. A packet generator
  * for the benchmarks: iperf3 stops near 200 kpps, far below what the paths

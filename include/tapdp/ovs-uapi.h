@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The Open vSwitch datapath uapi as Linux 6.12 defines it.
  *
  * Debian 12's linux-libc-dev ships the 6.1 header; this adds the numbers that

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The private protocol between the LD_PRELOAD shim and tapdpd.
  *
  * An emulated netlink socket is two AF_UNIX sockets:

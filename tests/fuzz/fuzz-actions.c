@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* libFuzzer target: validated actions executed on an arbitrary frame (the
  * first two bytes split the input into a frame and an actions nest), with
  * callbacks that check what leaves the engine stays inside the buffer. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* libFuzzer target: attribute parsing under a policy with every kind. */
 #include <stdint.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* libFuzzer target: the connection tracker on arbitrary frames. The first
  * two bytes split the input into a frame and a ct action's attributes;
  * each frame goes through the action, then through a plain lookup and a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* libFuzzer target: any bytes as an Ethernet frame, then the same bytes
  * less the first with the ethertype that byte picks, so every parser is
  * reached without waiting for the fuzzer to guess its type. Beyond the

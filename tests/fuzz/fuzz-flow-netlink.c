@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* libFuzzer target: flow keys, masks and actions as the flow family gets
  * them. The input is split at its first two bytes' offset into a key nest
  * and a mask or actions nest. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* libFuzzer target: arbitrary datagrams from a client, as genl_rcv() gets
  * them. The client lacks CAP_NET_ADMIN, so no device is ever created, but
  * every header, attribute and dump path is reached. */

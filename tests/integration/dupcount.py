@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Counts the UDP datagrams that reach this namespace, told apart by their
 ports (udpgen -c gives each frame its own pair), until none came for two
 seconds; prints how many distinct ones came and how many came again.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Brings the kernel's count of AF_PACKET fanout group ids round to 0, so
 that the next group made with PACKET_FANOUT_FLAG_UNIQUEID (in a network
 namespace where 0 is free) gets id 0, as the first one after boot does.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """A minimal FTP server and client for the conntrack helper tests.
 
   ftp.py serve              one session on port 21; RETR sends DATA

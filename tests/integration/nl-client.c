@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* nl-client: an OVS datapath client written with libnl-3 and libnl-genl-3,
  * the way many C tools speak generic netlink, to check the daemon against
  * a netlink library neither OVS nor tapdp wrote. Run it under tapdp-run.

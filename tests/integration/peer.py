@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Tiny TCP/UDP endpoints for the conntrack tests: a server that answers one
 client and prints the address it came from, a client that prints the answer
 and the address it came from.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* shim-check: the netlink socket semantics that real clients rely on,
  * checked through the shim (run it with tapdp-run and a daemon up).
  *

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # Bonds under ovs-vswitchd on tapdp: two bridges joined by two veth links,
 # bonded on both sides, a host on each bridge; traffic crosses, and keeps
 # crossing when the active link goes down. active-backup, then balance-slb.

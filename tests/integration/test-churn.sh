@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # Flow-table churn under ovs-vswitchd: 10,000 distinct megaflows set up by
 # traffic (frames from 10,000 source MACs, each a flow of its own for the
 # NORMAL learning switch), no upcall lost at that rate, then revalidated and

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # ovs-vswitchd with OpenFlow ct() rules on tapdp: a stateful firewall (new
 # connections from A only, established and related both ways), zones with
 # ct_mark and ct_label set and matched, SNAT to an address and port range,

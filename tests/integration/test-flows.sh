@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # Flows through Debian's ovs-dpctl: add, get, mod, del, del-flows and
 # dump-flows, ping between two namespaces counted in the flow stats, and the
 # many-masks scenario of the 2019 lookup series (256 flows with distinct

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # Any local user can connect to the daemon's socket (mode 0666) and speak
 # the shim<->daemon protocol without the shim. As an unprivileged user
 # (nobody, no capabilities), tests/integration/hostile-client tries what

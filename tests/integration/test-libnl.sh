@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # A third client, independent of OVS and pyroute2: tests/integration/
 # nl-client, written with libnl-3 and libnl-genl-3 as many C tools are,
 # through tapdp-run. Family and group resolution, datapaths, ports (and the

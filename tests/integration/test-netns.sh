@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # Internal ports moved to other network namespaces, as OpenStack's L3 and
 # DHCP agents move theirs: the port stays attached and forwarding there
 # (and on, and back), its MTU followed, its stats read; deleting the port

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # ovs-vswitchd on tapdp with OpenFlow rules (ovs-ofctl): access and trunk
 # VLAN ports, rules across tables with resubmit and goto_table, matches on
 # IPv4 and TCP fields, set_field rewrites, learn, check_pkt_larger, MPLS

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # Debian's ovs-dpctl through tapdp-run: datapaths, ports, errors, traffic,
 # device removal and a clean shutdown, in a private network namespace.
 . "$(dirname "$0")/../lib.sh"

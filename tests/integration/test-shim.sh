@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # The netlink socket semantics clients rely on (shim-check), with the daemon
 # and then without it (the shim must step aside for the real kernel).
 . "$(dirname "$0")/../lib.sh"

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # Without root: an unprivileged user runs the daemon and the clients inside
 # its own user and network namespace (unshare -rn), with /dev/net/tun at
 # mode 0666 as distributions ship it. Then, in the same namespaces, a client

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # Debian's ovs-vswitchd on tapdp (datapath_type=system, the default), with
 # ovsdb-server in a private run directory: a NORMAL L2 learning switch
 # between three namespaces (ping, ping6, a TCP transfer), the host on the

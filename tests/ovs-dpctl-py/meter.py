@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """Drives the ovs_meter family with pyroute2, as ovs-vswitchd's meter probe
 does: FEATURES, SET, GET, DEL on the datapath named on the command line.
 Prints one line per check and "N passed, N failed"."""

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """Notifications: a pyroute2 socket joined to the ovs_datapath and ovs_vport
 groups sees what Debian's ovs-dpctl does, and a port whose device is
 deleted from the system is announced as deleted. Echo: a NEW with

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """What the pyroute2 tests here share: "ok -"/"FAIL -" lines and the
 "N passed, N failed" summary, waiting for a condition, and the
 ovs_datapath and ovs_vport messages (attributes in the order of

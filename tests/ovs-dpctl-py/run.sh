@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # The kernel selftests' own ovs-dpctl.py (pyroute2), extracted from Debian's
 # linux-source-6.12 at test time, managing datapaths and ports on tapdpd.
 . "$(dirname "$0")/../lib.sh"

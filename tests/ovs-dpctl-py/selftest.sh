@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # The kernel's own OVS selftest (openvswitch.sh from linux-source-6.12,
 # extracted by `make selftest`) against tapdpd: every command of the test
 # runs with the shim preloaded, in a network namespace where the daemon runs.

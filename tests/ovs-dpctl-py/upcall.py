@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """Per-CPU upcall dispatch, as ovs-vswitchd sets it up: a datapath with
 OVS_DP_F_DISPATCH_UPCALL_PER_CPU and two handler sockets in
 OVS_DP_ATTR_PER_CPU_PIDS. Misses of many flows entering one port reach

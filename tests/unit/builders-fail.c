@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The builders' failure in the unit tests (tests/unit/builders.h): the
  * running cmocka test fails, with what went wrong. */
 #include <setjmp.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* What the unit tests build their inputs with: frames, netlink attribute
  * lists, and a flow's stored actions from such a list.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Ports without devices, for unit tests: a port type whose device is a
  * datagram socketpair. One end is the port's (its receive queues and its
  * sends), the other the test's wire: a frame written to the wire is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #include "tests/unit/nl-test.h"
 
 #include <linux/genetlink.h>

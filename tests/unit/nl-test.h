@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Netlink for unit tests: a client's emulated socket (struct nlsock over a
  * socketpair, as the shim makes it) to send requests on and read the
  * daemon's answers from. Requests are written with netlink/msg.h's msgbuf,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Action execution on real frames: header rewrites with correct checksums,
  * tags pushed and popped, truncation, nesting, TTL expiry, the hash. */
 #include <arpa/inet.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Attribute policies and message building against the kernel's answers. */
 #include <errno.h>
 #include <setjmp.h>

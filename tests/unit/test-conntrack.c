@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The connection tracker on crafted frames: the ct action's parsing and
  * errno, TCP states and windows, UDP, ICMP and the errors about a
  * connection, zones, mark and labels, NAT (ports, checksums, quoted

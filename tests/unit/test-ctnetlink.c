@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* ctnetlink, as `ovs-dpctl dump-conntrack` and `flush-conntrack` speak it,
  * answered from a datapath context's tracker: connections are committed by
  * running the ct action on packets (OVS_PACKET_CMD_EXECUTE), then dumped

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The datapath in its own context, with ports that need no device: the
  * packet path (a hit runs the flow's actions and counts, a miss becomes an
  * upcall, an upcall nobody takes is lost), OVS_PACKET_CMD_EXECUTE's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Flow key extraction against what the kernel's key_extract() makes of the
  * same frames. Every frame is copied into a heap buffer of its exact size,
  * so the sanitizers catch any read past its end; every test compares the

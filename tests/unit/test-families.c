@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The OVS generic netlink families' commands, answered from a datapath
  * context of the test's with ports that need no device: what each command
  * does and the errno the kernel's net/openvswitch gives when it cannot

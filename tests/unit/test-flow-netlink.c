@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Flow key/mask and action attributes, against the kernel's answers. */
 #include <arpa/inet.h>
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Generic netlink dispatch: headers, errors, ACKs, dumps and the OVS
  * families' error paths, against the kernel's answers. Each test talks to a
  * real nlsock over a socketpair, as the shim does. */

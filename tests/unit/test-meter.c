@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The meter table's slot rules, which clients can observe. */
 #include <errno.h>
 #include <setjmp.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The packet layer's walkers and checks on headers made for them: the
  * Ethernet tag walk, the IPv4 and IPv6 header checks, the IPv6
  * extension-header walk in each of its modes, option lists, the IPv4

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The megaflow table: lookups, masks, UFIDs, dumps, the mask cache and a
  * reader running beside the writer. */
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Offload metadata that comes with received frames: what is trusted and
  * what is a lie (dropped and counted by the receive loop). */
 #include <setjmp.h>

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Debian's python3-pyroute2 lacks the generated version module, so
 # pyroute2.__version__ is 'unknown' and ovs-dpctl.py's version check raises.
 # Tests put this directory on PYTHONPATH to give it the version its package
