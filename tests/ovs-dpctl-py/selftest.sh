@@ -9,6 +9,10 @@ trap tapdp_cleanup EXIT
 
 tests=${*:-"arp_ping connect_v4 netlink_checks upcall_interfaces ct_connect_v4 nat_connect_v4 nat_related_v4"}
 work=$T/selftest
+# openvswitch.sh gives its namespaces fixed names (client, server) in
+# /run/netns, which every run on the machine shares: one run at a time.
+exec 9>/tmp/tapdp-selftest.lock
+flock 9
 cp -r "$SELFTEST" "$work"
 tapdp_ns_up
 check "daemon starts" tapdpd_start
