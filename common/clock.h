@@ -15,8 +15,23 @@
 #define TAPDP_COMMON_CLOCK_H
 
 #include <stdint.h>
+#include <time.h>
 
-uint64_t clock_now_ms(void);
+/* Inline: conntrack reads it for every packet. */
+extern uint64_t clock_fake_ms;		/* atomic; 0: the system's clock */
+
+static inline uint64_t
+clock_now_ms(void)
+{
+	uint64_t ms = __atomic_load_n(&clock_fake_ms, __ATOMIC_RELAXED);
+	struct timespec ts;
+
+	if (__builtin_expect(ms != 0, 0))
+		return ms;
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
 void clock_fake_set(uint64_t ms);
 
 #endif

@@ -15,6 +15,7 @@
 #include "flow/extract.h"
 #include "packet/csum.h"
 #include "packet/frame.h"
+#include "packet/offload.h"
 
 struct packet {
 	uint8_t *data;			/* the frame */
@@ -35,18 +36,6 @@ static inline bool
 packet_csum_partial(const struct packet *p)
 {
 	return p->vnet.flags & VIRTIO_NET_HDR_F_NEEDS_CSUM;
-}
-
-/* Offload offsets follow headers inserted (n > 0) or removed (n < 0) at
- * off, in front of what they point at. */
-static inline void
-packet_shift_offload(struct packet *p, uint32_t off, int n)
-{
-	if (packet_csum_partial(p) && p->vnet.csum_start >= off)
-		p->vnet.csum_start += n;
-	if (p->vnet.gso_type != VIRTIO_NET_HDR_GSO_NONE &&
-	    p->vnet.hdr_len >= off)
-		p->vnet.hdr_len += n;
 }
 
 static inline void
@@ -88,7 +77,7 @@ packet_insert(struct packet *p, uint32_t off, uint32_t n)
 	p->data -= n;
 	p->len += n;
 	p->headroom -= n;
-	packet_shift_offload(p, off, n);
+	offload_shift(&p->vnet, off, n);
 	return true;
 }
 
@@ -100,7 +89,7 @@ packet_remove(struct packet *p, uint32_t off, uint32_t n)
 	p->data += n;
 	p->len -= n;
 	p->headroom += n;
-	packet_shift_offload(p, off, -(int)n);
+	offload_shift(&p->vnet, off, -(int)n);
 }
 
 /* Finishes a partial checksum in software, for those who get the frame

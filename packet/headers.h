@@ -183,14 +183,6 @@ struct ipv6_opt_header {
 _Static_assert(sizeof(struct ipv6_opt_header) == 2, "IPv6 options");
 #define IPV6_EXTHDR_MIN	8
 
-struct ipv6_rt_header {
-	uint8_t nexthdr;
-	uint8_t hdrlen;
-	uint8_t type;
-	uint8_t segments_left;
-} HEADER_PACKED;
-_Static_assert(sizeof(struct ipv6_rt_header) == 4, "IPv6 routing");
-
 struct ipv6_frag_header {
 	uint8_t nexthdr;
 	uint8_t reserved;
@@ -200,16 +192,6 @@ struct ipv6_frag_header {
 _Static_assert(sizeof(struct ipv6_frag_header) == 8, "IPv6 fragment");
 #define IPV6_FRAG_OFFSET	0xfff8	/* host order: the offset in bytes */
 #define IPV6_FRAG_MF		0x0001
-
-/* The authentication header (RFC 4302), its value aside. */
-struct ipv6_ah_header {
-	uint8_t nexthdr;
-	uint8_t hdrlen;
-	uint16_t reserved;
-	uint32_t spi;
-	uint32_t seq;
-} HEADER_PACKED;
-_Static_assert(sizeof(struct ipv6_ah_header) == 12, "authentication");
 
 /* An extension header's length: 8-byte units past the first 8. */
 static inline uint32_t

@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "packet/headers.h"
+#include "packet/offload.h"
 #include "vport/netdev.h"
 #include "vport/vport.h"
 
@@ -238,11 +239,7 @@ vlan_restore(uint8_t *frame, uint16_t tpid, uint16_t tci,
 	tag = (struct vlan_header *)(frame + ETH_ADDRS_LEN);
 	tag->tpid = htons(tpid);
 	tag->tci = htons(tci);
-	/* Offsets into the frame move with the tag. */
-	if (vh->flags & VIRTIO_NET_HDR_F_NEEDS_CSUM)
-		vh->csum_start += VLAN_HLEN;
-	if (vh->gso_type != VIRTIO_NET_HDR_GSO_NONE)
-		vh->hdr_len += VLAN_HLEN;
+	offload_shift(vh, ETH_ADDRS_LEN, VLAN_HLEN);
 	return frame;
 }
 
