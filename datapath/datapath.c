@@ -228,7 +228,7 @@ send_fragment(void *arg, const uint8_t *frame, uint32_t len)
 {
 	struct frag_out *o = arg;
 
-	vport_send(o->port->vport, frame, len, NULL);
+	vport_send(o->port->vport, frame, len, NULL, NULL);
 }
 
 static void
@@ -245,7 +245,7 @@ env_output(void *c, const struct packet *pkt, uint32_t port_no)
 		len = pkt->len - pkt->cutlen > ETH_HLEN
 			      ? pkt->len - pkt->cutlen : ETH_HLEN;
 		/* A cut frame is no longer one GSO unit. */
-		vport_send(port->vport, pkt->data, len, NULL);
+		vport_send(port->vport, pkt->data, len, NULL, NULL);
 		return;
 	}
 	if (pkt->mru && len > (uint32_t)pkt->mru + ETH_HLEN) {
@@ -260,7 +260,7 @@ env_output(void *c, const struct packet *pkt, uint32_t port_no)
 				   send_fragment, &o);
 		return;
 	}
-	vport_send(port->vport, pkt->data, len, &pkt->vnet);
+	vport_send(port->vport, pkt->data, len, &pkt->vnet, NULL);
 }
 
 static void
@@ -380,7 +380,8 @@ rx_stop(void *owner)
 
 static void
 rx_frame(struct vport *vport, uint8_t *buf, size_t size, size_t len,
-	 const struct virtio_net_hdr *vh, void *owner)
+	 const struct virtio_net_hdr *vh, const struct tun_key *tun,
+	 void *owner)
 {
 	struct dp_port *port = owner;
 	struct dp_ctx ctx = { .dp = port->dp, .in = port };

@@ -131,13 +131,14 @@ internal_recv_burst(struct vport *vport, struct vport_rxq *q,
 
 		if (r < (ssize_t)sizeof(vh))
 			break;
-		vport_rx_deliver(vport, scratch, size, r - sizeof(vh), &vh);
+		vport_rx_deliver(vport, scratch, size, r - sizeof(vh), &vh,
+				 NULL);
 	}
 }
 
 static int
 internal_send(struct vport *vport, const void *frame, size_t len,
-	      const struct virtio_net_hdr *vh)
+	      const struct virtio_net_hdr *vh, const struct tun_key *tun)
 {
 	struct iovec iov[2] = { { (void *)vh, sizeof(*vh) },
 				{ (void *)frame, len } };

@@ -282,7 +282,8 @@ recv_copy(struct vport *vport, struct vport_rxq *q, uint8_t *scratch,
 		n += VLAN_HLEN;
 	}
 	vport_rx_deliver(vport, frame - FRAME_HEADROOM,
-			 size - (frame - FRAME_HEADROOM - scratch), n, &vh);
+			 size - (frame - FRAME_HEADROOM - scratch), n, &vh,
+			 NULL);
 }
 
 /* One ring slot the kernel handed over; the slot goes back after. */
@@ -314,7 +315,7 @@ recv_slot(struct vport *vport, struct vport_rxq *q, struct tpacket2_hdr *h,
 	}
 	vport_rx_deliver(vport, frame - FRAME_HEADROOM,
 			 slot + RING_FRAME - (frame - FRAME_HEADROOM), len,
-			 &vh);
+			 &vh, NULL);
 }
 
 static void
@@ -340,7 +341,7 @@ netdev_recv_burst(struct vport *vport, struct vport_rxq *q, uint8_t *scratch,
 
 static int
 netdev_send(struct vport *vport, const void *frame, size_t len,
-	    const struct virtio_net_hdr *vh)
+	    const struct virtio_net_hdr *vh, const struct tun_key *tun)
 {
 	struct iovec iov[2] = { { (void *)vh, sizeof(*vh) },
 				{ (void *)frame, len } };

@@ -225,7 +225,7 @@ rx_main(void *arg)
 
 void
 vport_rx_deliver(struct vport *vport, uint8_t *buf, size_t size, size_t len,
-		 const struct virtio_net_hdr *vh)
+		 const struct virtio_net_hdr *vh, const struct tun_key *tun)
 {
 	struct vport_rx *rx = vport->priv;
 
@@ -233,7 +233,7 @@ vport_rx_deliver(struct vport *vport, uint8_t *buf, size_t size, size_t len,
 		__atomic_fetch_add(&vport->rx_bad_offload, 1, __ATOMIC_RELAXED);
 		return;
 	}
-	rx->ops->frame(vport, buf, size, len, vh, rx->owner);
+	rx->ops->frame(vport, buf, size, len, vh, tun, rx->owner);
 }
 
 void
@@ -346,7 +346,7 @@ packet_length(const uint8_t *f, size_t len)
 
 int
 vport_send(struct vport *vport, const void *frame, size_t len,
-	   const struct virtio_net_hdr *vh)
+	   const struct virtio_net_hdr *vh, const struct tun_key *tun)
 {
 	static const struct virtio_net_hdr none;
 
@@ -364,7 +364,7 @@ vport_send(struct vport *vport, const void *frame, size_t len,
 			if (txq[i]->vport == vport && txq[i]->n)
 				txq_flush(txq[i]);
 	}
-	return vport->ops->send(vport, frame, len, vh ? vh : &none);
+	return vport->ops->send(vport, frame, len, vh ? vh : &none, tun);
 }
 
 int

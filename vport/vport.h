@@ -32,6 +32,7 @@
 #include "packet/frame.h"
 
 struct vport;
+struct tun_key;
 struct rtnl_link_stats64;
 struct mmsghdr;
 
@@ -46,7 +47,7 @@ struct vport_rx_ops {
 	void (*begin)(void *owner);
 	void (*frame)(struct vport *vport, uint8_t *buf, size_t size,
 		      size_t len, const struct virtio_net_hdr *vh,
-		      void *owner);
+		      const struct tun_key *tun, void *owner);
 	void (*end)(void *owner);
 	void (*stop)(void *owner);
 };
@@ -72,8 +73,9 @@ struct vport_ops {
 	 * the frame at scratch + FRAME_HEADROOM), one at a time. */
 	void (*recv_burst)(struct vport *vport, struct vport_rxq *q,
 			   uint8_t *scratch, size_t size, unsigned max);
+	/* tun: the tunnel to send by (tunnel ports; others ignore it). */
 	int (*send)(struct vport *vport, const void *frame, size_t len,
-		    const struct virtio_net_hdr *vh);
+		    const struct virtio_net_hdr *vh, const struct tun_key *tun);
 	/* Optional: sends n messages (each a virtio-net header and a
 	 * frame) at once; returns how many went, or -errno. */
 	int (*send_many)(struct vport *vport, struct mmsghdr *msgs,
@@ -126,12 +128,13 @@ void vport_destroy(struct vport *vport);
  * frames to ports that can send many at once are copied and queued, and
  * go out together at the end of the burst (or when a queue fills). */
 int vport_send(struct vport *vport, const void *frame, size_t len,
-	       const struct virtio_net_hdr *vh);
+	       const struct virtio_net_hdr *vh, const struct tun_key *tun);
 /* For a port's recv_burst: one received frame, at buf + FRAME_HEADROOM,
  * len bytes, in a buffer of size bytes the owner may change in place until
  * it returns. Frames whose offload metadata lies are dropped and counted. */
 void vport_rx_deliver(struct vport *vport, uint8_t *buf, size_t size,
-		      size_t len, const struct virtio_net_hdr *vh);
+		      size_t len, const struct virtio_net_hdr *vh,
+		      const struct tun_key *tun);
 /* Where the port's device is now: an internal port's device may move to
  * another namespace (and on, and back) and stays the port's, as the
  * kernel's does. Updates netnsid, ifindex and the MTU; -ENODEV when the

@@ -136,13 +136,13 @@ recv_burst(struct vport *vport, struct vport_rxq *q, uint8_t *scratch,
 
 		if (r <= 0)
 			break;
-		vport_rx_deliver(vport, scratch, size, r, &none);
+		vport_rx_deliver(vport, scratch, size, r, &none, NULL);
 	}
 }
 
 static int
 fake_send(struct vport *vport, const void *frame, size_t len,
-	  const struct virtio_net_hdr *vh)
+	  const struct virtio_net_hdr *vh, const struct tun_key *tun)
 {
 	return send(vport->fd, frame, len, MSG_DONTWAIT) < 0 ? -errno : 0;
 }
