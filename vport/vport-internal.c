@@ -15,37 +15,16 @@
 #include <unistd.h>
 
 #include "vport/netdev.h"
+#include "vport/tap.h"
 #include "vport/vport.h"
 
-/* One queue of the device: the first creates it, or fails with EEXIST if
- * the name is taken (IFF_TUN_EXCL: checked and created at once, so no
- * other TAP of that name is joined by mistake), the others attach to it.
- * A name with "%d" is a pattern the kernel fills in, as for the kernel's
- * internal devices: the first queue learns the name and the others use
- * it. */
+/* The first queue creates the device, the others join it. */
 static int
 queue_open(struct vport *vport, struct vport_rxq *q)
 {
-	struct ifreq ifr = { 0 };
-	int err;
-
 	q->state = NULL;
-	q->fd = open("/dev/net/tun", O_RDWR | O_CLOEXEC | O_NONBLOCK);
-	if (q->fd < 0)
-		return -errno;
-	ifr.ifr_flags = IFF_TAP | IFF_NO_PI | IFF_VNET_HDR;
-	if (vport->n_rxq > 1)
-		ifr.ifr_flags |= IFF_MULTI_QUEUE;
-	if (q == vport->rxq)
-		ifr.ifr_flags |= IFF_TUN_EXCL;
-	snprintf(ifr.ifr_name, IFNAMSIZ, "%s", vport->name);
-	if (ioctl(q->fd, TUNSETIFF, &ifr) < 0) {
-		err = errno == EBUSY ? -EEXIST : -errno;
-		close(q->fd);
-		return err;
-	}
-	snprintf(vport->name, sizeof(vport->name), "%s", ifr.ifr_name);
-	return 0;
+	q->fd = tap_open(vport->name, vport->n_rxq > 1, q == vport->rxq);
+	return q->fd < 0 ? q->fd : 0;
 }
 
 static void

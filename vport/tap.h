@@ -1,0 +1,18 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* TAP devices: the host's end of a port the daemon serves itself
+ * (internal ports, tunnel ports). Each call opens its own fd: thread-safe;
+ * the device lives as long as an fd of it is open. */
+#ifndef TAPDP_VPORT_TAP_H
+#define TAPDP_VPORT_TAP_H
+
+#include <stdbool.h>
+
+/* Opens a queue of the TAP device called name (an IFNAMSIZ buffer; a
+ * name with "%d" is a pattern the kernel fills in, written back). With
+ * excl, the device is created, or -EEXIST if the name is taken (checked
+ * and created at once, so no other TAP of that name is joined by
+ * mistake); without, the queue joins it. Frames carry a virtio-net
+ * header. A non-blocking fd, or -errno. */
+int tap_open(char *name, bool multi_queue, bool excl);
+
+#endif
