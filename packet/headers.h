@@ -130,6 +130,7 @@ struct ipv4_header {
 #define IPV4_HLEN	sizeof(struct ipv4_header)
 _Static_assert(IPV4_HLEN == 20, "IPv4 header");
 #define IPV4_HLEN_MAX	60		/* with 40 bytes of options */
+#define IPV4_DF		0x4000		/* host order, in frag_off */
 #define IPV4_MF		0x2000		/* host order, in frag_off */
 #define IPV4_OFFSET	0x1fff		/* 8-byte units */
 
@@ -304,5 +305,94 @@ struct nd_lla_opt {
 	uint8_t mac[ETH_ALEN];
 } HEADER_PACKED;
 _Static_assert(sizeof(struct nd_lla_opt) == 8, "ND Ethernet address");
+
+/* Tunnels. Flag words are given in host order. */
+
+/* VXLAN (RFC 7348), with the group-based policy extension's fields in
+ * its first word (draft-smith-vxlan-group-policy). */
+struct vxlan_header {
+	uint32_t flags;			/* I flag; GBP: G, D, A, policy id */
+	uint32_t vni;			/* VNI 24 bits, then 8 reserved */
+} HEADER_PACKED;
+#define VXLAN_HLEN	sizeof(struct vxlan_header)
+_Static_assert(VXLAN_HLEN == 8, "VXLAN header");
+#define VXLAN_HF_VNI		0x08000000	/* the VNI is valid */
+#define VXLAN_HF_GBP		0x80000000	/* a group policy id follows */
+#define VXLAN_GBP_DONT_LEARN	0x00400000
+#define VXLAN_GBP_APPLIED	0x00080000
+#define VXLAN_GBP_ID		0x0000ffff
+#define VXLAN_VNI_SHIFT		8
+
+/* Geneve (RFC 8926): options of opt_len 4-byte words follow. */
+struct geneve_header {
+	uint8_t ver_optlen;		/* version 2 bits, opt_len 6 bits */
+	uint8_t flags;			/* O, C, 6 reserved */
+	uint16_t proto;			/* the payload's ethertype */
+	uint8_t vni[3];
+	uint8_t reserved;
+} HEADER_PACKED;
+#define GENEVE_HLEN	sizeof(struct geneve_header)
+_Static_assert(GENEVE_HLEN == 8, "Geneve header");
+#define GENEVE_VER_SHIFT	6
+#define GENEVE_OPTLEN_MASK	0x3f
+#define GENEVE_F_OAM		0x80
+#define GENEVE_F_CRIT		0x40	/* a critical option is present */
+#define GENEVE_OPTS_MAX		(GENEVE_OPTLEN_MASK * 4)
+
+/* One Geneve option: its data of len 4-byte words follows. */
+struct geneve_opt_header {
+	uint16_t opt_class;
+	uint8_t type;			/* its top bit: critical */
+	uint8_t len;			/* 3 reserved bits, length 5 bits */
+} HEADER_PACKED;
+_Static_assert(sizeof(struct geneve_opt_header) == 4, "Geneve option");
+#define GENEVE_OPT_CRIT		0x80
+#define GENEVE_OPT_LEN_MASK	0x1f
+
+/* GRE (RFC 2784, keys and sequence numbers RFC 2890): the checksum (with
+ * a reserved half word), key and sequence number follow, 4 bytes each, in
+ * that order, as the flags say. */
+struct gre_header {
+	uint16_t flags;			/* C R K S s Recur(3) A flags(4) Ver(3) */
+	uint16_t proto;
+} HEADER_PACKED;
+#define GRE_HLEN	sizeof(struct gre_header)
+_Static_assert(GRE_HLEN == 4, "GRE header");
+#define GRE_HF_CSUM		0x8000
+#define GRE_HF_ROUTING		0x4000
+#define GRE_HF_KEY		0x2000
+#define GRE_HF_SEQ		0x1000
+#define GRE_HF_VERSION		0x0007
+#define GRE_OPT_LEN		4	/* each optional field */
+
+/* ERSPAN type II and III (draft-foschiano-erspan), after a GRE header:
+ * the common first word, then type II's index word or type III's. */
+struct erspan_header {
+	uint16_t ver_vlan;		/* version 4 bits, VLAN 12 bits */
+	uint16_t cos_en_t_session;	/* COS 3, En 2, T 1, session id 10 */
+} HEADER_PACKED;
+#define ERSPAN_HLEN	sizeof(struct erspan_header)
+_Static_assert(ERSPAN_HLEN == 4, "ERSPAN header");
+#define ERSPAN_VER_SHIFT	12
+#define ERSPAN_VLAN_MASK	0x0fff
+#define ERSPAN_COS_SHIFT	13
+#define ERSPAN_EN_SHIFT		11	/* v1: the VLAN encapsulation, v2: BSO */
+#define ERSPAN_T		0x0400	/* the frame was truncated */
+#define ERSPAN_SESSION_MASK	0x03ff
+#define ERSPAN_V1_INDEX_MASK	0x000fffff
+#define ERSPAN_V1_MDLEN		4	/* the index word */
+
+/* Type III's second and third words. */
+struct erspan_md2 {
+	uint32_t timestamp;
+	uint16_t sgt;			/* security group tag */
+	uint16_t flags;			/* P, FT 5, hw id 6, D, Gra 2, O */
+} HEADER_PACKED;
+#define ERSPAN_V2_MDLEN	sizeof(struct erspan_md2)
+_Static_assert(ERSPAN_V2_MDLEN == 8, "ERSPAN type III metadata");
+#define ERSPAN_MD2_P		0x8000
+#define ERSPAN_MD2_HWID_SHIFT	4
+#define ERSPAN_MD2_HWID_MASK	0x03f0
+#define ERSPAN_MD2_DIR		0x0008
 
 #endif

@@ -18,6 +18,8 @@
 #include <netinet/in.h>
 #include <stdint.h>
 
+#include "packet/headers.h"
+
 /* The kernel's IP_TUNNEL_OPTS_MAX (255), rounded up to a word. */
 #define TUN_OPTS_MAX	256
 
@@ -30,6 +32,10 @@
 #define TUN_F_GENEVE_OPT	0x0020	/* opts: geneve TLVs */
 #define TUN_F_VXLAN_OPT		0x0040	/* opts: struct tun_vxlan_opts */
 #define TUN_F_ERSPAN_OPT	0x0080	/* opts: struct tun_erspan_opts */
+/* A geneve option is critical: the header's C bit. Received, it is the
+ * bit; to send, set(tunnel) sets it when an option's type has its top bit
+ * (the kernel's IP_TUNNEL_CRIT_OPT_BIT; OVS's attributes do not carry it). */
+#define TUN_F_CRIT_OPT		0x0100
 #define TUN_F_OPTS	(TUN_F_GENEVE_OPT | TUN_F_VXLAN_OPT | TUN_F_ERSPAN_OPT)
 
 /* VXLAN's group-based policy extension: the 32-bit word of
@@ -38,19 +44,18 @@ struct tun_vxlan_opts {
 	uint32_t gbp;
 };
 
-/* ERSPAN's metadata, as the kernel's struct erspan_metadata: version 1
- * carries an index, version 2 a direction and hardware id. */
+/* ERSPAN's metadata, laid out as the kernel's struct erspan_metadata
+ * (what OVS_TUNNEL_KEY_ATTR_ERSPAN_OPTS carries, 12 bytes): version 1
+ * carries the index word, version 2 the type III words as on the wire
+ * (direction and hardware id among their bits). */
 struct tun_erspan_opts {
-	uint32_t version;		/* host order: 1 or 2 */
+	uint32_t version;		/* host order: 1 or 2 (received: any) */
 	union {
 		uint32_t index;		/* be: v1 */
-		struct {
-			uint8_t dir;	/* v2 */
-			uint8_t hwid;	/* v2 */
-			uint16_t pad;
-		} v2;
+		struct erspan_md2 md2;	/* v2 */
 	} u;
 };
+_Static_assert(sizeof(struct tun_erspan_opts) == 12, "erspan_metadata");
 
 struct tun_key {
 	uint8_t opts[TUN_OPTS_MAX];	/* the last opts_len bytes */
