@@ -2,6 +2,7 @@
 #include "tests/unit/builders.h"
 
 #include <arpa/inet.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "actions/actions-netlink.h"
@@ -317,6 +318,17 @@ check(const struct attrs *a)
 {
 	if (a->mb.overflow)
 		builders_fail("an attribute list longer than its buffer");
+}
+
+uint8_t *
+fb_copy(const void *src, size_t len)
+{
+	uint8_t *p = malloc(len ? len : 1);
+
+	if (!p)
+		builders_fail("no memory for a frame's copy");
+	memcpy(p, src, len);
+	return p;
 }
 
 void

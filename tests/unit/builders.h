@@ -111,6 +111,9 @@ void fb_ipv4_csum(void *ip);
  * ICMPv6 checksum right after the IP header. Lengths that do not fit in
  * 'len' verify nothing. */
 bool fb_csums_ok(const void *l3, size_t len);
+/* A heap copy of 'len' bytes of 'src' (a byte allocated for none), so
+ * that the sanitizers catch a read past its end. Freed with free(). */
+uint8_t *fb_copy(const void *src, size_t len);
 
 struct attrs {
 	struct msgbuf mb;

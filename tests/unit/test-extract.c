@@ -43,11 +43,9 @@ static int
 extract(const uint8_t *frame, size_t len, struct flow_key *key,
 	struct flow_layers *l)
 {
-	uint8_t *copy = malloc(len ? len : 1);
+	uint8_t *copy = fb_copy(frame, len);
 	int err;
 
-	assert_non_null(copy);
-	memcpy(copy, frame, len);
 	memset(key, META, sizeof(*key));
 	memset(l, 0, sizeof(*l));
 	err = flow_extract(copy, len, key, l);

@@ -30,23 +30,6 @@
 /* Room for any input here. */
 #define BUF	128
 
-/* A heap copy of the first len bytes of src, freed by done(). */
-static uint8_t *
-cut(const uint8_t *src, size_t len)
-{
-	uint8_t *p = malloc(len ? len : 1);
-
-	assert_non_null(p);
-	memcpy(p, src, len);
-	return p;
-}
-
-static void
-done(uint8_t *p)
-{
-	free(p);
-}
-
 static void
 test_header_at(void **state)
 {
@@ -97,10 +80,10 @@ test_eth_untagged(void **state)
 	assert_int_equal(eth_walk(f, 14, UINT_MAX, 0, &w), 0);
 	assert_int_equal(w.l3, 14);
 	for (size_t len = 0; len < 14; len++) {
-		uint8_t *p = cut(f, len);
+		uint8_t *p = fb_copy(f, len);
 
 		assert_int_equal(eth_walk(p, len, UINT_MAX, 0, &w), -EINVAL);
-		done(p);
+		free(p);
 	}
 }
 
@@ -169,7 +152,7 @@ test_eth_tags_truncated(void **state)
 	size_t n = qinq(f);
 
 	for (size_t len = 14; len <= n; len++) {
-		uint8_t *p = cut(f, len);
+		uint8_t *p = fb_copy(f, len);
 		struct eth_walk w;
 
 		assert_int_equal(eth_walk(p, len, UINT_MAX, 0, &w), 0);
@@ -187,7 +170,7 @@ test_eth_tags_truncated(void **state)
 			assert_int_equal(w.l3, 22);
 		}
 		assert_true(w.l3 <= len);
-		done(p);
+		free(p);
 	}
 }
 
@@ -217,12 +200,12 @@ test_eth_llc(void **state)
 	assert_int_equal(w.l3, 14);
 	/* SNAP cut short, or not SNAP: 802.2, nothing stepped over. */
 	for (size_t n = 14; n < 22; n++) {
-		uint8_t *p = cut(snap, n);
+		uint8_t *p = fb_copy(snap, n);
 
 		assert_int_equal(eth_walk(p, n, 2, ETH_WALK_LLC, &w), 0);
 		assert_int_equal(w.type, htons(ETH_P_802_2));
 		assert_int_equal(w.l3, 14);
-		done(p);
+		free(p);
 	}
 	memcpy(f, snap, len);
 	f[18] = 1;				/* an OUI */
@@ -263,10 +246,10 @@ ip4(uint8_t *f)
 static bool
 v4(const uint8_t *f, size_t len, unsigned checks)
 {
-	uint8_t *p = cut(f, len);
+	uint8_t *p = fb_copy(f, len);
 	bool ok = ipv4_header_at(p, len, 0, checks) == (void *)p;
 
-	done(p);
+	free(p);
 	return ok;
 }
 
@@ -384,7 +367,7 @@ test_ipv6_checks(void **state)
 	size_t n = tcp6(f);
 
 	for (size_t len = 0; len <= n; len++) {
-		uint8_t *p = cut(f, len);
+		uint8_t *p = fb_copy(f, len);
 
 		if (len < IPV6_HLEN)
 			assert_null(ipv6_header_at(p, len, 0, 0));
@@ -395,7 +378,7 @@ test_ipv6_checks(void **state)
 			assert_null(ipv6_header_at(p, len, 0, all));
 		else
 			assert_non_null(ipv6_header_at(p, len, 0, all));
-		done(p);
+		free(p);
 	}
 	memcpy(g, f, n);
 	g[0] = 0x45;
@@ -409,10 +392,10 @@ static int
 walk(const uint8_t *f, size_t len, size_t nh, unsigned flags,
      struct ipv6_exthdr_walk *w)
 {
-	uint8_t *p = cut(f, len);
+	uint8_t *p = fb_copy(f, len);
 	int err = ipv6_exthdr_skip(p, len, nh, flags, w);
 
-	done(p);
+	free(p);
 	return err;
 }
 
