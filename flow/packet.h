@@ -13,7 +13,6 @@
 #include <string.h>
 
 #include "flow/extract.h"
-#include "packet/csum.h"
 #include "packet/frame.h"
 #include "packet/offload.h"
 
@@ -97,18 +96,7 @@ packet_remove(struct packet *p, uint32_t off, uint32_t n)
 static inline void
 packet_csum_finish(struct packet *p)
 {
-	uint32_t start = p->vnet.csum_start, at = start + p->vnet.csum_offset;
-	uint16_t v;
-
-	if (!packet_csum_partial(p) || at + sizeof(v) > p->len ||
-	    start >= p->len)
-		return;
-	v = ~csum_fold(csum_add(0, p->data + start, p->len - start));
-	/* A UDP checksum of 0 is sent as all ones; TCP's 0 is fine too. */
-	if (!v)
-		v = 0xffff;
-	memcpy(p->data + at, &v, sizeof(v));
-	p->vnet.flags &= ~VIRTIO_NET_HDR_F_NEEDS_CSUM;
+	offload_csum_finish(p->data, p->len, &p->vnet);
 }
 
 #endif

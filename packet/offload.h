@@ -2,12 +2,20 @@
 /* The offload request a frame carries beside it (the virtio-net header a
  * TAP or AF_PACKET socket gives and takes): its offsets point into the
  * frame, so they move when headers are inserted or removed in front of
- * what they point at. Pure functions on the header. */
+ * what they point at; a partial checksum is finished here for whoever
+ * takes the frame without the header.
+ *
+ * Pure functions on the caller's header and bytes: thread-safe. */
 #ifndef TAPDP_PACKET_OFFLOAD_H
 #define TAPDP_PACKET_OFFLOAD_H
 
 #include <linux/virtio_net.h>
+#include <stddef.h>
 #include <stdint.h>
+
+#ifndef VIRTIO_NET_HDR_GSO_UDP_L4
+#define VIRTIO_NET_HDR_GSO_UDP_L4	5	/* Linux 5.18 */
+#endif
 
 /* n bytes inserted (n > 0) or removed (n < 0) at offset off. */
 static inline void
@@ -18,5 +26,12 @@ offload_shift(struct virtio_net_hdr *vh, uint32_t off, int n)
 	if (vh->gso_type != VIRTIO_NET_HDR_GSO_NONE && vh->hdr_len >= off)
 		vh->hdr_len += n;
 }
+
+/* Finishes the partial checksum vh asks for, in the frame (len bytes),
+ * and clears the request: the sum from csum_start to the end, written at
+ * csum_start + csum_offset (a 0 result written as all ones). Returns 0
+ * (nothing asked counts too), or -EINVAL, touching nothing, when the field
+ * is not inside the frame. GSO is left as it is. */
+int offload_csum_finish(void *frame, size_t len, struct virtio_net_hdr *vh);
 
 #endif

@@ -16,11 +16,8 @@
 
 #include "common/log.h"
 #include "packet/eth.h"
+#include "packet/offload.h"
 #include "vport/netdev.h"
-
-#ifndef VIRTIO_NET_HDR_GSO_UDP_L4
-#define VIRTIO_NET_HDR_GSO_UDP_L4	5	/* Linux 5.18 */
-#endif
 
 #define RX_BURST 64
 
