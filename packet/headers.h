@@ -236,6 +236,7 @@ _Static_assert(TCP_HLEN == 20, "TCP header");
 #define TCP_PSH		0x08
 #define TCP_ACK		0x10
 #define TCP_URG		0x20
+#define TCP_CWR		0x80
 
 /* The header's length with its options, from the data offset. */
 static inline uint32_t
