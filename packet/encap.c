@@ -227,7 +227,8 @@ udp_decap(const struct encap_port *port, const struct encap_outer *outer,
 		return -EINVAL;
 	len = ulen;
 	if (uh->csum) {
-		if (csum_fold(csum_add(udp_pseudo_sum(outer, len), data,
+		if (!outer->l4_checked &&
+		    csum_fold(csum_add(udp_pseudo_sum(outer, len), data,
 				       len)) != 0xffff)
 			return -EBADMSG;
 		key->flags |= TUN_F_CSUM;

@@ -69,6 +69,11 @@ struct encap_outer {
 	uint8_t tos;			/* TOS, IPv6 traffic class */
 	uint8_t ttl;			/* TTL, IPv6 hop limit */
 	bool df;			/* IPv4: don't fragment */
+	/* decap: the UDP layer has checked the datagram already (it came
+	 * from a UDP socket, which took the header off: the caller wrote
+	 * one back), so the checksum field only says whether there was
+	 * one. */
+	bool l4_checked;
 };
 
 /* Where encap_decap() found the inner packet. */

@@ -1027,6 +1027,22 @@ test_vxlan_drops(void **state)
 		mpkt(&m, ENCAP_VXLAN, fam, TUN_F_KEY | TUN_F_CSUM);
 		m.pl[UDP_HLEN + 4] ^= 1;
 		assert_int_equal(mdecap(&m, &k), -EBADMSG);
+		/* From a UDP socket, which checked it: the field says only
+		 * that there was one. */
+		{
+			const uint8_t *ip = pkt_data(&m.p);
+			struct encap_outer o;
+			struct encap_inner in;
+			size_t hl = outer_of(ip, m.p.b.len, &o);
+			uint8_t *p = fb_copy(ip + hl, m.p.b.len - hl);
+
+			o.l4_checked = true;
+			assert_int_equal(encap_decap(&m.port, &o, p,
+						     m.p.b.len - hl, &k, &in),
+					 0);
+			assert_int_equal(k.flags, TUN_F_KEY | TUN_F_CSUM);
+			free(p);
+		}
 		mpkt(&m, ENCAP_VXLAN, fam, TUN_F_KEY);
 		put_be16(m.pl + 4, get_be16(m.pl + 4) + 1);
 		assert_int_equal(mdecap(&m, &k), -EINVAL);
