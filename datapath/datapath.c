@@ -566,6 +566,19 @@ dp_port_locate(const struct dp_net *net, const char *name)
 	return find_port(net, name_is, name);
 }
 
+/* Another tunnel port of the same kind on the same UDP port: one socket
+ * takes a port's datagrams, as one collect-metadata device of the kernel
+ * does. */
+static bool
+same_tunnel(const struct dp_port *port, const void *arg)
+{
+	const struct dp_port *want = arg;
+
+	return port->type == want->type &&
+	       (port->type == OVS_VPORT_TYPE_GRE ||
+		port->vport->tnl.dst_port == want->vport->tnl.dst_port);
+}
+
 struct dp_port *
 dp_port_by_ifindex(const struct dp_net *net, int netnsid, int ifindex)
 {
@@ -617,10 +630,27 @@ dp_port_set_pids(struct dp_port *port, const uint32_t *pids, unsigned n)
 	return 0;
 }
 
+/* The errno the kernel gives a second collect-metadata device of a kind
+ * in a namespace on the same port. */
+static int
+tunnel_taken(const struct dp_net *net, enum ovs_vport_type type,
+	     const struct vport_tunnel_config *tnl)
+{
+	struct vport probe = { .tnl = *tnl };
+	struct dp_port want = { .type = type, .vport = &probe };
+
+	if (type != OVS_VPORT_TYPE_VXLAN && type != OVS_VPORT_TYPE_GENEVE &&
+	    type != OVS_VPORT_TYPE_GRE)
+		return 0;
+	if (!find_port(net, same_tunnel, &want))
+		return 0;
+	return type == OVS_VPORT_TYPE_GENEVE ? -EBUSY : -EEXIST;
+}
+
 static int
 port_attach(struct datapath *dp, uint32_t port_no, enum ovs_vport_type type,
-	    const char *name, const uint32_t *pids, unsigned n_pids,
-	    struct dp_port **out)
+	    const char *name, const struct vport_tunnel_config *tnl,
+	    const uint32_t *pids, unsigned n_pids, struct dp_port **out)
 {
 	const struct vport_ops *ops;
 	struct dp_port *port, *other;
@@ -642,17 +672,20 @@ port_attach(struct datapath *dp, uint32_t port_no, enum ovs_vport_type type,
 		err = other->type == OVS_VPORT_TYPE_INTERNAL ? -EINVAL : -EBUSY;
 		goto fail;
 	}
+	err = tnl ? tunnel_taken(dp->net, type, tnl) : 0;
+	if (err)
+		goto fail;
 	err = ports_reserve(dp, port_no);
 	if (err)
 		goto fail;
 	ops = dp->net->port_ops(type);
-	err = ops ? vport_create(ops, name, &rx_ops, port, &port->vport)
+	err = ops ? vport_create(ops, name, tnl, &rx_ops, port, &port->vport)
 		  : -EAFNOSUPPORT;
 	if (err)
 		goto fail;
 	rcu_assign_pointer(dp->ports->port[port_no], port);
 	log_info("%s: added port %u %s (%s)", dp_name(dp), port_no, name,
-		 type == OVS_VPORT_TYPE_INTERNAL ? "internal" : "netdev");
+		 ops->name);
 	if (out)
 		*out = port;
 	return 0;
@@ -664,8 +697,8 @@ fail:
 
 int
 dp_port_add(struct datapath *dp, uint32_t port_no, enum ovs_vport_type type,
-	    const char *name, const uint32_t *pids, unsigned n_pids,
-	    struct dp_port **out)
+	    const char *name, const struct vport_tunnel_config *tnl,
+	    const uint32_t *pids, unsigned n_pids, struct dp_port **out)
 {
 	if (port_no) {
 		if (dp_port_get(dp, port_no))
@@ -676,7 +709,7 @@ dp_port_add(struct datapath *dp, uint32_t port_no, enum ovs_vport_type type,
 	}
 	if (port_no >= TAPDP_DP_MAX_PORTS)
 		return -EFBIG;
-	return port_attach(dp, port_no, type, name, pids, n_pids, out);
+	return port_attach(dp, port_no, type, name, tnl, pids, n_pids, out);
 }
 
 void
@@ -900,7 +933,7 @@ dp_create(struct dp_net *net, const char *name, const uint32_t *pids,
 	err = meter_table_init(&dp->meters);
 	if (!err)
 		err = port_attach(dp, OVSP_LOCAL, OVS_VPORT_TYPE_INTERNAL,
-				  name, pids, n_pids, NULL);
+				  name, NULL, pids, n_pids, NULL);
 	if (err) {
 		meter_table_destroy(&dp->meters);
 		flow_table_destroy(&dp->table, flow_free);

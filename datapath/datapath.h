@@ -124,9 +124,10 @@ struct meter_table *dp_meters(struct datapath *dp);
  * -EFBIG (no number left), -EINVAL (bad pids, or attaching an internal
  * device as netdev), -EBUSY (device already attached), and the vport's own
  * (-ENODEV, -EEXIST, -EAFNOSUPPORT). */
+/* tnl: a tunnel port's options (NULL: none given). */
 int dp_port_add(struct datapath *dp, uint32_t port_no, enum ovs_vport_type,
-		const char *name, const uint32_t *pids, unsigned n_pids,
-		struct dp_port **out);
+		const char *name, const struct vport_tunnel_config *tnl,
+		const uint32_t *pids, unsigned n_pids, struct dp_port **out);
 void dp_port_del(struct dp_port *port);
 struct dp_port *dp_port_get(const struct datapath *dp, uint32_t port_no);
 /* Iteration in port number order: the port numbered *port_no or the

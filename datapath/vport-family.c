@@ -10,6 +10,73 @@
 
 static const struct genl_family vport_family;
 
+static bool
+is_udp_tunnel(uint32_t type)
+{
+	return type == OVS_VPORT_TYPE_VXLAN || type == OVS_VPORT_TYPE_GENEVE;
+}
+
+/* What the kernel's vxlan and geneve vports report of their options; gre
+ * and the others have none. */
+static void
+options_fill(const struct dp_port *port, struct msgbuf *mb)
+{
+	const struct vport_tunnel_config *c = &port->vport->tnl;
+	struct nlattr *opts, *ext;
+
+	if (!is_udp_tunnel(port->type))
+		return;
+	opts = msgbuf_nest_start(mb, OVS_VPORT_ATTR_OPTIONS);
+	msgbuf_put_u16(mb, OVS_TUNNEL_ATTR_DST_PORT, c->dst_port);
+	if (port->type == OVS_VPORT_TYPE_VXLAN && c->gbp) {
+		ext = msgbuf_nest_start(mb, OVS_TUNNEL_ATTR_EXTENSION);
+		msgbuf_put(mb, OVS_VXLAN_EXT_GBP, 0, NULL);
+		msgbuf_nest_end(mb, ext);
+	}
+	msgbuf_nest_end(mb, opts);
+}
+
+static const struct attr_policy vxlan_ext_policy[OVS_VXLAN_EXT_MAX + 1] = {
+	[OVS_VXLAN_EXT_GBP] = { .kind = ATTR_FLAG },
+};
+
+/* A tunnel port's options, as the kernel's vxlan and geneve vports read
+ * them: the first of each attribute (nla_find), a destination port of
+ * exactly two bytes in host order, required; vxlan's extensions. gre and
+ * the others ignore options. */
+static int
+options_parse(uint32_t type, const struct nlattr *opts,
+	      struct vport_tunnel_config *c)
+{
+	const struct nlattr *tb[OVS_VXLAN_EXT_MAX + 1];
+	const struct nlattr *a, *port = NULL, *ext = NULL;
+	int rem, err;
+
+	if (!is_udp_tunnel(type))
+		return 0;
+	if (!opts)
+		return -EINVAL;
+	attr_for_each(a, attr_data(opts), attr_len(opts), rem) {
+		if (attr_type(a) == OVS_TUNNEL_ATTR_DST_PORT && !port)
+			port = a;
+		else if (attr_type(a) == OVS_TUNNEL_ATTR_EXTENSION && !ext)
+			ext = a;
+	}
+	if (!port || attr_len(port) != sizeof(uint16_t))
+		return -EINVAL;
+	c->dst_port = attr_get_u16(port);
+	if (type != OVS_VPORT_TYPE_VXLAN || !ext)
+		return 0;
+	if (attr_len(ext) < NLA_HDRLEN)
+		return -EINVAL;
+	err = attr_parse_nested(ext, vxlan_ext_policy, OVS_VXLAN_EXT_MAX, tb,
+				NULL);
+	if (err)
+		return err;
+	c->gbp = tb[OVS_VXLAN_EXT_GBP] != NULL;
+	return 0;
+}
+
 static int
 vport_fill(struct dp_port *port, struct msgbuf *mb, uint32_t portid,
 	   uint32_t seq, uint16_t flags, uint8_t cmd)
@@ -45,6 +112,7 @@ vport_fill(struct dp_port *port, struct msgbuf *mb, uint32_t portid,
 	else
 		msgbuf_put_u32(mb, OVS_VPORT_ATTR_UPCALL_PID,
 			       port->pids->pid[0]);
+	options_fill(port, mb);
 	return msgbuf_end(mb);
 }
 
@@ -95,6 +163,7 @@ vport_cmd_new(struct genl_info *info)
 	const struct ovs_header *hdr = info->userhdr;
 	const struct nlattr **a = info->attrs;
 	const struct nlattr *pids = a[OVS_VPORT_ATTR_UPCALL_PID];
+	struct vport_tunnel_config tnl = { 0 };
 	struct dp_port *port;
 	struct datapath *dp;
 	uint32_t port_no, type;
@@ -116,7 +185,12 @@ vport_cmd_new(struct genl_info *info)
 		return -ENODEV;
 	if (attr_len(pids) % sizeof(uint32_t))
 		return -EINVAL;
+	err = options_parse(type, a[OVS_VPORT_ATTR_OPTIONS], &tnl);
+	if (err)
+		return err;
 	err = dp_port_add(dp, port_no, type, attr_data(a[OVS_VPORT_ATTR_NAME]),
+			  is_udp_tunnel(type) || type == OVS_VPORT_TYPE_GRE
+				  ? &tnl : NULL,
 			  attr_data(pids), attr_len(pids) / sizeof(uint32_t),
 			  &port);
 	if (err)

@@ -8,6 +8,7 @@
 #include <linux/net_namespace.h>
 #include <linux/rtnetlink.h>
 #include <net/if.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
@@ -286,4 +287,19 @@ netdev_valid_name(const char *name)
 		if (*name == '/' || *name == ':' || kernel_isspace(*name))
 			return false;
 	return true;
+}
+
+void
+netdev_local_port_range(uint16_t *min, uint16_t *max)
+{
+	FILE *f = fopen("/proc/sys/net/ipv4/ip_local_port_range", "re");
+	unsigned lo = 32768, hi = 60999;	/* the kernel's default */
+
+	if (f) {
+		if (fscanf(f, "%u %u", &lo, &hi) != 2 || lo > hi || hi > 65534)
+			lo = 32768, hi = 60999;
+		fclose(f);
+	}
+	*min = lo;
+	*max = hi + 1;
 }

@@ -31,6 +31,9 @@ int netdev_lookup(int netnsid, const char *name, int *ifindex, uint32_t *mtu);
  * NETNSA_NSID_NOT_ASSIGNED if that is our own. 0 or -errno. */
 int netdev_netnsid(int nsfd, int *netnsid);
 int netdev_set_promisc(const char *name, bool on);
+/* The namespace's ephemeral ports, as UDP tunnels pick source ports
+ * from: min to max - 1 (net.ipv4.ip_local_port_range). */
+void netdev_local_port_range(uint16_t *min, uint16_t *max);
 /* The device's MTU, or -errno. */
 int netdev_get_mtu(const char *name);
 

@@ -127,6 +127,7 @@ internal_send(struct vport *vport, const void *frame, size_t len,
 
 const struct vport_ops vport_internal_ops = {
 	.type = OVS_VPORT_TYPE_INTERNAL,
+	.name = "internal",
 	.open = internal_open,
 	.close = internal_close,
 	.recv_burst = internal_recv_burst,

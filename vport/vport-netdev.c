@@ -377,6 +377,7 @@ netdev_rx_overruns(struct vport *vport)
 
 const struct vport_ops vport_netdev_ops = {
 	.type = OVS_VPORT_TYPE_NETDEV,
+	.name = "netdev",
 	.open = netdev_open,
 	.close = netdev_close,
 	.recv_burst = netdev_recv_burst,

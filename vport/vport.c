@@ -146,6 +146,12 @@ vport_ops_for(enum ovs_vport_type type)
 		return &vport_internal_ops;
 	case OVS_VPORT_TYPE_NETDEV:
 		return &vport_netdev_ops;
+	case OVS_VPORT_TYPE_VXLAN:
+		return &vport_vxlan_ops;
+	case OVS_VPORT_TYPE_GENEVE:
+		return &vport_geneve_ops;
+	case OVS_VPORT_TYPE_GRE:
+		return &vport_gre_ops;
 	default:
 		return NULL;
 	}
@@ -267,6 +273,7 @@ rx_stop_all(struct vport *vport)
 
 int
 vport_create(const struct vport_ops *ops, const char *name,
+	     const struct vport_tunnel_config *tnl,
 	     const struct vport_rx_ops *rx_ops, void *owner,
 	     struct vport **out)
 {
@@ -286,6 +293,8 @@ vport_create(const struct vport_ops *ops, const char *name,
 	vport->netnsid = NETNSA_NSID_NOT_ASSIGNED;
 	vport->n_rxq = rx_queue_count();
 	snprintf(vport->name, sizeof(vport->name), "%s", name);
+	if (tnl)
+		vport->tnl = *tnl;
 	err = ops->open(vport);
 	if (err) {
 		free(vport);
@@ -416,7 +425,13 @@ int
 vport_get_stats(struct vport *vport, struct ovs_vport_stats *st)
 {
 	struct rtnl_link_stats64 s;
-	int err = netdev_get_stats(vport->netnsid, vport->ifindex, &s);
+	int err;
+
+	if (vport->ops->get_stats) {
+		vport->ops->get_stats(vport, st);
+		return 0;
+	}
+	err = netdev_get_stats(vport->netnsid, vport->ifindex, &s);
 
 	if (vport->ops->rx_overruns)
 		__atomic_fetch_add(&vport->rx_overruns,

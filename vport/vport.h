@@ -63,6 +63,7 @@ struct vport_rxq {
 
 struct vport_ops {
 	enum ovs_vport_type type;
+	const char *name;		/* for the log: "internal", "vxlan"... */
 	/* Opens the device with vport->n_rxq receive queues (setting
 	 * vport->rxq[], vport->fd and ifindex); 0 or -errno, with nothing
 	 * left open. */
@@ -87,6 +88,15 @@ struct vport_ops {
 	 * port's: sets netnsid, ifindex and mtu from where the device is
 	 * now; -ENODEV when it is gone. */
 	int (*locate)(struct vport *vport);
+	/* Optional, for ports whose traffic does not cross their device
+	 * (tunnels): the counters, instead of the device's. */
+	void (*get_stats)(struct vport *vport, struct ovs_vport_stats *st);
+};
+
+/* A tunnel port's configuration (the vport's OVS_VPORT_ATTR_OPTIONS). */
+struct vport_tunnel_config {
+	uint16_t dst_port;		/* UDP port, host order (vxlan, geneve) */
+	bool gbp;			/* vxlan: the GBP extension */
 };
 
 struct vport {
@@ -101,6 +111,8 @@ struct vport {
 	unsigned n_rxq;
 	struct vport_rxq rxq[VPORT_RXQ_MAX];
 	void *priv;			/* the receive threads' */
+	void *state;			/* the port type's */
+	struct vport_tunnel_config tnl;	/* tunnel ports' */
 	uint32_t mtu;			/* atomic: the device's */
 	uint64_t rx_bad_offload;	/* atomic: frames whose virtio-net
 					 * header lied, dropped */
@@ -119,6 +131,7 @@ void vport_set_rx_queues(unsigned n);
 const struct vport_ops *vport_ops_for(enum ovs_vport_type type);
 /* Creates the device (or opens it) with ops and starts receiving. */
 int vport_create(const struct vport_ops *ops, const char *name,
+		 const struct vport_tunnel_config *tnl,
 		 const struct vport_rx_ops *rx, void *owner,
 		 struct vport **out);
 void vport_destroy(struct vport *vport);
@@ -160,5 +173,8 @@ int vport_get_stats(struct vport *vport, struct ovs_vport_stats *st);
 
 extern const struct vport_ops vport_internal_ops;
 extern const struct vport_ops vport_netdev_ops;
+extern const struct vport_ops vport_vxlan_ops;
+extern const struct vport_ops vport_geneve_ops;
+extern const struct vport_ops vport_gre_ops;
 
 #endif

@@ -149,6 +149,7 @@ fake_send(struct vport *vport, const void *frame, size_t len,
 
 static const struct vport_ops internal_ops = {
 	.type = OVS_VPORT_TYPE_INTERNAL,
+	.name = "internal",
 	.open = internal_open,
 	.close = internal_close,
 	.recv_burst = recv_burst,
@@ -157,6 +158,7 @@ static const struct vport_ops internal_ops = {
 
 static const struct vport_ops netdev_ops = {
 	.type = OVS_VPORT_TYPE_NETDEV,
+	.name = "netdev",
 	.open = fake_open,
 	.close = fake_close,
 	.recv_burst = recv_burst,

@@ -124,9 +124,9 @@ setup(void **state)
 	assert_int_equal(fake_device_add("tdp-a"), 0);
 	assert_int_equal(fake_device_add("tdp-b"), 0);
 	assert_int_equal(dp_port_add(fx->dp, 1, OVS_VPORT_TYPE_NETDEV, "tdp-a",
-				     &pid_a, 1, &fx->a), 0);
+				     NULL, &pid_a, 1, &fx->a), 0);
 	assert_int_equal(dp_port_add(fx->dp, 2, OVS_VPORT_TYPE_NETDEV, "tdp-b",
-				     &pid_b, 1, &fx->b), 0);
+				     NULL, &pid_b, 1, &fx->b), 0);
 	*state = fx;
 	return 0;
 }
@@ -432,21 +432,21 @@ test_ports_and_names(void **state)
 	assert_null(dp_port_next(fx->dp, &p));
 	/* A taken number, a device attached, a datapath's own device. */
 	assert_int_equal(dp_port_add(fx->dp, 2, OVS_VPORT_TYPE_INTERNAL, "x",
-				     &pid, 1, NULL), -EBUSY);
+				     NULL, &pid, 1, NULL), -EBUSY);
 	assert_int_equal(dp_port_add(fx->dp, 0, OVS_VPORT_TYPE_NETDEV, "tdp-a",
-				     &pid, 1, NULL), -EBUSY);
+				     NULL, &pid, 1, NULL), -EBUSY);
 	assert_int_equal(dp_port_add(fx->dp, 0, OVS_VPORT_TYPE_NETDEV, "tdp0",
-				     &pid, 1, NULL), -EINVAL);
+				     NULL, &pid, 1, NULL), -EINVAL);
 	assert_int_equal(dp_port_add(fx->dp, 0, OVS_VPORT_TYPE_NETDEV, "nodev",
-				     &pid, 1, NULL), -ENODEV);
+				     NULL, &pid, 1, NULL), -ENODEV);
 	assert_int_equal(dp_port_add(fx->dp, TAPDP_DP_MAX_PORTS,
-				     OVS_VPORT_TYPE_INTERNAL, "x", &pid, 1,
+				     OVS_VPORT_TYPE_INTERNAL, "x", NULL, &pid, 1,
 				     NULL), -EFBIG);
-	assert_int_equal(dp_port_add(fx->dp, 0, 99, "x", &pid, 1, NULL),
+	assert_int_equal(dp_port_add(fx->dp, 0, 99, "x", NULL, &pid, 1, NULL),
 			 -EAFNOSUPPORT);
 	/* Number 0 picks the lowest free one. */
 	assert_int_equal(dp_port_add(fx->dp, 0, OVS_VPORT_TYPE_INTERNAL,
-				     "tdp-c", &pid, 1, &port), 0);
+				     "tdp-c", NULL, &pid, 1, &port), 0);
 	assert_int_equal(port->port_no, 3);
 	/* A name is taken across the context's datapaths. */
 	assert_int_equal(dp_create(fx->net, "tdp-c", &pid, 1, &other),

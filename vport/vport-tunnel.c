@@ -1,0 +1,702 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Tunnel ports: vxlan, geneve and gre, in the flow-based mode OVS uses
+ * (the kernel's collect-metadata devices): every packet received carries
+ * the outer header's facts as its tunnel metadata, every packet sent takes
+ * them from the set(tunnel) that preceded its output.
+ *
+ * Nothing of the kernel's tunnel modules is used. The outer packets go
+ * through the host's own IP stack, so routes and neighbours are the
+ * kernel's: received on a UDP socket bound to the port's UDP port (vxlan,
+ * geneve) or a raw IPPROTO_GRE socket (gre), in IPv4 and IPv6, and sent on
+ * a raw socket with the outer IP header written here (IPPROTO_RAW: header
+ * included). All of it needs only CAP_NET_RAW and CAP_NET_ADMIN in the
+ * namespace's user namespace: it works in `unshare -rn`.
+ *
+ * Whether a datagram had a UDP checksum is part of its tunnel key (the
+ * CSUM flag), and a UDP socket does not say: each family has two sockets
+ * in one SO_REUSEPORT group, and a classic BPF program of the group steers
+ * a datagram to the first when its checksum field is zero, to the second
+ * otherwise. The kernel checked the checksum before either gets it.
+ *
+ * The port's device, named as OVS asked, is a TAP device, so that the
+ * host sees an interface (index, MTU, flags, counters) as it would see the
+ * kernel's vxlan device; frames the host sends on it carry no tunnel
+ * metadata and are dropped, as the kernel's device drops them.
+ *
+ * Receive queues: the TAP and the sockets, each served by its own thread
+ * (vport.c). Sends come from any thread: the raw sockets are shared, the
+ * IP identification and GRE sequence counters are atomics. */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <errno.h>
+#include <linux/filter.h>
+#include <linux/if_ether.h>
+#include <netinet/in.h>
+#include <netinet/udp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "common/hash.h"
+#include "packet/encap.h"
+#include "packet/eth.h"
+#include "packet/gso.h"
+#include "packet/ip.h"
+#include "vport/netdev.h"
+#include "vport/tap.h"
+#include "vport/vport.h"
+
+#ifndef SO_ATTACH_REUSEPORT_CBPF
+#define SO_ATTACH_REUSEPORT_CBPF	51
+#endif
+#ifndef UDP_NO_CHECK6_RX
+#define UDP_NO_CHECK6_RX		102
+#endif
+
+/* What a receive queue is. */
+enum tnl_queue {
+	Q_TAP,				/* the device: the host's frames */
+	Q_UDP4_NOCSUM, Q_UDP4_CSUM,	/* vxlan, geneve */
+	Q_UDP6_NOCSUM, Q_UDP6_CSUM,
+	Q_GRE4 = Q_UDP4_NOCSUM,		/* gre */
+	Q_GRE6,
+};
+
+struct tnl {
+	struct encap_port port;
+	int raw4, raw6;			/* sends, header included */
+	uint32_t ip_id;			/* atomic */
+	uint32_t seq;			/* atomic: GRE sequence numbers */
+	/* Counters, atomic: the port's traffic does not cross its device. */
+	uint64_t rx_packets, rx_bytes;	/* decapsulated */
+	uint64_t tx_packets, tx_bytes;	/* encapsulated (inner bytes) */
+	uint64_t rx_dropped;		/* what decap refused */
+	uint64_t tx_dropped;		/* no tunnel, no route... */
+	uint64_t host_dropped;		/* the host's frames */
+};
+
+/* Steers a datagram by its UDP checksum field: 0 to the group's first
+ * socket, else the second. The program sees the datagram from its
+ * payload; the network header is at SKF_NET_OFF. */
+static int
+attach_csum_steering(int fd, int family)
+{
+	struct sock_filter v4[] = {
+		BPF_STMT(BPF_LD | BPF_B | BPF_ABS, (uint32_t)SKF_NET_OFF),
+		BPF_STMT(BPF_ALU | BPF_AND | BPF_K, 0x0f),
+		BPF_STMT(BPF_ALU | BPF_LSH | BPF_K, 2),
+		BPF_STMT(BPF_MISC | BPF_TAX, 0),
+		BPF_STMT(BPF_LD | BPF_H | BPF_IND, (uint32_t)SKF_NET_OFF + 6),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, 0),
+		BPF_STMT(BPF_RET | BPF_K, 1),
+	};
+	/* IPv6: the UDP header right after the fixed header (a datagram
+	 * with extension headers counts as checksummed). */
+	struct sock_filter v6[] = {
+		BPF_STMT(BPF_LD | BPF_H | BPF_ABS, (uint32_t)SKF_NET_OFF + 46),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, 0),
+		BPF_STMT(BPF_RET | BPF_K, 1),
+	};
+	struct sock_fprog prog = family == AF_INET
+		? (struct sock_fprog){ sizeof(v4) / sizeof(v4[0]), v4 }
+		: (struct sock_fprog){ sizeof(v6) / sizeof(v6[0]), v6 };
+
+	return setsockopt(fd, SOL_SOCKET, SO_ATTACH_REUSEPORT_CBPF, &prog,
+			  sizeof(prog)) < 0 ? -errno : 0;
+}
+
+/* One socket of a family's pair, bound to the port's UDP port. */
+static int
+udp_open(const struct tnl *t, int family, bool first)
+{
+	int one = 1, fd, err;
+	union {
+		struct sockaddr_in v4;
+		struct sockaddr_in6 v6;
+	} a = { 0 };
+	socklen_t alen;
+
+	fd = socket(family, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0)
+		return -errno;
+	if (setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof(one)) < 0)
+		goto fail;
+	if (family == AF_INET) {
+		a.v4.sin_family = AF_INET;
+		a.v4.sin_port = t->port.dst_port;
+		alen = sizeof(a.v4);
+		if (setsockopt(fd, IPPROTO_IP, IP_PKTINFO, &one,
+			       sizeof(one)) < 0 ||
+		    setsockopt(fd, IPPROTO_IP, IP_RECVTOS, &one,
+			       sizeof(one)) < 0 ||
+		    setsockopt(fd, IPPROTO_IP, IP_RECVTTL, &one,
+			       sizeof(one)) < 0)
+			goto fail;
+	} else {
+		a.v6.sin6_family = AF_INET6;
+		a.v6.sin6_port = t->port.dst_port;
+		alen = sizeof(a.v6);
+		if (setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one,
+			       sizeof(one)) < 0 ||
+		    setsockopt(fd, IPPROTO_IPV6, IPV6_RECVPKTINFO, &one,
+			       sizeof(one)) < 0 ||
+		    setsockopt(fd, IPPROTO_IPV6, IPV6_RECVTCLASS, &one,
+			       sizeof(one)) < 0 ||
+		    setsockopt(fd, IPPROTO_IPV6, IPV6_RECVHOPLIMIT, &one,
+			       sizeof(one)) < 0)
+			goto fail;
+		/* The kernel's vxlan device takes zero IPv6 checksums
+		 * (OVS creates it with udp6zerocsumrx); its geneve device
+		 * refuses them. */
+		if (t->port.kind == ENCAP_VXLAN &&
+		    setsockopt(fd, IPPROTO_UDP, UDP_NO_CHECK6_RX, &one,
+			       sizeof(one)) < 0)
+			goto fail;
+	}
+	if (bind(fd, (struct sockaddr *)&a, alen) < 0)
+		goto fail;
+	/* The group's program, attached once its first member is bound. */
+	if (first && (err = attach_csum_steering(fd, family)) < 0) {
+		close(fd);
+		return err;
+	}
+	return fd;
+fail:
+	err = -errno;
+	close(fd);
+	return err;
+}
+
+/* The raw socket a family's outer packets leave by (the header is ours);
+ * it receives nothing. */
+static int
+raw_open(int family)
+{
+	int one = 1, fd;
+
+	fd = socket(family, SOCK_RAW | SOCK_CLOEXEC, IPPROTO_RAW);
+	if (fd < 0)
+		return -errno;
+	if (family == AF_INET6 &&
+	    setsockopt(fd, IPPROTO_IPV6, IPV6_HDRINCL, &one, sizeof(one)) < 0) {
+		int err = -errno;
+
+		close(fd);
+		return err;
+	}
+	return fd;
+}
+
+static int
+gre_open(int family)
+{
+	int one = 1, fd = socket(family, SOCK_RAW | SOCK_CLOEXEC | SOCK_NONBLOCK,
+				 IPPROTO_GRE);
+
+	if (fd < 0)
+		return -errno;
+	if (family == AF_INET6 &&
+	    (setsockopt(fd, IPPROTO_IPV6, IPV6_RECVPKTINFO, &one,
+			sizeof(one)) < 0 ||
+	     setsockopt(fd, IPPROTO_IPV6, IPV6_RECVTCLASS, &one,
+			sizeof(one)) < 0 ||
+	     setsockopt(fd, IPPROTO_IPV6, IPV6_RECVHOPLIMIT, &one,
+			sizeof(one)) < 0)) {
+		int err = -errno;
+
+		close(fd);
+		return err;
+	}
+	return fd;
+}
+
+static void
+tnl_close(struct vport *vport)
+{
+	struct tnl *t = vport->state;
+
+	for (unsigned i = 0; i < vport->n_rxq; i++)
+		if (vport->rxq[i].fd >= 0)
+			close(vport->rxq[i].fd);
+	if (t) {
+		if (t->raw4 >= 0)
+			close(t->raw4);
+		if (t->raw6 >= 0)
+			close(t->raw6);
+		free(t);
+	}
+	vport->state = NULL;
+}
+
+static int
+tnl_open(struct vport *vport, enum encap_kind kind)
+{
+	struct tnl *t = calloc(1, sizeof(*t));
+	unsigned i;
+	int fd;
+
+	if (!t)
+		return -ENOMEM;
+	if (!netdev_valid_name(vport->name)) {
+		free(t);
+		return -EINVAL;
+	}
+	t->raw4 = t->raw6 = -1;
+	t->port.kind = kind;
+	t->port.dst_port = htons(vport->tnl.dst_port);
+	t->port.gbp = vport->tnl.gbp;
+	netdev_local_port_range(&t->port.port_min, &t->port.port_max);
+	vport->state = t;
+	vport->n_rxq = kind == ENCAP_GRE ? Q_GRE6 + 1 : Q_UDP6_CSUM + 1;
+	for (i = 0; i < vport->n_rxq; i++)
+		vport->rxq[i].fd = -1;
+
+	fd = tap_open(vport->name, false, true);
+	if (fd < 0)
+		goto fail;
+	vport->rxq[Q_TAP].fd = fd;
+	vport->fd = fd;
+	for (i = Q_TAP + 1; i < vport->n_rxq; i++) {
+		int family = i < Q_UDP6_NOCSUM ? AF_INET : AF_INET6;
+
+		if (kind == ENCAP_GRE)
+			fd = gre_open(i == Q_GRE4 ? AF_INET : AF_INET6);
+		else
+			fd = udp_open(t, family,
+				      i == Q_UDP4_NOCSUM || i == Q_UDP6_NOCSUM);
+		if (fd < 0)
+			goto fail;
+		vport->rxq[i].fd = fd;
+	}
+	if ((fd = raw_open(AF_INET)) < 0)
+		goto fail;
+	t->raw4 = fd;
+	if ((fd = raw_open(AF_INET6)) < 0)
+		goto fail;
+	t->raw6 = fd;
+	vport->ifindex = netdev_ifindex(vport->name);
+	netdev_set_promisc(vport->name, true);
+	return 0;
+fail:
+	tnl_close(vport);
+	return fd;
+}
+
+static int
+vxlan_open(struct vport *vport)
+{
+	return tnl_open(vport, ENCAP_VXLAN);
+}
+
+static int
+geneve_open(struct vport *vport)
+{
+	return tnl_open(vport, ENCAP_GENEVE);
+}
+
+static int
+gre_port_open(struct vport *vport)
+{
+	return tnl_open(vport, ENCAP_GRE);
+}
+
+/* The outer header's facts the socket gave beside a datagram. */
+static void
+outer_from_cmsgs(struct msghdr *m, struct encap_outer *o)
+{
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(m); c; c = CMSG_NXTHDR(m, c)) {
+		if (c->cmsg_level == IPPROTO_IP && c->cmsg_type == IP_PKTINFO) {
+			struct in_pktinfo pi;
+
+			memcpy(&pi, CMSG_DATA(c), sizeof(pi));
+			o->ipv4_dst = pi.ipi_addr.s_addr;
+		} else if (c->cmsg_level == IPPROTO_IP &&
+			   c->cmsg_type == IP_TOS) {
+			o->tos = *CMSG_DATA(c);
+		} else if (c->cmsg_level == IPPROTO_IP &&
+			   c->cmsg_type == IP_TTL) {
+			int v;
+
+			memcpy(&v, CMSG_DATA(c), sizeof(v));
+			o->ttl = v;
+		} else if (c->cmsg_level == IPPROTO_IPV6 &&
+			   c->cmsg_type == IPV6_PKTINFO) {
+			struct in6_pktinfo pi;
+
+			memcpy(&pi, CMSG_DATA(c), sizeof(pi));
+			o->ipv6_dst = pi.ipi6_addr;
+		} else if (c->cmsg_level == IPPROTO_IPV6 &&
+			   c->cmsg_type == IPV6_TCLASS) {
+			int v;
+
+			memcpy(&v, CMSG_DATA(c), sizeof(v));
+			o->tos = v;
+		} else if (c->cmsg_level == IPPROTO_IPV6 &&
+			   c->cmsg_type == IPV6_HOPLIMIT) {
+			int v;
+
+			memcpy(&v, CMSG_DATA(c), sizeof(v));
+			o->ttl = v;
+		}
+	}
+}
+
+/* Frames the host sends on the device: no tunnel to send them by. */
+static void
+tap_drain(struct vport *vport, struct vport_rxq *q, uint8_t *scratch,
+	  size_t size, unsigned max)
+{
+	struct tnl *t = vport->state;
+
+	for (unsigned n = 0; n < max; n++) {
+		if (read(q->fd, scratch, size) < 0)
+			break;
+		__atomic_fetch_add(&t->host_dropped, 1, __ATOMIC_RELAXED);
+	}
+}
+
+/* Datagrams (UDP payloads, or GRE packets) of one socket: each read at
+ * scratch + FRAME_HEADROOM, behind room for a UDP header written back in
+ * front (the socket took it off), decapsulated in place, and handed over
+ * with its inner frame at buf + FRAME_HEADROOM. */
+static void
+tnl_recv_burst(struct vport *vport, struct vport_rxq *q, uint8_t *scratch,
+	       size_t size, unsigned max)
+{
+	static const struct virtio_net_hdr none;
+	struct tnl *t = vport->state;
+	unsigned which = q - vport->rxq;
+	bool gre = t->port.kind == ENCAP_GRE;
+	int family = which == Q_UDP4_NOCSUM || which == Q_UDP4_CSUM
+			     ? AF_INET : AF_INET6;
+	uint8_t *data = scratch + FRAME_HEADROOM;
+
+	if (which == Q_TAP) {
+		tap_drain(vport, q, scratch, size, max);
+		return;
+	}
+	if (gre)
+		family = which == Q_GRE4 ? AF_INET : AF_INET6;
+	for (unsigned n = 0; n < max; n++) {
+		char cbuf[256];
+		union {
+			struct sockaddr_in v4;
+			struct sockaddr_in6 v6;
+		} from;
+		struct iovec iov = { data, size - FRAME_HEADROOM };
+		struct msghdr m = {
+			.msg_name = &from, .msg_namelen = sizeof(from),
+			.msg_iov = &iov, .msg_iovlen = 1,
+			.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
+		};
+		struct encap_outer o = { .family = family };
+		struct encap_inner in;
+		struct tun_key key;
+		uint8_t *p = data;
+		ssize_t r = recvmsg(q->fd, &m, MSG_DONTWAIT);
+		size_t len;
+
+		if (r < 0)
+			break;
+		len = r;
+		if (m.msg_flags & MSG_TRUNC)
+			goto drop;
+		outer_from_cmsgs(&m, &o);
+		if (family == AF_INET6)
+			o.ipv6_src = from.v6.sin6_addr;
+		else
+			o.ipv4_src = from.v4.sin_addr.s_addr;
+		if (gre) {
+			o.proto = IPPROTO_GRE;
+			if (family == AF_INET) {
+				/* An IPv4 raw socket gives the IP header. */
+				const struct ipv4_header *ip =
+					ipv4_header_at(p, len, 0,
+						       IP_CHECK_LENGTH);
+				size_t hl;
+
+				if (!ip)
+					goto drop;
+				hl = ipv4_hlen(ip);
+				o.ipv4_dst = ip->daddr;
+				o.tos = ip->tos;
+				o.ttl = ip->ttl;
+				len = ntohs(ip->tot_len) - hl;
+				p += hl;
+			}
+		} else {
+			struct udp_header *uh = (void *)(p - UDP_HLEN);
+
+			o.proto = IPPROTO_UDP;
+			o.l4_checked = true;
+			uh->src = family == AF_INET ? from.v4.sin_port
+						    : from.v6.sin6_port;
+			uh->dst = t->port.dst_port;
+			uh->len = htons(len + UDP_HLEN <= 0xffff
+						? len + UDP_HLEN : 0);
+			uh->csum = which == Q_UDP4_CSUM || which == Q_UDP6_CSUM
+					   ? 0xffff : 0;
+			p -= UDP_HLEN;
+			len += UDP_HLEN;
+		}
+		if (encap_decap(&t->port, &o, p, len, &key, &in) < 0 ||
+		    in.proto != htons(ETH_P_TEB))
+			goto drop;
+		p += in.off;
+		__atomic_fetch_add(&t->rx_packets, 1, __ATOMIC_RELAXED);
+		__atomic_fetch_add(&t->rx_bytes, in.len, __ATOMIC_RELAXED);
+		vport_rx_deliver(vport, p - FRAME_HEADROOM,
+				 scratch + size - (p - FRAME_HEADROOM), in.len,
+				 &none, &key);
+		continue;
+drop:
+		__atomic_fetch_add(&t->rx_dropped, 1, __ATOMIC_RELAXED);
+	}
+}
+
+/* The inner flow's hash, as the kernel's skb_get_hash() picks a UDP
+ * source port by: addresses, protocol and ports, so that a flow keeps its
+ * outer 5-tuple (and its path through ECMP and RSS). */
+static uint32_t
+flow_hash(const uint8_t *f, size_t len)
+{
+	uint64_t w[6] = { 0 };
+	struct eth_walk ew;
+
+	if (eth_walk(f, len, 2, 0, &ew) < 0)
+		return 0;
+	if (ew.type == htons(ETH_P_IP)) {
+		const struct ipv4_header *ip =
+			ipv4_header_at(f, len, ew.l3, 0);
+
+		if (ip) {
+			size_t l4 = ew.l3 + ipv4_hlen(ip);
+
+			memcpy(w, &ip->saddr, 8);
+			w[1] = ip->protocol;
+			if (!(ntohs(ip->frag_off) & (IPV4_MF | IPV4_OFFSET)) &&
+			    l4 + 4 <= len)
+				memcpy(&w[2], f + l4, 4);
+		}
+	} else if (ew.type == htons(ETH_P_IPV6)) {
+		const struct ipv6_header *ip6 = ipv6_header_at(f, len, ew.l3, 0);
+
+		if (ip6) {
+			size_t l4 = ew.l3 + IPV6_HLEN;
+
+			memcpy(w, ip6->saddr, 32);
+			w[4] = ip6->nexthdr;
+			if (l4 + 4 <= len)
+				memcpy(&w[5], f + l4, 4);
+		}
+	} else {
+		memcpy(w, f, 12);
+	}
+	return hash_words(w, 6, 0);
+}
+
+/* The source address the host would give a packet to dst: what a
+ * connected UDP socket is bound to. The kernel's routes, asked through
+ * the socket; no packet leaves. */
+static int
+source_for(const struct tun_key *k, struct tun_key *out)
+{
+	union {
+		struct sockaddr_in v4;
+		struct sockaddr_in6 v6;
+	} a = { 0 };
+	socklen_t alen;
+	int fd = socket(k->family, SOCK_DGRAM | SOCK_CLOEXEC, 0), err = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (k->family == AF_INET) {
+		a.v4.sin_family = AF_INET;
+		a.v4.sin_port = htons(9);
+		a.v4.sin_addr.s_addr = k->ipv4_dst;
+		alen = sizeof(a.v4);
+	} else {
+		a.v6.sin6_family = AF_INET6;
+		a.v6.sin6_port = htons(9);
+		a.v6.sin6_addr = k->ipv6_dst;
+		alen = sizeof(a.v6);
+	}
+	if (connect(fd, (struct sockaddr *)&a, alen) < 0 ||
+	    getsockname(fd, (struct sockaddr *)&a, &alen) < 0)
+		err = -errno;
+	else if (k->family == AF_INET)
+		out->ipv4_src = a.v4.sin_addr.s_addr;
+	else
+		out->ipv6_src = a.v6.sin6_addr;
+	close(fd);
+	return err;
+}
+
+/* The last source looked up, per sending thread: a tunnel sends to few
+ * peers, and a lookup is three system calls. */
+static __thread struct {
+	struct tun_key dst;		/* family and destination */
+	struct tun_key src;
+	bool valid;
+} src_cache;
+
+static int
+resolve_source(struct tun_key *k)
+{
+	bool v4 = k->family == AF_INET;
+	int err;
+
+	if (v4 ? k->ipv4_src != 0 : !IN6_IS_ADDR_UNSPECIFIED(&k->ipv6_src))
+		return 0;
+	if (src_cache.valid && src_cache.dst.family == k->family &&
+	    (v4 ? src_cache.dst.ipv4_dst == k->ipv4_dst
+		: !memcmp(&src_cache.dst.ipv6_dst, &k->ipv6_dst, 16))) {
+		k->ipv4_src = src_cache.src.ipv4_src;
+		k->ipv6_src = src_cache.src.ipv6_src;
+		return 0;
+	}
+	err = source_for(k, k);
+	if (err)
+		return err;
+	src_cache.dst.family = k->family;
+	src_cache.dst.ipv4_dst = k->ipv4_dst;
+	src_cache.dst.ipv6_dst = k->ipv6_dst;
+	src_cache.src.ipv4_src = k->ipv4_src;
+	src_cache.src.ipv6_src = k->ipv6_src;
+	src_cache.valid = true;
+	return 0;
+}
+
+/* One complete frame (no offload left) out by the tunnel: headers in
+ * front, in the buffer it was written to with room for them. */
+static int
+send_one(struct vport *vport, const struct tun_key *k, uint8_t *buf,
+	 size_t head, size_t len)
+{
+	struct tnl *t = vport->state;
+	struct encap_buf b = { buf, head, len };
+	struct encap_tx tx = { .proto = htons(ETH_P_TEB),
+			       .hash = flow_hash(buf + head, len) };
+	struct encap_outer o;
+	union {
+		struct sockaddr_in v4;
+		struct sockaddr_in6 v6;
+	} a = { 0 };
+	socklen_t alen;
+	int err;
+
+	if (t->port.kind == ENCAP_GRE && (k->flags & TUN_F_SEQ))
+		tx.seq = __atomic_fetch_add(&t->seq, 1, __ATOMIC_RELAXED);
+	err = encap_push(&t->port, k, &tx, &b, &o);
+	if (!err)
+		err = encap_push_ip(&o, __atomic_fetch_add(&t->ip_id, 1,
+							   __ATOMIC_RELAXED),
+				    &b);
+	if (err)
+		return err;
+	if (o.family == AF_INET) {
+		a.v4.sin_family = AF_INET;
+		a.v4.sin_addr.s_addr = o.ipv4_dst;
+		alen = sizeof(a.v4);
+	} else {
+		a.v6.sin6_family = AF_INET6;
+		a.v6.sin6_addr = o.ipv6_dst;
+		alen = sizeof(a.v6);
+	}
+	if (sendto(o.family == AF_INET ? t->raw4 : t->raw6, b.data + b.head,
+		   b.len, MSG_DONTWAIT, (struct sockaddr *)&a, alen) < 0)
+		return -errno;
+	__atomic_fetch_add(&t->tx_packets, 1, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&t->tx_bytes, len, __ATOMIC_RELAXED);
+	return 0;
+}
+
+/* A thread's buffer for a frame and the headers in front of it. */
+static __thread uint8_t *tx_buf;
+
+static int
+tnl_send(struct vport *vport, const void *frame, size_t len,
+	 const struct virtio_net_hdr *vh, const struct tun_key *tun)
+{
+	struct tnl *t = vport->state;
+	struct tun_key k;
+	int err;
+
+	/* The kernel's flow-based devices drop what has no tunnel. */
+	if (!tun || !tun->family) {
+		err = -EINVAL;
+		goto drop;
+	}
+	if (!tx_buf && !(tx_buf = malloc(ENCAP_HLEN_MAX + FRAME_BUF_SIZE))) {
+		err = -ENOMEM;
+		goto drop;
+	}
+	k = *tun;
+	err = resolve_source(&k);
+	if (err)
+		goto drop;
+	if (len > FRAME_BUF_SIZE) {
+		err = -EMSGSIZE;
+		goto drop;
+	}
+	if (vh->gso_type != VIRTIO_NET_HDR_GSO_NONE ||
+	    (vh->flags & VIRTIO_NET_HDR_F_NEEDS_CSUM)) {
+		/* Nothing below takes offload requests: each segment
+		 * complete, encapsulated on its own. */
+		struct gso g;
+		uint32_t n;
+
+		err = gso_init(&g, frame, len, false, vh, 0);
+		while (!err && (n = gso_next(&g, tx_buf + ENCAP_HLEN_MAX)))
+			err = send_one(vport, &k, tx_buf, ENCAP_HLEN_MAX, n);
+	} else {
+		memcpy(tx_buf + ENCAP_HLEN_MAX, frame, len);
+		err = send_one(vport, &k, tx_buf, ENCAP_HLEN_MAX, len);
+	}
+	if (!err)
+		return 0;
+drop:
+	__atomic_fetch_add(&t->tx_dropped, 1, __ATOMIC_RELAXED);
+	return err;
+}
+
+static void
+tnl_get_stats(struct vport *vport, struct ovs_vport_stats *st)
+{
+	struct tnl *t = vport->state;
+
+	*st = (struct ovs_vport_stats){
+		.rx_packets = __atomic_load_n(&t->rx_packets, __ATOMIC_RELAXED),
+		.rx_bytes = __atomic_load_n(&t->rx_bytes, __ATOMIC_RELAXED),
+		.tx_packets = __atomic_load_n(&t->tx_packets, __ATOMIC_RELAXED),
+		.tx_bytes = __atomic_load_n(&t->tx_bytes, __ATOMIC_RELAXED),
+		.rx_dropped = __atomic_load_n(&t->rx_dropped, __ATOMIC_RELAXED),
+		.tx_dropped = __atomic_load_n(&t->tx_dropped,
+					      __ATOMIC_RELAXED) +
+			      __atomic_load_n(&t->host_dropped,
+					      __ATOMIC_RELAXED),
+	};
+}
+
+#define TUNNEL_OPS(t, n, open_fn)				\
+	{							\
+		.type = (t),					\
+		.name = (n),					\
+		.open = (open_fn),				\
+		.close = tnl_close,				\
+		.recv_burst = tnl_recv_burst,			\
+		.send = tnl_send,				\
+		.get_stats = tnl_get_stats,			\
+	}
+
+const struct vport_ops vport_vxlan_ops = TUNNEL_OPS(OVS_VPORT_TYPE_VXLAN,
+						    "vxlan", vxlan_open);
+const struct vport_ops vport_geneve_ops = TUNNEL_OPS(OVS_VPORT_TYPE_GENEVE,
+						     "geneve", geneve_open);
+const struct vport_ops vport_gre_ops = TUNNEL_OPS(OVS_VPORT_TYPE_GRE,
+						  "gre", gre_port_open);
