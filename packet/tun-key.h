@@ -16,12 +16,14 @@
 #define TAPDP_PACKET_TUN_KEY_H
 
 #include <netinet/in.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "packet/headers.h"
 
 /* The kernel's IP_TUNNEL_OPTS_MAX (255), rounded up to a word. */
 #define TUN_OPTS_MAX	256
+#define TUN_OPTS_LEN_MAX	255	/* the most the options may take */
 
 /* flags: what the outer headers said, or are to say. */
 #define TUN_F_KEY		0x0001	/* a key (VNI, GRE key) is present */
@@ -73,6 +75,15 @@ struct tun_key {
 	uint8_t opts_len;
 	uint8_t pad[6];
 } __attribute__((aligned(8)));
+
+/* A set(tunnel) key of IPv4 without a destination: the kernel's
+ * IP_TUNNEL_INFO_BRIDGE mode (OVS_TUNNEL_KEY_ATTR_IPV4_INFO_BRIDGE), where
+ * a VXLAN port finds the destination in its forwarding table. */
+static inline bool
+tun_key_bridge(const struct tun_key *t)
+{
+	return t->family == AF_INET && !t->ipv4_dst;
+}
 
 /* The options: the last opts_len bytes of opts[]. */
 static inline uint8_t *
