@@ -13,7 +13,10 @@
  *  - ip_proto carries the ARP opcode (when <= 0xff) for ARP packets;
  *  - tp_src/tp_dst carry the ICMP/ICMPv6 type and code (htons(type));
  *  - ip_frag is OVS_FRAG_TYPE_NONE/FIRST/LATER;
- *  - in_port is the datapath port number (FLOW_IN_PORT_NONE: none).
+ *  - in_port is the datapath port number (FLOW_IN_PORT_NONE: none);
+ *  - tun is the tunnel the packet came in by (tun.family 0: none), as
+ *    the kernel's tun_key, tun_opts, tun_opts_len and tun_proto; not the
+ *    tunnel a set(tunnel) action gives it to leave by (struct packet).
  *
  * A key lives on the stack of the thread that handles the packet. */
 #ifndef TAPDP_FLOW_KEY_H
@@ -22,6 +25,8 @@
 #include <linux/if_ether.h>
 #include <netinet/in.h>
 #include <stdint.h>
+
+#include "packet/tun-key.h"
 
 #define FLOW_MPLS_DEPTH		3
 #define FLOW_VLAN_PRESENT	0x1000	/* host order; tci is be */
@@ -38,7 +43,10 @@ struct flow_vlan {
 };
 
 struct flow_key {
-	/* Metadata. */
+	/* Metadata. The tunnel first, its options at its very start: a
+	 * mask without options begins past them, one with a few options
+	 * covers a few of their words. */
+	struct tun_key tun;
 	uint32_t priority;
 	uint32_t skb_mark;
 	uint32_t in_port;
