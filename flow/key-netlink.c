@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "common/nlerr.h"
+#include "flow/tun-netlink.h"
 #include "include/tapdp/ovs-uapi.h"
 #include "netlink/attr.h"
 
@@ -308,14 +309,9 @@ metadata(struct match *m, uint64_t *attrs, const struct nlattr **a,
 		*attrs &= ~BIT(OVS_KEY_ATTR_SKB_MARK);
 	}
 	if (*attrs & BIT(OVS_KEY_ATTR_TUNNEL)) {
-		/* No tunnel ports yet: a tunnel key cannot be honoured. A
-		 * tunnel mask (ovs-vswitchd sends one with every flow) only
-		 * says how exactly "no tunnel" is matched, which every packet
-		 * here is. */
-		if (!is_mask) {
-			ovs_nlerr(log, "Tunnel keys are not supported");
+		if (tun_key_from_nlattr(&k->tun, a[OVS_KEY_ATTR_TUNNEL],
+					is_mask ? &m->key->tun : NULL, log) < 0)
 			return -EINVAL;
-		}
 		*attrs &= ~BIT(OVS_KEY_ATTR_TUNNEL);
 	}
 	if (*attrs & BIT(OVS_KEY_ATTR_CT_STATE)) {
@@ -655,6 +651,20 @@ match_validate(const struct match *m, uint64_t key_attrs, uint64_t mask_attrs,
 	return true;
 }
 
+/* A tunnel key's outer headers, matched exactly by a key given without a
+ * mask even where the key has no attribute (zeros are not sent), as the
+ * kernel does; the flags, family and options follow the attributes. */
+static void
+tun_mask_headers(struct tun_key *m)
+{
+	m->id = ~0ULL;
+	m->ipv4_src = m->ipv4_dst = ~0u;
+	memset(&m->ipv6_src, 0xff, sizeof(m->ipv6_src));
+	memset(&m->ipv6_dst, 0xff, sizeof(m->ipv6_dst));
+	m->tp_src = m->tp_dst = 0xffff;
+	m->tos = m->ttl = 0xff;
+}
+
 /* The exact-match mask of a key: every attribute's bytes set, recursively
  * through nests, as the kernel builds it when no mask is given. */
 static void
@@ -668,7 +678,10 @@ fill_mask_attrs(char *data, int len)
 		/* nla points into data, which is ours to write. */
 		char *payload = data + ((const char *)nla - data) + NLA_HDRLEN;
 
-		if (type <= KEY_ATTR_MAX && key_lens[type] == ATTR_NESTED_LEN)
+		if (type == OVS_KEY_ATTR_TUNNEL)
+			tun_nlattrs_mask_fill(payload, attr_len(nla));
+		else if (type <= KEY_ATTR_MAX &&
+			 key_lens[type] == ATTR_NESTED_LEN)
 			fill_mask_attrs(payload, attr_len(nla));
 		else
 			memset(payload, 0xff, attr_len(nla));
@@ -707,6 +720,8 @@ flow_match_from_nlattrs(struct flow_key *key, struct flow_key *mask,
 		memcpy(exact, nla_key, nla_key->nla_len);
 		fill_mask_attrs(exact + NLA_HDRLEN, attr_len(nla_key));
 		nla_mask = (const struct nlattr *)exact;
+		if (key->tun.family)
+			tun_mask_headers(&mask->tun);
 	}
 	err = collect_nest(nla_mask, a, &mask_attrs, log, true);
 	if (err)
@@ -885,6 +900,9 @@ flow_key_put(struct msgbuf *mb, uint16_t attr, const struct flow_key *key,
 	msgbuf_put_u32(mb, OVS_KEY_ATTR_RECIRC_ID, out->recirc_id);
 	msgbuf_put_u32(mb, OVS_KEY_ATTR_DP_HASH, out->dp_hash);
 	msgbuf_put_u32(mb, OVS_KEY_ATTR_PRIORITY, out->priority);
+	/* A mask says how "no tunnel" is matched too. */
+	if (key->tun.family || is_mask)
+		tun_key_put(mb, &key->tun, &out->tun, false);
 	if (key->in_port == FLOW_IN_PORT_NONE) {
 		if (is_mask && out->in_port == 0xffff)
 			msgbuf_put_u32(mb, OVS_KEY_ATTR_IN_PORT, 0xffffffff);

@@ -2,7 +2,8 @@
 /* Flow keys and masks <-> OVS_KEY_ATTR_* netlink attributes, validated as
  * the kernel's flow_netlink.c does (ovs_nla_get_match, __ovs_nla_put_key):
  * the same accepted attribute sets, lengths, VLAN encapsulation rules, mask
- * rules and errno (-EINVAL), with its OVS_NLERR lines (common/nlerr.h).
+ * rules and errno (-EINVAL), with its OVS_NLERR lines (common/nlerr.h). The
+ * tunnel's attributes are flow/tun-netlink.h's.
  *
  * Pure functions over caller memory: thread-safe, no allocation. */
 #ifndef TAPDP_FLOW_KEY_NETLINK_H
@@ -23,7 +24,8 @@ int flow_match_from_nlattrs(struct flow_key *key, struct flow_key *mask,
 			    const struct nlattr *nla_mask, bool log);
 
 /* Only the metadata a packet cannot carry (in_port, priority, mark, recirc,
- * dp_hash, conntrack), for OVS_PACKET_CMD_EXECUTE. key is zeroed first. */
+ * dp_hash, tunnel, conntrack), for OVS_PACKET_CMD_EXECUTE. key is zeroed
+ * first. */
 int flow_metadata_from_nlattrs(struct flow_key *key,
 			       const struct nlattr *nla_key, bool log);
 

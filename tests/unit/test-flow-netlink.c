@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Flow key/mask and action attributes, against the kernel's answers. */
 #include <arpa/inet.h>
+#include <endian.h>
 #include <errno.h>
 #include <linux/if_ether.h>
 #include <setjmp.h>
@@ -14,7 +15,9 @@
 #include "actions/actions-netlink.h"
 #include "flow/key-netlink.h"
 #include "include/tapdp/ovs-uapi.h"
+#include "netlink/attr.h"
 #include "tests/unit/builders.h"
+#include "tests/unit/nl-test.h"
 
 /* in_port(1),eth(),eth_type(0x0800),ipv4(src=10.0.0.1) as a key. */
 static struct nlattr *
@@ -66,6 +69,9 @@ test_key_roundtrip_and_exact_mask(void **state)
 		(const void *)(out + NLMSG_HDRLEN),
 		(const void *)(out + mask_at), true), 0);
 	assert_memory_equal(&key, &key2, sizeof(key));
+	/* The dumped mask carries the tunnel, as the kernel's: parsed back,
+	 * it matches "no tunnel" exactly, which the key alone did not ask. */
+	mask.tun.family = 0xff;
 	assert_memory_equal(&mask, &mask2, sizeof(mask));
 }
 
@@ -188,6 +194,669 @@ test_vlan_key(void **state)
 	assert_int_equal(key.ip_proto, 1);
 }
 
+/* Tunnels. A list of tunnel attributes is built on its own (t), then
+ * wrapped in a key with an Ethernet header (b). */
+
+static struct attrs tb, kb, mb_;
+
+static void
+put_flag(struct attrs *a, uint16_t type)
+{
+	attrs_put(a, type, NULL, 0);
+}
+
+/* OVS_KEY_ATTR_TUNNEL of t's attributes, into a. */
+static void
+put_tun(struct attrs *a, const struct attrs *t)
+{
+	attrs_put(a, OVS_KEY_ATTR_TUNNEL, attrs_data(t), attrs_len(t));
+}
+
+/* A key of the tunnel t, in_port 1 and an Ethernet header of a local
+ * EtherType, as a nest of type. */
+static const struct nlattr *
+tun_key(struct attrs *a, uint16_t type, const struct attrs *t)
+{
+	struct ovs_key_ethernet eth;
+	struct nlattr *k;
+
+	memset(&eth, 0, sizeof(eth));
+	attrs_init(a);
+	k = msgbuf_nest_start(&a->mb, type);
+	if (t)
+		put_tun(a, t);
+	msgbuf_put_u32(&a->mb, OVS_KEY_ATTR_IN_PORT, 1);
+	attrs_put(a, OVS_KEY_ATTR_ETHERNET, &eth, sizeof(eth));
+	msgbuf_put_u16(&a->mb, OVS_KEY_ATTR_ETHERTYPE, htons(0x88b5));
+	msgbuf_nest_end(&a->mb, k);
+	return k;
+}
+
+/* Parses a key of the tunnel t, and of the mask tunnel m (NULL: none
+ * given). */
+static int
+tun_parse(const struct attrs *t, const struct attrs *m,
+	  struct flow_key *key, struct flow_key *mask)
+{
+	return flow_match_from_nlattrs(key, mask,
+				       tun_key(&kb, OVS_FLOW_ATTR_KEY, t),
+				       m ? tun_key(&mb_, OVS_FLOW_ATTR_MASK, m)
+					 : NULL,
+				       false);
+}
+
+static int
+tun_err(const struct attrs *t)
+{
+	struct flow_key key, mask;
+
+	return tun_parse(t, NULL, &key, &mask);
+}
+
+static const struct nlattr *
+find(const struct nlattr *nest, uint16_t type)
+{
+	return attrs_find(attr_data(nest), attr_len(nest), type);
+}
+
+/* The flow of key and mask as dumps put it (the masked key, the mask),
+ * parsed again: the same key and mask. The dumped tunnels are returned in
+ * *kt and *mt (NULL: none), which point into out. */
+static void
+dump_and_parse(const struct flow_key *key, const struct flow_key *mask,
+	       char *out, size_t size, const struct nlattr **kt,
+	       const struct nlattr **mt)
+{
+	struct flow_key masked, key2, mask2;
+	const struct nlattr *k, *m;
+	struct msgbuf mb;
+	int mask_at;
+
+	for (size_t i = 0; i < sizeof(masked); i++)
+		((uint8_t *)&masked)[i] = ((const uint8_t *)key)[i] &
+					  ((const uint8_t *)mask)[i];
+	msgbuf_init(&mb, out, size);
+	msgbuf_start(&mb, 1, 0, 0, 0, 0);
+	flow_key_put(&mb, OVS_FLOW_ATTR_KEY, &masked, &masked, false);
+	mask_at = mb.cur->nlmsg_len;
+	flow_key_put(&mb, OVS_FLOW_ATTR_MASK, &masked, mask, true);
+	assert_int_equal(msgbuf_end(&mb), 0);
+	k = (const void *)(out + NLMSG_HDRLEN);
+	m = (const void *)(out + mask_at);
+	assert_int_equal(flow_match_from_nlattrs(&key2, &mask2, k, m, true),
+			 0);
+	assert_memory_equal(&masked, &key2, sizeof(key2));
+	assert_memory_equal(mask, &mask2, sizeof(mask2));
+	*kt = find(k, OVS_KEY_ATTR_TUNNEL);
+	*mt = find(m, OVS_KEY_ATTR_TUNNEL);
+}
+
+/* Whether the tunnel attribute a holds exactly t's attributes. */
+static bool
+same_tun(const struct nlattr *a, const struct attrs *t)
+{
+	return a && (size_t)attr_len(a) == attrs_len(t) &&
+	       !memcmp(attr_data(a), attrs_data(t), attrs_len(t));
+}
+
+static bool
+all_bytes(const void *p, size_t len, uint8_t v)
+{
+	for (size_t i = 0; i < len; i++)
+		if (((const uint8_t *)p)[i] != v)
+			return false;
+	return true;
+}
+
+static const uint8_t geneve8[8] = {
+	0x01, 0x02, 0x80, 0x01, 0xde, 0xad, 0xbe, 0xef,	/* critical, 1 word */
+};
+
+/* Every IPv4 attribute, in the order the kernel writes them, given
+ * without a mask: the key, the exact mask the kernel derives (outer
+ * headers exact even where the key has no attribute, flags as given), and
+ * both out and in again. */
+static void
+test_tunnel_ipv4_key(void **state)
+{
+	struct flow_key key, mask, want;
+	const struct nlattr *kt, *mt;
+	static char out[4096];
+
+	attrs_init(&tb);
+	msgbuf_put_u64(&tb.mb, OVS_TUNNEL_KEY_ATTR_ID, htobe64(42));
+	msgbuf_put_u32(&tb.mb, OVS_TUNNEL_KEY_ATTR_IPV4_SRC, htonl(0x0a000001));
+	msgbuf_put_u32(&tb.mb, OVS_TUNNEL_KEY_ATTR_IPV4_DST, htonl(0x0a000002));
+	msgbuf_put_u8(&tb.mb, OVS_TUNNEL_KEY_ATTR_TOS, 0x10);
+	msgbuf_put_u8(&tb.mb, OVS_TUNNEL_KEY_ATTR_TTL, 64);
+	put_flag(&tb, OVS_TUNNEL_KEY_ATTR_DONT_FRAGMENT);
+	put_flag(&tb, OVS_TUNNEL_KEY_ATTR_CSUM);
+	msgbuf_put_u16(&tb.mb, OVS_TUNNEL_KEY_ATTR_TP_SRC, htons(1234));
+	msgbuf_put_u16(&tb.mb, OVS_TUNNEL_KEY_ATTR_TP_DST, htons(6081));
+	put_flag(&tb, OVS_TUNNEL_KEY_ATTR_OAM);
+	attrs_put(&tb, OVS_TUNNEL_KEY_ATTR_GENEVE_OPTS, geneve8,
+		  sizeof(geneve8));
+	assert_int_equal(tun_parse(&tb, NULL, &key, &mask), 0);
+	assert_int_equal(key.tun.family, AF_INET);
+	assert_true(key.tun.id == htobe64(42));
+	assert_int_equal(key.tun.ipv4_src, htonl(0x0a000001));
+	assert_int_equal(key.tun.ipv4_dst, htonl(0x0a000002));
+	assert_int_equal(key.tun.tos, 0x10);
+	assert_int_equal(key.tun.ttl, 64);
+	assert_int_equal(key.tun.tp_src, htons(1234));
+	assert_int_equal(key.tun.tp_dst, htons(6081));
+	assert_int_equal(key.tun.flags, TUN_F_KEY | TUN_F_DF | TUN_F_CSUM |
+			 TUN_F_OAM | TUN_F_GENEVE_OPT);
+	assert_int_equal(key.tun.opts_len, 8);
+	assert_memory_equal(tun_key_opts(&key.tun), geneve8, 8);
+	assert_true(all_bytes(key.tun.opts, TUN_OPTS_MAX - 8, 0));
+	/* The mask. */
+	memset(&want.tun, 0, sizeof(want.tun));
+	want.tun.id = ~0ULL;
+	want.tun.ipv4_src = want.tun.ipv4_dst = ~0u;
+	memset(&want.tun.ipv6_src, 0xff, 16);
+	memset(&want.tun.ipv6_dst, 0xff, 16);
+	want.tun.tp_src = want.tun.tp_dst = 0xffff;
+	want.tun.tos = want.tun.ttl = 0xff;
+	want.tun.flags = key.tun.flags;
+	want.tun.family = 0xff;
+	want.tun.opts_len = 0xff;
+	memset(want.tun.opts + TUN_OPTS_MAX - 8, 0xff, 8);
+	assert_memory_equal(&mask.tun, &want.tun, sizeof(want.tun));
+	/* The key's tunnel is dumped as it came; the IPv6 half of the mask
+	 * is not (the key is IPv4), so it comes back zero. */
+	memset(&mask.tun.ipv6_src, 0, 16);
+	memset(&mask.tun.ipv6_dst, 0, 16);
+	dump_and_parse(&key, &mask, out, sizeof(out), &kt, &mt);
+	assert_true(same_tun(kt, &tb));
+	assert_non_null(mt);
+}
+
+/* IPv6 with a VXLAN group policy, and a mask as ovs-vswitchd gives one:
+ * out and in again, the same. */
+static void
+test_tunnel_ipv6_vxlan(void **state)
+{
+	static const uint8_t src[16] = { 0xfd, 0, [15] = 1 };
+	static const uint8_t dst[16] = { 0xfd, 0, [15] = 2 };
+	static const uint8_t ones[16] = {
+		0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+		0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+	};
+	static struct attrs mt_;
+	struct flow_key key, mask;
+	const struct nlattr *kt, *mt;
+	struct tun_vxlan_opts v;
+	static char out[4096];
+	struct nlattr *x;
+
+	attrs_init(&tb);
+	msgbuf_put_u64(&tb.mb, OVS_TUNNEL_KEY_ATTR_ID, htobe64(7));
+	attrs_put(&tb, OVS_TUNNEL_KEY_ATTR_IPV6_SRC, src, 16);
+	attrs_put(&tb, OVS_TUNNEL_KEY_ATTR_IPV6_DST, dst, 16);
+	msgbuf_put_u8(&tb.mb, OVS_TUNNEL_KEY_ATTR_TTL, 10);
+	msgbuf_put_u16(&tb.mb, OVS_TUNNEL_KEY_ATTR_TP_DST, htons(4789));
+	x = msgbuf_nest_start(&tb.mb, OVS_TUNNEL_KEY_ATTR_VXLAN_OPTS);
+	msgbuf_put_u32(&tb.mb, OVS_VXLAN_EXT_GBP, 0x00810005);
+	msgbuf_nest_end(&tb.mb, x);
+	attrs_init(&mt_);
+	msgbuf_put_u64(&mt_.mb, OVS_TUNNEL_KEY_ATTR_ID, ~0ULL);
+	attrs_put(&mt_, OVS_TUNNEL_KEY_ATTR_IPV6_SRC, ones, 16);
+	attrs_put(&mt_, OVS_TUNNEL_KEY_ATTR_IPV6_DST, ones, 16);
+	msgbuf_put_u8(&mt_.mb, OVS_TUNNEL_KEY_ATTR_TTL, 0);
+	x = msgbuf_nest_start(&mt_.mb, OVS_TUNNEL_KEY_ATTR_VXLAN_OPTS);
+	msgbuf_put_u32(&mt_.mb, OVS_VXLAN_EXT_GBP, 0xffff);
+	msgbuf_nest_end(&mt_.mb, x);
+	assert_int_equal(tun_parse(&tb, &mt_, &key, &mask), 0);
+	assert_int_equal(key.tun.family, AF_INET6);
+	assert_memory_equal(&key.tun.ipv6_dst, dst, 16);
+	assert_int_equal(key.tun.flags, TUN_F_KEY | TUN_F_VXLAN_OPT);
+	assert_int_equal(key.tun.opts_len, sizeof(v));
+	memcpy(&v, tun_key_opts(&key.tun), sizeof(v));
+	assert_int_equal(v.gbp, 0x00810005);
+	assert_int_equal(mask.tun.family, 0xff);
+	assert_int_equal(mask.tun.opts_len, 0xff);
+	assert_int_equal(mask.tun.ttl, 0);
+	assert_int_equal(mask.tun.ipv4_dst, 0);
+	assert_int_equal(mask.tun.flags, TUN_F_KEY | TUN_F_VXLAN_OPT);
+	memcpy(&v, mask.tun.opts + TUN_OPTS_MAX - sizeof(v), sizeof(v));
+	assert_int_equal(v.gbp, 0xffff);
+	dump_and_parse(&key, &mask, out, sizeof(out), &kt, &mt);
+	assert_true(same_tun(mt, &mt_));
+	/* Without a mask, the key's attributes come back; so does the mask
+	 * but for its IPv4 half (the key is IPv6). */
+	assert_int_equal(tun_parse(&tb, NULL, &key, &mask), 0);
+	mask.tun.ipv4_src = mask.tun.ipv4_dst = 0;
+	dump_and_parse(&key, &mask, out, sizeof(out), &kt, &mt);
+	assert_true(same_tun(kt, &tb));
+}
+
+/* ERSPAN: the options are one struct erspan_metadata whatever came (a
+ * shorter one zero-filled in front, a longer one cut to its last bytes). */
+static void
+test_tunnel_erspan(void **state)
+{
+	struct tun_erspan_opts v1 = { .version = 1, .u.index = htonl(3) };
+	struct tun_erspan_opts v2 = { .version = 2 };
+	struct tun_erspan_opts got;
+	const struct nlattr *kt, *mt, *e;
+	struct flow_key key, mask;
+	static char out[4096];
+	uint8_t big[20] = { 9, 9, 9, 9, 9, 9, 9, 9 };
+	static const uint8_t too_long[256];
+	uint8_t want[12] = { 0 };
+
+	v2.u.v2.sgt = htons(77);
+	v2.u.v2.p_ft_hwid = 0x03;		/* hwid's bits 5-4 */
+	v2.u.v2.hwid_dir_gra_o = 0xf8;		/* hwid's bits 3-0, dir */
+	for (int v = 1; v <= 2; v++) {
+		attrs_init(&tb);
+		msgbuf_put_u32(&tb.mb, OVS_TUNNEL_KEY_ATTR_IPV4_DST,
+			       htonl(0x0a000002));
+		msgbuf_put_u8(&tb.mb, OVS_TUNNEL_KEY_ATTR_TTL, 64);
+		attrs_put(&tb, OVS_TUNNEL_KEY_ATTR_ERSPAN_OPTS,
+			  v == 1 ? &v1 : &v2, sizeof(v1));
+		assert_int_equal(tun_parse(&tb, NULL, &key, &mask), 0);
+		assert_int_equal(key.tun.flags, TUN_F_ERSPAN_OPT);
+		assert_int_equal(key.tun.opts_len, 12);
+		memcpy(&got, tun_key_opts(&key.tun), sizeof(got));
+		assert_memory_equal(&got, v == 1 ? &v1 : &v2, sizeof(got));
+		assert_int_equal(mask.tun.opts_len, 0xff);
+		memset(&mask.tun.ipv6_src, 0, 16);
+		memset(&mask.tun.ipv6_dst, 0, 16);
+		mask.tun.id = 0;	/* no key id: not dumped */
+		dump_and_parse(&key, &mask, out, sizeof(out), &kt, &mt);
+		assert_true(same_tun(kt, &tb));
+	}
+	/* 8 bytes: 12 kept, 4 zeros in front. */
+	attrs_init(&tb);
+	msgbuf_put_u32(&tb.mb, OVS_TUNNEL_KEY_ATTR_IPV4_DST, htonl(1));
+	msgbuf_put_u8(&tb.mb, OVS_TUNNEL_KEY_ATTR_TTL, 64);
+	attrs_put(&tb, OVS_TUNNEL_KEY_ATTR_ERSPAN_OPTS, big, 8);
+	assert_int_equal(tun_parse(&tb, NULL, &key, &mask), 0);
+	assert_int_equal(key.tun.opts_len, 12);
+	memcpy(want + 4, big, 8);
+	assert_memory_equal(tun_key_opts(&key.tun), want, 12);
+	mask.tun.id = 0;
+	memset(&mask.tun.ipv6_src, 0, 32);
+	dump_and_parse(&key, &mask, out, sizeof(out), &kt, &mt);
+	e = find(kt, OVS_TUNNEL_KEY_ATTR_ERSPAN_OPTS);
+	assert_int_equal(attr_len(e), 12);
+	assert_memory_equal(attr_data(e), want, 12);
+	/* 20 bytes: the last 12 dumped. */
+	attrs_init(&tb);
+	msgbuf_put_u32(&tb.mb, OVS_TUNNEL_KEY_ATTR_IPV4_DST, htonl(1));
+	msgbuf_put_u8(&tb.mb, OVS_TUNNEL_KEY_ATTR_TTL, 64);
+	attrs_put(&tb, OVS_TUNNEL_KEY_ATTR_ERSPAN_OPTS, big, sizeof(big));
+	assert_int_equal(tun_parse(&tb, NULL, &key, &mask), 0);
+	assert_int_equal(key.tun.opts_len, 12);
+	assert_memory_equal(tun_key_opts(&key.tun), big + 8, 12);
+	/* More than 255 bytes: EINVAL. */
+	attrs_init(&tb);
+	msgbuf_put_u32(&tb.mb, OVS_TUNNEL_KEY_ATTR_IPV4_DST, htonl(1));
+	msgbuf_put_u8(&tb.mb, OVS_TUNNEL_KEY_ATTR_TTL, 64);
+	attrs_put(&tb, OVS_TUNNEL_KEY_ATTR_ERSPAN_OPTS, too_long,
+		  sizeof(too_long));
+	assert_int_equal(tun_err(&tb), -EINVAL);
+}
+
+/* A key of IPv4 destination 10.0.0.2, TTL 64 and geneve options of len
+ * bytes (o: their bytes; a critical type). */
+static int
+geneve_key(int len, struct flow_key *key, struct flow_key *mask)
+{
+	static uint8_t o[300];
+
+	for (int i = 0; i < (int)sizeof(o); i++)
+		o[i] = (uint8_t)(i + 1);
+	attrs_init(&tb);
+	msgbuf_put_u32(&tb.mb, OVS_TUNNEL_KEY_ATTR_IPV4_DST, htonl(0x0a000002));
+	msgbuf_put_u8(&tb.mb, OVS_TUNNEL_KEY_ATTR_TTL, 64);
+	attrs_put(&tb, OVS_TUNNEL_KEY_ATTR_GENEVE_OPTS, o, len);
+	return tun_parse(&tb, NULL, key, mask);
+}
+
+static void
+test_tunnel_geneve_lengths(void **state)
+{
+	static const int ok[] = { 0, 4, 64, 252 };
+	const struct nlattr *kt, *mt, *g;
+	struct flow_key key, mask;
+	static char out[4096];
+
+	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		int len = ok[i];
+
+		assert_int_equal(geneve_key(len, &key, &mask), 0);
+		assert_int_equal(key.tun.opts_len, len);
+		assert_int_equal(key.tun.flags, TUN_F_GENEVE_OPT);
+		assert_true(all_bytes(mask.tun.opts + TUN_OPTS_MAX - len, len,
+				      0xff));
+		assert_true(all_bytes(mask.tun.opts, TUN_OPTS_MAX - len, 0));
+		assert_int_equal(mask.tun.opts_len, 0xff);
+		mask.tun.id = 0;
+		memset(&mask.tun.ipv6_src, 0, 32);
+		if (!len) {
+			/* No options: none dumped, so the flag does not
+			 * come back, as with the kernel. */
+			mask.tun.flags = key.tun.flags = 0;
+			mask.tun.opts_len = 0;
+		}
+		dump_and_parse(&key, &mask, out, sizeof(out), &kt, &mt);
+		g = find(kt, OVS_TUNNEL_KEY_ATTR_GENEVE_OPTS);
+		if (!len) {
+			assert_null(g);
+			continue;
+		}
+		assert_true(same_tun(kt, &tb));
+		g = find(mt, OVS_TUNNEL_KEY_ATTR_GENEVE_OPTS);
+		assert_int_equal(attr_len(g), len);
+		assert_true(all_bytes(attr_data(g), len, 0xff));
+	}
+	/* Past 255 bytes, or not whole words: EINVAL. */
+	assert_int_equal(geneve_key(256, &key, &mask), -EINVAL);
+	assert_int_equal(geneve_key(6, &key, &mask), -EINVAL);
+	assert_int_equal(geneve_key(254, &key, &mask), -EINVAL);
+}
+
+/* IPv4 destination and TTL, as most tests' keys begin. */
+static void
+tun_start(struct attrs *t)
+{
+	attrs_init(t);
+	msgbuf_put_u32(&t->mb, OVS_TUNNEL_KEY_ATTR_IPV4_DST, htonl(1));
+	msgbuf_put_u8(&t->mb, OVS_TUNNEL_KEY_ATTR_TTL, 64);
+}
+
+static void
+test_tunnel_key_errors(void **state)
+{
+	static const uint8_t v6[16] = { 0xfd, [15] = 1 }, zero6[16];
+	struct flow_key key, mask;
+	struct nlattr *x;
+
+	/* The smallest key: fine. */
+	tun_start(&tb);
+	assert_int_equal(tun_err(&tb), 0);
+	/* An empty tunnel, or one without a destination. */
+	attrs_init(&tb);
+	assert_int_equal(tun_err(&tb), -EINVAL);
+	attrs_init(&tb);
+	msgbuf_put_u64(&tb.mb, OVS_TUNNEL_KEY_ATTR_ID, 1);
+	msgbuf_put_u8(&tb.mb, OVS_TUNNEL_KEY_ATTR_TTL, 64);
+	assert_int_equal(tun_err(&tb), -EINVAL);
+	/* A source only; a zero destination (v4, v6). */
+	attrs_init(&tb);
+	msgbuf_put_u32(&tb.mb, OVS_TUNNEL_KEY_ATTR_IPV4_SRC, htonl(1));
+	msgbuf_put_u8(&tb.mb, OVS_TUNNEL_KEY_ATTR_TTL, 64);
+	assert_int_equal(tun_err(&tb), -EINVAL);
+	attrs_init(&tb);
+	msgbuf_put_u32(&tb.mb, OVS_TUNNEL_KEY_ATTR_IPV4_DST, 0);
+	msgbuf_put_u8(&tb.mb, OVS_TUNNEL_KEY_ATTR_TTL, 64);
+	assert_int_equal(tun_err(&tb), -EINVAL);
+	attrs_init(&tb);
+	attrs_put(&tb, OVS_TUNNEL_KEY_ATTR_IPV6_SRC, v6, 16);
+	msgbuf_put_u8(&tb.mb, OVS_TUNNEL_KEY_ATTR_TTL, 64);
+	assert_int_equal(tun_err(&tb), -EINVAL);
+	attrs_init(&tb);
+	attrs_put(&tb, OVS_TUNNEL_KEY_ATTR_IPV6_DST, zero6, 16);
+	msgbuf_put_u8(&tb.mb, OVS_TUNNEL_KEY_ATTR_TTL, 64);
+	assert_int_equal(tun_err(&tb), -EINVAL);
+	/* IPv6 destination alone: fine. */
+	attrs_init(&tb);
+	attrs_put(&tb, OVS_TUNNEL_KEY_ATTR_IPV6_DST, v6, 16);
+	msgbuf_put_u8(&tb.mb, OVS_TUNNEL_KEY_ATTR_TTL, 64);
+	assert_int_equal(tun_parse(&tb, NULL, &key, &mask), 0);
+	assert_int_equal(key.tun.family, AF_INET6);
+	/* IPv4 and IPv6 mixed. */
+	tun_start(&tb);
+	attrs_put(&tb, OVS_TUNNEL_KEY_ATTR_IPV6_DST, v6, 16);
+	assert_int_equal(tun_err(&tb), -EINVAL);
+	/* No TTL. */
+	attrs_init(&tb);
+	msgbuf_put_u32(&tb.mb, OVS_TUNNEL_KEY_ATTR_IPV4_DST, htonl(1));
+	assert_int_equal(tun_err(&tb), -EINVAL);
+	/* An attribute past the last; lengths not the kernel's (PAD's is
+	 * 0; a flag's 0). */
+	tun_start(&tb);
+	msgbuf_put_u8(&tb.mb, OVS_TUNNEL_KEY_ATTR_MAX + 1, 0);
+	assert_int_equal(tun_err(&tb), -EINVAL);
+	tun_start(&tb);
+	msgbuf_put_u32(&tb.mb, OVS_TUNNEL_KEY_ATTR_ID, 1);
+	assert_int_equal(tun_err(&tb), -EINVAL);
+	attrs_init(&tb);
+	msgbuf_put_u32(&tb.mb, OVS_TUNNEL_KEY_ATTR_IPV4_DST, htonl(1));
+	msgbuf_put_u16(&tb.mb, OVS_TUNNEL_KEY_ATTR_TTL, 64);
+	assert_int_equal(tun_err(&tb), -EINVAL);
+	tun_start(&tb);
+	msgbuf_put_u8(&tb.mb, OVS_TUNNEL_KEY_ATTR_DONT_FRAGMENT, 1);
+	assert_int_equal(tun_err(&tb), -EINVAL);
+	tun_start(&tb);
+	msgbuf_put_u32(&tb.mb, OVS_TUNNEL_KEY_ATTR_PAD, 0);
+	assert_int_equal(tun_err(&tb), -EINVAL);
+	tun_start(&tb);
+	put_flag(&tb, OVS_TUNNEL_KEY_ATTR_PAD);
+	assert_int_equal(tun_err(&tb), 0);
+	/* Bytes left over after the attributes. */
+	tun_start(&tb);
+	msgbuf_put_raw(&tb.mb, "\x02\x00\x00\x00", 4);
+	assert_int_equal(tun_err(&tb), -EINVAL);
+	/* Two option blocks. */
+	tun_start(&tb);
+	attrs_put(&tb, OVS_TUNNEL_KEY_ATTR_GENEVE_OPTS, geneve8, 8);
+	x = msgbuf_nest_start(&tb.mb, OVS_TUNNEL_KEY_ATTR_VXLAN_OPTS);
+	msgbuf_nest_end(&tb.mb, x);
+	assert_int_equal(tun_err(&tb), -EINVAL);
+	/* VXLAN options: empty is a zero policy; an extension past the
+	 * last, of the wrong length, unknown (0), or bytes left over. */
+	tun_start(&tb);
+	x = msgbuf_nest_start(&tb.mb, OVS_TUNNEL_KEY_ATTR_VXLAN_OPTS);
+	msgbuf_nest_end(&tb.mb, x);
+	assert_int_equal(tun_parse(&tb, NULL, &key, &mask), 0);
+	assert_int_equal(key.tun.opts_len, 4);
+	assert_true(all_bytes(tun_key_opts(&key.tun), 4, 0));
+	tun_start(&tb);
+	x = msgbuf_nest_start(&tb.mb, OVS_TUNNEL_KEY_ATTR_VXLAN_OPTS);
+	msgbuf_put_u32(&tb.mb, OVS_VXLAN_EXT_MAX + 1, 1);
+	msgbuf_nest_end(&tb.mb, x);
+	assert_int_equal(tun_err(&tb), -EINVAL);
+	tun_start(&tb);
+	x = msgbuf_nest_start(&tb.mb, OVS_TUNNEL_KEY_ATTR_VXLAN_OPTS);
+	msgbuf_put_u16(&tb.mb, OVS_VXLAN_EXT_GBP, 1);
+	msgbuf_nest_end(&tb.mb, x);
+	assert_int_equal(tun_err(&tb), -EINVAL);
+	tun_start(&tb);
+	x = msgbuf_nest_start(&tb.mb, OVS_TUNNEL_KEY_ATTR_VXLAN_OPTS);
+	put_flag(&tb, OVS_VXLAN_EXT_UNSPEC);
+	msgbuf_nest_end(&tb.mb, x);
+	assert_int_equal(tun_err(&tb), -EINVAL);
+	tun_start(&tb);
+	x = msgbuf_nest_start(&tb.mb, OVS_TUNNEL_KEY_ATTR_VXLAN_OPTS);
+	msgbuf_put_u32(&tb.mb, OVS_VXLAN_EXT_GBP, 1);
+	msgbuf_put_raw(&tb.mb, "\x02\x00\x00\x00", 4);
+	msgbuf_nest_end(&tb.mb, x);
+	assert_int_equal(tun_err(&tb), -EINVAL);
+}
+
+/* IPV4_INFO_BRIDGE: an IPv4 tunnel of a key id at most. */
+static void
+test_tunnel_bridge(void **state)
+{
+	static const uint8_t v6[16] = { 0xfd, [15] = 1 };
+	struct flow_key key, mask;
+
+	attrs_init(&tb);
+	msgbuf_put_u64(&tb.mb, OVS_TUNNEL_KEY_ATTR_ID, htobe64(5));
+	put_flag(&tb, OVS_TUNNEL_KEY_ATTR_IPV4_INFO_BRIDGE);
+	assert_int_equal(tun_parse(&tb, NULL, &key, &mask), 0);
+	assert_int_equal(key.tun.family, AF_INET);
+	assert_int_equal(key.tun.flags, TUN_F_KEY);
+	assert_true(key.tun.id == htobe64(5));
+	/* A zero TTL is no TTL. */
+	attrs_init(&tb);
+	put_flag(&tb, OVS_TUNNEL_KEY_ATTR_IPV4_INFO_BRIDGE);
+	msgbuf_put_u8(&tb.mb, OVS_TUNNEL_KEY_ATTR_TTL, 0);
+	assert_int_equal(tun_err(&tb), 0);
+	/* Anything else: EINVAL. */
+	attrs_init(&tb);
+	put_flag(&tb, OVS_TUNNEL_KEY_ATTR_IPV4_INFO_BRIDGE);
+	msgbuf_put_u8(&tb.mb, OVS_TUNNEL_KEY_ATTR_TTL, 1);
+	assert_int_equal(tun_err(&tb), -EINVAL);
+	attrs_init(&tb);
+	put_flag(&tb, OVS_TUNNEL_KEY_ATTR_IPV4_INFO_BRIDGE);
+	put_flag(&tb, OVS_TUNNEL_KEY_ATTR_DONT_FRAGMENT);
+	assert_int_equal(tun_err(&tb), -EINVAL);
+	attrs_init(&tb);
+	put_flag(&tb, OVS_TUNNEL_KEY_ATTR_IPV4_INFO_BRIDGE);
+	msgbuf_put_u32(&tb.mb, OVS_TUNNEL_KEY_ATTR_IPV4_DST, htonl(1));
+	assert_int_equal(tun_err(&tb), -EINVAL);
+	attrs_init(&tb);
+	put_flag(&tb, OVS_TUNNEL_KEY_ATTR_IPV4_INFO_BRIDGE);
+	attrs_put(&tb, OVS_TUNNEL_KEY_ATTR_GENEVE_OPTS, geneve8, 8);
+	assert_int_equal(tun_err(&tb), -EINVAL);
+	attrs_init(&tb);
+	put_flag(&tb, OVS_TUNNEL_KEY_ATTR_IPV4_INFO_BRIDGE);
+	attrs_put(&tb, OVS_TUNNEL_KEY_ATTR_IPV6_DST, v6, 16);
+	assert_int_equal(tun_err(&tb), -EINVAL);
+}
+
+/* Masks: the key rules are not theirs, the option and family ones are. */
+static void
+test_tunnel_masks(void **state)
+{
+	static const uint8_t v6[16] = { 0xfd, [15] = 1 };
+	static struct attrs mt_;
+	const struct nlattr *kt, *mt;
+	struct flow_key key, mask, none;
+	static char out[4096];
+	struct nlattr *x;
+
+	memset(&none, 0, sizeof(none));
+	/* What ovs-vswitchd sends with every flow: a tunnel mask of a zero
+	 * TTL, on a key without tunnel. Such a flow matches packets that
+	 * came by no tunnel; its dumped mask says so, its key has none. */
+	attrs_init(&mt_);
+	msgbuf_put_u8(&mt_.mb, OVS_TUNNEL_KEY_ATTR_TTL, 0);
+	assert_int_equal(tun_parse(NULL, &mt_, &key, &mask), 0);
+	assert_memory_equal(&key.tun, &none.tun, sizeof(none.tun));
+	none.tun.family = 0xff;
+	assert_memory_equal(&mask.tun, &none.tun, sizeof(none.tun));
+	dump_and_parse(&key, &mask, out, sizeof(out), &kt, &mt);
+	assert_null(kt);
+	assert_true(same_tun(mt, &mt_));
+	/* A key's tunnel with no tunnel in the mask: wildcarded, gone from
+	 * the masked key. */
+	tun_start(&tb);
+	attrs_init(&mt_);
+	msgbuf_put_u32(&mt_.mb, OVS_TUNNEL_KEY_ATTR_IPV4_DST, 0);
+	assert_int_equal(flow_match_from_nlattrs(&key, &mask,
+		tun_key(&kb, OVS_FLOW_ATTR_KEY, &tb),
+		tun_key(&mb_, OVS_FLOW_ATTR_MASK, NULL), false), 0);
+	assert_int_equal(key.tun.family, AF_INET);
+	assert_true(all_bytes(&mask.tun, sizeof(mask.tun), 0));
+	/* A mask needs no destination nor TTL: a source alone is fine. */
+	attrs_init(&mt_);
+	msgbuf_put_u32(&mt_.mb, OVS_TUNNEL_KEY_ATTR_IPV4_SRC, ~0u);
+	assert_int_equal(tun_parse(&tb, &mt_, &key, &mask), 0);
+	assert_int_equal(mask.tun.ipv4_src, ~0u);
+	assert_int_equal(mask.tun.ttl, 0);
+	/* Mixed families are refused in a mask too. */
+	msgbuf_put(&mt_.mb, OVS_TUNNEL_KEY_ATTR_IPV6_DST, 16, v6);
+	assert_int_equal(tun_parse(&tb, &mt_, &key, &mask), -EINVAL);
+	/* Geneve options of a mask are as long as the key's. */
+	assert_int_equal(geneve_key(8, &key, &mask), 0);
+	attrs_init(&mt_);
+	attrs_put(&mt_, OVS_TUNNEL_KEY_ATTR_GENEVE_OPTS, geneve8, 4);
+	assert_int_equal(tun_parse(&tb, &mt_, &key, &mask), -EINVAL);
+	attrs_init(&mt_);
+	msgbuf_put_u32(&mt_.mb, OVS_TUNNEL_KEY_ATTR_IPV4_DST, ~0u);
+	msgbuf_put_u8(&mt_.mb, OVS_TUNNEL_KEY_ATTR_TTL, 0xff);
+	attrs_put(&mt_, OVS_TUNNEL_KEY_ATTR_GENEVE_OPTS, geneve8, 8);
+	assert_int_equal(tun_parse(&tb, &mt_, &key, &mask), 0);
+	assert_int_equal(mask.tun.opts_len, 0xff);
+	assert_memory_equal(mask.tun.opts + TUN_OPTS_MAX - 8, geneve8, 8);
+	dump_and_parse(&key, &mask, out, sizeof(out), &kt, &mt);
+	assert_true(same_tun(mt, &mt_));
+	/* ... and a key without options takes no geneve mask, but VXLAN
+	 * and ERSPAN masks are not checked against the key. */
+	tun_start(&tb);
+	assert_int_equal(tun_parse(&tb, &mt_, &key, &mask), -EINVAL);
+	attrs_init(&mt_);
+	x = msgbuf_nest_start(&mt_.mb, OVS_TUNNEL_KEY_ATTR_VXLAN_OPTS);
+	msgbuf_put_u32(&mt_.mb, OVS_VXLAN_EXT_GBP, ~0u);
+	msgbuf_nest_end(&mt_.mb, x);
+	assert_int_equal(tun_parse(&tb, &mt_, &key, &mask), 0);
+	assert_int_equal(mask.tun.opts_len, 0xff);
+	assert_int_equal(key.tun.opts_len, 0);
+	attrs_init(&mt_);
+	attrs_put(&mt_, OVS_TUNNEL_KEY_ATTR_ERSPAN_OPTS, geneve8, 8);
+	assert_int_equal(tun_parse(&tb, &mt_, &key, &mask), 0);
+}
+
+/* OVS_PACKET_CMD_EXECUTE's key: the tunnel is metadata, and checked. */
+static void
+test_tunnel_metadata(void **state)
+{
+	struct flow_key key;
+
+	tun_start(&tb);
+	msgbuf_put_u64(&tb.mb, OVS_TUNNEL_KEY_ATTR_ID, htobe64(9));
+	assert_int_equal(flow_metadata_from_nlattrs(&key,
+		tun_key(&kb, OVS_PACKET_ATTR_KEY, &tb), false), 0);
+	assert_int_equal(key.tun.family, AF_INET);
+	assert_int_equal(key.tun.ttl, 64);
+	assert_true(key.tun.id == htobe64(9));
+	attrs_init(&tb);
+	msgbuf_put_u32(&tb.mb, OVS_TUNNEL_KEY_ATTR_IPV4_DST, htonl(1));
+	assert_int_equal(flow_metadata_from_nlattrs(&key,
+		tun_key(&kb, OVS_PACKET_ATTR_KEY, &tb), false), -EINVAL);
+}
+
+/* A packet's key, as a tunnel port would fill it, in an upcall: the
+ * tunnel as the kernel writes it (what no attribute says, as the GRE
+ * sequence flag, is not written); none for a packet without. */
+static void
+test_tunnel_upcall_key(void **state)
+{
+	struct flow_key key;
+	const struct nlattr *k;
+	static char out[4096];
+	struct msgbuf mb;
+
+	memset(&key, 0, sizeof(key));
+	key.mac_proto = FLOW_MAC_ETHERNET;
+	key.eth_type = htons(ETH_P_802_2);
+	key.in_port = 1;
+	msgbuf_init(&mb, out, sizeof(out));
+	msgbuf_start(&mb, 1, 0, 0, 0, 0);
+	flow_key_put(&mb, OVS_PACKET_ATTR_KEY, &key, &key, false);
+	assert_int_equal(msgbuf_end(&mb), 0);
+	k = (const void *)(out + NLMSG_HDRLEN);
+	assert_null(find(k, OVS_KEY_ATTR_TUNNEL));
+	key.tun.family = AF_INET;
+	key.tun.ipv4_src = htonl(0x0a000001);
+	key.tun.ipv4_dst = htonl(0x0a000002);
+	key.tun.ttl = 63;
+	key.tun.tp_dst = htons(4789);
+	key.tun.id = htobe64(100);
+	key.tun.flags = TUN_F_KEY | TUN_F_SEQ;
+	attrs_init(&tb);
+	msgbuf_put_u64(&tb.mb, OVS_TUNNEL_KEY_ATTR_ID, htobe64(100));
+	msgbuf_put_u32(&tb.mb, OVS_TUNNEL_KEY_ATTR_IPV4_SRC, htonl(0x0a000001));
+	msgbuf_put_u32(&tb.mb, OVS_TUNNEL_KEY_ATTR_IPV4_DST, htonl(0x0a000002));
+	msgbuf_put_u8(&tb.mb, OVS_TUNNEL_KEY_ATTR_TTL, 63);
+	msgbuf_put_u16(&tb.mb, OVS_TUNNEL_KEY_ATTR_TP_DST, htons(4789));
+	msgbuf_init(&mb, out, sizeof(out));
+	msgbuf_start(&mb, 1, 0, 0, 0, 0);
+	flow_key_put(&mb, OVS_PACKET_ATTR_KEY, &key, &key, false);
+	assert_int_equal(msgbuf_end(&mb), 0);
+	k = (const void *)(out + NLMSG_HDRLEN);
+	assert_true(same_tun(find(k, OVS_KEY_ATTR_TUNNEL), &tb));
+	/* The tunnel comes before in_port, as in the kernel's keys. */
+	assert_true((const char *)find(k, OVS_KEY_ATTR_TUNNEL) <
+		    (const char *)find(k, OVS_KEY_ATTR_IN_PORT));
+}
+
 static const struct flow_key *
 arp_key(void)
 {
@@ -297,6 +966,15 @@ main(void)
 		cmocka_unit_test(test_mask_rules),
 		cmocka_unit_test(test_vlan_key),
 		cmocka_unit_test(test_actions),
+		cmocka_unit_test(test_tunnel_ipv4_key),
+		cmocka_unit_test(test_tunnel_ipv6_vxlan),
+		cmocka_unit_test(test_tunnel_erspan),
+		cmocka_unit_test(test_tunnel_geneve_lengths),
+		cmocka_unit_test(test_tunnel_key_errors),
+		cmocka_unit_test(test_tunnel_bridge),
+		cmocka_unit_test(test_tunnel_masks),
+		cmocka_unit_test(test_tunnel_metadata),
+		cmocka_unit_test(test_tunnel_upcall_key),
 	};
 
 	return cmocka_run_group_tests_name("flow-netlink", tests, NULL, NULL);
