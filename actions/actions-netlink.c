@@ -9,6 +9,7 @@
 
 #include "common/nlerr.h"
 #include "ct/action-netlink.h"
+#include "flow/tun-netlink.h"
 #include "include/tapdp/ovs-uapi.h"
 #include "netlink/attr.h"
 #include "netlink/msg.h"
@@ -168,6 +169,19 @@ masked_bits_ok(const uint8_t *data, int len)
 	return true;
 }
 
+/* The kernel stores set(tunnel) as its parsed form, a pointer to a
+ * metadata_dst in an OVS_KEY_ATTR_TUNNEL_INFO, inside the set. */
+#define SET_TUNNEL_STORED_SIZE	(NLA_HDRLEN + NLA_HDRLEN + 8)
+
+static int
+validate_set_tunnel(const struct nlattr *k, struct vstate *st)
+{
+	struct tun_key t;
+	int err = tun_key_from_set(&t, k, st->log);
+
+	return err ? err : store(st, SET_TUNNEL_STORED_SIZE);
+}
+
 static int
 validate_set(const struct nlattr *a, struct vstate *st, bool masked)
 {
@@ -185,8 +199,6 @@ validate_set(const struct nlattr *a, struct vstate *st, bool masked)
 		len /= 2;
 	if (type > OVS_KEY_ATTR_MAX)
 		return -EINVAL;
-	if (type == OVS_KEY_ATTR_TUNNEL)
-		return -EINVAL;	/* no tunnel ports yet */
 	if (set_key_lens[type] != VARIABLE && set_key_lens[type] != len &&
 	    set_key_lens[type] != 0)
 		return -EINVAL;
@@ -203,6 +215,8 @@ validate_set(const struct nlattr *a, struct vstate *st, bool masked)
 		if (key->mac_proto != FLOW_MAC_ETHERNET)
 			return -EINVAL;
 		break;
+	case OVS_KEY_ATTR_TUNNEL:
+		return masked ? -EINVAL : validate_set_tunnel(k, st);
 	case OVS_KEY_ATTR_IPV4: {
 		struct ovs_key_ipv4 v[2];
 
@@ -583,14 +597,24 @@ actions_validate(const struct nlattr *actions, const struct flow_key *key,
 }
 
 /* What actions_store() builds: the attributes in mb (one message, the
- * list its payload) and the ct actions parsed, in the order they go. */
+ * list its payload) and the ct actions and set(tunnel)s parsed, in the
+ * order they go. */
 struct store {
 	struct msgbuf mb;
 	const struct flow_key *key;
 	struct actions_ct *ct;
 	uint32_t n_ct;
+	struct actions_tun *tun;
+	uint32_t n_tun;
 	bool nomem;
 };
+
+/* Where the next attribute of the list goes. */
+static uint32_t
+store_offset(const struct store *s)
+{
+	return s->mb.cur->nlmsg_len - NLMSG_HDRLEN;
+}
 
 static void store_list(struct store *s, const void *data, int len);
 
@@ -611,9 +635,43 @@ store_ct(struct store *s, const struct nlattr *a)
 		return;
 	}
 	s->ct = grown;
-	s->ct[s->n_ct].offset = s->mb.cur->nlmsg_len - NLMSG_HDRLEN;
+	s->ct[s->n_ct].offset = store_offset(s);
 	s->ct[s->n_ct++].ct = ct;
 	ct_action_put(&s->mb, &ct);
+}
+
+/* A set(tunnel), parsed once for good and put back as the kernel dumps
+ * it (from its parsed form, ovs_nla_put_tunnel_info). */
+static void
+store_set_tunnel(struct store *s, const struct nlattr *a)
+{
+	struct actions_tun *grown, *t;
+	struct nlattr *set;
+
+	if (s->mb.overflow)
+		return;
+	grown = realloc(s->tun, (s->n_tun + 1) * sizeof(*s->tun));
+	if (!grown) {
+		s->nomem = true;
+		return;
+	}
+	s->tun = grown;
+	t = &s->tun[s->n_tun];
+	/* Validated already: it parses. */
+	if (tun_key_from_set(&t->tun, attr_data(a), false))
+		return;
+	t->offset = store_offset(s);
+	s->n_tun++;
+	set = msgbuf_nest_start(&s->mb, OVS_ACTION_ATTR_SET);
+	tun_key_put(&s->mb, &t->tun, &t->tun, tun_key_bridge(&t->tun));
+	msgbuf_nest_end(&s->mb, set);
+}
+
+static bool
+is_set_tunnel(const struct nlattr *a)
+{
+	return attr_type(a) == OVS_ACTION_ATTR_SET &&
+	       attr_type(attr_data(a)) == OVS_KEY_ATTR_TUNNEL;
 }
 
 /* A nest whose attributes are copied, except the one holding an action
@@ -647,6 +705,10 @@ store_list(struct store *s, const void *data, int len)
 	int rem;
 
 	attr_for_each(a, data, len, rem) {
+		if (is_set_tunnel(a)) {
+			store_set_tunnel(s, a);
+			continue;
+		}
 		switch (attr_type(a)) {
 		case OVS_ACTION_ATTR_CT:
 			store_ct(s, a);
@@ -695,31 +757,44 @@ store_list(struct store *s, const void *data, int len)
 	}
 }
 
-static struct actions_stored *
-stored_new(const void *data, uint32_t len, const struct actions_ct *ct,
-	   uint32_t n_ct)
+/* Rounds n up to a multiple of align, a power of 2. */
+static size_t
+align_up(size_t n, size_t align)
 {
-	size_t at = sizeof(struct actions_stored) + len;
+	return (n + align - 1) & ~(align - 1);
+}
+
+static struct actions_stored *
+stored_new(const void *data, uint32_t len, const struct store *s)
+{
+	size_t ct_at = align_up(sizeof(struct actions_stored) + len,
+				_Alignof(struct actions_ct));
+	size_t tun_at = align_up(ct_at + s->n_ct * sizeof(*s->ct),
+				 _Alignof(struct actions_tun));
 	struct actions_stored *acts;
 
-	at = (at + _Alignof(struct actions_ct) - 1) &
-	     ~(_Alignof(struct actions_ct) - 1);
-	acts = malloc(at + n_ct * sizeof(*ct));
+	acts = malloc(tun_at + s->n_tun * sizeof(*s->tun));
 	if (!acts)
 		return NULL;
 	acts->len = len;
-	acts->n_ct = n_ct;
+	acts->n_ct = s->n_ct;
+	acts->n_tun = s->n_tun;
 	memcpy(acts->data, data, len);
-	acts->ct = (const struct actions_ct *)((char *)acts + at);
-	if (n_ct)
-		memcpy((char *)acts + at, ct, n_ct * sizeof(*ct));
+	acts->ct = (const struct actions_ct *)((char *)acts + ct_at);
+	acts->tun = (const struct actions_tun *)((char *)acts + tun_at);
+	if (s->n_ct)
+		memcpy((char *)acts + ct_at, s->ct, s->n_ct * sizeof(*s->ct));
+	if (s->n_tun)
+		memcpy((char *)acts + tun_at, s->tun,
+		       s->n_tun * sizeof(*s->tun));
 	return acts;
 }
 
 struct actions_stored *
 actions_store(const struct nlattr *actions, const struct flow_key *key)
 {
-	/* A ct action grows by its zone at most: 3x is room enough. */
+	/* A ct action grows by its zone at most, a set(tunnel) by a VXLAN
+	 * or ERSPAN option it did not spell out: 3x is room enough. */
 	size_t cap = NLMSG_HDRLEN + 3 * attr_len(actions) + 1024;
 	struct store s = { .key = key };
 	struct actions_stored *acts = NULL;
@@ -733,9 +808,10 @@ actions_store(const struct nlattr *actions, const struct flow_key *key)
 		if (!s.mb.overflow && !s.nomem)
 			acts = stored_new(mem + NLMSG_HDRLEN,
 					  s.mb.cur->nlmsg_len - NLMSG_HDRLEN,
-					  s.ct, s.n_ct);
+					  &s);
 	}
 	free(s.ct);
+	free(s.tun);
 	free(mem);
 	return acts;
 }

@@ -5,7 +5,8 @@
  * (EMSGSIZE past 32 KiB once stored), per-action checks against the flow's
  * key, and the same errno. Validated actions are then stored as the kernel
  * stores them (struct actions_stored, actions.h), the ct actions parsed by
- * the tracker's codec (ct/action-netlink.h).
+ * the tracker's codec (ct/action-netlink.h), the set(tunnel)s by the
+ * tunnel's (flow/tun-netlink.h).
  *
  * Thread-safe. */
 #ifndef TAPDP_FLOW_ACTIONS_NETLINK_H
@@ -28,10 +29,11 @@ int actions_validate(const struct nlattr *actions, const struct flow_key *key,
 		     bool log);
 
 /* Validated actions in their stored form: the attributes as the kernel
- * keeps them, which flow dumps return (the same, with each ct action,
- * nested ones too, re-encoded as ovs_ct_action_to_attr() does), and each
- * ct action parsed. key: the one they were validated against (a flow's
- * masked key). NULL: out of memory. */
+ * keeps them, which flow dumps return (the same, with each ct action and
+ * each set(tunnel), nested ones too, re-encoded as the kernel dumps them
+ * from their parsed forms), and each ct action and set(tunnel) parsed.
+ * key: the one they were validated against (a flow's masked key). NULL:
+ * out of memory. */
 struct actions_stored *actions_store(const struct nlattr *actions,
 				     const struct flow_key *key);
 

@@ -4,6 +4,7 @@
 #include <arpa/inet.h>
 #include <limits.h>
 #include <linux/if_ether.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -578,23 +579,51 @@ recirc(struct exec *x, struct packet *pkt, struct flow_key *key,
 	recirc_depth--;
 }
 
-/* The parsed form of the list's ct action a (they are kept by offset). */
-static const struct ct_action *
-parsed_ct(const struct actions_stored *acts, const struct nlattr *a)
+/* The parsed form kept for the action a of the list: of n entries of
+ * 'size' bytes at 'parsed', each starting with the offset of its action,
+ * in order. NULL: none. */
+static const void *
+parsed_at(const struct actions_stored *acts, const void *parsed, size_t size,
+	  uint32_t n, const struct nlattr *a)
 {
 	uint32_t off = (const uint8_t *)a - acts->data;
-	uint32_t lo = 0, hi = acts->n_ct;
+	uint32_t lo = 0, hi = n;
+	const uint32_t *at;
 
 	while (lo < hi) {
 		uint32_t mid = lo + (hi - lo) / 2;
 
-		if (acts->ct[mid].offset < off)
+		at = (const void *)((const char *)parsed + mid * size);
+		if (*at < off)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	return lo < acts->n_ct && acts->ct[lo].offset == off
-		       ? &acts->ct[lo].ct : NULL;
+	at = (const void *)((const char *)parsed + lo * size);
+	return lo < n && *at == off ? at : NULL;
+}
+
+_Static_assert(offsetof(struct actions_ct, offset) == 0 &&
+	       offsetof(struct actions_tun, offset) == 0,
+	       "parsed forms start with their action's offset");
+
+static const struct ct_action *
+parsed_ct(const struct actions_stored *acts, const struct nlattr *a)
+{
+	const struct actions_ct *p = parsed_at(acts, acts->ct, sizeof(*p),
+					       acts->n_ct, a);
+
+	return p ? &p->ct : NULL;
+}
+
+/* set(tunnel): the packet leaves by the tunnel kept for a. */
+static void
+set_tunnel(const struct exec *x, struct packet *pkt, const struct nlattr *a)
+{
+	const struct actions_tun *p = parsed_at(x->acts, x->acts->tun,
+						sizeof(*p), x->acts->n_tun, a);
+
+	pkt->egress_tun = p ? &p->tun : NULL;
 }
 
 /* The ct action a on the packet; false: drop it. So is a packet that an
@@ -664,6 +693,11 @@ execute_list(struct exec *x, struct packet *pkt, struct flow_key *key,
 				return;
 			break;
 		case OVS_ACTION_ATTR_SET:
+			if (attr_type(attr_data(a)) == OVS_KEY_ATTR_TUNNEL) {
+				set_tunnel(x, pkt, a);
+				break;
+			}
+			/* fall through */
 		case OVS_ACTION_ATTR_SET_MASKED:
 			if (!set_masked(pkt, key, a,
 					attr_type(a) == OVS_ACTION_ATTR_SET_MASKED))

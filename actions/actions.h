@@ -27,23 +27,33 @@ struct actions_ct {
 	struct ct_action ct;
 };
 
+/* A set(tunnel(...)) of a stored list, parsed: the tunnel it gives. */
+struct actions_tun {
+	uint32_t offset;		/* of its OVS_ACTION_ATTR_SET in data */
+	struct tun_key tun;
+};
+
 /* Validated actions as they are kept and run: the attributes in the
  * kernel's form, which flow dumps and upcalls return, and beside them
- * every ct action (nested ones too) parsed, as the kernel keeps a parsed
- * struct ovs_conntrack_info in its list: no packet parses one. One
- * allocation, freed with free(); call_rcu() on rcu when packet threads
- * may still be running it. */
+ * every ct action and every set(tunnel) (nested ones too) parsed, as the
+ * kernel keeps a parsed struct ovs_conntrack_info, and a tunnel's
+ * metadata_dst, in its list: no packet parses one. One allocation, freed
+ * with free(); call_rcu() on rcu when packet threads may still be running
+ * it. */
 struct actions_stored {
 	struct rcu_head rcu;
 	uint32_t len;			/* of data */
 	uint32_t n_ct;
+	uint32_t n_tun;
 	const struct actions_ct *ct;	/* by offset; behind data */
+	const struct actions_tun *tun;	/* by offset; behind ct */
 	uint8_t data[] __attribute__((aligned(4)));
 };
 
 struct actions_env {
 	void *ctx;
-	/* Sends the packet (len - cutlen bytes) out of port_no. */
+	/* Sends the packet (len - cutlen bytes) out of port_no; a tunnel
+	 * port encapsulates it as pkt->egress_tun says. */
 	void (*output)(void *ctx, const struct packet *pkt, uint32_t port_no);
 	/* OVS_PACKET_CMD_ACTION to pid, with the attributes of the
 	 * userspace action; actions (may be NULL) are the flow's. */

@@ -231,6 +231,9 @@ send_fragment(void *arg, const uint8_t *frame, uint32_t len)
 	vport_send(o->port->vport, frame, len, NULL, NULL);
 }
 
+/* The packet out of port_no. pkt->egress_tun, from a set(tunnel), is the
+ * tunnel a tunnel port sends it by; the other ports ignore it, as the
+ * kernel's other devices ignore the skb's tunnel dst. */
 static void
 env_output(void *c, const struct packet *pkt, uint32_t port_no)
 {

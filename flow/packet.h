@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* A packet in the datapath: a frame inside a buffer with room in front of
  * it for the headers actions push, plus the metadata the kernel keeps in
- * the skb (hash, truncation, header offsets).
+ * the skb (hash, truncation, header offsets, the tunnel to leave by).
  *
  * Owned by the thread that processes it; never shared. */
 #ifndef TAPDP_FLOW_PACKET_H
@@ -15,6 +15,7 @@
 #include "flow/extract.h"
 #include "packet/frame.h"
 #include "packet/offload.h"
+#include "packet/tun-key.h"
 
 struct packet {
 	uint8_t *data;			/* the frame */
@@ -29,6 +30,13 @@ struct packet {
 	bool key_valid;			/* the key describes the frame */
 	bool l3;			/* no Ethernet header (popped) */
 	struct virtio_net_hdr vnet;	/* offload: partial csum, GSO */
+	/* The tunnel to leave by, from the last set(tunnel) (NULL: none),
+	 * for a tunnel port at output; other ports ignore it. As the
+	 * kernel's skb dst: copies and recirculations keep it, the flow
+	 * key's tun (the way in) is another thing. It points into the
+	 * stored actions that set it, which stay while the packet is
+	 * processed (one RCU read-side section). */
+	const struct tun_key *egress_tun;
 };
 
 static inline bool
@@ -50,6 +58,7 @@ packet_init(struct packet *p, uint8_t *buf, uint32_t size, uint32_t len)
 	p->key_valid = false;
 	p->l3 = false;
 	memset(&p->vnet, 0, sizeof(p->vnet));
+	p->egress_tun = NULL;
 }
 
 /* The key's packet fields and the header offsets, from the packet as it

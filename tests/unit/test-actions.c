@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Action execution on real frames: header rewrites with correct checksums,
- * tags pushed and popped, truncation, nesting, TTL expiry, the hash. */
+ * tags pushed and popped, truncation, nesting, TTL expiry, the hash; the
+ * stored form of set(tunnel) and the tunnel a packet leaves by. */
 #include <arpa/inet.h>
+#include <endian.h>
 #include <linux/if_ether.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -14,6 +16,7 @@
 
 #include "actions/actions.h"
 #include "include/tapdp/ovs-uapi.h"
+#include "netlink/attr.h"
 #include "tests/unit/builders.h"
 
 struct out {
@@ -22,6 +25,7 @@ struct out {
 	uint32_t port;
 	int n;
 	int upcalls;
+	struct tun_key tun;		/* the tunnel to leave by; 0s: none */
 };
 
 static struct out outs[8];
@@ -35,6 +39,8 @@ output(void *ctx, const struct packet *pkt, uint32_t port)
 	o->len = pkt->len - pkt->cutlen;
 	o->port = port;
 	memcpy(o->frame, pkt->data, o->len);
+	if (pkt->egress_tun)
+		o->tun = *pkt->egress_tun;
 }
 
 static void
@@ -47,12 +53,15 @@ userspace(void *ctx, const struct packet *pkt, const struct flow_key *key,
 /* What the last recirculation saw. */
 static struct flow_key recirc_key;
 static bool recirc_l3;
+static struct tun_key recirc_tun;
 
 static void
 recirc(void *ctx, struct packet *pkt, struct flow_key *key)
 {
 	recirc_key = *key;
 	recirc_l3 = pkt->l3;
+	if (pkt->egress_tun)
+		recirc_tun = *pkt->egress_tun;
 }
 
 static bool
@@ -133,6 +142,183 @@ put_set(struct attrs *a, uint16_t action, uint16_t type, const void *data,
 
 	attrs_put(a, type, data, len);
 	msgbuf_nest_end(&a->mb, set);
+}
+
+static void
+put_flag_attr(struct attrs *a, uint16_t type)
+{
+	attrs_put(a, type, NULL, 0);
+}
+
+/* set(tunnel(...)) of the tunnel attributes t, into a. */
+static void
+put_set_tunnel(struct attrs *a, const struct attrs *t)
+{
+	put_set(a, OVS_ACTION_ATTR_SET, OVS_KEY_ATTR_TUNNEL, attrs_data(t),
+		attrs_len(t));
+}
+
+/* The stored form of the list a on a TCP flow. */
+static struct actions_stored *
+store_tcp(const struct attrs *a)
+{
+	uint8_t f[TCP_FRAME_MAX];
+	struct flow_key key;
+
+	memset(&key, 0, sizeof(key));
+	assert_int_equal(flow_extract(f, tcp_frame(f, 0, 64), &key,
+				      &(struct flow_layers){ 0 }), 0);
+	return attrs_store_actions(a, &key);
+}
+
+/* The set(tunnel) at the start of a stored list holds exactly want's
+ * attributes. */
+static void
+assert_stored_tunnel(const struct actions_stored *st, const struct attrs *want)
+{
+	const struct nlattr *set = (const void *)st->data, *tun;
+
+	assert_int_equal(attr_type(set), OVS_ACTION_ATTR_SET);
+	tun = attr_data(set);
+	assert_int_equal(attr_len(set), NLA_ALIGN(tun->nla_len));
+	assert_int_equal(attr_type(tun), OVS_KEY_ATTR_TUNNEL);
+	assert_int_equal(attr_len(tun), attrs_len(want));
+	assert_memory_equal(attr_data(tun), attrs_data(want), attrs_len(want));
+}
+
+/* set(tunnel) is parsed once, at install, and dumped back as the kernel
+ * does from its parsed form: its attributes in the kernel's order, zeros
+ * left out, a critical geneve option found, ERSPAN options cut to the
+ * kernel's struct, the bridge mode bare. */
+static void
+test_set_tunnel_stored(void **state)
+{
+	static const uint8_t geneve[8] = { 0x01, 0x02, 0x80, 0x01,
+					   0xde, 0xad, 0xbe, 0xef };
+	static const uint8_t dst6[16] = { 0xfd, [15] = 2 };
+	static struct attrs a, t, want;
+	struct actions_stored *st;
+	const struct tun_key *tun;
+	uint8_t erspan[20] = { 0 };
+
+	attrs_init(&t);
+	msgbuf_put_u8(&t.mb, OVS_TUNNEL_KEY_ATTR_TTL, 64);
+	msgbuf_put_u32(&t.mb, OVS_TUNNEL_KEY_ATTR_IPV4_DST, htonl(0x0a000002));
+	msgbuf_put_u8(&t.mb, OVS_TUNNEL_KEY_ATTR_TOS, 0);
+	msgbuf_put_u64(&t.mb, OVS_TUNNEL_KEY_ATTR_ID, htobe64(42));
+	msgbuf_put_u16(&t.mb, OVS_TUNNEL_KEY_ATTR_TP_SRC, 0);
+	attrs_put(&t, OVS_TUNNEL_KEY_ATTR_GENEVE_OPTS, geneve, 8);
+	msgbuf_put_u32(&t.mb, OVS_TUNNEL_KEY_ATTR_IPV4_SRC, htonl(0x0a000001));
+	attrs_init(&a);
+	put_set_tunnel(&a, &t);
+	msgbuf_put_u32(&a.mb, OVS_ACTION_ATTR_OUTPUT, 1);
+	st = store_tcp(&a);
+	assert_int_equal(st->n_tun, 1);
+	assert_int_equal(st->tun[0].offset, 0);
+	tun = &st->tun[0].tun;
+	assert_int_equal(tun->family, AF_INET);
+	assert_int_equal(tun->flags,
+			 TUN_F_KEY | TUN_F_GENEVE_OPT | TUN_F_CRIT_OPT);
+	assert_true(tun->id == htobe64(42));
+	assert_int_equal(tun->ipv4_src, htonl(0x0a000001));
+	assert_int_equal(tun->ttl, 64);
+	assert_int_equal(tun->opts_len, 8);
+	assert_memory_equal(tun_key_opts_const(tun), geneve, 8);
+	attrs_init(&want);
+	msgbuf_put_u64(&want.mb, OVS_TUNNEL_KEY_ATTR_ID, htobe64(42));
+	msgbuf_put_u32(&want.mb, OVS_TUNNEL_KEY_ATTR_IPV4_SRC,
+		       htonl(0x0a000001));
+	msgbuf_put_u32(&want.mb, OVS_TUNNEL_KEY_ATTR_IPV4_DST,
+		       htonl(0x0a000002));
+	msgbuf_put_u8(&want.mb, OVS_TUNNEL_KEY_ATTR_TTL, 64);
+	attrs_put(&want, OVS_TUNNEL_KEY_ATTR_GENEVE_OPTS, geneve, 8);
+	assert_stored_tunnel(st, &want);
+	/* The output after it, as it came. */
+	assert_int_equal(attr_type((const void *)(st->data + 4 + 4 +
+						  attrs_len(&want))),
+			 OVS_ACTION_ATTR_OUTPUT);
+	free(st);
+
+	/* The bridge mode: a key id and the flag, nothing else. */
+	attrs_init(&t);
+	put_flag_attr(&t, OVS_TUNNEL_KEY_ATTR_IPV4_INFO_BRIDGE);
+	msgbuf_put_u8(&t.mb, OVS_TUNNEL_KEY_ATTR_TTL, 0);
+	msgbuf_put_u64(&t.mb, OVS_TUNNEL_KEY_ATTR_ID, htobe64(5));
+	attrs_init(&a);
+	put_set_tunnel(&a, &t);
+	st = store_tcp(&a);
+	assert_true(tun_key_bridge(&st->tun[0].tun));
+	attrs_init(&want);
+	msgbuf_put_u64(&want.mb, OVS_TUNNEL_KEY_ATTR_ID, htobe64(5));
+	put_flag_attr(&want, OVS_TUNNEL_KEY_ATTR_IPV4_INFO_BRIDGE);
+	assert_stored_tunnel(st, &want);
+	free(st);
+
+	/* IPv6 with 20 bytes of ERSPAN options: 12 kept, the rest gone. */
+	for (int i = 0; i < (int)sizeof(erspan); i++)
+		erspan[i] = (uint8_t)(i + 1);
+	attrs_init(&t);
+	attrs_put(&t, OVS_TUNNEL_KEY_ATTR_IPV6_DST, dst6, 16);
+	msgbuf_put_u8(&t.mb, OVS_TUNNEL_KEY_ATTR_TTL, 9);
+	attrs_put(&t, OVS_TUNNEL_KEY_ATTR_ERSPAN_OPTS, erspan, sizeof(erspan));
+	attrs_init(&a);
+	put_set_tunnel(&a, &t);
+	st = store_tcp(&a);
+	tun = &st->tun[0].tun;
+	assert_int_equal(tun->family, AF_INET6);
+	assert_int_equal(tun->opts_len, 12);
+	assert_memory_equal(tun_key_opts_const(tun), erspan + 8, 12);
+	for (int i = 0; i < TUN_OPTS_MAX - 12; i++)
+		assert_int_equal(tun->opts[i], 0);
+	attrs_init(&want);
+	attrs_put(&want, OVS_TUNNEL_KEY_ATTR_IPV6_DST, dst6, 16);
+	msgbuf_put_u8(&want.mb, OVS_TUNNEL_KEY_ATTR_TTL, 9);
+	attrs_put(&want, OVS_TUNNEL_KEY_ATTR_ERSPAN_OPTS, erspan + 8, 12);
+	assert_stored_tunnel(st, &want);
+	free(st);
+}
+
+/* The tunnel a packet leaves by: each output sees the last set(tunnel)
+ * on its copy, a clone's stays in the clone, recirculation keeps it. */
+static void
+test_set_tunnel_egress(void **state)
+{
+	uint8_t f[TCP_FRAME_MAX], buf[4096];
+	uint32_t len = tcp_frame(f, 0, 64);
+	static struct attrs a, t1, t2;
+	struct flow_key key;
+	struct nlattr *clone;
+	struct packet pkt;
+
+	attrs_init(&t1);
+	msgbuf_put_u32(&t1.mb, OVS_TUNNEL_KEY_ATTR_IPV4_DST, htonl(1));
+	msgbuf_put_u8(&t1.mb, OVS_TUNNEL_KEY_ATTR_TTL, 1);
+	attrs_init(&t2);
+	msgbuf_put_u32(&t2.mb, OVS_TUNNEL_KEY_ATTR_IPV4_DST, htonl(2));
+	msgbuf_put_u8(&t2.mb, OVS_TUNNEL_KEY_ATTR_TTL, 2);
+	attrs_init(&a);
+	clone = msgbuf_nest_start(&a.mb, OVS_ACTION_ATTR_CLONE);
+	put_set_tunnel(&a, &t1);
+	msgbuf_put_u32(&a.mb, OVS_ACTION_ATTR_OUTPUT, 2);
+	msgbuf_nest_end(&a.mb, clone);
+	msgbuf_put_u32(&a.mb, OVS_ACTION_ATTR_OUTPUT, 1);
+	put_set_tunnel(&a, &t2);
+	msgbuf_put_u32(&a.mb, OVS_ACTION_ATTR_OUTPUT, 3);
+	msgbuf_put_u32(&a.mb, OVS_ACTION_ATTR_RECIRC, 4);
+	memset(&recirc_tun, 0, sizeof(recirc_tun));
+	run(f, len, &a, &pkt, &key, buf);
+	assert_int_equal(n_outs, 3);
+	assert_int_equal(outs[0].port, 2);
+	assert_int_equal(outs[0].tun.ipv4_dst, htonl(1));
+	assert_int_equal(outs[0].tun.ttl, 1);
+	assert_int_equal(outs[1].port, 1);
+	assert_int_equal(outs[1].tun.family, 0);
+	assert_int_equal(outs[2].port, 3);
+	assert_int_equal(outs[2].tun.ipv4_dst, htonl(2));
+	assert_int_equal(recirc_tun.ipv4_dst, htonl(2));
+	/* The way out is not the way in: the key has no tunnel. */
+	assert_int_equal(recirc_key.tun.family, 0);
+	assert_int_equal(recirc_key.recirc_id, 4);
 }
 
 static void
@@ -417,6 +603,8 @@ main(void)
 		cmocka_unit_test(test_mpls_push_pop_roundtrip),
 		cmocka_unit_test(test_mpls_to_l3_and_back),
 		cmocka_unit_test(test_hash_action),
+		cmocka_unit_test(test_set_tunnel_stored),
+		cmocka_unit_test(test_set_tunnel_egress),
 	};
 
 	return cmocka_run_group_tests_name("actions", tests, NULL, NULL);

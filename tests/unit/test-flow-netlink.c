@@ -957,6 +957,70 @@ test_actions(void **state)
 	assert_int_equal(validate(&b, acts), -EMSGSIZE);
 }
 
+/* set(tunnel(...)) of the tunnel attributes t, as a set or set_masked. */
+static struct nlattr *
+set_tunnel_list(struct attrs *b, uint16_t action, const struct attrs *t)
+{
+	struct nlattr *acts = actions_start(b), *set;
+
+	set = msgbuf_nest_start(&b->mb, action);
+	put_tun(b, t);
+	msgbuf_nest_end(&b->mb, set);
+	return acts;
+}
+
+static void
+test_set_tunnel_validation(void **state)
+{
+	static const uint8_t bad_chain[8] = { 0, 1, 2, 2, 0, 0, 0, 0 };
+	static struct attrs b;
+	struct nlattr *acts, *set;
+	int n;
+
+	/* A tunnel key fits any flow, ARP too. */
+	tun_start(&tb);
+	assert_int_equal(validate(&b, set_tunnel_list(&b, OVS_ACTION_ATTR_SET,
+						      &tb)), 0);
+	/* Masked: never. */
+	assert_int_equal(validate(&b, set_tunnel_list(&b,
+		OVS_ACTION_ATTR_SET_MASKED, &tb)), -EINVAL);
+	/* What a tunnel key may not be (no TTL, here) it may not be here. */
+	attrs_init(&tb);
+	msgbuf_put_u32(&tb.mb, OVS_TUNNEL_KEY_ATTR_IPV4_DST, htonl(1));
+	assert_int_equal(validate(&b, set_tunnel_list(&b, OVS_ACTION_ATTR_SET,
+						      &tb)), -EINVAL);
+	/* Geneve options must be whole options: one saying 8 bytes of data
+	 * where 4 follow is not. */
+	tun_start(&tb);
+	attrs_put(&tb, OVS_TUNNEL_KEY_ATTR_GENEVE_OPTS, bad_chain, 8);
+	assert_int_equal(validate(&b, set_tunnel_list(&b, OVS_ACTION_ATTR_SET,
+						      &tb)), -EINVAL);
+	tun_start(&tb);
+	attrs_put(&tb, OVS_TUNNEL_KEY_ATTR_GENEVE_OPTS, geneve8, 8);
+	assert_int_equal(validate(&b, set_tunnel_list(&b, OVS_ACTION_ATTR_SET,
+						      &tb)), 0);
+	/* Two key attributes in the set. */
+	tun_start(&tb);
+	acts = actions_start(&b);
+	set = msgbuf_nest_start(&b.mb, OVS_ACTION_ATTR_SET);
+	put_tun(&b, &tb);
+	msgbuf_put_u32(&b.mb, OVS_KEY_ATTR_PRIORITY, 1);
+	msgbuf_nest_end(&b.mb, set);
+	assert_int_equal(validate(&b, acts), -EINVAL);
+	/* The kernel stores each in 16 bytes: 2046 fit its 32 KiB, 2047 do
+	 * not. */
+	for (n = 2046; n <= 2047; n++) {
+		acts = actions_start(&b);
+		for (int i = 0; i < n; i++) {
+			set = msgbuf_nest_start(&b.mb, OVS_ACTION_ATTR_SET);
+			put_tun(&b, &tb);
+			msgbuf_nest_end(&b.mb, set);
+		}
+		assert_int_equal(validate(&b, acts),
+				 n == 2046 ? 0 : -EMSGSIZE);
+	}
+}
+
 int
 main(void)
 {
@@ -975,6 +1039,7 @@ main(void)
 		cmocka_unit_test(test_tunnel_masks),
 		cmocka_unit_test(test_tunnel_metadata),
 		cmocka_unit_test(test_tunnel_upcall_key),
+		cmocka_unit_test(test_set_tunnel_validation),
 	};
 
 	return cmocka_run_group_tests_name("flow-netlink", tests, NULL, NULL);
