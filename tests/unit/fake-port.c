@@ -212,19 +212,25 @@ fake_frame(uint8_t *frame)
 	return fb_end(&b);
 }
 
+void
+fake_frame_key_put(struct msgbuf *mb, uint32_t in_port, const uint8_t *src)
+{
+	struct ovs_key_ethernet eth;
+
+	memcpy(eth.eth_src, src, ETH_ALEN);
+	memcpy(eth.eth_dst, fb_mac_dst, ETH_ALEN);
+	msgbuf_put_u32(mb, OVS_KEY_ATTR_IN_PORT, in_port);
+	msgbuf_put(mb, OVS_KEY_ATTR_ETHERNET, sizeof(eth), &eth);
+	msgbuf_put_u16(mb, OVS_KEY_ATTR_ETHERTYPE, htons(FAKE_ETH_TYPE));
+}
+
 struct nlattr *
 fake_frame_key(struct msgbuf *mb, uint16_t type, uint32_t in_port,
 	       const uint8_t *src)
 {
-	struct ovs_key_ethernet eth;
-	struct nlattr *key;
+	struct nlattr *key = msgbuf_nest_start(mb, type);
 
-	memcpy(eth.eth_src, src, ETH_ALEN);
-	memcpy(eth.eth_dst, fb_mac_dst, ETH_ALEN);
-	key = msgbuf_nest_start(mb, type);
-	msgbuf_put_u32(mb, OVS_KEY_ATTR_IN_PORT, in_port);
-	msgbuf_put(mb, OVS_KEY_ATTR_ETHERNET, sizeof(eth), &eth);
-	msgbuf_put_u16(mb, OVS_KEY_ATTR_ETHERTYPE, htons(FAKE_ETH_TYPE));
+	fake_frame_key_put(mb, in_port, src);
 	msgbuf_nest_end(mb, key);
 	return key;
 }

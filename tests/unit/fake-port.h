@@ -47,5 +47,8 @@ size_t fake_frame(uint8_t *frame);
  * nest. */
 struct nlattr *fake_frame_key(struct msgbuf *mb, uint16_t type,
 			      uint32_t in_port, const uint8_t *src);
+/* The attributes of that key, for a nest the caller adds more to. */
+void fake_frame_key_put(struct msgbuf *mb, uint32_t in_port,
+			const uint8_t *src);
 
 #endif

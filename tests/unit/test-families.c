@@ -5,6 +5,7 @@
  * (datapath, vport, flow, packet, meter, ct_limit), multi-part dumps, and
  * upcalls reaching a client's socket. */
 #define _GNU_SOURCE
+#include <endian.h>
 #include <errno.h>
 #include <linux/genetlink.h>
 #include <poll.h>
@@ -633,6 +634,91 @@ test_upcall_to_socket(void **state)
 	assert_true(recv_rep(f) < 0);
 }
 
+/* The tunnel of the tests' tunnel keys (10.0.0.2, TTL 64, key 7), in the
+ * order the kernel writes its attributes. */
+static void
+put_tunnel(struct msgbuf *mb)
+{
+	struct nlattr *t = msgbuf_nest_start(mb, OVS_KEY_ATTR_TUNNEL);
+
+	msgbuf_put_u64(mb, OVS_TUNNEL_KEY_ATTR_ID, htobe64(7));
+	msgbuf_put_u32(mb, OVS_TUNNEL_KEY_ATTR_IPV4_DST, htonl(0x0a000002));
+	msgbuf_put_u8(mb, OVS_TUNNEL_KEY_ATTR_TTL, 64);
+	msgbuf_nest_end(mb, t);
+}
+
+/* fake_frame_key()'s key from port 1, come by that tunnel. */
+static void
+tunnel_frame_key(struct msgbuf *mb, uint16_t type)
+{
+	struct nlattr *k = msgbuf_nest_start(mb, type);
+
+	put_tunnel(mb);
+	fake_frame_key_put(mb, 1, fb_mac_src);
+	msgbuf_nest_end(mb, k);
+}
+
+/* Whether the key attribute k holds put_tunnel()'s tunnel. */
+static bool
+has_tunnel(const struct nlattr *k)
+{
+	static struct attrs want;
+	const struct nlattr *t;
+
+	attrs_init(&want);
+	put_tunnel(&want.mb);
+	assert_non_null(k);
+	t = attrs_find(attr_data(k), attr_len(k), OVS_KEY_ATTR_TUNNEL);
+	return t && t->nla_len == attrs_len(&want) &&
+	       !memcmp(t, attrs_data(&want), attrs_len(&want));
+}
+
+/* Flows keyed on a tunnel, found again by it; a packet executed with one
+ * carries it into its upcall. */
+static void
+test_tunnel_key(void **state)
+{
+	struct fx *f = *state;
+	int ifindex = dp_new(f, "tdp0");
+	uint8_t frame[FAKE_FRAME_LEN];
+	const struct nlattr *a;
+	struct nlattr *acts, *u;
+	size_t len = fake_frame(frame);
+
+	ovs_req(f, FAMILY_ID_FLOW, NLM_F_ECHO, OVS_FLOW_CMD_NEW, ifindex);
+	tunnel_frame_key(&f->req, OVS_FLOW_ATTR_KEY);
+	put_output(&f->req, 2);
+	req_end(f);
+	assert_int_equal(transact(f, FAMILY_ID_FLOW), 0);
+	assert_true(has_tunnel(rep_attr(f, HDR, OVS_FLOW_ATTR_KEY)));
+	a = rep_attr(f, HDR, OVS_FLOW_ATTR_MASK);
+	assert_non_null(attrs_find(attr_data(a), attr_len(a),
+				   OVS_KEY_ATTR_TUNNEL));
+	ovs_req(f, FAMILY_ID_FLOW, 0, OVS_FLOW_CMD_GET, ifindex);
+	tunnel_frame_key(&f->req, OVS_FLOW_ATTR_KEY);
+	req_end(f);
+	assert_int_equal(transact(f, FAMILY_ID_FLOW), 0);
+	assert_true(has_tunnel(rep_attr(f, HDR, OVS_FLOW_ATTR_KEY)));
+	/* The same key without the tunnel is another flow. */
+	flow_req(f, ifindex, 0, OVS_FLOW_CMD_GET, fb_mac_src, 0);
+	assert_int_equal(transact(f, 0), -ENOENT);
+
+	ovs_req(f, FAMILY_ID_PACKET, NLM_F_ACK, OVS_PACKET_CMD_EXECUTE,
+		ifindex);
+	msgbuf_put(&f->req, OVS_PACKET_ATTR_PACKET, len, frame);
+	tunnel_frame_key(&f->req, OVS_PACKET_ATTR_KEY);
+	acts = msgbuf_nest_start(&f->req, OVS_PACKET_ATTR_ACTIONS);
+	u = msgbuf_nest_start(&f->req, OVS_ACTION_ATTR_USERSPACE);
+	msgbuf_put_u32(&f->req, OVS_USERSPACE_ATTR_PID, portid(f));
+	msgbuf_nest_end(&f->req, u);
+	msgbuf_nest_end(&f->req, acts);
+	req_end(f);
+	assert_int_equal(transact(f, FAMILY_ID_PACKET), 0);
+	assert_int_equal(rep_cmd(f), OVS_PACKET_CMD_ACTION);
+	assert_true(has_tunnel(rep_attr(f, HDR, OVS_PACKET_ATTR_KEY)));
+	assert_int_equal(rep_error(f, recv_rep(f)), 0);
+}
+
 static void
 put_band(struct msgbuf *mb, uint32_t rate)
 {
@@ -838,6 +924,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_flow_dump_parts, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_packet_execute, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_tunnel_key, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_upcall_to_socket, setup,
 						teardown),
