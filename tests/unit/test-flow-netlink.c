@@ -446,9 +446,8 @@ test_tunnel_erspan(void **state)
 	static const uint8_t too_long[256];
 	uint8_t want[12] = { 0 };
 
-	v2.u.v2.sgt = htons(77);
-	v2.u.v2.p_ft_hwid = 0x03;		/* hwid's bits 5-4 */
-	v2.u.v2.hwid_dir_gra_o = 0xf8;		/* hwid's bits 3-0, dir */
+	v2.u.md2.sgt = htons(77);
+	v2.u.md2.flags = htons(0x03f8);		/* hwid 0x3f, dir */
 	for (int v = 1; v <= 2; v++) {
 		attrs_init(&tb);
 		msgbuf_put_u32(&tb.mb, OVS_TUNNEL_KEY_ATTR_IPV4_DST,
