@@ -221,6 +221,7 @@ ip_offset(const uint8_t *f, uint32_t len, int *family)
 
 struct frag_out {
 	struct dp_port *port;
+	const struct tun_key *tun;
 };
 
 static void
@@ -228,7 +229,7 @@ send_fragment(void *arg, const uint8_t *frame, uint32_t len)
 {
 	struct frag_out *o = arg;
 
-	vport_send(o->port->vport, frame, len, NULL, NULL);
+	vport_send(o->port->vport, frame, len, NULL, o->tun);
 }
 
 /* The packet out of port_no. pkt->egress_tun, from a set(tunnel), is the
@@ -248,13 +249,13 @@ env_output(void *c, const struct packet *pkt, uint32_t port_no)
 		len = pkt->len - pkt->cutlen > ETH_HLEN
 			      ? pkt->len - pkt->cutlen : ETH_HLEN;
 		/* A cut frame is no longer one GSO unit. */
-		vport_send(port->vport, pkt->data, len, NULL, NULL);
+		vport_send(port->vport, pkt->data, len, NULL, pkt->egress_tun);
 		return;
 	}
 	if (pkt->mru && len > (uint32_t)pkt->mru + ETH_HLEN) {
 		/* Reassembled by conntrack: out as fragments again, none
 		 * larger than the largest that came in. */
-		struct frag_out o = { .port = port };
+		struct frag_out o = { .port = port, .tun = pkt->egress_tun };
 		int family = 0;
 		uint32_t l3 = ip_offset(pkt->data, len, &family);
 
@@ -263,7 +264,7 @@ env_output(void *c, const struct packet *pkt, uint32_t port_no)
 				   send_fragment, &o);
 		return;
 	}
-	vport_send(port->vport, pkt->data, len, &pkt->vnet, NULL);
+	vport_send(port->vport, pkt->data, len, &pkt->vnet, pkt->egress_tun);
 }
 
 static void
@@ -394,6 +395,8 @@ rx_frame(struct vport *vport, uint8_t *buf, size_t size, size_t len,
 	packet_init(&pkt, buf, size, len);
 	pkt.vnet = *vh;
 	memset(&key, 0, sizeof(key));
+	if (tun)
+		key.tun = *tun;
 	key.in_port = port->port_no;
 	/* A frame the kernel would not take (too short) is dropped. */
 	if (flow_extract(pkt.data, pkt.len, &key, &pkt.layers) < 0)
