@@ -609,6 +609,18 @@ struct store {
 	bool nomem;
 };
 
+/* arr (n entries of size bytes) grown by one; NULL when there is no
+ * memory, which the store remembers. */
+static void *
+store_grow(struct store *s, void *arr, uint32_t n, size_t size)
+{
+	void *grown = realloc(arr, (n + 1) * size);
+
+	if (!grown)
+		s->nomem = true;
+	return grown;
+}
+
 /* Where the next attribute of the list goes. */
 static uint32_t
 store_offset(const struct store *s)
@@ -629,11 +641,9 @@ store_ct(struct store *s, const struct nlattr *a)
 	/* Validated already: it parses. */
 	if (s->mb.overflow || ct_action_parse(a, s->key, &ct, false))
 		return;
-	grown = realloc(s->ct, (s->n_ct + 1) * sizeof(*s->ct));
-	if (!grown) {
-		s->nomem = true;
+	grown = store_grow(s, s->ct, s->n_ct, sizeof(*s->ct));
+	if (!grown)
 		return;
-	}
 	s->ct = grown;
 	s->ct[s->n_ct].offset = store_offset(s);
 	s->ct[s->n_ct++].ct = ct;
@@ -650,11 +660,9 @@ store_set_tunnel(struct store *s, const struct nlattr *a)
 
 	if (s->mb.overflow)
 		return;
-	grown = realloc(s->tun, (s->n_tun + 1) * sizeof(*s->tun));
-	if (!grown) {
-		s->nomem = true;
+	grown = store_grow(s, s->tun, s->n_tun, sizeof(*s->tun));
+	if (!grown)
 		return;
-	}
 	s->tun = grown;
 	t = &s->tun[s->n_tun];
 	/* Validated already: it parses. */

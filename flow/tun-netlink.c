@@ -38,18 +38,26 @@ static const int vxlan_lens[OVS_VXLAN_EXT_MAX + 1] = {
 #define GENEVE_CRIT_TYPE	0x80
 #define GENEVE_LEN_MASK		0x1f
 
-static bool
-len_ok(int len, int want)
+/* The type of a, within max and of the length lens[] says (NESTED,
+ * VARIABLE: any), or -EINVAL; what names such attributes in the kernel's
+ * error lines. */
+static int
+attr_check(const struct nlattr *a, int max, const int *lens,
+	   const char *what, bool log)
 {
-	return want == NESTED || want == VARIABLE || len == want;
-}
+	int type = attr_type(a), want;
 
-static bool
-ipv6_zero(const struct in6_addr *a)
-{
-	static const struct in6_addr zero;
-
-	return !memcmp(a, &zero, sizeof(zero));
+	if (type > max) {
+		ovs_nlerr(log, "%s %d out of range max %d", what, type, max);
+		return -EINVAL;
+	}
+	want = lens[type];
+	if (want != NESTED && want != VARIABLE && attr_len(a) != want) {
+		ovs_nlerr(log, "%s %d has unexpected len %d expected %d", what,
+			  type, attr_len(a), want);
+		return -EINVAL;
+	}
+	return type;
 }
 
 /* len bytes of options, at the end of t->opts; a key's options length is
@@ -85,7 +93,7 @@ geneve_opts(struct tun_key *t, const struct nlattr *a,
 			  key->opts_len, len);
 		return -EINVAL;
 	}
-	opts_copy(t, attr_data(a), len, len, key);
+	opts_copy(t, attr_data(a), len, len, key != NULL);
 	return 0;
 }
 
@@ -98,19 +106,11 @@ vxlan_opts(struct tun_key *t, const struct nlattr *attr, bool is_mask,
 	int rem;
 
 	attr_for_each(a, attr_data(attr), attr_len(attr), rem) {
-		int type = attr_type(a);
+		int type = attr_check(a, OVS_VXLAN_EXT_MAX, vxlan_lens,
+				      "VXLAN extension", log);
 
-		if (type > OVS_VXLAN_EXT_MAX) {
-			ovs_nlerr(log, "VXLAN extension %d out of range max %d",
-				  type, OVS_VXLAN_EXT_MAX);
-			return -EINVAL;
-		}
-		if (!len_ok(attr_len(a), vxlan_lens[type])) {
-			ovs_nlerr(log, "VXLAN extension %d has unexpected len %d "
-				  "expected %d", type, attr_len(a),
-				  vxlan_lens[type]);
-			return -EINVAL;
-		}
+		if (type < 0)
+			return type;
 		if (type != OVS_VXLAN_EXT_GBP) {
 			ovs_nlerr(log, "Unknown VXLAN extension attribute %d",
 				  type);
@@ -155,9 +155,9 @@ opts_parse(struct tun_key *t, const struct nlattr *a,
 	case OVS_TUNNEL_KEY_ATTR_GENEVE_OPTS:
 		return geneve_opts(t, a, key, log);
 	case OVS_TUNNEL_KEY_ATTR_VXLAN_OPTS:
-		return vxlan_opts(t, a, key, log);
+		return vxlan_opts(t, a, key != NULL, log);
 	default:
-		return erspan_opts(t, a, key, log);
+		return erspan_opts(t, a, key != NULL, log);
 	}
 }
 
@@ -189,7 +189,7 @@ key_check(const struct tun_key *t, bool ipv4, bool ipv6, bool ttl,
 		ovs_nlerr(log, "IPv4 tunnel dst address is zero");
 		return -EINVAL;
 	}
-	if (ipv6 && ipv6_zero(&t->ipv6_dst)) {
+	if (ipv6 && IN6_IS_ADDR_UNSPECIFIED(&t->ipv6_dst)) {
 		ovs_nlerr(log, "IPv6 tunnel dst address is zero");
 		return -EINVAL;
 	}
@@ -211,19 +211,11 @@ tun_key_from_nlattr(struct tun_key *t, const struct nlattr *attr,
 	int rem, err;
 
 	attr_for_each(a, attr_data(attr), attr_len(attr), rem) {
-		int type = attr_type(a);
+		int type = attr_check(a, OVS_TUNNEL_KEY_ATTR_MAX, tun_lens,
+				      "Tunnel attr", log);
 
-		if (type > OVS_TUNNEL_KEY_ATTR_MAX) {
-			ovs_nlerr(log, "Tunnel attr %d out of range max %d",
-				  type, OVS_TUNNEL_KEY_ATTR_MAX);
-			return -EINVAL;
-		}
-		if (!len_ok(attr_len(a), tun_lens[type])) {
-			ovs_nlerr(log, "Tunnel attr %d has unexpected len %d "
-				  "expected %d", type, attr_len(a),
-				  tun_lens[type]);
-			return -EINVAL;
-		}
+		if (type < 0)
+			return type;
 		switch (type) {
 		case OVS_TUNNEL_KEY_ATTR_ID:
 			t->id = attr_get_u64(a);
@@ -420,10 +412,10 @@ tun_key_put(struct msgbuf *mb, const struct tun_key *key,
 			msgbuf_put_u32(mb, OVS_TUNNEL_KEY_ATTR_IPV4_DST,
 				       out->ipv4_dst);
 	} else if (key->family == AF_INET6) {
-		if (!ipv6_zero(&out->ipv6_src))
+		if (!IN6_IS_ADDR_UNSPECIFIED(&out->ipv6_src))
 			msgbuf_put(mb, OVS_TUNNEL_KEY_ATTR_IPV6_SRC, 16,
 				   &out->ipv6_src);
-		if (!ipv6_zero(&out->ipv6_dst))
+		if (!IN6_IS_ADDR_UNSPECIFIED(&out->ipv6_dst))
 			msgbuf_put(mb, OVS_TUNNEL_KEY_ATTR_IPV6_DST, 16,
 				   &out->ipv6_dst);
 	}

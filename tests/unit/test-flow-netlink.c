@@ -567,10 +567,21 @@ tun_start(struct attrs *t)
 	msgbuf_put_u8(&t->mb, OVS_TUNNEL_KEY_ATTR_TTL, 64);
 }
 
+/* One attribute of type and TTL 64. */
+static void
+tun_with_ttl(struct attrs *t, uint16_t type, const void *data, size_t len)
+{
+	attrs_init(t);
+	attrs_put(t, type, data, len);
+	msgbuf_put_u8(&t->mb, OVS_TUNNEL_KEY_ATTR_TTL, 64);
+}
+
 static void
 test_tunnel_key_errors(void **state)
 {
 	static const uint8_t v6[16] = { 0xfd, [15] = 1 }, zero6[16];
+	uint64_t one64 = htobe64(1);
+	uint32_t one32 = htonl(1);
 	struct flow_key key, mask;
 	struct nlattr *x;
 
@@ -580,31 +591,19 @@ test_tunnel_key_errors(void **state)
 	/* An empty tunnel, or one without a destination. */
 	attrs_init(&tb);
 	assert_int_equal(tun_err(&tb), -EINVAL);
-	attrs_init(&tb);
-	msgbuf_put_u64(&tb.mb, OVS_TUNNEL_KEY_ATTR_ID, 1);
-	msgbuf_put_u8(&tb.mb, OVS_TUNNEL_KEY_ATTR_TTL, 64);
+	tun_with_ttl(&tb, OVS_TUNNEL_KEY_ATTR_ID, &one64, 8);
 	assert_int_equal(tun_err(&tb), -EINVAL);
 	/* A source only; a zero destination (v4, v6). */
-	attrs_init(&tb);
-	msgbuf_put_u32(&tb.mb, OVS_TUNNEL_KEY_ATTR_IPV4_SRC, htonl(1));
-	msgbuf_put_u8(&tb.mb, OVS_TUNNEL_KEY_ATTR_TTL, 64);
+	tun_with_ttl(&tb, OVS_TUNNEL_KEY_ATTR_IPV4_SRC, &one32, 4);
 	assert_int_equal(tun_err(&tb), -EINVAL);
-	attrs_init(&tb);
-	msgbuf_put_u32(&tb.mb, OVS_TUNNEL_KEY_ATTR_IPV4_DST, 0);
-	msgbuf_put_u8(&tb.mb, OVS_TUNNEL_KEY_ATTR_TTL, 64);
+	tun_with_ttl(&tb, OVS_TUNNEL_KEY_ATTR_IPV4_DST, zero6, 4);
 	assert_int_equal(tun_err(&tb), -EINVAL);
-	attrs_init(&tb);
-	attrs_put(&tb, OVS_TUNNEL_KEY_ATTR_IPV6_SRC, v6, 16);
-	msgbuf_put_u8(&tb.mb, OVS_TUNNEL_KEY_ATTR_TTL, 64);
+	tun_with_ttl(&tb, OVS_TUNNEL_KEY_ATTR_IPV6_SRC, v6, 16);
 	assert_int_equal(tun_err(&tb), -EINVAL);
-	attrs_init(&tb);
-	attrs_put(&tb, OVS_TUNNEL_KEY_ATTR_IPV6_DST, zero6, 16);
-	msgbuf_put_u8(&tb.mb, OVS_TUNNEL_KEY_ATTR_TTL, 64);
+	tun_with_ttl(&tb, OVS_TUNNEL_KEY_ATTR_IPV6_DST, zero6, 16);
 	assert_int_equal(tun_err(&tb), -EINVAL);
 	/* IPv6 destination alone: fine. */
-	attrs_init(&tb);
-	attrs_put(&tb, OVS_TUNNEL_KEY_ATTR_IPV6_DST, v6, 16);
-	msgbuf_put_u8(&tb.mb, OVS_TUNNEL_KEY_ATTR_TTL, 64);
+	tun_with_ttl(&tb, OVS_TUNNEL_KEY_ATTR_IPV6_DST, v6, 16);
 	assert_int_equal(tun_parse(&tb, NULL, &key, &mask), 0);
 	assert_int_equal(key.tun.family, AF_INET6);
 	/* IPv4 and IPv6 mixed. */
