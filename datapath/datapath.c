@@ -25,6 +25,7 @@
 #include "netlink/msg.h"
 #include "packet/eth.h"
 #include "packet/frame.h"
+#include "packet/gso.h"
 
 /* Room for an upcall: headers, key, userdata, actions and a 64 KiB frame. */
 #define UPCALL_BUF	(FRAME_MAX + 8192 + 32768)
@@ -65,6 +66,7 @@ struct dp_net {
 /* The receive (or executing) thread's state. */
 static __thread struct flow_mask_cache *mask_cache;
 static __thread char *upcall_buf;
+static __thread uint8_t *segment_buf;	/* a GSO upcall's segments */
 static __thread uint8_t *exec_buf;	/* dp_execute's packet buffer */
 static __thread size_t exec_size;
 /* This thread's slot of the datapaths' counters (the control thread: 0). */
@@ -127,6 +129,11 @@ miss_portid(struct datapath *dp, struct dp_port *in, uint32_t hash)
 	}
 }
 
+static int upcall_segments(struct datapath *dp, uint8_t cmd, uint32_t portid,
+			   struct packet *pkt, const struct flow_key *key,
+			   const struct nlattr *userdata, const void *acts,
+			   int acts_len);
+
 /* Builds and sends an ovs_packet upcall; 0 when delivered. */
 static int
 upcall(struct datapath *dp, uint8_t cmd, uint32_t portid,
@@ -145,10 +152,14 @@ upcall(struct datapath *dp, uint8_t cmd, uint32_t portid,
 		return -ENOTCONN;
 	if (!sink->send)
 		return -ENOTCONN;
+	/* Userspace gets frames without offload metadata: a GSO frame goes
+	 * as the segments it stands for, a partial checksum finished, as the
+	 * kernel does before an upcall. */
+	if (pkt->vnet.gso_type != VIRTIO_NET_HDR_GSO_NONE)
+		return upcall_segments(dp, cmd, portid, pkt, key, userdata,
+				       acts, acts_len);
 	if (!upcall_buf && !(upcall_buf = malloc(UPCALL_BUF)))
 		return -ENOMEM;
-	/* Userspace gets frames without offload metadata: finish the
-	 * checksum, as the kernel does before an upcall. */
 	packet_csum_finish(pkt);
 	msgbuf_init(&mb, upcall_buf, UPCALL_BUF);
 	gh = msgbuf_start(&mb, sink->family_id, 0, 0, 0,
@@ -185,6 +196,38 @@ upcall(struct datapath *dp, uint8_t cmd, uint32_t portid,
 	if (msgbuf_end(&mb))
 		return -EMSGSIZE;
 	return sink->send(portid, mb.buf, mb.len);
+}
+
+/* Each segment of a GSO frame its own upcall, with the frame's key and
+ * hash, cut to the length the frame was to be cut to, as the kernel's
+ * queue_gso_packets(); the first that fails ends them. */
+static int
+upcall_segments(struct datapath *dp, uint8_t cmd, uint32_t portid,
+		struct packet *pkt, const struct flow_key *key,
+		const struct nlattr *userdata, const void *acts, int acts_len)
+{
+	uint32_t max_len = pkt->len - pkt->cutlen;
+	struct packet seg;
+	struct gso g;
+	int err;
+
+	if (!segment_buf && !(segment_buf = malloc(FRAME_MAX)))
+		return -ENOMEM;
+	err = gso_init(&g, pkt->data, pkt->len, pkt->l3, &pkt->vnet, 0);
+	if (err)
+		return err;
+	packet_hash(pkt, key);
+	seg = *pkt;
+	seg.data = segment_buf;
+	seg.headroom = seg.tailroom = 0;
+	memset(&seg.vnet, 0, sizeof(seg.vnet));
+	while (!err && (seg.len = gso_next(&g, segment_buf))) {
+		seg.cutlen = pkt->cutlen && seg.len > max_len
+				     ? seg.len - max_len : 0;
+		err = upcall(dp, cmd, portid, &seg, key, userdata, acts,
+			     acts_len);
+	}
+	return err;
 }
 
 static void
@@ -379,6 +422,8 @@ rx_stop(void *owner)
 	mask_cache = NULL;
 	free(upcall_buf);
 	upcall_buf = NULL;
+	free(segment_buf);
+	segment_buf = NULL;
 	rcu_unregister_thread();
 }
 

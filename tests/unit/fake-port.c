@@ -128,23 +128,40 @@ static void
 recv_burst(struct vport *vport, struct vport_rxq *q, uint8_t *scratch,
 	   size_t size, unsigned max)
 {
-	static const struct virtio_net_hdr none;
-
 	for (unsigned n = 0; n < max; n++) {
-		ssize_t r = recv(q->fd, scratch + FRAME_HEADROOM,
-				 size - FRAME_HEADROOM, MSG_DONTWAIT);
+		struct virtio_net_hdr vh;
+		struct iovec iov[2] = {
+			{ &vh, sizeof(vh) },
+			{ scratch + FRAME_HEADROOM, size - FRAME_HEADROOM },
+		};
+		struct msghdr mh = { .msg_iov = iov, .msg_iovlen = 2 };
+		ssize_t r = recvmsg(q->fd, &mh, MSG_DONTWAIT);
 
-		if (r <= 0)
+		if (r <= (ssize_t)sizeof(vh))
 			break;
-		vport_rx_deliver(vport, scratch, size, r, &none, NULL);
+		vport_rx_deliver(vport, scratch, size, r - sizeof(vh), &vh,
+				 NULL);
 	}
+}
+
+/* A datagram on the wire: a virtio-net header, then the frame. */
+static int
+wire_send(int fd, const struct virtio_net_hdr *vh, const void *frame,
+	  size_t len, int flags)
+{
+	static const struct virtio_net_hdr none;
+	struct iovec iov[2] = { { (void *)(vh ? vh : &none), sizeof(*vh) },
+				{ (void *)frame, len } };
+	struct msghdr mh = { .msg_iov = iov, .msg_iovlen = 2 };
+
+	return sendmsg(fd, &mh, flags) < 0 ? -errno : 0;
 }
 
 static int
 fake_send(struct vport *vport, const void *frame, size_t len,
 	  const struct virtio_net_hdr *vh, const struct tun_key *tun)
 {
-	return send(vport->fd, frame, len, MSG_DONTWAIT) < 0 ? -errno : 0;
+	return wire_send(vport->fd, vh, frame, len, MSG_DONTWAIT);
 }
 
 static const struct vport_ops internal_ops = {
@@ -181,24 +198,36 @@ fake_port_ops(enum ovs_vport_type type)
 void
 fake_wire_send(const char *name, const void *frame, size_t len)
 {
+	fake_wire_send_vnet(name, NULL, frame, len);
+}
+
+void
+fake_wire_send_vnet(const char *name, const struct virtio_net_hdr *vh,
+		    const void *frame, size_t len)
+{
 	struct device *d = device_find(name);
 
 	if (d)
-		(void)!send(d->wire_fd, frame, len, 0);
+		wire_send(d->wire_fd, vh, frame, len, 0);
 }
 
 ssize_t
 fake_wire_recv(const char *name, void *buf, size_t size, int ms)
 {
 	struct device *d = device_find(name);
+	struct virtio_net_hdr vh;
+	struct iovec iov[2] = { { &vh, sizeof(vh) }, { buf, size } };
+	struct msghdr mh = { .msg_iov = iov, .msg_iovlen = 2 };
 	struct pollfd pfd;
+	ssize_t r;
 
 	if (!d)
 		return -1;
 	pfd = (struct pollfd){ .fd = d->wire_fd, .events = POLLIN };
 	if (poll(&pfd, 1, ms) <= 0)
 		return -1;
-	return recv(d->wire_fd, buf, size, MSG_DONTWAIT);
+	r = recvmsg(d->wire_fd, &mh, MSG_DONTWAIT);
+	return r < (ssize_t)sizeof(vh) ? -1 : r - (ssize_t)sizeof(vh);
 }
 
 size_t

@@ -7,7 +7,9 @@
  * As with real devices, an internal port creates its device (-EEXIST when
  * the name is taken) and removes it when it goes; a netdev port opens a
  * device fake_device_add() made (-ENODEV otherwise). Device indexes are
- * far above any the host uses.
+ * far above any the host uses. Frames cross the wire with a virtio-net
+ * header in front, as on a TAP device with IFF_VNET_HDR: what a port
+ * receives may ask for offloads.
  *
  * Threads: devices are made, opened and closed by the test's thread (the
  * datapath's control thread); the ports' threads receive and send. */
@@ -32,6 +34,9 @@ void fake_device_del(const char *name);
 
 /* Writes a frame to the device's wire, as if it came from outside. */
 void fake_wire_send(const char *name, const void *frame, size_t len);
+/* The same with the offloads vh asks for (partial checksum, GSO). */
+void fake_wire_send_vnet(const char *name, const struct virtio_net_hdr *vh,
+			 const void *frame, size_t len);
 /* A frame the port on the device sent, waiting up to ms milliseconds for
  * it: its length, or -1 when none came. */
 ssize_t fake_wire_recv(const char *name, void *buf, size_t size, int ms);

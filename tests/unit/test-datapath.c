@@ -362,6 +362,190 @@ test_refused_upcall_is_lost(void **state)
 	assert_int_equal(st.n_lost, 1);
 }
 
+/* A TCP segment of 4000 bytes from 10.0.0.1:40000 to 10.0.0.2:80 that
+ * asks for segmentation into 1448-byte segments and a partial checksum, as
+ * a TAP device hands one over. */
+#define GSO_PAYLOAD	4000
+#define GSO_SIZE	1448
+#define GSO_SEQ		1000
+#define GSO_HLEN	(ETH_HLEN + 20 + 20)
+
+static size_t
+gso_frame(uint8_t *f, size_t size, struct virtio_net_hdr *vh)
+{
+	uint8_t pseudo[12] = { 10, 0, 0, 1, 10, 0, 0, 2, 0, IPPROTO_TCP };
+	uint16_t sum;
+	uint8_t *p;
+	struct fb b;
+	size_t len;
+
+	fb_init(&b, f, size);
+	fb_eth(&b, ETH_P_IP);
+	fb_ipv4(&b, 0x0a000001, 0x0a000002, IPPROTO_TCP);
+	fb_tcp(&b, 40000, 80, GSO_SEQ, 1, FB_ACK | FB_PSH);
+	p = fb_put(&b, NULL, GSO_PAYLOAD);
+	for (int i = 0; i < GSO_PAYLOAD; i++)
+		p[i] = i;
+	len = fb_end(&b);
+	pseudo[10] = (len - ETH_HLEN - 20) >> 8;
+	pseudo[11] = len - ETH_HLEN - 20;
+	sum = fb_sum(pseudo, sizeof(pseudo));
+	f[GSO_HLEN - 4] = sum >> 8;
+	f[GSO_HLEN - 3] = sum;
+	*vh = (struct virtio_net_hdr){
+		.flags = VIRTIO_NET_HDR_F_NEEDS_CSUM,
+		.gso_type = VIRTIO_NET_HDR_GSO_TCPV4,
+		.hdr_len = GSO_HLEN,
+		.gso_size = GSO_SIZE,
+		.csum_start = ETH_HLEN + 20,
+		.csum_offset = 16,
+	};
+	return len;
+}
+
+/* Segment i of gso_frame()'s frame, as the packet attribute of an upcall
+ * carries it (cut to max_len bytes): a complete frame. */
+static void
+check_gso_segment(const struct nlattr *a, const uint8_t *f, unsigned i,
+		  size_t max_len)
+{
+	size_t n = GSO_PAYLOAD - i * GSO_SIZE < GSO_SIZE
+			   ? GSO_PAYLOAD - i * GSO_SIZE : GSO_SIZE;
+	size_t len = GSO_HLEN + n;
+	const uint8_t *seg = attr_data(a);
+	const uint8_t *th = seg + ETH_HLEN + 20;
+
+	assert_non_null(a);
+	assert_int_equal(attr_len(a), len < max_len ? len : max_len);
+	assert_memory_equal(seg, f, ETH_HLEN);
+	assert_int_equal(seg[ETH_HLEN + 2] << 8 | seg[ETH_HLEN + 3],
+			 len - ETH_HLEN);
+	assert_int_equal((uint32_t)th[4] << 24 | th[5] << 16 | th[6] << 8 |
+			 th[7], GSO_SEQ + i * GSO_SIZE);
+	/* PSH on the last only. */
+	assert_int_equal(th[13], n < GSO_SIZE ? FB_ACK | FB_PSH : FB_ACK);
+	if (len > max_len)
+		return;
+	assert_true(fb_csums_ok(seg + ETH_HLEN, len - ETH_HLEN));
+	assert_memory_equal(seg + GSO_HLEN, f + GSO_HLEN + i * GSO_SIZE, n);
+}
+
+/* A GSO frame that misses goes to userspace as its segments, each its own
+ * upcall with the frame's key, as the kernel's queue_gso_packets(): one
+ * miss, one upcall counted. */
+static void
+test_miss_gso_segments(void **state)
+{
+	struct fixture *fx = *state;
+	static uint8_t f[GSO_HLEN + GSO_PAYLOAD], msg[4096];
+	struct virtio_net_hdr vh;
+	size_t len = gso_frame(f, sizeof(f), &vh);
+	uint64_t hash = 0;
+	struct dp_stats st;
+	uint32_t portid;
+
+	fake_wire_send_vnet("tdp-a", &vh, f, len);
+	for (unsigned i = 0; i < 3; i++) {
+		const struct nlattr *a;
+		struct flow_key key;
+		const char *p;
+		ssize_t n;
+		int rem;
+
+		n = upcall_recv(&portid, msg, sizeof(msg), WAIT_MS);
+		assert_true(n > 0);
+		assert_int_equal(portid, 77);
+		p = upcall_check(msg, n, OVS_PACKET_CMD_MISS, fx->dp, &rem);
+		check_gso_segment(attrs_find(p, rem, OVS_PACKET_ATTR_PACKET),
+				  f, i, SIZE_MAX);
+		assert_null(attrs_find(p, rem, OVS_PACKET_ATTR_LEN));
+		a = attrs_find(p, rem, OVS_PACKET_ATTR_KEY);
+		assert_non_null(a);
+		assert_int_equal(flow_match_from_nlattrs(&key, NULL, a, NULL,
+							 true), 0);
+		assert_int_equal(key.in_port, 1);
+		assert_int_equal(key.eth_type, htons(ETH_P_IP));
+		assert_int_equal(key.ip_proto, IPPROTO_TCP);
+		a = attrs_find(p, rem, OVS_PACKET_ATTR_HASH);
+		assert_non_null(a);
+		if (i)
+			assert_int_equal(attr_get_u64(a), hash);
+		hash = attr_get_u64(a);
+	}
+	assert_true(upcall_recv(&portid, msg, sizeof(msg), 0) < 0);
+	assert_true(wait_count(&fx->a->upcall_success, 1));
+	dp_get_stats(fx->dp, &st);
+	assert_int_equal(st.n_missed, 1);
+	assert_int_equal(st.n_lost, 0);
+}
+
+/* A GSO request the frame belies (TCPv6 on IPv4) cannot be segmented:
+ * the upcall is lost, as the kernel's. */
+static void
+test_miss_gso_lie_is_lost(void **state)
+{
+	struct fixture *fx = *state;
+	static uint8_t f[GSO_HLEN + GSO_PAYLOAD], msg[4096];
+	struct virtio_net_hdr vh;
+	size_t len = gso_frame(f, sizeof(f), &vh);
+	uint32_t portid;
+
+	vh.gso_type = VIRTIO_NET_HDR_GSO_TCPV6;
+	fake_wire_send_vnet("tdp-a", &vh, f, len);
+	assert_true(wait_lost(fx->dp, 1));
+	assert_true(wait_count(&fx->a->upcall_fail, 1));
+	assert_true(upcall_recv(&portid, msg, sizeof(msg), 0) < 0);
+}
+
+/* A userspace action on a GSO frame: its segments too, each cut to the
+ * length trunc() asked for, the segment's own length beside it. */
+static void
+test_userspace_action_gso_segments(void **state)
+{
+	struct fixture *fx = *state;
+	static uint8_t f[GSO_HLEN + GSO_PAYLOAD], msg[4096];
+	struct ovs_action_trunc tr = { .max_len = 100 };
+	struct flow_key key = { .in_port = 1 }, mask = { .in_port = ~0u };
+	struct virtio_net_hdr vh;
+	size_t len = gso_frame(f, sizeof(f), &vh);
+	static struct attrs acts;
+	struct nlattr *user;
+	struct flow *flow;
+	uint32_t portid;
+
+	attrs_init(&acts);
+	attrs_put(&acts, OVS_ACTION_ATTR_TRUNC, &tr, sizeof(tr));
+	user = msgbuf_nest_start(&acts.mb, OVS_ACTION_ATTR_USERSPACE);
+	msgbuf_put_u32(&acts.mb, OVS_USERSPACE_ATTR_PID, 88);
+	msgbuf_nest_end(&acts.mb, user);
+	/* Every frame from port 1. */
+	flow = calloc(1, sizeof(*flow));
+	assert_non_null(flow);
+	flow->actions = attrs_store_actions(&acts, &key);
+	assert_int_equal(dp_flow_insert(fx->dp, flow, &key, &mask), 0);
+	fake_wire_send_vnet("tdp-a", &vh, f, len);
+	for (unsigned i = 0; i < 3; i++) {
+		const struct nlattr *a;
+		const char *p;
+		ssize_t n;
+		int rem;
+
+		n = upcall_recv(&portid, msg, sizeof(msg), WAIT_MS);
+		assert_true(n > 0);
+		assert_int_equal(portid, 88);
+		p = upcall_check(msg, n, OVS_PACKET_CMD_ACTION, fx->dp, &rem);
+		check_gso_segment(attrs_find(p, rem, OVS_PACKET_ATTR_PACKET),
+				  f, i, 100);
+		a = attrs_find(p, rem, OVS_PACKET_ATTR_LEN);
+		assert_non_null(a);
+		assert_int_equal(attr_get_u32(a),
+				 GSO_HLEN + (i < 2 ? GSO_SIZE
+						   : GSO_PAYLOAD - 2 * GSO_SIZE));
+	}
+	assert_true(upcall_recv(&portid, msg, sizeof(msg), 0) < 0);
+	assert_true(wait_count(&fx->a->upcall_success, 1));
+}
+
 static void
 test_execute(void **state)
 {
@@ -506,6 +690,12 @@ main(void)
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_refused_upcall_is_lost,
 						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_miss_gso_segments, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_miss_gso_lie_is_lost,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			test_userspace_action_gso_segments, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_execute, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ports_and_names, setup,
 						teardown),
