@@ -430,6 +430,20 @@ check_gso_segment(const struct nlattr *a, const uint8_t *f, unsigned i,
 	assert_memory_equal(seg + GSO_HLEN, f + GSO_HLEN + i * GSO_SIZE, n);
 }
 
+/* The next upcall, which must come to portid with cmd: its attributes'
+ * start (and length in *rem). */
+static const char *
+upcall_next(struct datapath *dp, uint8_t cmd, uint32_t portid, void *msg,
+	    size_t size, int *rem)
+{
+	uint32_t got;
+	ssize_t n = upcall_recv(&got, msg, size, WAIT_MS);
+
+	assert_true(n > 0);
+	assert_int_equal(got, portid);
+	return upcall_check(msg, n, cmd, dp, rem);
+}
+
 /* A GSO frame that misses goes to userspace as its segments, each its own
  * upcall with the frame's key, as the kernel's queue_gso_packets(): one
  * miss, one upcall counted. */
@@ -448,14 +462,10 @@ test_miss_gso_segments(void **state)
 	for (unsigned i = 0; i < 3; i++) {
 		const struct nlattr *a;
 		struct flow_key key;
-		const char *p;
-		ssize_t n;
 		int rem;
+		const char *p = upcall_next(fx->dp, OVS_PACKET_CMD_MISS, 77,
+					    msg, sizeof(msg), &rem);
 
-		n = upcall_recv(&portid, msg, sizeof(msg), WAIT_MS);
-		assert_true(n > 0);
-		assert_int_equal(portid, 77);
-		p = upcall_check(msg, n, OVS_PACKET_CMD_MISS, fx->dp, &rem);
 		check_gso_segment(attrs_find(p, rem, OVS_PACKET_ATTR_PACKET),
 				  f, i, SIZE_MAX);
 		assert_null(attrs_find(p, rem, OVS_PACKET_ATTR_LEN));
@@ -526,14 +536,10 @@ test_userspace_action_gso_segments(void **state)
 	fake_wire_send_vnet("tdp-a", &vh, f, len);
 	for (unsigned i = 0; i < 3; i++) {
 		const struct nlattr *a;
-		const char *p;
-		ssize_t n;
 		int rem;
+		const char *p = upcall_next(fx->dp, OVS_PACKET_CMD_ACTION, 88,
+					    msg, sizeof(msg), &rem);
 
-		n = upcall_recv(&portid, msg, sizeof(msg), WAIT_MS);
-		assert_true(n > 0);
-		assert_int_equal(portid, 88);
-		p = upcall_check(msg, n, OVS_PACKET_CMD_ACTION, fx->dp, &rem);
 		check_gso_segment(attrs_find(p, rem, OVS_PACKET_ATTR_PACKET),
 				  f, i, 100);
 		a = attrs_find(p, rem, OVS_PACKET_ATTR_LEN);
