@@ -10,6 +10,7 @@
 #define TAPDP_PACKET_OFFLOAD_H
 
 #include <linux/virtio_net.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -33,5 +34,16 @@ offload_shift(struct virtio_net_hdr *vh, uint32_t off, int n)
  * (nothing asked counts too), or -EINVAL, touching nothing, when the field
  * is not inside the frame. GSO is left as it is. */
 int offload_csum_finish(void *frame, size_t len, struct virtio_net_hdr *vh);
+
+/* The request a frame (Ethernet, len bytes) lost on the way: a TCP or UDP
+ * packet whose checksum field holds just its pseudo-header's sum is a
+ * partial checksum, as a sender on this host hands it over (a tunnel's
+ * inner packet from a local vxlan device, through a UDP socket, keeps
+ * the bytes and loses the request). Sets the request in vh (which asks
+ * for nothing yet) so that whoever sends it on finishes it; true if so.
+ * A complete checksum equals the pseudo-header's sum only when the
+ * segment's own bytes sum to zero, a case left as it is. */
+bool offload_csum_partial_guess(const void *frame, size_t len,
+				struct virtio_net_hdr *vh);
 
 #endif

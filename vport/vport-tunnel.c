@@ -45,6 +45,7 @@
 #include "packet/eth.h"
 #include "packet/gso.h"
 #include "packet/ip.h"
+#include "packet/offload.h"
 #include "vport/netdev.h"
 #include "vport/tap.h"
 #include "vport/vport.h"
@@ -368,7 +369,6 @@ static void
 tnl_recv_burst(struct vport *vport, struct vport_rxq *q, uint8_t *scratch,
 	       size_t size, unsigned max)
 {
-	static const struct virtio_net_hdr none;
 	struct tnl *t = vport->state;
 	unsigned which = q - vport->rxq;
 	bool gre = t->port.kind == ENCAP_GRE;
@@ -395,6 +395,7 @@ tnl_recv_burst(struct vport *vport, struct vport_rxq *q, uint8_t *scratch,
 			.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
 		};
 		struct encap_outer o = { .family = family };
+		struct virtio_net_hdr vh = { 0 };
 		struct encap_inner in;
 		struct tun_key key;
 		uint8_t *p = data;
@@ -448,11 +449,15 @@ tnl_recv_burst(struct vport *vport, struct vport_rxq *q, uint8_t *scratch,
 		    in.proto != htons(ETH_P_TEB))
 			goto drop;
 		p += in.off;
+		/* A sender on this host (a kernel vxlan device over a veth)
+		 * leaves the inner checksum partial: ask whoever sends the
+		 * frame on to finish it, as the kernel's skb would. */
+		offload_csum_partial_guess(p, in.len, &vh);
 		__atomic_fetch_add(&t->rx_packets, 1, __ATOMIC_RELAXED);
 		__atomic_fetch_add(&t->rx_bytes, in.len, __ATOMIC_RELAXED);
 		vport_rx_deliver(vport, p - FRAME_HEADROOM,
 				 scratch + size - (p - FRAME_HEADROOM), in.len,
-				 &none, &key);
+				 &vh, &key);
 		continue;
 drop:
 		__atomic_fetch_add(&t->rx_dropped, 1, __ATOMIC_RELAXED);

@@ -62,7 +62,9 @@ vm_add() { # host-ns vm-ns port addr
 vm_add "$NS" "$VMA" va 10.9.0.1/24
 vm_add "$HB" "$VMB" vb 10.9.0.2/24
 check_out "add-dp a" "DP 'tdp' added" pya add-dp tdp
-check_out "add-dp b" "DP 'tdp' added" pyb add-dp tdp
+# b with per-port upcall pids (-V 2:0), so that a listener can take a
+# port's upcalls.
+check_out "add-dp b" "DP 'tdp' added" pyb add-dp -V 2:0 tdp
 check "add-if a: the VM's port" pya add-if tdp va
 check "add-if b: the VM's port" pyb add-if tdp vb
 
@@ -113,6 +115,44 @@ check_out "flows dump the tunnel key" "tunnel\(tun_id=5" pya dump-flows tdp
 check_out "flows dump set(tunnel)" "set\(tunnel\(tun_id=5" pya dump-flows tdp
 check_out "the flow matching the tunnel took the decapsulated packets" \
 	"tunnel\(tun_id=5,.*packets:[1-9]" pya dump-flows tdp
+
+# MISS upcalls carry the tunnel: b without its flow from the tunnel, and
+# ovs-dpctl.py listening on the vxlan port's upcalls (add-if -u of a port
+# that exists points its upcalls at the listener).
+pyb del-flows tdp >/dev/null 2>&1
+pyb add-if -u -t vxlan --lwt '' tdp vxlan_sys_4789 >"$T/up.txt" 2>&1 &
+UP=$!
+check "a listener on b's vxlan upcalls" wait_until 10 grep -q "listening" "$T/up.txt"
+ip netns exec "$VMA" ping -c 2 -i 0.2 -W 1 10.9.0.2 >/dev/null 2>&1
+check "b's MISS upcall carries the tunnel key" wait_until 10 grep -Eq \
+	"MISS upcall.*tunnel\(tun_id=5,src=172.31.210.1,dst=172.31.210.2" "$T/up.txt"
+kill $UP 2>/dev/null
+wait $UP 2>/dev/null
+
+# A kernel vxlan device as the far end: namespace KV, reached from a by a
+# second underlay link, the same VNI and (byte-swapped) port.
+ip netns add "$KV"
+ip link add uk netns "$NS" type veth peer name ka netns "$KV"
+in_a ip addr add 172.31.211.1/24 dev uk
+in_a ip link set uk up
+ip netns exec "$KV" ip addr add 172.31.211.2/24 dev ka
+ip netns exec "$KV" ip link set ka up
+ip netns exec "$KV" ip link add vxk type vxlan id 5 dstport 46354 \
+	remote 172.31.211.1 local 172.31.211.2
+ip netns exec "$KV" ip addr add 10.9.0.3/24 dev vxk
+ip netns exec "$KV" ip link set vxk up
+pya del-flows tdp >/dev/null 2>&1
+check "flows a (to the kernel's vxlan)" flow_a "in_port(1),eth()" \
+	"set(tunnel(tun_id=5,dst=172.31.211.2,ttl=64)),2"
+check "flows a (from the kernel's vxlan)" flow_a \
+	"tunnel(tun_id=5,src=172.31.211.2,dst=172.31.211.1),in_port(2),eth()" 1
+check "ping the kernel's vxlan device across" \
+	ip netns exec "$VMA" ping -c 3 -i 0.2 -W 2 10.9.0.3
+ip netns exec "$KV" iperf3 -s -1 -D -p 5202 >/dev/null 2>&1
+wait_until 5 listens "$KV" tcp 5202
+check_out "TCP to the kernel's vxlan device (4 MB)" "receiver" \
+	ip netns exec "$VMA" timeout 30 iperf3 -c 10.9.0.3 -p 5202 -n 4M
+
 check "del-if removes the port and its device" pya del-if tdp vxlan_sys_4789
 check "...the device is gone" link_gone "$NS" vxlan_sys_4789
 check "...the UDP port is free" wait_until 5 sh -c "! ip netns exec $NS ss -Hlnu 'sport = :46354' | grep -q ."

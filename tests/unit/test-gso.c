@@ -24,6 +24,7 @@
 #include "packet/frame.h"
 #include "packet/gso.h"
 #include "packet/headers.h"
+#include "packet/offload.h"
 #include "tests/unit/builders.h"
 
 #define MSS		1448
@@ -744,6 +745,82 @@ test_too_long(void **state)
 	frame_free(&fr);
 }
 
+/* The pseudo-header's sum, folded, in network order: by hand. */
+static uint16_t
+pseudo_sum(const uint8_t *src, const uint8_t *dst, size_t alen,
+	   uint8_t proto, uint32_t l4len)
+{
+	uint32_t s = proto + (l4len >> 16) + (l4len & 0xffff);
+
+	for (size_t i = 0; i < alen; i += 2)
+		s += (src[i] << 8 | src[i + 1]) + (dst[i] << 8 | dst[i + 1]);
+	while (s >> 16)
+		s = (s & 0xffff) + (s >> 16);
+	return htons(s);
+}
+
+/* A partial checksum lost on the way is recognised (TCP and UDP, IPv4 and
+ * IPv6, behind a tag) and, finished, verifies; a complete one and a
+ * fragment's are left alone. */
+static void
+test_partial_guess(void **state)
+{
+	static const uint8_t a4[4] = { 10, 0, 0, 1 }, b4[4] = { 10, 0, 0, 2 };
+	static const uint8_t a6[16] = { 0xfd, [15] = 1 };
+	static const uint8_t b6[16] = { 0xfd, [15] = 2 };
+
+	for (int c = 0; c < 5; c++) {
+		bool v6 = c == 3, udp = c == 1;
+		uint8_t buf[256], proto = udp ? IPPROTO_UDP : IPPROTO_TCP;
+		struct virtio_net_hdr vh = { 0 };
+		size_t len, l4len;
+		uint16_t ps;
+		struct fb b;
+
+		fb_init(&b, buf, sizeof(buf));
+		fb_eth(&b, c == 2 ? 0x8100 : v6 ? 0x86dd : 0x0800);
+		if (c == 2)
+			fb_vlan(&b, 7, 0x0800);
+		if (v6)
+			fb_ipv6(&b, a6, b6, proto);
+		else
+			fb_ipv4(&b, 0x0a000001, 0x0a000002, proto);
+		if (udp)
+			fb_udp(&b, 1000, 2000);
+		else
+			fb_tcp(&b, 1000, 2000, 1, 0, 0x18);
+		fb_put(&b, "payload bytes", 13);
+		len = fb_end(&b);
+		l4len = len - b.l4;
+		/* Complete: nothing to guess. */
+		assert_false(offload_csum_partial_guess(buf, len, &vh));
+		assert_int_equal(vh.flags, 0);
+		/* Partial: the field holds the pseudo-header's sum. */
+		ps = v6 ? pseudo_sum(a6, b6, 16, proto, l4len)
+			: pseudo_sum(a4, b4, 4, proto, l4len);
+		memcpy(buf + b.l4 + (udp ? 6 : 16), &ps, 2);
+		if (c == 4) {
+			/* A first fragment: not the whole segment. */
+			buf[b.l3 + 6] = 0x20;
+			fb_ipv4_csum(buf + b.l3);
+			assert_false(offload_csum_partial_guess(buf, len,
+								&vh));
+			continue;
+		}
+		assert_true(offload_csum_partial_guess(buf, len, &vh));
+		assert_true(vh.flags & VIRTIO_NET_HDR_F_NEEDS_CSUM);
+		assert_int_equal(vh.csum_start, b.l4);
+		assert_int_equal(vh.csum_offset, udp ? 6 : 16);
+		assert_false(fb_csums_ok(buf + b.l3, len - b.l3));
+		assert_int_equal(offload_csum_finish(buf, len, &vh), 0);
+		assert_true(fb_csums_ok(buf + b.l3, len - b.l3));
+		/* Cut short of its IP length: no guess. */
+		vh = (struct virtio_net_hdr){ 0 };
+		memcpy(buf + b.l4 + (udp ? 6 : 16), &ps, 2);
+		assert_false(offload_csum_partial_guess(buf, len - 1, &vh));
+	}
+}
+
 int
 main(void)
 {
@@ -765,6 +842,7 @@ main(void)
 		cmocka_unit_test(test_bad_headers),
 		cmocka_unit_test(test_truncated),
 		cmocka_unit_test(test_too_long),
+		cmocka_unit_test(test_partial_guess),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
