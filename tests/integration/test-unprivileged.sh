@@ -73,4 +73,53 @@ check_out "no CAP_NET_ADMIN: show's SET refused, as on the kernel" \
 check_out "del-dp" "DEL-DP OK" cat "$T/scen.out"
 check_out "SIGTERM cleans up" "CLEAN OK" cat "$T/scen.out"
 [ "$FAIL" -eq 0 ] || sed 's/^/    | /' "$T/scen.out"
+
+# Two hosts joined by vxlan, still without real root: host a is the user
+# namespace's network namespace, host b a namespace made inside it
+# (unshare -n), a veth between them; a daemon each, an internal port each
+# as the VM, the vxlan ports by ovs-dpctl.py's compat path.
+cat >"$T/tunnel.sh" <<SCEN
+set -u
+B=$T/bin
+ip link set lo up
+unshare -n sleep 600 &
+HB=\$!
+wait_until 5 test -e /proc/\$HB/ns/net
+inb() { nsenter -t \$HB -n "\$@"; }
+ip link add ua type veth peer name ub netns \$HB
+ip addr add 172.31.220.1/24 dev ua
+ip link set ua up
+inb ip link set lo up
+inb ip addr add 172.31.220.2/24 dev ub
+inb ip link set ub up
+\$B/tapdpd --socket $T/run/a.sock --log-file $T/run/a.log --pidfile $T/run/a.pid --detach || exit 10
+inb \$B/tapdpd --socket $T/run/b.sock --log-file $T/run/b.log --pidfile $T/run/b.pid --detach || exit 10
+for h in a b; do
+	x=; [ \$h = b ] && x=inb
+	export TAPDP_SOCKET=$T/run/\$h.sock
+	py() { \$x env PYTHONPATH=\$B/pyshim \$B/tapdp-run -- /usr/bin/python3 \$B/ovs-dpctl.py "\$@"; }
+	py add-dp tdp >/dev/null
+	py add-if -t internal tdp vm\$h >/dev/null
+	py add-if -t vxlan --lwt '' tdp vxlan_sys_4789 >/dev/null
+	[ \$h = a ] && me=1 peer=2 || me=2 peer=1
+	\$x ip addr add 10.9.0.\$me/24 dev vm\$h
+	\$x ip link set vm\$h mtu 1400 up
+	py add-flow tdp "in_port(1),eth()" \\
+		"set(tunnel(tun_id=5,dst=172.31.220.\$peer,ttl=64)),2" || echo "FLOW FAILED"
+	py add-flow tdp \\
+		"tunnel(tun_id=5,src=172.31.220.\$peer,dst=172.31.220.\$me),in_port(2),eth()" 1 || echo "FLOW FAILED"
+done
+echo "uid: \$(id -u)"
+ping -c 3 -i 0.2 -W 2 10.9.0.2 >/dev/null && echo "PING OK"
+inb ping -c 2 -i 0.2 -W 2 10.9.0.1 >/dev/null && echo "PING BACK OK"
+kill \$(cat $T/run/a.pid) \$(cat $T/run/b.pid) \$HB
+SCEN
+chmod 644 "$T/tunnel.sh"
+setpriv --reuid=$user --regid=nogroup --clear-groups --inh-caps=-all \
+	unshare -rn bash "$T/tunnel.sh" >"$T/tnl.out" 2>&1
+check_out "vxlan hosts: as root of a user namespace" "uid: 0" cat "$T/tnl.out"
+check_absent "vxlan hosts: every flow installed" "FLOW FAILED" cat "$T/tnl.out"
+check_out "vxlan hosts: ping across the tunnel" "PING OK" cat "$T/tnl.out"
+check_out "vxlan hosts: ping back" "PING BACK OK" cat "$T/tnl.out"
+[ "$FAIL" -eq 0 ] || sed 's/^/    | /' "$T/tnl.out"
 finish
