@@ -12,7 +12,7 @@
  *   nl-client vport-new DP PORT
  *	adds an internal port; a second socket, subscribed to the ovs_vport
  *	group beforehand, must be told: "notified: new vport PORT ...".
- *   nl-client vport-dump DP
+ *   nl-client vport-dump DP | vport-stats DP (each port's counters)
  *   nl-client flow-put DP PORT_NO | flow-del DP PORT_NO | flow-dump DP
  *	the flow in_port(PORT_NO),eth(),eth_type(0x88cc) -> output:PORT_NO
  *   nl-client malformed dp-no-pid|vport-no-type|flow-no-key DP
@@ -274,6 +274,28 @@ print_vport(struct nl_msg *msg, void *arg)
 	printf("%svport %s port %u type %u\n", arg ? (char *)arg : "", name,
 	       nla_get_u32(tb[OVS_VPORT_ATTR_PORT_NO]),
 	       nla_get_u32(tb[OVS_VPORT_ATTR_TYPE]));
+	return NL_OK;
+}
+
+/* A port's counters (OVS_VPORT_ATTR_STATS), for the tests that count. */
+static int
+print_vport_stats(struct nl_msg *msg, void *arg)
+{
+	struct nlattr *tb[OVS_VPORT_ATTR_MAX + 1];
+	struct ovs_vport_stats st;
+	char name[IFNAMSIZ];
+
+	parse_reply(msg, tb, OVS_VPORT_ATTR_MAX);
+	copy_name(name, sizeof(name), tb[OVS_VPORT_ATTR_NAME]);
+	if (!tb[OVS_VPORT_ATTR_STATS] ||
+	    nla_len(tb[OVS_VPORT_ATTR_STATS]) < (int)sizeof(st))
+		fail("vport %s: no stats", name);
+	memcpy(&st, nla_data(tb[OVS_VPORT_ATTR_STATS]), sizeof(st));
+	printf("vport %s rx_packets %llu rx_dropped %llu tx_packets %llu "
+	       "tx_dropped %llu\n", name, (unsigned long long)st.rx_packets,
+	       (unsigned long long)st.rx_dropped,
+	       (unsigned long long)st.tx_packets,
+	       (unsigned long long)st.tx_dropped);
 	return NL_OK;
 }
 
@@ -549,6 +571,10 @@ main(int argc, char **argv)
 		msg = request(sk, VPORT, OVS_VPORT_CMD_GET, NLM_F_DUMP,
 			      dp_ifindex(sk, argv[2]));
 		expect_ok(transact(sk, msg, print_vport, NULL));
+	} else if (!strcmp(command, "vport-stats") && n == 1) {
+		msg = request(sk, VPORT, OVS_VPORT_CMD_GET, NLM_F_DUMP,
+			      dp_ifindex(sk, argv[2]));
+		expect_ok(transact(sk, msg, print_vport_stats, NULL));
 	} else if (!strcmp(command, "flow-put") && n == 2) {
 		flow_put(sk, argv[2], port_number(argv[3]));
 	} else if (!strcmp(command, "flow-del") && n == 2) {

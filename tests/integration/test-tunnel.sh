@@ -116,6 +116,29 @@ check_out "flows dump set(tunnel)" "set\(tunnel\(tun_id=5" pya dump-flows tdp
 check_out "the flow matching the tunnel took the decapsulated packets" \
 	"tunnel\(tun_id=5,.*packets:[1-9]" pya dump-flows tdp
 
+# Hostile input to b's vxlan port: truncated headers, the I flag missing,
+# reserved bits, an inner frame too short, from a peer nobody configured.
+# Each is dropped and counted (RX dropped); traffic goes on.
+nlc_b() { in_b env TAPDP_SOCKET="$SOCKB" "$BUILD/tapdp-run" -- "$BUILD/nl-client" "$@"; }
+dropped_b() {
+	nlc_b vport-stats tdp | sed -n 's/^vport vxlan_sys_4789 .*rx_dropped \([0-9]*\) .*/\1/p'
+}
+d0=$(dropped_b)
+hostile() { # hex payload of one datagram to b's vxlan port
+	in_a /usr/bin/python3 -c "import socket,sys; s=socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.sendto(bytes.fromhex(sys.argv[1]), ('172.31.210.2', 46354))" "$1"
+}
+hostile ""
+hostile "08"
+hostile "0800000000000500"
+hostile "0000000000000500$(printf '%028d' 0)$(printf '%040d' 0)"
+hostile "08ff000000000500$(printf '%028d' 0)0800$(printf '%040d' 0)"
+hostile "0800000000000500aabbcc"
+dropped_since() { [ "$(( $(dropped_b) - d0 ))" -ge "$1" ]; }
+check "b counted the six hostile datagrams as dropped" wait_until 5 dropped_since 6
+check "b's daemon is alive" kill -0 "$(cat "$PIDB")"
+check "...and traffic still crosses" \
+	ip netns exec "$VMA" ping -c 2 -i 0.2 -W 2 10.9.0.2
+
 # MISS upcalls carry the tunnel: b without its flow from the tunnel, and
 # ovs-dpctl.py listening on the vxlan port's upcalls (add-if -u of a port
 # that exists points its upcalls at the listener).
