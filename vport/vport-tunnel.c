@@ -33,6 +33,7 @@
 #include <linux/if_ether.h>
 #include <netinet/in.h>
 #include <netinet/udp.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -621,8 +622,29 @@ send_one(struct vport *vport, const struct tun_key *k, uint8_t *buf,
 	return 0;
 }
 
-/* A thread's buffer for a frame and the headers in front of it. */
+/* A thread's buffer for a frame and the headers in front of it, freed
+ * when the thread ends (receive threads come and go with their ports). */
 static __thread uint8_t *tx_buf;
+static pthread_key_t tx_buf_key;
+static pthread_once_t tx_buf_once = PTHREAD_ONCE_INIT;
+
+static void
+tx_buf_key_make(void)
+{
+	(void)pthread_key_create(&tx_buf_key, free);
+}
+
+static uint8_t *
+tx_buf_get(void)
+{
+	if (!tx_buf) {
+		pthread_once(&tx_buf_once, tx_buf_key_make);
+		tx_buf = malloc(ENCAP_HLEN_MAX + FRAME_BUF_SIZE);
+		if (tx_buf)
+			pthread_setspecific(tx_buf_key, tx_buf);
+	}
+	return tx_buf;
+}
 
 static int
 tnl_send(struct vport *vport, const void *frame, size_t len,
@@ -637,7 +659,7 @@ tnl_send(struct vport *vport, const void *frame, size_t len,
 		err = -EINVAL;
 		goto drop;
 	}
-	if (!tx_buf && !(tx_buf = malloc(ENCAP_HLEN_MAX + FRAME_BUF_SIZE))) {
+	if (!tx_buf_get()) {
 		err = -ENOMEM;
 		goto drop;
 	}
