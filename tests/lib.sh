@@ -36,6 +36,8 @@
 #   check_vswitchd_log     no WARN, ERR or EMER line in ovs-vswitchd's log
 #   host_add NAME PORT [ADDR]  a host namespace (IPv6 off) whose eth0 is
 #                          joined by a veth to PORT in $NS
+#   vm_add HOST-NS VM-NS PORT ADDR MTU   the same behind another namespace,
+#                          eth0 with that MTU (a tunnel's VM)
 # BUILD selects the build tree (build, or build-asan for the sanitizers).
 
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -243,6 +245,15 @@ host_add() {
 	in_ns ip link set "$2" up
 	ip netns exec "$1" ip link set eth0 up
 	[ -z "${3:-}" ] || ip netns exec "$1" ip addr add "$3" dev eth0
+}
+
+vm_add() {
+	ip netns add "$2"
+	ip netns exec "$2" sysctl -qw net.ipv6.conf.all.disable_ipv6=1
+	ip link add "$3" netns "$1" type veth peer name eth0 netns "$2"
+	ip netns exec "$1" ip link set "$3" up
+	ip netns exec "$2" ip link set eth0 mtu "$5" up
+	ip netns exec "$2" ip addr add "$4" dev eth0
 }
 
 check_vswitchd_log() {

@@ -112,6 +112,23 @@ attach_csum_steering(int fd, int family)
 			  sizeof(prog)) < 0 ? -errno : 0;
 }
 
+/* Turns on each of the n options of level: 0 or -errno. */
+static int
+options_on(int fd, int level, const int *names, size_t n)
+{
+	int one = 1;
+
+	for (size_t i = 0; i < n; i++)
+		if (setsockopt(fd, level, names[i], &one, sizeof(one)) < 0)
+			return -errno;
+	return 0;
+}
+
+/* What a socket tells of the outer header beside each datagram. */
+static const int recv_v4[] = { IP_PKTINFO, IP_RECVTOS, IP_RECVTTL };
+static const int recv_v6[] = { IPV6_RECVPKTINFO, IPV6_RECVTCLASS,
+			       IPV6_RECVHOPLIMIT };
+
 /* One socket of a family's pair, bound to the port's UDP port. */
 static int
 udp_open(const struct tnl *t, int family, bool first)
@@ -132,12 +149,7 @@ udp_open(const struct tnl *t, int family, bool first)
 		a.v4.sin_family = AF_INET;
 		a.v4.sin_port = t->port.dst_port;
 		alen = sizeof(a.v4);
-		if (setsockopt(fd, IPPROTO_IP, IP_PKTINFO, &one,
-			       sizeof(one)) < 0 ||
-		    setsockopt(fd, IPPROTO_IP, IP_RECVTOS, &one,
-			       sizeof(one)) < 0 ||
-		    setsockopt(fd, IPPROTO_IP, IP_RECVTTL, &one,
-			       sizeof(one)) < 0)
+		if (options_on(fd, IPPROTO_IP, recv_v4, 3) < 0)
 			goto fail;
 	} else {
 		a.v6.sin6_family = AF_INET6;
@@ -145,12 +157,7 @@ udp_open(const struct tnl *t, int family, bool first)
 		alen = sizeof(a.v6);
 		if (setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one,
 			       sizeof(one)) < 0 ||
-		    setsockopt(fd, IPPROTO_IPV6, IPV6_RECVPKTINFO, &one,
-			       sizeof(one)) < 0 ||
-		    setsockopt(fd, IPPROTO_IPV6, IPV6_RECVTCLASS, &one,
-			       sizeof(one)) < 0 ||
-		    setsockopt(fd, IPPROTO_IPV6, IPV6_RECVHOPLIMIT, &one,
-			       sizeof(one)) < 0)
+		    options_on(fd, IPPROTO_IPV6, recv_v6, 3) < 0)
 			goto fail;
 		/* The kernel's vxlan device takes zero IPv6 checksums
 		 * (OVS creates it with udp6zerocsumrx); its geneve device
@@ -197,20 +204,14 @@ raw_open(int family)
 static int
 gre_open(int family)
 {
-	int one = 1, fd = socket(family, SOCK_RAW | SOCK_CLOEXEC | SOCK_NONBLOCK,
-				 IPPROTO_GRE);
+	int fd = socket(family, SOCK_RAW | SOCK_CLOEXEC | SOCK_NONBLOCK,
+			IPPROTO_GRE), err;
 
 	if (fd < 0)
 		return -errno;
+	/* IPv4's raw sockets give the IP header itself. */
 	if (family == AF_INET6 &&
-	    (setsockopt(fd, IPPROTO_IPV6, IPV6_RECVPKTINFO, &one,
-			sizeof(one)) < 0 ||
-	     setsockopt(fd, IPPROTO_IPV6, IPV6_RECVTCLASS, &one,
-			sizeof(one)) < 0 ||
-	     setsockopt(fd, IPPROTO_IPV6, IPV6_RECVHOPLIMIT, &one,
-			sizeof(one)) < 0)) {
-		int err = -errno;
-
+	    (err = options_on(fd, IPPROTO_IPV6, recv_v6, 3)) < 0) {
 		close(fd);
 		return err;
 	}

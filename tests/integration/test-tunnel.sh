@@ -50,17 +50,10 @@ check "daemon b starts" in_b "$BUILD/tapdpd" --socket "$SOCKB" \
 	--log-file "$LOGB" --pidfile "$PIDB" --detach
 check "the underlay works" in_a ping -c 1 -W 2 172.31.210.2
 
-# A VM on each host: a veth whose host end is the datapath's port 1.
-vm_add() { # host-ns vm-ns port addr
-	ip netns add "$2"
-	ip netns exec "$2" sysctl -qw net.ipv6.conf.all.disable_ipv6=1
-	ip link add "$3" netns "$1" type veth peer name eth0 netns "$2"
-	ip netns exec "$1" ip link set "$3" up
-	ip netns exec "$2" ip link set eth0 mtu 1400 up
-	ip netns exec "$2" ip addr add "$4" dev eth0
-}
-vm_add "$NS" "$VMA" va 10.9.0.1/24
-vm_add "$HB" "$VMB" vb 10.9.0.2/24
+# A VM on each host: a veth whose host end is the datapath's port 1, its
+# MTU leaving room for the tunnel's headers.
+vm_add "$NS" "$VMA" va 10.9.0.1/24 1400
+vm_add "$HB" "$VMB" vb 10.9.0.2/24 1400
 check_out "add-dp a" "DP 'tdp' added" pya add-dp tdp
 # b with per-port upcall pids (-V 2:0), so that a listener can take a
 # port's upcalls.

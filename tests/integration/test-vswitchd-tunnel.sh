@@ -75,12 +75,7 @@ hosts_up() {
 	for h in a b; do
 		vm=$VMA n=1 hn=$NS
 		[ "$h" = b ] && vm=$VMB n=2 hn=$HB
-		ip netns add "$vm"
-		ip netns exec "$vm" sysctl -qw net.ipv6.conf.all.disable_ipv6=1
-		ip link add "vm$h" netns "$hn" type veth peer name eth0 netns "$vm"
-		ip netns exec "$hn" ip link set "vm$h" up
-		ip netns exec "$vm" ip link set eth0 mtu 1400 up
-		ip netns exec "$vm" ip addr add "10.11.0.$n/24" dev eth0
+		vm_add "$hn" "$vm" "vm$h" "10.11.0.$n/24" 1400
 		check "host $h: add-br, the VM's port" \
 			vsctl "$h" add-br br0 -- add-port br0 "vm$h"
 	done
