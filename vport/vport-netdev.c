@@ -142,10 +142,7 @@ queue_open(struct vport *vport, struct vport_rxq *q, unsigned n,
 		err = -errno;
 		goto fail;
 	}
-	if (setsockopt(q->fd, SOL_SOCKET, SO_RCVBUFFORCE, &rcvbuf,
-		       sizeof(rcvbuf)) < 0)
-		setsockopt(q->fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf,
-			   sizeof(rcvbuf));
+	vport_socket_buffer(q->fd, SO_RCVBUF, rcvbuf);
 	err = ring_setup(q, blocks < RING_BLOCKS_MIN ? RING_BLOCKS_MIN
 						     : blocks);
 	if (err)

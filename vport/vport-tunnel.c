@@ -67,6 +67,10 @@ enum tnl_queue {
 	Q_GRE6,
 };
 
+/* Room in each socket for the segments of a few 64 KiB frames at once: the
+ * defaults (about 200 KiB) drop the tail of a burst. */
+#define TNL_SOCKET_BUFFER	(4 << 20)
+
 struct tnl {
 	struct encap_port port;
 	int raw4, raw6;			/* sends, header included */
@@ -169,6 +173,7 @@ udp_open(const struct tnl *t, int family, bool first)
 	}
 	if (bind(fd, (struct sockaddr *)&a, alen) < 0)
 		goto fail;
+	vport_socket_buffer(fd, SO_RCVBUF, TNL_SOCKET_BUFFER);
 	/* The group's program, attached once its first member is bound. */
 	if (first && (err = attach_csum_steering(fd, family)) < 0) {
 		close(fd);
@@ -191,6 +196,7 @@ raw_open(int family)
 	fd = socket(family, SOCK_RAW | SOCK_CLOEXEC, IPPROTO_RAW);
 	if (fd < 0)
 		return -errno;
+	vport_socket_buffer(fd, SO_SNDBUF, TNL_SOCKET_BUFFER);
 	if (family == AF_INET6 &&
 	    setsockopt(fd, IPPROTO_IPV6, IPV6_HDRINCL, &one, sizeof(one)) < 0) {
 		int err = -errno;
@@ -209,6 +215,7 @@ gre_open(int family)
 
 	if (fd < 0)
 		return -errno;
+	vport_socket_buffer(fd, SO_RCVBUF, TNL_SOCKET_BUFFER);
 	/* IPv4's raw sockets give the IP header itself. */
 	if (family == AF_INET6 &&
 	    (err = options_on(fd, IPPROTO_IPV6, recv_v6, 3)) < 0) {

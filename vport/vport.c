@@ -394,6 +394,15 @@ vport_take_error(struct vport *vport)
 }
 
 void
+vport_socket_buffer(int fd, int which, int bytes)
+{
+	int force = which == SO_RCVBUF ? SO_RCVBUFFORCE : SO_SNDBUFFORCE;
+
+	if (setsockopt(fd, SOL_SOCKET, force, &bytes, sizeof(bytes)) < 0)
+		setsockopt(fd, SOL_SOCKET, which, &bytes, sizeof(bytes));
+}
+
+void
 vport_set_mtu(struct vport *vport, uint32_t mtu)
 {
 	__atomic_store_n(&vport->mtu, mtu, __ATOMIC_RELAXED);

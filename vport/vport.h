@@ -160,6 +160,10 @@ int vport_locate(struct vport *vport);
  * port. */
 int vport_error_fd(void);
 bool vport_take_error(struct vport *vport);
+/* For the port types: a socket's buffer of bytes (SO_RCVBUF or SO_SNDBUF,
+ * which) past net.core's maximum when the daemon may (the FORCE option),
+ * else as large as that maximum lets it be. */
+void vport_socket_buffer(int fd, int which, int bytes);
 /* The device's MTU changed (the control thread follows link events). */
 void vport_set_mtu(struct vport *vport, uint32_t mtu);
 /* Whether a received frame's offload metadata can be trusted: a known GSO
