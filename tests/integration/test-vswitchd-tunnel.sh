@@ -68,6 +68,8 @@ hosts_up() {
 	ip link add ua netns "$NS" type veth peer name ub netns "$HB"
 	in_ns ip addr add 172.31.230.1/24 dev ua
 	ip netns exec "$HB" ip addr add 172.31.230.2/24 dev ub
+	in_ns ip addr add fd30::1/64 dev ua nodad
+	ip netns exec "$HB" ip addr add fd30::2/64 dev ub nodad
 	in_ns ip link set ua up
 	ip netns exec "$HB" ip link set ub up
 	check "host a: tapdpd, ovsdb-server, ovs-vswitchd" host_up a
@@ -101,16 +103,21 @@ across() { # what
 		ip netns exec "$VMA" timeout 30 iperf3 -c 10.11.0.2 -p 5201 -n 4M
 }
 
-# Fixed remote_ip, the NORMAL switch over the tunnel.
-for kind in geneve gre; do
+# Fixed remote_ip, the NORMAL switch over the tunnel; geneve over IPv6 too,
+# with csum=true: the kernel's compat geneve device (the path ovs-vswitchd
+# falls back to here) refuses IPv6 datagrams without a UDP checksum.
+for case in "geneve 172.31.230" "gre 172.31.230" "geneve fd30:"; do
+	set -- $case
+	kind=$1 ra=$2.1 rb=$2.2 opt=
+	[ "$2" = fd30: ] && ra=fd30::1 rb=fd30::2 opt=options:csum=true
 	hosts_up
-	check "$kind port, fixed remote (a)" vsctl a add-port br0 t0 -- set \
-		interface t0 type=$kind options:remote_ip=172.31.230.2
-	check "$kind port, fixed remote (b)" vsctl b add-port br0 t0 -- set \
-		interface t0 type=$kind options:remote_ip=172.31.230.1
+	check "$kind port, remote $rb (a)" vsctl a add-port br0 t0 -- set \
+		interface t0 type=$kind options:remote_ip=$rb $opt
+	check "$kind port, remote $ra (b)" vsctl b add-port br0 t0 -- set \
+		interface t0 type=$kind options:remote_ip=$ra $opt
 	check_out "$kind: the datapath has a $kind port" "t0 .*\($kind" \
 		on a ovs-appctl -t "$T/ovs-vswitchd.$(cat "$T/vswitchd.pid").ctl" dpif/show
-	across "$kind, fixed remote"
+	across "$kind to $rb"
 	hosts_down
 done
 
