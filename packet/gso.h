@@ -68,8 +68,16 @@ struct gso {
 int gso_init(struct gso *g, const void *frame, size_t len, bool l3,
 	     const struct virtio_net_hdr *vh, uint32_t mss);
 
-/* Writes the next segment at out, which has room for the frame's length
- * (no segment is longer); returns its length, 0 when all were given. */
+/* Writes the next segment at out, which has room for gso_max(g) bytes;
+ * returns its length, 0 when all were given. */
 uint32_t gso_next(struct gso *g, void *out);
+
+/* The longest segment the walk gives: the headers and one segment's
+ * payload, or the frame itself when it asks for no segmentation. */
+static inline uint32_t
+gso_max(const struct gso *g)
+{
+	return g->proto ? g->hlen + g->mss : g->len;
+}
 
 #endif

@@ -58,6 +58,11 @@
 #define UDP_NO_CHECK6_RX		102
 #endif
 
+union sockaddr_inx {
+	struct sockaddr_in v4;
+	struct sockaddr_in6 v6;
+};
+
 /* What a receive queue is. */
 enum tnl_queue {
 	Q_TAP,				/* the device: the host's frames */
@@ -65,6 +70,20 @@ enum tnl_queue {
 	Q_UDP6_NOCSUM, Q_UDP6_CSUM,
 	Q_GRE4 = Q_UDP4_NOCSUM,		/* gre */
 	Q_GRE6,
+};
+
+/* A queue's datagrams, read RX_SLOTS at a time (recvmmsg), each into a
+ * slot as large as any datagram. The slots' memory is touched only as far
+ * as datagrams fill it. */
+#define RX_SLOTS	32
+#define RX_SLOT		(FRAME_HEADROOM + 65536 + FRAME_TAILROOM)
+
+struct rx_batch {
+	uint8_t slot[RX_SLOTS][RX_SLOT];
+	union sockaddr_inx from[RX_SLOTS];
+	char cbuf[RX_SLOTS][256];
+	struct iovec iov[RX_SLOTS];
+	struct mmsghdr msg[RX_SLOTS];
 };
 
 /* Room in each socket for the segments of a few 64 KiB frames at once: the
@@ -230,9 +249,12 @@ tnl_close(struct vport *vport)
 {
 	struct tnl *t = vport->state;
 
-	for (unsigned i = 0; i < vport->n_rxq; i++)
+	for (unsigned i = 0; i < vport->n_rxq; i++) {
 		if (vport->rxq[i].fd >= 0)
 			close(vport->rxq[i].fd);
+		free(vport->rxq[i].state);
+		vport->rxq[i].state = NULL;
+	}
 	if (t) {
 		if (t->raw4 >= 0)
 			close(t->raw4);
@@ -263,8 +285,10 @@ tnl_open(struct vport *vport, enum encap_kind kind)
 	netdev_local_port_range(&t->port.port_min, &t->port.port_max);
 	vport->state = t;
 	vport->n_rxq = kind == ENCAP_GRE ? Q_GRE6 + 1 : Q_UDP6_CSUM + 1;
-	for (i = 0; i < vport->n_rxq; i++)
+	for (i = 0; i < vport->n_rxq; i++) {
 		vport->rxq[i].fd = -1;
+		vport->rxq[i].state = NULL;
+	}
 
 	fd = tap_open(vport->name, false, true);
 	if (fd < 0)
@@ -282,6 +306,11 @@ tnl_open(struct vport *vport, enum encap_kind kind)
 		if (fd < 0)
 			goto fail;
 		vport->rxq[i].fd = fd;
+		vport->rxq[i].state = malloc(sizeof(struct rx_batch));
+		if (!vport->rxq[i].state) {
+			fd = -ENOMEM;
+			goto fail;
+		}
 	}
 	if ((fd = raw_open(AF_INET)) < 0)
 		goto fail;
@@ -370,106 +399,115 @@ tap_drain(struct vport *vport, struct vport_rxq *q, uint8_t *scratch,
 	}
 }
 
-/* Datagrams (UDP payloads, or GRE packets) of one socket: each read at
- * scratch + FRAME_HEADROOM, behind room for a UDP header written back in
- * front (the socket took it off), decapsulated in place, and handed over
- * with its inner frame at buf + FRAME_HEADROOM. */
+/* One datagram (a UDP payload, or a GRE packet) as a socket gave it: len
+ * bytes at data, which has FRAME_HEADROOM bytes of room in front (for a
+ * UDP header written back, the socket took it off) and ends at end.
+ * Decapsulated in place and handed over with its inner frame at buf +
+ * FRAME_HEADROOM. */
+static void
+rx_datagram(struct vport *vport, unsigned which, uint8_t *data,
+	    uint8_t *end, size_t len, struct msghdr *m)
+{
+	struct tnl *t = vport->state;
+	bool gre = t->port.kind == ENCAP_GRE;
+	bool v4 = gre ? which == Q_GRE4
+		      : which == Q_UDP4_NOCSUM || which == Q_UDP4_CSUM;
+	const union sockaddr_inx *from = m->msg_name;
+	struct encap_outer o = { .family = v4 ? AF_INET : AF_INET6 };
+	struct virtio_net_hdr vh = { 0 };
+	struct encap_inner in;
+	struct tun_key key;
+	uint8_t *p = data;
+
+	if (m->msg_flags & MSG_TRUNC)
+		goto drop;
+	outer_from_cmsgs(m, &o);
+	if (v4)
+		o.ipv4_src = from->v4.sin_addr.s_addr;
+	else
+		o.ipv6_src = from->v6.sin6_addr;
+	if (gre) {
+		o.proto = IPPROTO_GRE;
+		if (v4) {
+			/* An IPv4 raw socket gives the IP header. */
+			const struct ipv4_header *ip =
+				ipv4_header_at(p, len, 0, IP_CHECK_LENGTH);
+			size_t hl;
+
+			if (!ip)
+				goto drop;
+			hl = ipv4_hlen(ip);
+			o.ipv4_dst = ip->daddr;
+			o.tos = ip->tos;
+			o.ttl = ip->ttl;
+			len = ntohs(ip->tot_len) - hl;
+			p += hl;
+		}
+	} else {
+		struct udp_header *uh = (void *)(p - UDP_HLEN);
+
+		o.proto = IPPROTO_UDP;
+		o.l4_checked = true;
+		uh->src = v4 ? from->v4.sin_port : from->v6.sin6_port;
+		uh->dst = t->port.dst_port;
+		uh->len = htons(len + UDP_HLEN <= 0xffff ? len + UDP_HLEN : 0);
+		uh->csum = which == Q_UDP4_CSUM || which == Q_UDP6_CSUM
+				   ? 0xffff : 0;
+		p -= UDP_HLEN;
+		len += UDP_HLEN;
+	}
+	if (encap_decap(&t->port, &o, p, len, &key, &in) < 0 ||
+	    in.proto != htons(ETH_P_TEB))
+		goto drop;
+	p += in.off;
+	/* A sender on this host (a kernel vxlan device over a veth) leaves
+	 * the inner checksum partial: ask whoever sends the frame on to
+	 * finish it, as the kernel's skb would. */
+	offload_csum_partial_guess(p, in.len, &vh);
+	__atomic_fetch_add(&t->rx_packets, 1, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&t->rx_bytes, in.len, __ATOMIC_RELAXED);
+	vport_rx_deliver(vport, p - FRAME_HEADROOM, end - (p - FRAME_HEADROOM),
+			 in.len, &vh, &key);
+	return;
+drop:
+	__atomic_fetch_add(&t->rx_dropped, 1, __ATOMIC_RELAXED);
+}
+
 static void
 tnl_recv_burst(struct vport *vport, struct vport_rxq *q, uint8_t *scratch,
 	       size_t size, unsigned max)
 {
-	struct tnl *t = vport->state;
+	struct rx_batch *b = q->state;
 	unsigned which = q - vport->rxq;
-	bool gre = t->port.kind == ENCAP_GRE;
-	int family = which == Q_UDP4_NOCSUM || which == Q_UDP4_CSUM
-			     ? AF_INET : AF_INET6;
-	uint8_t *data = scratch + FRAME_HEADROOM;
 
 	if (which == Q_TAP) {
 		tap_drain(vport, q, scratch, size, max);
 		return;
 	}
-	if (gre)
-		family = which == Q_GRE4 ? AF_INET : AF_INET6;
-	for (unsigned n = 0; n < max; n++) {
-		char cbuf[256];
-		union {
-			struct sockaddr_in v4;
-			struct sockaddr_in6 v6;
-		} from;
-		struct iovec iov = { data, size - FRAME_HEADROOM };
-		struct msghdr m = {
-			.msg_name = &from, .msg_namelen = sizeof(from),
-			.msg_iov = &iov, .msg_iovlen = 1,
-			.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
-		};
-		struct encap_outer o = { .family = family };
-		struct virtio_net_hdr vh = { 0 };
-		struct encap_inner in;
-		struct tun_key key;
-		uint8_t *p = data;
-		ssize_t r = recvmsg(q->fd, &m, MSG_DONTWAIT);
-		size_t len;
+	while (max) {
+		unsigned want = max < RX_SLOTS ? max : RX_SLOTS;
+		int n;
 
-		if (r < 0)
-			break;
-		len = r;
-		if (m.msg_flags & MSG_TRUNC)
-			goto drop;
-		outer_from_cmsgs(&m, &o);
-		if (family == AF_INET6)
-			o.ipv6_src = from.v6.sin6_addr;
-		else
-			o.ipv4_src = from.v4.sin_addr.s_addr;
-		if (gre) {
-			o.proto = IPPROTO_GRE;
-			if (family == AF_INET) {
-				/* An IPv4 raw socket gives the IP header. */
-				const struct ipv4_header *ip =
-					ipv4_header_at(p, len, 0,
-						       IP_CHECK_LENGTH);
-				size_t hl;
-
-				if (!ip)
-					goto drop;
-				hl = ipv4_hlen(ip);
-				o.ipv4_dst = ip->daddr;
-				o.tos = ip->tos;
-				o.ttl = ip->ttl;
-				len = ntohs(ip->tot_len) - hl;
-				p += hl;
-			}
-		} else {
-			struct udp_header *uh = (void *)(p - UDP_HLEN);
-
-			o.proto = IPPROTO_UDP;
-			o.l4_checked = true;
-			uh->src = family == AF_INET ? from.v4.sin_port
-						    : from.v6.sin6_port;
-			uh->dst = t->port.dst_port;
-			uh->len = htons(len + UDP_HLEN <= 0xffff
-						? len + UDP_HLEN : 0);
-			uh->csum = which == Q_UDP4_CSUM || which == Q_UDP6_CSUM
-					   ? 0xffff : 0;
-			p -= UDP_HLEN;
-			len += UDP_HLEN;
+		for (unsigned i = 0; i < want; i++) {
+			b->iov[i] = (struct iovec){ b->slot[i] + FRAME_HEADROOM,
+						    RX_SLOT - FRAME_HEADROOM };
+			b->msg[i] = (struct mmsghdr){ .msg_hdr = {
+				.msg_name = &b->from[i],
+				.msg_namelen = sizeof(b->from[i]),
+				.msg_iov = &b->iov[i], .msg_iovlen = 1,
+				.msg_control = b->cbuf[i],
+				.msg_controllen = sizeof(b->cbuf[i]) } };
 		}
-		if (encap_decap(&t->port, &o, p, len, &key, &in) < 0 ||
-		    in.proto != htons(ETH_P_TEB))
-			goto drop;
-		p += in.off;
-		/* A sender on this host (a kernel vxlan device over a veth)
-		 * leaves the inner checksum partial: ask whoever sends the
-		 * frame on to finish it, as the kernel's skb would. */
-		offload_csum_partial_guess(p, in.len, &vh);
-		__atomic_fetch_add(&t->rx_packets, 1, __ATOMIC_RELAXED);
-		__atomic_fetch_add(&t->rx_bytes, in.len, __ATOMIC_RELAXED);
-		vport_rx_deliver(vport, p - FRAME_HEADROOM,
-				 scratch + size - (p - FRAME_HEADROOM), in.len,
-				 &vh, &key);
-		continue;
-drop:
-		__atomic_fetch_add(&t->rx_dropped, 1, __ATOMIC_RELAXED);
+		n = recvmmsg(q->fd, b->msg, want, MSG_DONTWAIT, NULL);
+		if (n <= 0)
+			return;
+		for (int i = 0; i < n; i++)
+			rx_datagram(vport, which, b->slot[i] + FRAME_HEADROOM,
+				    b->slot[i] + RX_SLOT, b->msg[i].msg_len,
+				    &b->msg[i].msg_hdr);
+		if ((unsigned)n < want)
+			return;
+		max -= n;
 	}
 }
 
@@ -586,72 +624,121 @@ resolve_source(struct tun_key *k)
 	return 0;
 }
 
-/* One complete frame (no offload left) out by the tunnel: headers in
- * front, in the buffer it was written to with room for them. */
-static int
-send_one(struct vport *vport, const struct tun_key *k, uint8_t *buf,
-	 size_t head, size_t len)
-{
-	struct tnl *t = vport->state;
-	struct encap_buf b = { buf, head, len };
-	struct encap_tx tx = { .proto = htons(ETH_P_TEB),
-			       .hash = flow_hash(buf + head, len) };
-	struct encap_outer o;
+/* What a sending thread keeps: a buffer the segments of a frame are
+ * written into one after the other, each behind room for its headers,
+ * and the batch that sends them with one sendmmsg(). Freed when the
+ * thread ends (receive threads come and go with their ports). */
+#define TX_SEGS		64
+#define TX_BUF_SIZE	(2 * (ENCAP_HLEN_MAX + FRAME_BUF_SIZE))
+
+struct tx_state {
+	uint8_t buf[TX_BUF_SIZE];
+	size_t used;
+	unsigned n;
+	size_t inner_bytes;		/* of the queued packets */
+	struct iovec iov[TX_SEGS];
+	struct mmsghdr msg[TX_SEGS];
 	union {
 		struct sockaddr_in v4;
 		struct sockaddr_in6 v6;
-	} a = { 0 };
+	} to;				/* every queued packet's */
+	int fd;
+};
+
+static __thread struct tx_state *tx;
+static pthread_key_t tx_key;
+static pthread_once_t tx_once = PTHREAD_ONCE_INIT;
+
+static void
+tx_key_make(void)
+{
+	(void)pthread_key_create(&tx_key, free);
+}
+
+static struct tx_state *
+tx_get(void)
+{
+	if (!tx) {
+		pthread_once(&tx_once, tx_key_make);
+		tx = malloc(sizeof(*tx));
+		if (tx) {
+			tx->used = tx->n = tx->inner_bytes = 0;
+			pthread_setspecific(tx_key, tx);
+		}
+	}
+	return tx;
+}
+
+/* Sends what is queued; 0, or the error of the first packet not sent
+ * (those after it are not retried, as single sends are not). */
+static int
+tx_flush(struct tnl *t, struct tx_state *s)
+{
+	unsigned done = 0;
+	int err = 0;
+
+	while (done < s->n) {
+		int r = sendmmsg(s->fd, s->msg + done, s->n - done,
+				 MSG_DONTWAIT);
+
+		if (r <= 0) {
+			err = r < 0 ? -errno : -EIO;
+			break;
+		}
+		done += r;
+	}
+	__atomic_fetch_add(&t->tx_packets, done, __ATOMIC_RELAXED);
+	if (done == s->n)
+		__atomic_fetch_add(&t->tx_bytes, s->inner_bytes,
+				   __ATOMIC_RELAXED);
+	s->used = s->n = s->inner_bytes = 0;
+	return err;
+}
+
+/* The complete frame at s->buf + s->used + head (len bytes, no offload
+ * left) encapsulated in place and queued. */
+static int
+tx_queue(struct tnl *t, struct tx_state *s, const struct tun_key *k,
+	 size_t head, size_t len)
+{
+	uint8_t *slot = s->buf + s->used;
+	struct encap_buf b = { slot, head, len };
+	struct encap_tx etx = { .proto = htons(ETH_P_TEB),
+				.hash = flow_hash(slot + head, len) };
+	struct encap_outer o;
 	socklen_t alen;
 	int err;
 
 	if (t->port.kind == ENCAP_GRE && (k->flags & TUN_F_SEQ))
-		tx.seq = __atomic_fetch_add(&t->seq, 1, __ATOMIC_RELAXED);
-	err = encap_push(&t->port, k, &tx, &b, &o);
+		etx.seq = __atomic_fetch_add(&t->seq, 1, __ATOMIC_RELAXED);
+	err = encap_push(&t->port, k, &etx, &b, &o);
 	if (!err)
 		err = encap_push_ip(&o, __atomic_fetch_add(&t->ip_id, 1,
 							   __ATOMIC_RELAXED),
 				    &b);
 	if (err)
 		return err;
-	if (o.family == AF_INET) {
-		a.v4.sin_family = AF_INET;
-		a.v4.sin_addr.s_addr = o.ipv4_dst;
-		alen = sizeof(a.v4);
-	} else {
-		a.v6.sin6_family = AF_INET6;
-		a.v6.sin6_addr = o.ipv6_dst;
-		alen = sizeof(a.v6);
+	/* One frame's packets share their destination. */
+	if (!s->n) {
+		memset(&s->to, 0, sizeof(s->to));
+		if (o.family == AF_INET) {
+			s->to.v4.sin_family = AF_INET;
+			s->to.v4.sin_addr.s_addr = o.ipv4_dst;
+		} else {
+			s->to.v6.sin6_family = AF_INET6;
+			s->to.v6.sin6_addr = o.ipv6_dst;
+		}
+		s->fd = o.family == AF_INET ? t->raw4 : t->raw6;
 	}
-	if (sendto(o.family == AF_INET ? t->raw4 : t->raw6, b.data + b.head,
-		   b.len, MSG_DONTWAIT, (struct sockaddr *)&a, alen) < 0)
-		return -errno;
-	__atomic_fetch_add(&t->tx_packets, 1, __ATOMIC_RELAXED);
-	__atomic_fetch_add(&t->tx_bytes, len, __ATOMIC_RELAXED);
+	alen = o.family == AF_INET ? sizeof(s->to.v4) : sizeof(s->to.v6);
+	s->iov[s->n] = (struct iovec){ b.data + b.head, b.len };
+	s->msg[s->n] = (struct mmsghdr){ .msg_hdr = {
+		.msg_name = &s->to, .msg_namelen = alen,
+		.msg_iov = &s->iov[s->n], .msg_iovlen = 1 } };
+	s->n++;
+	s->used += head + len;
+	s->inner_bytes += len;
 	return 0;
-}
-
-/* A thread's buffer for a frame and the headers in front of it, freed
- * when the thread ends (receive threads come and go with their ports). */
-static __thread uint8_t *tx_buf;
-static pthread_key_t tx_buf_key;
-static pthread_once_t tx_buf_once = PTHREAD_ONCE_INIT;
-
-static void
-tx_buf_key_make(void)
-{
-	(void)pthread_key_create(&tx_buf_key, free);
-}
-
-static uint8_t *
-tx_buf_get(void)
-{
-	if (!tx_buf) {
-		pthread_once(&tx_buf_once, tx_buf_key_make);
-		tx_buf = malloc(ENCAP_HLEN_MAX + FRAME_BUF_SIZE);
-		if (tx_buf)
-			pthread_setspecific(tx_buf_key, tx_buf);
-	}
-	return tx_buf;
 }
 
 static int
@@ -659,6 +746,7 @@ tnl_send(struct vport *vport, const void *frame, size_t len,
 	 const struct virtio_net_hdr *vh, const struct tun_key *tun)
 {
 	struct tnl *t = vport->state;
+	struct tx_state *s;
 	struct tun_key k;
 	int err;
 
@@ -667,7 +755,7 @@ tnl_send(struct vport *vport, const void *frame, size_t len,
 		err = -EINVAL;
 		goto drop;
 	}
-	if (!tx_buf_get()) {
+	if (!(s = tx_get())) {
 		err = -ENOMEM;
 		goto drop;
 	}
@@ -682,16 +770,30 @@ tnl_send(struct vport *vport, const void *frame, size_t len,
 	if (vh->gso_type != VIRTIO_NET_HDR_GSO_NONE ||
 	    (vh->flags & VIRTIO_NET_HDR_F_NEEDS_CSUM)) {
 		/* Nothing below takes offload requests: each segment
-		 * complete, encapsulated on its own. */
+		 * complete, encapsulated on its own, all of them sent
+		 * together. */
 		struct gso g;
 		uint32_t n;
+		size_t room;
 
 		err = gso_init(&g, frame, len, false, vh, 0);
-		while (!err && (n = gso_next(&g, tx_buf + ENCAP_HLEN_MAX)))
-			err = send_one(vport, &k, tx_buf, ENCAP_HLEN_MAX, n);
+		room = err ? 0 : ENCAP_HLEN_MAX + gso_max(&g);
+		while (!err) {
+			if (s->n == TX_SEGS || TX_BUF_SIZE - s->used < room)
+				err = tx_flush(t, s);
+			if (err || !(n = gso_next(&g, s->buf + s->used +
+							  ENCAP_HLEN_MAX)))
+				break;
+			err = tx_queue(t, s, &k, ENCAP_HLEN_MAX, n);
+		}
 	} else {
-		memcpy(tx_buf + ENCAP_HLEN_MAX, frame, len);
-		err = send_one(vport, &k, tx_buf, ENCAP_HLEN_MAX, len);
+		memcpy(s->buf + ENCAP_HLEN_MAX, frame, len);
+		err = tx_queue(t, s, &k, ENCAP_HLEN_MAX, len);
+	}
+	if (s->n) {
+		int e = tx_flush(t, s);
+
+		err = err ? err : e;
 	}
 	if (!err)
 		return 0;

@@ -84,7 +84,9 @@ B=$T/bin
 ip link set lo up
 unshare -n sleep 600 &
 HB=\$!
-wait_until 5 test -e /proc/\$HB/ns/net
+# The child has its own namespace once unshare(2) ran, not at fork.
+other_ns() { [ "\$(readlink /proc/\$HB/ns/net)" != "\$(readlink /proc/self/ns/net)" ]; }
+wait_until 5 other_ns
 inb() { nsenter -t \$HB -n "\$@"; }
 ip link add ua type veth peer name ub netns \$HB
 ip addr add 172.31.220.1/24 dev ua
