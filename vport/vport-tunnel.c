@@ -156,10 +156,7 @@ static int
 udp_open(const struct tnl *t, int family, bool first)
 {
 	int one = 1, fd, err;
-	union {
-		struct sockaddr_in v4;
-		struct sockaddr_in6 v6;
-	} a = { 0 };
+	union sockaddr_inx a = { 0 };
 	socklen_t alen;
 
 	fd = socket(family, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
@@ -557,10 +554,7 @@ flow_hash(const uint8_t *f, size_t len)
 static int
 source_for(const struct tun_key *k, struct tun_key *out)
 {
-	union {
-		struct sockaddr_in v4;
-		struct sockaddr_in6 v6;
-	} a = { 0 };
+	union sockaddr_inx a = { 0 };
 	socklen_t alen;
 	int fd = socket(k->family, SOCK_DGRAM | SOCK_CLOEXEC, 0), err = 0;
 
@@ -637,10 +631,7 @@ struct tx_state {
 	size_t inner_bytes;		/* of the queued packets */
 	struct iovec iov[TX_SEGS];
 	struct mmsghdr msg[TX_SEGS];
-	union {
-		struct sockaddr_in v4;
-		struct sockaddr_in6 v6;
-	} to;				/* every queued packet's */
+	union sockaddr_inx to;		/* every queued packet's */
 	int fd;
 };
 
@@ -695,15 +686,14 @@ tx_flush(struct tnl *t, struct tx_state *s)
 }
 
 /* The complete frame at s->buf + s->used + head (len bytes, no offload
- * left) encapsulated in place and queued. */
+ * left) encapsulated in place and queued; hash is its flow's. */
 static int
 tx_queue(struct tnl *t, struct tx_state *s, const struct tun_key *k,
-	 size_t head, size_t len)
+	 uint32_t hash, size_t head, size_t len)
 {
 	uint8_t *slot = s->buf + s->used;
 	struct encap_buf b = { slot, head, len };
-	struct encap_tx etx = { .proto = htons(ETH_P_TEB),
-				.hash = flow_hash(slot + head, len) };
+	struct encap_tx etx = { .proto = htons(ETH_P_TEB), .hash = hash };
 	struct encap_outer o;
 	socklen_t alen;
 	int err;
@@ -747,6 +737,7 @@ tnl_send(struct vport *vport, const void *frame, size_t len,
 	struct tnl *t = vport->state;
 	struct tx_state *s;
 	struct tun_key k;
+	uint32_t hash;
 	int err;
 
 	/* The kernel's flow-based devices drop what has no tunnel. */
@@ -766,6 +757,8 @@ tnl_send(struct vport *vport, const void *frame, size_t len,
 		err = -EMSGSIZE;
 		goto drop;
 	}
+	/* One hash for all of a frame's segments: the same flow. */
+	hash = flow_hash(frame, len);
 	if (vh->gso_type != VIRTIO_NET_HDR_GSO_NONE ||
 	    (vh->flags & VIRTIO_NET_HDR_F_NEEDS_CSUM)) {
 		/* Nothing below takes offload requests: each segment
@@ -783,11 +776,11 @@ tnl_send(struct vport *vport, const void *frame, size_t len,
 			if (err || !(n = gso_next(&g, s->buf + s->used +
 							  ENCAP_HLEN_MAX)))
 				break;
-			err = tx_queue(t, s, &k, ENCAP_HLEN_MAX, n);
+			err = tx_queue(t, s, &k, hash, ENCAP_HLEN_MAX, n);
 		}
 	} else {
 		memcpy(s->buf + ENCAP_HLEN_MAX, frame, len);
-		err = tx_queue(t, s, &k, ENCAP_HLEN_MAX, len);
+		err = tx_queue(t, s, &k, hash, ENCAP_HLEN_MAX, len);
 	}
 	if (s->n) {
 		int e = tx_flush(t, s);
