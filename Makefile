@@ -63,10 +63,12 @@ $(BUILD)/tapdpd: $(BUILD)/obj/daemon/tapdpd.o $(CORE_OBJS)
 
 # The shim is loaded into every client: no sanitizer runtime, no libraries
 # beyond libc, nothing exported but the wrapped calls.
-$(BUILD)/libtapdp.so: compat/shim.c include/tapdp/proto.h
+SHIM_SRCS := compat/shim.c compat/route.c
+$(BUILD)/libtapdp.so: $(SHIM_SRCS) compat/shim.h compat/route.h \
+		      include/tapdp/proto.h
 	@mkdir -p $(BUILD)
 	$(CC) $(TAPDP_CFLAGS) $(CPPFLAGS) $(CFLAGS) -fPIC -shared \
-	      -fvisibility=hidden $(LDFLAGS:-fsanitize%=) -o $@ compat/shim.c \
+	      -fvisibility=hidden $(LDFLAGS:-fsanitize%=) -o $@ $(SHIM_SRCS) \
 	      -ldl -lpthread
 
 $(BUILD)/tapdp-run: compat/tapdp-run.c include/tapdp/proto.h

@@ -34,4 +34,16 @@ clock_now_ms(void)
 
 void clock_fake_set(uint64_t ms);
 
+/* Wall-clock time in units of 100 microseconds, truncated to 32 bits:
+ * the timestamp an ERSPAN v2 header carries (the kernel's
+ * get_hwtstamp()), the one thing that is not a duration. */
+static inline uint32_t
+clock_real_100us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint32_t)((uint64_t)ts.tv_sec * 10000 + ts.tv_nsec / 100000);
+}
+
 #endif

@@ -9,6 +9,8 @@
  * bind/connect/getsockname (portids), send* (requests, synchronous), recv*
  * (source address, ENOBUFS, dump continuation), {get,set}sockopt and close.
  * When no daemon listens, socket() is the real one and nothing else changes.
+ * NETLINK_ROUTE sockets stay real; route.c offers their link requests to
+ * the daemon, which serves its own tunnel devices.
  *
  * Families the daemon does not serve stay the kernel's (for netfilter: every
  * subsystem but ctnetlink's connections): the daemon answers nlctrl for
@@ -42,10 +44,11 @@
 #include <syslog.h>
 #include <unistd.h>
 
+#include "compat/route.h"
+#include "compat/shim.h"
 #include "include/tapdp/proto.h"
 
 #define EXPORT __attribute__((visibility("default")))
-#define MAX_FDS 65536
 
 struct emu {
 	int ctl;
@@ -64,16 +67,16 @@ struct emu {
 
 static _Atomic(struct emu *) emus[MAX_FDS];
 
-static int (*real_socket)(int, int, int);
-static int (*real_close)(int);
+int (*real_socket)(int, int, int);
+int (*real_close)(int);
 static int (*real_bind)(int, const struct sockaddr *, socklen_t);
 static int (*real_connect)(int, const struct sockaddr *, socklen_t);
-static int (*real_getsockname)(int, struct sockaddr *, socklen_t *);
+int (*real_getsockname)(int, struct sockaddr *, socklen_t *);
 static int (*real_getpeername)(int, struct sockaddr *, socklen_t *);
-static ssize_t (*real_sendmsg)(int, const struct msghdr *, int);
-static ssize_t (*real_recvmsg)(int, struct msghdr *, int);
+ssize_t (*real_sendmsg)(int, const struct msghdr *, int);
+ssize_t (*real_recvmsg)(int, struct msghdr *, int);
 static int (*real_setsockopt)(int, int, int, const void *, socklen_t);
-static int (*real_getsockopt)(int, int, int, void *, socklen_t *);
+int (*real_getsockopt)(int, int, int, void *, socklen_t *);
 static int (*real_dup2)(int, int);
 static int (*real_dup3)(int, int, int);
 
@@ -351,10 +354,36 @@ emu_forget(int fd)
 	free(e);
 }
 
+int
+shim_emu_open(int type, int protocol)
+{
+	shim_ready();
+	return emu_open(type, protocol);
+}
+
+int
+shim_emu_offer(int fd, const void *msg, size_t len)
+{
+	struct tapdp_req req = { .op = TAPDP_OP_ROUTE };
+	struct tapdp_rep rep;
+	struct emu *e = emu_get(fd);
+
+	if (!e || emu_call(e, &req, msg, len, &rep))
+		return 0;
+	return rep.val[0] == 1;
+}
+
 EXPORT int
 socket(int domain, int type, int protocol)
 {
 	shim_ready();
+	if (domain == AF_NETLINK && protocol == NETLINK_ROUTE) {
+		int fd = real_socket(domain, type, protocol);
+
+		if (fd >= 0)
+			route_track(fd);
+		return fd;
+	}
 	if (domain == AF_NETLINK && (protocol == NETLINK_GENERIC ||
 				     protocol == NETLINK_NETFILTER)) {
 		int base = type & ~(SOCK_CLOEXEC | SOCK_NONBLOCK);
@@ -374,6 +403,7 @@ close(int fd)
 {
 	shim_ready();
 	emu_forget(fd);
+	route_forget(fd);
 	return real_close(fd);
 }
 
@@ -381,8 +411,10 @@ EXPORT int
 dup2(int oldfd, int newfd)
 {
 	shim_ready();
-	if (oldfd != newfd)
+	if (oldfd != newfd) {
 		emu_forget(newfd);
+		route_forget(newfd);
+	}
 	return real_dup2(oldfd, newfd);
 }
 
@@ -390,8 +422,10 @@ EXPORT int
 dup3(int oldfd, int newfd, int flags)
 {
 	shim_ready();
-	if (oldfd != newfd)
+	if (oldfd != newfd) {
 		emu_forget(newfd);
+		route_forget(newfd);
+	}
 	return real_dup3(oldfd, newfd, flags);
 }
 
@@ -504,7 +538,7 @@ for_daemon_group(int group)
 
 /* Bytes of the message at p, or of the rest when it is malformed (then the
  * daemon drops it as the kernel would). */
-static size_t
+size_t
 msg_span(const char *p, size_t rem)
 {
 	const struct nlmsghdr *nlh = (const void *)p;
@@ -656,7 +690,8 @@ sendmsg(int fd, const struct msghdr *msg, int flags)
 	shim_ready();
 	e = emu_get(fd);
 	if (!e)
-		return real_sendmsg(fd, msg, flags);
+		return route_tracked(fd) ? route_sendmsg(fd, msg, flags)
+					 : real_sendmsg(fd, msg, flags);
 	return emu_send(e, msg);
 }
 
@@ -670,7 +705,8 @@ sendto(int fd, const void *buf, size_t len, int flags,
 
 	shim_ready();
 	if (!emu_get(fd))
-		return real_sendmsg(fd, &mh, flags);
+		return route_tracked(fd) ? route_sendmsg(fd, &mh, flags)
+					 : real_sendmsg(fd, &mh, flags);
 	return emu_send(emu_get(fd), &mh);
 }
 
@@ -734,7 +770,8 @@ recvmsg(int fd, struct msghdr *msg, int flags)
 	shim_ready();
 	e = emu_get(fd);
 	if (!e)
-		return real_recvmsg(fd, msg, flags);
+		return route_tracked(fd) ? route_recvmsg(fd, msg, flags)
+					 : real_recvmsg(fd, msg, flags);
 	return emu_recv(fd, e, msg, flags);
 }
 

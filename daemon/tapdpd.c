@@ -18,6 +18,7 @@
 #include "datapath/dp-notify.h"
 #include "datapath/families.h"
 #include "netlink/server.h"
+#include "vport/tnl-dev.h"
 #include "vport/vport.h"
 
 #ifndef TAPDP_VERSION
@@ -137,6 +138,9 @@ serve_close(struct dp_net *net)
 	server_close_clients();
 	dp_notify_close();
 	dp_net_destroy(net);
+	/* The tunnel devices made over rtnetlink, once no port serves
+	 * them. */
+	tnl_dev_destroy_all();
 	rcu_barrier();
 	server_close();
 }

@@ -26,6 +26,7 @@
 #include "packet/eth.h"
 #include "packet/frame.h"
 #include "packet/gso.h"
+#include "vport/tnl-dev.h"
 
 /* Room for an upcall: headers, key, userdata, actions and a 64 KiB frame. */
 #define UPCALL_BUF	(FRAME_MAX + 8192 + 32768)
@@ -617,19 +618,6 @@ dp_port_locate(const struct dp_net *net, const char *name)
 	return find_port(net, name_is, name);
 }
 
-/* Another tunnel port of the same kind on the same UDP port: one socket
- * takes a port's datagrams, as one collect-metadata device of the kernel
- * does. */
-static bool
-same_tunnel(const struct dp_port *port, const void *arg)
-{
-	const struct dp_port *want = arg;
-
-	return port->type == want->type &&
-	       (port->type == OVS_VPORT_TYPE_GRE ||
-		port->vport->tnl.dst_port == want->vport->tnl.dst_port);
-}
-
 struct dp_port *
 dp_port_by_ifindex(const struct dp_net *net, int netnsid, int ifindex)
 {
@@ -684,27 +672,13 @@ dp_port_set_pids(struct dp_port *port, const uint32_t *pids, unsigned n)
 /* The errno the kernel gives a second collect-metadata device of a kind
  * in a namespace on the same port. */
 static int
-tunnel_taken(const struct dp_net *net, enum ovs_vport_type type,
-	     const struct vport_tunnel_config *tnl)
-{
-	struct vport probe = { .tnl = *tnl };
-	struct dp_port want = { .type = type, .vport = &probe };
-
-	if (type != OVS_VPORT_TYPE_VXLAN && type != OVS_VPORT_TYPE_GENEVE &&
-	    type != OVS_VPORT_TYPE_GRE)
-		return 0;
-	if (!find_port(net, same_tunnel, &want))
-		return 0;
-	return type == OVS_VPORT_TYPE_GENEVE ? -EBUSY : -EEXIST;
-}
-
-static int
 port_attach(struct datapath *dp, uint32_t port_no, enum ovs_vport_type type,
 	    const char *name, const struct vport_tunnel_config *tnl,
 	    const uint32_t *pids, unsigned n_pids, struct dp_port **out)
 {
 	const struct vport_ops *ops;
 	struct dp_port *port, *other;
+	struct tnl_dev *td;
 	int err;
 
 	port = calloc(1, sizeof(*port));
@@ -723,13 +697,19 @@ port_attach(struct datapath *dp, uint32_t port_no, enum ovs_vport_type type,
 		err = other->type == OVS_VPORT_TYPE_INTERNAL ? -EINVAL : -EBUSY;
 		goto fail;
 	}
-	err = tnl ? tunnel_taken(dp->net, type, tnl) : 0;
-	if (err)
-		goto fail;
 	err = ports_reserve(dp, port_no);
 	if (err)
 		goto fail;
-	ops = dp->net->port_ops(type);
+	/* A tunnel device made over rtnetlink, added as a netdev: its
+	 * port is a tunnel port, as the kernel's vport-netdev on a
+	 * collect-metadata device is. */
+	td = type == OVS_VPORT_TYPE_NETDEV ? tnl_dev_find(0, name) : NULL;
+	if (td) {
+		ops = tnl_dev_ops(td);
+		tnl = &td->cfg;
+	} else {
+		ops = dp->net->port_ops(type);
+	}
 	err = ops ? vport_create(ops, name, tnl, &rx_ops, port, &port->vport)
 		  : -EAFNOSUPPORT;
 	if (err)

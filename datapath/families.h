@@ -36,6 +36,9 @@ void flow_family_register(void);
 void packet_family_register(void);
 void meter_family_register(void);
 void ct_limit_family_register(void);
+/* NETLINK_ROUTE's link requests about the daemon's tunnel devices
+ * (rtnl-link.c). */
+void rtnl_link_register(void);
 
 /* Upcalls as ovs_packet messages to generic netlink portids: the sink of
  * the contexts the families serve. */

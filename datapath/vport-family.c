@@ -65,6 +65,9 @@ options_parse(uint32_t type, const struct nlattr *opts,
 	if (!port || attr_len(port) != sizeof(uint16_t))
 		return -EINVAL;
 	c->dst_port = attr_get_u16(port);
+	/* The kernel's compat vxlan device takes IPv6 datagrams without a
+	 * checksum; its geneve device refuses them. */
+	c->csum6_zero_rx = type == OVS_VPORT_TYPE_VXLAN;
 	if (type != OVS_VPORT_TYPE_VXLAN || !ext)
 		return 0;
 	if (attr_len(ext) < NLA_HDRLEN)

@@ -31,6 +31,7 @@ struct nlsock_creds {
 	pid_t pid;
 	uid_t uid;
 	bool net_admin;		/* CAP_NET_ADMIN when the socket was opened */
+	bool other_netns;	/* opened in another namespace than ours */
 };
 
 void nlsock_registry_init(void);

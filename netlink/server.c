@@ -50,6 +50,7 @@ static char *sock_path;
 static void *served_net;
 static void (*protocol_rcv[MAX_LINKS])(struct nlsock *,
 						   const void *, size_t);
+static bool (*route_offer)(struct nlsock *, const void *, size_t);
 static volatile sig_atomic_t stop_requested;
 static struct conn **conns;
 static size_t n_conns;
@@ -170,6 +171,12 @@ server_set_protocol(int protocol,
 {
 	if (protocol >= 0 && protocol < MAX_LINKS)
 		protocol_rcv[protocol] = rcv;
+}
+
+void
+server_set_route(bool (*offer)(struct nlsock *, const void *, size_t))
+{
+	route_offer = offer;
 }
 
 int
@@ -298,6 +305,25 @@ fail:
 	return -errno;
 }
 
+/* Whether fd's namespace is not the daemon's (the kernel's cookies say). */
+static bool
+other_netns(int fd)
+{
+	uint64_t theirs, ours;
+	socklen_t len = sizeof(theirs);
+	int self = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
+	bool other = true;
+
+	if (self < 0)
+		return true;
+	if (getsockopt(fd, SOL_SOCKET, SO_NETNS_COOKIE, &theirs, &len) == 0 &&
+	    (len = sizeof(ours),
+	     getsockopt(self, SOL_SOCKET, SO_NETNS_COOKIE, &ours, &len) == 0))
+		other = theirs != ours;
+	close(self);
+	return other;
+}
+
 static bool
 is_unix_dgram(int fd)
 {
@@ -329,13 +355,15 @@ conn_hello(struct conn *c, const struct tapdp_req *req, struct msghdr *mh,
 	if (n < 1 || n > 2 || !is_unix_dgram(fds[0]) || c->sk ||
 	    req->arg[0] != TAPDP_PROTO_VERSION ||
 	    protocol < 0 || protocol >= MAX_LINKS ||
-	    !protocol_rcv[protocol] ||
+	    !(protocol == NETLINK_ROUTE ? route_offer != NULL
+					: protocol_rcv[protocol] != NULL) ||
 	    getsockopt(c->fd, SOL_SOCKET, SO_PEERCRED, &uc, &len) < 0)
 		goto out;
 	creds = (struct nlsock_creds) {
 		.pid = uc.pid,
 		.uid = uc.uid,
 		.net_admin = fds[1] >= 0 && creds_opener_net_admin(fds[1]),
+		.other_netns = fds[1] < 0 || other_netns(fds[1]),
 	};
 	*memfd = shared_new(&shared);
 	if (*memfd < 0)
@@ -374,6 +402,8 @@ conn_send(struct conn *c, const struct tapdp_req *req, const void *payload,
 	}
 	nlsock_autobind(c->sk);
 	nlsock_note_recv(c->sk, req->arg[1] > 0 ? req->arg[1] : 0);
+	if (nlsock_protocol(c->sk) == NETLINK_ROUTE)
+		return -EOPNOTSUPP;
 	protocol_rcv[nlsock_protocol(c->sk)](c->sk, payload, len);
 	rep->val[1] = genl_dump_running(c->sk);
 	return 0;
@@ -405,6 +435,12 @@ conn_dispatch(struct conn *c, const struct tapdp_req *req, const void *payload,
 	case TAPDP_OP_DUMP_NEXT:
 		nlsock_note_recv(c->sk, req->arg[0] > 0 ? req->arg[0] : 0);
 		rep->val[1] = genl_dump_next(c->sk);
+		return 0;
+	case TAPDP_OP_ROUTE:
+		if (nlsock_protocol(c->sk) != NETLINK_ROUTE)
+			return -EINVAL;
+		nlsock_autobind(c->sk);
+		rep->val[0] = route_offer(c->sk, payload, len);
 		return 0;
 	default:
 		return -EINVAL;

@@ -8,6 +8,7 @@
 #ifndef TAPDP_SERVER_H
 #define TAPDP_SERVER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /* Binds the socket at path. -EADDRINUSE when another daemon answers there;
@@ -24,6 +25,10 @@ struct nlsock;
  * server's own; a HELLO for a protocol nobody serves is refused). */
 void server_set_protocol(int protocol,
 			 void (*rcv)(struct nlsock *, const void *, size_t));
+/* NETLINK_ROUTE stays the kernel's; the shim offers a socket's link
+ * requests one message at a time (proto.h), and offer answers one into sk
+ * and returns true, or returns false to leave it to the kernel. */
+void server_set_route(bool (*offer)(struct nlsock *, const void *, size_t));
 /* Serves until SIGTERM or SIGINT; returns 0 or -errno. */
 int server_run(void);
 /* Closes every connection and frees every emulated socket. */

@@ -60,8 +60,8 @@ netdev_check_attachable(const char *name)
 	return 0;
 }
 
-int
-netdev_set_promisc(const char *name, bool on)
+static int
+set_flag(const char *name, short flag, bool on)
 {
 	struct ifreq ifr;
 	int err = ifreq_ioctl(name, SIOCGIFFLAGS, &ifr);
@@ -69,10 +69,30 @@ netdev_set_promisc(const char *name, bool on)
 	if (err)
 		return err;
 	if (on)
-		ifr.ifr_flags |= IFF_PROMISC;
+		ifr.ifr_flags |= flag;
 	else
-		ifr.ifr_flags &= ~IFF_PROMISC;
+		ifr.ifr_flags &= ~flag;
 	return ifreq_ioctl(name, SIOCSIFFLAGS, &ifr);
+}
+
+int
+netdev_set_promisc(const char *name, bool on)
+{
+	return set_flag(name, IFF_PROMISC, on);
+}
+
+int
+netdev_set_up(const char *name, bool up)
+{
+	return set_flag(name, IFF_UP, up);
+}
+
+int
+netdev_set_mtu(const char *name, uint32_t mtu)
+{
+	struct ifreq ifr = { .ifr_mtu = (int)mtu };
+
+	return ifreq_ioctl(name, SIOCSIFMTU, &ifr);
 }
 
 /* One request on a short-lived rtnetlink socket; the reply (a single
@@ -105,6 +125,43 @@ rtnl_ask(struct nlmsghdr *req, mnl_cb_t cb, void *data)
 out:
 	mnl_socket_close(nl);
 	return err;
+}
+
+struct raw_reply {
+	void *buf;
+	size_t cap;
+	int len;
+};
+
+static int
+raw_cb(const struct nlmsghdr *nlh, void *data)
+{
+	struct raw_reply *r = data;
+
+	if (nlh->nlmsg_len > r->cap) {
+		errno = EMSGSIZE;
+		return MNL_CB_ERROR;
+	}
+	memcpy(r->buf, nlh, nlh->nlmsg_len);
+	r->len = nlh->nlmsg_len;
+	return MNL_CB_STOP;
+}
+
+int
+netdev_rtnl_query(const struct nlmsghdr *req, void *buf, size_t cap)
+{
+	char copy[MNL_SOCKET_BUFFER_SIZE];
+	struct nlmsghdr *nlh = (void *)copy;
+	struct raw_reply r = { buf, cap, -EPROTO };
+	int err;
+
+	if (req->nlmsg_len > sizeof(copy))
+		return -EMSGSIZE;
+	memcpy(copy, req, req->nlmsg_len);
+	nlh->nlmsg_flags &= ~(NLM_F_ACK | NLM_F_ECHO);
+	nlh->nlmsg_pid = 0;
+	err = rtnl_ask(nlh, raw_cb, &r);
+	return err ? err : r.len;
 }
 
 struct link_info {

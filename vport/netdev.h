@@ -7,6 +7,7 @@
 #include <linux/if_link.h>
 #include <linux/netlink.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 /* Whether the kernel would register a device of that name (its
@@ -22,6 +23,10 @@ int netdev_check_attachable(const char *name);
  * (NETNSA_NSID_NOT_ASSIGNED, -1: our own). */
 int netdev_get_stats(int netnsid, int ifindex,
 		     struct rtnl_link_stats64 *stats);
+/* Asks the kernel a copy of the request req (its ACK and echo flags
+ * dropped) and copies the one message it answers with into buf: its
+ * length, or the kernel's error, or -EMSGSIZE when it does not fit. */
+int netdev_rtnl_query(const struct nlmsghdr *req, void *buf, size_t cap);
 /* The MTU an RTM_NEWLINK message carries (0: none). */
 uint32_t netdev_link_mtu(const struct nlmsghdr *nlh);
 /* The index and MTU of the device called name. */
@@ -31,6 +36,8 @@ int netdev_lookup(int netnsid, const char *name, int *ifindex, uint32_t *mtu);
  * NETNSA_NSID_NOT_ASSIGNED if that is our own. 0 or -errno. */
 int netdev_netnsid(int nsfd, int *netnsid);
 int netdev_set_promisc(const char *name, bool on);
+int netdev_set_up(const char *name, bool up);
+int netdev_set_mtu(const char *name, uint32_t mtu);
 /* The namespace's ephemeral ports, as UDP tunnels pick source ports
  * from: min to max - 1 (net.ipv4.ip_local_port_range). */
 void netdev_local_port_range(uint16_t *min, uint16_t *max);

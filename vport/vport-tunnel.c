@@ -29,6 +29,7 @@
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/filter.h>
 #include <linux/if_ether.h>
 #include <netinet/in.h>
@@ -40,6 +41,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "common/clock.h"
 #include "common/hash.h"
 #include "packet/encap.h"
 #include "packet/eth.h"
@@ -48,6 +50,7 @@
 #include "packet/offload.h"
 #include "vport/netdev.h"
 #include "vport/tap.h"
+#include "vport/tnl-dev.h"
 #include "vport/vport.h"
 
 #ifndef SO_ATTACH_REUSEPORT_CBPF
@@ -91,6 +94,9 @@ struct rx_batch {
 
 struct tnl {
 	struct encap_port port;
+	struct tnl_dev *own;		/* a compat port's device */
+	uint8_t family;			/* the one underlay taken; 0: both */
+	bool zero_csum6_rx;
 	int raw4, raw6;			/* sends, header included */
 	uint32_t ip_id;			/* atomic */
 	uint32_t seq;			/* atomic: GRE sequence numbers */
@@ -178,10 +184,10 @@ udp_open(const struct tnl *t, int family, bool first)
 			       sizeof(one)) < 0 ||
 		    options_on(fd, IPPROTO_IPV6, recv_v6, 3) < 0)
 			goto fail;
-		/* The kernel's vxlan device takes zero IPv6 checksums
-		 * (OVS creates it with udp6zerocsumrx); its geneve device
-		 * refuses them. */
-		if (t->port.kind == ENCAP_VXLAN &&
+		/* Without the option, the kernel drops IPv6 datagrams
+		 * that have no checksum, as a device without
+		 * udp6zerocsumrx. */
+		if (t->zero_csum6_rx &&
 		    setsockopt(fd, IPPROTO_UDP, UDP_NO_CHECK6_RX, &one,
 			       sizeof(one)) < 0)
 			goto fail;
@@ -256,9 +262,18 @@ tnl_close(struct vport *vport)
 			close(t->raw4);
 		if (t->raw6 >= 0)
 			close(t->raw6);
+		if (t->own)
+			tnl_dev_destroy(t->own);
 		free(t);
 	}
 	vport->state = NULL;
+}
+
+static int
+dup_fd(int fd)
+{
+	fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	return fd < 0 ? -errno : fd;
 }
 
 static int
@@ -266,6 +281,7 @@ tnl_open(struct vport *vport, enum encap_kind kind)
 {
 	struct tnl *t = calloc(1, sizeof(*t));
 	unsigned i;
+	bool gre;
 	int fd;
 
 	if (!t)
@@ -278,15 +294,34 @@ tnl_open(struct vport *vport, enum encap_kind kind)
 	t->port.kind = kind;
 	t->port.dst_port = htons(vport->tnl.dst_port);
 	t->port.gbp = vport->tnl.gbp;
+	t->family = vport->tnl.family ? vport->tnl.family
+		    : !vport->tnl.dev && kind == ENCAP_GRE ? AF_INET : 0;
+	t->zero_csum6_rx = vport->tnl.csum6_zero_rx;
 	netdev_local_port_range(&t->port.port_min, &t->port.port_max);
 	vport->state = t;
-	vport->n_rxq = kind == ENCAP_GRE ? Q_GRE6 + 1 : Q_UDP6_CSUM + 1;
+	gre = kind == ENCAP_GRE || kind == ENCAP_ERSPAN;
+	vport->n_rxq = gre ? Q_GRE6 + 1 : Q_UDP6_CSUM + 1;
 	for (i = 0; i < vport->n_rxq; i++) {
 		vport->rxq[i].fd = -1;
 		vport->rxq[i].state = NULL;
 	}
 
-	fd = tap_open(vport->name, false, true);
+	/* A compat port makes its device, and deletes it when it goes; one
+	 * made over rtnetlink stays. The port reads and writes the device
+	 * through a copy of its fd. */
+	if (!vport->tnl.dev) {
+		struct tnl_dev want = { .cfg = vport->tnl };
+
+		want.kind = tnl_kind_find(kind == ENCAP_VXLAN ? "vxlan"
+					  : kind == ENCAP_GENEVE ? "geneve"
+					  : "gretap");
+		want.cfg.family = kind == ENCAP_GRE ? AF_INET : 0;
+		memcpy(want.name, vport->name, sizeof(want.name));
+		t->own = tnl_dev_create(&want, 0, false, &fd);
+		if (!t->own)
+			goto fail;
+	}
+	fd = dup_fd(t->own ? t->own->fd : vport->tnl.dev->fd);
 	if (fd < 0)
 		goto fail;
 	vport->rxq[Q_TAP].fd = fd;
@@ -294,7 +329,7 @@ tnl_open(struct vport *vport, enum encap_kind kind)
 	for (i = Q_TAP + 1; i < vport->n_rxq; i++) {
 		int family = i < Q_UDP6_NOCSUM ? AF_INET : AF_INET6;
 
-		if (kind == ENCAP_GRE)
+		if (gre)
 			fd = gre_open(i == Q_GRE4 ? AF_INET : AF_INET6);
 		else
 			fd = udp_open(t, family,
@@ -338,6 +373,12 @@ static int
 gre_port_open(struct vport *vport)
 {
 	return tnl_open(vport, ENCAP_GRE);
+}
+
+static int
+erspan_open(struct vport *vport)
+{
+	return tnl_open(vport, ENCAP_ERSPAN);
 }
 
 /* The outer header's facts the socket gave beside a datagram. */
@@ -405,7 +446,7 @@ rx_datagram(struct vport *vport, unsigned which, uint8_t *data,
 	    uint8_t *end, size_t len, struct msghdr *m)
 {
 	struct tnl *t = vport->state;
-	bool gre = t->port.kind == ENCAP_GRE;
+	bool gre = t->port.kind == ENCAP_GRE || t->port.kind == ENCAP_ERSPAN;
 	bool v4 = gre ? which == Q_GRE4
 		      : which == Q_UDP4_NOCSUM || which == Q_UDP4_CSUM;
 	const union sockaddr_inx *from = m->msg_name;
@@ -414,7 +455,12 @@ rx_datagram(struct vport *vport, unsigned which, uint8_t *data,
 	struct encap_inner in;
 	struct tun_key key;
 	uint8_t *p = data;
+	int err;
 
+	/* Every raw GRE socket gets a copy of every GRE packet: another
+	 * family's (gretap and ip6gretap) is another device's. */
+	if (t->family && t->family != o.family)
+		return;
 	if (m->msg_flags & MSG_TRUNC)
 		goto drop;
 	outer_from_cmsgs(m, &o);
@@ -452,8 +498,12 @@ rx_datagram(struct vport *vport, unsigned which, uint8_t *data,
 		p -= UDP_HLEN;
 		len += UDP_HLEN;
 	}
-	if (encap_decap(&t->port, &o, p, len, &key, &in) < 0 ||
-	    in.proto != htons(ETH_P_TEB))
+	err = encap_decap(&t->port, &o, p, len, &key, &in);
+	/* ...and a GRE payload of another protocol (gretap, erspan) is
+	 * another device's too. */
+	if (gre && err == -EPROTONOSUPPORT)
+		return;
+	if (err < 0 || in.proto != htons(ETH_P_TEB))
 		goto drop;
 	p += in.off;
 	/* A sender on this host (a kernel vxlan device over a veth) leaves
@@ -698,8 +748,11 @@ tx_queue(struct tnl *t, struct tx_state *s, const struct tun_key *k,
 	socklen_t alen;
 	int err;
 
-	if (t->port.kind == ENCAP_GRE && (k->flags & TUN_F_SEQ))
+	if ((t->port.kind == ENCAP_GRE && (k->flags & TUN_F_SEQ)) ||
+	    t->port.kind == ENCAP_ERSPAN)
 		etx.seq = __atomic_fetch_add(&t->seq, 1, __ATOMIC_RELAXED);
+	if (t->port.kind == ENCAP_ERSPAN)
+		etx.timestamp = clock_real_100us();
 	err = encap_push(&t->port, k, &etx, &b, &o);
 	if (!err)
 		err = encap_push_ip(&o, __atomic_fetch_add(&t->ip_id, 1,
@@ -740,8 +793,9 @@ tnl_send(struct vport *vport, const void *frame, size_t len,
 	uint32_t hash;
 	int err;
 
-	/* The kernel's flow-based devices drop what has no tunnel. */
-	if (!tun || !tun->family) {
+	/* The kernel's flow-based devices drop what has no tunnel, or one
+	 * of a family they do not carry. */
+	if (!tun || !tun->family || (t->family && t->family != tun->family)) {
 		err = -EINVAL;
 		goto drop;
 	}
@@ -829,3 +883,7 @@ const struct vport_ops vport_geneve_ops = TUNNEL_OPS(OVS_VPORT_TYPE_GENEVE,
 						     "geneve", geneve_open);
 const struct vport_ops vport_gre_ops = TUNNEL_OPS(OVS_VPORT_TYPE_GRE,
 						  "gre", gre_port_open);
+/* No vport type of the kernel's: served only on devices made over
+ * rtnetlink, which are netdev ports. */
+const struct vport_ops vport_erspan_ops = TUNNEL_OPS(OVS_VPORT_TYPE_NETDEV,
+						     "erspan", erspan_open);

@@ -93,10 +93,17 @@ struct vport_ops {
 	void (*get_stats)(struct vport *vport, struct ovs_vport_stats *st);
 };
 
-/* A tunnel port's configuration (the vport's OVS_VPORT_ATTR_OPTIONS). */
+struct tnl_dev;
+
+/* A tunnel port's configuration: the vport's OVS_VPORT_ATTR_OPTIONS, or
+ * what its device was created with over rtnetlink (vport/tnl-dev.h). */
 struct vport_tunnel_config {
 	uint16_t dst_port;		/* UDP port, host order (vxlan, geneve) */
 	bool gbp;			/* vxlan: the GBP extension */
+	bool csum6_zero_rx;		/* IPv6 UDP without checksum taken */
+	uint8_t family;			/* the one underlay it takes; 0: both */
+	/* The device to serve; NULL: the port creates its own. */
+	const struct tnl_dev *dev;
 };
 
 struct vport {
@@ -180,5 +187,6 @@ extern const struct vport_ops vport_netdev_ops;
 extern const struct vport_ops vport_vxlan_ops;
 extern const struct vport_ops vport_geneve_ops;
 extern const struct vport_ops vport_gre_ops;
+extern const struct vport_ops vport_erspan_ops;
 
 #endif

@@ -19,14 +19,20 @@
  * NETLINK_ROUTE socket it opened, and the daemon asks the kernel whether
  * its opener had CAP_NET_ADMIN (genl-server/creds.h).
  *
- * Every control message is one struct tapdp_req (plus payload for SEND),
- * answered by one struct tapdp_rep. */
+ * NETLINK_ROUTE stays the kernel's, but for the tunnel devices the daemon
+ * serves (RTM_NEWLINK of a flow-based tunnel kind, RTM_GETLINK and
+ * RTM_DELLINK of such a device): the shim offers each link request of a
+ * route socket to the daemon through a private emulated NETLINK_ROUTE
+ * socket (ROUTE), which either answers it there or leaves it to the kernel.
+ *
+ * Every control message is one struct tapdp_req (plus payload for SEND and
+ * ROUTE), answered by one struct tapdp_rep. */
 #ifndef TAPDP_COMPAT_PROTO_H
 #define TAPDP_COMPAT_PROTO_H
 
 #include <stdint.h>
 
-#define TAPDP_PROTO_VERSION	2
+#define TAPDP_PROTO_VERSION	3
 #define TAPDP_DEFAULT_SOCKET	"/run/tapdp/tapdp.sock"
 #define TAPDP_SOCKET_ENV	"TAPDP_SOCKET"
 
@@ -58,6 +64,10 @@ enum tapdp_op {
 	TAPDP_OP_GETSOCKOPT,	/* arg0 level, arg1 optname -> val0 value */
 	TAPDP_OP_DUMP_NEXT,	/* arg0 largest recv buffer so far; queue the
 				 * next dump part -> val1 running */
+	TAPDP_OP_ROUTE,		/* NETLINK_ROUTE sockets; payload: one
+				 * message -> val0 1 when the daemon
+				 * answered it (the answer sits in the data
+				 * socket), 0 when it is the kernel's */
 };
 
 struct tapdp_req {

@@ -106,9 +106,12 @@ check_absent "a deleted device leaves the datapath" ve0 dpctl show
 # Hostile control connections (no shim): junk, short requests, a HELLO
 # without its fds, random datagrams after a HELLO. The daemon drops them
 # and serves everyone else.
-in_ns /usr/bin/python3 - "$SOCK" <<'PY'
+version=$(sed -n 's/^#define TAPDP_PROTO_VERSION[[:space:]]*\([0-9]*\)/\1/p' \
+	"$TOP/include/tapdp/proto.h")
+in_ns /usr/bin/python3 - "$SOCK" "$version" <<'PY'
 import os, socket, struct, sys
 path = sys.argv[1]
+version = int(sys.argv[2])
 def conn():
     s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
     s.connect(path)
@@ -123,10 +126,10 @@ for junk in [b"", b"x", b"\xff" * 15, struct.pack("Iiii", 3, 0, 0, 0),
     except OSError:
         pass
     s.close()
-# A valid HELLO (version 2: the data socket's end), then garbage requests.
+# A valid HELLO (the data socket's end), then garbage requests.
 s = conn()
 a, b = socket.socketpair(socket.AF_UNIX, socket.SOCK_DGRAM)
-s.sendmsg([struct.pack("Iiii", 1, 2, 3, 16)],
+s.sendmsg([struct.pack("Iiii", 1, version, 3, 16)],
           [(socket.SOL_SOCKET, socket.SCM_RIGHTS, struct.pack("i", b.fileno()))])
 rep, fds, _, _ = socket.recv_fds(s, 64, 1)
 if struct.unpack("i", rep[:4])[0] != 0 or len(fds) != 1:
@@ -134,6 +137,27 @@ if struct.unpack("i", rep[:4])[0] != 0 or len(fds) != 1:
 for i in range(300):
     try:
         s.send(struct.pack("Iiii", 3, 0, 0, 0) + os.urandom(i * 7 % 900))
+        s.recv(64)
+    except OSError:
+        break
+# A NETLINK_ROUTE socket (with a real route socket of ours, so that the
+# daemon reads what it is offered), then link requests of every kind with
+# lengths that lie and bodies that are noise.
+s = conn()
+a, b = socket.socketpair(socket.AF_UNIX, socket.SOCK_DGRAM)
+r = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, 0)
+s.sendmsg([struct.pack("Iiii", 1, version, 3, 0)],
+          [(socket.SOL_SOCKET, socket.SCM_RIGHTS,
+            struct.pack("ii", b.fileno(), r.fileno()))])
+rep, fds, _, _ = socket.recv_fds(s, 64, 1)
+if struct.unpack("i", rep[:4])[0] != 0 or len(fds) != 1:
+    sys.exit("route HELLO refused")
+for i in range(600):
+    body = os.urandom(i * 13 % 700)
+    length = [16 + len(body), i % 40, 0xffffffff, 16 + len(body) // 2][i % 4]
+    hdr = struct.pack("IHHII", length, (16, 17, 18)[i % 3], 5, i, 0)
+    try:
+        s.send(struct.pack("Iiii", 7, 0, 0, 0) + hdr + body)
         s.recv(64)
     except OSError:
         break

@@ -2,11 +2,13 @@
 # SPDX-License-Identifier: Apache-2.0
 # Tunnel ports between two tapdp "hosts": two namespaces, each with its own
 # tapdpd, joined by a veth (the underlay, IPv4 and IPv6), each with a "VM"
-# namespace on a netdev port of its datapath. The kernel selftests'
-# ovs-dpctl.py makes the vxlan and geneve ports by the compat vport types
-# (--lwt ''), Debian's ovs-dpctl the gre port; flows with tunnel(...) keys
-# and set(tunnel(...)) carry ping and TCP between the VMs. Then a kernel
-# vxlan device (this machine's kernel has vxlan) as the far end.
+# namespace on a netdev port of its datapath. Both ways a tunnel port is
+# made: the kernel selftests' ovs-dpctl.py creates a collect-metadata
+# device over rtnetlink and adds it as a netdev port (its default, for vxlan
+# and geneve) or uses the compat vport types (--lwt ''); Debian's ovs-dpctl
+# takes the rtnetlink path for gre. Flows with tunnel(...) keys and
+# set(tunnel(...)) carry ping and TCP between the VMs; a kernel vxlan device
+# (this machine's kernel has vxlan) is a far end too.
 . "$(dirname "$0")/../lib.sh"
 
 HB=tnlb$$ VMA=tnlva$$ VMB=tnlvb$$ KV=tnlk$$
@@ -33,6 +35,8 @@ pyb() {
 		"$BUILD/tapdp-run" -- /usr/bin/python3 "$SELFTEST/ovs-dpctl.py" "$@"
 }
 dpctl_b() { in_b env TAPDP_SOCKET="$SOCKB" "$BUILD/tapdp-run" -- ovs-dpctl "$@"; }
+# What ip(8) shows of a device, through the shim (as the kernel's would be).
+link_a() { in_a "$BUILD/tapdp-run" -- ip -d link show "$@"; }
 
 # The hosts and their underlay.
 tapdp_ns_up
@@ -61,20 +65,40 @@ check_out "add-dp b" "DP 'tdp' added" pyb add-dp -V 2:0 tdp
 check "add-if a: the VM's port" pya add-if tdp va
 check "add-if b: the VM's port" pyb add-if tdp vb
 
-# --lwt '': the compat vport type. ovs-dpctl.py sends the port byte-swapped
-# (htons of a native u16), which the kernel reads in host order: 4789
-# becomes 46354, and show swaps it back.
-check "add-if -t vxlan --lwt '' (a)" pya add-if -t vxlan --lwt '' tdp vxlan_sys_4789
-check "add-if -t vxlan --lwt '' (b)" pyb add-if -t vxlan --lwt '' tdp vxlan_sys_4789
-check "the port's device exists" in_a ip link show vxlan_sys_4789
-check_out "show: a vxlan port with its destination port" \
-	"port 2: vxlan_sys_4789 \(vxlan tnl-dport:4789\)" pya show
-check "it listens where the kernel's would (46354)" listens "$NS" udp 46354
-# ovs-dpctl.py prints nothing either way: the port must not be there.
-pya add-if -t vxlan --lwt '' tdp vxlan_two >/dev/null 2>&1
-check_absent "a second vxlan port on that UDP port is refused (EEXIST)" \
+# vxlan the way ovs-dpctl.py does by default, as OVS does on a kernel with
+# the vxlan module: a collect-metadata vxlan device over rtnetlink, then a
+# netdev port on it.
+check "add-if -t vxlan (a): a device over rtnetlink" \
+	pya add-if -t vxlan tdp vxlan_sys_4789
+check "add-if -t vxlan (b)" pyb add-if -t vxlan tdp vxlan_sys_4789
+check "the device exists" in_a ip link show vxlan_sys_4789
+check_out "RTM_GETLINK shows it as the kernel's collect-metadata vxlan" \
+	"vxlan external id 0 .*dstport 4789 nolearning.* udp6zerocsumrx" \
+	link_a vxlan_sys_4789
+check_out "...without the shim, it is a TAP" "tun type tap" \
+	in_a ip -d link show vxlan_sys_4789
+check_out "show: a netdev port, as on the kernel" \
+	"port 2: vxlan_sys_4789 \(netdev\)" pya show
+# The kernel needs the device up to receive; so does the test.
+in_a ip link set vxlan_sys_4789 up
+in_b ip link set vxlan_sys_4789 up
+check "it listens on 4789" listens "$NS" udp 4789
+# ovs-dpctl.py prints nothing useful either way: the ports must not be
+# there.
+pya add-if -t vxlan tdp vxlan_two >/dev/null 2>&1
+check_absent "a second vxlan device on that UDP port is refused (EEXIST)" \
 	vxlan_two pya show
-check "...and its device was not left behind" link_gone "$NS" vxlan_two
+check "...and no device was left behind" link_gone "$NS" vxlan_two
+check_out "an unprivileged user may not create one (EPERM)" \
+	"Operation not permitted" in_a setpriv --reuid=65534 --regid=65534 \
+	--clear-groups --inh-caps=-all "$BUILD/tapdp-run" -- \
+	ip link add vxq type vxlan external dstport 4800
+check "...and none was made" link_gone "$NS" vxq
+# The compat type sends its port byte-swapped: 46354 is 4789 on the wire.
+pya add-if -t vxlan --lwt '' -p 46354 tdp vxlan_three >/dev/null 2>&1
+check_absent "a compat vxlan port on the same UDP port is refused too" \
+	vxlan_three pya show
+check "...and no device was left behind" link_gone "$NS" vxlan_three
 
 flow_a() { pya add-flow tdp "$1" "$2"; }
 flow_b() { pyb add-flow tdp "$1" "$2"; }
@@ -100,7 +124,7 @@ traffic() { # what
 }
 
 tunnel_flows 2 5 vxlan
-capture 10 "$NS" "$T/vx.txt" -i ua -T vxlan udp port 46354
+capture 10 "$NS" "$T/vx.txt" -i ua udp port 4789
 traffic vxlan
 check_out "the underlay carried VXLAN with VNI 5" "VXLAN.*vni 5" \
 	cat "$T/vx.txt"
@@ -118,7 +142,7 @@ dropped_b() {
 }
 d0=$(dropped_b)
 hostile() { # hex payload of one datagram to b's vxlan port
-	in_a /usr/bin/python3 -c "import socket,sys; s=socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.sendto(bytes.fromhex(sys.argv[1]), ('172.31.210.2', 46354))" "$1"
+	in_a /usr/bin/python3 -c "import socket,sys; s=socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.sendto(bytes.fromhex(sys.argv[1]), ('172.31.210.2', 4789))" "$1"
 }
 hostile ""
 hostile "08"
@@ -146,14 +170,14 @@ kill $UP 2>/dev/null
 wait $UP 2>/dev/null
 
 # A kernel vxlan device as the far end: namespace KV, reached from a by a
-# second underlay link, the same VNI and (byte-swapped) port.
+# second underlay link, the same VNI and port.
 ip netns add "$KV"
 ip link add uk netns "$NS" type veth peer name ka netns "$KV"
 in_a ip addr add 172.31.211.1/24 dev uk
 in_a ip link set uk up
 ip netns exec "$KV" ip addr add 172.31.211.2/24 dev ka
 ip netns exec "$KV" ip link set ka up
-ip netns exec "$KV" ip link add vxk type vxlan id 5 dstport 46354 \
+ip netns exec "$KV" ip link add vxk type vxlan id 5 dstport 4789 \
 	remote 172.31.211.1 local 172.31.211.2
 ip netns exec "$KV" ip addr add 10.9.0.3/24 dev vxk
 ip netns exec "$KV" ip link set vxk up
@@ -169,10 +193,16 @@ wait_until 5 listens "$KV" tcp 5202
 check_out "TCP to the kernel's vxlan device (4 MB)" "receiver" \
 	ip netns exec "$VMA" timeout 30 iperf3 -c 10.9.0.3 -p 5202 -n 4M
 
-check "del-if removes the port and its device" pya del-if tdp vxlan_sys_4789
-check "...the device is gone" link_gone "$NS" vxlan_sys_4789
-check "...the UDP port is free" wait_until 5 sh -c "! ip netns exec $NS ss -Hlnu 'sport = :46354' | grep -q ."
-pyb del-if tdp vxlan_sys_4789 >/dev/null 2>&1
+check "del-if removes the port" pya del-if tdp vxlan_sys_4789
+check_absent "...it is gone" vxlan_sys_4789 pya show
+check "...the UDP port is free" wait_until 5 sh -c "! ip netns exec $NS ss -Hlnu 'sport = :4789' | grep -q ."
+check "...the device stays, as the kernel's" in_a ip link show vxlan_sys_4789
+check "del-if --dellink: the port and, over rtnetlink, the device" \
+	pyb del-if --dellink 1 tdp vxlan_sys_4789
+check "...b's device is gone" wait_until 5 sh -c "! ip netns exec $HB ip link show vxlan_sys_4789 2>/dev/null"
+check "RTM_DELLINK of a's device, by name, through ip(8)" \
+	in_a "$BUILD/tapdp-run" -- ip link del vxlan_sys_4789
+check "...a's device is gone" link_gone "$NS" vxlan_sys_4789
 pya del-flows tdp >/dev/null 2>&1
 pyb del-flows tdp >/dev/null 2>&1
 
@@ -180,20 +210,27 @@ pyb del-flows tdp >/dev/null 2>&1
 check "add-if -t geneve --lwt '' (a)" pya add-if -t geneve --lwt '' tdp genev_sys_6081
 check "add-if -t geneve --lwt '' (b)" pyb add-if -t geneve --lwt '' tdp genev_sys_6081
 check "geneve listens on 49431" listens "$NS" udp 49431
+check_out "the compat port's device shows as the kernel's geneve" \
+	"geneve external id 0 .*dstport 49431" link_a genev_sys_6081
+# OVS aborts beside a genev_sys_6081 whose kind is not geneve's (its
+# in-tree probe); it reads geneve here.
+check "ovs-dpctl runs beside the compat geneve port" dpctl show
 tunnel_flows 2 77 geneve
 traffic geneve
 pya del-flows tdp >/dev/null 2>&1
 pyb del-flows tdp >/dev/null 2>&1
-# OVS's ovs-dpctl refuses to run beside a genev_sys_6081 whose kind (as
-# the kernel reports it: tun) is not geneve's.
 check "del-if geneve (a)" pya del-if tdp genev_sys_6081
 check "del-if geneve (b)" pyb del-if tdp genev_sys_6081
 
-# gre: ovs-dpctl.py 6.12 offers no gre type; Debian's ovs-dpctl creates it
-# (its rtnetlink attempt fails: this kernel has no gre module).
+# gre: ovs-dpctl.py 6.12 offers no gre type; Debian's ovs-dpctl creates a
+# collect-metadata gretap device over rtnetlink, as on a kernel with the
+# gre module, and adds it as a netdev port.
 check "ovs-dpctl add-if gre (a)" dpctl add-if tdp gre_sys,type=gre,remote_ip=flow
 check "ovs-dpctl add-if gre (b)" dpctl_b add-if tdp gre_sys,type=gre,remote_ip=flow
-check_out "ovs-dpctl.py show: the gre port" "gre_sys \(gre\)" pya show tdp
+check_out "ovs-dpctl.py show: the gre port, a netdev" "gre_sys \(netdev\)" \
+	pya show tdp
+check_out "its device is a collect-metadata gretap" "gretap external" \
+	link_a gre_sys
 tunnel_flows 2 9 gre
 traffic gre
 pya del-flows tdp >/dev/null 2>&1
@@ -211,5 +248,27 @@ check "flows b (IPv6)" flow_b "in_port(1),eth()" \
 check "flows b (IPv6): back" flow_b \
 	"tunnel(tun_id=6,ipv6_src=fd10::1,ipv6_dst=fd10::2),in_port(3),eth()" 1
 traffic "vxlan over IPv6"
+
+pya del-flows tdp >/dev/null 2>&1
+pyb del-flows tdp >/dev/null 2>&1
+
+# geneve over IPv6, made over rtnetlink (ovs-dpctl.py's default) on port
+# 6082: the device takes zero IPv6 UDP checksums (udp6zerocsumrx, as
+# ovs-dpctl.py and OVS ask), and the flows send none.
+check "add-if -t geneve -p 6082 (a)" pya add-if -t geneve -p 6082 tdp gnv6
+check "add-if -t geneve -p 6082 (b)" pyb add-if -t geneve -p 6082 tdp gnv6
+check_out "...a netdev port on a geneve device" "geneve external .*dstport 6082" \
+	link_a gnv6
+in_a ip link set gnv6 up
+in_b ip link set gnv6 up
+check "flows a (geneve, IPv6)" flow_a "in_port(1),eth()" \
+	"set(tunnel(tun_id=8,ipv6_dst=fd10::2,ttl=64)),4"
+check "flows a (geneve, IPv6): back" flow_a \
+	"tunnel(tun_id=8,ipv6_src=fd10::2,ipv6_dst=fd10::1),in_port(4),eth()" 1
+check "flows b (geneve, IPv6)" flow_b "in_port(1),eth()" \
+	"set(tunnel(tun_id=8,ipv6_dst=fd10::1,ttl=64)),4"
+check "flows b (geneve, IPv6): back" flow_b \
+	"tunnel(tun_id=8,ipv6_src=fd10::1,ipv6_dst=fd10::2),in_port(4),eth()" 1
+traffic "geneve over IPv6"
 
 finish

@@ -2,16 +2,16 @@
 # SPDX-License-Identifier: Apache-2.0
 # Debian's ovs-vswitchd on two tapdp hosts (namespaces, each with its own
 # tapdpd, ovsdb-server and ovs-vswitchd), a VM on each host's bridge, the
-# bridges joined by a tunnel port: geneve and gre, with a fixed remote_ip
-# and with remote_ip=flow and key=flow set by OpenFlow; a geneve option set
-# by one side's OpenFlow (tun_metadata0) matched by the other's. ping and a
-# TCP transfer across each; no WARN or ERR in either ovs-vswitchd's log.
+# bridges joined by a tunnel port: vxlan, geneve, gre, ip6gre, erspan and
+# ip6erspan, with a fixed remote_ip, and with remote_ip=flow and key=flow
+# set by OpenFlow; a geneve option set by one side's OpenFlow
+# (tun_metadata0) matched by the other's. ping and a TCP transfer across
+# each; no WARN or ERR in either ovs-vswitchd's log.
 #
-# ovs-vswitchd 3.1 asks rtnetlink for a tunnel device first and falls back
-# to the compat vport types when that fails, as it does here for geneve and
-# gre (this kernel has neither module). vxlan is not here: the kernel has a
-# vxlan module, so ovs-vswitchd's rtnetlink request makes a kernel device,
-# which tapdp does not serve yet (docs/COMPATIBILITY.md).
+# ovs-vswitchd 3.1 asks rtnetlink for a collect-metadata tunnel device
+# first, as on a kernel with the tunnel modules; the daemon serves that
+# request for its own devices, and ovs-vswitchd adds the device as a
+# netdev port.
 . "$(dirname "$0")/../lib.sh"
 
 HB=vtb$$ VMA=vtva$$ VMB=vtvb$$
@@ -103,13 +103,18 @@ across() { # what
 		ip netns exec "$VMA" timeout 30 iperf3 -c 10.11.0.2 -p 5201 -n 4M
 }
 
-# Fixed remote_ip, the NORMAL switch over the tunnel; geneve over IPv6 too,
-# with csum=true: the kernel's compat geneve device (the path ovs-vswitchd
-# falls back to here) refuses IPv6 datagrams without a UDP checksum.
-for case in "geneve 172.31.230" "gre 172.31.230" "geneve fd30:"; do
+# Fixed remote_ip, the NORMAL switch over the tunnel, each kind over the
+# underlay it takes; erspan v1 and v2 with their options; geneve over IPv6
+# with UDP checksums (csum=true) and vxlan without.
+for case in "vxlan 172.31.230" "vxlan fd30:" "geneve 172.31.230" \
+	    "geneve fd30: options:csum=true" "gre 172.31.230" "ip6gre fd30:" \
+	    "erspan 172.31.230 options:key=1 options:erspan_ver=1 options:erspan_idx=7" \
+	    "ip6erspan fd30: options:key=2 options:erspan_ver=2 options:erspan_dir=1 options:erspan_hwid=4"; do
 	set -- $case
-	kind=$1 ra=$2.1 rb=$2.2 opt=
-	[ "$2" = fd30: ] && ra=fd30::1 rb=fd30::2 opt=options:csum=true
+	kind=$1 ra=$2.1 rb=$2.2
+	[ "$2" = fd30: ] && ra=fd30::1 rb=fd30::2
+	shift 2
+	opt="$*"
 	hosts_up
 	check "$kind port, remote $rb (a)" vsctl a add-port br0 t0 -- set \
 		interface t0 type=$kind options:remote_ip=$rb $opt
@@ -117,6 +122,9 @@ for case in "geneve 172.31.230" "gre 172.31.230" "geneve fd30:"; do
 		interface t0 type=$kind options:remote_ip=$ra $opt
 	check_out "$kind: the datapath has a $kind port" "t0 .*\($kind" \
 		on a ovs-appctl -t "$T/ovs-vswitchd.$(cat "$T/vswitchd.pid").ctl" dpif/show
+	check_out "$kind: its device made over rtnetlink" \
+		"created [a-z0-9]+ device [a-z0-9_]+ over rtnetlink" \
+		cat "$T/tapdpd.log"
 	across "$kind to $rb"
 	hosts_down
 done

@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The shim's NETLINK_ROUTE part: the socket stays the application's real
+ * kernel socket, and only link requests that concern the daemon's tunnel
+ * devices are answered by the daemon (proto.h). Internal to libtapdp.so;
+ * thread safety as the rest of the shim: one lock per socket. */
+#ifndef TAPDP_COMPAT_ROUTE_H
+#define TAPDP_COMPAT_ROUTE_H
+
+#include <stdbool.h>
+#include <sys/socket.h>
+
+/* fd is a new NETLINK_ROUTE socket. */
+void route_track(int fd);
+/* fd is closed, or replaced by dup2/dup3. */
+void route_forget(int fd);
+bool route_tracked(int fd);
+ssize_t route_sendmsg(int fd, const struct msghdr *msg, int flags);
+ssize_t route_recvmsg(int fd, struct msghdr *msg, int flags);
+
+#endif

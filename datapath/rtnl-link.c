@@ -1,0 +1,252 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The link requests of NETLINK_ROUTE the daemon answers (server_set_route):
+ * those about the tunnel devices it serves (vport/tnl-dev.h), as the
+ * kernel's rtnetlink and tunnel drivers answer them.
+ *
+ *  - RTM_NEWLINK of kind vxlan, geneve, gretap, ip6gretap, erspan or
+ *    ip6erspan in collect-metadata mode creates such a device;
+ *  - RTM_GETLINK of one asks the kernel about its TAP and gives the answer
+ *    with the tunnel's IFLA_LINKINFO in place of the TAP's;
+ *  - RTM_DELLINK of one detaches the port on it, if any (and tells the
+ *    ovs_vport group, as dp_notify does for a vanished device), and
+ *    deletes it.
+ * Everything else, and every request from another namespace, stays the
+ * kernel's: a plain vxlan device, dumps, addresses, routes.
+ *
+ * Control thread only. */
+#include <errno.h>
+#include <linux/if_link.h>
+#include <stdio.h>
+#include <linux/rtnetlink.h>
+#include <string.h>
+
+#include "common/log.h"
+#include "datapath/datapath.h"
+#include "datapath/families.h"
+#include "netlink/genl.h"
+#include "netlink/nlsock.h"
+#include "netlink/server.h"
+#include "vport/netdev.h"
+#include "vport/tnl-dev.h"
+
+/* The attributes read here, with rtnetlink's policy for them. */
+static const struct attr_policy ifla_policy[IFLA_MAX + 1] = {
+	[IFLA_IFNAME] = { .kind = ATTR_STRING, .len = IFNAMSIZ - 1 },
+	[IFLA_MTU] = { .kind = ATTR_U32 },
+	[IFLA_LINKINFO] = { .kind = ATTR_NESTED },
+};
+
+static const struct attr_policy info_policy[IFLA_INFO_MAX + 1] = {
+	[IFLA_INFO_KIND] = { .kind = ATTR_STRING },
+	[IFLA_INFO_DATA] = { .kind = ATTR_NESTED },
+};
+
+/* A link request as far as the daemon reads it. */
+struct link_req {
+	const struct ifinfomsg *ifi;
+	char name[IFNAMSIZ];		/* "" when not named */
+	uint32_t mtu;
+	struct tnl_dev *dev;		/* the daemon's device it names */
+	const struct tnl_kind *kind;	/* RTM_NEWLINK: a kind served here */
+	const struct nlattr *data;	/* ...and its IFLA_INFO_DATA */
+};
+
+static int
+link_parse(const struct nlmsghdr *nlh, struct link_req *r, struct extack *ack)
+{
+	const struct nlattr *tb[IFLA_MAX + 1], *info[IFLA_INFO_MAX + 1];
+	size_t hl = NLMSG_ALIGN(sizeof(struct ifinfomsg));
+	int err;
+
+	memset(r, 0, sizeof(*r));
+	if (nlh->nlmsg_len < NLMSG_HDRLEN + hl)
+		return -EINVAL;
+	r->ifi = NLMSG_DATA(nlh);
+	err = attr_parse((const char *)r->ifi + hl,
+			 nlh->nlmsg_len - NLMSG_HDRLEN - hl, ifla_policy,
+			 IFLA_MAX, tb, ack);
+	if (err)
+		return err;
+	if (tb[IFLA_IFNAME])
+		snprintf(r->name, sizeof(r->name), "%.*s",
+			 attr_len(tb[IFLA_IFNAME]),
+			 (const char *)attr_data(tb[IFLA_IFNAME]));
+	if (tb[IFLA_MTU])
+		r->mtu = attr_get_u32(tb[IFLA_MTU]);
+	r->dev = tnl_dev_find(r->ifi->ifi_index, r->name[0] ? r->name : NULL);
+	if (nlh->nlmsg_type != RTM_NEWLINK || !tb[IFLA_LINKINFO])
+		return 0;
+	err = attr_parse_nested(tb[IFLA_LINKINFO], info_policy, IFLA_INFO_MAX,
+				info, ack);
+	if (err)
+		return err;
+	if (info[IFLA_INFO_KIND]) {
+		char kind[32];
+
+		snprintf(kind, sizeof(kind), "%.*s",
+			 attr_len(info[IFLA_INFO_KIND]),
+			 (const char *)attr_data(info[IFLA_INFO_KIND]));
+		r->kind = tnl_kind_find(kind);
+		r->data = info[IFLA_INFO_DATA];
+	}
+	return 0;
+}
+
+/* Whether the daemon answers nlh: it names one of its devices, or creates
+ * one of the kinds it serves, in collect-metadata mode, under a name no
+ * device of the kernel's has. */
+static bool
+link_is_ours(const struct nlmsghdr *nlh)
+{
+	struct extack ack = { 0 };
+	struct link_req r;
+	struct tnl_dev probe;
+	bool collect_md;
+
+	if (link_parse(nlh, &r, &ack))
+		return false;
+	if (r.dev)
+		return true;
+	if (nlh->nlmsg_type != RTM_NEWLINK || !r.kind || r.ifi->ifi_index ||
+	    (r.name[0] && netdev_ifindex(r.name)))
+		return false;
+	/* Data the driver refuses is refused here, as by the driver. */
+	return tnl_kind_parse(r.kind, r.data, &probe, &collect_md, &ack) ||
+	       collect_md;
+}
+
+/* The kernel's answer about the TAP, with the tunnel's link info. */
+static int
+link_get(struct nlsock *sk, const struct nlmsghdr *nlh,
+	 const struct tnl_dev *dev)
+{
+	static char got[32 << 10], out[34 << 10];
+	const struct nlmsghdr *k = (const void *)got;
+	size_t hl = NLMSG_ALIGN(sizeof(struct ifinfomsg));
+	const struct nlattr *a;
+	struct msgbuf mb;
+	void *ifi;
+	int n, rem;
+
+	n = netdev_rtnl_query(nlh, got, sizeof(got));
+	if (n < 0)
+		return n;
+	if (k->nlmsg_type != RTM_NEWLINK || k->nlmsg_len < NLMSG_HDRLEN + hl)
+		return -EPROTO;
+	msgbuf_init(&mb, out, sizeof(out));
+	ifi = msgbuf_start(&mb, RTM_NEWLINK, 0, nlh->nlmsg_seq,
+			   nlsock_portid(sk), sizeof(struct ifinfomsg));
+	if (!ifi)
+		return -EMSGSIZE;
+	memcpy(ifi, NLMSG_DATA(k), sizeof(struct ifinfomsg));
+	attr_for_each(a, (const char *)NLMSG_DATA(k) + hl,
+		      k->nlmsg_len - NLMSG_HDRLEN - hl, rem) {
+		if (attr_type(a) == IFLA_LINKINFO)
+			tnl_dev_fill_linkinfo(dev, &mb);
+		else
+			msgbuf_put_raw(&mb, a, NLA_ALIGN(a->nla_len));
+	}
+	if (msgbuf_end(&mb))
+		return -EMSGSIZE;
+	nlsock_unicast(sk, mb.buf, mb.len);
+	return 0;
+}
+
+/* A compat port's device goes with its port. */
+static void
+link_del(struct dp_net *net, struct tnl_dev *dev)
+{
+	struct dp_port *port = dp_port_locate(net, dev->name);
+	bool with_port = port && !port->vport->tnl.dev;
+
+	if (port) {
+		log_info("%s: port %u %s: device deleted, detaching",
+			 dp_name(port->dp), port->port_no, dev->name);
+		vport_family_notify_gone(port);
+		dp_port_del(port);
+	}
+	if (!with_port)
+		tnl_dev_destroy(dev);
+}
+
+static int
+link_new(const struct nlmsghdr *nlh,
+	 const struct link_req *r, struct extack *ack)
+{
+	struct tnl_dev want = { 0 };
+	bool collect_md, up;
+	int err;
+
+	/* An existing device: the driver's changelink, which a
+	 * collect-metadata device of these kinds does not take. */
+	if (r->dev)
+		return nlh->nlmsg_flags & NLM_F_EXCL ? -EEXIST : -EOPNOTSUPP;
+	if (!(nlh->nlmsg_flags & NLM_F_CREATE))
+		return -ENODEV;
+	err = tnl_kind_parse(r->kind, r->data, &want, &collect_md, ack);
+	if (err)
+		return err;
+	/* Unnamed: the kernel names it after the kind. */
+	if (r->name[0])
+		memcpy(want.name, r->name, sizeof(want.name));
+	else
+		snprintf(want.name, sizeof(want.name), "%s%%d",
+			 tnl_kind_name(r->kind));
+	up = r->ifi->ifi_change & r->ifi->ifi_flags & IFF_UP;
+	if (!tnl_dev_create(&want, r->mtu, up, &err))
+		return err;
+	log_info("created %s device %s over rtnetlink", tnl_kind_name(r->kind),
+		 want.name);
+	return 0;
+}
+
+static int
+link_handle(struct nlsock *sk, const struct nlmsghdr *nlh,
+	    struct extack *ack)
+{
+	struct link_req r;
+	int err;
+
+	/* rtnetlink asks for the capability before anything else. */
+	if (nlh->nlmsg_type != RTM_GETLINK && !nlsock_creds(sk)->net_admin)
+		return -EPERM;
+	err = link_parse(nlh, &r, ack);
+	if (err)
+		return err;
+	switch (nlh->nlmsg_type) {
+	case RTM_GETLINK:
+		return r.dev ? link_get(sk, nlh, r.dev) : -ENODEV;
+	case RTM_DELLINK:
+		if (!r.dev)
+			return -ENODEV;
+		log_info("deleting %s device %s over rtnetlink",
+			 tnl_kind_name(r.dev->kind), r.dev->name);
+		link_del(nlsock_net(sk), r.dev);
+		return 0;
+	case RTM_NEWLINK:
+		return link_new(nlh, &r, ack);
+	default:
+		return -EOPNOTSUPP;
+	}
+}
+
+static bool
+rtnl_link_offer(struct nlsock *sk, const void *buf, size_t len)
+{
+	const struct nlmsghdr *nlh = buf;
+
+	if (len < NLMSG_HDRLEN || nlh->nlmsg_len < NLMSG_HDRLEN ||
+	    nlh->nlmsg_len > len || nlsock_creds(sk)->other_netns ||
+	    (nlh->nlmsg_type == RTM_GETLINK &&
+	     (nlh->nlmsg_flags & NLM_F_DUMP)) ||
+	    !link_is_ours(nlh))
+		return false;
+	netlink_rcv(sk, nlh, nlh->nlmsg_len, link_handle);
+	return true;
+}
+
+void
+rtnl_link_register(void)
+{
+	server_set_route(rtnl_link_offer);
+}

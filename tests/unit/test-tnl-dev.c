@@ -1,0 +1,317 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The daemon's tunnel devices (vport/tnl-dev.h): the kinds' IFLA_INFO_DATA
+ * read as the drivers read it, given back as they give it, and the
+ * kernel's answers to a second device where one is allowed. Devices are
+ * real TAPs, made in a network namespace of the test's own. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <net/if.h>		/* before the uapi headers */
+#include <linux/if_link.h>
+#include <linux/if_tunnel.h>
+#include <netinet/in.h>
+#include <sched.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "netlink/msg.h"
+#include "vport/tnl-dev.h"
+
+/* Real devices, away from the host's; without a namespace of our own
+ * (no CAP_SYS_ADMIN), the tests that make devices skip. */
+static bool netns_ok;
+
+/* An IFLA_INFO_DATA nest to fill. */
+struct data {
+	char mem[512];
+	struct msgbuf mb;
+	struct nlattr *nest;
+};
+
+static void
+data_start(struct data *d)
+{
+	msgbuf_init(&d->mb, d->mem, sizeof(d->mem));
+	msgbuf_start(&d->mb, 16, 0, 0, 0, 0);
+	d->nest = msgbuf_nest_start(&d->mb, IFLA_INFO_DATA);
+}
+
+static const struct nlattr *
+data_end(struct data *d)
+{
+	msgbuf_nest_end(&d->mb, d->nest);
+	assert_int_equal(msgbuf_end(&d->mb), 0);
+	return d->nest;
+}
+
+static int
+parse(const char *kind, const struct nlattr *data, struct tnl_dev *dev,
+      bool *collect_md)
+{
+	struct extack ack = { 0 };
+
+	memset(dev, 0, sizeof(*dev));
+	return tnl_kind_parse(tnl_kind_find(kind), data, dev, collect_md,
+			      &ack);
+}
+
+static void
+test_kinds(void **state)
+{
+	static const char *const served[] = { "vxlan", "geneve", "gretap",
+					      "ip6gretap", "erspan",
+					      "ip6erspan" };
+
+	for (size_t i = 0; i < sizeof(served) / sizeof(served[0]); i++) {
+		assert_non_null(tnl_kind_find(served[i]));
+		assert_string_equal(tnl_kind_name(tnl_kind_find(served[i])),
+				    served[i]);
+	}
+	/* L3 gre, OVS's probe kind, and the rest stay the kernel's. */
+	assert_null(tnl_kind_find("gre"));
+	assert_null(tnl_kind_find("ovs_geneve"));
+	assert_null(tnl_kind_find("bareudp"));
+	assert_null(tnl_kind_find(""));
+}
+
+static void
+test_parse_vxlan(void **state)
+{
+	struct tnl_dev dev;
+	struct data d;
+	bool md;
+
+	/* The kernel's defaults: port 8472, learning on, no metadata. */
+	assert_int_equal(parse("vxlan", NULL, &dev, &md), 0);
+	assert_false(md);
+	assert_int_equal(dev.cfg.dst_port, 8472);
+	assert_true(dev.learning);
+	/* What OVS sends. */
+	data_start(&d);
+	msgbuf_put_u8(&d.mb, IFLA_VXLAN_LEARNING, 0);
+	msgbuf_put_u8(&d.mb, IFLA_VXLAN_COLLECT_METADATA, 1);
+	msgbuf_put_u8(&d.mb, IFLA_VXLAN_UDP_ZERO_CSUM6_RX, 1);
+	msgbuf_put(&d.mb, IFLA_VXLAN_GBP, 0, NULL);
+	msgbuf_put_u16(&d.mb, IFLA_VXLAN_PORT, htons(4789));
+	assert_int_equal(parse("vxlan", data_end(&d), &dev, &md), 0);
+	assert_true(md);
+	assert_int_equal(dev.cfg.dst_port, 4789);
+	assert_false(dev.learning);
+	assert_true(dev.cfg.gbp);
+	assert_true(dev.cfg.csum6_zero_rx);
+	assert_int_equal(dev.cfg.family, 0);
+	/* COLLECT_METADATA 0 is no metadata; GPE carries L3: the kernel's. */
+	data_start(&d);
+	msgbuf_put_u8(&d.mb, IFLA_VXLAN_COLLECT_METADATA, 0);
+	assert_int_equal(parse("vxlan", data_end(&d), &dev, &md), 0);
+	assert_false(md);
+	data_start(&d);
+	msgbuf_put_u8(&d.mb, IFLA_VXLAN_COLLECT_METADATA, 1);
+	msgbuf_put(&d.mb, IFLA_VXLAN_GPE, 0, NULL);
+	assert_int_equal(parse("vxlan", data_end(&d), &dev, &md), 0);
+	assert_false(md);
+	/* A port shorter than its type: the policy's error. */
+	data_start(&d);
+	msgbuf_put_u8(&d.mb, IFLA_VXLAN_PORT, 1);
+	assert_true(parse("vxlan", data_end(&d), &dev, &md) < 0);
+}
+
+static void
+test_parse_geneve_gre(void **state)
+{
+	struct tnl_dev dev;
+	struct data d;
+	bool md;
+
+	data_start(&d);
+	msgbuf_put(&d.mb, IFLA_GENEVE_COLLECT_METADATA, 0, NULL);
+	assert_int_equal(parse("geneve", data_end(&d), &dev, &md), 0);
+	assert_true(md);
+	assert_int_equal(dev.cfg.dst_port, 6081);
+	assert_false(dev.cfg.csum6_zero_rx);
+	/* inner_proto_inherit carries L3: the kernel's. */
+	data_start(&d);
+	msgbuf_put(&d.mb, IFLA_GENEVE_COLLECT_METADATA, 0, NULL);
+	msgbuf_put(&d.mb, IFLA_GENEVE_INNER_PROTO_INHERIT, 0, NULL);
+	assert_int_equal(parse("geneve", data_end(&d), &dev, &md), 0);
+	assert_false(md);
+
+	data_start(&d);
+	msgbuf_put(&d.mb, IFLA_GRE_COLLECT_METADATA, 0, NULL);
+	assert_int_equal(parse("ip6gretap", data_end(&d), &dev, &md), 0);
+	assert_true(md);
+	assert_int_equal(dev.cfg.family, AF_INET6);
+	assert_int_equal(parse("gretap", NULL, &dev, &md), 0);
+	assert_false(md);
+	assert_int_equal(dev.cfg.family, AF_INET);
+	/* erspan: version 1 unless told, at most 2. */
+	data_start(&d);
+	msgbuf_put(&d.mb, IFLA_GRE_COLLECT_METADATA, 0, NULL);
+	assert_int_equal(parse("erspan", data_end(&d), &dev, &md), 0);
+	assert_int_equal(dev.erspan_ver, 1);
+	data_start(&d);
+	msgbuf_put_u8(&d.mb, IFLA_GRE_ERSPAN_VER, 2);
+	assert_int_equal(parse("ip6erspan", data_end(&d), &dev, &md), 0);
+	assert_int_equal(dev.erspan_ver, 2);
+	data_start(&d);
+	msgbuf_put_u8(&d.mb, IFLA_GRE_ERSPAN_VER, 3);
+	assert_int_equal(parse("erspan", data_end(&d), &dev, &md), -EINVAL);
+}
+
+/* A device of kind on port, named name. */
+static struct tnl_dev *
+make(const char *kind, const char *name, uint16_t port, int *err)
+{
+	struct tnl_dev want;
+	bool md;
+
+	assert_int_equal(parse(kind, NULL, &want, &md), 0);
+	snprintf(want.name, sizeof(want.name), "%s", name);
+	if (port)
+		want.cfg.dst_port = port;
+	return tnl_dev_create(&want, 0, false, err);
+}
+
+static void
+test_create_and_conflicts(void **state)
+{
+	struct tnl_dev *vx, *gn, *gt, *g6, *er, *e6, *other;
+	int err;
+
+	if (!netns_ok)
+		skip();
+	vx = make("vxlan", "tvx0", 4789, &err);
+	assert_non_null(vx);
+	assert_int_equal(vx->ifindex, (int)if_nametoindex("tvx0"));
+	assert_ptr_equal(tnl_dev_find(0, "tvx0"), vx);
+	assert_ptr_equal(tnl_dev_find(vx->ifindex, NULL), vx);
+	assert_ptr_equal(vx->cfg.dev, vx);
+	/* The name is taken. */
+	assert_null(make("vxlan", "tvx0", 4790, &err));
+	assert_int_equal(err, -EEXIST);
+	assert_null(make("vxlan", "lo", 4790, &err));
+	assert_int_equal(err, -EEXIST);
+	/* The port is taken: by the same kind, by another kind. */
+	assert_null(make("vxlan", "tvx1", 4789, &err));
+	assert_int_equal(err, -EEXIST);
+	assert_null(make("geneve", "tgn1", 4789, &err));
+	assert_int_equal(err, -EADDRINUSE);
+	assert_int_equal(if_nametoindex("tvx1"), 0);
+	other = make("vxlan", "tvx2", 4790, &err);
+	assert_non_null(other);
+	gn = make("geneve", "tgn0", 0, &err);
+	assert_non_null(gn);
+	assert_null(make("geneve", "tgn2", 0, &err));
+	assert_int_equal(err, -EBUSY);
+	/* One device of each GRE kind, and no second. */
+	gt = make("gretap", "tgt0", 0, &err);
+	g6 = make("ip6gretap", "tg60", 0, &err);
+	er = make("erspan", "ter0", 0, &err);
+	e6 = make("ip6erspan", "te60", 0, &err);
+	assert_non_null(gt);
+	assert_non_null(g6);
+	assert_non_null(er);
+	assert_non_null(e6);
+	assert_null(make("gretap", "tgt1", 0, &err));
+	assert_int_equal(err, -EEXIST);
+	assert_null(make("ip6erspan", "te61", 0, &err));
+	assert_int_equal(err, -EEXIST);
+	/* A pattern is the kernel's to fill. */
+	tnl_dev_destroy(gt);
+	gt = make("gretap", "gretap%d", 0, &err);
+	assert_non_null(gt);
+	assert_string_equal(gt->name, "gretap0");
+	/* Deleted: gone from the table and the system, the port free. */
+	tnl_dev_destroy(vx);
+	assert_null(tnl_dev_find(0, "tvx0"));
+	assert_int_equal(if_nametoindex("tvx0"), 0);
+	vx = make("vxlan", "tvx0", 4789, &err);
+	assert_non_null(vx);
+	tnl_dev_destroy_all();
+	assert_null(tnl_dev_find(0, "tvx2"));
+	assert_int_equal(if_nametoindex("tvx2"), 0);
+}
+
+/* What GETLINK gives back reads as what was created. */
+static void
+test_linkinfo_round_trip(void **state)
+{
+	static const char *const kinds[] = { "vxlan", "geneve", "gretap",
+					     "ip6gretap", "erspan",
+					     "ip6erspan" };
+
+	if (!netns_ok)
+		skip();
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+		const struct nlattr *a, *kind = NULL, *data = NULL;
+		struct tnl_dev *dev, back;
+		struct nlattr *info;
+		char mem[1024];
+		struct msgbuf mb;
+		bool md;
+		int err, rem;
+
+		dev = make(kinds[i], "trt0", 5555, &err);
+		assert_non_null(dev);
+		dev->cfg.gbp = i == 0;
+		dev->cfg.csum6_zero_rx = true;
+		dev->learning = false;
+		dev->erspan_ver = 2;
+		msgbuf_init(&mb, mem, sizeof(mem));
+		msgbuf_start(&mb, 16, 0, 0, 0, 0);
+		info = (struct nlattr *)(mb.buf + mb.len + NLMSG_HDRLEN);
+		tnl_dev_fill_linkinfo(dev, &mb);
+		assert_int_equal(msgbuf_end(&mb), 0);
+		assert_int_equal(info->nla_type, IFLA_LINKINFO);
+		attr_for_each(a, attr_data(info), attr_len(info), rem) {
+			if (attr_type(a) == IFLA_INFO_KIND)
+				kind = a;
+			else if (attr_type(a) == IFLA_INFO_DATA)
+				data = a;
+		}
+		assert_non_null(kind);
+		assert_non_null(data);
+		assert_string_equal(attr_data(kind), kinds[i]);
+		assert_int_equal(parse(kinds[i], data, &back, &md), 0);
+		assert_true(md);
+		if (i < 2) {
+			assert_int_equal(back.cfg.dst_port, 5555);
+			assert_true(back.cfg.csum6_zero_rx);
+		}
+		assert_int_equal(back.cfg.gbp, i == 0);
+		if (i == 0)
+			assert_false(back.learning);
+		if (i >= 4)
+			assert_int_equal(back.erspan_ver, 2);
+		tnl_dev_destroy(dev);
+	}
+}
+
+static int
+own_netns(void **state)
+{
+	netns_ok = unshare(CLONE_NEWNET) == 0;
+	if (!netns_ok)
+		fprintf(stderr, "test-tnl-dev: unshare(CLONE_NEWNET): %s: the "
+			"tests that create devices skip\n", strerror(errno));
+	return 0;
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_kinds),
+		cmocka_unit_test(test_parse_vxlan),
+		cmocka_unit_test(test_parse_geneve_gre),
+		cmocka_unit_test(test_create_and_conflicts),
+		cmocka_unit_test(test_linkinfo_round_trip),
+	};
+
+	return cmocka_run_group_tests(tests, own_netns, NULL);
+}

@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The daemon's tunnel devices: those OVS creates with RTM_NEWLINK (kind
+ * vxlan, geneve, gretap, ip6gretap, erspan or ip6erspan, in
+ * collect-metadata mode) before it adds the device to a datapath as a
+ * netdev port, and those the compat vport types (vxlan, geneve, gre)
+ * create for themselves. Each is a TAP device of that name, which lives
+ * as long as its entry here; a netdev port added on one made over
+ * rtnetlink becomes a tunnel port of its kind (vport-tunnel.c).
+ *
+ * The kind's IFLA_INFO_DATA is read as the kernel's driver reads it, and
+ * given back as the driver's fill_info gives it for such a device, so that
+ * RTM_GETLINK shows the device as the kernel's would.
+ *
+ * Control thread only. */
+#ifndef TAPDP_VPORT_TNL_DEV_H
+#define TAPDP_VPORT_TNL_DEV_H
+
+#include <linux/openvswitch.h>
+#include <net/if.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "netlink/attr.h"
+#include "netlink/msg.h"
+#include "vport/vport.h"
+
+struct tnl_kind;
+
+struct tnl_dev {
+	char name[IFNAMSIZ];
+	const struct tnl_kind *kind;
+	int fd;				/* the TAP's: the device lives with it */
+	int ifindex;
+	struct vport_tunnel_config cfg;	/* cfg.dev is this device */
+	bool learning;			/* vxlan: as created, for GETLINK */
+	uint8_t erspan_ver;		/* erspan: as created */
+};
+
+/* The kind called name, if the daemon serves it. */
+const struct tnl_kind *tnl_kind_find(const char *name);
+const char *tnl_kind_name(const struct tnl_kind *kind);
+/* Reads a kind's IFLA_INFO_DATA (NULL: none given) into dev's
+ * configuration. 0 and *collect_md; or the driver's errno for data its
+ * policy refuses. Only collect-metadata devices are the daemon's. */
+int tnl_kind_parse(const struct tnl_kind *kind, const struct nlattr *data,
+		   struct tnl_dev *dev, bool *collect_md, struct extack *ack);
+
+/* Creates the device dev describes (name, kind, configuration), with
+ * mtu (0: the TAP's) and up or not. Adds it to the table and returns it,
+ * or NULL with -errno in *err: -EEXIST when a device has the name, and
+ * the kernel's errno for a second collect-metadata device on the same
+ * UDP port (vxlan: -EEXIST, geneve: -EBUSY, another kind: -EADDRINUSE) or
+ * of the same GRE kind (-EEXIST).
+ * The compat vport types make their devices here too, so that both paths
+ * see each other's. */
+struct tnl_dev *tnl_dev_create(const struct tnl_dev *dev, uint32_t mtu,
+			       bool up, int *err);
+void tnl_dev_destroy(struct tnl_dev *dev);
+/* By index (if ifindex > 0) or name (if not NULL); NULL when the daemon
+ * serves no such device. */
+struct tnl_dev *tnl_dev_find(int ifindex, const char *name);
+/* The device's ops, for the port a datapath adds on it. */
+const struct vport_ops *tnl_dev_ops(const struct tnl_dev *dev);
+/* IFLA_LINKINFO as the kernel's driver gives it. */
+void tnl_dev_fill_linkinfo(const struct tnl_dev *dev, struct msgbuf *mb);
+/* Forgets every device (the daemon's end). */
+void tnl_dev_destroy_all(void);
+
+#endif
