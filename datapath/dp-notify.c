@@ -18,6 +18,7 @@
 #include "datapath/families.h"
 #include "netlink/server.h"
 #include "vport/netdev.h"
+#include "vport/tnl-dev.h"
 
 /* The kernel rebalances its mask arrays every 4 s. */
 #define PERIODIC_MS 4000
@@ -95,6 +96,21 @@ ports_lost(void *arg)
 	}
 }
 
+/* A tunnel device made over rtnetlink deleted (or moved away) without
+ * the shim: its entry goes too, so that the name may be made again.
+ * (port_gone has detached a port on it; a compat port's device went with
+ * its port.) */
+static void
+tunnel_dev_gone(int ifindex)
+{
+	struct tnl_dev *dev = tnl_dev_find(ifindex, NULL);
+
+	if (dev && !netdev_ifindex(dev->name)) {
+		log_info("tunnel device %s deleted or moved away", dev->name);
+		tnl_dev_destroy(dev);
+	}
+}
+
 /* A port's device changed its MTU: its sends follow. */
 static void
 port_mtu(struct dp_net *net, const struct nlmsghdr *nlh, int netnsid,
@@ -124,8 +140,11 @@ link_event(const struct nlmsghdr *nlh, void *data)
 
 	if (nlh->nlmsg_len < NLMSG_LENGTH(sizeof(*ifi)))
 		return MNL_CB_OK;
-	if (nlh->nlmsg_type == RTM_DELLINK)
+	if (nlh->nlmsg_type == RTM_DELLINK) {
 		port_gone(src->net, src->netnsid, ifi->ifi_index);
+		if (src->netnsid == NETNSA_NSID_NOT_ASSIGNED)
+			tunnel_dev_gone(ifi->ifi_index);
+	}
 	else if (nlh->nlmsg_type == RTM_NEWLINK)
 		port_mtu(src->net, nlh, src->netnsid, ifi->ifi_index);
 	return MNL_CB_OK;

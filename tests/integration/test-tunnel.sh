@@ -271,4 +271,13 @@ check "flows b (geneve, IPv6): back" flow_b \
 	"tunnel(tun_id=8,ipv6_src=fd10::1,ipv6_dst=fd10::2),in_port(4),eth()" 1
 traffic "geneve over IPv6"
 
+
+# Deleted without the shim (plain ip(8)): the port is detached, as for any
+# device, and the name and UDP port are free for a new device.
+check "a device deleted without the shim" in_a ip link del gnv6
+check "...leaves the datapath" wait_until 5 output_lacks gnv6 pya show
+check "...its name and port may be taken again" in_a "$BUILD/tapdp-run" -- \
+	ip link add gnv6 type geneve external dstport 6082
+check_out "...by the daemon's geneve device" "geneve external" link_a gnv6
+
 finish
