@@ -129,25 +129,40 @@ for case in "vxlan 172.31.230" "vxlan fd30:" "geneve 172.31.230" \
 	hosts_down
 done
 
-# remote_ip=flow, key=flow: OpenFlow sets them, and a geneve option
-# (tun_metadata0) that the other side matches.
-hosts_up
-for h in a b; do
-	peer=172.31.230.2 tlv=0xabcd
-	[ "$h" = b ] && peer=172.31.230.1
-	check "geneve port, remote_ip=flow key=flow ($h)" vsctl "$h" add-port \
-		br0 tf -- set interface tf type=geneve options:remote_ip=flow \
-		options:key=flow
-	check "tlv-map ($h)" ofctl "$h" add-tlv-map br0 \
-		"{class=0xffff,type=0,len=4}->tun_metadata0"
-	ofctl "$h" del-flows br0
-	check "flows ($h)" ofctl "$h" add-flows br0 - <<OF
-table=0,in_port=vm$h,actions=set_field:$peer->tun_dst,set_field:42->tun_id,set_field:$tlv->tun_metadata0,output:tf
-table=0,in_port=tf,tun_id=42,tun_metadata0=$tlv,actions=output:vm$h
+# remote_ip=flow, key=flow: OpenFlow sets them, and (geneve) an option
+# (tun_metadata0) that the other side matches; vxlan over IPv6 with the
+# IPv6 destination set the same way.
+for kind in geneve vxlan; do
+	hosts_up
+	for h in a b; do
+		peer=172.31.230.2 tlv=0xabcd dst=tun_dst md= mdm=
+		[ "$h" = b ] && peer=172.31.230.1
+		if [ $kind = vxlan ]; then
+			peer=fd30::2 dst=tun_ipv6_dst
+			[ "$h" = b ] && peer=fd30::1
+		else
+			md=",set_field:$tlv->tun_metadata0"
+			mdm=",tun_metadata0=$tlv"
+			check "tlv-map ($h)" ofctl "$h" add-tlv-map br0 \
+				"{class=0xffff,type=0,len=4}->tun_metadata0"
+		fi
+		check "$kind port, remote_ip=flow key=flow ($h)" vsctl "$h" \
+			add-port br0 tf -- set interface tf type=$kind \
+			options:remote_ip=flow options:key=flow
+		ofctl "$h" del-flows br0
+		check "flows ($h)" ofctl "$h" add-flows br0 - <<OF
+table=0,in_port=vm$h,actions=set_field:$peer->$dst,set_field:42->tun_id$md,output:tf
+table=0,in_port=tf,tun_id=42$mdm,actions=output:vm$h
 OF
+	done
+	across "$kind, remote_ip=flow"
+	if [ $kind = geneve ]; then
+		check_out "b's flow matched the option a set" \
+			"n_packets=[1-9].*tun_metadata0=0xabcd" ofctl b dump-flows br0
+	else
+		check_out "b's flow matched the tunnel from IPv6" \
+			"n_packets=[1-9].*tun_id=0x2a" ofctl b dump-flows br0
+	fi
+	hosts_down
 done
-across "geneve, remote_ip=flow, tun_metadata0"
-check_out "b's flow matched the option a set" "n_packets=[1-9].*tun_metadata0=0xabcd" \
-	ofctl b dump-flows br0
-hosts_down
 finish
