@@ -671,7 +671,8 @@ store_set_tunnel(struct store *s, const struct nlattr *a)
 	t->offset = store_offset(s);
 	s->n_tun++;
 	set = msgbuf_nest_start(&s->mb, OVS_ACTION_ATTR_SET);
-	tun_key_put(&s->mb, &t->tun, &t->tun, tun_key_bridge(&t->tun));
+	tun_key_put(&s->mb, OVS_KEY_ATTR_TUNNEL, &t->tun, &t->tun,
+		    tun_key_bridge(&t->tun));
 	msgbuf_nest_end(&s->mb, set);
 }
 

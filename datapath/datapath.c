@@ -21,6 +21,7 @@
 #include "flow/extract.h"
 #include "flow/key-netlink.h"
 #include "flow/packet.h"
+#include "flow/tun-netlink.h"
 #include "netlink/attr.h"
 #include "netlink/msg.h"
 #include "packet/eth.h"
@@ -132,14 +133,16 @@ miss_portid(struct datapath *dp, struct dp_port *in, uint32_t hash)
 
 static int upcall_segments(struct datapath *dp, uint8_t cmd, uint32_t portid,
 			   struct packet *pkt, const struct flow_key *key,
-			   const struct nlattr *userdata, const void *acts,
+			   const struct nlattr *userdata,
+			   const struct tun_key *egress, const void *acts,
 			   int acts_len);
 
 /* Builds and sends an ovs_packet upcall; 0 when delivered. */
 static int
 upcall(struct datapath *dp, uint8_t cmd, uint32_t portid,
        struct packet *pkt, const struct flow_key *key,
-       const struct nlattr *userdata, const void *acts, int acts_len)
+       const struct nlattr *userdata, const struct tun_key *egress,
+       const void *acts, int acts_len)
 {
 	const struct dp_upcall_sink *sink = &dp->net->upcall;
 	uint32_t plen = pkt->len - pkt->cutlen;
@@ -158,7 +161,7 @@ upcall(struct datapath *dp, uint8_t cmd, uint32_t portid,
 	 * kernel does before an upcall. */
 	if (pkt->vnet.gso_type != VIRTIO_NET_HDR_GSO_NONE)
 		return upcall_segments(dp, cmd, portid, pkt, key, userdata,
-				       acts, acts_len);
+				       egress, acts, acts_len);
 	if (!upcall_buf && !(upcall_buf = malloc(UPCALL_BUF)))
 		return -ENOMEM;
 	packet_csum_finish(pkt);
@@ -175,6 +178,9 @@ upcall(struct datapath *dp, uint8_t cmd, uint32_t portid,
 	if (userdata)
 		msgbuf_put(&mb, OVS_PACKET_ATTR_USERDATA, attr_len(userdata),
 			   attr_data(userdata));
+	if (egress)
+		tun_key_put(&mb, OVS_PACKET_ATTR_EGRESS_TUN_KEY, egress, egress,
+			    false);
 	if (acts) {
 		nest = msgbuf_nest_start(&mb, OVS_PACKET_ATTR_ACTIONS);
 		if (nest && acts_len)
@@ -205,7 +211,8 @@ upcall(struct datapath *dp, uint8_t cmd, uint32_t portid,
 static int
 upcall_segments(struct datapath *dp, uint8_t cmd, uint32_t portid,
 		struct packet *pkt, const struct flow_key *key,
-		const struct nlattr *userdata, const void *acts, int acts_len)
+		const struct nlattr *userdata, const struct tun_key *egress,
+		const void *acts, int acts_len)
 {
 	uint32_t max_len = pkt->len - pkt->cutlen;
 	struct packet seg;
@@ -225,7 +232,7 @@ upcall_segments(struct datapath *dp, uint8_t cmd, uint32_t portid,
 	while (!err && (seg.len = gso_next(&g, segment_buf))) {
 		seg.cutlen = pkt->cutlen && seg.len > max_len
 				     ? seg.len - max_len : 0;
-		err = upcall(dp, cmd, portid, &seg, key, userdata, acts,
+		err = upcall(dp, cmd, portid, &seg, key, userdata, egress, acts,
 			     acts_len);
 	}
 	return err;
@@ -318,6 +325,8 @@ env_userspace(void *c, const struct packet *pkt, const struct flow_key *key,
 	const struct nlattr *tb[OVS_USERSPACE_ATTR_MAX + 1];
 	struct dp_ctx *ctx = c;
 	struct datapath *dp = ctx->dp;
+	struct tun_key egress;
+	bool has_egress = false;
 	uint32_t portid;
 	int err;
 
@@ -327,8 +336,20 @@ env_userspace(void *c, const struct packet *pkt, const struct flow_key *key,
 				     packet_hash((struct packet *)pkt, key));
 	else
 		portid = attr_get_u32(tb[OVS_USERSPACE_ATTR_PID]);
+	/* The tunnel the packet would leave by through that port, as the
+	 * port would complete it (sampling on tunnel ports). */
+	if (tb[OVS_USERSPACE_ATTR_EGRESS_TUN_PORT] && pkt->egress_tun) {
+		struct dp_port *out = dp_port_get(
+			dp, attr_get_u32(tb[OVS_USERSPACE_ATTR_EGRESS_TUN_PORT]));
+
+		egress = *pkt->egress_tun;
+		if (out && !vport_egress_info(out->vport, pkt->data,
+					      pkt->len - pkt->cutlen, &egress))
+			has_egress = true;
+	}
 	err = upcall(dp, OVS_PACKET_CMD_ACTION, portid, (struct packet *)pkt,
 		     key, tb[OVS_USERSPACE_ATTR_USERDATA],
+		     has_egress ? &egress : NULL,
 		     tb[OVS_USERSPACE_ATTR_ACTIONS] ? acts : NULL, acts_len);
 	count_upcall(dp, ctx->in, err);
 }
@@ -397,7 +418,7 @@ dp_process(struct dp_ctx *ctx, struct packet *pkt, struct flow_key *key)
 		__atomic_fetch_add(&st->n_missed, 1, __ATOMIC_RELAXED);
 		err = upcall(dp, OVS_PACKET_CMD_MISS,
 			     miss_portid(dp, ctx->in, hash), pkt, key, NULL,
-			     NULL, 0);
+			     NULL, NULL, 0);
 		count_upcall(dp, ctx->in, err);
 		return;
 	}

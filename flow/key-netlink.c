@@ -902,7 +902,7 @@ flow_key_put(struct msgbuf *mb, uint16_t attr, const struct flow_key *key,
 	msgbuf_put_u32(mb, OVS_KEY_ATTR_PRIORITY, out->priority);
 	/* A mask says how "no tunnel" is matched too. */
 	if (key->tun.family || is_mask)
-		tun_key_put(mb, &key->tun, &out->tun, false);
+		tun_key_put(mb, OVS_KEY_ATTR_TUNNEL, &key->tun, &out->tun, false);
 	if (key->in_port == FLOW_IN_PORT_NONE) {
 		if (is_mask && out->in_port == 0xffff)
 			msgbuf_put_u32(mb, OVS_KEY_ATTR_IN_PORT, 0xffffffff);

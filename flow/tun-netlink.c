@@ -393,10 +393,10 @@ put_opts(struct msgbuf *mb, const struct tun_key *key,
 }
 
 void
-tun_key_put(struct msgbuf *mb, const struct tun_key *key,
+tun_key_put(struct msgbuf *mb, uint16_t attr, const struct tun_key *key,
 	    const struct tun_key *out, bool bridge)
 {
-	struct nlattr *nest = msgbuf_nest_start(mb, OVS_KEY_ATTR_TUNNEL);
+	struct nlattr *nest = msgbuf_nest_start(mb, attr);
 
 	if (out->flags & TUN_F_KEY)
 		msgbuf_put_u64(mb, OVS_TUNNEL_KEY_ATTR_ID, out->id);

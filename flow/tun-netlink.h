@@ -38,11 +38,12 @@ int tun_key_from_set(struct tun_key *t, const struct nlattr *attr, bool log);
  * VXLAN options' nest. For keys given without a mask. */
 void tun_nlattrs_mask_fill(void *data, int len);
 
-/* Puts an OVS_KEY_ATTR_TUNNEL holding out's attributes, whose shape (the
- * addresses' family, the options' length) follows key; out is key or a
- * mask of it. bridge: the kernel's IP_TUNNEL_INFO_BRIDGE form, a key at
- * most (set(tunnel) only). Overflow is left to mb. */
-void tun_key_put(struct msgbuf *mb, const struct tun_key *key,
+/* Puts attr (OVS_KEY_ATTR_TUNNEL, OVS_PACKET_ATTR_EGRESS_TUN_KEY) holding
+ * out's attributes, whose shape (the addresses' family, the options'
+ * length) follows key; out is key or a mask of it. bridge: the kernel's
+ * IP_TUNNEL_INFO_BRIDGE form, a key at most (set(tunnel) only). Overflow
+ * is left to mb. */
+void tun_key_put(struct msgbuf *mb, uint16_t attr, const struct tun_key *key,
 		 const struct tun_key *out, bool bridge);
 
 #endif

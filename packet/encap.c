@@ -485,6 +485,20 @@ encap_src_port(uint32_t hash, uint16_t min, uint16_t max)
 	       min;
 }
 
+void
+encap_udp_ports(const struct encap_port *port, const struct tun_key *key,
+		uint32_t hash, uint16_t *src, uint16_t *dst)
+{
+	if (port->kind == ENCAP_VXLAN) {
+		*src = htons(encap_src_port(hash, port->port_min,
+					    port->port_max));
+		*dst = key->tp_dst ? key->tp_dst : port->dst_port;
+	} else {
+		*src = htons(encap_src_port(hash, 1, UINT16_MAX));
+		*dst = port->dst_port;
+	}
+}
+
 /* Room for hlen bytes in front of the frame: the new start. */
 static uint8_t *
 push(struct encap_buf *b, size_t hlen)
@@ -578,6 +592,7 @@ udp_push(const struct encap_port *port, const struct tun_key *key,
 {
 	uint32_t hash = flow_hash(tx, b->data + b->head, b->len);
 	struct udp_header *uh;
+	uint16_t sport, dport;
 	size_t hlen;
 	uint8_t *p;
 	int err;
@@ -593,17 +608,14 @@ udp_push(const struct encap_port *port, const struct tun_key *key,
 		return -EMSGSIZE;
 	p = push(b, UDP_HLEN + hlen);
 	uh = (struct udp_header *)p;
-	if (port->kind == ENCAP_VXLAN) {
+	if (port->kind == ENCAP_VXLAN)
 		vxlan_write(port, key, (struct vxlan_header *)(uh + 1));
-		uh->src = htons(encap_src_port(hash, port->port_min,
-					       port->port_max));
-		uh->dst = key->tp_dst ? key->tp_dst : port->dst_port;
-	} else {
+	else
 		geneve_write(key, port->l3 ? tx->proto : htons(ETH_P_TEB),
 			     hlen - GENEVE_HLEN, (struct geneve_header *)(uh + 1));
-		uh->src = htons(encap_src_port(hash, 1, UINT16_MAX));
-		uh->dst = port->dst_port;
-	}
+	encap_udp_ports(port, key, hash, &sport, &dport);
+	uh->src = sport;
+	uh->dst = dport;
 	uh->len = htons(b->len);
 	uh->csum = 0;
 

@@ -138,6 +138,11 @@ int encap_decap(const struct encap_port *port,
 /* The UDP source port (host order) for a flow hash, from min to max - 1,
  * spread as the kernel's udp_flow_src_port() spreads it. */
 uint16_t encap_src_port(uint32_t hash, uint16_t min, uint16_t max);
+/* The UDP ports (be) a vxlan or geneve port sends a packet of flow hash
+ * hash by: the source from the flow hash, the destination the key's
+ * (vxlan) or the port's. */
+void encap_udp_ports(const struct encap_port *port, const struct tun_key *key,
+		     uint32_t hash, uint16_t *src, uint16_t *dst);
 
 /* Writes port's tunnel headers in front of the frame in b and moves
  * b->head back over them; fills outer for encap_push_ip(). The key's

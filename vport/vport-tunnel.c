@@ -848,6 +848,24 @@ drop:
 	return err;
 }
 
+static int
+tnl_egress_info(struct vport *vport, const void *frame, size_t len,
+		struct tun_key *tun)
+{
+	struct tnl *t = vport->state;
+	int err;
+
+	if (!tun->family || (t->family && t->family != tun->family))
+		return -EINVAL;
+	err = resolve_source(tun);
+	if (err)
+		return err;
+	if (t->port.kind == ENCAP_VXLAN || t->port.kind == ENCAP_GENEVE)
+		encap_udp_ports(&t->port, tun, flow_hash(frame, len),
+				&tun->tp_src, &tun->tp_dst);
+	return 0;
+}
+
 static void
 tnl_get_stats(struct vport *vport, struct ovs_vport_stats *st)
 {
@@ -875,6 +893,7 @@ tnl_get_stats(struct vport *vport, struct ovs_vport_stats *st)
 		.recv_burst = tnl_recv_burst,			\
 		.send = tnl_send,				\
 		.get_stats = tnl_get_stats,			\
+		.egress_info = tnl_egress_info,			\
 	}
 
 const struct vport_ops vport_vxlan_ops = TUNNEL_OPS(OVS_VPORT_TYPE_VXLAN,

@@ -138,6 +138,15 @@ tx_enqueue(struct vport *vport, const void *frame, size_t len,
 	return true;
 }
 
+int
+vport_egress_info(struct vport *vport, const void *frame, size_t len,
+		  struct tun_key *tun)
+{
+	if (!vport->ops->egress_info)
+		return -EINVAL;
+	return vport->ops->egress_info(vport, frame, len, tun);
+}
+
 const struct vport_ops *
 vport_ops_for(enum ovs_vport_type type)
 {

@@ -91,6 +91,10 @@ struct vport_ops {
 	/* Optional, for ports whose traffic does not cross their device
 	 * (tunnels): the counters, instead of the device's. */
 	void (*get_stats)(struct vport *vport, struct ovs_vport_stats *st);
+	/* Optional (tunnels): completes tun, the tunnel a frame is to be
+	 * sent by, as the port would send it; see vport_egress_info(). */
+	int (*egress_info)(struct vport *vport, const void *frame, size_t len,
+			   struct tun_key *tun);
 };
 
 struct tnl_dev;
@@ -155,6 +159,13 @@ int vport_send(struct vport *vport, const void *frame, size_t len,
 void vport_rx_deliver(struct vport *vport, uint8_t *buf, size_t size,
 		      size_t len, const struct virtio_net_hdr *vh,
 		      const struct tun_key *tun);
+/* The tunnel a frame is to be sent by (from its set(tunnel)), completed
+ * as the port would send it: the source address the host's routes give,
+ * the UDP ports (the kernel's dev_fill_metadata_dst(), for the userspace
+ * action's egress_tun_port). 0, -EINVAL for a port that is no tunnel or
+ * does not carry tun's family, or the route lookup's error. */
+int vport_egress_info(struct vport *vport, const void *frame, size_t len,
+		      struct tun_key *tun);
 /* Where the port's device is now: an internal port's device may move to
  * another namespace (and on, and back) and stays the port's, as the
  * kernel's does. Updates netnsid, ifindex and the MTU; -ENODEV when the

@@ -13,6 +13,7 @@
 
 #include "netlink/msg.h"
 #include "packet/frame.h"
+#include "packet/tun-key.h"
 #include "tests/unit/builders.h"
 
 #define MAX_DEVICES	32
@@ -164,6 +165,20 @@ fake_send(struct vport *vport, const void *frame, size_t len,
 	return wire_send(vport->fd, vh, frame, len, MSG_DONTWAIT);
 }
 
+/* As a tunnel port completes its egress tunnel: a source address and the
+ * UDP ports, fixed here (FAKE_EGRESS_*). */
+static int
+fake_egress_info(struct vport *vport, const void *frame, size_t len,
+		 struct tun_key *tun)
+{
+	if (tun->family != AF_INET)
+		return -EINVAL;
+	tun->ipv4_src = htonl(FAKE_EGRESS_SRC);
+	tun->tp_src = htons(FAKE_EGRESS_SPORT);
+	tun->tp_dst = htons(FAKE_EGRESS_DPORT);
+	return 0;
+}
+
 static const struct vport_ops internal_ops = {
 	.type = OVS_VPORT_TYPE_INTERNAL,
 	.name = "internal",
@@ -180,6 +195,7 @@ static const struct vport_ops netdev_ops = {
 	.close = fake_close,
 	.recv_burst = recv_burst,
 	.send = fake_send,
+	.egress_info = fake_egress_info,
 };
 
 const struct vport_ops *

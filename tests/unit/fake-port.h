@@ -45,6 +45,12 @@ ssize_t fake_wire_recv(const char *name, void *buf, size_t size, int ms);
  * (tests/unit/builders.h), of a local experimental EtherType (nothing past
  * Ethernet to parse). Returns its length. */
 #define FAKE_FRAME_LEN	60
+
+/* What a fake netdev port completes an egress tunnel with (host order):
+ * its ops have egress_info, as a tunnel port's, for IPv4 tunnels. */
+#define FAKE_EGRESS_SRC		0x0a000001
+#define FAKE_EGRESS_SPORT	4242
+#define FAKE_EGRESS_DPORT	4789
 #define FAKE_ETH_TYPE	0x88b5
 size_t fake_frame(uint8_t *frame);
 /* The flow key of such a frame from src received on in_port, as a nest of

@@ -320,6 +320,132 @@ test_userspace_action_sends_userdata(void **state)
 	assert_int_equal(st.n_missed, 0);
 }
 
+/* userspace(egress_tun_port): the tunnel the packet would leave by,
+ * completed by that port (source, UDP ports), after the key and userdata,
+ * as the kernel's OVS_PACKET_ATTR_EGRESS_TUN_KEY; none for a port that is
+ * no tunnel or a packet with no set(tunnel). */
+static void
+userspace_egress(struct fixture *fx, bool set_tunnel, uint32_t egress_port,
+		 const struct nlattr **egress)
+{
+	static uint8_t msg[2048];
+	static struct attrs acts;
+	uint8_t f[FAKE_FRAME_LEN];
+	struct nlattr *set, *tun, *user;
+	const struct nlattr *a;
+	uint32_t portid;
+	const char *p;
+	ssize_t n;
+	int rem;
+	bool key_seen = false;
+
+	attrs_init(&acts);
+	if (set_tunnel) {
+		set = msgbuf_nest_start(&acts.mb, OVS_ACTION_ATTR_SET);
+		tun = msgbuf_nest_start(&acts.mb, OVS_KEY_ATTR_TUNNEL);
+		msgbuf_put_u64(&acts.mb, OVS_TUNNEL_KEY_ATTR_ID, htobe64(7));
+		msgbuf_put_u32(&acts.mb, OVS_TUNNEL_KEY_ATTR_IPV4_DST,
+			       htonl(0x0a000002));
+		msgbuf_put_u8(&acts.mb, OVS_TUNNEL_KEY_ATTR_TTL, 64);
+		msgbuf_nest_end(&acts.mb, tun);
+		msgbuf_nest_end(&acts.mb, set);
+	}
+	user = msgbuf_nest_start(&acts.mb, OVS_ACTION_ATTR_USERSPACE);
+	msgbuf_put_u32(&acts.mb, OVS_USERSPACE_ATTR_PID, 88);
+	msgbuf_put(&acts.mb, OVS_USERSPACE_ATTR_USERDATA, 4, "tun!");
+	msgbuf_put_u32(&acts.mb, OVS_USERSPACE_ATTR_EGRESS_TUN_PORT,
+		       egress_port);
+	msgbuf_nest_end(&acts.mb, user);
+	flow_add(fx->dp, 1, &acts);
+	fake_wire_send("tdp-a", f, fake_frame(f));
+	n = upcall_recv(&portid, msg, sizeof(msg), WAIT_MS);
+	assert_true(n > 0);
+	p = upcall_check(msg, n, OVS_PACKET_CMD_ACTION, fx->dp, &rem);
+	*egress = attrs_find(p, rem, OVS_PACKET_ATTR_EGRESS_TUN_KEY);
+	/* The kernel's order: key, userdata, egress tunnel, packet. */
+	attr_for_each(a, p, rem, rem) {
+		if (attr_type(a) == OVS_PACKET_ATTR_KEY)
+			key_seen = true;
+		else if (attr_type(a) == OVS_PACKET_ATTR_EGRESS_TUN_KEY)
+			assert_true(key_seen);
+		else if (attr_type(a) == OVS_PACKET_ATTR_PACKET)
+			break;
+	}
+}
+
+static void
+test_userspace_egress_tun_key(void **state)
+{
+	struct fixture *fx = *state;
+	const struct nlattr *eg, *a;
+	int found = 0, rem;
+
+	userspace_egress(fx, true, 2, &eg);
+	assert_non_null(eg);
+	attr_for_each(a, attr_data(eg), attr_len(eg), rem) {
+		switch (attr_type(a)) {
+		case OVS_TUNNEL_KEY_ATTR_ID:
+			assert_true(attr_get_u64(a) == htobe64(7));
+			found |= 1;
+			break;
+		case OVS_TUNNEL_KEY_ATTR_IPV4_SRC:
+			assert_int_equal(attr_get_u32(a),
+					 htonl(FAKE_EGRESS_SRC));
+			found |= 2;
+			break;
+		case OVS_TUNNEL_KEY_ATTR_IPV4_DST:
+			assert_int_equal(attr_get_u32(a), htonl(0x0a000002));
+			found |= 4;
+			break;
+		case OVS_TUNNEL_KEY_ATTR_TP_SRC:
+			assert_int_equal(attr_get_u16(a),
+					 htons(FAKE_EGRESS_SPORT));
+			found |= 8;
+			break;
+		case OVS_TUNNEL_KEY_ATTR_TP_DST:
+			assert_int_equal(attr_get_u16(a),
+					 htons(FAKE_EGRESS_DPORT));
+			found |= 16;
+			break;
+		case OVS_TUNNEL_KEY_ATTR_TTL:
+			assert_int_equal(attr_get_u8(a), 64);
+			found |= 32;
+			break;
+		}
+	}
+	assert_int_equal(found, 63);
+}
+
+/* No set(tunnel) before it. */
+static void
+test_userspace_egress_no_tunnel(void **state)
+{
+	const struct nlattr *eg;
+
+	userspace_egress(*state, false, 2, &eg);
+	assert_null(eg);
+}
+
+/* A port that is no tunnel (the local port's ops have none). */
+static void
+test_userspace_egress_not_tunnel_port(void **state)
+{
+	const struct nlattr *eg;
+
+	userspace_egress(*state, true, OVSP_LOCAL, &eg);
+	assert_null(eg);
+}
+
+/* A port that does not exist. */
+static void
+test_userspace_egress_no_port(void **state)
+{
+	const struct nlattr *eg;
+
+	userspace_egress(*state, true, 99, &eg);
+	assert_null(eg);
+}
+
 /* A port whose only pid is 0 has nobody to tell: the miss is lost. */
 static void
 test_miss_without_pid_is_lost(void **state)
@@ -692,6 +818,14 @@ main(void)
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(
 			test_userspace_action_sends_userdata, setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			test_userspace_egress_tun_key, setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			test_userspace_egress_no_tunnel, setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			test_userspace_egress_not_tunnel_port, setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			test_userspace_egress_no_port, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_miss_without_pid_is_lost,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_refused_upcall_is_lost,
