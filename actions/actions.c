@@ -660,7 +660,7 @@ execute_list(struct exec *x, struct packet *pkt, struct flow_key *key,
 
 		switch (attr_type(a)) {
 		case OVS_ACTION_ATTR_OUTPUT:
-			env->output(env->ctx, pkt, attr_get_u32(a));
+			env->output(env->ctx, pkt, key, attr_get_u32(a));
 			pkt->cutlen = 0;
 			break;
 		case OVS_ACTION_ATTR_TRUNC: {

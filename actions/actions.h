@@ -53,8 +53,10 @@ struct actions_stored {
 struct actions_env {
 	void *ctx;
 	/* Sends the packet (len - cutlen bytes) out of port_no; a tunnel
-	 * port encapsulates it as pkt->egress_tun says. */
-	void (*output)(void *ctx, const struct packet *pkt, uint32_t port_no);
+	 * port encapsulates it as pkt->egress_tun says. key: the packet's
+	 * (an L3 packet's protocol is its eth_type). */
+	void (*output)(void *ctx, const struct packet *pkt,
+		       const struct flow_key *key, uint32_t port_no);
 	/* OVS_PACKET_CMD_ACTION to pid, with the attributes of the
 	 * userspace action; actions (may be NULL) are the flow's. */
 	void (*userspace)(void *ctx, const struct packet *pkt,

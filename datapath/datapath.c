@@ -280,30 +280,37 @@ send_fragment(void *arg, const uint8_t *frame, uint32_t len)
 {
 	struct frag_out *o = arg;
 
-	vport_send(o->port->vport, frame, len, NULL, o->tun);
+	vport_send(o->port->vport, frame, len, NULL, o->tun, 0);
 }
 
 /* The packet out of port_no. pkt->egress_tun, from a set(tunnel), is the
  * tunnel a tunnel port sends it by; the other ports ignore it, as the
  * kernel's other devices ignore the skb's tunnel dst. */
 static void
-env_output(void *c, const struct packet *pkt, uint32_t port_no)
+env_output(void *c, const struct packet *pkt, const struct flow_key *key,
+	   uint32_t port_no)
 {
 	struct dp_ctx *ctx = c;
 	struct dp_port *port = dp_port_get(ctx->dp, port_no);
+	uint16_t l3_proto = pkt->l3 ? key->eth_type : 0;
 	uint32_t len = pkt->len;
 
-	/* An Ethernet port takes Ethernet frames only, as the kernel's. */
-	if (!port || pkt->l3)
+	/* An Ethernet port takes Ethernet frames only, as the kernel's;
+	 * an L3 port (ARPHRD_NONE) both. */
+	if (!port || (pkt->l3 && !port->vport->l3))
 		return;
 	if (pkt->cutlen) {
-		len = pkt->len - pkt->cutlen > ETH_HLEN
-			      ? pkt->len - pkt->cutlen : ETH_HLEN;
+		uint32_t min = pkt->l3 ? 0 : ETH_HLEN;
+
+		len = pkt->len - pkt->cutlen > min ? pkt->len - pkt->cutlen
+						   : min;
 		/* A cut frame is no longer one GSO unit. */
-		vport_send(port->vport, pkt->data, len, NULL, pkt->egress_tun);
+		vport_send(port->vport, pkt->data, len, NULL, pkt->egress_tun,
+			   l3_proto);
 		return;
 	}
-	if (pkt->mru && len > (uint32_t)pkt->mru + ETH_HLEN) {
+	/* (An L3 packet conntrack reassembled leaves whole.) */
+	if (pkt->mru && !pkt->l3 && len > (uint32_t)pkt->mru + ETH_HLEN) {
 		/* Reassembled by conntrack: out as fragments again, none
 		 * larger than the largest that came in. */
 		struct frag_out o = { .port = port, .tun = pkt->egress_tun };
@@ -315,7 +322,8 @@ env_output(void *c, const struct packet *pkt, uint32_t port_no)
 				   send_fragment, &o);
 		return;
 	}
-	vport_send(port->vport, pkt->data, len, &pkt->vnet, pkt->egress_tun);
+	vport_send(port->vport, pkt->data, len, &pkt->vnet, pkt->egress_tun,
+		   l3_proto);
 }
 
 static void
@@ -452,7 +460,7 @@ rx_stop(void *owner)
 static void
 rx_frame(struct vport *vport, uint8_t *buf, size_t size, size_t len,
 	 const struct virtio_net_hdr *vh, const struct tun_key *tun,
-	 void *owner)
+	 uint16_t l3_proto, void *owner)
 {
 	struct dp_port *port = owner;
 	struct dp_ctx ctx = { .dp = port->dp, .in = port };
@@ -465,8 +473,12 @@ rx_frame(struct vport *vport, uint8_t *buf, size_t size, size_t len,
 	if (tun)
 		key.tun = *tun;
 	key.in_port = port->port_no;
+	/* An L3 packet's protocol is its key's eth_type, as the kernel's
+	 * skb->protocol. */
+	key.eth_type = l3_proto;
+	pkt.l3 = l3_proto != 0;
 	/* A frame the kernel would not take (too short) is dropped. */
-	if (flow_extract(pkt.data, pkt.len, &key, &pkt.layers) < 0)
+	if (packet_extract(&pkt, &key) < 0)
 		return;
 	pkt.key_valid = true;
 	dp_process(&ctx, &pkt, &key);

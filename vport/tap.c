@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 int
-tap_open(char *name, bool multi_queue, bool excl)
+tap_open(char *name, bool l3, bool multi_queue, bool excl)
 {
 	struct ifreq ifr = { 0 };
 	int fd, err;
@@ -19,7 +19,7 @@ tap_open(char *name, bool multi_queue, bool excl)
 	fd = open("/dev/net/tun", O_RDWR | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
 		return -errno;
-	ifr.ifr_flags = IFF_TAP | IFF_NO_PI | IFF_VNET_HDR;
+	ifr.ifr_flags = (l3 ? IFF_TUN : IFF_TAP) | IFF_NO_PI | IFF_VNET_HDR;
 	if (multi_queue)
 		ifr.ifr_flags |= IFF_MULTI_QUEUE;
 	if (excl)

@@ -8,11 +8,12 @@
 #include <stdbool.h>
 
 /* Opens a queue of the TAP device called name (an IFNAMSIZ buffer; a
- * name with "%d" is a pattern the kernel fills in, written back). With
- * excl, the device is created, or -EEXIST if the name is taken (checked
- * and created at once, so no other TAP of that name is joined by
- * mistake); without, the queue joins it. Frames carry a virtio-net
+ * name with "%d" is a pattern the kernel fills in, written back), or with
+ * l3 of a TUN device (L3 packets, no Ethernet: the kernel's ARPHRD_NONE).
+ * With excl, the device is created, or -EEXIST if the name is taken
+ * (checked and created at once, so no other TAP of that name is joined
+ * by mistake); without, the queue joins it. Packets carry a virtio-net
  * header. A non-blocking fd, or -errno. */
-int tap_open(char *name, bool multi_queue, bool excl);
+int tap_open(char *name, bool l3, bool multi_queue, bool excl);
 
 #endif

@@ -32,17 +32,19 @@ struct tnl_kind {
 	uint8_t family;			/* the underlay: 0 both */
 	uint16_t default_port;		/* UDP tunnels */
 	bool erspan;
+	bool l3;			/* carries L3 packets (ARPHRD_NONE) */
 };
 
 /* The kernel's defaults: vxlan's module parameter udp_port (8472, not
  * IANA's 4789), geneve's IANA port. */
 static const struct tnl_kind kinds[] = {
-	{ "vxlan", FAM_VXLAN, &vport_vxlan_ops, 0, 8472, false },
-	{ "geneve", FAM_GENEVE, &vport_geneve_ops, 0, 6081, false },
-	{ "gretap", FAM_GRE, &vport_gre_ops, AF_INET, 0, false },
-	{ "ip6gretap", FAM_GRE, &vport_gre_ops, AF_INET6, 0, false },
-	{ "erspan", FAM_GRE, &vport_erspan_ops, AF_INET, 0, true },
-	{ "ip6erspan", FAM_GRE, &vport_erspan_ops, AF_INET6, 0, true },
+	{ "vxlan", FAM_VXLAN, &vport_vxlan_ops, 0, 8472, false, false },
+	{ "geneve", FAM_GENEVE, &vport_geneve_ops, 0, 6081, false, false },
+	{ "gre", FAM_GRE, &vport_gre_ops, AF_INET, 0, false, true },
+	{ "gretap", FAM_GRE, &vport_gre_ops, AF_INET, 0, false, false },
+	{ "ip6gretap", FAM_GRE, &vport_gre_ops, AF_INET6, 0, false, false },
+	{ "erspan", FAM_GRE, &vport_erspan_ops, AF_INET, 0, true, false },
+	{ "ip6erspan", FAM_GRE, &vport_erspan_ops, AF_INET6, 0, true, false },
 };
 
 static struct tnl_dev **devs;
@@ -107,6 +109,7 @@ tnl_kind_parse(const struct tnl_kind *kind, const struct nlattr *data,
 	dev->cfg = (struct vport_tunnel_config){
 		.dst_port = kind->default_port,
 		.family = kind->family,
+		.l3 = kind->l3,
 	};
 	dev->learning = true;
 	dev->erspan_ver = 1;
@@ -220,7 +223,7 @@ tnl_dev_create(const struct tnl_dev *want, uint32_t mtu, bool up, int *err)
 	}
 	*dev = *want;
 	dev->cfg.dev = dev;
-	dev->fd = tap_open(dev->name, false, true);
+	dev->fd = tap_open(dev->name, dev->cfg.l3, false, true);
 	if (dev->fd < 0) {
 		*err = dev->fd;
 		free(dev);

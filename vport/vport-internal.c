@@ -23,7 +23,8 @@ static int
 queue_open(struct vport *vport, struct vport_rxq *q)
 {
 	q->state = NULL;
-	q->fd = tap_open(vport->name, vport->n_rxq > 1, q == vport->rxq);
+	q->fd = tap_open(vport->name, false, vport->n_rxq > 1,
+			 q == vport->rxq);
 	return q->fd < 0 ? q->fd : 0;
 }
 
@@ -111,13 +112,14 @@ internal_recv_burst(struct vport *vport, struct vport_rxq *q,
 		if (r < (ssize_t)sizeof(vh))
 			break;
 		vport_rx_deliver(vport, scratch, size, r - sizeof(vh), &vh,
-				 NULL);
+				 NULL, 0);
 	}
 }
 
 static int
 internal_send(struct vport *vport, const void *frame, size_t len,
-	      const struct virtio_net_hdr *vh, const struct tun_key *tun)
+	      const struct virtio_net_hdr *vh, const struct tun_key *tun,
+	      uint16_t l3_proto)
 {
 	struct iovec iov[2] = { { (void *)vh, sizeof(*vh) },
 				{ (void *)frame, len } };

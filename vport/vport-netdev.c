@@ -280,7 +280,7 @@ recv_copy(struct vport *vport, struct vport_rxq *q, uint8_t *scratch,
 	}
 	vport_rx_deliver(vport, frame - FRAME_HEADROOM,
 			 size - (frame - FRAME_HEADROOM - scratch), n, &vh,
-			 NULL);
+			 NULL, 0);
 }
 
 /* One ring slot the kernel handed over; the slot goes back after. */
@@ -312,7 +312,7 @@ recv_slot(struct vport *vport, struct vport_rxq *q, struct tpacket2_hdr *h,
 	}
 	vport_rx_deliver(vport, frame - FRAME_HEADROOM,
 			 slot + RING_FRAME - (frame - FRAME_HEADROOM), len,
-			 &vh, NULL);
+			 &vh, NULL, 0);
 }
 
 static void
@@ -338,7 +338,8 @@ netdev_recv_burst(struct vport *vport, struct vport_rxq *q, uint8_t *scratch,
 
 static int
 netdev_send(struct vport *vport, const void *frame, size_t len,
-	    const struct virtio_net_hdr *vh, const struct tun_key *tun)
+	    const struct virtio_net_hdr *vh, const struct tun_key *tun,
+	    uint16_t l3_proto)
 {
 	struct iovec iov[2] = { { (void *)vh, sizeof(*vh) },
 				{ (void *)frame, len } };

@@ -296,6 +296,8 @@ tnl_open(struct vport *vport, enum encap_kind kind)
 	t->port.gbp = vport->tnl.gbp;
 	t->family = vport->tnl.family ? vport->tnl.family
 		    : !vport->tnl.dev && kind == ENCAP_GRE ? AF_INET : 0;
+	t->port.l3 = vport->tnl.l3;
+	vport->l3 = vport->tnl.l3;
 	t->zero_csum6_rx = vport->tnl.csum6_zero_rx;
 	netdev_local_port_range(&t->port.port_min, &t->port.port_max);
 	vport->state = t;
@@ -454,6 +456,7 @@ rx_datagram(struct vport *vport, unsigned which, uint8_t *data,
 	struct virtio_net_hdr vh = { 0 };
 	struct encap_inner in;
 	struct tun_key key;
+	uint16_t l3_proto;
 	uint8_t *p = data;
 	int err;
 
@@ -500,20 +503,24 @@ rx_datagram(struct vport *vport, unsigned which, uint8_t *data,
 	}
 	err = encap_decap(&t->port, &o, p, len, &key, &in);
 	/* ...and a GRE payload of another protocol (gretap, erspan) is
-	 * another device's too. */
-	if (gre && err == -EPROTONOSUPPORT)
+	 * another device's too; so is TEB to an L3 gre device (the kernel
+	 * gives it to its gretap device). */
+	if (gre && (err == -EPROTONOSUPPORT ||
+		    (!err && t->port.l3 && in.proto == htons(ETH_P_TEB))))
 		return;
-	if (err < 0 || in.proto != htons(ETH_P_TEB))
+	if (err < 0 || (!t->port.l3 && in.proto != htons(ETH_P_TEB)))
 		goto drop;
 	p += in.off;
+	l3_proto = in.proto == htons(ETH_P_TEB) ? 0 : in.proto;
 	/* A sender on this host (a kernel vxlan device over a veth) leaves
 	 * the inner checksum partial: ask whoever sends the frame on to
 	 * finish it, as the kernel's skb would. */
-	offload_csum_partial_guess(p, in.len, &vh);
+	if (!l3_proto)
+		offload_csum_partial_guess(p, in.len, &vh);
 	__atomic_fetch_add(&t->rx_packets, 1, __ATOMIC_RELAXED);
 	__atomic_fetch_add(&t->rx_bytes, in.len, __ATOMIC_RELAXED);
 	vport_rx_deliver(vport, p - FRAME_HEADROOM, end - (p - FRAME_HEADROOM),
-			 in.len, &vh, &key);
+			 in.len, &vh, &key, l3_proto);
 	return;
 drop:
 	__atomic_fetch_add(&t->rx_dropped, 1, __ATOMIC_RELAXED);
@@ -559,14 +566,15 @@ tnl_recv_burst(struct vport *vport, struct vport_rxq *q, uint8_t *scratch,
 
 /* The inner flow's hash, as the kernel's skb_get_hash() picks a UDP
  * source port by: addresses, protocol and ports, so that a flow keeps its
- * outer 5-tuple (and its path through ECMP and RSS). */
+ * outer 5-tuple (and its path through ECMP and RSS). l3_proto: an L3
+ * packet's protocol, 0 for an Ethernet frame. */
 static uint32_t
-flow_hash(const uint8_t *f, size_t len)
+flow_hash(const uint8_t *f, size_t len, uint16_t l3_proto)
 {
 	uint64_t w[6] = { 0 };
-	struct eth_walk ew;
+	struct eth_walk ew = { .type = l3_proto, .l3 = 0 };
 
-	if (eth_walk(f, len, 2, 0, &ew) < 0)
+	if (!l3_proto && eth_walk(f, len, 2, 0, &ew) < 0)
 		return 0;
 	if (ew.type == htons(ETH_P_IP)) {
 		const struct ipv4_header *ip =
@@ -593,7 +601,7 @@ flow_hash(const uint8_t *f, size_t len)
 				memcpy(&w[5], f + l4, 4);
 		}
 	} else {
-		memcpy(w, f, 12);
+		memcpy(w, f, len < 12 ? len : 12);
 	}
 	return hash_words(w, 6, 0);
 }
@@ -739,11 +747,12 @@ tx_flush(struct tnl *t, struct tx_state *s)
  * left) encapsulated in place and queued; hash is its flow's. */
 static int
 tx_queue(struct tnl *t, struct tx_state *s, const struct tun_key *k,
+	 uint16_t proto,
 	 uint32_t hash, size_t head, size_t len)
 {
 	uint8_t *slot = s->buf + s->used;
 	struct encap_buf b = { slot, head, len };
-	struct encap_tx etx = { .proto = htons(ETH_P_TEB), .hash = hash };
+	struct encap_tx etx = { .proto = proto, .hash = hash };
 	struct encap_outer o;
 	socklen_t alen;
 	int err;
@@ -785,9 +794,13 @@ tx_queue(struct tnl *t, struct tx_state *s, const struct tun_key *k,
 
 static int
 tnl_send(struct vport *vport, const void *frame, size_t len,
-	 const struct virtio_net_hdr *vh, const struct tun_key *tun)
+	 const struct virtio_net_hdr *vh, const struct tun_key *tun,
+	 uint16_t l3_proto)
 {
 	struct tnl *t = vport->state;
+	/* An Ethernet frame on an L3 port goes as TEB, as the kernel's
+	 * ARPHRD_NONE gre device sends it. */
+	uint16_t proto = l3_proto ? l3_proto : htons(ETH_P_TEB);
 	struct tx_state *s;
 	struct tun_key k;
 	uint32_t hash;
@@ -795,7 +808,8 @@ tnl_send(struct vport *vport, const void *frame, size_t len,
 
 	/* The kernel's flow-based devices drop what has no tunnel, or one
 	 * of a family they do not carry. */
-	if (!tun || !tun->family || (t->family && t->family != tun->family)) {
+	if (!tun || !tun->family || (t->family && t->family != tun->family) ||
+	    (l3_proto && !t->port.l3)) {
 		err = -EINVAL;
 		goto drop;
 	}
@@ -812,7 +826,7 @@ tnl_send(struct vport *vport, const void *frame, size_t len,
 		goto drop;
 	}
 	/* One hash for all of a frame's segments: the same flow. */
-	hash = flow_hash(frame, len);
+	hash = flow_hash(frame, len, l3_proto);
 	if (vh->gso_type != VIRTIO_NET_HDR_GSO_NONE ||
 	    (vh->flags & VIRTIO_NET_HDR_F_NEEDS_CSUM)) {
 		/* Nothing below takes offload requests: each segment
@@ -822,7 +836,7 @@ tnl_send(struct vport *vport, const void *frame, size_t len,
 		uint32_t n;
 		size_t room;
 
-		err = gso_init(&g, frame, len, false, vh, 0);
+		err = gso_init(&g, frame, len, l3_proto != 0, vh, 0);
 		room = err ? 0 : ENCAP_HLEN_MAX + gso_max(&g);
 		while (!err) {
 			if (s->n == TX_SEGS || TX_BUF_SIZE - s->used < room)
@@ -830,11 +844,12 @@ tnl_send(struct vport *vport, const void *frame, size_t len,
 			if (err || !(n = gso_next(&g, s->buf + s->used +
 							  ENCAP_HLEN_MAX)))
 				break;
-			err = tx_queue(t, s, &k, hash, ENCAP_HLEN_MAX, n);
+			err = tx_queue(t, s, &k, proto, hash, ENCAP_HLEN_MAX,
+				       n);
 		}
 	} else {
 		memcpy(s->buf + ENCAP_HLEN_MAX, frame, len);
-		err = tx_queue(t, s, &k, hash, ENCAP_HLEN_MAX, len);
+		err = tx_queue(t, s, &k, proto, hash, ENCAP_HLEN_MAX, len);
 	}
 	if (s->n) {
 		int e = tx_flush(t, s);
@@ -861,7 +876,7 @@ tnl_egress_info(struct vport *vport, const void *frame, size_t len,
 	if (err)
 		return err;
 	if (t->port.kind == ENCAP_VXLAN || t->port.kind == ENCAP_GENEVE)
-		encap_udp_ports(&t->port, tun, flow_hash(frame, len),
+		encap_udp_ports(&t->port, tun, flow_hash(frame, len, 0),
 				&tun->tp_src, &tun->tp_dst);
 	return 0;
 }

@@ -237,7 +237,8 @@ rx_main(void *arg)
 
 void
 vport_rx_deliver(struct vport *vport, uint8_t *buf, size_t size, size_t len,
-		 const struct virtio_net_hdr *vh, const struct tun_key *tun)
+		 const struct virtio_net_hdr *vh, const struct tun_key *tun,
+		 uint16_t l3_proto)
 {
 	struct vport_rx *rx = vport->priv;
 
@@ -245,7 +246,7 @@ vport_rx_deliver(struct vport *vport, uint8_t *buf, size_t size, size_t len,
 		__atomic_fetch_add(&vport->rx_bad_offload, 1, __ATOMIC_RELAXED);
 		return;
 	}
-	rx->ops->frame(vport, buf, size, len, vh, tun, rx->owner);
+	rx->ops->frame(vport, buf, size, len, vh, tun, l3_proto, rx->owner);
 }
 
 void
@@ -361,17 +362,18 @@ packet_length(const uint8_t *f, size_t len)
 
 int
 vport_send(struct vport *vport, const void *frame, size_t len,
-	   const struct virtio_net_hdr *vh, const struct tun_key *tun)
+	   const struct virtio_net_hdr *vh, const struct tun_key *tun,
+	   uint16_t l3_proto)
 {
 	static const struct virtio_net_hdr none;
 
 	if ((!vh || vh->gso_type == VIRTIO_NET_HDR_GSO_NONE) &&
-	    packet_length(frame, len) >
+	    (l3_proto ? len : packet_length(frame, len)) >
 		    __atomic_load_n(&vport->mtu, __ATOMIC_RELAXED)) {
 		__atomic_fetch_add(&vport->tx_too_big, 1, __ATOMIC_RELAXED);
 		return -EMSGSIZE;
 	}
-	if (tx_deferred && vport->ops->send_many) {
+	if (tx_deferred && vport->ops->send_many && !l3_proto) {
 		if (len <= TX_SLOT && tx_enqueue(vport, frame, len, vh))
 			return 0;
 		/* Frames to one port leave in order. */
@@ -379,7 +381,8 @@ vport_send(struct vport *vport, const void *frame, size_t len,
 			if (txq[i]->vport == vport && txq[i]->n)
 				txq_flush(txq[i]);
 	}
-	return vport->ops->send(vport, frame, len, vh ? vh : &none, tun);
+	return vport->ops->send(vport, frame, len, vh ? vh : &none, tun,
+				l3_proto);
 }
 
 int

@@ -47,7 +47,8 @@ struct vport_rx_ops {
 	void (*begin)(void *owner);
 	void (*frame)(struct vport *vport, uint8_t *buf, size_t size,
 		      size_t len, const struct virtio_net_hdr *vh,
-		      const struct tun_key *tun, void *owner);
+		      const struct tun_key *tun, uint16_t l3_proto,
+		      void *owner);
 	void (*end)(void *owner);
 	void (*stop)(void *owner);
 };
@@ -74,9 +75,11 @@ struct vport_ops {
 	 * the frame at scratch + FRAME_HEADROOM), one at a time. */
 	void (*recv_burst)(struct vport *vport, struct vport_rxq *q,
 			   uint8_t *scratch, size_t size, unsigned max);
-	/* tun: the tunnel to send by (tunnel ports; others ignore it). */
+	/* tun: the tunnel to send by (tunnel ports; others ignore it);
+	 * l3_proto: see vport_send(). */
 	int (*send)(struct vport *vport, const void *frame, size_t len,
-		    const struct virtio_net_hdr *vh, const struct tun_key *tun);
+		    const struct virtio_net_hdr *vh, const struct tun_key *tun,
+		    uint16_t l3_proto);
 	/* Optional: sends n messages (each a virtio-net header and a
 	 * frame) at once; returns how many went, or -errno. */
 	int (*send_many)(struct vport *vport, struct mmsghdr *msgs,
@@ -106,6 +109,7 @@ struct vport_tunnel_config {
 	bool gbp;			/* vxlan: the GBP extension */
 	bool csum6_zero_rx;		/* IPv6 UDP without checksum taken */
 	uint8_t family;			/* the one underlay it takes; 0: both */
+	bool l3;			/* gre: an L3 device (kind gre) */
 	/* The device to serve; NULL: the port creates its own. */
 	const struct tnl_dev *dev;
 };
@@ -130,6 +134,9 @@ struct vport {
 	uint64_t tx_too_big;		/* atomic: over the MTU, not GSO */
 	uint64_t rx_overruns;		/* atomic: receive queues full */
 	bool rx_error;			/* atomic: a queue's fd failed */
+	/* Takes L3 packets as well as Ethernet frames (an L3 tunnel port,
+	 * the kernel's ARPHRD_NONE devices); its frames may be L3. */
+	bool l3;
 };
 
 /* Receive queues (and threads) per port created from now on: 1 to
@@ -151,14 +158,18 @@ void vport_destroy(struct vport *vport);
  * as the kernel's ovs_vport_send() does. Inside a receive burst, small
  * frames to ports that can send many at once are copied and queued, and
  * go out together at the end of the burst (or when a queue fills). */
+/* l3_proto (be): the protocol of an L3 packet (no Ethernet header), for
+ * a port that takes them (vport->l3); 0 for an Ethernet frame. */
 int vport_send(struct vport *vport, const void *frame, size_t len,
-	       const struct virtio_net_hdr *vh, const struct tun_key *tun);
+	       const struct virtio_net_hdr *vh, const struct tun_key *tun,
+	       uint16_t l3_proto);
 /* For a port's recv_burst: one received frame, at buf + FRAME_HEADROOM,
  * len bytes, in a buffer of size bytes the owner may change in place until
- * it returns. Frames whose offload metadata lies are dropped and counted. */
+ * it returns. Frames whose offload metadata lies are dropped and counted.
+ * l3_proto (be): an L3 packet's protocol, 0 for an Ethernet frame. */
 void vport_rx_deliver(struct vport *vport, uint8_t *buf, size_t size,
 		      size_t len, const struct virtio_net_hdr *vh,
-		      const struct tun_key *tun);
+		      const struct tun_key *tun, uint16_t l3_proto);
 /* The tunnel a frame is to be sent by (from its set(tunnel)), completed
  * as the port would send it: the source address the host's routes give,
  * the UDP ports (the kernel's dev_fill_metadata_dst(), for the userspace

@@ -19,7 +19,8 @@ touch(const struct packet *pkt)
 }
 
 static void
-output(void *ctx, const struct packet *pkt, uint32_t port)
+output(void *ctx, const struct packet *pkt, const struct flow_key *key,
+       uint32_t port)
 {
 	touch(pkt);
 }

@@ -129,6 +129,39 @@ for case in "vxlan 172.31.230" "vxlan fd30:" "geneve 172.31.230" \
 	hosts_down
 done
 
+# An L3 gre port (packet_type=legacy_l3: kind gre, a device without
+# Ethernet): IP packets cross without their Ethernet header. OVS gives
+# what comes in a dummy Ethernet header, which OpenFlow fills in, and pops
+# it at output to the port. ARP cannot cross: each VM has a static
+# neighbour.
+hosts_up
+for h in a b; do
+	peer=172.31.230.2 vm=$VMA other=10.11.0.2
+	[ "$h" = b ] && peer=172.31.230.1 vm=$VMB other=10.11.0.1
+	mac=$(ip netns exec "$vm" cat /sys/class/net/eth0/address)
+	ip netns exec "$vm" ip neigh replace "$other" lladdr 02:00:00:00:00:fe \
+		dev eth0 nud permanent
+	check "L3 gre port, remote $peer ($h)" vsctl "$h" add-port br0 t3 -- \
+		set interface t3 type=gre options:remote_ip=$peer \
+		options:packet_type=legacy_l3
+	ofctl "$h" del-flows br0
+	check "flows ($h)" ofctl "$h" add-flows br0 - <<OF
+table=0,in_port=vm$h,ip,actions=output:t3
+table=0,in_port=t3,ip,actions=mod_dl_src:02:00:00:00:00:fe,mod_dl_dst:$mac,output:vm$h
+OF
+done
+check_out "L3 gre: its device made over rtnetlink (kind gre)" \
+	"created gre device gre_sys over rtnetlink" cat "$T/tapdpd.log"
+check_out "L3 gre: the device has no Ethernet header (ARPHRD_NONE)" \
+	"link/none" on a ip link show gre_sys
+across "L3 gre"
+check_out "L3 gre: the datapath pops Ethernet on the way out" "pop_eth" \
+	on a "$BUILD/tapdp-run" -- ovs-dpctl dump-flows
+check_out "L3 gre: and receives packets without it (no eth() in the key)" \
+	"tunnel\(.*in_port\([0-9]+\),eth_type\(0x0800\)" \
+	on b "$BUILD/tapdp-run" -- ovs-dpctl dump-flows
+hosts_down
+
 # remote_ip=flow, key=flow: OpenFlow sets them, and (geneve) an option
 # (tun_metadata0) that the other side matches; vxlan over IPv6 with the
 # IPv6 destination set the same way.

@@ -141,7 +141,7 @@ recv_burst(struct vport *vport, struct vport_rxq *q, uint8_t *scratch,
 		if (r <= (ssize_t)sizeof(vh))
 			break;
 		vport_rx_deliver(vport, scratch, size, r - sizeof(vh), &vh,
-				 NULL);
+				 NULL, 0);
 	}
 }
 
@@ -160,7 +160,8 @@ wire_send(int fd, const struct virtio_net_hdr *vh, const void *frame,
 
 static int
 fake_send(struct vport *vport, const void *frame, size_t len,
-	  const struct virtio_net_hdr *vh, const struct tun_key *tun)
+	  const struct virtio_net_hdr *vh, const struct tun_key *tun,
+	  uint16_t l3_proto)
 {
 	return wire_send(vport->fd, vh, frame, len, MSG_DONTWAIT);
 }

@@ -32,7 +32,8 @@ static struct out outs[8];
 static int n_outs;
 
 static void
-output(void *ctx, const struct packet *pkt, uint32_t port)
+output(void *ctx, const struct packet *pkt, const struct flow_key *key,
+       uint32_t port)
 {
 	struct out *o = &outs[n_outs++];
 

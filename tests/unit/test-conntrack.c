@@ -400,7 +400,8 @@ env_ct(void *ctx, struct packet *pkt, struct flow_key *key,
 }
 
 static void
-env_output(void *ctx, const struct packet *pkt, uint32_t port)
+env_output(void *ctx, const struct packet *pkt, const struct flow_key *key,
+	   uint32_t port)
 {
 	memcpy(&out_src[n_out++], pkt->data + 14 + 12, 4);
 }

@@ -16,6 +16,10 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <net/if_arp.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -63,8 +67,8 @@ parse(const char *kind, const struct nlattr *data, struct tnl_dev *dev,
 static void
 test_kinds(void **state)
 {
-	static const char *const served[] = { "vxlan", "geneve", "gretap",
-					      "ip6gretap", "erspan",
+	static const char *const served[] = { "vxlan", "geneve", "gre",
+					      "gretap", "ip6gretap", "erspan",
 					      "ip6erspan" };
 
 	for (size_t i = 0; i < sizeof(served) / sizeof(served[0]); i++) {
@@ -72,9 +76,9 @@ test_kinds(void **state)
 		assert_string_equal(tnl_kind_name(tnl_kind_find(served[i])),
 				    served[i]);
 	}
-	/* L3 gre, OVS's probe kind, and the rest stay the kernel's. */
-	assert_null(tnl_kind_find("gre"));
+	/* OVS's probe kind and the rest stay the kernel's. */
 	assert_null(tnl_kind_find("ovs_geneve"));
+	assert_null(tnl_kind_find("ip6gre"));
 	assert_null(tnl_kind_find("bareudp"));
 	assert_null(tnl_kind_find(""));
 }
@@ -149,6 +153,11 @@ test_parse_geneve_gre(void **state)
 	assert_int_equal(parse("gretap", NULL, &dev, &md), 0);
 	assert_false(md);
 	assert_int_equal(dev.cfg.family, AF_INET);
+	assert_false(dev.cfg.l3);
+	/* gre: the L3 device (a TUN, ARPHRD_NONE). */
+	assert_int_equal(parse("gre", NULL, &dev, &md), 0);
+	assert_true(dev.cfg.l3);
+	assert_int_equal(dev.cfg.family, AF_INET);
 	/* erspan: version 1 unless told, at most 2. */
 	data_start(&d);
 	msgbuf_put(&d.mb, IFLA_GRE_COLLECT_METADATA, 0, NULL);
@@ -161,6 +170,20 @@ test_parse_geneve_gre(void **state)
 	data_start(&d);
 	msgbuf_put_u8(&d.mb, IFLA_GRE_ERSPAN_VER, 3);
 	assert_int_equal(parse("erspan", data_end(&d), &dev, &md), -EINVAL);
+}
+
+/* Whether the device has no Ethernet header (a TUN: ARPHRD_NONE). */
+static bool
+is_tun(const char *name)
+{
+	struct ifreq ifr = { 0 };
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+
+	assert_true(fd >= 0);
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", name);
+	assert_int_equal(ioctl(fd, SIOCGIFHWADDR, &ifr), 0);
+	close(fd);
+	return ifr.ifr_hwaddr.sa_family == ARPHRD_NONE;
 }
 
 /* A device of kind on port, named name. */
@@ -219,6 +242,12 @@ test_create_and_conflicts(void **state)
 	assert_non_null(e6);
 	assert_null(make("gretap", "tgt1", 0, &err));
 	assert_int_equal(err, -EEXIST);
+	/* The L3 kind is a kind of its own, its device a TUN. */
+	assert_non_null(make("gre", "tl30", 0, &err));
+	assert_null(make("gre", "tl31", 0, &err));
+	assert_int_equal(err, -EEXIST);
+	assert_true(is_tun("tl30"));
+	assert_false(is_tun("tgt0"));
 	assert_null(make("ip6erspan", "te61", 0, &err));
 	assert_int_equal(err, -EEXIST);
 	/* A pattern is the kernel's to fill. */
@@ -243,7 +272,7 @@ test_linkinfo_round_trip(void **state)
 {
 	static const char *const kinds[] = { "vxlan", "geneve", "gretap",
 					     "ip6gretap", "erspan",
-					     "ip6erspan" };
+					     "ip6erspan", "gre" };
 
 	if (!netns_ok)
 		skip();
@@ -286,8 +315,9 @@ test_linkinfo_round_trip(void **state)
 		assert_int_equal(back.cfg.gbp, i == 0);
 		if (i == 0)
 			assert_false(back.learning);
-		if (i >= 4)
+		if (i == 4 || i == 5)
 			assert_int_equal(back.erspan_ver, 2);
+		assert_int_equal(back.cfg.l3, i == 6);
 		tnl_dev_destroy(dev);
 	}
 }
