@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* libFuzzer target: a tunnel kind's IFLA_INFO_DATA as an RTM_NEWLINK
+ * brings it (vport/tnl-dev.h). The first byte picks the kind, the rest is
+ * the nest's contents, a heap copy of its exact size. What parses is given
+ * back as RTM_GETLINK would give it, and that must parse to the same
+ * configuration. No device is made. */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "netlink/msg.h"
+#include "vport/tnl-dev.h"
+
+static const char *const kinds[] = { "vxlan", "geneve", "gre", "gretap",
+				     "ip6gretap", "erspan", "ip6erspan" };
+
+static int
+parse(const struct tnl_kind *k, const struct nlattr *data,
+      struct tnl_dev *dev, bool *md)
+{
+	struct extack ack = { 0 };
+
+	memset(dev, 0, sizeof(*dev));
+	return tnl_kind_parse(k, data, dev, md, &ack);
+}
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *in, size_t size)
+{
+	const struct tnl_kind *k;
+	const struct nlattr *a, *info, *back_data = NULL;
+	struct tnl_dev dev, back;
+	struct nlattr *nest;
+	struct msgbuf mb;
+	char mem[2048];
+	bool md, md2;
+	int err, rem;
+
+	if (!size || size - 1 > 0xffff - NLA_HDRLEN)
+		return 0;
+	k = tnl_kind_find(kinds[in[0] % (sizeof(kinds) / sizeof(kinds[0]))]);
+	nest = malloc(NLA_HDRLEN + size - 1);
+	if (!nest)
+		return 0;
+	nest->nla_type = 2;	/* IFLA_INFO_DATA */
+	nest->nla_len = NLA_HDRLEN + size - 1;
+	memcpy((char *)nest + NLA_HDRLEN, in + 1, size - 1);
+	err = parse(k, nest, &dev, &md);
+	free(nest);
+	if (err) {
+		if (err != -EINVAL && err != -ERANGE)
+			abort();
+		return 0;
+	}
+	if (dev.kind != k)
+		abort();
+	/* Given back, read again: the same device. */
+	snprintf(dev.name, sizeof(dev.name), "f0");
+	msgbuf_init(&mb, mem, sizeof(mem));
+	msgbuf_start(&mb, 16, 0, 0, 0, 0);
+	tnl_dev_fill_linkinfo(&dev, &mb);
+	if (msgbuf_end(&mb))
+		abort();
+	info = (const struct nlattr *)(mb.buf + NLMSG_HDRLEN);
+	attr_for_each(a, attr_data(info), attr_len(info), rem)
+		if (attr_type(a) == 2)
+			back_data = a;
+	if (!back_data || parse(k, back_data, &back, &md2) || !md2)
+		abort();
+	if (back.cfg.dst_port != dev.cfg.dst_port ||
+	    back.cfg.gbp != dev.cfg.gbp ||
+	    back.cfg.csum6_zero_rx != dev.cfg.csum6_zero_rx ||
+	    back.cfg.family != dev.cfg.family || back.cfg.l3 != dev.cfg.l3 ||
+	    back.learning != dev.learning || back.erspan_ver != dev.erspan_ver)
+		abort();
+	return 0;
+}
