@@ -4,9 +4,16 @@
 # the underlay), a VM namespace behind each, side by side in one run:
 #   (a) the kernel: a Linux bridge on each host joined by kernel vxlan
 #       devices (this machine's kernel has vxlan, not geneve);
-#   (c) tapdp, vxlan and geneve: a tapdpd per host, the ports and flows
-#       made by the kernel selftests' ovs-dpctl.py (compat vport types).
-# OVS's userspace datapath with its native tunnelling is not here yet.
+#   (b) OVS's userspace datapath (ovs-vswitchd, datapath_type=netdev) with
+#       its native tunnelling, geneve with UDP checksums (csum=true, as OVN
+#       makes its geneve ports): br-int holds the VM's port and the geneve
+#       port, br-phy the underlay veth, the host's address on br-phy (OVS's
+#       "userspace tunnelling" set-up). Its AF_PACKET ports take no offload,
+#       so the VM's veth has its transmit offloads off (as OVS's own
+#       userspace system tests set them);
+#   (c) tapdp, vxlan and geneve (the latter also with UDP checksums, the
+#       key's csum flag): a tapdpd per host, the ports and flows made by the
+#       kernel selftests' ovs-dpctl.py (compat vport types).
 # For each: iperf3 TCP, one stream, E2E_SECONDS (5) s; the ratio to (a).
 #
 #   bash bench/tunnel.sh        (as root; make and make selftest first)
@@ -25,6 +32,7 @@ down() {
 	done
 	sleep 0.5
 	rm -f "$T"/*.pid
+	rm -rf "$T"/ovs-*
 	for n in $HA $HB $VA $VB; do ip netns del "$n" 2>/dev/null; done
 }
 trap 'down; rm -rf "$T"' EXIT
@@ -60,7 +68,38 @@ kernel_vxlan() {
 	done
 }
 
-tapdp() { # vxlan|geneve
+ovs_userspace() {
+	for h in a b; do
+		n=$HA me=1 peer=2
+		[ $h = b ] && n=$HB me=2 peer=1
+		d=$T/ovs-$h
+		mkdir -p "$d"
+		ovsdb-tool create "$d/conf.db" /usr/share/openvswitch/vswitch.ovsschema
+		ovs() { ip netns exec $n env OVS_RUNDIR="$d" OVS_LOGDIR="$d" \
+			OVS_DBDIR="$d" OVS_SYSCONFDIR="$d" "$@"; }
+		ovs ovsdb-server --remote="punix:$d/db.sock" \
+			--pidfile="$T/ovsdb-$h.pid" --detach \
+			--log-file="$d/ovsdb.log" "$d/conf.db"
+		vsctl() { ovs-vsctl --db=unix:"$d/db.sock" --timeout=10 "$@"; }
+		vsctl --no-wait init
+		ovs ovs-vswitchd -vconsole:off "unix:$d/db.sock" --pidfile="$T/vswitchd-$h.pid" \
+			--detach --log-file="$d/vswitchd.log"
+		ip -n $n addr flush dev u$h
+		vsctl add-br br-phy -- set bridge br-phy datapath_type=netdev \
+			-- add-port br-phy u$h
+		ip -n $n addr add 172.31.240.$me/24 dev br-phy
+		ip -n $n link set br-phy up
+		vsctl add-br br-int -- set bridge br-int datapath_type=netdev \
+			-- add-port br-int v$h \
+			-- add-port br-int t0 -- set interface t0 type=geneve \
+			options:remote_ip=172.31.240.$peer options:key=5 \
+			options:csum=true
+	done
+	ip netns exec $VA ethtool -K eth0 tx off >/dev/null
+	ip netns exec $VB ethtool -K eth0 tx off >/dev/null
+}
+
+tapdp() { # vxlan|geneve [csum]
 	for h in a b; do
 		n=$HA me=1 peer=2
 		[ $h = b ] && n=$HB me=2 peer=1
@@ -73,7 +112,7 @@ tapdp() { # vxlan|geneve
 		py add-if tdp v$h
 		py add-if -t "$1" --lwt '' tdp t0
 		py add-flow tdp "in_port(1),eth()" \
-			"set(tunnel(tun_id=5,dst=172.31.240.$peer,ttl=64)),2"
+			"set(tunnel(tun_id=5,dst=172.31.240.$peer,ttl=64${2:+,flags($2)})),2"
 		py add-flow tdp "tunnel(tun_id=5,src=172.31.240.$peer,dst=172.31.240.$me),in_port(2),eth()" 1
 	done
 }
@@ -87,7 +126,10 @@ tcp() {
 }
 
 declare -A R
-for c in kernel_vxlan "tapdp vxlan" "tapdp geneve"; do
+CASES=(kernel_vxlan ovs_userspace "tapdp vxlan" "tapdp geneve" "tapdp geneve csum")
+# BENCH_CASES="kernel_vxlan|tapdp geneve csum" runs only those.
+[ -n "${BENCH_CASES:-}" ] && IFS='|' read -r -a CASES <<<"$BENCH_CASES"
+for c in "${CASES[@]}"; do
 	up
 	$c
 	R[$c]=$(tcp)
@@ -97,7 +139,7 @@ printf '%s, iperf3 %ss, one TCP stream, VM MTU 1400\n\n' "$(nproc) CPUs" "$SECS"
 echo "| setup | TCP Gbit/s | vs (a) |"
 echo "|---|---:|---:|"
 base=${R[kernel_vxlan]}
-for c in kernel_vxlan "tapdp vxlan" "tapdp geneve"; do
+for c in "${CASES[@]}"; do
 	printf '| %s | %s | %s |\n' "$c" "${R[$c]}" \
 		"$(awk -v a="${R[$c]}" -v b="$base" 'BEGIN { printf "%.2f", b ? a / b : 0 }')"
 done
