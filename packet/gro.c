@@ -178,9 +178,9 @@ gro_add(struct gro *g, const uint8_t *frame, size_t len)
 size_t
 gro_finish(struct gro *g, struct virtio_net_hdr *vh)
 {
-	struct tcp_header *th = (void *)(g->buf + g->l4);
 	uint32_t l4len = g->len - g->l4;
 	size_t len = g->len;
+	struct tcp_header *th;
 	uint16_t psum;
 
 	memset(vh, 0, sizeof(*vh));
@@ -189,6 +189,7 @@ gro_finish(struct gro *g, struct virtio_net_hdr *vh)
 		return 0;
 	}
 	g->segs = 0;
+	th = (void *)(g->buf + g->l4);
 	if (g->ipv6) {
 		struct ipv6_header *ip6 = (void *)(g->buf + g->l3);
 

@@ -45,6 +45,7 @@
 #include "common/hash.h"
 #include "packet/encap.h"
 #include "packet/eth.h"
+#include "packet/gro.h"
 #include "packet/gso.h"
 #include "packet/ip.h"
 #include "packet/offload.h"
@@ -86,6 +87,15 @@ struct rx_batch {
 	char cbuf[RX_SLOTS][256];
 	struct iovec iov[RX_SLOTS];
 	struct mmsghdr msg[RX_SLOTS];
+	/* A train of inner TCP segments being merged (packet/gro.h): its
+	 * first segment where it was received (in a slot) and the tunnel
+	 * key all of its segments share; merged in merge + FRAME_HEADROOM.
+	 * Delivered before the slots are read again. */
+	struct gro gro;
+	uint8_t *first;
+	size_t first_len;
+	struct tun_key key;
+	uint8_t merge[FRAME_BUF_SIZE];
 };
 
 /* Room in each socket for the segments of a few 64 KiB frames at once
@@ -194,6 +204,12 @@ udp_open(const struct tnl *t, int family, bool first)
 	}
 	if (bind(fd, (struct sockaddr *)&a, alen) < 0)
 		goto fail;
+	/* Datagrams with checksums (never the others) may come several of
+	 * a flow in one read (a sender's UDP_SEGMENT train kept whole, or
+	 * the kernel's GRO): fewer reads, and trains for merging. A kernel
+	 * without the option gives them one by one. */
+	if (!first)
+		(void)setsockopt(fd, IPPROTO_UDP, UDP_GRO, &one, sizeof(one));
 	vport_socket_buffer(fd, SO_RCVBUF, TNL_SOCKET_BUFFER);
 	/* The group's program, attached once its first member is bound. */
 	if (first && (err = attach_csum_steering(fd, family)) < 0) {
@@ -383,12 +399,20 @@ erspan_open(struct vport *vport)
 	return tnl_open(vport, ENCAP_ERSPAN);
 }
 
-/* The outer header's facts the socket gave beside a datagram. */
+/* The outer header's facts the socket gave beside a datagram, and the
+ * size of the datagrams a coalesced read holds (0: one datagram). */
 static void
-outer_from_cmsgs(struct msghdr *m, struct encap_outer *o)
+outer_from_cmsgs(struct msghdr *m, struct encap_outer *o, size_t *gro_size)
 {
+	*gro_size = 0;
 	for (struct cmsghdr *c = CMSG_FIRSTHDR(m); c; c = CMSG_NXTHDR(m, c)) {
-		if (c->cmsg_level == IPPROTO_IP && c->cmsg_type == IP_PKTINFO) {
+		if (c->cmsg_level == IPPROTO_UDP && c->cmsg_type == UDP_GRO) {
+			int v;
+
+			memcpy(&v, CMSG_DATA(c), sizeof(v));
+			*gro_size = v > 0 ? (size_t)v : 0;
+		} else if (c->cmsg_level == IPPROTO_IP &&
+			   c->cmsg_type == IP_PKTINFO) {
 			struct in_pktinfo pi;
 
 			memcpy(&pi, CMSG_DATA(c), sizeof(pi));
@@ -438,14 +462,83 @@ tap_drain(struct vport *vport, struct vport_rxq *q, uint8_t *scratch,
 	}
 }
 
-/* One datagram (a UDP payload, or a GRE packet) as a socket gave it: len
- * bytes at data, which has FRAME_HEADROOM bytes of room in front (for a
- * UDP header written back, the socket took it off) and ends at end.
- * Decapsulated in place and handed over with its inner frame at buf +
- * FRAME_HEADROOM. */
+/* The train being merged, handed over: merged, or its first segment
+ * alone where it was received. */
 static void
-rx_datagram(struct vport *vport, unsigned which, uint8_t *data,
-	    uint8_t *end, size_t len, struct msghdr *m)
+rx_flush(struct vport *vport, struct rx_batch *b)
+{
+	struct tnl *t = vport->state;
+	struct virtio_net_hdr vh;
+	uint8_t *buf;
+	size_t len, size;
+
+	if (!b->gro.segs)
+		return;
+	len = gro_finish(&b->gro, &vh);
+	if (len) {
+		buf = b->merge;
+		size = sizeof(b->merge);
+	} else {
+		len = b->first_len;
+		buf = b->first - FRAME_HEADROOM;
+		size = FRAME_HEADROOM + len;
+	}
+	__atomic_fetch_add(&t->rx_packets, 1, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&t->rx_bytes, len, __ATOMIC_RELAXED);
+	vport_rx_deliver(vport, buf, size, len, &vh, &b->key, 0);
+}
+
+/* One inner frame decapsulated (len bytes at f, FRAME_HEADROOM bytes of
+ * room in front of it that nothing pending holds): joined to the train,
+ * starting one, or handed over. The kernel's GRO would have merged it on
+ * the device; the key of the merged frame is each segment's. */
+static void
+rx_frame(struct vport *vport, struct rx_batch *b, uint8_t *f, size_t len,
+	 const struct tun_key *key, uint16_t l3_proto)
+{
+	struct tnl *t = vport->state;
+	struct virtio_net_hdr vh = { 0 };
+
+	/* An L3 packet (an L3 gre port) goes as it came, after what is
+	 * pending. */
+	if (l3_proto) {
+		rx_flush(vport, b);
+		__atomic_fetch_add(&t->rx_packets, 1, __ATOMIC_RELAXED);
+		__atomic_fetch_add(&t->rx_bytes, len, __ATOMIC_RELAXED);
+		vport_rx_deliver(vport, f - FRAME_HEADROOM,
+				 FRAME_HEADROOM + len, len, &vh, key, l3_proto);
+		return;
+	}
+
+	if (b->gro.segs && !memcmp(&b->key, key, sizeof(*key)) &&
+	    gro_add(&b->gro, f, len))
+		return;
+	rx_flush(vport, b);
+	if (gro_start(&b->gro, b->merge + FRAME_HEADROOM, f, len)) {
+		b->first = f;
+		b->first_len = len;
+		b->key = *key;
+		return;
+	}
+	/* A sender on this host (a kernel vxlan device over a veth) leaves
+	 * the inner checksum partial: ask whoever sends the frame on to
+	 * finish it, as the kernel's skb would. */
+	offload_csum_partial_guess(f, len, &vh);
+	__atomic_fetch_add(&t->rx_packets, 1, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&t->rx_bytes, len, __ATOMIC_RELAXED);
+	vport_rx_deliver(vport, f - FRAME_HEADROOM, FRAME_HEADROOM + len, len,
+			 &vh, key, 0);
+}
+
+/* What a socket gave (a UDP payload, or a GRE packet; for UDP, several
+ * datagrams' payloads of gro_size bytes each but the last, back to back):
+ * len bytes at data, which has FRAME_HEADROOM bytes of room in front. Each
+ * datagram decapsulated in place and handed over. The UDP header the
+ * socket took off is written back in front of the payload for the decap,
+ * over the previous datagram's last bytes, which are put back after. */
+static void
+rx_datagram(struct vport *vport, struct rx_batch *b, unsigned which,
+	    uint8_t *data, size_t len, struct msghdr *m)
 {
 	struct tnl *t = vport->state;
 	bool gre = t->port.kind == ENCAP_GRE || t->port.kind == ENCAP_ERSPAN;
@@ -453,25 +546,27 @@ rx_datagram(struct vport *vport, unsigned which, uint8_t *data,
 		      : which == Q_UDP4_NOCSUM || which == Q_UDP4_CSUM;
 	const union sockaddr_inx *from = m->msg_name;
 	struct encap_outer o = { .family = v4 ? AF_INET : AF_INET6 };
-	struct virtio_net_hdr vh = { 0 };
 	struct encap_inner in;
 	struct tun_key key;
-	uint16_t l3_proto;
-	uint8_t *p = data;
+	size_t gro_size;
 	int err;
 
 	/* Every raw GRE socket gets a copy of every GRE packet: another
 	 * family's (gretap and ip6gretap) is another device's. */
 	if (t->family && t->family != o.family)
 		return;
-	if (m->msg_flags & MSG_TRUNC)
-		goto drop;
-	outer_from_cmsgs(m, &o);
+	if (m->msg_flags & MSG_TRUNC) {
+		__atomic_fetch_add(&t->rx_dropped, 1, __ATOMIC_RELAXED);
+		return;
+	}
+	outer_from_cmsgs(m, &o, &gro_size);
 	if (v4)
 		o.ipv4_src = from->v4.sin_addr.s_addr;
 	else
 		o.ipv6_src = from->v6.sin6_addr;
 	if (gre) {
+		uint8_t *p = data;
+
 		o.proto = IPPROTO_GRE;
 		if (v4) {
 			/* An IPv4 raw socket gives the IP header. */
@@ -488,39 +583,44 @@ rx_datagram(struct vport *vport, unsigned which, uint8_t *data,
 			len = ntohs(ip->tot_len) - hl;
 			p += hl;
 		}
-	} else {
-		struct udp_header *uh = (void *)(p - UDP_HLEN);
-
-		o.proto = IPPROTO_UDP;
-		o.l4_checked = true;
-		uh->src = v4 ? from->v4.sin_port : from->v6.sin6_port;
-		uh->dst = t->port.dst_port;
-		uh->len = htons(len + UDP_HLEN <= 0xffff ? len + UDP_HLEN : 0);
-		uh->csum = which == Q_UDP4_CSUM || which == Q_UDP6_CSUM
-				   ? 0xffff : 0;
-		p -= UDP_HLEN;
-		len += UDP_HLEN;
-	}
-	err = encap_decap(&t->port, &o, p, len, &key, &in);
-	/* ...and a GRE payload of another protocol (gretap, erspan) is
-	 * another device's too; so is TEB to an L3 gre device (the kernel
-	 * gives it to its gretap device). */
-	if (gre && (err == -EPROTONOSUPPORT ||
-		    (!err && t->port.l3 && in.proto == htons(ETH_P_TEB))))
+		err = encap_decap(&t->port, &o, p, len, &key, &in);
+		/* ...and a GRE payload of another protocol (gretap,
+		 * erspan) is another device's too; so is TEB to an L3 gre
+		 * device (the kernel gives it to its gretap device). */
+		if (err == -EPROTONOSUPPORT ||
+		    (!err && t->port.l3 && in.proto == htons(ETH_P_TEB)))
+			return;
+		if (err < 0 || (!t->port.l3 && in.proto != htons(ETH_P_TEB)))
+			goto drop;
+		rx_frame(vport, b, p + in.off, in.len, &key,
+			 in.proto == htons(ETH_P_TEB) ? 0 : in.proto);
 		return;
-	if (err < 0 || (!t->port.l3 && in.proto != htons(ETH_P_TEB)))
-		goto drop;
-	p += in.off;
-	l3_proto = in.proto == htons(ETH_P_TEB) ? 0 : in.proto;
-	/* A sender on this host (a kernel vxlan device over a veth) leaves
-	 * the inner checksum partial: ask whoever sends the frame on to
-	 * finish it, as the kernel's skb would. */
-	if (!l3_proto)
-		offload_csum_partial_guess(p, in.len, &vh);
-	__atomic_fetch_add(&t->rx_packets, 1, __ATOMIC_RELAXED);
-	__atomic_fetch_add(&t->rx_bytes, in.len, __ATOMIC_RELAXED);
-	vport_rx_deliver(vport, p - FRAME_HEADROOM, end - (p - FRAME_HEADROOM),
-			 in.len, &vh, &key, l3_proto);
+	}
+	o.proto = IPPROTO_UDP;
+	o.l4_checked = true;
+	/* At least once: an empty datagram is decap's to refuse. */
+	if (!gro_size || gro_size > len)
+		gro_size = len ? len : 1;
+	for (size_t off = 0; off < len || !off; off += gro_size) {
+		uint8_t *p = data + off - UDP_HLEN, saved[UDP_HLEN];
+		size_t n = len - off < gro_size ? len - off : gro_size;
+		struct udp_header uh = {
+			.src = v4 ? from->v4.sin_port : from->v6.sin6_port,
+			.dst = t->port.dst_port,
+			.len = htons(n + UDP_HLEN <= 0xffff ? n + UDP_HLEN : 0),
+			.csum = which == Q_UDP4_CSUM || which == Q_UDP6_CSUM
+					? 0xffff : 0,
+		};
+
+		memcpy(saved, p, UDP_HLEN);
+		memcpy(p, &uh, UDP_HLEN);
+		err = encap_decap(&t->port, &o, p, n + UDP_HLEN, &key, &in);
+		memcpy(p, saved, UDP_HLEN);
+		if (err < 0 || in.proto != htons(ETH_P_TEB))
+			__atomic_fetch_add(&t->rx_dropped, 1, __ATOMIC_RELAXED);
+		else
+			rx_frame(vport, b, p + in.off, in.len, &key, 0);
+	}
 	return;
 drop:
 	__atomic_fetch_add(&t->rx_dropped, 1, __ATOMIC_RELAXED);
@@ -555,9 +655,10 @@ tnl_recv_burst(struct vport *vport, struct vport_rxq *q, uint8_t *scratch,
 		if (n <= 0)
 			return;
 		for (int i = 0; i < n; i++)
-			rx_datagram(vport, which, b->slot[i] + FRAME_HEADROOM,
-				    b->slot[i] + RX_SLOT, b->msg[i].msg_len,
-				    &b->msg[i].msg_hdr);
+			rx_datagram(vport, b, which,
+				    b->slot[i] + FRAME_HEADROOM,
+				    b->msg[i].msg_len, &b->msg[i].msg_hdr);
+		rx_flush(vport, b);
 		if ((unsigned)n < want)
 			return;
 		max -= n;
@@ -675,10 +776,25 @@ resolve_source(struct tun_key *k)
 	return 0;
 }
 
+/* A UDP socket a flow's outer packets leave by when the kernel is to cut
+ * them (UDP_SEGMENT): bound to the outer source address and port,
+ * connected to the destination, the outer TOS, TTL and DF its own. It
+ * receives nothing (a drop-all filter). fd -1: such a socket could not be
+ * made (the port taken, the source not local): the raw path serves. */
+struct gso_sock {
+	int fd;
+	uint8_t family, tos, ttl;
+	bool df;
+	union sockaddr_inx src, dst;
+};
+
+#define GSO_SOCKS	8
+
 /* What a sending thread keeps: a buffer the segments of a frame are
  * written into one after the other, each behind room for its headers,
- * and the batch that sends them with one sendmmsg(). Freed when the
- * thread ends (receive threads come and go with their ports). */
+ * and the batch that sends them with one sendmmsg(); the UDP sockets of
+ * the flows it sent with UDP_SEGMENT last. Freed when the thread ends
+ * (receive threads come and go with their ports). */
 #define TX_SEGS		64
 #define TX_BUF_SIZE	(2 * (ENCAP_HLEN_MAX + FRAME_BUF_SIZE))
 
@@ -691,6 +807,9 @@ struct tx_state {
 	struct mmsghdr msg[TX_SEGS];
 	union sockaddr_inx to;		/* every queued packet's */
 	int fd;
+	char cbuf[TX_SEGS][CMSG_SPACE(sizeof(uint16_t))];
+	struct gso_sock socks[GSO_SOCKS];
+	unsigned next_sock;		/* the one replaced next */
 };
 
 static __thread struct tx_state *tx;
@@ -698,9 +817,20 @@ static pthread_key_t tx_key;
 static pthread_once_t tx_once = PTHREAD_ONCE_INIT;
 
 static void
+tx_free(void *p)
+{
+	struct tx_state *s = p;
+
+	for (unsigned i = 0; i < GSO_SOCKS; i++)
+		if (s->socks[i].fd >= 0)
+			close(s->socks[i].fd);
+	free(s);
+}
+
+static void
 tx_key_make(void)
 {
-	(void)pthread_key_create(&tx_key, free);
+	(void)pthread_key_create(&tx_key, tx_free);
 }
 
 static struct tx_state *
@@ -708,9 +838,10 @@ tx_get(void)
 {
 	if (!tx) {
 		pthread_once(&tx_once, tx_key_make);
-		tx = malloc(sizeof(*tx));
+		tx = calloc(1, sizeof(*tx));
 		if (tx) {
-			tx->used = tx->n = tx->inner_bytes = 0;
+			for (unsigned i = 0; i < GSO_SOCKS; i++)
+				tx->socks[i].fd = -1;
 			pthread_setspecific(tx_key, tx);
 		}
 	}
@@ -792,6 +923,233 @@ tx_queue(struct tnl *t, struct tx_state *s, const struct tun_key *k,
 	return 0;
 }
 
+/* Whether a frame's segments may leave as one UDP_SEGMENT send: a TCP
+ * GSO frame to a UDP tunnel whose key asks for checksums (the kernel
+ * checksums each datagram; it refuses GSO without). */
+static bool
+udp_gso_fits(const struct tnl *t, const struct tun_key *k,
+	     const struct virtio_net_hdr *vh)
+{
+	uint8_t type = vh->gso_type & ~VIRTIO_NET_HDR_GSO_ECN;
+
+	return (k->flags & TUN_F_CSUM) &&
+	       (t->port.kind == ENCAP_VXLAN || t->port.kind == ENCAP_GENEVE) &&
+	       (type == VIRTIO_NET_HDR_GSO_TCPV4 ||
+		type == VIRTIO_NET_HDR_GSO_TCPV6);
+}
+
+static bool
+gso_sock_is(const struct gso_sock *g, const struct gso_sock *want)
+{
+	socklen_t alen = want->family == AF_INET ? sizeof(want->src.v4)
+						 : sizeof(want->src.v6);
+
+	return g->family == want->family && g->tos == want->tos &&
+	       g->ttl == want->ttl && g->df == want->df &&
+	       !memcmp(&g->src, &want->src, alen) &&
+	       !memcmp(&g->dst, &want->dst, alen);
+}
+
+/* A socket as want describes it, or -errno. */
+static int
+gso_sock_open(const struct gso_sock *want)
+{
+	struct sock_filter none[] = { BPF_STMT(BPF_RET | BPF_K, 0) };
+	struct sock_fprog prog = { 1, none };
+	bool v4 = want->family == AF_INET;
+	socklen_t alen = v4 ? sizeof(want->src.v4) : sizeof(want->src.v6);
+	int one = 1, zero = 0, tos = want->tos, ttl = want->ttl, fd, err;
+	int pmtu = want->df ? IP_PMTUDISC_DO : IP_PMTUDISC_DONT;
+
+	fd = socket(want->family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	/* Another thread may send the same flow by a socket of its own. */
+	if (setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof(one)) < 0 ||
+	    setsockopt(fd, SOL_SOCKET, SO_ATTACH_FILTER, &prog,
+		       sizeof(prog)) < 0)
+		goto fail;
+	if (v4 ? setsockopt(fd, IPPROTO_IP, IP_TOS, &tos, sizeof(tos)) < 0 ||
+		 setsockopt(fd, IPPROTO_IP, IP_TTL, &ttl, sizeof(ttl)) < 0 ||
+		 setsockopt(fd, IPPROTO_IP, IP_MTU_DISCOVER, &pmtu,
+			    sizeof(pmtu)) < 0
+	       : setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one,
+			    sizeof(one)) < 0 ||
+		 setsockopt(fd, IPPROTO_IPV6, IPV6_TCLASS, &tos,
+			    sizeof(tos)) < 0 ||
+		 setsockopt(fd, IPPROTO_IPV6, IPV6_UNICAST_HOPS, &ttl,
+			    sizeof(ttl)) < 0 ||
+		 /* The devices send the key's label, 0. */
+		 setsockopt(fd, IPPROTO_IPV6, IPV6_AUTOFLOWLABEL, &zero,
+			    sizeof(zero)) < 0)
+		goto fail;
+	vport_socket_buffer(fd, SO_SNDBUF, TNL_SOCKET_BUFFER);
+	if (bind(fd, (const struct sockaddr *)&want->src, alen) < 0 ||
+	    connect(fd, (const struct sockaddr *)&want->dst, alen) < 0)
+		goto fail;
+	return fd;
+fail:
+	err = -errno;
+	close(fd);
+	return err;
+}
+
+/* The thread's socket for the outer header o describes with the UDP
+ * ports of uh; -1 if there is none to be had. */
+static int
+gso_sock_get(struct tx_state *s, const struct encap_outer *o,
+	     const struct udp_header *uh)
+{
+	struct gso_sock want = { .family = o->family, .tos = o->tos,
+				 .ttl = o->ttl, .df = o->df };
+	struct gso_sock *g;
+
+	if (o->family == AF_INET) {
+		want.src.v4 = (struct sockaddr_in){ AF_INET, uh->src,
+						    { o->ipv4_src }, { 0 } };
+		want.dst.v4 = (struct sockaddr_in){ AF_INET, uh->dst,
+						    { o->ipv4_dst }, { 0 } };
+	} else {
+		want.src.v6 = (struct sockaddr_in6){ .sin6_family = AF_INET6,
+			.sin6_port = uh->src, .sin6_addr = o->ipv6_src };
+		want.dst.v6 = (struct sockaddr_in6){ .sin6_family = AF_INET6,
+			.sin6_port = uh->dst, .sin6_addr = o->ipv6_dst };
+	}
+	for (unsigned i = 0; i < GSO_SOCKS; i++)
+		if (s->socks[i].family && gso_sock_is(&s->socks[i], &want))
+			return s->socks[i].fd;
+	g = &s->socks[s->next_sock++ % GSO_SOCKS];
+	if (g->fd >= 0)
+		close(g->fd);
+	*g = want;
+	g->fd = gso_sock_open(&want);
+	return g->fd;
+}
+
+/* A datagram of n segments of gso_size bytes (the last may be shorter)
+ * at p, bytes long, queued for the UDP socket. */
+static void
+tx_queue_train(struct tx_state *s, uint8_t *p, size_t bytes, size_t gso_size)
+{
+	struct cmsghdr *c = (struct cmsghdr *)s->cbuf[s->n];
+	uint16_t size = gso_size;
+
+	c->cmsg_level = IPPROTO_UDP;
+	c->cmsg_type = UDP_SEGMENT;
+	c->cmsg_len = CMSG_LEN(sizeof(size));
+	memcpy(CMSG_DATA(c), &size, sizeof(size));
+	s->iov[s->n] = (struct iovec){ p, bytes };
+	s->msg[s->n] = (struct mmsghdr){ .msg_hdr = {
+		.msg_iov = &s->iov[s->n], .msg_iovlen = 1,
+		.msg_control = c, .msg_controllen = sizeof(s->cbuf[0]) } };
+	s->n++;
+}
+
+/* Sends the queued datagrams (each segment tnl_hlen bytes of tunnel
+ * header and an inner frame), and counts the segments of those sent. 0,
+ * or the error of the first not sent: -EAGAIN when it was the frame's
+ * first (nothing of it left: the raw path may take it whole). */
+static int
+tx_flush_trains(struct tnl *t, struct tx_state *s, size_t gso_size,
+		size_t tnl_hlen, bool frame_started)
+{
+	uint64_t segs = 0, bytes = 0;
+	unsigned done = 0;
+	int err = 0;
+
+	while (done < s->n) {
+		int r = sendmmsg(s->fd, s->msg + done, s->n - done,
+				 MSG_DONTWAIT);
+
+		if (r <= 0) {
+			err = !done && !frame_started ? -EAGAIN
+			      : r < 0 ? -errno : -EIO;
+			break;
+		}
+		done += r;
+	}
+	for (unsigned i = 0; i < done; i++) {
+		size_t len = s->iov[i].iov_len;
+
+		segs += (len + gso_size - 1) / gso_size;
+		bytes += len;
+	}
+	__atomic_fetch_add(&t->tx_packets, segs, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&t->tx_bytes, bytes - segs * tnl_hlen,
+			   __ATOMIC_RELAXED);
+	s->n = 0;
+	return err;
+}
+
+/* The frame g walks, its segments encapsulated and sent as UDP datagrams
+ * of a few dozen segments each by a UDP socket with UDP_SEGMENT: the
+ * kernel cuts them, writes each one's UDP and IP headers and checksum (or
+ * keeps them whole to a device that takes UDP GSO). The UDP payloads are
+ * the raw path's; the outer IP identification is the kernel's own (its
+ * socket's counter with DF, else its hashed one), as a tunnel device
+ * picks it too. -EAGAIN when nothing was sent and the raw path should
+ * send the frame. */
+static int
+tx_udp_gso(struct tnl *t, struct tx_state *s, const struct tun_key *k,
+	   uint32_t hash, struct gso *g)
+{
+	struct encap_tx etx = { .proto = htons(ETH_P_TEB), .hash = hash };
+	struct encap_buf b = { s->buf, ENCAP_HLEN_MAX, 0 };
+	uint8_t hdr[GENEVE_HLEN + GENEVE_OPTS_MAX], *w;
+	uint8_t *end = s->buf + TX_BUF_SIZE;
+	size_t tnl_hlen, gso_size, limit, bytes;
+	struct tun_key kc = *k;
+	bool started = false;
+	struct encap_outer o;
+	int fd, err;
+
+	/* The checksums are the kernel's to write. */
+	kc.flags &= ~TUN_F_CSUM;
+	b.len = gso_next(g, s->buf + ENCAP_HLEN_MAX);
+	if (!b.len || encap_push(&t->port, &kc, &etx, &b, &o) || !o.ttl)
+		return -EAGAIN;
+	tnl_hlen = ENCAP_HLEN_MAX - b.head - UDP_HLEN;
+	if (tnl_hlen > sizeof(hdr) ||
+	    (fd = gso_sock_get(s, &o, (void *)(b.data + b.head))) < 0)
+		return -EAGAIN;
+	memcpy(hdr, b.data + b.head + UDP_HLEN, tnl_hlen);
+	gso_size = b.len - UDP_HLEN;
+	/* What one UDP datagram may hold. */
+	limit = 0xffff - UDP_HLEN - (o.family == AF_INET ? IPV4_HLEN : 0);
+	limit -= limit % gso_size;
+	if (limit > TX_SEGS * gso_size)
+		limit = TX_SEGS * gso_size;
+	s->fd = fd;
+	w = b.data + b.head + b.len;
+	bytes = gso_size;
+	for (;;) {
+		bool no_room = (size_t)(end - w) < tnl_hlen + gso_max(g);
+		uint32_t n;
+
+		if (bytes && (no_room || bytes + gso_size > limit)) {
+			tx_queue_train(s, w - bytes, bytes, gso_size);
+			bytes = 0;
+		}
+		if (no_room || s->n == TX_SEGS) {
+			err = tx_flush_trains(t, s, gso_size, tnl_hlen,
+					      started);
+			if (err)
+				return err;
+			started = true;
+			w = s->buf;
+		}
+		memcpy(w, hdr, tnl_hlen);
+		n = gso_next(g, w + tnl_hlen);
+		if (!n)
+			break;
+		w += tnl_hlen + n;
+		bytes += tnl_hlen + n;
+	}
+	if (bytes)
+		tx_queue_train(s, w - bytes, bytes, gso_size);
+	return tx_flush_trains(t, s, gso_size, tnl_hlen, started);
+}
+
 static int
 tnl_send(struct vport *vport, const void *frame, size_t len,
 	 const struct virtio_net_hdr *vh, const struct tun_key *tun,
@@ -837,6 +1195,14 @@ tnl_send(struct vport *vport, const void *frame, size_t len,
 		size_t room;
 
 		err = gso_init(&g, frame, len, l3_proto != 0, vh, 0);
+		if (!err && !l3_proto && udp_gso_fits(t, &k, vh)) {
+			err = tx_udp_gso(t, s, &k, hash, &g);
+			if (err != -EAGAIN)
+				goto sent;
+			/* Not for the kernel to cut after all: from the
+			 * start, by the raw socket. */
+			err = gso_init(&g, frame, len, false, vh, 0);
+		}
 		room = err ? 0 : ENCAP_HLEN_MAX + gso_max(&g);
 		while (!err) {
 			if (s->n == TX_SEGS || TX_BUF_SIZE - s->used < room)
@@ -856,6 +1222,7 @@ tnl_send(struct vport *vport, const void *frame, size_t len,
 
 		err = err ? err : e;
 	}
+sent:
 	if (!err)
 		return 0;
 drop:
