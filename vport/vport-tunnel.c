@@ -150,6 +150,16 @@ attach_csum_steering(int fd, int family)
 			  sizeof(prog)) < 0 ? -errno : 0;
 }
 
+/* A socket given up after a failed call: that call's -errno. */
+static int
+close_errno(int fd)
+{
+	int err = -errno;
+
+	close(fd);
+	return err;
+}
+
 /* Turns on each of the n options of level: 0 or -errno. */
 static int
 options_on(int fd, int level, const int *names, size_t n)
@@ -218,9 +228,7 @@ udp_open(const struct tnl *t, int family, bool first)
 	}
 	return fd;
 fail:
-	err = -errno;
-	close(fd);
-	return err;
+	return close_errno(fd);
 }
 
 /* The raw socket a family's outer packets leave by (the header is ours);
@@ -850,22 +858,29 @@ tx_get(void)
 
 /* Sends what is queued; 0, or the error of the first packet not sent
  * (those after it are not retried, as single sends are not). */
+/* The queued messages sent until one fails: how many were, and 0 or the
+ * error of the first not sent. */
+static int
+tx_send_queued(struct tx_state *s, unsigned *done)
+{
+	*done = 0;
+	while (*done < s->n) {
+		int r = sendmmsg(s->fd, s->msg + *done, s->n - *done,
+				 MSG_DONTWAIT);
+
+		if (r <= 0)
+			return r < 0 ? -errno : -EIO;
+		*done += r;
+	}
+	return 0;
+}
+
 static int
 tx_flush(struct tnl *t, struct tx_state *s)
 {
-	unsigned done = 0;
-	int err = 0;
+	unsigned done;
+	int err = tx_send_queued(s, &done);
 
-	while (done < s->n) {
-		int r = sendmmsg(s->fd, s->msg + done, s->n - done,
-				 MSG_DONTWAIT);
-
-		if (r <= 0) {
-			err = r < 0 ? -errno : -EIO;
-			break;
-		}
-		done += r;
-	}
 	__atomic_fetch_add(&t->tx_packets, done, __ATOMIC_RELAXED);
 	if (done == s->n)
 		__atomic_fetch_add(&t->tx_bytes, s->inner_bytes,
@@ -958,7 +973,7 @@ gso_sock_open(const struct gso_sock *want)
 	struct sock_fprog prog = { 1, none };
 	bool v4 = want->family == AF_INET;
 	socklen_t alen = v4 ? sizeof(want->src.v4) : sizeof(want->src.v6);
-	int one = 1, zero = 0, tos = want->tos, ttl = want->ttl, fd, err;
+	int one = 1, zero = 0, tos = want->tos, ttl = want->ttl, fd;
 	int pmtu = want->df ? IP_PMTUDISC_DO : IP_PMTUDISC_DONT;
 
 	fd = socket(want->family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
@@ -989,9 +1004,7 @@ gso_sock_open(const struct gso_sock *want)
 		goto fail;
 	return fd;
 fail:
-	err = -errno;
-	close(fd);
-	return err;
+	return close_errno(fd);
 }
 
 /* The thread's socket for the outer header o describes with the UDP
@@ -1054,20 +1067,11 @@ tx_flush_trains(struct tnl *t, struct tx_state *s, size_t gso_size,
 		size_t tnl_hlen, bool frame_started)
 {
 	uint64_t segs = 0, bytes = 0;
-	unsigned done = 0;
-	int err = 0;
+	unsigned done;
+	int err = tx_send_queued(s, &done);
 
-	while (done < s->n) {
-		int r = sendmmsg(s->fd, s->msg + done, s->n - done,
-				 MSG_DONTWAIT);
-
-		if (r <= 0) {
-			err = !done && !frame_started ? -EAGAIN
-			      : r < 0 ? -errno : -EIO;
-			break;
-		}
-		done += r;
-	}
+	if (err && !done && !frame_started)
+		err = -EAGAIN;
 	for (unsigned i = 0; i < done; i++) {
 		size_t len = s->iov[i].iov_len;
 
