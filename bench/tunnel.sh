@@ -138,7 +138,7 @@ done
 printf '%s, iperf3 %ss, one TCP stream, VM MTU 1400\n\n' "$(nproc) CPUs" "$SECS"
 echo "| setup | TCP Gbit/s | vs (a) |"
 echo "|---|---:|---:|"
-base=${R[kernel_vxlan]}
+base=${R[kernel_vxlan]:-0}
 for c in "${CASES[@]}"; do
 	printf '| %s | %s | %s |\n' "$c" "${R[$c]}" \
 		"$(awk -v a="${R[$c]}" -v b="$base" 'BEGIN { printf "%.2f", b ? a / b : 0 }')"
