@@ -304,6 +304,7 @@ static int
 tnl_open(struct vport *vport, enum encap_kind kind)
 {
 	struct tnl *t = calloc(1, sizeof(*t));
+	struct rx_batch *b;
 	unsigned i;
 	bool gre;
 	int fd;
@@ -363,11 +364,15 @@ tnl_open(struct vport *vport, enum encap_kind kind)
 		if (fd < 0)
 			goto fail;
 		vport->rxq[i].fd = fd;
-		vport->rxq[i].state = malloc(sizeof(struct rx_batch));
-		if (!vport->rxq[i].state) {
+		b = malloc(sizeof(*b));
+		vport->rxq[i].state = b;
+		if (!b) {
 			fd = -ENOMEM;
 			goto fail;
 		}
+		/* No train yet (the rest is written before it is read; a
+		 * reused allocation holds another port's bytes). */
+		b->gro.segs = 0;
 	}
 	if ((fd = raw_open(AF_INET)) < 0)
 		goto fail;

@@ -50,7 +50,7 @@ in_b ip addr add fd10::2/64 dev ub nodad
 in_a ip link set ua up
 in_b ip link set ub up
 check "daemon a starts" tapdpd_start
-check "daemon b starts" in_b "$BUILD/tapdpd" --socket "$SOCKB" \
+check "daemon b starts" in_b $DAEMON_ENV "$BUILD/tapdpd" --socket "$SOCKB" \
 	--log-file "$LOGB" --pidfile "$PIDB" --detach
 check "the underlay works" in_a ping -c 1 -W 2 172.31.210.2
 

@@ -36,7 +36,7 @@ ofctl() { local h=$1; shift; on "$h" ovs-ofctl -O OpenFlow13 "$@"; }
 host_up() { # a|b
 	local d
 	d=$(dir "$1")
-	on "$1" "$BUILD/tapdpd" --socket "$d/tapdp.sock" --log-file "$d/tapdpd.log" \
+	on "$1" $DAEMON_ENV "$BUILD/tapdpd" --socket "$d/tapdp.sock" --log-file "$d/tapdpd.log" \
 		--pidfile "$d/tapdpd.pid" --detach || return 1
 	ovsdb-tool create "$d/conf.db" /usr/share/openvswitch/vswitch.ovsschema
 	on "$1" ovsdb-server --remote="punix:$d/db.sock" --pidfile="$d/ovsdb.pid" \
