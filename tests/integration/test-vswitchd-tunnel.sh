@@ -162,18 +162,25 @@ check_out "L3 gre: and receives packets without it (no eth() in the key)" \
 	on b "$BUILD/tapdp-run" -- ovs-dpctl dump-flows
 hosts_down
 
-# remote_ip=flow, key=flow: OpenFlow sets them, and (geneve) an option
-# (tun_metadata0) that the other side matches; vxlan over IPv6 with the
-# IPv6 destination set the same way.
-for kind in geneve vxlan; do
+# remote_ip=flow, key=flow for each kind: OpenFlow sets them (over IPv6,
+# tun_ipv6_dst), and (geneve) an option (tun_metadata0) that the other
+# side matches.
+for case in "geneve 4" "vxlan 6" "gre 4" "ip6gre 6" \
+	    "erspan 4 options:erspan_ver=1 options:erspan_idx=7" \
+	    "ip6erspan 6 options:erspan_ver=2 options:erspan_dir=1 options:erspan_hwid=4"; do
+	set -- $case
+	kind=$1 v=$2
+	shift 2
+	opt="$*"
 	hosts_up
 	for h in a b; do
 		peer=172.31.230.2 tlv=0xabcd dst=tun_dst md= mdm=
 		[ "$h" = b ] && peer=172.31.230.1
-		if [ $kind = vxlan ]; then
+		if [ "$v" = 6 ]; then
 			peer=fd30::2 dst=tun_ipv6_dst
 			[ "$h" = b ] && peer=fd30::1
-		else
+		fi
+		if [ $kind = geneve ]; then
 			md=",set_field:$tlv->tun_metadata0"
 			mdm=",tun_metadata0=$tlv"
 			check "tlv-map ($h)" ofctl "$h" add-tlv-map br0 \
@@ -181,19 +188,19 @@ for kind in geneve vxlan; do
 		fi
 		check "$kind port, remote_ip=flow key=flow ($h)" vsctl "$h" \
 			add-port br0 tf -- set interface tf type=$kind \
-			options:remote_ip=flow options:key=flow
+			options:remote_ip=flow options:key=flow $opt
 		ofctl "$h" del-flows br0
 		check "flows ($h)" ofctl "$h" add-flows br0 - <<OF
 table=0,in_port=vm$h,actions=set_field:$peer->$dst,set_field:42->tun_id$md,output:tf
 table=0,in_port=tf,tun_id=42$mdm,actions=output:vm$h
 OF
 	done
-	across "$kind, remote_ip=flow"
+	across "$kind over IPv$v, remote_ip=flow"
 	if [ $kind = geneve ]; then
 		check_out "b's flow matched the option a set" \
 			"n_packets=[1-9].*tun_metadata0=0xabcd" ofctl b dump-flows br0
 	else
-		check_out "b's flow matched the tunnel from IPv6" \
+		check_out "$kind: b's flow matched the key a set" \
 			"n_packets=[1-9].*tun_id=0x2a" ofctl b dump-flows br0
 	fi
 	hosts_down
