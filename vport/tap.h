@@ -16,4 +16,8 @@
  * header. A non-blocking fd, or -errno. */
 int tap_open(char *name, bool l3, bool multi_queue, bool excl);
 
+/* The largest MTU a TAP or TUN device takes (the tun driver's
+ * MAX_MTU: 65535 less the Ethernet header's 14). */
+#define TAP_MTU_MAX	65521
+
 #endif

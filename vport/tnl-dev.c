@@ -195,6 +195,9 @@ set_mtu_up(const char *name, uint32_t mtu, bool up)
 {
 	int err = 0;
 
+	/* A TAP takes no more (the kernel's devices take up to 65535). */
+	if (mtu > TAP_MTU_MAX)
+		mtu = TAP_MTU_MAX;
 	if (mtu)
 		err = netdev_set_mtu(name, mtu);
 	if (!err && up)

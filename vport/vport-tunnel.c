@@ -293,6 +293,23 @@ tnl_close(struct vport *vport)
 	vport->state = NULL;
 }
 
+/* The MTU the kernel's compat vports give their devices: as large as the
+ * device takes (vxlan 65535, geneve 65535 less its headers, gre 65535
+ * less its own, K:vport-vxlan.c, geneve.c, ip_gre.c), at most a TAP's
+ * 65521. */
+static uint32_t
+compat_mtu(enum encap_kind kind)
+{
+	switch (kind) {
+	case ENCAP_GENEVE:
+		return 65465;
+	case ENCAP_GRE:
+		return 65497;
+	default:
+		return TAP_MTU_MAX;
+	}
+}
+
 static int
 dup_fd(int fd)
 {
@@ -344,7 +361,7 @@ tnl_open(struct vport *vport, enum encap_kind kind)
 					  : "gretap");
 		want.cfg.family = kind == ENCAP_GRE ? AF_INET : 0;
 		memcpy(want.name, vport->name, sizeof(want.name));
-		t->own = tnl_dev_create(&want, 0, false, &fd);
+		t->own = tnl_dev_create(&want, compat_mtu(kind), false, &fd);
 		if (!t->own)
 			goto fail;
 	}

@@ -210,6 +210,8 @@ pyb del-flows tdp >/dev/null 2>&1
 check "add-if -t geneve --lwt '' (a)" pya add-if -t geneve --lwt '' tdp genev_sys_6081
 check "add-if -t geneve --lwt '' (b)" pyb add-if -t geneve --lwt '' tdp genev_sys_6081
 check "geneve listens on 49431" listens "$NS" udp 49431
+check_out "...with the kernel's compat geneve MTU, 65465" "mtu 65465" \
+	in_a ip link show genev_sys_6081
 check_out "the compat port's device shows as the kernel's geneve" \
 	"geneve external id 0 .*dstport 49431" link_a genev_sys_6081
 # OVS aborts beside a genev_sys_6081 whose kind is not geneve's (its

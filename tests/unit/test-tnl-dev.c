@@ -24,6 +24,8 @@
 #include <cmocka.h>
 
 #include "netlink/msg.h"
+#include "vport/netdev.h"
+#include "vport/tap.h"
 #include "vport/tnl-dev.h"
 
 /* Real devices, away from the host's; without a namespace of our own
@@ -250,6 +252,18 @@ test_create_and_conflicts(void **state)
 	assert_false(is_tun("tgt0"));
 	assert_null(make("ip6erspan", "te61", 0, &err));
 	assert_int_equal(err, -EEXIST);
+	/* An MTU past a TAP's largest: the largest. */
+	tnl_dev_destroy(gn);
+	{
+		struct tnl_dev want;
+		bool md;
+
+		assert_int_equal(parse("geneve", NULL, &want, &md), 0);
+		snprintf(want.name, sizeof(want.name), "tgn3");
+		gn = tnl_dev_create(&want, 65535, true, &err);
+		assert_non_null(gn);
+		assert_int_equal(netdev_get_mtu("tgn3"), TAP_MTU_MAX);
+	}
 	/* A pattern is the kernel's to fill. */
 	tnl_dev_destroy(gt);
 	gt = make("gretap", "gretap%d", 0, &err);
