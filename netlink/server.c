@@ -305,23 +305,25 @@ fail:
 	return -errno;
 }
 
-/* Whether fd's namespace is not the daemon's (the kernel's cookies say). */
+/* The namespace a socket was opened in (the kernel's cookie), 0 when it
+ * does not say. */
+static uint64_t
+netns_cookie(int fd)
+{
+	uint64_t cookie;
+	socklen_t len = sizeof(cookie);
+
+	return getsockopt(fd, SOL_SOCKET, SO_NETNS_COOKIE, &cookie, &len) == 0
+		       ? cookie : 0;
+}
+
+/* Whether fd's namespace is not the daemon's (listen_fd's). */
 static bool
 other_netns(int fd)
 {
-	uint64_t theirs, ours;
-	socklen_t len = sizeof(theirs);
-	int self = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
-	bool other = true;
+	uint64_t theirs = netns_cookie(fd);
 
-	if (self < 0)
-		return true;
-	if (getsockopt(fd, SOL_SOCKET, SO_NETNS_COOKIE, &theirs, &len) == 0 &&
-	    (len = sizeof(ours),
-	     getsockopt(self, SOL_SOCKET, SO_NETNS_COOKIE, &ours, &len) == 0))
-		other = theirs != ours;
-	close(self);
-	return other;
+	return !theirs || theirs != netns_cookie(listen_fd);
 }
 
 static bool

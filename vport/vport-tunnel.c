@@ -321,6 +321,7 @@ static int
 tnl_open(struct vport *vport, enum encap_kind kind)
 {
 	struct tnl *t = calloc(1, sizeof(*t));
+	const struct tnl_dev *dev;
 	struct rx_batch *b;
 	unsigned i;
 	bool gre;
@@ -334,14 +335,6 @@ tnl_open(struct vport *vport, enum encap_kind kind)
 	}
 	t->raw4 = t->raw6 = -1;
 	t->port.kind = kind;
-	t->port.dst_port = htons(vport->tnl.dst_port);
-	t->port.gbp = vport->tnl.gbp;
-	t->family = vport->tnl.family ? vport->tnl.family
-		    : !vport->tnl.dev && kind == ENCAP_GRE ? AF_INET : 0;
-	t->port.l3 = vport->tnl.l3;
-	vport->l3 = vport->tnl.l3;
-	t->zero_csum6_rx = vport->tnl.csum6_zero_rx;
-	netdev_local_port_range(&t->port.port_min, &t->port.port_max);
 	vport->state = t;
 	gre = kind == ENCAP_GRE || kind == ENCAP_ERSPAN;
 	vport->n_rxq = gre ? Q_GRE6 + 1 : Q_UDP6_CSUM + 1;
@@ -365,7 +358,15 @@ tnl_open(struct vport *vport, enum encap_kind kind)
 		if (!t->own)
 			goto fail;
 	}
-	fd = dup_fd(t->own ? t->own->fd : vport->tnl.dev->fd);
+	dev = t->own ? t->own : vport->tnl.dev;
+	t->port.dst_port = htons(dev->cfg.dst_port);
+	t->port.gbp = dev->cfg.gbp;
+	t->port.l3 = dev->cfg.l3;
+	vport->l3 = dev->cfg.l3;
+	t->family = dev->cfg.family;
+	t->zero_csum6_rx = dev->cfg.csum6_zero_rx;
+	netdev_local_port_range(&t->port.port_min, &t->port.port_max);
+	fd = dup_fd(dev->fd);
 	if (fd < 0)
 		goto fail;
 	vport->rxq[Q_TAP].fd = fd;
