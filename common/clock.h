@@ -3,7 +3,8 @@
  * time of last use (connections, fragments, expectations, flows, meters,
  * nlerr's rate limit). It reads CLOCK_MONOTONIC_COARSE: as fine as a
  * scheduler tick (1 to 4 ms, the kernel's jiffies), finer than any of
- * those needs, and read without touching a timer.
+ * those needs, and read without touching a timer; clock_exact_ms() is
+ * for what needs every millisecond (meters).
  *
  * Tests drive it: after clock_fake_set(ms) every reader sees ms, until the
  * next call; clock_fake_set(0) gives the system's clock back. What sleeps
@@ -20,16 +21,33 @@
 /* Inline: conntrack reads it for every packet. */
 extern uint64_t clock_fake_ms;		/* atomic; 0: the system's clock */
 
+/* The fake time, else the system's clock by id. */
 static inline uint64_t
-clock_now_ms(void)
+clock_read_ms(clockid_t id)
 {
 	uint64_t ms = __atomic_load_n(&clock_fake_ms, __ATOMIC_RELAXED);
 	struct timespec ts;
 
 	if (__builtin_expect(ms != 0, 0))
 		return ms;
-	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+	clock_gettime(id, &ts);
 	return (uint64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static inline uint64_t
+clock_now_ms(void)
+{
+	return clock_read_ms(CLOCK_MONOTONIC_COARSE);
+}
+
+/* The same clock to the millisecond rather than to the tick
+ * (CLOCK_MONOTONIC, as the kernel's ktime_get_ns()): meters refill their
+ * buckets every millisecond, as the kernel's do; a tick's worth at once
+ * would overflow a small bucket and lose its tokens. The same fake time. */
+static inline uint64_t
+clock_exact_ms(void)
+{
+	return clock_read_ms(CLOCK_MONOTONIC);
 }
 
 void clock_fake_set(uint64_t ms);

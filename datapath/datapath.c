@@ -371,8 +371,9 @@ env_recirc(void *c, struct packet *pkt, struct flow_key *key)
 static bool
 env_meter(void *c, const struct packet *pkt, uint32_t meter_id)
 {
-	/* Meters are accepted but do not police yet. */
-	return false;
+	struct dp_ctx *ctx = c;
+
+	return meter_execute(&ctx->dp->meters, meter_id, pkt->len);
 }
 
 static bool

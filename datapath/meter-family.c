@@ -5,7 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/clock.h"
 #include "datapath/datapath.h"
 #include "datapath/families.h"
 #include "netlink/genl.h"
@@ -36,18 +35,21 @@ reply_start(struct genl_info *info, struct msgbuf *mb, char *mem, size_t len,
 }
 
 static void
-put_stats(struct msgbuf *mb, uint32_t id, const struct meter *m)
+put_stats(struct msgbuf *mb, uint32_t id, struct meter *m)
 {
+	struct ovs_flow_stats stats, band_stats[METER_MAX_BANDS];
 	struct nlattr *bands, *band;
+	uint64_t used;
 
+	meter_read(m, &stats, band_stats, &used);
 	msgbuf_put_u32(mb, OVS_METER_ATTR_ID, id);
-	msgbuf_put(mb, OVS_METER_ATTR_STATS, sizeof(m->stats), &m->stats);
-	msgbuf_put_u64(mb, OVS_METER_ATTR_USED, m->used);
+	msgbuf_put(mb, OVS_METER_ATTR_STATS, sizeof(stats), &stats);
+	msgbuf_put_u64(mb, OVS_METER_ATTR_USED, used);
 	bands = msgbuf_nest_start(mb, OVS_METER_ATTR_BANDS);
 	for (unsigned i = 0; i < m->n_bands; i++) {
 		band = msgbuf_nest_start(mb, OVS_BAND_ATTR_UNSPEC);
-		msgbuf_put(mb, OVS_BAND_ATTR_STATS, sizeof(m->bands[i].stats),
-			   &m->bands[i].stats);
+		msgbuf_put(mb, OVS_BAND_ATTR_STATS, sizeof(band_stats[i]),
+			   &band_stats[i]);
 		msgbuf_nest_end(mb, band);
 	}
 	msgbuf_nest_end(mb, bands);
@@ -102,17 +104,14 @@ meter_create(const struct nlattr **a, struct meter **out)
 		      attr_len(a[OVS_METER_ATTR_BANDS]), rem)
 		if (++n > METER_MAX_BANDS)
 			return -EINVAL;
-	m = calloc(1, sizeof(*m));
+	m = meter_new(attr_get_u32(a[OVS_METER_ATTR_ID]),
+		      a[OVS_METER_ATTR_KBPS] != NULL, n);
 	if (!m)
 		return -ENOMEM;
-	m->id = attr_get_u32(a[OVS_METER_ATTR_ID]);
-	m->used = clock_now_ms();
-	m->kbps = a[OVS_METER_ATTR_KBPS] != NULL;
 	m->keep_stats = !a[OVS_METER_ATTR_CLEAR];
 	if (m->keep_stats && a[OVS_METER_ATTR_STATS])
 		memcpy(&m->stats, attr_data(a[OVS_METER_ATTR_STATS]),
 		       sizeof(m->stats));
-	m->n_bands = n;
 	n = 0;
 	attr_for_each(nla, attr_data(a[OVS_METER_ATTR_BANDS]),
 		      attr_len(a[OVS_METER_ATTR_BANDS]), rem) {
@@ -128,7 +127,7 @@ meter_create(const struct nlattr **a, struct meter **out)
 				attr_get_u32(tb[OVS_BAND_ATTR_RATE]),
 				attr_get_u32(tb[OVS_BAND_ATTR_BURST]));
 		if (err) {
-			free(m);
+			meter_destroy(m);
 			return err;
 		}
 	}
@@ -156,7 +155,7 @@ meter_cmd_set(struct genl_info *info)
 	reply_start(info, &mb, mem, sizeof(mem), OVS_METER_CMD_SET);
 	dp = meter_dp(info);
 	if (!dp) {
-		free(m);
+		meter_destroy(m);
 		return -ENODEV;
 	}
 	id = attr_get_u32(a[OVS_METER_ATTR_ID]);
@@ -168,16 +167,16 @@ meter_cmd_set(struct genl_info *info)
 		/* As the kernel: a replaced meter is gone even when its
 		 * replacement could not be attached. */
 		if (err)
-			free(old);
+			meter_free(old);
 	}
 	if (err) {
-		free(m);
+		meter_destroy(m);
 		return err;
 	}
 	msgbuf_put_u32(&mb, OVS_METER_ATTR_ID, id);
 	if (old && old->keep_stats)
 		put_stats(&mb, id, old);
-	free(old);
+	meter_free(old);
 	if (msgbuf_end(&mb))
 		return -EMSGSIZE;
 	return genl_reply(info, &mb);
@@ -233,7 +232,7 @@ meter_cmd_del(struct genl_info *info)
 		err = meter_detach(dp_meters(dp), old);
 		if (err)
 			return err;
-		free(old);
+		meter_free(old);
 	}
 	if (msgbuf_end(&mb))
 		return -EMSGSIZE;
