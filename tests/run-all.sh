@@ -51,7 +51,8 @@ for b in build build-asan; do
 	for s in tests/integration/test-ovs-dpctl.sh tests/integration/test-libnl.sh \
 		 tests/integration/test-shim.sh \
 		 tests/integration/test-flows.sh tests/integration/test-vswitchd.sh \
-		 tests/integration/test-openflow.sh tests/integration/test-churn.sh \
+		 tests/integration/test-openflow.sh tests/integration/test-meter.sh \
+		 tests/integration/test-churn.sh \
 		 tests/integration/test-bond.sh tests/integration/test-conntrack.sh \
 		 tests/integration/test-hostile.sh \
 		 tests/integration/test-netns.sh tests/integration/test-tunnel.sh \

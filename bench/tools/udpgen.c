@@ -4,14 +4,15 @@
  * for the benchmarks: iperf3 stops near 200 kpps, far below what the paths
  * under test forward.
  *
- *   udpgen [-s SRC-MAC] [-r RATE -n COUNT] [-c] IFNAME DST-MAC SRC-IP DST-IP
- *          SECONDS
+ *   udpgen [-s SRC-MAC] [-r RATE -n COUNT] [-c] [-l LEN] IFNAME DST-MAC
+ *          SRC-IP DST-IP SECONDS
  *
  * Without -r: as fast as it can for SECONDS (0: a single frame, to teach
  * switches where SRC-MAC is). With -r: COUNT frames paced at RATE frames per
  * second (SECONDS ignored); prints the count and the seconds it took.
  * -c: every frame a new connection (source and destination ports count up
- * through 60,000 x 60,000 pairs), for flow-setup benchmarks. */
+ * through 60,000 x 60,000 pairs), for flow-setup benchmarks. -l: frames of
+ * LEN bytes (60 to 1514) instead of 60, for meters in kbit/s. */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <linux/if_packet.h>
@@ -29,6 +30,7 @@
 
 #define BATCH 64
 #define FRAME 60	/* 64 on the wire with the FCS */
+#define FRAME_MAX 1514
 #define PORTS 60000
 
 static uint16_t
@@ -64,7 +66,7 @@ static void
 usage(void)
 {
 	fprintf(stderr, "usage: udpgen [-s SRC-MAC] [-r RATE -n COUNT] [-c] "
-			"IFNAME DST-MAC SRC-IP DST-IP SECONDS\n");
+			"[-l LEN] IFNAME DST-MAC SRC-IP DST-IP SECONDS\n");
 	exit(2);
 }
 
@@ -72,16 +74,16 @@ int
 main(int argc, char **argv)
 {
 	struct sockaddr_ll sll = { .sll_family = AF_PACKET };
-	static unsigned char frame[BATCH][FRAME];
+	static unsigned char frame[BATCH][FRAME_MAX];
 	unsigned char mac[6], src[6] = { 0x02, 0, 0, 0, 0, 0x01 };
 	struct mmsghdr msgs[BATCH];
 	struct iovec iov[BATCH];
 	unsigned long long sent = 0, count = 0, flow = 0;
 	double rate = 0, start, end;
 	bool conns = false;
-	int fd, opt;
+	int fd, opt, len = FRAME;
 
-	while ((opt = getopt(argc, argv, "s:r:n:c")) != -1) {
+	while ((opt = getopt(argc, argv, "s:r:n:cl:")) != -1) {
 		switch (opt) {
 		case 's':
 			if (!parse_mac(optarg, src))
@@ -95,6 +97,11 @@ main(int argc, char **argv)
 			break;
 		case 'c':
 			conns = true;
+			break;
+		case 'l':
+			len = atoi(optarg);
+			if (len < FRAME || len > FRAME_MAX)
+				usage();
 			break;
 		default:
 			usage();
@@ -122,7 +129,7 @@ main(int argc, char **argv)
 		eth->ether_type = htons(ETHERTYPE_IP);
 		ip->version = 4;
 		ip->ihl = 5;
-		ip->tot_len = htons(FRAME - 14);
+		ip->tot_len = htons(len - 14);
 		ip->ttl = 64;
 		ip->protocol = IPPROTO_UDP;
 		ip->saddr = inet_addr(argv[2]);
@@ -130,8 +137,8 @@ main(int argc, char **argv)
 		ip->check = ip_csum(ip, 20);
 		udp->source = htons(9);
 		udp->dest = htons(9);
-		udp->len = htons(FRAME - 34);
-		iov[i] = (struct iovec){ frame[i], FRAME };
+		udp->len = htons(len - 34);
+		iov[i] = (struct iovec){ frame[i], len };
 		msgs[i].msg_hdr.msg_iov = &iov[i];
 		msgs[i].msg_hdr.msg_iovlen = 1;
 	}
