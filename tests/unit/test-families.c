@@ -20,6 +20,8 @@
 #include <cmocka.h>
 #include <urcu.h>
 
+#include "common/clock.h"
+#include "datapath/datapath.h"
 #include "datapath/families.h"
 #include "netlink/genl.h"
 #include "tests/unit/builders.h"
@@ -783,6 +785,104 @@ test_meter(void **state)
 	assert_int_equal(transact(f, 0), -ENODEV);
 }
 
+/* The reply's meter stats, and its first band's. */
+static struct ovs_flow_stats
+rep_meter_stats(struct fx *f, struct ovs_flow_stats *band)
+{
+	const struct nlattr *a = rep_attr(f, HDR, OVS_METER_ATTR_STATS);
+	const struct nlattr *bands = rep_attr(f, HDR, OVS_METER_ATTR_BANDS);
+	const struct nlattr *tb[OVS_BAND_ATTR_MAX + 1];
+	struct ovs_flow_stats s;
+
+	assert_non_null(a);
+	assert_non_null(bands);
+	assert_int_equal(attr_len(a), sizeof(s));
+	memcpy(&s, attr_data(a), sizeof(s));
+	assert_int_equal(attr_parse_nested(attr_data(bands), NULL,
+					   OVS_BAND_ATTR_MAX, tb, NULL), 0);
+	assert_non_null(tb[OVS_BAND_ATTR_STATS]);
+	memcpy(band, attr_data(tb[OVS_BAND_ATTR_STATS]), sizeof(*band));
+	return s;
+}
+
+/* SET of meter 7 (1000 packets/s, a bucket of 2), with CLEAR or with
+ * STATS of n_packets packets when asked. */
+static void
+meter_set(struct fx *f, int ifindex, bool clear, uint64_t n_packets)
+{
+	struct ovs_flow_stats s = { .n_packets = n_packets };
+	struct nlattr *bands, *band;
+
+	ovs_req(f, FAMILY_ID_METER, 0, OVS_METER_CMD_SET, ifindex);
+	msgbuf_put_u32(&f->req, OVS_METER_ATTR_ID, 7);
+	if (clear)
+		msgbuf_put(&f->req, OVS_METER_ATTR_CLEAR, 0, NULL);
+	if (n_packets)
+		msgbuf_put(&f->req, OVS_METER_ATTR_STATS, sizeof(s), &s);
+	bands = msgbuf_nest_start(&f->req, OVS_METER_ATTR_BANDS);
+	band = msgbuf_nest_start(&f->req, OVS_BAND_ATTR_UNSPEC);
+	msgbuf_put_u32(&f->req, OVS_BAND_ATTR_TYPE, OVS_METER_BAND_TYPE_DROP);
+	msgbuf_put_u32(&f->req, OVS_BAND_ATTR_RATE, 1000);
+	msgbuf_put_u32(&f->req, OVS_BAND_ATTR_BURST, 2);
+	msgbuf_nest_end(&f->req, band);
+	msgbuf_nest_end(&f->req, bands);
+	req_end(f);
+	assert_int_equal(transact(f, FAMILY_ID_METER), 0);
+}
+
+/* What packets did to a meter, as GET shows it (the time of the last,
+ * the drops its band counted); SET of a meter that exists answers with
+ * the old one's stats unless the old one was set with CLEAR, and the new
+ * one starts from the STATS it is given, its band from zero. */
+static void
+test_meter_stats(void **state)
+{
+	struct fx *f = *state;
+	int ifindex = dp_new(f, "tdp0");
+	struct meter_table *t = dp_meters(dp_at(net, 0));
+	struct ovs_flow_stats s, band;
+
+	clock_fake_set(5000);
+	meter_set(f, ifindex, false, 0);
+	clock_fake_set(6000);
+	rcu_read_lock();
+	assert_false(meter_execute(t, 7, 100));
+	assert_false(meter_execute(t, 7, 100));
+	assert_true(meter_execute(t, 7, 100));
+	rcu_read_unlock();
+	meter_req(f, ifindex, OVS_METER_CMD_GET, 7);
+	assert_int_equal(transact(f, FAMILY_ID_METER), 0);
+	s = rep_meter_stats(f, &band);
+	assert_int_equal(s.n_packets, 3);
+	assert_int_equal(s.n_bytes, 300);
+	assert_int_equal(band.n_packets, 1);
+	assert_int_equal(band.n_bytes, 100);
+	assert_int_equal(attr_get_u64(rep_attr(f, HDR, OVS_METER_ATTR_USED)),
+			 6000);
+
+	/* Replaced with CLEAR: the answer has the old stats. */
+	meter_set(f, ifindex, true, 0);
+	s = rep_meter_stats(f, &band);
+	assert_int_equal(s.n_packets, 3);
+	assert_int_equal(band.n_packets, 1);
+	meter_req(f, ifindex, OVS_METER_CMD_GET, 7);
+	assert_int_equal(transact(f, FAMILY_ID_METER), 0);
+	s = rep_meter_stats(f, &band);
+	assert_int_equal(s.n_packets, 0);
+	assert_int_equal(band.n_packets, 0);
+	/* Replacing a meter set with CLEAR: the answer has only the id. The
+	 * new one starts from the STATS given. */
+	meter_set(f, ifindex, false, 40);
+	assert_int_equal(rep_u32(f, OVS_METER_ATTR_ID), 7);
+	assert_null(rep_attr(f, HDR, OVS_METER_ATTR_STATS));
+	meter_req(f, ifindex, OVS_METER_CMD_GET, 7);
+	assert_int_equal(transact(f, FAMILY_ID_METER), 0);
+	s = rep_meter_stats(f, &band);
+	assert_int_equal(s.n_packets, 40);
+	assert_int_equal(band.n_packets, 0);
+	clock_fake_set(0);
+}
+
 static void
 ct_limit_req(struct fx *f, uint8_t cmd, const struct ovs_zone_limit *zl,
 	     size_t n)
@@ -930,6 +1030,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_upcall_to_socket, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_meter, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_meter_stats, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_ct_limit, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_changes_need_net_admin,
 						setup, teardown),
