@@ -3,6 +3,7 @@
  * policing: bucket refill, burst, kbps against pktps, the band with the
  * highest exceeded rate, stats and used time, on the fake clock. */
 #include <errno.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -278,6 +279,74 @@ test_replace_frees_later(void **state)
 	meter_table_destroy(&t);
 }
 
+#define RACE_PACKETS	100000
+
+static unsigned racing;		/* receive threads still running */
+
+/* A receive thread: meters 1 and 2 by turns, each packet in its own
+ * read-side section. */
+static void *
+race_rx(void *arg)
+{
+	struct meter_table *t = arg;
+
+	rcu_register_thread();
+	for (unsigned i = 0; i < RACE_PACKETS; i++) {
+		rcu_read_lock();
+		meter_execute(t, 1, 100);
+		meter_execute(t, 2, 100);
+		rcu_read_unlock();
+	}
+	__atomic_fetch_sub(&racing, 1, __ATOMIC_RELAXED);
+	rcu_unregister_thread();
+	return NULL;
+}
+
+/* Two receive threads on one meter count every packet once; a meter the
+ * control thread keeps replacing under them (and the slot array, grown
+ * and shrunk) is never used after it is freed (ASan). */
+static void
+test_threads(void **state)
+{
+	struct ovs_flow_stats stats, band;
+	struct meter_table t;
+	struct meter *m = one_band(&t, false, 1000, 1000), *old;
+	pthread_t rx[2];
+	uint64_t used;
+	uint32_t id;
+
+	clock_fake_set(0);
+	racing = 2;
+	for (int i = 0; i < 2; i++)
+		pthread_create(&rx[i], NULL, race_rx, &t);
+	for (unsigned n = 0;
+	     n < 2000 || __atomic_load_n(&racing, __ATOMIC_RELAXED); n++) {
+		old = meter_lookup(&t, 2);
+		assert_int_equal(meter_detach(&t, old), 0);
+		meter_free(old);
+		assert_int_equal(meter_attach(&t, meter_new(2, true, 0)), 0);
+		/* Past the slots' count and back: resized both ways. */
+		if (n % 200 == 0) {
+			for (id = 3; id < METER_SLOTS_MIN + 3; id++)
+				assert_int_equal(meter_attach(&t,
+					meter_new(id, false, 0)), 0);
+			for (id = 3; id < METER_SLOTS_MIN + 3; id++) {
+				old = meter_lookup(&t, id);
+				assert_int_equal(meter_detach(&t, old), 0);
+				meter_free(old);
+			}
+		}
+	}
+	for (int i = 0; i < 2; i++)
+		pthread_join(rx[i], NULL);
+	meter_read(m, &stats, &band, &used);
+	assert_int_equal(stats.n_packets, 2 * RACE_PACKETS);
+	/* At least the full bucket passed. */
+	assert_true(band.n_packets <= stats.n_packets - 1000);
+	rcu_barrier();
+	meter_table_destroy(&t);
+}
+
 int
 main(void)
 {
@@ -293,6 +362,7 @@ main(void)
 		cmocka_unit_test_setup(test_stats_and_used, at_t0),
 		cmocka_unit_test_setup(test_highest_exceeded_rate, at_t0),
 		cmocka_unit_test_setup(test_replace_frees_later, at_t0),
+		cmocka_unit_test_setup(test_threads, at_t0),
 	};
 
 	return cmocka_run_group_tests_name("meter", tests, setup, teardown);
