@@ -47,11 +47,20 @@ struct route {
 	struct pending *head, **tail;
 	_Atomic unsigned n_pending;	/* read without the lock */
 	uint32_t next_token;
+	_Atomic int refs;		/* fds naming the socket (dup) */
 };
 
 static _Atomic(struct route *) routes[MAX_FDS];
 
 static void route_free(struct route *r);
+
+/* Drops one fd's hold on r (NULL: none). */
+static void
+route_put(struct route *r)
+{
+	if (r && atomic_fetch_sub(&r->refs, 1) == 1)
+		route_free(r);
+}
 
 static struct route *
 route_get(int fd)
@@ -78,9 +87,8 @@ route_track(int fd)
 	r->companion = -1;
 	r->cap_ack = r->ext_ack = -1;
 	r->tail = &r->head;
-	r = atomic_exchange(&routes[fd], r);
-	if (r)
-		route_free(r);
+	r->refs = 1;
+	route_put(atomic_exchange(&routes[fd], r));
 }
 
 static void
@@ -101,13 +109,20 @@ route_free(struct route *r)
 void
 route_forget(int fd)
 {
-	struct route *r;
-
 	if (fd < 0 || fd >= MAX_FDS)
 		return;
-	r = atomic_exchange(&routes[fd], NULL);
-	if (r)
-		route_free(r);
+	route_put(atomic_exchange(&routes[fd], NULL));
+}
+
+void
+route_share(int fd, int newfd)
+{
+	struct route *r = route_get(fd);
+
+	if (!r || newfd < 0 || newfd >= MAX_FDS)
+		return;
+	atomic_fetch_add(&r->refs, 1);
+	route_put(atomic_exchange(&routes[newfd], r));
 }
 
 /* The requests the daemon may answer: those naming one link. */

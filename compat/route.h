@@ -13,6 +13,8 @@
 void route_track(int fd);
 /* fd is closed, or replaced by dup2/dup3. */
 void route_forget(int fd);
+/* newfd is a dup of fd: the same socket. */
+void route_share(int fd, int newfd);
 bool route_tracked(int fd);
 ssize_t route_sendmsg(int fd, const struct msghdr *msg, int flags);
 ssize_t route_recvmsg(int fd, struct msghdr *msg, int flags);

@@ -7,7 +7,9 @@
  * the application's end of a data socketpair (see proto.h). The calls that
  * differ between AF_UNIX and AF_NETLINK are wrapped for those fds only:
  * bind/connect/getsockname (portids), send* (requests, synchronous), recv*
- * (source address, ENOBUFS, dump continuation), {get,set}sockopt and close.
+ * (source address, ENOBUFS, dump continuation), {get,set}sockopt, close
+ * and the dup family (a dup names the same socket; it lives until its last
+ * fd is closed).
  * When no daemon listens, socket() is the real one and nothing else changes.
  * NETLINK_ROUTE sockets stay real; route.c offers their link requests to
  * the daemon, which serves its own tunnel devices.
@@ -63,6 +65,7 @@ struct emu {
 	bool dump_running;
 	_Atomic bool dead;	/* the daemon went away */
 	int max_recv;		/* sizes dump parts, as the kernel's */
+	_Atomic int refs;	/* fds naming the socket (dup) */
 };
 
 static _Atomic(struct emu *) emus[MAX_FDS];
@@ -77,8 +80,11 @@ ssize_t (*real_sendmsg)(int, const struct msghdr *, int);
 ssize_t (*real_recvmsg)(int, struct msghdr *, int);
 static int (*real_setsockopt)(int, int, int, const void *, socklen_t);
 int (*real_getsockopt)(int, int, int, void *, socklen_t *);
+static int (*real_dup)(int);
 static int (*real_dup2)(int, int);
 static int (*real_dup3)(int, int, int);
+static int (*real_fcntl)(int, int, ...);
+static int (*real_fcntl64)(int, int, ...);
 
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
 
@@ -106,8 +112,13 @@ shim_init(void)
 	real_recvmsg = dlsym(RTLD_NEXT, "recvmsg");
 	real_setsockopt = dlsym(RTLD_NEXT, "setsockopt");
 	real_getsockopt = dlsym(RTLD_NEXT, "getsockopt");
+	real_dup = dlsym(RTLD_NEXT, "dup");
 	real_dup2 = dlsym(RTLD_NEXT, "dup2");
 	real_dup3 = dlsym(RTLD_NEXT, "dup3");
+	real_fcntl = dlsym(RTLD_NEXT, "fcntl");
+	real_fcntl64 = dlsym(RTLD_NEXT, "fcntl64");
+	if (!real_fcntl64)
+		real_fcntl64 = real_fcntl;
 	pthread_atfork(NULL, NULL, shim_atfork_child);
 }
 
@@ -317,6 +328,7 @@ emu_open(int type, int protocol)
 	e->type = type & ~(SOCK_CLOEXEC | SOCK_NONBLOCK);
 	e->protocol = protocol;
 	e->shared = shared;
+	e->refs = 1;
 	pthread_mutex_init(&e->lock, NULL);
 	atomic_store_explicit(&emus[sv[0]], e, memory_order_release);
 	errno = saved;
@@ -343,7 +355,7 @@ emu_forget(int fd)
 	if (fd < 0 || fd >= MAX_FDS)
 		return;
 	e = atomic_exchange(&emus[fd], NULL);
-	if (!e)
+	if (!e || atomic_fetch_sub(&e->refs, 1) > 1)
 		return;
 	real_close(e->ctl);
 	real_close(e->inject);
@@ -407,26 +419,101 @@ close(int fd)
 	return real_close(fd);
 }
 
+/* newfd now names oldfd's file (dup and its kin succeeded): it is the
+ * same socket, as in the kernel, and whatever newfd named before is
+ * closed. */
+static void
+shim_dup_track(int oldfd, int newfd)
+{
+	struct emu *e = emu_get(oldfd);
+
+	if (newfd < 0 || newfd >= MAX_FDS || newfd == oldfd)
+		return;
+	emu_forget(newfd);
+	route_forget(newfd);
+	if (e) {
+		atomic_fetch_add(&e->refs, 1);
+		atomic_store_explicit(&emus[newfd], e, memory_order_release);
+	}
+	route_share(oldfd, newfd);
+}
+
+EXPORT int
+dup(int oldfd)
+{
+	int fd;
+
+	shim_ready();
+	fd = real_dup(oldfd);
+	if (fd >= 0)
+		shim_dup_track(oldfd, fd);
+	return fd;
+}
+
 EXPORT int
 dup2(int oldfd, int newfd)
 {
+	int fd;
+
 	shim_ready();
-	if (oldfd != newfd) {
-		emu_forget(newfd);
-		route_forget(newfd);
-	}
-	return real_dup2(oldfd, newfd);
+	fd = real_dup2(oldfd, newfd);
+	if (fd >= 0)
+		shim_dup_track(oldfd, fd);
+	return fd;
 }
 
 EXPORT int
 dup3(int oldfd, int newfd, int flags)
 {
+	int fd;
+
 	shim_ready();
-	if (oldfd != newfd) {
-		emu_forget(newfd);
-		route_forget(newfd);
-	}
-	return real_dup3(oldfd, newfd, flags);
+	fd = real_dup3(oldfd, newfd, flags);
+	if (fd >= 0)
+		shim_dup_track(oldfd, fd);
+	return fd;
+}
+
+/* fcntl's third argument is an int or a pointer by cmd; it is passed on as
+ * glibc itself reads it. The asm names keep <fcntl.h>'s redirections (to
+ * fcntl64 with _FILE_OFFSET_BITS=64) out of the way. */
+static int
+shim_fcntl_call(int (*real)(int, int, ...), int fd, int cmd, void *arg)
+{
+	int ret = real(fd, cmd, arg);
+
+	if (ret >= 0 && (cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC))
+		shim_dup_track(fd, ret);
+	return ret;
+}
+
+EXPORT int shim_fcntl(int fd, int cmd, ...) __asm__("fcntl");
+EXPORT int shim_fcntl64(int fd, int cmd, ...) __asm__("fcntl64");
+
+EXPORT int
+shim_fcntl(int fd, int cmd, ...)
+{
+	va_list ap;
+	void *arg;
+
+	va_start(ap, cmd);
+	arg = va_arg(ap, void *);
+	va_end(ap);
+	shim_ready();
+	return shim_fcntl_call(real_fcntl, fd, cmd, arg);
+}
+
+EXPORT int
+shim_fcntl64(int fd, int cmd, ...)
+{
+	va_list ap;
+	void *arg;
+
+	va_start(ap, cmd);
+	arg = va_arg(ap, void *);
+	va_end(ap);
+	shim_ready();
+	return shim_fcntl_call(real_fcntl64, fd, cmd, arg);
 }
 
 static int

@@ -9,6 +9,7 @@
  * Prints one line per check and "N passed, N failed". */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/genetlink.h>
 #include <linux/netlink.h>
 #include <poll.h>
@@ -380,6 +381,68 @@ check_threads(void)
 	      "4 threads x 200 requests, every reply right");
 }
 
+static uint32_t
+portid_of(int fd)
+{
+	struct sockaddr_nl sa = { 0 };
+	socklen_t len = sizeof(sa);
+
+	return getsockname(fd, (struct sockaddr *)&sa, &len) == 0 ? sa.nl_pid
+								   : 0;
+}
+
+/* A dup names the same socket: one portid, one queue, alive until its last
+ * fd is closed. */
+static void
+check_dup(void)
+{
+	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
+	char buf[8192];
+	int fd = nl_open(), d, d2, other, again;
+	uint32_t pid;
+
+	connect(fd, (struct sockaddr *)&sa, sizeof(sa));
+	pid = portid_of(fd);
+	d = dup(fd);
+	d2 = fcntl(fd, F_DUPFD_CLOEXEC, 100);
+	CHECK(d >= 0 && d2 >= 100 && portid_of(d) == pid &&
+	      portid_of(d2) == pid, "dup, F_DUPFD_CLOEXEC: the same portid");
+	send(fd, buf, getfamily(buf, "ovs_datapath", 51, 0), 0);
+	CHECK(family_id(buf, recv(d, buf, sizeof(buf), MSG_DONTWAIT)) &&
+	      recv(fd, buf, sizeof(buf), MSG_DONTWAIT) < 0,
+	      "dup: a reply to one fd read from the other, once");
+	close(fd);
+	close(d);
+	send(d2, buf, getfamily(buf, "ovs_vport", 52, 0), 0);
+	CHECK(family_id(buf, recv(d2, buf, sizeof(buf), MSG_DONTWAIT)) &&
+	      portid_of(d2) == pid, "dup: the last fd keeps the socket");
+	sa.nl_pid = pid;
+	other = nl_open();
+	errno = 0;
+	CHECK(bind(other, (struct sockaddr *)&sa, sizeof(sa)) < 0 &&
+	      errno == EADDRINUSE, "dup: the portid still taken");
+	close(d2);
+	CHECK(bind(other, (struct sockaddr *)&sa, sizeof(sa)) == 0,
+	      "dup: closing the last fd frees the portid");
+	/* dup2 over an emulated fd closes that socket. */
+	fd = nl_open();
+	sa.nl_pid = 0;
+	connect(fd, (struct sockaddr *)&sa, sizeof(sa));
+	pid = portid_of(other);
+	CHECK(dup2(fd, other) == other && portid_of(other) == portid_of(fd),
+	      "dup2: the target names the source's socket");
+	again = nl_open();
+	sa.nl_pid = pid;
+	CHECK(bind(again, (struct sockaddr *)&sa, sizeof(sa)) == 0,
+	      "dup2: the socket it replaced is closed");
+	send(other, buf, getfamily(buf, "ovs_flow", 53, 0), 0);
+	CHECK(family_id(buf, recv(fd, buf, sizeof(buf), MSG_DONTWAIT)),
+	      "dup2: requests on the target answered on the source");
+	close(again);
+	close(other);
+	close(fd);
+}
+
 static void
 check_oversize(void)
 {
@@ -407,6 +470,7 @@ main(int argc, char **argv)
 		check_overrun();
 		check_fork();
 		check_threads();
+		check_dup();
 		check_oversize();
 	}
 	printf("%d passed, %d failed\n", passed, failed);
