@@ -193,12 +193,13 @@ dump_free(void *p)
 	free(d);
 }
 
-int
-genl_dump_start(struct nlsock *sk, const struct genl_family *family,
-		const struct genl_ops_entry *op, const struct nlmsghdr *nlh,
-		void *data)
+static int
+dump_begin(struct nlsock *sk, const struct genl_family *family,
+	   const struct genl_ops_entry *op, const struct nlmsghdr *nlh,
+	   void *data, struct extack *ack)
 {
 	struct genl_dump *d;
+	int err;
 
 	if (nlsock_dump(sk))
 		return -EBUSY;
@@ -216,9 +217,24 @@ genl_dump_start(struct nlsock *sk, const struct genl_family *family,
 	d->sk = sk;
 	d->data = data;
 	d->done_errno = INT_MAX;
+	if (op->start && (err = op->start(d, ack)) != 0) {
+		free(d->nlh);
+		free(d);
+		return err;
+	}
 	nlsock_set_dump(sk, d, dump_free);
 	genl_dump_next(sk);
 	return GENL_ANSWERED;
+}
+
+int
+genl_dump_start(struct nlsock *sk, const struct genl_family *family,
+		const struct genl_ops_entry *op, const struct nlmsghdr *nlh,
+		void *data)
+{
+	struct extack ack = { 0 };
+
+	return dump_begin(sk, family, op, nlh, data, &ack);
 }
 
 static int
@@ -249,7 +265,7 @@ rcv_msg(struct nlsock *sk, const struct nlmsghdr *nlh, struct extack *ack)
 	    !nlsock_creds(sk)->net_admin)
 		return -EPERM;
 	if (dump)
-		return genl_dump_start(sk, family, op, nlh, NULL);
+		return dump_begin(sk, family, op, nlh, NULL, ack);
 
 	if (family->maxattr) {
 		size_t off = NLMSG_ALIGN(hdrlen);

@@ -61,6 +61,17 @@ struct genl_ops_entry {
 	int (*dumpit)(struct genl_dump *dump, struct msgbuf *mb);
 	/* Releases the dump's continuation state (may be NULL). */
 	void (*done)(struct genl_dump *dump);
+	/* Checks a dump request before its first part, as the kernel's
+	 * .start (may be NULL): a negative errno answers the request with
+	 * that error, GENL_ANSWERED says start queued the whole answer
+	 * itself; either way no dump runs (done is not called). */
+	int (*start)(struct genl_dump *dump, struct extack *ack);
+	/* The policy a dump request is described by (GETPOLICY) and start
+	 * parses it with; NULL: dump requests are not validated, as the
+	 * kernel's GENL_DONT_VALIDATE_DUMP. Requests to doit are checked
+	 * against the family's policy. */
+	const struct attr_policy *dump_policy;
+	uint16_t dump_maxattr;
 };
 
 struct genl_mcgrp {
@@ -101,7 +112,8 @@ void netlink_rcv(struct nlsock *sk, const void *buf, size_t len,
 			       struct extack *));
 /* Starts the dump op->dumpit answers to nlh (family may be NULL outside
  * generic netlink), with data for the dumpit, which op->done releases;
- * returns GENL_ANSWERED, or -EBUSY/-ENOMEM with data still the caller's. */
+ * returns GENL_ANSWERED, or -EBUSY/-ENOMEM (or op->start's error) with data
+ * still the caller's. */
 int genl_dump_start(struct nlsock *sk, const struct genl_family *family,
 		    const struct genl_ops_entry *op,
 		    const struct nlmsghdr *nlh, void *data);

@@ -16,6 +16,12 @@ check_out "nlctrl dump: and the kernel's" "Name: ethtool" \
 	in_ns "$BUILD/tapdp-run" -- genl ctrl list
 check "nlctrl dump: nlctrl listed once" \
 	test "$(in_ns "$BUILD/tapdp-run" -- genl ctrl list | grep -c '^Name: nlctrl$')" -eq 1
+check_out "nlctrl policy: the daemon's family" "policy\[0\]:attr\[7\]: type=U32 range:\[0,4096\]" \
+	in_ns "$BUILD/tapdp-run" -- genl ctrl policy name ovs_datapath
+check_out "nlctrl policy: by family id" "op 3 policies: do=0" \
+	in_ns "$BUILD/tapdp-run" -- genl ctrl policy id 0x402
+check_out "nlctrl policy: the kernel's family" "type=NESTED" \
+	in_ns "$BUILD/tapdp-run" -- genl ctrl policy name ethtool
 in_ns ethtool --show-features lo >"$T/ethtool.plain" 2>&1
 check "ethtool (kernel genl family) answers as without the shim" \
 	bash -c "ip netns exec $NS $BUILD/tapdp-run -- ethtool --show-features lo 2>&1 | cmp - $T/ethtool.plain"

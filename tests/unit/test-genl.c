@@ -4,6 +4,7 @@
  * real nlsock over a socketpair, as the shim does. */
 #include <errno.h>
 #include <linux/openvswitch.h>
+#include <net/if.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -343,6 +344,162 @@ test_ct_limit_get_short_tail(void **state)
 	assert_int_equal(got[3], 7);
 }
 
+/* What a GETPOLICY dump said: its op map and its attribute descriptions. */
+struct policy_seen {
+	int ops, attrs;
+	int op_do[256], op_dump[256];		/* -1: none */
+	uint32_t type[4][64];			/* NL_ATTR_TYPE_*, 0: none */
+	uint64_t max_u[4][64], max_len[4][64];
+	int64_t min_s[4][64];
+};
+
+static void
+policy_seen_init(struct policy_seen *ps)
+{
+	memset(ps, 0, sizeof(*ps));
+	for (int i = 0; i < 256; i++)
+		ps->op_do[i] = ps->op_dump[i] = -1;
+}
+
+static void
+see_policy(const struct nlmsghdr *m, void *arg)
+{
+	const char *p = (const char *)NLMSG_DATA(m) + GENL_HDRLEN;
+	int rem = m->nlmsg_len - NLMSG_LENGTH(GENL_HDRLEN);
+	const struct nlattr *map = attrs_find(p, rem, CTRL_ATTR_OP_POLICY);
+	const struct nlattr *pol = attrs_find(p, rem, CTRL_ATTR_POLICY);
+	struct policy_seen *ps = arg;
+	const struct nlattr *a, *idx, *at, *v;
+	int r;
+
+	assert_int_equal(m->nlmsg_type, GENL_ID_CTRL);
+	assert_int_equal(((const struct genlmsghdr *)NLMSG_DATA(m))->cmd,
+			 CTRL_CMD_GETPOLICY);
+	assert_non_null(attrs_find(p, rem, CTRL_ATTR_FAMILY_ID));
+	/* One of the two per message, as the kernel. */
+	assert_true(!map != !pol);
+	if (map) {
+		attr_for_each(a, attr_data(map), attr_len(map), r) {
+			v = attrs_find(attr_data(a), attr_len(a),
+				       CTRL_ATTR_POLICY_DO);
+			if (v)
+				ps->op_do[attr_type(a)] = attr_get_u32(v);
+			v = attrs_find(attr_data(a), attr_len(a),
+				       CTRL_ATTR_POLICY_DUMP);
+			if (v)
+				ps->op_dump[attr_type(a)] = attr_get_u32(v);
+			ps->ops++;
+		}
+		return;
+	}
+	idx = attr_data(pol);
+	assert_true(attr_type(idx) < 4);
+	at = attr_data(idx);
+	assert_true(attr_type(at) < 64);
+	ps->attrs++;
+	v = attrs_find(attr_data(at), attr_len(at), NL_POLICY_TYPE_ATTR_TYPE);
+	assert_non_null(v);
+	ps->type[attr_type(idx)][attr_type(at)] = attr_get_u32(v);
+	v = attrs_find(attr_data(at), attr_len(at),
+		       NL_POLICY_TYPE_ATTR_MAX_VALUE_U);
+	if (v)
+		ps->max_u[attr_type(idx)][attr_type(at)] = attr_get_u64(v);
+	v = attrs_find(attr_data(at), attr_len(at),
+		       NL_POLICY_TYPE_ATTR_MIN_VALUE_S);
+	if (v)
+		ps->min_s[attr_type(idx)][attr_type(at)] =
+			(int64_t)attr_get_u64(v);
+	v = attrs_find(attr_data(at), attr_len(at),
+		       NL_POLICY_TYPE_ATTR_MAX_LENGTH);
+	if (v)
+		ps->max_len[attr_type(idx)][attr_type(at)] = attr_get_u32(v);
+}
+
+/* ovs_datapath as the 6.12 kernel describes it: every op's doit checked
+ * against the family policy, dumps unchecked; one message per attribute
+ * the policy says something of. */
+static void
+test_getpolicy_family(void **state)
+{
+	struct fx *f = *state;
+	struct policy_seen ps;
+
+	policy_seen_init(&ps);
+	req_start(f, GENL_ID_CTRL, NLM_F_DUMP, CTRL_CMD_GETPOLICY, 0);
+	msgbuf_put_string(&f->req, CTRL_ATTR_FAMILY_NAME, "ovs_datapath");
+	req_end(f);
+	dump_all(f, see_policy, &ps);
+	assert_int_equal(ps.ops, 4);
+	for (int cmd = OVS_DP_CMD_NEW; cmd <= OVS_DP_CMD_SET; cmd++) {
+		assert_int_equal(ps.op_do[cmd], 0);
+		assert_int_equal(ps.op_dump[cmd], -1);
+	}
+	assert_int_equal(ps.attrs, 5);
+	assert_int_equal(ps.type[0][OVS_DP_ATTR_NAME], NL_ATTR_TYPE_NUL_STRING);
+	assert_int_equal(ps.max_len[0][OVS_DP_ATTR_NAME], IFNAMSIZ - 1);
+	assert_int_equal(ps.type[0][OVS_DP_ATTR_UPCALL_PID], NL_ATTR_TYPE_U32);
+	assert_int_equal(ps.max_u[0][OVS_DP_ATTR_UPCALL_PID], UINT32_MAX);
+	assert_int_equal(ps.max_u[0][OVS_DP_ATTR_MASKS_CACHE_SIZE], 4096);
+	assert_int_equal(ps.type[0][OVS_DP_ATTR_IFINDEX], NL_ATTR_TYPE_S32);
+	assert_int_equal(ps.min_s[0][OVS_DP_ATTR_IFINDEX], 0);
+	/* Unspecified kinds (stats) are left out. */
+	assert_int_equal(ps.type[0][OVS_DP_ATTR_STATS], 0);
+}
+
+/* One op by family id; nlctrl's own ops with their dump policies. */
+static void
+test_getpolicy_op(void **state)
+{
+	struct fx *f = *state;
+	struct policy_seen ps;
+
+	policy_seen_init(&ps);
+	req_start(f, GENL_ID_CTRL, NLM_F_DUMP, CTRL_CMD_GETPOLICY, 0);
+	msgbuf_put_u16(&f->req, CTRL_ATTR_FAMILY_ID, FAMILY_ID_FLOW);
+	msgbuf_put_u32(&f->req, CTRL_ATTR_OP, OVS_FLOW_CMD_GET);
+	req_end(f);
+	dump_all(f, see_policy, &ps);
+	assert_int_equal(ps.ops, 1);
+	assert_int_equal(ps.op_do[OVS_FLOW_CMD_GET], 0);
+	assert_int_equal(ps.op_dump[OVS_FLOW_CMD_GET], -1);
+	assert_int_equal(ps.type[0][OVS_FLOW_ATTR_KEY], NL_ATTR_TYPE_NESTED);
+	assert_int_equal(ps.type[0][OVS_FLOW_ATTR_PROBE], NL_ATTR_TYPE_FLAG);
+	assert_int_equal(ps.type[0][OVS_FLOW_ATTR_UFID], 0);
+	assert_int_equal(ps.attrs, 6);
+
+	policy_seen_init(&ps);
+	req_start(f, GENL_ID_CTRL, NLM_F_DUMP, CTRL_CMD_GETPOLICY, 0);
+	msgbuf_put_string(&f->req, CTRL_ATTR_FAMILY_NAME, "nlctrl");
+	req_end(f);
+	dump_all(f, see_policy, &ps);
+	assert_int_equal(ps.op_do[CTRL_CMD_GETFAMILY], 0);
+	assert_int_equal(ps.op_dump[CTRL_CMD_GETFAMILY], 0);
+	assert_int_equal(ps.op_do[CTRL_CMD_GETPOLICY], -1);
+	assert_int_equal(ps.op_dump[CTRL_CMD_GETPOLICY], 1);
+	assert_int_equal(ps.type[1][CTRL_ATTR_OP], NL_ATTR_TYPE_U32);
+	assert_int_equal(ps.attrs, 5);
+}
+
+static void
+test_getpolicy_errors(void **state)
+{
+	struct fx *f = *state;
+
+	/* Neither id nor name. */
+	req_start(f, GENL_ID_CTRL, NLM_F_DUMP, CTRL_CMD_GETPOLICY, 0);
+	assert_int_equal(ask(f), -EINVAL);
+	/* An op the family does not have. */
+	req_start(f, GENL_ID_CTRL, NLM_F_DUMP, CTRL_CMD_GETPOLICY, 0);
+	msgbuf_put_u16(&f->req, CTRL_ATTR_FAMILY_ID, FAMILY_ID_DATAPATH);
+	msgbuf_put_u32(&f->req, CTRL_ATTR_OP, 200);
+	assert_int_equal(ask(f), -ENOENT);
+	/* Only a dump. */
+	req_start(f, GENL_ID_CTRL, 0, CTRL_CMD_GETPOLICY, 0);
+	msgbuf_put_u16(&f->req, CTRL_ATTR_FAMILY_ID, FAMILY_ID_DATAPATH);
+	assert_int_equal(ask(f), -EOPNOTSUPP);
+	assert_false(genl_dump_running(f->sk));
+}
+
 static int
 group_setup(void **state)
 {
@@ -381,6 +538,12 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_vport_errors, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_dumps, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_getpolicy_family, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_getpolicy_op, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_getpolicy_errors, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_batch_goes_on_after_error,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_meter_errors, setup,
