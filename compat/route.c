@@ -295,7 +295,7 @@ deliver(int fd, struct pending *p, struct msghdr *msg, int flags)
 	struct sockaddr_nl self = { .nl_family = AF_NETLINK };
 	struct sockaddr_nl kernel = { .nl_family = AF_NETLINK };
 	socklen_t alen = sizeof(self);
-	size_t off = 0;
+	size_t off;
 
 	/* Addressed to the socket, as the kernel's answers are. */
 	if (real_getsockname(fd, (struct sockaddr *)&self, &alen) == 0)
@@ -305,14 +305,7 @@ deliver(int fd, struct pending *p, struct msghdr *msg, int flags)
 			nlh->nlmsg_pid = self.nl_pid;
 			m += msg_span(p->data + m, p->len - m);
 		}
-	for (size_t i = 0; i < msg->msg_iovlen && off < p->len; i++) {
-		size_t k = msg->msg_iov[i].iov_len;
-
-		if (k > p->len - off)
-			k = p->len - off;
-		memcpy(msg->msg_iov[i].iov_base, p->data + off, k);
-		off += k;
-	}
+	off = iov_scatter(msg->msg_iov, msg->msg_iovlen, 0, p->data, p->len);
 	msg->msg_flags = off < p->len ? MSG_TRUNC : 0;
 	msg->msg_controllen = 0;
 	if (msg->msg_name) {

@@ -66,6 +66,9 @@ struct emu {
 	_Atomic bool dead;	/* the daemon went away */
 	int max_recv;		/* sizes dump parts, as the kernel's */
 	_Atomic int refs;	/* fds naming the socket (dup) */
+	/* NETLINK_PKTINFO and NETLINK_LISTEN_ALL_NSID as last set; framed
+	 * once either was: datagrams may carry a tapdp_dgram_info. */
+	_Atomic bool pktinfo, all_nsid, framed;
 };
 
 static _Atomic(struct emu *) emus[MAX_FDS];
@@ -638,6 +641,20 @@ msg_span(const char *p, size_t rem)
 	return len < rem ? len : rem;
 }
 
+/* The kernel socket asked for what the application asked of its own, so
+ * that relayed datagrams carry it. */
+static void
+kernel_opts(struct emu *e)
+{
+	int v;
+
+	v = atomic_load(&e->pktinfo);
+	real_setsockopt(e->kfd, SOL_NETLINK, NETLINK_PKTINFO, &v, sizeof(v));
+	v = atomic_load(&e->all_nsid);
+	real_setsockopt(e->kfd, SOL_NETLINK, NETLINK_LISTEN_ALL_NSID, &v,
+			sizeof(v));
+}
+
 static int
 kernel_open(struct emu *e)
 {
@@ -659,18 +676,34 @@ kernel_open(struct emu *e)
 		return err;
 	}
 	e->kportid = sa.nl_pid;
+	kernel_opts(e);
 	return 0;
 }
 
 /* Copies what the kernel socket holds into the data socket, addressed to
- * the emulated portid. Called with e->lock held. */
+ * the emulated portid, with the group and namespace id the kernel gave in
+ * front when the application asked for them (proto.h). Called with e->lock
+ * held. */
 static void
 kernel_drain(struct emu *e)
 {
 	static __thread char buf[128 << 10];
+	char cbuf[CMSG_SPACE(sizeof(struct nl_pktinfo)) +
+		  CMSG_SPACE(sizeof(int))];
 	ssize_t n;
 
-	while ((n = recv(e->kfd, buf, sizeof(buf), MSG_DONTWAIT)) != 0) {
+	for (;;) {
+		struct tapdp_dgram_info info = { 0 };
+		struct iovec iov[2] = { { &info, sizeof(info) },
+					{ buf, sizeof(buf) } };
+		struct msghdr mh = { .msg_iov = iov + 1, .msg_iovlen = 1,
+				     .msg_control = cbuf,
+				     .msg_controllen = sizeof(cbuf) };
+		bool framed;
+
+		n = real_recvmsg(e->kfd, &mh, MSG_DONTWAIT);
+		if (n == 0)
+			break;
 		if (n < 0) {
 			if (errno == ENOBUFS)
 				__atomic_store_n(&e->shared->overrun, 1,
@@ -687,7 +720,27 @@ kernel_drain(struct emu *e)
 				nlh->nlmsg_pid = e->portid;
 			off += span;
 		}
-		send(e->inject, buf, n, MSG_DONTWAIT | MSG_NOSIGNAL);
+		for (struct cmsghdr *c = CMSG_FIRSTHDR(&mh); c;
+		     c = CMSG_NXTHDR(&mh, c)) {
+			if (c->cmsg_level != SOL_NETLINK)
+				continue;
+			if (c->cmsg_type == NETLINK_PKTINFO &&
+			    c->cmsg_len >= CMSG_LEN(sizeof(info.group)))
+				memcpy(&info.group, CMSG_DATA(c),
+				       sizeof(info.group));
+			if (c->cmsg_type == NETLINK_LISTEN_ALL_NSID &&
+			    c->cmsg_len >= CMSG_LEN(sizeof(info.nsid))) {
+				memcpy(&info.nsid, CMSG_DATA(c),
+				       sizeof(info.nsid));
+				info.flags |= TAPDP_DGRAM_NSID;
+			}
+		}
+		framed = atomic_load(&e->pktinfo) ||
+			 (info.flags & TAPDP_DGRAM_NSID);
+		iov[1].iov_len = n;
+		mh = (struct msghdr) { .msg_iov = framed ? iov : iov + 1,
+				       .msg_iovlen = framed ? 2 : 1 };
+		real_sendmsg(e->inject, &mh, MSG_DONTWAIT | MSG_NOSIGNAL);
 	}
 }
 
@@ -803,6 +856,123 @@ send(int fd, const void *buf, size_t len, int flags)
 	return sendto(fd, buf, len, flags, NULL, 0);
 }
 
+size_t
+iov_scatter(const struct iovec *iov, size_t cnt, size_t off, const void *src,
+	    size_t len)
+{
+	size_t done = 0;
+
+	for (size_t i = 0; i < cnt && done < len; i++) {
+		size_t k = iov[i].iov_len;
+
+		if (off >= k) {
+			off -= k;
+			continue;
+		}
+		k -= off;
+		if (k > len - done)
+			k = len - done;
+		memcpy((char *)iov[i].iov_base + off, (const char *)src + done,
+		       k);
+		done += k;
+		off = 0;
+	}
+	return done;
+}
+
+static void
+iov_gather(const struct iovec *iov, size_t cnt, void *dst, size_t len)
+{
+	size_t done = 0;
+
+	for (size_t i = 0; i < cnt && done < len; i++) {
+		size_t k = iov[i].iov_len < len - done ? iov[i].iov_len
+						       : len - done;
+
+		memcpy((char *)dst + done, iov[i].iov_base, k);
+		done += k;
+	}
+}
+
+/* Appends a control message to the *used bytes of msg's control buffer
+ * of cap bytes, as the kernel's put_cmsg: MSG_CTRUNC when it does not
+ * fit. */
+static void
+put_cmsg(struct msghdr *msg, size_t cap, size_t *used, int type,
+	 const void *data, size_t len)
+{
+	struct cmsghdr c = { .cmsg_len = CMSG_LEN(len),
+			     .cmsg_level = SOL_NETLINK, .cmsg_type = type };
+	char *at = (char *)msg->msg_control + *used;
+
+	if (!msg->msg_control || cap - *used < CMSG_LEN(len)) {
+		msg->msg_flags |= MSG_CTRUNC;
+		return;
+	}
+	memcpy(at, &c, sizeof(c));
+	memcpy(at + CMSG_LEN(0), data, len);
+	*used += cap - *used < CMSG_SPACE(len) ? cap - *used : CMSG_SPACE(len);
+}
+
+/* recvmsg on a data socket whose datagrams may carry a tapdp_dgram_info
+ * (proto.h): the datagram as the application would read it from a kernel
+ * socket, and the control messages it asked for. */
+static ssize_t
+recv_framed(int fd, struct emu *e, struct msghdr *msg, int flags)
+{
+	struct tapdp_dgram_info info;
+	size_t space = 0, cap = msg->msg_controllen, payload, copied, used;
+	struct msghdr mh = *msg;
+	struct iovec *iov;
+	ssize_t n;
+
+	for (size_t i = 0; i < msg->msg_iovlen; i++)
+		space += msg->msg_iov[i].iov_len;
+	iov = malloc((msg->msg_iovlen + 1) * sizeof(*iov));
+	if (!iov)
+		return fail(ENOBUFS);
+	iov[0] = (struct iovec) { &info, sizeof(info) };
+	memcpy(iov + 1, msg->msg_iov, msg->msg_iovlen * sizeof(*iov));
+	mh.msg_iov = iov;
+	mh.msg_iovlen = msg->msg_iovlen + 1;
+	n = real_recvmsg(fd, &mh, flags | MSG_TRUNC);
+	free(iov);
+	if (n < 0)
+		return n;
+	if ((size_t)n >= sizeof(info) && !info.zero) {
+		payload = n - sizeof(info);
+	} else {
+		/* Not framed: its head went into info; move it in front. */
+		size_t len = n, head = len < sizeof(info) ? len : sizeof(info);
+		size_t rest = len - head < space ? len - head : space;
+		char *tmp = malloc(rest ? rest : 1);
+
+		if (!tmp)
+			return fail(ENOBUFS);
+		iov_gather(msg->msg_iov, msg->msg_iovlen, tmp, rest);
+		iov_scatter(msg->msg_iov, msg->msg_iovlen, 0, &info, head);
+		iov_scatter(msg->msg_iov, msg->msg_iovlen, head, tmp, rest);
+		free(tmp);
+		payload = n;
+		info = (struct tapdp_dgram_info) { 0 };
+	}
+	copied = payload < space ? payload : space;
+	msg->msg_flags = mh.msg_flags & ~MSG_TRUNC;
+	if (payload > space)
+		msg->msg_flags |= MSG_TRUNC;
+	used = mh.msg_controllen;
+	if (atomic_load(&e->pktinfo)) {
+		struct nl_pktinfo pi = { .group = info.group };
+
+		put_cmsg(msg, cap, &used, NETLINK_PKTINFO, &pi, sizeof(pi));
+	}
+	if (atomic_load(&e->all_nsid) && (info.flags & TAPDP_DGRAM_NSID))
+		put_cmsg(msg, cap, &used, NETLINK_LISTEN_ALL_NSID, &info.nsid,
+			 sizeof(info.nsid));
+	msg->msg_controllen = used;
+	return flags & MSG_TRUNC ? (ssize_t)payload : (ssize_t)copied;
+}
+
 static ssize_t
 emu_recv(int fd, struct emu *e, struct msghdr *msg, int flags)
 {
@@ -828,7 +998,10 @@ emu_recv(int fd, struct emu *e, struct msghdr *msg, int flags)
 	msg->msg_name = NULL;
 	msg->msg_namelen = 0;
 	dead = atomic_load(&e->dead);
-	n = real_recvmsg(fd, msg, flags | (dead ? MSG_DONTWAIT : 0));
+	if (atomic_load(&e->framed))
+		n = recv_framed(fd, e, msg, flags | (dead ? MSG_DONTWAIT : 0));
+	else
+		n = real_recvmsg(fd, msg, flags | (dead ? MSG_DONTWAIT : 0));
 	msg->msg_name = name;
 	msg->msg_namelen = namelen;
 	/* Nothing more will come: an error, never the EAGAIN that tells a
@@ -934,6 +1107,16 @@ setsockopt(int fd, int level, int name, const void *val, socklen_t len)
 	}
 	if (emu_simple(e, TAPDP_OP_SETSOCKOPT, level, name, v, &rep))
 		return fail(-rep.err);
+	if (name == NETLINK_PKTINFO || name == NETLINK_LISTEN_ALL_NSID) {
+		atomic_store(name == NETLINK_PKTINFO ? &e->pktinfo
+						     : &e->all_nsid, v != 0);
+		if (v)
+			atomic_store(&e->framed, true);
+		pthread_mutex_lock(&e->lock);
+		if (e->kfd >= 0)
+			kernel_opts(e);
+		pthread_mutex_unlock(&e->lock);
+	}
 	return 0;
 }
 

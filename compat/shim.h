@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
 
 #define MAX_FDS 65536
 
@@ -19,6 +20,11 @@ extern int (*real_getsockopt)(int, int, int, void *, socklen_t *);
 
 /* Bytes of the netlink message at p, or of the rest when it is malformed. */
 size_t msg_span(const char *p, size_t rem);
+
+/* Copies len bytes of src into the buffers of iov from byte off of them
+ * on, as far as they go; returns the bytes copied. */
+size_t iov_scatter(const struct iovec *iov, size_t cnt, size_t off,
+		   const void *src, size_t len);
 
 /* An emulated socket of the daemon (the application never sees it), or
  * -1 when no daemon answers. Closed with close(). */

@@ -13,6 +13,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "include/tapdp/proto.h"
@@ -359,9 +360,16 @@ overrun(struct nlsock *sk)
 		__atomic_store_n(&sk->shared->overrun, 1, __ATOMIC_RELEASE);
 }
 
-int
-nlsock_unicast(struct nlsock *sk, const void *buf, size_t len)
+/* Queues one datagram sent to group (0: unicast), with the group in front
+ * for a client that asked for NETLINK_PKTINFO (proto.h). */
+static int
+deliver(struct nlsock *sk, const void *buf, size_t len, uint32_t group)
 {
+	struct tapdp_dgram_info info = { .group = group };
+	struct iovec iov[2] = { { &info, sizeof(info) }, { (void *)buf, len } };
+	bool framed = sk->flags & F_PKTINFO;
+	struct msghdr mh = { .msg_iov = framed ? iov : iov + 1,
+			     .msg_iovlen = framed ? 2 : 1 };
 	ssize_t n;
 
 	/* As the kernel: refuse once the queue is already over the limit. */
@@ -369,14 +377,20 @@ nlsock_unicast(struct nlsock *sk, const void *buf, size_t len)
 		overrun(sk);
 		return -ENOBUFS;
 	}
-	n = send(sk->data_fd, buf, len, MSG_DONTWAIT | MSG_NOSIGNAL);
-	if (n == (ssize_t)len)
+	n = sendmsg(sk->data_fd, &mh, MSG_DONTWAIT | MSG_NOSIGNAL);
+	if (n == (ssize_t)(len + (framed ? sizeof(info) : 0)))
 		return 0;
 	if (n < 0 && (errno == EAGAIN || errno == ENOBUFS)) {
 		overrun(sk);
 		return -ENOBUFS;
 	}
 	return -ECONNRESET;
+}
+
+int
+nlsock_unicast(struct nlsock *sk, const void *buf, size_t len)
+{
+	return deliver(sk, buf, len, 0);
 }
 
 int
@@ -410,7 +424,7 @@ nlsock_multicast(uint32_t group, const void *buf, size_t len,
 			continue;
 		if (exclude_portid && sk->bound && sk->portid == exclude_portid)
 			continue;
-		nlsock_unicast(sk, buf, len);
+		deliver(sk, buf, len, group);
 	}
 	pthread_rwlock_unlock(&reg_lock);
 }

@@ -62,7 +62,8 @@ bool nlsock_cap_ack(const struct nlsock *sk);
 
 /* Queues one datagram; -ENOBUFS when the receive buffer is full (the
  * overrun is then flagged to the client unless NO_ENOBUFS), -ECONNRESET when
- * the client is gone. */
+ * the client is gone. With NETLINK_PKTINFO set, every datagram goes with
+ * its group in front (proto.h, struct tapdp_dgram_info). */
 int nlsock_unicast(struct nlsock *sk, const void *buf, size_t len);
 /* Same, to whichever socket of protocol holds portid; -ECONNREFUSED if
  * none. */

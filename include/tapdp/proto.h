@@ -26,13 +26,21 @@
  * socket (ROUTE), which either answers it there or leaves it to the kernel.
  *
  * Every control message is one struct tapdp_req (plus payload for SEND and
- * ROUTE), answered by one struct tapdp_rep. */
+ * ROUTE), answered by one struct tapdp_rep.
+ *
+ * What the kernel gives as control messages of a received datagram
+ * (NETLINK_PKTINFO's group, NETLINK_LISTEN_ALL_NSID's namespace id) travels
+ * in a struct tapdp_dgram_info in front of the datagram: the daemon puts
+ * one before every datagram of a socket that asked for NETLINK_PKTINFO, the
+ * shim before a kernel datagram it relays with either. Its first word is
+ * zero, which no netlink message's length is, so the shim tells framed
+ * datagrams from the others (those queued before the option was set). */
 #ifndef TAPDP_COMPAT_PROTO_H
 #define TAPDP_COMPAT_PROTO_H
 
 #include <stdint.h>
 
-#define TAPDP_PROTO_VERSION	3
+#define TAPDP_PROTO_VERSION	4
 #define TAPDP_DEFAULT_SOCKET	"/run/tapdp/tapdp.sock"
 #define TAPDP_SOCKET_ENV	"TAPDP_SOCKET"
 
@@ -78,6 +86,15 @@ struct tapdp_req {
 struct tapdp_rep {
 	int32_t err;		/* 0 or a negative errno */
 	int32_t val[2];
+};
+
+#define TAPDP_DGRAM_NSID	1	/* tapdp_dgram_info.nsid is set */
+
+struct tapdp_dgram_info {
+	uint32_t zero;
+	uint32_t flags;
+	uint32_t group;		/* the multicast group, 0: unicast */
+	int32_t nsid;
 };
 
 struct tapdp_shared {

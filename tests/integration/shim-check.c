@@ -12,6 +12,7 @@
 #include <fcntl.h>
 #include <linux/genetlink.h>
 #include <linux/netlink.h>
+#include <linux/openvswitch.h>
 #include <poll.h>
 #include <pthread.h>
 #include <stdbool.h>
@@ -101,6 +102,204 @@ nl_error(const char *buf, ssize_t n)
 	    nlh->nlmsg_type != NLMSG_ERROR)
 		return 1;
 	return ((const struct nlmsgerr *)NLMSG_DATA(nlh))->error;
+}
+
+/* The attribute of type in the attributes at p (rem bytes), or NULL. */
+static const struct nlattr *
+find_attr(const void *p, int rem, uint16_t type)
+{
+	const struct nlattr *a = p;
+
+	while (rem >= NLA_HDRLEN && a->nla_len >= NLA_HDRLEN &&
+	       a->nla_len <= rem) {
+		if ((a->nla_type & NLA_TYPE_MASK) == type)
+			return a;
+		rem -= NLA_ALIGN(a->nla_len);
+		a = (const void *)((const char *)a + NLA_ALIGN(a->nla_len));
+	}
+	return NULL;
+}
+
+/* The first multicast group of a NEWFAMILY reply, 0 if none. */
+static uint32_t
+mcast_group(const char *buf, ssize_t n)
+{
+	const struct nlmsghdr *nlh = (const void *)buf;
+	const struct nlattr *grps, *grp, *id;
+
+	if (n < (ssize_t)NLMSG_LENGTH(GENL_HDRLEN))
+		return 0;
+	grps = find_attr((const char *)NLMSG_DATA(nlh) + GENL_HDRLEN,
+			 nlh->nlmsg_len - NLMSG_LENGTH(GENL_HDRLEN),
+			 CTRL_ATTR_MCAST_GROUPS);
+	if (!grps)
+		return 0;
+	grp = (const void *)((const char *)grps + NLA_HDRLEN);
+	id = find_attr((const char *)grp + NLA_HDRLEN, grp->nla_len - NLA_HDRLEN,
+		       CTRL_ATTR_MCAST_GRP_ID);
+	return id ? *(const uint32_t *)((const char *)id + NLA_HDRLEN) : 0;
+}
+
+static void
+put_attr(char *buf, uint16_t type, const void *data, size_t len)
+{
+	struct nlmsghdr *nlh = (void *)buf;
+	struct nlattr *a = (void *)(buf + NLMSG_ALIGN(nlh->nlmsg_len));
+
+	a->nla_type = type;
+	a->nla_len = NLA_HDRLEN + len;
+	memcpy((char *)a + NLA_HDRLEN, data, len);
+	nlh->nlmsg_len = NLMSG_ALIGN(nlh->nlmsg_len) + NLA_ALIGN(a->nla_len);
+}
+
+/* An ovs_datapath request for the datapath name, with an ACK; its error. */
+static int
+dp_request(int fd, uint16_t family, uint8_t cmd, const char *name)
+{
+	char buf[8192];
+	struct nlmsghdr *nlh = (void *)buf;
+	struct genlmsghdr *gh = NLMSG_DATA(nlh);
+	uint32_t pid = 0;
+
+	memset(buf, 0, 256);
+	nlh->nlmsg_len = NLMSG_LENGTH(GENL_HDRLEN + sizeof(struct ovs_header));
+	nlh->nlmsg_type = family;
+	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK;
+	nlh->nlmsg_seq = 72;
+	gh->cmd = cmd;
+	gh->version = OVS_DATAPATH_VERSION;
+	put_attr(buf, OVS_DP_ATTR_NAME, name, strlen(name) + 1);
+	if (cmd == OVS_DP_CMD_NEW)
+		put_attr(buf, OVS_DP_ATTR_UPCALL_PID, &pid, sizeof(pid));
+	send(fd, buf, nlh->nlmsg_len, 0);
+	for (int i = 0; i < 4; i++) {
+		ssize_t n = recv(fd, buf, sizeof(buf), MSG_DONTWAIT);
+
+		if (n < 0)
+			return -errno;
+		if (nlh->nlmsg_type == NLMSG_ERROR)
+			return nl_error(buf, n);
+	}
+	return -EPROTO;
+}
+
+/* The group of the NETLINK_PKTINFO control message of mh, -1 if none;
+ * *nsid says whether a LISTEN_ALL_NSID one came too. */
+static long
+pktinfo_group(struct msghdr *mh, bool *nsid)
+{
+	long group = -1;
+
+	*nsid = false;
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(mh); c; c = CMSG_NXTHDR(mh, c)) {
+		if (c->cmsg_level != SOL_NETLINK)
+			continue;
+		if (c->cmsg_type == NETLINK_PKTINFO &&
+		    c->cmsg_len == CMSG_LEN(sizeof(struct nl_pktinfo)))
+			group = ((struct nl_pktinfo *)CMSG_DATA(c))->group;
+		if (c->cmsg_type == NETLINK_LISTEN_ALL_NSID)
+			*nsid = true;
+	}
+	return group;
+}
+
+/* recvmsg into buf (len bytes) with a control buffer; the PKTINFO group or
+ * -1, the length in *n. */
+static long
+recv_pktinfo(int fd, char *buf, size_t len, int flags, ssize_t *n,
+	     int *msg_flags, bool *nsid)
+{
+	char cbuf[256];
+	struct iovec iov = { buf, len };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
+			     .msg_control = cbuf,
+			     .msg_controllen = sizeof(cbuf) };
+
+	*n = recvmsg(fd, &mh, flags | MSG_DONTWAIT);
+	*msg_flags = mh.msg_flags;
+	return *n < 0 ? -2 : pktinfo_group(&mh, nsid);
+}
+
+/* NETLINK_PKTINFO on unicasts (group 0) and LISTEN_ALL_NSID (nothing for
+ * the socket's own namespace), as the kernel's nlctrl answers give them;
+ * run against the daemon and the kernel alike. */
+static void
+check_pktinfo_unicast(const char *who)
+{
+	char buf[8192], big[8192];
+	int fd = nl_open(), one = 1, v = 0, fl;
+	socklen_t vl = sizeof(v);
+	bool nsid;
+	ssize_t n, full;
+	long g;
+
+	/* A datagram queued before the option, and one after. */
+	send(fd, buf, getfamily(buf, "nlctrl", 61, 0), 0);
+	CHECK(setsockopt(fd, SOL_NETLINK, NETLINK_PKTINFO, &one,
+			 sizeof(one)) == 0 &&
+	      setsockopt(fd, SOL_NETLINK, NETLINK_LISTEN_ALL_NSID, &one,
+			 sizeof(one)) == 0 &&
+	      getsockopt(fd, SOL_NETLINK, NETLINK_PKTINFO, &v, &vl) == 0 &&
+	      v == 1, "%s: NETLINK_PKTINFO, LISTEN_ALL_NSID set", who);
+	g = recv_pktinfo(fd, buf, sizeof(buf), 0, &n, &fl, &nsid);
+	CHECK(g == 0 && !nsid && family_id(buf, n) == GENL_ID_CTRL &&
+	      ((struct nlmsghdr *)buf)->nlmsg_seq == 61,
+	      "%s: queued before: the reply whole, PKTINFO group 0 (%ld)",
+	      who, g);
+	send(fd, buf, getfamily(buf, "nlctrl", 62, 0), 0);
+	full = recv(fd, big, sizeof(big), MSG_PEEK | MSG_DONTWAIT);
+	g = recv_pktinfo(fd, buf, sizeof(buf), 0, &n, &fl, &nsid);
+	CHECK(g == 0 && !nsid && n == full && !memcmp(buf, big, n) &&
+	      ((struct nlmsghdr *)buf)->nlmsg_seq == 62,
+	      "%s: queued after: the same bytes as a peek, group 0, no nsid",
+	      who);
+	send(fd, buf, getfamily(buf, "nlctrl", 63, 0), 0);
+	g = recv_pktinfo(fd, buf, 20, MSG_TRUNC, &n, &fl, &nsid);
+	CHECK(g == 0 && n == full && (fl & MSG_TRUNC) &&
+	      ((struct nlmsghdr *)buf)->nlmsg_seq == 63,
+	      "%s: short buffer: MSG_TRUNC, the full length", who);
+	/* A kernel family's answer (relayed by the shim) the same. */
+	send(fd, buf, getfamily(buf, "ethtool", 64, 0), 0);
+	n = recv(fd, big, sizeof(big), MSG_DONTWAIT);
+	((struct nlmsghdr *)buf)->nlmsg_type = family_id(big, n);
+	((struct nlmsghdr *)buf)->nlmsg_len = NLMSG_LENGTH(GENL_HDRLEN);
+	((struct genlmsghdr *)NLMSG_DATA(buf))->cmd = 0;
+	send(fd, buf, NLMSG_LENGTH(GENL_HDRLEN), 0);
+	g = recv_pktinfo(fd, buf, sizeof(buf), 0, &n, &fl, &nsid);
+	CHECK(g == 0 && nl_error(buf, n) == -EOPNOTSUPP,
+	      "%s: a kernel family's error, PKTINFO group 0 (%ld)", who, g);
+	close(fd);
+}
+
+/* ovs_datapath notifications carry their group. */
+static void
+check_pktinfo_multicast(void)
+{
+	char buf[8192];
+	int a = nl_open(), b = nl_open(), one = 1, fl;
+	uint32_t group;
+	uint16_t id;
+	bool nsid;
+	ssize_t n;
+	long g;
+
+	send(a, buf, getfamily(buf, "ovs_datapath", 71, 0), 0);
+	n = recv(a, buf, sizeof(buf), 0);
+	id = family_id(buf, n);
+	group = mcast_group(buf, n);
+	setsockopt(b, SOL_NETLINK, NETLINK_PKTINFO, &one, sizeof(one));
+	setsockopt(b, SOL_NETLINK, NETLINK_ADD_MEMBERSHIP, &group,
+		   sizeof(group));
+	CHECK(dp_request(a, id, OVS_DP_CMD_NEW, "pktinfo0") == 0,
+	      "multicast: a datapath made");
+	g = recv_pktinfo(b, buf, sizeof(buf), 0, &n, &fl, &nsid);
+	CHECK(g == (long)group && n > 0 &&
+	      ((struct nlmsghdr *)buf)->nlmsg_type == id,
+	      "multicast: the notification with PKTINFO group %u (%ld)",
+	      group, g);
+	dp_request(a, id, OVS_DP_CMD_DEL, "pktinfo0");
+	close(a);
+	close(b);
 }
 
 static void
@@ -476,6 +675,7 @@ main(int argc, char **argv)
 {
 	if (argc > 1 && !strcmp(argv[1], "--kernel")) {
 		check_kernel_fallback();
+		check_pktinfo_unicast("no daemon");
 	} else {
 		check_portids();
 		check_request_reply();
@@ -485,6 +685,8 @@ main(int argc, char **argv)
 		check_fork();
 		check_threads();
 		check_dup();
+		check_pktinfo_unicast("daemon");
+		check_pktinfo_multicast();
 		check_oversize();
 	}
 	printf("%d passed, %d failed\n", passed, failed);
