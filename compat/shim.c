@@ -17,9 +17,10 @@
  * Families the daemon does not serve stay the kernel's (for netfilter: every
  * subsystem but ctnetlink's connections): the daemon answers nlctrl for
  * generic families with the kernel's own answer, and the shim sends their
- * requests on a real kernel socket of its own, copying the answers into the
- * data socket (replies and dump parts when the request is sent; anything
- * later, such as kernel multicasts, when the application next reads).
+ * requests on a real kernel socket of its own, which it hands to the
+ * daemon: the daemon copies what arrives there into the data socket (the
+ * answers before send returns, the kernel's multicasts as they come, so
+ * that they wake poll).
  *
  * Thread safety: the fd table holds atomic pointers; each emulated socket has
  * a mutex that serialises its control exchanges. Fork: the child inherits the
@@ -56,7 +57,6 @@ struct emu {
 	int ctl;
 	int inject;		/* our copy of the daemon's end */
 	int kfd;		/* kernel socket, opened on first use */
-	uint32_t kportid;
 	int type;
 	int protocol;		/* NETLINK_GENERIC or NETLINK_NETFILTER */
 	struct tapdp_shared *shared;
@@ -171,19 +171,31 @@ shim_warn(_Atomic bool *said, const char *fmt, ...)
 		return;
 }
 
-/* One control exchange: request (+ payload) out, reply in. */
+/* One control exchange, with e->lock held: request (+ payload, + fd when
+ * it is >= 0) out, reply in. */
 static int
-emu_call(struct emu *e, const struct tapdp_req *req, const void *payload,
-	 size_t len, struct tapdp_rep *rep)
+emu_exchange(struct emu *e, const struct tapdp_req *req, const void *payload,
+	     size_t len, int fd, struct tapdp_rep *rep)
 {
 	struct iovec iov[2] = {
 		{ (void *)req, sizeof(*req) },
 		{ (void *)payload, len },
 	};
+	char cbuf[CMSG_SPACE(sizeof(int))];
 	struct msghdr mh = { .msg_iov = iov, .msg_iovlen = len ? 2 : 1 };
 	ssize_t n;
 
-	pthread_mutex_lock(&e->lock);
+	if (fd >= 0) {
+		struct cmsghdr *c;
+
+		mh.msg_control = cbuf;
+		mh.msg_controllen = sizeof(cbuf);
+		c = CMSG_FIRSTHDR(&mh);
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SCM_RIGHTS;
+		c->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(c), &fd, sizeof(int));
+	}
 	do
 		n = real_sendmsg(e->ctl, &mh, MSG_NOSIGNAL);
 	while (n < 0 && errno == EINTR);
@@ -195,7 +207,6 @@ emu_call(struct emu *e, const struct tapdp_req *req, const void *payload,
 	if (n == (ssize_t)sizeof(*rep) &&
 	    (req->op == TAPDP_OP_SEND || req->op == TAPDP_OP_DUMP_NEXT))
 		e->dump_running = rep->val[1];
-	pthread_mutex_unlock(&e->lock);
 	if (n != (ssize_t)sizeof(*rep)) {
 		static _Atomic bool said;
 
@@ -209,6 +220,18 @@ emu_call(struct emu *e, const struct tapdp_req *req, const void *payload,
 			  "netlink sockets fail from now on", daemon_path());
 	}
 	return rep->err;
+}
+
+static int
+emu_call(struct emu *e, const struct tapdp_req *req, const void *payload,
+	 size_t len, struct tapdp_rep *rep)
+{
+	int err;
+
+	pthread_mutex_lock(&e->lock);
+	err = emu_exchange(e, req, payload, len, -1, rep);
+	pthread_mutex_unlock(&e->lock);
+	return err;
 }
 
 static int
@@ -655,11 +678,14 @@ kernel_opts(struct emu *e)
 			sizeof(v));
 }
 
+/* The kernel socket, opened on first use and handed to the daemon, which
+ * reads it (proto.h). Called with e->lock held. */
 static int
 kernel_open(struct emu *e)
 {
 	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
-	socklen_t len = sizeof(sa);
+	struct tapdp_req req = { .op = TAPDP_OP_KERNEL };
+	struct tapdp_rep rep;
 
 	if (e->kfd >= 0)
 		return 0;
@@ -667,86 +693,26 @@ kernel_open(struct emu *e)
 			     e->protocol);
 	if (e->kfd < 0)
 		return -errno;
-	if (real_bind(e->kfd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
-	    real_getsockname(e->kfd, (struct sockaddr *)&sa, &len) < 0) {
+	if (real_bind(e->kfd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
 		int err = -errno;
 
 		real_close(e->kfd);
 		e->kfd = -1;
 		return err;
 	}
-	e->kportid = sa.nl_pid;
 	kernel_opts(e);
-	return 0;
-}
-
-/* Copies what the kernel socket holds into the data socket, addressed to
- * the emulated portid, with the group and namespace id the kernel gave in
- * front when the application asked for them (proto.h). Called with e->lock
- * held. */
-static void
-kernel_drain(struct emu *e)
-{
-	static __thread char buf[128 << 10];
-	char cbuf[CMSG_SPACE(sizeof(struct nl_pktinfo)) +
-		  CMSG_SPACE(sizeof(int))];
-	ssize_t n;
-
-	for (;;) {
-		struct tapdp_dgram_info info = { 0 };
-		struct iovec iov[2] = { { &info, sizeof(info) },
-					{ buf, sizeof(buf) } };
-		struct msghdr mh = { .msg_iov = iov + 1, .msg_iovlen = 1,
-				     .msg_control = cbuf,
-				     .msg_controllen = sizeof(cbuf) };
-		bool framed;
-
-		n = real_recvmsg(e->kfd, &mh, MSG_DONTWAIT);
-		if (n == 0)
-			break;
-		if (n < 0) {
-			if (errno == ENOBUFS)
-				__atomic_store_n(&e->shared->overrun, 1,
-						 __ATOMIC_RELEASE);
-			if (errno == EINTR || errno == ENOBUFS)
-				continue;
-			break;
-		}
-		for (size_t off = 0; off + NLMSG_HDRLEN <= (size_t)n;) {
-			struct nlmsghdr *nlh = (void *)(buf + off);
-			size_t span = msg_span(buf + off, n - off);
-
-			if (nlh->nlmsg_pid == e->kportid)
-				nlh->nlmsg_pid = e->portid;
-			off += span;
-		}
-		for (struct cmsghdr *c = CMSG_FIRSTHDR(&mh); c;
-		     c = CMSG_NXTHDR(&mh, c)) {
-			if (c->cmsg_level != SOL_NETLINK)
-				continue;
-			if (c->cmsg_type == NETLINK_PKTINFO &&
-			    c->cmsg_len >= CMSG_LEN(sizeof(info.group)))
-				memcpy(&info.group, CMSG_DATA(c),
-				       sizeof(info.group));
-			if (c->cmsg_type == NETLINK_LISTEN_ALL_NSID &&
-			    c->cmsg_len >= CMSG_LEN(sizeof(info.nsid))) {
-				memcpy(&info.nsid, CMSG_DATA(c),
-				       sizeof(info.nsid));
-				info.flags |= TAPDP_DGRAM_NSID;
-			}
-		}
-		framed = atomic_load(&e->pktinfo) ||
-			 (info.flags & TAPDP_DGRAM_NSID);
-		iov[1].iov_len = n;
-		mh = (struct msghdr) { .msg_iov = framed ? iov : iov + 1,
-				       .msg_iovlen = framed ? 2 : 1 };
-		real_sendmsg(e->inject, &mh, MSG_DONTWAIT | MSG_NOSIGNAL);
+	if (emu_exchange(e, &req, NULL, 0, e->kfd, &rep)) {
+		real_close(e->kfd);
+		e->kfd = -1;
+		return rep.err;
 	}
+	return 0;
 }
 
 static int
 kernel_send(struct emu *e, const char *data, size_t len)
 {
+	struct tapdp_req drain = { .op = TAPDP_OP_KERNEL_DRAIN };
 	struct tapdp_rep rep;
 	int err = 0;
 
@@ -757,8 +723,9 @@ kernel_send(struct emu *e, const char *data, size_t len)
 	err = kernel_open(e);
 	if (!err && send(e->kfd, data, len, MSG_NOSIGNAL) < 0)
 		err = -errno;
+	/* The answer readable when send returns, as the kernel's. */
 	if (!err)
-		kernel_drain(e);
+		emu_exchange(e, &drain, NULL, 0, -1, &rep);
 	pthread_mutex_unlock(&e->lock);
 	return err;
 }
@@ -987,11 +954,6 @@ emu_recv(int fd, struct emu *e, struct msghdr *msg, int flags)
 		space += msg->msg_iov[i].iov_len;
 	if (space > (size_t)e->max_recv)
 		e->max_recv = space > INT32_MAX ? INT32_MAX : space;
-	if (e->kfd >= 0) {
-		pthread_mutex_lock(&e->lock);
-		kernel_drain(e);
-		pthread_mutex_unlock(&e->lock);
-	}
 	if (!(flags & MSG_PEEK) &&
 	    __atomic_exchange_n(&e->shared->overrun, 0, __ATOMIC_ACQ_REL))
 		return fail(ENOBUFS);

@@ -10,6 +10,7 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
@@ -42,6 +43,8 @@ struct nlsock {
 	size_t max_recv;
 	void *dump;
 	void (*dump_free)(void *);
+	int kernel_fd;		/* the client's kernel socket, or -1 */
+	uint32_t kernel_portid;
 };
 
 static pthread_rwlock_t reg_lock = PTHREAD_RWLOCK_INITIALIZER;
@@ -117,6 +120,7 @@ nlsock_new(int data_fd, struct tapdp_shared *shared,
 	sk->shared = shared;
 	sk->creds = *creds;
 	sk->rcvbuf = default_rcvbuf;
+	sk->kernel_fd = -1;
 	size_send_buffer(sk);
 	pthread_rwlock_wrlock(&reg_lock);
 	g_ptr_array_add(all_socks, sk);
@@ -137,6 +141,8 @@ nlsock_free(struct nlsock *sk)
 	if (sk->dump && sk->dump_free)
 		sk->dump_free(sk->dump);
 	close(sk->data_fd);
+	if (sk->kernel_fd >= 0)
+		close(sk->kernel_fd);
 	munmap(sk->shared, sizeof(*sk->shared));
 	free(sk);
 }
@@ -360,31 +366,44 @@ overrun(struct nlsock *sk)
 		__atomic_store_n(&sk->shared->overrun, 1, __ATOMIC_RELEASE);
 }
 
-/* Queues one datagram sent to group (0: unicast), with the group in front
- * for a client that asked for NETLINK_PKTINFO (proto.h). */
+/* Writes one datagram, with info in front for a client that asked for
+ * NETLINK_PKTINFO, or for NETLINK_LISTEN_ALL_NSID when info carries a
+ * namespace id (proto.h). */
 static int
-deliver(struct nlsock *sk, const void *buf, size_t len, uint32_t group)
+write_dgram(struct nlsock *sk, const void *buf, size_t len,
+	    const struct tapdp_dgram_info *info)
 {
-	struct tapdp_dgram_info info = { .group = group };
-	struct iovec iov[2] = { { &info, sizeof(info) }, { (void *)buf, len } };
-	bool framed = sk->flags & F_PKTINFO;
+	struct iovec iov[2] = { { (void *)info, sizeof(*info) },
+				{ (void *)buf, len } };
+	bool framed = (sk->flags & F_PKTINFO) ||
+		      ((sk->flags & F_LISTEN_ALL_NSID) &&
+		       (info->flags & TAPDP_DGRAM_NSID));
 	struct msghdr mh = { .msg_iov = framed ? iov : iov + 1,
 			     .msg_iovlen = framed ? 2 : 1 };
 	ssize_t n;
 
-	/* As the kernel: refuse once the queue is already over the limit. */
-	if (nlsock_queued(sk) > sk->rcvbuf) {
-		overrun(sk);
-		return -ENOBUFS;
-	}
 	n = sendmsg(sk->data_fd, &mh, MSG_DONTWAIT | MSG_NOSIGNAL);
-	if (n == (ssize_t)(len + (framed ? sizeof(info) : 0)))
+	if (n == (ssize_t)(len + (framed ? sizeof(*info) : 0)))
 		return 0;
 	if (n < 0 && (errno == EAGAIN || errno == ENOBUFS)) {
 		overrun(sk);
 		return -ENOBUFS;
 	}
 	return -ECONNRESET;
+}
+
+/* Queues one datagram sent to group (0: unicast). */
+static int
+deliver(struct nlsock *sk, const void *buf, size_t len, uint32_t group)
+{
+	struct tapdp_dgram_info info = { .group = group };
+
+	/* As the kernel: refuse once the queue is already over the limit. */
+	if (nlsock_queued(sk) > sk->rcvbuf) {
+		overrun(sk);
+		return -ENOBUFS;
+	}
+	return write_dgram(sk, buf, len, &info);
 }
 
 int
@@ -445,6 +464,83 @@ nlsock_has_listeners(uint32_t group)
 	}
 	pthread_rwlock_unlock(&reg_lock);
 	return found;
+}
+
+int
+nlsock_set_kernel(struct nlsock *sk, int fd)
+{
+	struct sockaddr_nl sa;
+	socklen_t len = sizeof(sa);
+	int protocol = -1;
+	socklen_t plen = sizeof(protocol);
+
+	if (sk->kernel_fd >= 0)
+		return -EEXIST;
+	if (getsockname(fd, (struct sockaddr *)&sa, &len) < 0 ||
+	    len < sizeof(sa) || sa.nl_family != AF_NETLINK ||
+	    getsockopt(fd, SOL_SOCKET, SO_PROTOCOL, &protocol, &plen) < 0 ||
+	    protocol != sk->protocol)
+		return -EINVAL;
+	sk->kernel_fd = fd;
+	sk->kernel_portid = sa.nl_pid;
+	return 0;
+}
+
+int
+nlsock_kernel_fd(const struct nlsock *sk)
+{
+	return sk->kernel_fd;
+}
+
+void
+nlsock_kernel_drain(struct nlsock *sk)
+{
+	static char buf[128 << 10];
+	char cbuf[CMSG_SPACE(sizeof(struct nl_pktinfo)) +
+		  CMSG_SPACE(sizeof(int))];
+
+	for (int budget = 256; budget > 0; budget--) {
+		struct tapdp_dgram_info info = { 0 };
+		struct iovec iov = { buf, sizeof(buf) };
+		struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
+				     .msg_control = cbuf,
+				     .msg_controllen = sizeof(cbuf) };
+		ssize_t n = recvmsg(sk->kernel_fd, &mh, MSG_DONTWAIT);
+
+		if (n < 0 && errno == ENOBUFS) {
+			overrun(sk);
+			continue;
+		}
+		if (n <= 0)
+			return;
+		/* Answers to the client's requests name its portid. */
+		for (size_t off = 0; off + NLMSG_HDRLEN <= (size_t)n;) {
+			struct nlmsghdr *nlh = (void *)(buf + off);
+
+			if (nlh->nlmsg_len < NLMSG_HDRLEN)
+				break;
+			if (nlh->nlmsg_pid == sk->kernel_portid)
+				nlh->nlmsg_pid = nlsock_portid(sk);
+			off += NLMSG_ALIGN(nlh->nlmsg_len);
+		}
+		for (struct cmsghdr *c = CMSG_FIRSTHDR(&mh); c;
+		     c = CMSG_NXTHDR(&mh, c)) {
+			if (c->cmsg_level != SOL_NETLINK)
+				continue;
+			if (c->cmsg_type == NETLINK_PKTINFO &&
+			    c->cmsg_len >= CMSG_LEN(sizeof(info.group)))
+				memcpy(&info.group, CMSG_DATA(c),
+				       sizeof(info.group));
+			if (c->cmsg_type == NETLINK_LISTEN_ALL_NSID &&
+			    c->cmsg_len >= CMSG_LEN(sizeof(info.nsid))) {
+				memcpy(&info.nsid, CMSG_DATA(c),
+				       sizeof(info.nsid));
+				info.flags |= TAPDP_DGRAM_NSID;
+			}
+		}
+		/* The kernel socket kept to its own receive buffer. */
+		write_dgram(sk, buf, n, &info);
+	}
 }
 
 void *

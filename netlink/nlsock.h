@@ -82,6 +82,20 @@ size_t nlsock_rcvbuf(const struct nlsock *sk);
 void nlsock_note_recv(struct nlsock *sk, size_t len);
 size_t nlsock_recv_hint(const struct nlsock *sk);
 
+/* The client's own kernel socket of the socket's protocol (requests to the
+ * kernel's families go out on it; answers and the kernel's multicasts come
+ * back on it), which the daemon reads. Takes fd, closed by nlsock_free;
+ * -EINVAL if it is no bound netlink socket of that protocol, -EEXIST when
+ * one is set. Control thread. */
+int nlsock_set_kernel(struct nlsock *sk, int fd);
+/* The kernel socket, -1 if none. */
+int nlsock_kernel_fd(const struct nlsock *sk);
+/* Moves what the kernel socket holds into the data socket (a bounded
+ * batch: the rest waits for the next call): answers addressed to the
+ * socket's portid, with the group and namespace id the kernel gave in
+ * front as the client asked for them. Control thread. */
+void nlsock_kernel_drain(struct nlsock *sk);
+
 /* The dump running on the socket, owned by the genl layer. */
 void *nlsock_dump(const struct nlsock *sk);
 void nlsock_set_dump(struct nlsock *sk, void *dump, void (*free_fn)(void *));

@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <linux/netlink.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -227,6 +228,9 @@ conn_close(struct conn *c)
 	}
 	epoll_ctl(epoll_fd, EPOLL_CTL_DEL, c->fd, NULL);
 	close(c->fd);
+	if (c->sk && nlsock_kernel_fd(c->sk) >= 0)
+		epoll_ctl(epoll_fd, EPOLL_CTL_DEL, nlsock_kernel_fd(c->sk),
+			  NULL);
 	nlsock_free(c->sk);
 	free(c);
 }
@@ -438,6 +442,11 @@ conn_dispatch(struct conn *c, const struct tapdp_req *req, const void *payload,
 		nlsock_note_recv(c->sk, req->arg[0] > 0 ? req->arg[0] : 0);
 		rep->val[1] = genl_dump_next(c->sk);
 		return 0;
+	case TAPDP_OP_KERNEL_DRAIN:
+		if (nlsock_kernel_fd(c->sk) < 0)
+			return -EINVAL;
+		nlsock_kernel_drain(c->sk);
+		return 0;
 	case TAPDP_OP_ROUTE:
 		if (nlsock_protocol(c->sk) != NETLINK_ROUTE)
 			return -EINVAL;
@@ -448,6 +457,48 @@ conn_dispatch(struct conn *c, const struct tapdp_req *req, const void *payload,
 		return -EINVAL;
 	}
 	rep->val[0] = nlsock_portid(c->sk);
+	return err;
+}
+
+/* The epoll tag of a connection's kernel socket: the connection's pointer
+ * with its low bit set. */
+static void *
+kernel_tag(struct conn *c)
+{
+	return (void *)((uintptr_t)c | 1);
+}
+
+static struct conn *
+kernel_tag_conn(void *tag)
+{
+	struct conn *c = (void *)((uintptr_t)tag & ~(uintptr_t)1);
+
+	/* An earlier event of the same batch may have closed it. */
+	for (size_t i = 0; i < n_conns; i++)
+		if (conns[i] == c)
+			return c;
+	return NULL;
+}
+
+/* KERNEL: the shim's kernel socket, read here from now on. */
+static int
+conn_kernel(struct conn *c, struct msghdr *mh)
+{
+	int fd = -1, err;
+
+	if (take_fds(mh, &fd, 1) != 1) {
+		if (fd >= 0)
+			close(fd);
+		return -EINVAL;
+	}
+	err = nlsock_set_kernel(c->sk, fd);
+	if (err) {
+		close(fd);
+		return err;
+	}
+	err = epoll_watch(fd, kernel_tag(c));
+	/* What came before it was handed over. */
+	nlsock_kernel_drain(c->sk);
 	return err;
 }
 
@@ -499,6 +550,8 @@ conn_serve(struct conn *c, char *buf, size_t cap)
 	memcpy(&req, buf, sizeof(req));
 	if (req.op == TAPDP_OP_HELLO)
 		rep.err = conn_hello(c, &req, &mh, &memfd);
+	else if (req.op == TAPDP_OP_KERNEL && c->sk)
+		rep.err = conn_kernel(c, &mh);
 	else if (take_fds(&mh, NULL, 0) || !c->sk)
 		return false;
 	else
@@ -508,6 +561,15 @@ conn_serve(struct conn *c, char *buf, size_t cap)
 	if (memfd >= 0)
 		close(memfd);
 	return sent && rep.err != -EPROTO;
+}
+
+static void
+kernel_readable(void *tag)
+{
+	struct conn *c = kernel_tag_conn(tag);
+
+	if (c)
+		nlsock_kernel_drain(c->sk);
 }
 
 int
@@ -543,6 +605,8 @@ server_run(void)
 
 			if (tag == &tag_listen)
 				accept_conns();
+			else if ((uintptr_t)tag & 1)
+				kernel_readable(tag);
 			else if (is_watch(tag) && ((struct watch *)tag)->timer)
 				timer_fire(tag);
 			else if (is_watch(tag))

@@ -25,14 +25,20 @@
  * route socket to the daemon through a private emulated NETLINK_ROUTE
  * socket (ROUTE), which either answers it there or leaves it to the kernel.
  *
+ * Requests to the kernel's own families go out on a kernel socket the shim
+ * opens (with the client's credentials and namespace) and hands to the
+ * daemon (KERNEL): the daemon alone reads it, so the answers (moved when
+ * the shim asks, KERNEL_DRAIN) and the kernel's multicasts (as they come)
+ * reach the data socket in order, and wake the client's poll.
+ *
  * Every control message is one struct tapdp_req (plus payload for SEND and
  * ROUTE), answered by one struct tapdp_rep.
  *
  * What the kernel gives as control messages of a received datagram
  * (NETLINK_PKTINFO's group, NETLINK_LISTEN_ALL_NSID's namespace id) travels
  * in a struct tapdp_dgram_info in front of the datagram: the daemon puts
- * one before every datagram of a socket that asked for NETLINK_PKTINFO, the
- * shim before a kernel datagram it relays with either. Its first word is
+ * one before every datagram of a socket that asked for NETLINK_PKTINFO,
+ * and before one of the kernel socket's that came with a namespace id. Its first word is
  * zero, which no netlink message's length is, so the shim tells framed
  * datagrams from the others (those queued before the option was set). */
 #ifndef TAPDP_COMPAT_PROTO_H
@@ -76,6 +82,11 @@ enum tapdp_op {
 				 * message -> val0 1 when the daemon
 				 * answered it (the answer sits in the data
 				 * socket), 0 when it is the kernel's */
+	TAPDP_OP_KERNEL,	/* SCM_RIGHTS: the shim's kernel socket of
+				 * the same protocol (bound), which the
+				 * daemon reads from now on */
+	TAPDP_OP_KERNEL_DRAIN,	/* a request went out on it: move its
+				 * answer into the data socket now */
 };
 
 struct tapdp_req {

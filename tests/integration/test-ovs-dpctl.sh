@@ -161,6 +161,26 @@ for i in range(600):
         s.recv(64)
     except OSError:
         break
+# Kernel sockets that are none (KERNEL, 9): refused; then a real one is
+# read (KERNEL_DRAIN, 10), and a second refused.
+s = conn()
+a, b = socket.socketpair(socket.AF_UNIX, socket.SOCK_DGRAM)
+s.sendmsg([struct.pack("Iiii", 1, version, 3, 16)],
+          [(socket.SOL_SOCKET, socket.SCM_RIGHTS, struct.pack("i", b.fileno()))])
+rep, fds, _, _ = socket.recv_fds(s, 64, 1)
+def op(code, fd=None):
+    anc = [] if fd is None else [(socket.SOL_SOCKET, socket.SCM_RIGHTS,
+                                  struct.pack("i", fd))]
+    s.sendmsg([struct.pack("Iiii", code, 0, 0, 0)], anc)
+    return struct.unpack("i", s.recv(64)[:4])[0]
+p0, p1 = os.pipe()
+route = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, 0)
+genl = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, 16)
+genl.bind((0, 0))
+got = [op(10), op(9), op(9, p0), op(9, route.fileno()),
+       op(9, genl.fileno()), op(9, genl.fileno()), op(10)]
+if got != [-22, -22, -22, -22, 0, -17, 0]:
+    sys.exit("KERNEL answers %s" % got)
 PY
 check "a valid HELLO was served before the garbage" test $? -eq 0
 check_out "after hostile clients the daemon still serves" "^system@dp0$" \

@@ -27,6 +27,17 @@ check "ethtool (kernel genl family) answers as without the shim" \
 	bash -c "ip netns exec $NS $BUILD/tapdp-run -- ethtool --show-features lo 2>&1 | cmp - $T/ethtool.plain"
 check_out "ethtool's kernel errors come through" "Operation not supported" \
 	in_ns "$BUILD/tapdp-run" -- ethtool -l lo
+# A kernel family's multicast reaches a reader blocked in recv (ethtool's
+# monitor), without its reading first.
+in_ns ip link add v0 type veth peer name v1
+in_ns timeout 20 "$BUILD/tapdp-run" -- stdbuf -oL ethtool --monitor \
+	>"$T/monitor" 2>&1 &
+wait_until 10 grep -q listening "$T/monitor"
+in_ns ethtool -K v0 tx off >/dev/null
+check "kernel multicast wakes a blocked reader (ethtool --monitor)" \
+	wait_until 10 grep -q "Features for v0" "$T/monitor"
+kill %1 2>/dev/null
+wait
 tapdpd_stop
 adopt "" in_ns timeout 60 "$BUILD/tapdp-run" -- "$BUILD/shim-check" --kernel
 check "the shim-check runs reported" test "$PASS" -ge 30
