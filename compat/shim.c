@@ -181,21 +181,12 @@ emu_exchange(struct emu *e, const struct tapdp_req *req, const void *payload,
 		{ (void *)req, sizeof(*req) },
 		{ (void *)payload, len },
 	};
-	char cbuf[CMSG_SPACE(sizeof(int))];
+	char cbuf[TAPDP_FDS_SPACE(1)];
 	struct msghdr mh = { .msg_iov = iov, .msg_iovlen = len ? 2 : 1 };
 	ssize_t n;
 
-	if (fd >= 0) {
-		struct cmsghdr *c;
-
-		mh.msg_control = cbuf;
-		mh.msg_controllen = sizeof(cbuf);
-		c = CMSG_FIRSTHDR(&mh);
-		c->cmsg_level = SOL_SOCKET;
-		c->cmsg_type = SCM_RIGHTS;
-		c->cmsg_len = CMSG_LEN(sizeof(int));
-		memcpy(CMSG_DATA(c), &fd, sizeof(int));
-	}
+	if (fd >= 0)
+		tapdp_pass_fds(&mh, cbuf, &fd, 1);
 	do
 		n = real_sendmsg(e->ctl, &mh, MSG_NOSIGNAL);
 	while (n < 0 && errno == EINTR);
@@ -261,10 +252,9 @@ emu_hello(int ctl, int data_end, int type, int protocol)
 	struct tapdp_req req = { .op = TAPDP_OP_HELLO,
 				 .arg = { TAPDP_PROTO_VERSION, type,
 					  protocol } };
-	char cbuf[CMSG_SPACE(2 * sizeof(int))];
+	char cbuf[TAPDP_FDS_SPACE(2)];
 	struct iovec iov = { &req, sizeof(req) };
-	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
-			     .msg_control = cbuf };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
 	struct cmsghdr *c;
 	struct tapdp_rep rep;
 	int fds[2] = { data_end, -1 }, n = 1, memfd = -1;
@@ -274,12 +264,7 @@ emu_hello(int ctl, int data_end, int type, int protocol)
 			     NETLINK_ROUTE);
 	if (fds[1] >= 0)
 		n = 2;
-	mh.msg_controllen = CMSG_SPACE(n * sizeof(int));
-	c = CMSG_FIRSTHDR(&mh);
-	c->cmsg_level = SOL_SOCKET;
-	c->cmsg_type = SCM_RIGHTS;
-	c->cmsg_len = CMSG_LEN(n * sizeof(int));
-	memcpy(CMSG_DATA(c), fds, n * sizeof(int));
+	tapdp_pass_fds(&mh, cbuf, fds, n);
 	sent = real_sendmsg(ctl, &mh, MSG_NOSIGNAL);
 	if (fds[1] >= 0)
 		real_close(fds[1]);
@@ -513,34 +498,22 @@ shim_fcntl_call(int (*real)(int, int, ...), int fd, int cmd, void *arg)
 	return ret;
 }
 
-EXPORT int shim_fcntl(int fd, int cmd, ...) __asm__("fcntl");
-EXPORT int shim_fcntl64(int fd, int cmd, ...) __asm__("fcntl64");
+#define SHIM_FCNTL(name, symbol, real)					\
+	EXPORT int name(int fd, int cmd, ...) __asm__(symbol);		\
+	EXPORT int name(int fd, int cmd, ...)				\
+	{								\
+		va_list ap;						\
+		void *arg;						\
+									\
+		va_start(ap, cmd);					\
+		arg = va_arg(ap, void *);				\
+		va_end(ap);						\
+		shim_ready();						\
+		return shim_fcntl_call(real, fd, cmd, arg);		\
+	}
 
-EXPORT int
-shim_fcntl(int fd, int cmd, ...)
-{
-	va_list ap;
-	void *arg;
-
-	va_start(ap, cmd);
-	arg = va_arg(ap, void *);
-	va_end(ap);
-	shim_ready();
-	return shim_fcntl_call(real_fcntl, fd, cmd, arg);
-}
-
-EXPORT int
-shim_fcntl64(int fd, int cmd, ...)
-{
-	va_list ap;
-	void *arg;
-
-	va_start(ap, cmd);
-	arg = va_arg(ap, void *);
-	va_end(ap);
-	shim_ready();
-	return shim_fcntl_call(real_fcntl64, fd, cmd, arg);
-}
+SHIM_FCNTL(shim_fcntl, "fcntl", real_fcntl)
+SHIM_FCNTL(shim_fcntl64, "fcntl64", real_fcntl64)
 
 static int
 check_nl_addr(const struct sockaddr *addr, socklen_t len)

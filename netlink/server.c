@@ -506,21 +506,12 @@ conn_kernel(struct conn *c, struct msghdr *mh)
 static bool
 conn_reply(struct conn *c, const struct tapdp_rep *rep, int fd)
 {
-	char cbuf[CMSG_SPACE(sizeof(int))];
+	char cbuf[TAPDP_FDS_SPACE(1)];
 	struct iovec iov = { (void *)rep, sizeof(*rep) };
 	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
 
-	if (fd >= 0) {
-		struct cmsghdr *cm;
-
-		mh.msg_control = cbuf;
-		mh.msg_controllen = sizeof(cbuf);
-		cm = CMSG_FIRSTHDR(&mh);
-		cm->cmsg_level = SOL_SOCKET;
-		cm->cmsg_type = SCM_RIGHTS;
-		cm->cmsg_len = CMSG_LEN(sizeof(int));
-		memcpy(CMSG_DATA(cm), &fd, sizeof(int));
-	}
+	if (fd >= 0)
+		tapdp_pass_fds(&mh, cbuf, &fd, 1);
 	return sendmsg(c->fd, &mh, MSG_NOSIGNAL) == sizeof(*rep);
 }
 

@@ -45,6 +45,8 @@
 #define TAPDP_COMPAT_PROTO_H
 
 #include <stdint.h>
+#include <string.h>
+#include <sys/socket.h>
 
 #define TAPDP_PROTO_VERSION	4
 #define TAPDP_DEFAULT_SOCKET	"/run/tapdp/tapdp.sock"
@@ -111,5 +113,23 @@ struct tapdp_dgram_info {
 struct tapdp_shared {
 	uint32_t overrun;	/* set by the daemon, cleared by the shim */
 };
+
+/* Room for passing n descriptors with one control message. */
+#define TAPDP_FDS_SPACE(n)	CMSG_SPACE((n) * sizeof(int))
+
+/* Makes mh pass fds[0..n) (SCM_RIGHTS) in cbuf, TAPDP_FDS_SPACE(n) bytes. */
+static inline void
+tapdp_pass_fds(struct msghdr *mh, void *cbuf, const int *fds, int n)
+{
+	struct cmsghdr *c;
+
+	mh->msg_control = cbuf;
+	mh->msg_controllen = TAPDP_FDS_SPACE(n);
+	c = CMSG_FIRSTHDR(mh);
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(n * sizeof(int));
+	memcpy(CMSG_DATA(c), fds, n * sizeof(int));
+}
 
 #endif
