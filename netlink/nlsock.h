@@ -4,8 +4,9 @@
  * An nlsock owns the daemon's end of the client's data socket (see
  * compat/proto.h) and carries what the kernel keeps in a netlink_sock:
  * portid, multicast memberships, flags (EXT_ACK, CAP_ACK, NO_ENOBUFS...),
- * the receive-buffer size, the running dump, and the credentials of the
- * process that opened it (for CAP_NET_ADMIN checks).
+ * the receive-buffer size, the running dump, the credentials of the
+ * process that opened it (for CAP_NET_ADMIN checks), and the client's own
+ * kernel socket for the kernel's families, whose datagrams it relays.
  *
  * Threads: the control thread creates, binds and frees sockets and changes
  * their options; any thread may deliver to them (nlsock_unicast_portid,
