@@ -157,7 +157,7 @@ for i in range(600):
     length = [16 + len(body), i % 40, 0xffffffff, 16 + len(body) // 2][i % 4]
     hdr = struct.pack("IHHII", length, (16, 17, 18)[i % 3], 5, i, 0)
     try:
-        s.send(struct.pack("Iiii", 7, 0, 0, 0) + hdr + body)
+        s.send(struct.pack("Iiii", 8, 0, 0, 0) + hdr + body)
         s.recv(64)
     except OSError:
         break
