@@ -544,14 +544,34 @@ sample(struct exec *x, struct packet *pkt, struct flow_key *key,
        const struct nlattr *a, bool last)
 {
 	const struct nlattr *tb[OVS_SAMPLE_ATTR_MAX + 1];
-	uint32_t prob;
+	uint32_t prob, outer;
 
 	attr_parse_nested(a, NULL, OVS_SAMPLE_ATTR_MAX, tb, NULL);
 	prob = attr_get_u32(tb[OVS_SAMPLE_ATTR_PROBABILITY]);
 	if (!prob || (prob != UINT32_MAX && rnd() >= prob))
 		return;
+	/* The nested actions (and their copies) run at this probability:
+	 * a psample among them reports it as its rate. */
+	outer = pkt->probability;
+	pkt->probability = prob;
 	execute_nested(x, pkt, key, attr_data(tb[OVS_SAMPLE_ATTR_ACTIONS]),
 		       attr_len(tb[OVS_SAMPLE_ATTR_ACTIONS]), last);
+	pkt->probability = outer;
+}
+
+/* psample(group, cookie): the packet to a psample group, at the rate of
+ * the sample() around it (every packet: UINT32_MAX). */
+static void
+psample(struct exec *x, const struct packet *pkt, const struct flow_key *key,
+	const struct nlattr *a)
+{
+	const struct nlattr *tb[TAPDP_PSAMPLE_ATTR_COOKIE + 1];
+
+	attr_parse_nested(a, NULL, TAPDP_PSAMPLE_ATTR_COOKIE, tb, NULL);
+	x->env->psample(x->env->ctx, pkt, key,
+			attr_get_u32(tb[TAPDP_PSAMPLE_ATTR_GROUP]),
+			tb[TAPDP_PSAMPLE_ATTR_COOKIE],
+			pkt->probability ? pkt->probability : UINT32_MAX);
 }
 
 static void
@@ -760,11 +780,12 @@ execute_list(struct exec *x, struct packet *pkt, struct flow_key *key,
 		case OVS_ACTION_ATTR_POP_ETH:
 			pop_eth(pkt, key);
 			break;
+		case TAPDP_ACTION_ATTR_PSAMPLE:
+			psample(x, pkt, key, a);
+			pkt->cutlen = 0;
+			break;
 		case TAPDP_ACTION_ATTR_DROP:
 			return;
-		default:
-			/* psample: accepted, nothing samples yet. */
-			break;
 		}
 	}
 }

@@ -4,7 +4,7 @@
  * The actions run in their stored form (struct actions_stored, made by
  * actions-netlink.h from validated attributes). What leaves the action
  * engine (a port, userspace, a new lookup after recirculation, a meter,
- * the tracker) goes through the callbacks of struct actions_env, which the
+ * the tracker, a psample group) goes through the callbacks of struct actions_env, which the
  * datapath implements: the engine knows nothing of ports or sockets.
  *
  * Runs on the packet's thread; the only state is per thread (scratch
@@ -73,6 +73,12 @@ struct actions_env {
 	 * dropped. */
 	bool (*ct)(void *ctx, struct packet *pkt, struct flow_key *key,
 		   const struct ct_action *ct);
+	/* The psample action: the packet (its first len - cutlen bytes
+	 * sent) to psample group 'group' with the cookie (NULL: none), at
+	 * 'rate', a probability scaled to UINT32_MAX. */
+	void (*psample)(void *ctx, const struct packet *pkt,
+			const struct flow_key *key, uint32_t group,
+			const struct nlattr *cookie, uint32_t rate);
 };
 
 /* Executes acts on pkt, whose key (metadata and fields) is key. The

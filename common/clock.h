@@ -54,7 +54,8 @@ void clock_fake_set(uint64_t ms);
 
 /* Wall-clock time in units of 100 microseconds, truncated to 32 bits:
  * the timestamp an ERSPAN v2 header carries (the kernel's
- * get_hwtstamp()), the one thing that is not a duration. */
+ * get_hwtstamp()). It and clock_real_ns() are the only times that are not
+ * durations. */
 static inline uint32_t
 clock_real_100us(void)
 {
@@ -62,6 +63,17 @@ clock_real_100us(void)
 
 	clock_gettime(CLOCK_REALTIME, &ts);
 	return (uint32_t)((uint64_t)ts.tv_sec * 10000 + ts.tv_nsec / 100000);
+}
+
+/* Wall-clock time in nanoseconds: a psample's timestamp (the kernel's
+ * ktime_get_real()). */
+static inline uint64_t
+clock_real_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
 #endif

@@ -58,6 +58,7 @@ struct dp_net {
 	unsigned n_dps;
 	struct dp_upcall_sink upcall;
 	const struct vport_ops *(*port_ops)(enum ovs_vport_type type);
+	void (*psample)(const struct dp_psample *sample);
 	/* The tracker, created on first use (by any thread) and kept. */
 	pthread_mutex_t conntrack_lock;
 	struct conntrack *conntrack;	/* atomic */
@@ -77,7 +78,8 @@ static unsigned stats_slot_next;
 
 struct dp_ctx {
 	struct datapath *dp;
-	struct dp_port *in;		/* NULL for executed packets */
+	struct dp_port *in;		/* the input port (executed packets:
+					 * the local port when it is gone) */
 };
 
 unsigned
@@ -386,12 +388,36 @@ env_ct(void *c, struct packet *pkt, struct flow_key *key,
 	return ct && conntrack_execute(ct, pkt, key, a) == 0;
 }
 
+/* The sample comes from the port the packet came in by (the local port
+ * for an executed packet whose port is gone). */
+static void
+env_psample(void *c, const struct packet *pkt, const struct flow_key *key,
+	    uint32_t group, const struct nlattr *cookie, uint32_t rate)
+{
+	struct dp_ctx *ctx = c;
+	struct dp_psample s = {
+		.group = group,
+		.rate = rate,
+		.in_ifindex = ctx->in->vport->ifindex,
+		.proto = ntohs(key->eth_type),
+		.cookie = cookie ? attr_data(cookie) : NULL,
+		.cookie_len = cookie ? attr_len(cookie) : 0,
+		.data = pkt->data,
+		.len = pkt->len,
+		.trunc_size = pkt->len - pkt->cutlen,
+	};
+
+	if (ctx->dp->net->psample)
+		ctx->dp->net->psample(&s);
+}
+
 static const struct actions_env env_ops = {
 	.output = env_output,
 	.userspace = env_userspace,
 	.recirc = env_recirc,
 	.meter = env_meter,
 	.ct = env_ct,
+	.psample = env_psample,
 };
 
 static void
@@ -1045,6 +1071,7 @@ dp_net_new(const struct dp_net_config *cfg)
 		return NULL;
 	net->upcall = cfg->upcall;
 	net->port_ops = cfg->port_ops ? cfg->port_ops : vport_ops_for;
+	net->psample = cfg->psample;
 	net->conntrack_max = cfg->conntrack_max ? cfg->conntrack_max
 						: DP_CONNTRACK_MAX_DEFAULT;
 	pthread_mutex_init(&net->conntrack_lock, NULL);

@@ -5,7 +5,7 @@
  * Datapaths live in a context (struct dp_net, the kernel's per-namespace
  * ovs_net): the daemon makes one, tests make their own. It holds the
  * datapaths, the connection tracker they share, where their upcalls go and
- * the port types they create.
+ * the port types they create, and where psample actions' samples go.
  *
  * A datapath is named by its local port (port 0, an internal port named like
  * it); its dp_ifindex is that device's ifindex. Ports are numbered below
@@ -65,6 +65,20 @@ struct dp_upcall_sink {
 	int (*send)(uint32_t portid, const void *msg, size_t len);
 };
 
+/* A packet the psample action samples, as the kernel's execute_psample
+ * gives it to psample_sample_packet. */
+struct dp_psample {
+	uint32_t group;
+	uint32_t rate;			/* a probability, scaled to UINT32_MAX */
+	int in_ifindex;			/* the input port's device */
+	uint16_t proto;			/* host order: the skb's protocol */
+	const void *cookie;		/* NULL: none */
+	uint32_t cookie_len;
+	const uint8_t *data;
+	uint32_t len;			/* the packet's */
+	uint32_t trunc_size;		/* of it to send (trunc()) */
+};
+
 /* The connection tracker of a context's datapaths, by default with room
  * for the kernel's nf_conntrack_max on a machine with this much memory. */
 #define DP_CONNTRACK_MAX_DEFAULT	262144
@@ -75,6 +89,9 @@ struct dp_net_config {
 	/* A port type's ops, NULL for a type without support; NULL:
 	 * vport_ops_for (this system's devices). */
 	const struct vport_ops *(*port_ops)(enum ovs_vport_type type);
+	/* Where psample actions' samples go, from the packet's thread
+	 * (NULL: nowhere). */
+	void (*psample)(const struct dp_psample *sample);
 };
 
 /* NULL without memory. */

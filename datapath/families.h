@@ -8,6 +8,7 @@
 #define TAPDP_FAMILIES_H
 
 #include "datapath/datapath.h"
+#include "netlink/msg.h"
 #include "netlink/nlsock.h"
 
 #define FAMILY_ID_DATAPATH	(TAPDP_FAMILY_ID_FIRST + 0)
@@ -16,6 +17,7 @@
 #define FAMILY_ID_PACKET	(TAPDP_FAMILY_ID_FIRST + 3)
 #define FAMILY_ID_METER		(TAPDP_FAMILY_ID_FIRST + 4)
 #define FAMILY_ID_CT_LIMIT	(TAPDP_FAMILY_ID_FIRST + 5)
+#define FAMILY_ID_PSAMPLE	(TAPDP_FAMILY_ID_FIRST + 6)
 
 enum {
 	GROUP_DATAPATH = NLSOCK_GROUP_BASE,
@@ -23,6 +25,8 @@ enum {
 	GROUP_FLOW,
 	GROUP_METER,
 	GROUP_CT_LIMIT,
+	GROUP_PSAMPLE_CONFIG,
+	GROUP_PSAMPLE_PACKETS,
 };
 
 /* Registers every family below and ctnetlink with the netlink server. They
@@ -36,6 +40,7 @@ void flow_family_register(void);
 void packet_family_register(void);
 void meter_family_register(void);
 void ct_limit_family_register(void);
+void psample_family_register(void);
 /* NETLINK_ROUTE's link requests about the daemon's tunnel devices
  * (rtnl-link.c). */
 void rtnl_link_register(void);
@@ -43,6 +48,16 @@ void rtnl_link_register(void);
 /* Upcalls as ovs_packet messages to generic netlink portids: the sink of
  * the contexts the families serve. */
 extern const struct dp_upcall_sink packet_family_upcalls;
+
+/* psample (psample-family.c): sends a psample action's sample to the
+ * "packets" group, from the packet's thread: the sink of the contexts the
+ * families serve. */
+void psample_family_sample(const struct dp_psample *sample);
+/* The sample message, with timestamp now_ns, into mb: 0 or -EMSGSIZE
+ * (psample_sample_size() bytes are enough). */
+size_t psample_sample_size(const struct dp_psample *sample);
+int psample_sample_msg(struct msgbuf *mb, const struct dp_psample *sample,
+		       uint64_t now_ns);
 
 /* Tells the ovs_datapath group that dp is gone with its local device. */
 void dp_family_notify_gone(struct datapath *dp);

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* A packet in the datapath: a frame inside a buffer with room in front of
  * it for the headers actions push, plus the metadata the kernel keeps in
- * the skb (hash, truncation, header offsets, the tunnel to leave by).
+ * the skb (hash, truncation, sampling probability, header offsets, the
+ * tunnel to leave by).
  *
  * Owned by the thread that processes it; never shared. */
 #ifndef TAPDP_FLOW_PACKET_H
@@ -24,6 +25,9 @@ struct packet {
 	uint32_t tailroom;		/* free bytes after data + len */
 	uint32_t hash;			/* 0: not computed yet */
 	uint32_t cutlen;		/* bytes trunc() removes at output */
+	uint32_t probability;		/* of the sample() running the
+					 * actions, 0: none (a psample's
+					 * rate) */
 	uint16_t mru;			/* reassembled: largest fragment's IP
 					 * length, to cut again at output */
 	struct flow_layers layers;	/* valid while key_valid */
@@ -54,6 +58,7 @@ packet_init(struct packet *p, uint8_t *buf, uint32_t size, uint32_t len)
 	p->tailroom = size - FRAME_HEADROOM - len;
 	p->hash = 0;
 	p->cutlen = 0;
+	p->probability = 0;
 	p->mru = 0;
 	p->key_valid = false;
 	p->l3 = false;

@@ -39,6 +39,16 @@ genl_family_by_id(uint16_t id)
 	return NULL;
 }
 
+bool
+genl_group_admin(uint32_t group)
+{
+	for (unsigned i = 0; i < n_families; i++)
+		for (unsigned g = 0; g < families[i]->n_mcgrps; g++)
+			if (families[i]->mcgrps[g].id == group)
+				return families[i]->mcgrps[g].admin;
+	return false;
+}
+
 const struct genl_family *
 genl_family_by_name(const char *name)
 {

@@ -77,6 +77,8 @@ struct genl_ops_entry {
 struct genl_mcgrp {
 	const char *name;
 	uint32_t id;
+	bool admin;	/* joining needs CAP_NET_ADMIN (the kernel's
+			 * GENL_MCAST_CAP_NET_ADMIN) */
 };
 
 struct genl_family {
@@ -99,6 +101,8 @@ void genl_unregister_all(void);
 void nlctrl_register(void);
 const struct genl_family *genl_family_by_id(uint16_t id);
 const struct genl_family *genl_family_by_name(const char *name);
+/* Whether joining the multicast group needs CAP_NET_ADMIN. */
+bool genl_group_admin(uint32_t group);
 /* The i-th registered family, NULL past the end. */
 const struct genl_family *genl_family_at(unsigned i);
 

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "include/tapdp/proto.h"
+#include "netlink/genl.h"
 
 enum nlsock_flag {
 	F_EXT_ACK = 1 << 0,
@@ -285,6 +286,9 @@ nlsock_setsockopt(struct nlsock *sk, int level, int name, int value)
 		bit = group_bit(value);
 		if (bit < 0)
 			return 0;
+		if (name == NETLINK_ADD_MEMBERSHIP && !sk->creds.net_admin &&
+		    genl_group_admin(value))
+			return -EPERM;
 		pthread_rwlock_wrlock(&reg_lock);
 		if (name == NETLINK_ADD_MEMBERSHIP)
 			sk->groups |= 1ULL << bit;

@@ -7,7 +7,7 @@
 . "$(dirname "$0")/../lib.sh"
 trap tapdp_cleanup EXIT
 
-tests=${*:-"arp_ping connect_v4 netlink_checks upcall_interfaces ct_connect_v4 nat_connect_v4 nat_related_v4"}
+tests=${*:-"arp_ping connect_v4 netlink_checks upcall_interfaces ct_connect_v4 nat_connect_v4 nat_related_v4 psample"}
 work=$T/selftest
 # openvswitch.sh gives its namespaces fixed names (client, server) in
 # /run/netns, which every run on the machine shares: one run at a time.

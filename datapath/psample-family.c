@@ -1,0 +1,140 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* psample: the channel through which sampled packets reach userspace, as
+ * the kernel's net/psample/psample.c serves it to the psample action of
+ * the datapath.
+ *
+ * The kernel's execute_psample hands psample_sample_packet a group of its
+ * own making, never registered: psample's group list (GET_GROUP, the
+ * NEW_GROUP and DEL_GROUP notifications on "config") holds only the groups
+ * that other users (tc's act_sample) take, and every sample of the
+ * datapath carries sequence number 0. So here: GET_GROUP dumps nothing,
+ * "config" stays silent, and each sample goes to the "packets" group,
+ * which only CAP_NET_ADMIN may join. */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "common/clock.h"
+#include "datapath/datapath.h"
+#include "datapath/families.h"
+#include "include/tapdp/psample-uapi.h"
+#include "netlink/genl.h"
+#include "netlink/nlsock.h"
+
+/* The most a sample message may take (the kernel's
+ * PSAMPLE_MAX_PACKET_SIZE): the packet's data is cut to fit. */
+#define PSAMPLE_MSG_MAX	0xffff
+
+static const struct genl_family psample_family;
+
+/* The attributes' room before the data, as the kernel counts it. */
+static size_t
+meta_len(const struct dp_psample *s)
+{
+	return (s->in_ifindex ? NLA_ALIGN(NLA_HDRLEN + 2) : 0) +
+	       4 * NLA_ALIGN(NLA_HDRLEN + 4) +	/* rate, size, group, seq */
+	       NLA_ALIGN(NLA_HDRLEN + 8) +	/* timestamp */
+	       NLA_ALIGN(NLA_HDRLEN + 2) +	/* protocol */
+	       (s->cookie_len ? NLA_ALIGN(NLA_HDRLEN + s->cookie_len) : 0) +
+	       NLA_HDRLEN;			/* rate as probability */
+}
+
+/* How much of the packet a sample carries: what trunc() left, cut so that
+ * the attributes fit in PSAMPLE_MSG_MAX. */
+static uint32_t
+data_len(const struct dp_psample *s)
+{
+	size_t meta = meta_len(s);
+	uint32_t n = s->len < s->trunc_size ? s->len : s->trunc_size;
+
+	if (meta + NLA_ALIGN(NLA_HDRLEN + n) > PSAMPLE_MSG_MAX)
+		n = PSAMPLE_MSG_MAX - meta - NLA_HDRLEN - NLA_ALIGNTO;
+	return n;
+}
+
+size_t
+psample_sample_size(const struct dp_psample *s)
+{
+	return NLMSG_HDRLEN + GENL_HDRLEN + meta_len(s) +
+	       NLA_ALIGN(NLA_HDRLEN + data_len(s));
+}
+
+int
+psample_sample_msg(struct msgbuf *mb, const struct dp_psample *s,
+		   uint64_t now_ns)
+{
+	uint32_t n = data_len(s);
+
+	if (!genl_msg_start(mb, &psample_family, 0, 0, 0, PSAMPLE_CMD_SAMPLE))
+		return -EMSGSIZE;
+	if (s->in_ifindex)
+		msgbuf_put_u16(mb, PSAMPLE_ATTR_IIFINDEX, s->in_ifindex);
+	msgbuf_put_u32(mb, PSAMPLE_ATTR_SAMPLE_RATE, s->rate);
+	msgbuf_put_u32(mb, PSAMPLE_ATTR_ORIGSIZE, s->len);
+	msgbuf_put_u32(mb, PSAMPLE_ATTR_SAMPLE_GROUP, s->group);
+	msgbuf_put_u32(mb, PSAMPLE_ATTR_GROUP_SEQ, 0);
+	msgbuf_put_u64(mb, PSAMPLE_ATTR_TIMESTAMP, now_ns);
+	msgbuf_put_u16(mb, PSAMPLE_ATTR_PROTO, s->proto);
+	if (n)
+		msgbuf_put(mb, PSAMPLE_ATTR_DATA, n, s->data);
+	if (s->cookie && s->cookie_len)
+		msgbuf_put(mb, TAPDP_PSAMPLE_ATTR_USER_COOKIE, s->cookie_len,
+			   s->cookie);
+	msgbuf_put(mb, TAPDP_PSAMPLE_ATTR_SAMPLE_PROBABILITY, 0, NULL);
+	return msgbuf_end(mb);
+}
+
+void
+psample_family_sample(const struct dp_psample *s)
+{
+	size_t size;
+	struct msgbuf mb;
+	void *mem;
+
+	/* Nobody listening: nothing is built, as the kernel's check. */
+	if (!nlsock_has_listeners(GROUP_PSAMPLE_PACKETS))
+		return;
+	size = psample_sample_size(s);
+	mem = malloc(size);
+	if (!mem)
+		return;
+	msgbuf_init(&mb, mem, size);
+	if (!psample_sample_msg(&mb, s, clock_real_ns()))
+		nlsock_multicast(GROUP_PSAMPLE_PACKETS, mb.buf, mb.len, 0);
+	free(mem);
+}
+
+/* The datapath registers no group (see the top): the list is empty. */
+static int
+psample_get_group_dump(struct genl_dump *dump, struct msgbuf *mb)
+{
+	return 0;
+}
+
+static const struct genl_ops_entry psample_ops[] = {
+	/* Anyone may read the groups. */
+	{ .cmd = PSAMPLE_CMD_GET_GROUP, .dumpit = psample_get_group_dump },
+};
+
+static const struct genl_mcgrp psample_groups[] = {
+	{ .name = PSAMPLE_NL_MCGRP_CONFIG_NAME, .id = GROUP_PSAMPLE_CONFIG },
+	{ .name = PSAMPLE_NL_MCGRP_SAMPLE_NAME, .id = GROUP_PSAMPLE_PACKETS,
+	  .admin = true },
+};
+
+static const struct genl_family psample_family = {
+	.name = PSAMPLE_GENL_NAME,
+	.id = FAMILY_ID_PSAMPLE,
+	.version = PSAMPLE_GENL_VERSION,
+	.maxattr = TAPDP_PSAMPLE_ATTR_MAX,
+	.resv_start_op = PSAMPLE_CMD_GET_GROUP + 1,
+	.ops = psample_ops,
+	.n_ops = 1,
+	.mcgrps = psample_groups,
+	.n_mcgrps = 2,
+};
+
+void
+psample_family_register(void)
+{
+	genl_register(&psample_family);
+}
