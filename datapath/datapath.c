@@ -80,6 +80,9 @@ struct dp_ctx {
 	struct datapath *dp;
 	struct dp_port *in;		/* the input port (executed packets:
 					 * the local port when it is gone) */
+	/* The tunnel a received packet came in by (NULL: none; executed
+	 * packets have none, as the kernel gives them no tunnel dst). */
+	const struct tun_key *in_tun;
 };
 
 unsigned
@@ -405,6 +408,7 @@ env_psample(void *c, const struct packet *pkt, const struct flow_key *key,
 		.data = pkt->data,
 		.len = pkt->len,
 		.trunc_size = pkt->len - pkt->cutlen,
+		.tun = pkt->egress_tun ? pkt->egress_tun : ctx->in_tun,
 	};
 
 	if (ctx->dp->net->psample)
@@ -490,7 +494,7 @@ rx_frame(struct vport *vport, uint8_t *buf, size_t size, size_t len,
 	 uint16_t l3_proto, void *owner)
 {
 	struct dp_port *port = owner;
-	struct dp_ctx ctx = { .dp = port->dp, .in = port };
+	struct dp_ctx ctx = { .dp = port->dp, .in = port, .in_tun = tun };
 	struct flow_key key;
 	struct packet pkt;
 

@@ -77,6 +77,9 @@ struct dp_psample {
 	const uint8_t *data;
 	uint32_t len;			/* the packet's */
 	uint32_t trunc_size;		/* of it to send (trunc()) */
+	/* The skb's tunnel: the one set(tunnel) gave, else the one the
+	 * packet came in by; NULL: none. */
+	const struct tun_key *tun;
 };
 
 /* The connection tracker of a context's datapaths, by default with room

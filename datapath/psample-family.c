@@ -12,6 +12,7 @@
  * which only CAP_NET_ADMIN may join. */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "common/clock.h"
 #include "datapath/datapath.h"
@@ -19,6 +20,7 @@
 #include "include/tapdp/psample-uapi.h"
 #include "netlink/genl.h"
 #include "netlink/nlsock.h"
+#include "packet/tun-key.h"
 
 /* The most a sample message may take (the kernel's
  * PSAMPLE_MAX_PACKET_SIZE): the packet's data is cut to fit. */
@@ -26,24 +28,101 @@
 
 static const struct genl_family psample_family;
 
+/* The most PSAMPLE_ATTR_TUNNEL takes: every attribute, the largest
+ * options. */
+#define TUNNEL_ATTR_MAX	(NLA_HDRLEN + 12 + 2 * 20 + 8 * 8 + 4 * 4 + \
+			 NLA_HDRLEN + TUN_OPTS_MAX)
+
+/* PSAMPLE_ATTR_TUNNEL: the attributes of the tunnel's set fields, as the
+ * kernel's psample puts them (no VXLAN options). */
+static void
+put_tunnel(struct msgbuf *mb, const struct tun_key *t)
+{
+	struct nlattr *nest = msgbuf_nest_start(mb, PSAMPLE_ATTR_TUNNEL);
+	static const struct in6_addr any = IN6ADDR_ANY_INIT;
+
+	if (t->flags & TUN_F_KEY)
+		msgbuf_put_u64(mb, PSAMPLE_TUNNEL_KEY_ATTR_ID, t->id);
+	if (tun_key_bridge(t))
+		msgbuf_put(mb, PSAMPLE_TUNNEL_KEY_ATTR_IPV4_INFO_BRIDGE, 0,
+			   NULL);
+	if (t->family == AF_INET) {
+		if (t->ipv4_src)
+			msgbuf_put_u32(mb, PSAMPLE_TUNNEL_KEY_ATTR_IPV4_SRC,
+				       t->ipv4_src);
+		if (t->ipv4_dst)
+			msgbuf_put_u32(mb, PSAMPLE_TUNNEL_KEY_ATTR_IPV4_DST,
+				       t->ipv4_dst);
+	} else {
+		if (memcmp(&t->ipv6_src, &any, sizeof(any)))
+			msgbuf_put(mb, PSAMPLE_TUNNEL_KEY_ATTR_IPV6_SRC,
+				   sizeof(t->ipv6_src), &t->ipv6_src);
+		if (memcmp(&t->ipv6_dst, &any, sizeof(any)))
+			msgbuf_put(mb, PSAMPLE_TUNNEL_KEY_ATTR_IPV6_DST,
+				   sizeof(t->ipv6_dst), &t->ipv6_dst);
+	}
+	if (t->tos)
+		msgbuf_put_u8(mb, PSAMPLE_TUNNEL_KEY_ATTR_TOS, t->tos);
+	msgbuf_put_u8(mb, PSAMPLE_TUNNEL_KEY_ATTR_TTL, t->ttl);
+	if (t->flags & TUN_F_DF)
+		msgbuf_put(mb, PSAMPLE_TUNNEL_KEY_ATTR_DONT_FRAGMENT, 0, NULL);
+	if (t->flags & TUN_F_CSUM)
+		msgbuf_put(mb, PSAMPLE_TUNNEL_KEY_ATTR_CSUM, 0, NULL);
+	if (t->tp_src)
+		msgbuf_put_u16(mb, PSAMPLE_TUNNEL_KEY_ATTR_TP_SRC, t->tp_src);
+	if (t->tp_dst)
+		msgbuf_put_u16(mb, PSAMPLE_TUNNEL_KEY_ATTR_TP_DST, t->tp_dst);
+	if (t->flags & TUN_F_OAM)
+		msgbuf_put(mb, PSAMPLE_TUNNEL_KEY_ATTR_OAM, 0, NULL);
+	if (t->opts_len && (t->flags & TUN_F_GENEVE_OPT))
+		msgbuf_put(mb, PSAMPLE_TUNNEL_KEY_ATTR_GENEVE_OPTS,
+			   t->opts_len, tun_key_opts_const(t));
+	else if (t->opts_len && (t->flags & TUN_F_ERSPAN_OPT))
+		msgbuf_put(mb, PSAMPLE_TUNNEL_KEY_ATTR_ERSPAN_OPTS,
+			   t->opts_len, tun_key_opts_const(t));
+	msgbuf_nest_end(mb, nest);
+}
+
+/* The tunnel attribute, built once in tun (TUNNEL_ATTR_MAX bytes): its
+ * length (0: no tunnel). */
+static size_t
+tunnel_attr(const struct dp_psample *s, void *tun)
+{
+	char mem[NLMSG_HDRLEN + TUNNEL_ATTR_MAX] __attribute__((aligned(4)));
+	struct nlattr *nest;
+	struct msgbuf mb;
+
+	if (!s->tun)
+		return 0;
+	msgbuf_init(&mb, mem, sizeof(mem));
+	msgbuf_start(&mb, 0, 0, 0, 0, 0);
+	put_tunnel(&mb, s->tun);
+	nest = (struct nlattr *)(mem + NLMSG_HDRLEN);
+	if (mb.overflow)
+		return 0;
+	memcpy(tun, nest, NLA_ALIGN(nest->nla_len));
+	return NLA_ALIGN(nest->nla_len);
+}
+
 /* The attributes' room before the data, as the kernel counts it. */
 static size_t
-meta_len(const struct dp_psample *s)
+meta_len(const struct dp_psample *s, size_t tun_len)
 {
 	return (s->in_ifindex ? NLA_ALIGN(NLA_HDRLEN + 2) : 0) +
 	       4 * NLA_ALIGN(NLA_HDRLEN + 4) +	/* rate, size, group, seq */
 	       NLA_ALIGN(NLA_HDRLEN + 8) +	/* timestamp */
 	       NLA_ALIGN(NLA_HDRLEN + 2) +	/* protocol */
 	       (s->cookie_len ? NLA_ALIGN(NLA_HDRLEN + s->cookie_len) : 0) +
-	       NLA_HDRLEN;			/* rate as probability */
+	       NLA_HDRLEN +			/* rate as probability */
+	       tun_len;
 }
 
 /* How much of the packet a sample carries: what trunc() left, cut so that
  * the attributes fit in PSAMPLE_MSG_MAX. */
 static uint32_t
-data_len(const struct dp_psample *s)
+data_len(const struct dp_psample *s, size_t tun_len)
 {
-	size_t meta = meta_len(s);
+	size_t meta = meta_len(s, tun_len);
 	uint32_t n = s->len < s->trunc_size ? s->len : s->trunc_size;
 
 	if (meta + NLA_ALIGN(NLA_HDRLEN + n) > PSAMPLE_MSG_MAX)
@@ -54,15 +133,19 @@ data_len(const struct dp_psample *s)
 size_t
 psample_sample_size(const struct dp_psample *s)
 {
-	return NLMSG_HDRLEN + GENL_HDRLEN + meta_len(s) +
-	       NLA_ALIGN(NLA_HDRLEN + data_len(s));
+	size_t tun_len = s->tun ? TUNNEL_ATTR_MAX : 0;
+
+	return NLMSG_HDRLEN + GENL_HDRLEN + meta_len(s, tun_len) +
+	       NLA_ALIGN(NLA_HDRLEN + data_len(s, 0));
 }
 
 int
 psample_sample_msg(struct msgbuf *mb, const struct dp_psample *s,
 		   uint64_t now_ns)
 {
-	uint32_t n = data_len(s);
+	char tun[TUNNEL_ATTR_MAX] __attribute__((aligned(4)));
+	size_t tun_len = tunnel_attr(s, tun);
+	uint32_t n = data_len(s, tun_len);
 
 	if (!genl_msg_start(mb, &psample_family, 0, 0, 0, PSAMPLE_CMD_SAMPLE))
 		return -EMSGSIZE;
@@ -76,6 +159,8 @@ psample_sample_msg(struct msgbuf *mb, const struct dp_psample *s,
 	msgbuf_put_u16(mb, PSAMPLE_ATTR_PROTO, s->proto);
 	if (n)
 		msgbuf_put(mb, PSAMPLE_ATTR_DATA, n, s->data);
+	if (tun_len)
+		msgbuf_put_raw(mb, tun, tun_len);
 	if (s->cookie && s->cookie_len)
 		msgbuf_put(mb, TAPDP_PSAMPLE_ATTR_USER_COOKIE, s->cookie_len,
 			   s->cookie);

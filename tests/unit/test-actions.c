@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Action execution on real frames: header rewrites with correct checksums,
  * tags pushed and popped, truncation, nesting, TTL expiry, the hash; the
- * stored form of set(tunnel) and the tunnel a packet leaves by. */
+ * stored form of set(tunnel) and the tunnel a packet leaves by; psample's
+ * data, cookie and rate. */
 #include <arpa/inet.h>
 #include <endian.h>
 #include <linux/if_ether.h>
@@ -71,9 +72,33 @@ meter(void *ctx, const struct packet *pkt, uint32_t id)
 	return false;
 }
 
+/* The psample actions' samples, in order. */
+struct sampled {
+	uint32_t group, rate, len;
+	uint8_t cookie[16];
+	uint32_t cookie_len;
+};
+
+static struct sampled samples[8];
+static int n_samples;
+
+static void
+psample(void *ctx, const struct packet *pkt, const struct flow_key *key,
+	uint32_t group, const struct nlattr *cookie, uint32_t rate)
+{
+	struct sampled *s = &samples[n_samples++ % 8];
+
+	s->group = group;
+	s->rate = rate;
+	s->len = pkt->len - pkt->cutlen;
+	s->cookie_len = cookie ? attr_len(cookie) : 0;
+	if (cookie)
+		memcpy(s->cookie, attr_data(cookie), s->cookie_len);
+}
+
 static const struct actions_env env = {
 	.output = output, .userspace = userspace, .recirc = recirc,
-	.meter = meter,
+	.meter = meter, .psample = psample,
 };
 
 #define TCP_FRAME_MAX	128
@@ -390,6 +415,97 @@ test_vlan_push_pop_and_trunc(void **state)
 	assert_memory_equal(outs[2].frame, f, len);
 }
 
+/* psample(group, cookie) nested in a. */
+static void
+put_psample(struct attrs *a, uint32_t group, const char *cookie)
+{
+	struct nlattr *ps = msgbuf_nest_start(&a->mb,
+					      TAPDP_ACTION_ATTR_PSAMPLE);
+
+	msgbuf_put_u32(&a->mb, TAPDP_PSAMPLE_ATTR_GROUP, group);
+	if (cookie)
+		attrs_put(a, TAPDP_PSAMPLE_ATTR_COOKIE, cookie, strlen(cookie));
+	msgbuf_nest_end(&a->mb, ps);
+}
+
+/* sample(probability, actions) whose actions are psample(group). */
+static void
+put_sample_psample(struct attrs *a, uint32_t prob, uint32_t group)
+{
+	struct nlattr *smp = msgbuf_nest_start(&a->mb, OVS_ACTION_ATTR_SAMPLE);
+	struct nlattr *acts;
+
+	msgbuf_put_u32(&a->mb, OVS_SAMPLE_ATTR_PROBABILITY, prob);
+	acts = msgbuf_nest_start(&a->mb, OVS_SAMPLE_ATTR_ACTIONS);
+	put_psample(a, group, NULL);
+	msgbuf_nest_end(&a->mb, acts);
+	msgbuf_nest_end(&a->mb, smp);
+}
+
+/* psample as the kernel's execute_psample: the data a trunc() before it
+ * left (and then the whole packet again), the cookie, and the rate: the
+ * probability of the sample() around it, UINT32_MAX outside one and
+ * again after it. */
+static void
+test_psample(void **state)
+{
+	struct ovs_action_trunc tr = { 14 };
+	uint8_t f[TCP_FRAME_MAX], buf[4096];
+	static struct attrs a;
+	uint32_t len = tcp_frame(f, 0, 64);
+	struct flow_key key;
+	struct packet pkt;
+
+	attrs_init(&a);
+	attrs_put(&a, OVS_ACTION_ATTR_TRUNC, &tr, sizeof(tr));
+	put_psample(&a, 1, "\xc0\xff\xee");
+	msgbuf_put_u32(&a.mb, OVS_ACTION_ATTR_OUTPUT, 2);
+	put_sample_psample(&a, UINT32_MAX, 2);
+	/* Passes but once in 2^32. */
+	put_sample_psample(&a, UINT32_MAX - 1, 3);
+	put_psample(&a, 4, NULL);
+	n_samples = 0;
+	run(f, len, &a, &pkt, &key, buf);
+	assert_int_equal(n_outs, 1);
+	assert_int_equal(outs[0].len, len);
+	assert_int_equal(samples[0].group, 1);
+	assert_int_equal(samples[0].len, 14);
+	assert_int_equal(samples[0].rate, UINT32_MAX);
+	assert_int_equal(samples[0].cookie_len, 3);
+	assert_memory_equal(samples[0].cookie, "\xc0\xff\xee", 3);
+	assert_int_equal(samples[1].group, 2);
+	assert_int_equal(samples[1].len, len);
+	assert_int_equal(samples[1].rate, UINT32_MAX);
+	assert_int_equal(samples[1].cookie_len, 0);
+	assert_int_equal(n_samples, 4);
+	assert_int_equal(samples[2].group, 3);
+	assert_int_equal(samples[2].rate, UINT32_MAX - 1);
+	assert_int_equal(samples[3].group, 4);
+	assert_int_equal(samples[3].rate, UINT32_MAX);
+}
+
+/* sample() at 25% lets about a quarter of the packets through to its
+ * psample. */
+static void
+test_psample_sampled_share(void **state)
+{
+	uint8_t f[TCP_FRAME_MAX], buf[4096];
+	static struct attrs a;
+	uint32_t len = tcp_frame(f, 0, 64);
+	struct flow_key key;
+	struct packet pkt;
+	int hits = 0;
+
+	attrs_init(&a);
+	put_sample_psample(&a, 0x40000000, 3);
+	for (int i = 0; i < 4000; i++) {
+		n_samples = 0;
+		run(f, len, &a, &pkt, &key, buf);
+		hits += n_samples;
+	}
+	assert_in_range(hits, 800, 1200);
+}
+
 static void
 test_clone_isolates_and_drop_stops(void **state)
 {
@@ -598,6 +714,8 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_set_ipv4_and_ports_keep_checksums),
 		cmocka_unit_test(test_vlan_push_pop_and_trunc),
+		cmocka_unit_test(test_psample),
+		cmocka_unit_test(test_psample_sampled_share),
 		cmocka_unit_test(test_clone_isolates_and_drop_stops),
 		cmocka_unit_test(test_dec_ttl_expiry),
 		cmocka_unit_test(test_set_ct_mark_drops),
