@@ -55,6 +55,23 @@ in_ns ip link set uv1 up
 adopt "upcall: " in_ns env PYTHONPATH="$TOP/tests/ovs-dpctl-py/pyshim" \
 	"$BUILD/tapdp-run" -- /usr/bin/python3 \
 	"$TOP/tests/ovs-dpctl-py/upcall.py" uv0 uv1
+# psample: a flow's psample actions reach a pyroute2 member of "packets".
+in_ns ip link add sv0 type veth peer name sv1
+in_ns ip link set sv0 up
+in_ns ip link set sv1 up
+pyctl add-dp sdp >/dev/null 2>&1
+pyctl add-if sdp sv0 >/dev/null 2>&1
+PSAMPLE_ACTS="psample(group=10,cookie=0a0b),sample(sample=50%,actions(psample(group=11))),trunc(20),psample(group=12)"
+check "add-flow with psample actions" pyctl add-flow sdp \
+	"in_port(1),eth(),eth_type(0x0800),ipv4()" "$PSAMPLE_ACTS"
+# (ovs-dpctl.py prints an action's first occurrence for each of its kind:
+# the second psample shows as the first; group 12's samples show it.)
+check_out "dump-flows gives them back" \
+	"actions:psample\(group=10,cookie\(0a0b\)\),sample\(sample=50.00%,actions\(psample\(group=11\)\)\),trunc\(20\),psample\(" \
+	pyctl dump-flows sdp
+adopt "psample: " in_ns env PYTHONPATH="$TOP/tests/ovs-dpctl-py/pyshim" \
+	"$BUILD/tapdp-run" -- /usr/bin/python3 \
+	"$TOP/tests/ovs-dpctl-py/psample.py" sv0 sv1
 check_out "ovs-dpctl no longer misses meters" "^system@mdp:$" \
 	bash -c "ip netns exec $NS $BUILD/tapdp-run -- ovs-dpctl show 2>&1"
 check_absent "ovs-dpctl prints nothing on stderr" "." \
