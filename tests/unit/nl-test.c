@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <urcu.h>
 
 #include "datapath/ctnetlink.h"
 #include "datapath/families.h"
@@ -16,6 +17,7 @@
 #include "netlink/attr.h"
 #include "netlink/genl.h"
 #include "netlink/nlsock.h"
+#include "tests/unit/fake-port.h"
 
 void
 nl_serve(void)
@@ -30,6 +32,31 @@ nl_serve_end(void)
 {
 	genl_unregister_all();
 	nlsock_registry_destroy();
+}
+
+struct dp_net *
+nl_serve_net(void)
+{
+	const struct dp_net_config cfg = {
+		.upcall = packet_family_upcalls,
+		.port_ops = fake_port_ops,
+		.psample = psample_family_sample,
+	};
+
+	rcu_register_thread();
+	vport_set_rx_queues(1);
+	nl_serve();
+	return dp_net_new(&cfg);
+}
+
+void
+nl_serve_net_end(struct dp_net *net)
+{
+	nl_serve_end();
+	if (net)
+		dp_net_destroy(net);
+	rcu_barrier();
+	rcu_unregister_thread();
 }
 
 struct fx *

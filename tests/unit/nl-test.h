@@ -38,6 +38,13 @@ struct fx {
 void nl_serve(void);
 void nl_serve_end(void);
 
+/* nl_serve() with a datapath context as tapdpd's (upcalls and psample
+ * samples to the families' sockets) whose ports are fake-port.h's, one
+ * receive queue each, on an RCU-registered thread; NULL without memory.
+ * nl_serve_net_end() undoes it all. */
+struct dp_net *nl_serve_net(void);
+void nl_serve_net_end(struct dp_net *net);
+
 struct fx *fx_new(struct dp_net *net, int protocol, bool admin);
 void fx_free(struct fx *f);
 

@@ -990,25 +990,14 @@ test_changes_need_net_admin(void **state)
 static int
 group_setup(void **state)
 {
-	const struct dp_net_config cfg = {
-		.upcall = packet_family_upcalls,
-		.port_ops = fake_port_ops,
-	};
-
-	rcu_register_thread();
-	vport_set_rx_queues(1);
-	net = dp_net_new(&cfg);
-	nl_serve();
+	net = nl_serve_net();
 	return net ? 0 : -1;
 }
 
 static int
 group_teardown(void **state)
 {
-	nl_serve_end();
-	dp_net_destroy(net);
-	rcu_barrier();
-	rcu_unregister_thread();
+	nl_serve_net_end(net);
 	return 0;
 }
 
