@@ -1,13 +1,16 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* libFuzzer target: validated actions executed on an arbitrary frame (the
  * first two bytes split the input into a frame and an actions nest), with
- * callbacks that check what leaves the engine stays inside the buffer. */
+ * callbacks that check what leaves the engine stays inside the buffer, and
+ * that a psample action's message builds. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "actions/actions-netlink.h"
 #include "actions/actions.h"
+#include "datapath/families.h"
+#include "netlink/attr.h"
 
 static uint8_t sink;
 
@@ -53,12 +56,41 @@ ct(void *ctx, struct packet *pkt, struct flow_key *key,
 	return true;
 }
 
+/* The sample message psample would send of it must build. */
+static void
+psample(void *ctx, const struct packet *pkt, const struct flow_key *key,
+	uint32_t group, const struct nlattr *cookie, uint32_t rate)
+{
+	const struct dp_psample s = {
+		.group = group,
+		.rate = rate,
+		.in_ifindex = 1,
+		.proto = key->eth_type,
+		.cookie = cookie ? attr_data(cookie) : NULL,
+		.cookie_len = cookie ? attr_len(cookie) : 0,
+		.data = pkt->data,
+		.len = pkt->len,
+		.trunc_size = pkt->len - pkt->cutlen,
+		.tun = pkt->egress_tun,
+	};
+	size_t size = psample_sample_size(&s);
+	struct msgbuf mb;
+	void *mem = malloc(size);
+
+	msgbuf_init(&mb, mem, size);
+	if (psample_sample_msg(&mb, &s, 0))
+		abort();
+	touch(pkt);
+	free(mem);
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const struct actions_env env = {
 		.output = output, .userspace = userspace,
 		.recirc = recirc, .meter = meter, .ct = ct,
+		.psample = psample,
 	};
 	static uint8_t abuf[65536];
 	struct nlattr *acts = (struct nlattr *)abuf;
