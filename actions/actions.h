@@ -4,8 +4,9 @@
  * The actions run in their stored form (struct actions_stored, made by
  * actions-netlink.h from validated attributes). What leaves the action
  * engine (a port, userspace, a new lookup after recirculation, a meter,
- * the tracker, a psample group) goes through the callbacks of struct actions_env, which the
- * datapath implements: the engine knows nothing of ports or sockets.
+ * the tracker, a psample group) goes through the callbacks of struct
+ * actions_env, which the datapath implements: the engine knows nothing of
+ * ports or sockets.
  *
  * Runs on the packet's thread; the only state is per thread (scratch
  * buffers for clones, allocated once per thread and nesting level). */

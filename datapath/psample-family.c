@@ -39,7 +39,6 @@ static void
 put_tunnel(struct msgbuf *mb, const struct tun_key *t)
 {
 	struct nlattr *nest = msgbuf_nest_start(mb, PSAMPLE_ATTR_TUNNEL);
-	static const struct in6_addr any = IN6ADDR_ANY_INIT;
 
 	if (t->flags & TUN_F_KEY)
 		msgbuf_put_u64(mb, PSAMPLE_TUNNEL_KEY_ATTR_ID, t->id);
@@ -54,10 +53,10 @@ put_tunnel(struct msgbuf *mb, const struct tun_key *t)
 			msgbuf_put_u32(mb, PSAMPLE_TUNNEL_KEY_ATTR_IPV4_DST,
 				       t->ipv4_dst);
 	} else {
-		if (memcmp(&t->ipv6_src, &any, sizeof(any)))
+		if (!IN6_IS_ADDR_UNSPECIFIED(&t->ipv6_src))
 			msgbuf_put(mb, PSAMPLE_TUNNEL_KEY_ATTR_IPV6_SRC,
 				   sizeof(t->ipv6_src), &t->ipv6_src);
-		if (memcmp(&t->ipv6_dst, &any, sizeof(any)))
+		if (!IN6_IS_ADDR_UNSPECIFIED(&t->ipv6_dst))
 			msgbuf_put(mb, PSAMPLE_TUNNEL_KEY_ATTR_IPV6_DST,
 				   sizeof(t->ipv6_dst), &t->ipv6_dst);
 	}

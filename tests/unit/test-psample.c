@@ -324,7 +324,9 @@ test_join(void **state)
 }
 
 /* An executed packet's psample action reaches the members of "packets"
- * only, from the input port, once per action. */
+ * only, from the input port, once per action; the first (before any
+ * set(tunnel): an executed packet has no tunnel) without PSAMPLE_ATTR_TUNNEL,
+ * the second with the tunnel set(tunnel) gave. */
 static void
 test_sample_to_member(void **state)
 {
@@ -332,7 +334,8 @@ test_sample_to_member(void **state)
 	struct fx *other = fx_new(net, NETLINK_GENERIC, true);
 	struct actions_stored *stored;
 	static struct attrs acts;
-	struct nlattr *ps;
+	struct nlattr *ps, *set, *tun;
+	const struct nlattr *nest;
 	struct dp_port *in;
 	struct datapath *dp;
 	struct flow_key md;
@@ -353,12 +356,27 @@ test_sample_to_member(void **state)
 				     NULL, &pid, 1, &in), 0);
 	attrs_init(&acts);
 	for (uint32_t group = 5; group <= 6; group++) {
+		if (group == 6) {
+			set = msgbuf_nest_start(&acts.mb, OVS_ACTION_ATTR_SET);
+			tun = msgbuf_nest_start(&acts.mb, OVS_KEY_ATTR_TUNNEL);
+			msgbuf_put_u64(&acts.mb, OVS_TUNNEL_KEY_ATTR_ID,
+				       htobe64(9));
+			msgbuf_put_u32(&acts.mb, OVS_TUNNEL_KEY_ATTR_IPV4_DST,
+				       htonl(0x0a000002));
+			msgbuf_put_u8(&acts.mb, OVS_TUNNEL_KEY_ATTR_TTL, 7);
+			msgbuf_nest_end(&acts.mb, tun);
+			msgbuf_nest_end(&acts.mb, set);
+		}
 		ps = msgbuf_nest_start(&acts.mb, TAPDP_ACTION_ATTR_PSAMPLE);
 		msgbuf_put_u32(&acts.mb, TAPDP_PSAMPLE_ATTR_GROUP, group);
 		msgbuf_nest_end(&acts.mb, ps);
 	}
 	memset(&md, 0, sizeof(md));
 	md.in_port = 1;
+	/* A tunnel in the metadata is the key's, not the packet's. */
+	md.tun.family = AF_INET;
+	md.tun.ipv4_dst = htonl(0x0a000009);
+	md.tun.ttl = 3;
 	stored = attrs_store_actions(&acts, &md);
 	assert_int_equal(dp_execute(dp, f, len, &md, 0, 0, stored), 0);
 	free(stored);
@@ -377,6 +395,24 @@ test_sample_to_member(void **state)
 		assert_int_equal(attr_len(attrs_find(a, rem,
 						     PSAMPLE_ATTR_DATA)),
 				 len);
+		nest = attrs_find(a, rem, PSAMPLE_ATTR_TUNNEL);
+		if (group == 5) {
+			assert_null(nest);
+			continue;
+		}
+		assert_non_null(nest);
+		assert_int_equal(attr_get_u64(attrs_find(
+					 attr_data(nest), attr_len(nest),
+					 PSAMPLE_TUNNEL_KEY_ATTR_ID)),
+				 htobe64(9));
+		assert_int_equal(attr_get_u32(attrs_find(
+					 attr_data(nest), attr_len(nest),
+					 PSAMPLE_TUNNEL_KEY_ATTR_IPV4_DST)),
+				 htonl(0x0a000002));
+		assert_int_equal(attr_get_u8(attrs_find(
+					 attr_data(nest), attr_len(nest),
+					 PSAMPLE_TUNNEL_KEY_ATTR_TTL)),
+				 7);
 	}
 	assert_true(recv_rep(member) < 0);
 	assert_true(recv_rep(other) < 0);
