@@ -10,6 +10,8 @@
 #include <urcu.h>
 #include <urcu/rculfhash.h>
 
+#include "ct/helper.h"
+#include "ct/seqadj.h"
 #include "ct/tcp.h"
 #include "ct/tuple.h"
 
@@ -37,6 +39,13 @@ struct conn_node {
 	uint8_t dir;
 };
 
+/* What a connection with a helper keeps for it (allocated on commit),
+ * guarded by the connection's lock. */
+struct conn_help {
+	struct ct_ftp_lines ftp;
+	struct ct_seqadj seqadj;
+};
+
 struct conn {
 	struct conn_node node[2];
 	struct ct_tuple tuple[2];	/* as seen in each direction */
@@ -47,6 +56,7 @@ struct conn {
 	uint32_t mark;
 	uint8_t labels[16];
 	uint8_t helper;			/* enum ct_helper_kind */
+	struct conn_help *help;		/* committed with a helper */
 	/* Related connections: their master's original tuple (owned by
 	 * committed connections), else NULL. */
 	struct ct_tuple *master;

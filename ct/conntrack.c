@@ -16,6 +16,7 @@
 #include "flow/extract.h"
 #include "ct/frag.h"
 #include "ct/helper.h"
+#include "ct/nat-helper.h"
 #include "ct/nat.h"
 #include "packet/headers.h"
 
@@ -146,26 +147,78 @@ conn_free_rcu(struct rcu_head *h)
 
 	pthread_spin_destroy(&c->lock);
 	free(c->master);
+	free(c->help);
 	free(c);
 }
 
-/* Runs committed connection c's helper on a packet in dir: what it
- * announces is expected, with c's mark and labels to inherit. */
-static void
-helper_run(struct conntrack *ct, struct conn *c, int dir, const uint8_t *l3,
-	   const struct ct_packet *p, uint64_t now)
+/* The helper's part of the packet, in the connection's lock. */
+static int
+helper_locked(struct conntrack *ct, struct track *tr,
+	      struct nat_tcp_packet *tp)
 {
+	struct conn *c = tr->c;
+	uint8_t *l3 = tp->pkt->data + tp->l3off;
+	struct ct_helper_found f;
 	struct ct_expect e = {
 		.master = c->master ? *c->master : c->tuple[CT_DIR_ORIG],
 		.master_id = c->id,
 		.mark = c->mark,
 		.has_labels = status_of(c) & CT_S_LABELS,
-		.expires = now + EXPECT_TIMEOUT,
+		.expires = tr->now + EXPECT_TIMEOUT,
 	};
 
-	memcpy(e.labels, c->labels, 16);
-	if (ct_helper_expect(c->helper, c->tuple, dir, l3, p, &e.t))
-		expect_add(&ct->expects, &e);
+	switch (ct_helper_run(c->helper, c->tuple, tr->dir,
+			      tr->info == INFO_EST, l3, &tr->p,
+			      &c->help->ftp, &f)) {
+	case CT_HELPER_PASS:
+		break;
+	case CT_HELPER_DROP:
+		return -EINVAL;
+	case CT_HELPER_EXPECT: {
+		int err;
+
+		memcpy(e.labels, c->labels, 16);
+		e.t = f.expect;
+		if (!(status_of(c) & CT_S_NAT_MASK))
+			err = expect_add(&ct->expects, &e, tr->now);
+		else if (c->helper == CT_HELPER_FTP)
+			err = nat_ftp(&ct->expects, c, tr->dir, &e, &f, tp,
+				      &c->help->seqadj, tr->now);
+		else
+			err = nat_tftp(&ct->expects, c, &e, tr->now);
+		if (err)
+			return err;
+		break;
+	}
+	}
+	/* What NAT made longer or shorter shifts the sequence numbers. */
+	if (c->help->seqadj.on &&
+	    !ct_seqadj_packet(&c->help->seqadj, tr->dir, l3 + tr->p.l4_off,
+			      tr->p.l4_len, tp->partial))
+		return -EINVAL;
+	return 0;
+}
+
+/* nf_ct_helper(): runs committed connection c's helper on its packet,
+ * after NAT: what it announces is expected, with c's mark, labels and
+ * mapping to inherit; then sequence numbers are adjusted. 0, or a
+ * negative errno when the packet must be dropped. */
+static int
+helper_run(struct conntrack *ct, struct track *tr, struct packet *pkt,
+	   uint32_t l3off, bool partial)
+{
+	struct nat_tcp_packet tp = {
+		.pkt = pkt, .l3off = l3off, .p = &tr->p, .partial = partial,
+	};
+	struct conn *c = tr->c;
+	int err;
+
+	if (!c->helper || !c->help || tr->res != CT_PARSE_OK)
+		return 0;
+	pthread_spin_lock(&c->lock);
+	err = helper_locked(ct, tr, &tp);
+	pthread_spin_unlock(&c->lock);
+	return err;
 }
 
 /* Unlinks a committed connection; the thread that unlinks its original
@@ -300,6 +353,8 @@ conn_new(struct conntrack *ct, struct track *tr, const uint8_t *l3)
 	if (t->proto == IPPROTO_TCP &&
 	    !ct_tcp_new(&c->tcp, l3 + tr->p.l4_off, tr->p.l4_len))
 		return false;
+	if (c->master)
+		nat_follow_master(&ct->nat, c, &e);
 	pthread_spin_init(&c->lock, PTHREAD_PROCESS_PRIVATE);
 	tr->tmp_live = true;
 	return proto_packet(c, CT_DIR_ORIG, l3, &tr->p, &reopen, tr->now);
@@ -344,9 +399,6 @@ track_packet(struct conntrack *ct, struct track *tr, const uint8_t *l3,
 		if (proto_packet(c, tr->dir, l3, &tr->p, &reopen, tr->now)) {
 			tr->c = c;
 			tr->info = info_of(c, tr->dir);
-			if (c->helper)
-				helper_run(ct, c, tr->dir, l3, &tr->p,
-					   tr->now);
 			return;
 		}
 		if (!reopen)
@@ -562,14 +614,19 @@ confirm(struct conntrack *ct, struct track *tr, int *err)
 		return NULL;
 	}
 	*c = tr->tmp;
-	if (c->master) {
+	c->master = NULL;
+	if (tr->tmp.master) {
 		c->master = malloc(sizeof(*c->master));
-		if (!c->master) {
-			free(c);
-			*err = -ENOMEM;
-			return NULL;
-		}
-		*c->master = tr->master;
+		if (c->master)
+			*c->master = tr->master;
+	}
+	if (c->helper)
+		c->help = calloc(1, sizeof(*c->help));
+	if ((tr->tmp.master && !c->master) || (c->helper && !c->help)) {
+		free(c->master);
+		free(c);
+		*err = -ENOMEM;
+		return NULL;
 	}
 	pthread_spin_init(&c->lock, PTHREAD_PROCESS_PRIVATE);
 	c->status |= CT_S_CONFIRMED;
@@ -588,6 +645,7 @@ confirm(struct conntrack *ct, struct track *tr, int *err)
 
 		pthread_spin_destroy(&c->lock);
 		free(c->master);
+		free(c->help);
 		free(c);
 		tr->dir = other->dir;
 		return other->conn;
@@ -616,7 +674,8 @@ confirm(struct conntrack *ct, struct track *tr, int *err)
 /* ovs_ct_commit() past the lookup: limits, mark, labels, confirmation. */
 static int
 commit(struct conntrack *ct, struct track *tr, const struct ct_action *a,
-       struct flow_key *key, const uint8_t *l3)
+       struct flow_key *key, struct packet *pkt, uint32_t l3off,
+       bool partial)
 {
 	struct conn *c = tr->c;
 	int err = 0;
@@ -641,9 +700,7 @@ commit(struct conntrack *ct, struct track *tr, const struct ct_action *a,
 	if (!c)
 		return err;
 	tr->c = c;
-	if (c->helper && tr->res == CT_PARSE_OK)
-		helper_run(ct, c, tr->dir, l3, &tr->p, tr->now);
-	return 0;
+	return helper_run(ct, tr, pkt, l3off, partial);
 }
 
 /* The committed connection a packet already tracked in this zone belongs
@@ -672,13 +729,18 @@ find_existing(struct conntrack *ct, struct track *tr,
 /* The ct action on a parsed packet; 0 or a negative errno. */
 static int
 execute(struct conntrack *ct, struct track *tr, struct flow_key *key,
-	const struct ct_action *a, uint8_t *l3, uint32_t len, bool partial)
+	const struct ct_action *a, struct packet *pkt, uint32_t l3off,
+	bool partial)
 {
 	/* Tracked in this zone before (recirculated): no second pass
 	 * through the state machine. */
 	bool executed = (key->ct_state & OVS_CS_F_TRACKED) &&
 			!(key->ct_state & OVS_CS_F_INVALID) &&
 			key->ct_zone == a->zone;
+	uint8_t *l3 = pkt->data + l3off;
+	uint32_t len = pkt->len - l3off;
+	bool cached;
+	int err;
 
 	if (executed || (!key->ct_state && a->force))
 		tr->c = find_existing(ct, tr, key);
@@ -688,7 +750,8 @@ execute(struct conntrack *ct, struct track *tr, struct flow_key *key,
 		conn_delete(ct, tr->c);
 		tr->c = NULL;
 	}
-	if (!(executed && tr->c)) {
+	cached = executed && tr->c;
+	if (!cached) {
 		track_packet(ct, tr, l3, len);
 		key->ct_state = 0;
 		update_key(key, tr, a->zone);
@@ -699,7 +762,14 @@ execute(struct conntrack *ct, struct track *tr, struct flow_key *key,
 	    (confirmed(tr->c) || a->commit) &&
 	    !do_nat(ct, tr, a, l3, partial, key))
 		return -EINVAL;
-	return a->commit ? commit(ct, tr, a, key, l3) : 0;
+	/* The helper of a committed connection reads the packet once per
+	 * zone, after NAT; a new connection's, when it is committed. */
+	if (confirmed(tr->c) && !cached) {
+		err = helper_run(ct, tr, pkt, l3off, partial);
+		if (err)
+			return err;
+	}
+	return a->commit ? commit(ct, tr, a, key, pkt, l3off, partial) : 0;
 }
 
 /* Fragments wait for their datagram, which conntrack then sees whole (the
@@ -754,7 +824,7 @@ conntrack_execute(struct conntrack *ct, struct packet *pkt,
 	l3 = pkt->data + l3off;
 	len = pkt->len - l3off;
 	tr.res = ct_packet_parse(l3, len, a->family, a->zone, csum_ok, &tr.p);
-	err = execute(ct, &tr, key, a, l3, len, partial);
+	err = execute(ct, &tr, key, a, pkt, l3off, partial);
 	if (tr.tmp_live)
 		pthread_spin_destroy(&tr.tmp.lock);
 	return err;

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include "ct/expect.h"
 
+#include <errno.h>
 #include <stdlib.h>
 
 #define EXPECT_MAX	4096
@@ -60,24 +61,40 @@ expect_forget(struct expect_table *t, uint32_t master_id, uint64_t now)
 	pthread_mutex_unlock(&t->lock);
 }
 
-void
-expect_add(struct expect_table *t, const struct ct_expect *e)
+int
+expect_add(struct expect_table *t, const struct ct_expect *e, uint64_t now)
 {
-	struct expect_node *n;
+	struct expect_node *n = malloc(sizeof(*n)), **pp;
+	int err = 0;
 
-	expect_forget(t, e->master_id, 0);
-	if (__atomic_load_n(&t->n, __ATOMIC_RELAXED) >= EXPECT_MAX)
-		return;
-	n = malloc(sizeof(*n));
 	if (!n)
-		return;
+		return -ENOMEM;
 	n->e = *e;
 	n->e.t.sport = 0;
 	pthread_mutex_lock(&t->lock);
-	n->next = t->list;
-	t->list = n;
-	__atomic_fetch_add(&t->n, 1, __ATOMIC_RELAXED);
+	for (pp = &t->list; *pp;) {
+		if ((*pp)->e.master_id == e->master_id ||
+		    (*pp)->e.expires < now) {
+			unlink_node(t, pp);
+			continue;
+		}
+		if (ct_tuple_equal(&(*pp)->e.t, &n->e.t)) {
+			err = -EBUSY;
+			break;
+		}
+		pp = &(*pp)->next;
+	}
+	if (!err && __atomic_load_n(&t->n, __ATOMIC_RELAXED) >= EXPECT_MAX)
+		err = -EMFILE;
+	if (!err) {
+		n->next = t->list;
+		t->list = n;
+		__atomic_fetch_add(&t->n, 1, __ATOMIC_RELAXED);
+	}
 	pthread_mutex_unlock(&t->lock);
+	if (err)
+		free(n);
+	return err;
 }
 
 bool

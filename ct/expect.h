@@ -22,6 +22,12 @@ struct ct_expect {
 	uint32_t mark;
 	uint8_t labels[16];
 	bool has_labels;
+	/* NAT of the master applied to it (nf_nat_follow_master): its
+	 * source mapped to nat_src, its destination to nat_dst and
+	 * nat_dport (network order). */
+	bool follow_nat;
+	union ct_addr nat_src, nat_dst;
+	uint16_t nat_dport;
 	uint64_t expires;		/* ms */
 };
 
@@ -34,8 +40,11 @@ struct expect_table {
 void expect_table_init(struct expect_table *t);
 void expect_table_destroy(struct expect_table *t);
 
-/* Adds e, replacing its master's previous expectation. */
-void expect_add(struct expect_table *t, const struct ct_expect *e);
+/* Adds e, replacing its master's previous expectation (and dropping those
+ * past due at now). -EBUSY when another master expects the same tuple,
+ * -EMFILE when the table is full (as nf_ct_expect_related()), -ENOMEM. */
+int expect_add(struct expect_table *t, const struct ct_expect *e,
+	       uint64_t now);
 /* The live expectation tuple tp meets (any source port), copied to out;
  * consume: it goes (its connection is committed). */
 bool expect_find(struct expect_table *t, const struct ct_tuple *tp,

@@ -829,22 +829,43 @@ test_hostile(void **s)
 
 static const char ftp_pasv[] =
 	"227 Entering Passive Mode (10,0,0,2,200,10)\r\n";
+/* The first line each way, which the helper never reads. */
+static const char ftp_hello[] = "220 ready\r\n", ftp_user[] = "USER a\r\n";
+#define HELLO_LEN	(sizeof(ftp_hello) - 1)
+#define USER_LEN	(sizeof(ftp_user) - 1)
 
 /* An FTP control connection from A:40000 to B:21, committed by ftp (its
- * helper FTP) and established, and the server's answer to PASV: the
- * client may connect to B:51210. */
+ * helper FTP) and established, its first lines exchanged: the client's
+ * next byte is 101, the server's 901. */
+static void
+ftp_session(const struct ct_action *ftp)
+{
+	struct ct_action l = act(false, ftp->zone);
+	struct frame f;
+
+	tcp(&f, A, B, 40000, 21, 100 - USER_LEN, 0, FB_SYN);
+	assert_int_equal(state(&f, ftp), TRK | NEW);
+	tcp(&f, B, A, 21, 40000, 900 - HELLO_LEN, 101 - USER_LEN,
+	    FB_SYN | FB_ACK);
+	assert_int_equal(state(&f, &l), TRK | EST | RPL);
+	tcp(&f, A, B, 40000, 21, 101 - USER_LEN, 901 - HELLO_LEN, FB_ACK);
+	assert_int_equal(state(&f, &l), TRK | EST);
+	tcp_text(&f, B, A, 21, 40000, 901 - HELLO_LEN, 101 - USER_LEN,
+		 ftp_hello);
+	assert_int_equal(state(&f, &l), TRK | EST | RPL);
+	tcp_text(&f, A, B, 40000, 21, 101 - USER_LEN, 901, ftp_user);
+	assert_int_equal(state(&f, &l), TRK | EST);
+}
+
+/* ftp_session() and the server's answer to PASV: the client may connect
+ * to B:51210. */
 static void
 ftp_passive(const struct ct_action *ftp)
 {
 	struct ct_action l = act(false, ftp->zone);
 	struct frame f;
 
-	tcp(&f, A, B, 40000, 21, 100, 0, FB_SYN);
-	assert_int_equal(state(&f, ftp), TRK | NEW);
-	tcp(&f, B, A, 21, 40000, 900, 101, FB_SYN | FB_ACK);
-	assert_int_equal(state(&f, &l), TRK | EST | RPL);
-	tcp(&f, A, B, 40000, 21, 101, 901, FB_ACK);
-	assert_int_equal(state(&f, &l), TRK | EST);
+	ftp_session(ftp);
 	tcp_text(&f, B, A, 21, 40000, 901, 101, ftp_pasv);
 	assert_int_equal(state(&f, &l), TRK | EST | RPL);
 }
