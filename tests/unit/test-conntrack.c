@@ -23,6 +23,7 @@
 #include "ct/action-netlink.h"
 #include "ct/conntrack.h"
 #include "ct/frag.h"
+#include "ct/seqadj.h"
 #include "ct/tcp.h"
 #include "actions/actions.h"
 #include "flow/extract.h"
@@ -919,6 +920,399 @@ test_helpers(void **s)
 	assert_int_equal(f.key.ct_orig_tp_dst, htons(69));
 }
 
+/* NAT of FTP and TFTP (nf_nat_ftp, nf_nat_tftp, seqadj). */
+
+#define NATIP6_LAST	0x99
+
+/* The TCP segment's payload in f, and its sequence numbers. */
+static const char *
+seg_text(const struct frame *f, uint32_t *len)
+{
+	const uint8_t *l3 = f->pkt.data + ETH_HLEN, *l4;
+	bool v6 = (l3[0] >> 4) == 6;
+	uint32_t ip_len = v6 ? 40 + get_be16(l3 + 4) : get_be16(l3 + 2);
+	uint32_t hl = v6 ? 40 : (l3[0] & 0xf) * 4;
+
+	/* The frame ends with its datagram. */
+	assert_int_equal(f->pkt.len, ETH_HLEN + ip_len);
+	l4 = l3 + hl;
+	*len = ip_len - hl - (l4[12] >> 4) * 4;
+	return (const char *)l4 + (l4[12] >> 4) * 4;
+}
+
+static void
+assert_text(const struct frame *f, const char *want)
+{
+	uint32_t len;
+	const char *t = seg_text(f, &len);
+
+	assert_int_equal(len, strlen(want));
+	assert_memory_equal(t, want, len);
+	assert_sums(f);
+}
+
+static uint32_t
+seg_seq(const struct frame *f, int ack)
+{
+	const uint8_t *l3 = f->pkt.data + ETH_HLEN;
+	uint32_t hl = (l3[0] >> 4) == 6 ? 40 : (l3[0] & 0xf) * 4;
+
+	return get_be32(l3 + hl + (ack ? 8 : 4));
+}
+
+/* An FTP control connection from A:40000 under ftp (committing it with
+ * the helper and NAT), later packets through nat (ct(nat)); the server
+ * B:21 is reached at srv and answers to peer. After it, as in
+ * ftp_session(), the client's next byte is 101, the server's 901. */
+static void
+ftp_nat_session(const struct ct_action *ftp, const struct ct_action *nat,
+		uint32_t srv, uint32_t peer, uint8_t fwd, uint8_t back)
+{
+	struct frame f;
+
+	tcp(&f, A, srv, 40000, 21, 100 - USER_LEN, 0, FB_SYN);
+	assert_int_equal(state(&f, ftp), TRK | NEW | fwd);
+	assert_int_equal(f.key.tp_src, htons(40000));
+	tcp(&f, B, peer, 21, 40000, 900 - HELLO_LEN, 101 - USER_LEN,
+	    FB_SYN | FB_ACK);
+	assert_int_equal(state(&f, nat), TRK | EST | RPL | back);
+	tcp(&f, A, srv, 40000, 21, 101 - USER_LEN, 901 - HELLO_LEN, FB_ACK);
+	assert_int_equal(state(&f, nat), TRK | EST | fwd);
+	tcp_text(&f, B, peer, 21, 40000, 901 - HELLO_LEN, 101 - USER_LEN,
+		 ftp_hello);
+	assert_int_equal(state(&f, nat), TRK | EST | RPL | back);
+	tcp_text(&f, A, srv, 40000, 21, 101 - USER_LEN, 901, ftp_user);
+	assert_int_equal(state(&f, nat), TRK | EST | fwd);
+}
+
+/* Active FTP under SNAT: PORT names the client; the server is told the
+ * NAT address (3 bytes longer), the sequence numbers of the rest of the
+ * connection shift both ways, a retransmission is rewritten again without
+ * shifting twice, and the server's data connection reaches the client. */
+static void
+test_ftp_snat_active(void **s)
+{
+	struct ct_action ftp = act(true, 20), nat = act(false, 20);
+	struct ct_action rel = act(true, 20);
+	static const char port[] = "PORT 10,0,0,1,4,1\r\n";
+	static const char seen[] = "PORT 192,168,0,1,4,1\r\n";
+	const uint32_t grow = sizeof(seen) - sizeof(port);
+	struct frame f;
+
+	ftp.helper = CT_HELPER_FTP;
+	ftp.nat = CT_ACTION_NAT | CT_ACTION_SNAT;
+	ftp.range.flags = CT_RANGE_MAP_IPS;
+	ftp.range.min_addr.ip = ftp.range.max_addr.ip = htonl(NATIP);
+	nat.nat = rel.nat = CT_ACTION_NAT;
+	ftp_nat_session(&ftp, &nat, B, NATIP, SNAT, DNAT);
+
+	tcp_text(&f, A, B, 40000, 21, 101, 901, port);
+	assert_int_equal(state(&f, &nat), TRK | EST | SNAT);
+	assert_text(&f, seen);
+	assert_int_equal(seg_seq(&f, 0), 101);
+	/* The server acknowledges what it got; the client hears of what it
+	 * sent. */
+	tcp_text(&f, B, NATIP, 21, 40000, 901, 101 + sizeof(seen) - 1,
+		 "200 ok\r\n");
+	assert_int_equal(state(&f, &nat), TRK | EST | RPL | DNAT);
+	assert_int_equal(seg_seq(&f, 1), 101 + sizeof(port) - 1);
+	assert_text(&f, "200 ok\r\n");
+	/* The PORT segment again: rewritten again, shifted no further. */
+	tcp_text(&f, A, B, 40000, 21, 101, 901, port);
+	assert_int_equal(state(&f, &nat), TRK | EST | SNAT);
+	assert_text(&f, seen);
+	assert_int_equal(seg_seq(&f, 0), 101);
+	/* The client's next line comes after the longer one. */
+	tcp_text(&f, A, B, 40000, 21, 101 + sizeof(port) - 1, 909,
+		 "LIST\r\n");
+	assert_int_equal(state(&f, &nat), TRK | EST | SNAT);
+	assert_int_equal(seg_seq(&f, 0), 101 + sizeof(port) - 1 + grow);
+	assert_int_equal(seg_seq(&f, 1), 909);
+	/* Two lines later the helper no longer knows 101 for a line start
+	 * (it keeps two): the PORT segment passes as it is. */
+	tcp_text(&f, A, B, 40000, 21, 101, 901, port);
+	assert_int_equal(state(&f, &nat), TRK | EST | SNAT);
+	assert_text(&f, port);
+	assert_int_equal(seg_seq(&f, 0), 101);
+	tcp(&f, A, B, 40000, 21, 101 + sizeof(port) - 1 + 6, 909, FB_ACK);
+	assert_int_equal(state(&f, &nat), TRK | EST | SNAT);
+	assert_int_equal(seg_seq(&f, 0), 101 + sizeof(port) - 1 + 6 + grow);
+	/* An acknowledgement of part of the rewritten segment: past its
+	 * start, it takes the whole offset (as nf_ct_seq_adjust). */
+	tcp(&f, B, NATIP, 21, 40000, 909, 101 + sizeof(seen) - 1 - 5,
+	    FB_ACK);
+	assert_int_equal(state(&f, &nat), TRK | EST | RPL | DNAT);
+	assert_int_equal(seg_seq(&f, 1), 101 + sizeof(seen) - 1 - 5 - grow);
+	tcp(&f, B, NATIP, 21, 40000, 909, 101, FB_ACK);
+	assert_int_equal(state(&f, &nat), TRK | EST | RPL | DNAT);
+	assert_int_equal(seg_seq(&f, 1), 101);
+
+	/* The data connection, to the NAT address and the port announced,
+	 * goes to the client. */
+	tcp(&f, B, NATIP, 20, 1025, 5000, 0, FB_SYN);
+	assert_int_equal(state(&f, &rel), TRK | NEW | REL | SNAT | DNAT);
+	assert_int_equal(f.key.ipv4_dst, htonl(A));
+	assert_int_equal(f.key.tp_dst, htons(1025));
+	assert_int_equal(f.key.ipv4_src, htonl(B));
+	assert_sums(&f);
+	tcp(&f, A, B, 1025, 20, 7000, 5001, FB_SYN | FB_ACK);
+	assert_int_equal(state(&f, &nat), TRK | EST | RPL | REL | SNAT);
+	assert_int_equal(f.key.ipv4_src, htonl(NATIP));
+	assert_int_equal(f.key.tp_src, htons(1025));
+	assert_sums(&f);
+}
+
+/* Passive FTP under DNAT: the server's 227 names itself; the client is
+ * told the public address (longer), and its data connection to it reaches
+ * the server. EPSV names a port only: nothing grows. */
+static void
+test_ftp_dnat_passive(void **s)
+{
+	struct ct_action ftp = act(true, 21), nat = act(false, 21);
+	struct ct_action rel = act(true, 21);
+	static const char seen[] =
+		"227 Entering Passive Mode (192,168,0,1,200,10)\r\n";
+	static const char epsv[] =
+		"229 Entering Extended Passive Mode (|||6001|)\r\n";
+	const uint32_t grow = sizeof(seen) - sizeof(ftp_pasv);
+	uint32_t next;
+	struct frame f;
+
+	ftp.helper = CT_HELPER_FTP;
+	ftp.nat = CT_ACTION_NAT | CT_ACTION_DNAT;
+	ftp.range.flags = CT_RANGE_MAP_IPS;
+	ftp.range.min_addr.ip = ftp.range.max_addr.ip = htonl(B);
+	nat.nat = rel.nat = CT_ACTION_NAT;
+	ftp_nat_session(&ftp, &nat, NATIP, A, SNAT | DNAT, SNAT);
+
+	tcp_text(&f, B, A, 21, 40000, 901, 101, ftp_pasv);
+	assert_int_equal(state(&f, &nat), TRK | EST | RPL | SNAT);
+	assert_text(&f, seen);
+	/* The client acknowledges the longer reply. */
+	tcp(&f, A, NATIP, 40000, 21, 101, 901 + sizeof(seen) - 1, FB_ACK);
+	assert_int_equal(state(&f, &nat), TRK | EST | SNAT | DNAT);
+	assert_int_equal(seg_seq(&f, 1), 901 + sizeof(ftp_pasv) - 1);
+	tcp(&f, A, NATIP, 40001, 51210, 5, 0, FB_SYN);
+	assert_int_equal(state(&f, &rel), TRK | NEW | REL | SNAT | DNAT);
+	assert_int_equal(f.key.ipv4_dst, htonl(B));
+	assert_int_equal(f.key.tp_dst, htons(51210));
+	assert_sums(&f);
+
+	/* 229: the same text; the offsets of the 227 stay. */
+	next = 901 + sizeof(ftp_pasv) - 1;
+	tcp_text(&f, B, A, 21, 40000, next, 101, epsv);
+	assert_int_equal(state(&f, &nat), TRK | EST | RPL | SNAT);
+	assert_text(&f, epsv);
+	assert_int_equal(seg_seq(&f, 0), next + grow);
+	tcp(&f, A, NATIP, 40002, 6001, 5, 0, FB_SYN);
+	assert_int_equal(state(&f, &rel), TRK | NEW | REL | SNAT | DNAT);
+	assert_int_equal(f.key.ipv4_dst, htonl(B));
+}
+
+/* Passive FTP under SNAT: the 227 names the server as it is (same
+ * length); the client's data connection is mapped to the NAT address. A
+ * message cut short at a line start is dropped, one in the middle of a
+ * line is not read. */
+static void
+test_ftp_snat_passive(void **s)
+{
+	struct ct_action ftp = act(true, 22), nat = act(false, 22);
+	struct ct_action rel = act(true, 22);
+	struct frame f;
+
+	ftp.helper = CT_HELPER_FTP;
+	ftp.nat = CT_ACTION_NAT | CT_ACTION_SNAT;
+	ftp.range.flags = CT_RANGE_MAP_IPS;
+	ftp.range.min_addr.ip = ftp.range.max_addr.ip = htonl(NATIP);
+	nat.nat = rel.nat = CT_ACTION_NAT;
+	ftp_nat_session(&ftp, &nat, B, NATIP, SNAT, DNAT);
+
+	tcp_text(&f, B, NATIP, 21, 40000, 901, 101, ftp_pasv);
+	assert_int_equal(state(&f, &nat), TRK | EST | RPL | DNAT);
+	assert_text(&f, ftp_pasv);
+	tcp(&f, A, B, 40001, 51210, 5, 0, FB_SYN);
+	assert_int_equal(state(&f, &rel), TRK | NEW | REL | SNAT);
+	assert_int_equal(f.key.ipv4_src, htonl(NATIP));
+	assert_sums(&f);
+
+	/* "PORT" with no numbers: nf_conntrack_ftp drops it. */
+	tcp_text(&f, A, B, 40000, 21, 101, 901 + sizeof(ftp_pasv) - 1,
+		 "PORT x\r\n");
+	assert_int_equal(run(&f, &nat), -EINVAL);
+	/* Not at a line start: passes unread. */
+	tcp_text(&f, A, B, 40000, 21, 102, 901 + sizeof(ftp_pasv) - 1,
+		 "PORT x\r\n");
+	assert_int_equal(state(&f, &nat), TRK | EST | SNAT);
+}
+
+/* IPv6: EPRT names the client; under SNAT the server is told the NAT
+ * address, written out in full as the kernel does. */
+static void
+test_ftp_snat_eprt6(void **s)
+{
+	static const uint8_t a6[16] = { 0xfd, [15] = 1 };
+	static const uint8_t b6[16] = { 0xfd, [15] = 2 };
+	static const uint8_t n6[16] = { 0xfd, 0x01, [15] = NATIP6_LAST };
+	static const char *lines[] = { "220 ready\r\n", "USER a\r\n" };
+	static const char eprt[] = "EPRT |2|fd00::1|6000|\r\n";
+	static const char seen[] =
+		"EPRT |2|fd01:0000:0000:0000:0000:0000:0000:0099|6000|\r\n";
+	struct ct_action ftp = { .family = AF_INET6, .commit = true,
+				 .zone = 23, .helper = CT_HELPER_FTP,
+				 .nat = CT_ACTION_NAT | CT_ACTION_SNAT };
+	struct ct_action nat = { .family = AF_INET6, .zone = 23,
+				 .nat = CT_ACTION_NAT };
+	struct ct_action rel = nat;
+	struct {
+		const uint8_t *src, *dst;
+		uint16_t sport, dport;
+		uint32_t seq, ack;
+		uint8_t flags;
+		const char *text;
+		const struct ct_action *a;
+	} segs[] = {
+		{ a6, b6, 40000, 21, 100, 0, FB_SYN, "", &ftp },
+		{ b6, n6, 21, 40000, 900, 101, FB_SYN | FB_ACK, "", &nat },
+		{ a6, b6, 40000, 21, 101, 901, FB_ACK, "", &nat },
+		{ b6, n6, 21, 40000, 901, 101, FB_ACK, lines[0], &nat },
+		{ a6, b6, 40000, 21, 101, 912, FB_ACK, lines[1], &nat },
+		{ a6, b6, 40000, 21, 109, 912, FB_ACK, eprt, &nat },
+		{ b6, n6, 21, 40000, 912, 109 + sizeof(seen) - 1, FB_ACK, "",
+		  &nat },
+		{ b6, n6, 20, 6000, 1, 0, FB_SYN, "", &rel },
+	};
+	struct frame f;
+
+	rel.commit = true;
+	ftp.range.flags = CT_RANGE_MAP_IPS;
+	memcpy(&ftp.range.min_addr.ip6, n6, 16);
+	memcpy(&ftp.range.max_addr.ip6, n6, 16);
+	for (size_t i = 0; i < sizeof(segs) / sizeof(segs[0]); i++) {
+		struct fb b = eth_begin(&f, ETH_P_IPV6);
+
+		fb_ipv6(&b, segs[i].src, segs[i].dst, IPPROTO_TCP);
+		fb_tcp(&b, segs[i].sport, segs[i].dport, segs[i].seq,
+		       segs[i].ack, segs[i].flags);
+		fb_put(&b, segs[i].text, strlen(segs[i].text));
+		end(&f, &b);
+		assert_int_equal(run(&f, segs[i].a), 0);
+		assert_true(f.key.ct_state & TRK);
+		assert_false(f.key.ct_state & INV);
+		assert_sums(&f);
+		if (segs[i].text == eprt)
+			assert_text(&f, seen);
+	}
+	/* The client heard its own numbering acknowledged; the data
+	 * connection reaches it. */
+	assert_memory_equal(&f.key.ipv6_dst, a6, 16);
+	assert_int_equal(f.key.tp_dst, htons(6000));
+	assert_true(f.key.ct_state & REL);
+}
+
+/* TFTP under SNAT and under DNAT: the server's answer from a new port
+ * gets the request's mapping. */
+static void
+test_tftp_nat(void **s)
+{
+	struct ct_action snat = act(true, 24), dnat = act(true, 25);
+	struct ct_action n24 = act(false, 24), c24 = act(true, 24);
+	struct ct_action c25 = act(true, 25);
+	struct frame f;
+
+	snat.helper = dnat.helper = CT_HELPER_TFTP;
+	snat.nat = CT_ACTION_NAT | CT_ACTION_SNAT;
+	snat.range.flags = CT_RANGE_MAP_IPS;
+	snat.range.min_addr.ip = snat.range.max_addr.ip = htonl(NATIP);
+	dnat.nat = CT_ACTION_NAT | CT_ACTION_DNAT;
+	dnat.range.flags = CT_RANGE_MAP_IPS;
+	dnat.range.min_addr.ip = dnat.range.max_addr.ip = htonl(B);
+	n24.nat = c24.nat = c25.nat = CT_ACTION_NAT;
+
+	udp_data(&f, A, B, 5000, 69, "\0\1f", 4);
+	assert_int_equal(state(&f, &snat), TRK | NEW | SNAT);
+	assert_int_equal(f.key.ipv4_src, htonl(NATIP));
+	/* Looked up without commit: related, not translated yet. */
+	udp(&f, B, NATIP, 7777, 5000);
+	assert_int_equal(state(&f, &n24), TRK | NEW | REL);
+	udp(&f, B, NATIP, 7777, 5000);
+	assert_int_equal(state(&f, &c24), TRK | NEW | REL | SNAT | DNAT);
+	assert_int_equal(f.key.ipv4_dst, htonl(A));
+	assert_int_equal(f.key.tp_dst, htons(5000));
+	assert_sums(&f);
+
+	udp_data(&f, A, NATIP, 5001, 69, "\0\2f", 4);
+	assert_int_equal(state(&f, &dnat), TRK | NEW | SNAT | DNAT);
+	assert_int_equal(f.key.ipv4_dst, htonl(B));
+	udp(&f, B, A, 7778, 5001);
+	assert_int_equal(state(&f, &c25), TRK | NEW | REL | SNAT);
+	assert_int_equal(f.key.ipv4_src, htonl(NATIP));
+	assert_int_equal(f.key.tp_src, htons(7778));
+	assert_sums(&f);
+}
+
+static void
+put32(uint8_t *p, uint32_t v)
+{
+	v = htonl(v);
+	memcpy(p, &v, 4);
+}
+
+/* Sequence adjustment alone: two rewrites in one direction, the
+ * acknowledgements and SACK blocks of the other taken back, and a
+ * retransmission of the first rewritten segment. */
+static void
+test_seqadj(void **s)
+{
+	struct ct_seqadj sa = { 0 };
+	uint8_t seg[32] = { 0 };
+	uint32_t sum0;
+
+	ct_seqadj_set(&sa, 0, 1000, 3);
+	ct_seqadj_set(&sa, 0, 1000, 3);		/* again: counted once */
+	assert_int_equal(sa.dir[0].after, 3);
+	ct_seqadj_set(&sa, 0, 1100, -2);
+	assert_int_equal(sa.dir[0].before, 3);
+	assert_int_equal(sa.dir[0].after, 1);
+	ct_seqadj_set(&sa, 0, 1000, 5);		/* older: ignored */
+	assert_int_equal(sa.dir[0].pos, 1100);
+
+	/* Direction 0 at 1050 (between the rewrites): +3. */
+	put32(seg + 4, 1050);
+	seg[12] = 5 << 4;
+	assert_true(ct_seqadj_packet(&sa, 0, seg, 20, false));
+	assert_int_equal(get_be32(seg + 4), 1053);
+	/* At the second rewrite itself: still +3; past it +1. */
+	put32(seg + 4, 1100);
+	assert_true(ct_seqadj_packet(&sa, 0, seg, 20, false));
+	assert_int_equal(get_be32(seg + 4), 1103);
+	put32(seg + 4, 1200);
+	assert_true(ct_seqadj_packet(&sa, 0, seg, 20, false));
+	assert_int_equal(get_be32(seg + 4), 1201);
+
+	/* Direction 1 acknowledges 1201 and SACKs [1053, 1103): taken back
+	 * to 1200, [1050, 1100); the checksum follows. */
+	memset(seg, 0, sizeof(seg));
+	put32(seg + 8, 1201);
+	seg[12] = 8 << 4;
+	seg[13] = FB_ACK;
+	seg[20] = 1;
+	seg[21] = 1;
+	seg[22] = 5;
+	seg[23] = 10;
+	put32(seg + 24, 1053);
+	put32(seg + 28, 1103);
+	sum0 = fb_sum(seg, 32);
+	assert_true(ct_seqadj_packet(&sa, 1, seg, 32, false));
+	assert_int_equal(get_be32(seg + 8), 1200);
+	assert_int_equal(get_be32(seg + 24), 1050);
+	assert_int_equal(get_be32(seg + 28), 1100);
+	assert_int_equal(fb_sum(seg, 32), sum0);
+	/* An option running past the header: dropped. */
+	seg[22] = 5;
+	seg[23] = 12;
+	assert_false(ct_seqadj_packet(&sa, 1, seg, 32, false));
+}
+
 /* Fragments: frames collected from frag_split(). */
 struct frames {
 	uint8_t f[64][1600];
@@ -1649,6 +2043,12 @@ main(void)
 		cmocka_unit_test(test_checksums),
 		cmocka_unit_test(test_hostile),
 		cmocka_unit_test(test_helpers),
+		cmocka_unit_test(test_ftp_snat_active),
+		cmocka_unit_test(test_ftp_dnat_passive),
+		cmocka_unit_test(test_ftp_snat_passive),
+		cmocka_unit_test(test_ftp_snat_eprt6),
+		cmocka_unit_test(test_tftp_nat),
+		cmocka_unit_test(test_seqadj),
 		cmocka_unit_test(test_nat_icmpv6_error),
 		cmocka_unit_test(test_nat_icmpv6_error_long_quote),
 		cmocka_unit_test(test_fragments_v4),
