@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: Apache-2.0
 """A minimal FTP server and client for the conntrack helper tests.
 
-  ftp.py serve              one session on port 21; RETR sends DATA
+  ftp.py serve [6]          one session on port 21 (over IPv6 with 6);
+                            RETR sends DATA; prints where data went
   ftp.py get HOST active|passive   prints "got N bytes"
 
 The server speaks just what Python's ftplib needs to fetch a file: USER,
@@ -14,10 +15,11 @@ import sys
 DATA = bytes(range(256)) * 400   # 100 KiB
 
 
-def serve():
-    lsock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+def serve(v6):
+    family = socket.AF_INET6 if v6 else socket.AF_INET
+    lsock = socket.socket(family, socket.SOCK_STREAM)
     lsock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    lsock.bind(("0.0.0.0", 21))
+    lsock.bind(("::" if v6 else "0.0.0.0", 21))
     lsock.listen(1)
     lsock.settimeout(20)
     ctl, _ = lsock.accept()
@@ -41,7 +43,7 @@ def serve():
         elif cmd == "TYPE":
             say("200 type set")
         elif cmd in ("PASV", "EPSV"):
-            pasv = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            pasv = socket.socket(family, socket.SOCK_STREAM)
             pasv.bind((me, 0))
             pasv.listen(1)
             pasv.settimeout(10)
@@ -63,9 +65,12 @@ def serve():
         elif cmd == "RETR":
             say("150 sending")
             if pasv:
-                data, _ = pasv.accept()
+                data, peer = pasv.accept()
             else:
                 data = socket.create_connection(active, timeout=10)
+                peer = data.getpeername()
+            print("data %s %s:%d" % ("from" if pasv else "to", peer[0],
+                                     peer[1]), flush=True)
             data.sendall(DATA)
             data.close()
             say("226 done")
@@ -88,6 +93,6 @@ def get(host, mode):
 
 
 if sys.argv[1] == "serve":
-    serve()
+    serve(sys.argv[2:] == ["6"])
 else:
     get(sys.argv[2], sys.argv[3])

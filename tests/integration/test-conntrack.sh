@@ -245,11 +245,11 @@ check_out "dump-conntrack: the reply comes from a port of the range" \
 # related (+rel+new), active (from the server) and passive (to a port the
 # server picked).
 FTP="/usr/bin/python3 $TOP/tests/integration/ftp.py"
-ftp_get() {	# MODE: fetch from B, the server
-	ip netns exec "$B" $FTP serve >"$T/ftpd" 2>&1 &
+ftp_get() {	# MODE [HOST [6]]: fetch from B, the server, through HOST
+	ip netns exec "$B" $FTP serve $3 >"$T/ftpd" 2>&1 &
 	local srv=$!
 	wait_until 10 listens "$B" tcp 21
-	ip netns exec "$A" $FTP get 10.7.0.2 "$1" 2>&1
+	ip netns exec "$A" $FTP get "${2:-10.7.0.2}" "$1" 2>&1
 	kill "$srv" 2>/dev/null
 	wait "$srv" 2>/dev/null
 }
@@ -284,6 +284,96 @@ table=1,priority=0,actions=drop
 OF
 check_out "FTP passive fails without the helper (the data connection times out)" \
 	"^TimeoutError: timed out$" ftp_get passive
+
+# 7. FTP and TFTP through NAT (nf_nat_ftp, nf_nat_tftp). Under SNAT A's
+# connections leave as 10.7.0.240 (fd07::240): the helper rewrites the
+# address in PORT and EPRT, the control connection's sequence numbers
+# follow the longer text both ways, and the data connections (the
+# server's to the address it was told, the client's to the port the
+# server named) take their master's mapping. Under DNAT A reaches B as
+# 10.7.0.200: B's 227 is rewritten to that address. TFTP's answer, from
+# a port of the server's own, is mapped as the request was.
+TFTP="/usr/bin/python3 $TOP/tests/integration/tftp.py"
+tftp_get() {	# HOST: fetch from B's TFTP server through HOST
+	ip netns exec "$B" $TFTP serve >"$T/tftpd" 2>&1 &
+	local srv=$!
+	wait_until 10 listens "$B" udp 69
+	ip netns exec "$A" curl -s --max-time 10 -o "$T/tftp.out" \
+		"tftp://$1/file" && echo "got $(wc -c <"$T/tftp.out") bytes"
+	kill "$srv" 2>/dev/null
+	wait "$srv" 2>/dev/null
+}
+ip netns exec "$B" ip neigh replace 10.7.0.240 lladdr "$(mac "$A")" dev eth0
+ip netns exec "$B" ip -6 neigh replace fd07::240 lladdr "$(mac "$A")" dev eth0
+check "flush-conntrack" dpctl flush-conntrack
+$OFCTL del-flows br0
+add_flows "FTP and TFTP through SNAT" <<'OF'
+table=0,priority=100,arp,actions=NORMAL
+table=0,priority=100,icmp6,icmp_type=135,actions=NORMAL
+table=0,priority=100,icmp6,icmp_type=136,actions=NORMAL
+table=0,priority=10,ip,actions=ct(nat,table=1)
+table=0,priority=10,ipv6,actions=ct(nat,table=1)
+table=1,priority=20,tcp,ct_state=+trk+new-rel,in_port=1,tp_dst=21,actions=ct(commit,alg=ftp,nat(src=10.7.0.240)),NORMAL
+table=1,priority=20,tcp6,ct_state=+trk+new-rel,in_port=1,tp_dst=21,actions=ct(commit,alg=ftp,nat(src=fd07::240)),NORMAL
+table=1,priority=20,udp,ct_state=+trk+new-rel,in_port=1,tp_dst=69,actions=ct(commit,alg=tftp,nat(src=10.7.0.240)),NORMAL
+table=1,priority=20,ip,ct_state=+trk+new+rel,actions=ct(commit,nat),NORMAL
+table=1,priority=20,ipv6,ct_state=+trk+new+rel,actions=ct(commit,nat),NORMAL
+table=1,priority=10,ct_state=+trk+est,actions=NORMAL
+table=1,priority=10,ct_state=+trk+rel-new,actions=NORMAL
+table=1,priority=0,actions=drop
+OF
+check_out "SNAT: FTP active (PORT rewritten)" "^got 102400 bytes$" \
+	ftp_get active
+check_out "SNAT: B connected to the NAT address it was told" \
+	"^data to 10.7.0.240:" cat "$T/ftpd"
+check_out "SNAT: the active data connection is mapped to A" \
+	"^tcp,orig=\(src=10.7.0.2,dst=10.7.0.240,sport=[0-9]+,dport=[0-9]+\),reply=\(src=10.7.0.1,dst=10.7.0.2," \
+	dpctl dump-conntrack
+check_out "SNAT: FTP passive" "^got 102400 bytes$" ftp_get passive
+check_out "SNAT: the passive data connection came from the NAT address" \
+	"^data from 10.7.0.240:" cat "$T/ftpd"
+check_out "SNAT: FTP active over IPv6 (EPRT rewritten)" \
+	"^got 102400 bytes$" ftp_get active fd07::2 6
+check_out "SNAT: B connected to the IPv6 NAT address" \
+	"^data to fd07::240:" cat "$T/ftpd"
+check_out "SNAT: FTP passive over IPv6 (EPSV)" "^got 102400 bytes$" \
+	ftp_get passive fd07::2 6
+check_out "SNAT: the IPv6 passive data connection came from the NAT address" \
+	"^data from fd07::240:" cat "$T/ftpd"
+check_out "SNAT: TFTP, answered from another port" "^got 1300 bytes$" \
+	tftp_get 10.7.0.2
+check_out "SNAT: B saw the request from the NAT address" \
+	"^request from 10.7.0.240:" cat "$T/tftpd"
+check_out "SNAT: the TFTP transfer is mapped to A" \
+	"^udp,orig=\(src=10.7.0.2,dst=10.7.0.240,sport=[0-9]+,dport=[0-9]+\),reply=\(src=10.7.0.1,dst=10.7.0.2," \
+	dpctl dump-conntrack
+check "flush-conntrack" dpctl flush-conntrack
+$OFCTL del-flows br0
+add_flows "FTP and TFTP through DNAT" <<'OF'
+table=0,priority=100,arp,actions=NORMAL
+table=0,priority=10,ip,actions=ct(nat,table=1)
+table=1,priority=20,tcp,ct_state=+trk+new-rel,in_port=1,nw_dst=10.7.0.200,tp_dst=21,actions=ct(commit,alg=ftp,nat(dst=10.7.0.2)),NORMAL
+table=1,priority=20,udp,ct_state=+trk+new-rel,in_port=1,nw_dst=10.7.0.200,tp_dst=69,actions=ct(commit,alg=tftp,nat(dst=10.7.0.2)),NORMAL
+table=1,priority=20,ip,ct_state=+trk+new+rel,actions=ct(commit,nat),NORMAL
+table=1,priority=10,ct_state=+trk+est,actions=NORMAL
+table=1,priority=10,ct_state=+trk+rel-new,actions=NORMAL
+table=1,priority=0,actions=drop
+OF
+check_out "DNAT: FTP passive (227 rewritten)" "^got 102400 bytes$" \
+	ftp_get passive 10.7.0.200
+check_out "DNAT: the passive data connection reached B" \
+	"^data from 10.7.0.1:" cat "$T/ftpd"
+check_out "DNAT: the passive data connection went to the public address" \
+	"^tcp,orig=\(src=10.7.0.1,dst=10.7.0.200,sport=[0-9]+,dport=[0-9]+\),reply=\(src=10.7.0.2,dst=10.7.0.1," \
+	dpctl dump-conntrack
+check_out "DNAT: FTP active" "^got 102400 bytes$" ftp_get active 10.7.0.200
+check_out "DNAT: B's data connection reached A as from the public address" \
+	"^tcp,orig=\(src=10.7.0.2,dst=10.7.0.1,sport=[0-9]+,dport=[0-9]+\),reply=\(src=10.7.0.1,dst=10.7.0.200," \
+	dpctl dump-conntrack
+check_out "DNAT: TFTP, answered from another port" "^got 1300 bytes$" \
+	tftp_get 10.7.0.200
+check_out "DNAT: B saw A's request" "^request from 10.7.0.1:" \
+	cat "$T/tftpd"
 
 # 5. Zone limits: two connections in zone 7, the third is refused.
 $OFCTL del-flows br0
