@@ -889,7 +889,7 @@ conntrack_zone_count(struct conntrack *ct, uint16_t zone)
 /* The kernel's IPS_* bits and IP_CT_TCP_FLAG_* bits. */
 enum {
 	IPS_EXPECTED = 1 << 0, IPS_SEEN_REPLY = 1 << 1, IPS_ASSURED = 1 << 2, IPS_CONFIRMED = 1 << 3,
-	IPS_SRC_NAT = 1 << 4, IPS_DST_NAT = 1 << 5,
+	IPS_SRC_NAT = 1 << 4, IPS_DST_NAT = 1 << 5, IPS_SEQ_ADJUST = 1 << 6,
 	IPS_SRC_NAT_DONE = 1 << 7, IPS_DST_NAT_DONE = 1 << 8,
 };
 enum {
@@ -922,6 +922,8 @@ entry_fill(struct conn *c, uint64_t now, struct conntrack_entry *e)
 	e->mark = c->mark;
 	pthread_spin_lock(&c->lock);
 	memcpy(e->labels, c->labels, 16);
+	if (c->help && c->help->seqadj.on)
+		e->status |= IPS_SEQ_ADJUST;
 	e->tcp_state = c->tcp.state;
 	for (int d = 0; d < 2; d++) {
 		uint8_t f = c->tcp.peer[d].flags;

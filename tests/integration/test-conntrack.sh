@@ -329,6 +329,9 @@ check_out "SNAT: B connected to the NAT address it was told" \
 check_out "SNAT: the active data connection is mapped to A" \
 	"^tcp,orig=\(src=10.7.0.2,dst=10.7.0.240,sport=[0-9]+,dport=[0-9]+\),reply=\(src=10.7.0.1,dst=10.7.0.2," \
 	dpctl dump-conntrack
+check_out "SNAT: the control connection's sequence numbers are adjusted" \
+	"dport=21\),reply=\(src=10.7.0.2,dst=10.7.0.240,.*status=.*SEQ_ADJUST.*helper=ftp" \
+	dpctl dump-conntrack -m
 check_out "SNAT: FTP passive" "^got 102400 bytes$" ftp_get passive
 check_out "SNAT: the passive data connection came from the NAT address" \
 	"^data from 10.7.0.240:" cat "$T/ftpd"
