@@ -8,6 +8,7 @@
 #include <strings.h>
 
 #include "ct/ct-types.h"
+#include "ct/tcp.h"
 #include "packet/headers.h"
 
 /* One message FTP looks for at the start of a line: its leading text, the
@@ -28,11 +29,6 @@ static const struct ftp_pattern patterns[2][2] = {
 	  { "229 ", 4, '(', ')', CT_FTP_EPSV } },
 };
 
-static bool
-seq_after(uint32_t a, uint32_t b)
-{
-	return (int32_t)(a - b) > 0;
-}
 
 /* n decimal numbers separated by sep, the last followed by term (by
  * anything but a digit or sep when term is 0). Returns the length of the
@@ -223,8 +219,8 @@ line_end(struct ct_ftp_lines *l, int dir, uint32_t seq)
 		s[l->n[dir]++] = seq;
 		return;
 	}
-	oldest = seq_after(s[1], s[0]) ? 0 : 1;
-	if (seq_after(seq, s[oldest]))
+	oldest = ct_seq_after(s[1], s[0]) ? 0 : 1;
+	if (ct_seq_after(seq, s[oldest]))
 		s[oldest] = seq;
 }
 

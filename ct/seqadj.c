@@ -4,6 +4,7 @@
 #include <arpa/inet.h>
 #include <string.h>
 
+#include "ct/tcp.h"
 #include "packet/csum.h"
 #include "packet/headers.h"
 
@@ -13,11 +14,6 @@
 #define SACK_BLOCK	8
 
 /* a after b, in sequence space. */
-static bool
-seq_after(uint32_t a, uint32_t b)
-{
-	return (int32_t)(a - b) > 0;
-}
 
 void
 ct_seqadj_set(struct ct_seqadj *s, int dir, uint32_t seq, int32_t off)
@@ -28,7 +24,7 @@ ct_seqadj_set(struct ct_seqadj *s, int dir, uint32_t seq, int32_t off)
 		return;
 	s->on = true;
 	/* A retransmission of a segment already counted adds nothing. */
-	if (d->before != d->after && !seq_after(seq, d->pos))
+	if (d->before != d->after && !ct_seq_after(seq, d->pos))
 		return;
 	d->pos = seq;
 	d->before = d->after;
@@ -61,7 +57,7 @@ get32(const uint8_t *field)
 static uint32_t
 unshift(const struct ct_seqadj_dir *d, uint32_t ack)
 {
-	return ack - (seq_after(ack - d->before, d->pos) ? d->after
+	return ack - (ct_seq_after(ack - d->before, d->pos) ? d->after
 							 : d->before);
 }
 
@@ -108,7 +104,7 @@ ct_seqadj_packet(const struct ct_seqadj *s, int dir, uint8_t *tcp,
 	if (hlen < TCP_HLEN || hlen > len)
 		return false;
 	set32(tcp + offsetof(struct tcp_header, seq),
-	      seq + (seq_after(seq, me->pos) ? me->after : me->before),
+	      seq + (ct_seq_after(seq, me->pos) ? me->after : me->before),
 	      sum, partial);
 	if (!(tcp_flags(th) & TCP_ACK))
 		return true;

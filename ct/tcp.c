@@ -66,18 +66,6 @@ static const char *const names[CT_TCP_N_STATES] = {
 /* Acks may trail the data they acknowledge by at most this much. */
 #define MAX_ACK_WINDOW_MIN	66000
 
-static bool
-before(uint32_t a, uint32_t b)
-{
-	return (int32_t)(a - b) < 0;
-}
-
-static bool
-after(uint32_t a, uint32_t b)
-{
-	return before(b, a);
-}
-
 static enum seg
 classify(uint8_t f)
 {
@@ -182,7 +170,7 @@ in_window(struct ct_tcp *t, int dir, const struct tcp_header *th,
 			else if (ack == r->end + 1)
 				r->end++;
 		}
-	} else if ((f & TCP_SYN) && after(end, s->end) &&
+	} else if ((f & TCP_SYN) && ct_seq_after(end, s->end) &&
 		   (t->state == SS || t->state == SR)) {
 		/* A retransmitted SYN with a new sequence number. */
 		init_sender(t, dir, th, end, win);
@@ -197,26 +185,26 @@ in_window(struct ct_tcp *t, int dir, const struct tcp_header *th,
 	maxack = s->maxwin > MAX_ACK_WINDOW_MIN ? s->maxwin
 						  : MAX_ACK_WINDOW_MIN;
 	if (!liberal) {
-		if (!before(seq, s->maxend + 1))	/* I */
+		if (!ct_seq_before(seq, s->maxend + 1))	/* I */
 			return CT_TCP_INVALID;
-		if (!before(ack, r->end + 1))		/* III */
+		if (!ct_seq_before(ack, r->end + 1))		/* III */
 			return CT_TCP_INVALID;
-		if (r->maxwin && !after(end, s->end - r->maxwin - 1))	/* II */
+		if (r->maxwin && !ct_seq_after(end, s->end - r->maxwin - 1))	/* II */
 			return CT_TCP_IGNORE;
-		if (!after(ack, r->end - maxack - 1))	/* IV */
+		if (!ct_seq_after(ack, r->end - maxack - 1))	/* IV */
 			return CT_TCP_IGNORE;
 	}
 	if (!(f & TCP_SYN))
 		win <<= s->scale;
 	if (s->maxwin < win)
 		s->maxwin = win;
-	if (after(end, s->end)) {
+	if (ct_seq_after(end, s->end)) {
 		s->end = end;
 		s->flags |= CT_TCP_F_UNACKED;
 	}
-	if (r->maxwin && after(end, s->maxend))
+	if (r->maxwin && ct_seq_after(end, s->maxend))
 		r->maxwin += end - s->maxend;
-	if (after(ack + win, r->maxend - 1))
+	if (ct_seq_after(ack + win, r->maxend - 1))
 		r->maxend = ack + win + !win;
 	if (ack == r->end)
 		r->flags &= ~CT_TCP_F_UNACKED;

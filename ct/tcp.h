@@ -52,6 +52,19 @@ enum ct_tcp_verdict {
 	CT_TCP_REOPEN,			/* a new SYN on a closed connection */
 };
 
+/* Sequence numbers compared modulo 2^32: a before (after) b. */
+static inline bool
+ct_seq_before(uint32_t a, uint32_t b)
+{
+	return (int32_t)(a - b) < 0;
+}
+
+static inline bool
+ct_seq_after(uint32_t a, uint32_t b)
+{
+	return ct_seq_before(b, a);
+}
+
 /* Starts tracking from the first segment (tcp: the header, len: the L4
  * length). false when that segment cannot open a connection. */
 bool ct_tcp_new(struct ct_tcp *t, const uint8_t *tcp, uint32_t len);

@@ -960,6 +960,30 @@ seg_seq(const struct frame *f, int ack)
 	return get_be32(l3 + hl + (ack ? 8 : 4));
 }
 
+/* A commit with helper and NAT of type (CT_ACTION_SNAT or _DNAT) to
+ * address to. */
+static struct ct_action
+helper_nat(uint16_t zone, uint8_t helper, uint8_t type, uint32_t to)
+{
+	struct ct_action a = act(true, zone);
+
+	a.helper = helper;
+	a.nat = CT_ACTION_NAT | type;
+	a.range.flags = CT_RANGE_MAP_IPS;
+	a.range.min_addr.ip = a.range.max_addr.ip = htonl(to);
+	return a;
+}
+
+/* ct(nat), with commit or not: NAT as the connection was mapped. */
+static struct ct_action
+nat_as_mapped(uint16_t zone, bool commit)
+{
+	struct ct_action a = act(commit, zone);
+
+	a.nat = CT_ACTION_NAT;
+	return a;
+}
+
 /* An FTP control connection from A:40000 under ftp (committing it with
  * the helper and NAT), later packets through nat (ct(nat)); the server
  * B:21 is reached at srv and answers to peer. After it, as in
@@ -992,18 +1016,15 @@ ftp_nat_session(const struct ct_action *ftp, const struct ct_action *nat,
 static void
 test_ftp_snat_active(void **s)
 {
-	struct ct_action ftp = act(true, 20), nat = act(false, 20);
-	struct ct_action rel = act(true, 20);
+	struct ct_action ftp = helper_nat(20, CT_HELPER_FTP, CT_ACTION_SNAT,
+					  NATIP);
+	struct ct_action nat = nat_as_mapped(20, false);
+	struct ct_action rel = nat_as_mapped(20, true);
 	static const char port[] = "PORT 10,0,0,1,4,1\r\n";
 	static const char seen[] = "PORT 192,168,0,1,4,1\r\n";
 	const uint32_t grow = sizeof(seen) - sizeof(port);
 	struct frame f;
 
-	ftp.helper = CT_HELPER_FTP;
-	ftp.nat = CT_ACTION_NAT | CT_ACTION_SNAT;
-	ftp.range.flags = CT_RANGE_MAP_IPS;
-	ftp.range.min_addr.ip = ftp.range.max_addr.ip = htonl(NATIP);
-	nat.nat = rel.nat = CT_ACTION_NAT;
 	ftp_nat_session(&ftp, &nat, B, NATIP, SNAT, DNAT);
 
 	tcp_text(&f, A, B, 40000, 21, 101, 901, port);
@@ -1068,8 +1089,9 @@ test_ftp_snat_active(void **s)
 static void
 test_ftp_dnat_passive(void **s)
 {
-	struct ct_action ftp = act(true, 21), nat = act(false, 21);
-	struct ct_action rel = act(true, 21);
+	struct ct_action ftp = helper_nat(21, CT_HELPER_FTP, CT_ACTION_DNAT, B);
+	struct ct_action nat = nat_as_mapped(21, false);
+	struct ct_action rel = nat_as_mapped(21, true);
 	static const char seen[] =
 		"227 Entering Passive Mode (192,168,0,1,200,10)\r\n";
 	static const char epsv[] =
@@ -1078,11 +1100,6 @@ test_ftp_dnat_passive(void **s)
 	uint32_t next;
 	struct frame f;
 
-	ftp.helper = CT_HELPER_FTP;
-	ftp.nat = CT_ACTION_NAT | CT_ACTION_DNAT;
-	ftp.range.flags = CT_RANGE_MAP_IPS;
-	ftp.range.min_addr.ip = ftp.range.max_addr.ip = htonl(B);
-	nat.nat = rel.nat = CT_ACTION_NAT;
 	ftp_nat_session(&ftp, &nat, NATIP, A, SNAT | DNAT, SNAT);
 
 	tcp_text(&f, B, A, 21, 40000, 901, 101, ftp_pasv);
@@ -1116,15 +1133,12 @@ test_ftp_dnat_passive(void **s)
 static void
 test_ftp_snat_passive(void **s)
 {
-	struct ct_action ftp = act(true, 22), nat = act(false, 22);
-	struct ct_action rel = act(true, 22);
+	struct ct_action ftp = helper_nat(22, CT_HELPER_FTP, CT_ACTION_SNAT,
+					  NATIP);
+	struct ct_action nat = nat_as_mapped(22, false);
+	struct ct_action rel = nat_as_mapped(22, true);
 	struct frame f;
 
-	ftp.helper = CT_HELPER_FTP;
-	ftp.nat = CT_ACTION_NAT | CT_ACTION_SNAT;
-	ftp.range.flags = CT_RANGE_MAP_IPS;
-	ftp.range.min_addr.ip = ftp.range.max_addr.ip = htonl(NATIP);
-	nat.nat = rel.nat = CT_ACTION_NAT;
 	ftp_nat_session(&ftp, &nat, B, NATIP, SNAT, DNAT);
 
 	tcp_text(&f, B, NATIP, 21, 40000, 901, 101, ftp_pasv);
@@ -1214,19 +1228,14 @@ test_ftp_snat_eprt6(void **s)
 static void
 test_tftp_nat(void **s)
 {
-	struct ct_action snat = act(true, 24), dnat = act(true, 25);
-	struct ct_action n24 = act(false, 24), c24 = act(true, 24);
-	struct ct_action c25 = act(true, 25);
+	struct ct_action snat = helper_nat(24, CT_HELPER_TFTP, CT_ACTION_SNAT,
+					   NATIP);
+	struct ct_action dnat = helper_nat(25, CT_HELPER_TFTP, CT_ACTION_DNAT,
+					   B);
+	struct ct_action n24 = nat_as_mapped(24, false);
+	struct ct_action c24 = nat_as_mapped(24, true);
+	struct ct_action c25 = nat_as_mapped(25, true);
 	struct frame f;
-
-	snat.helper = dnat.helper = CT_HELPER_TFTP;
-	snat.nat = CT_ACTION_NAT | CT_ACTION_SNAT;
-	snat.range.flags = CT_RANGE_MAP_IPS;
-	snat.range.min_addr.ip = snat.range.max_addr.ip = htonl(NATIP);
-	dnat.nat = CT_ACTION_NAT | CT_ACTION_DNAT;
-	dnat.range.flags = CT_RANGE_MAP_IPS;
-	dnat.range.min_addr.ip = dnat.range.max_addr.ip = htonl(B);
-	n24.nat = c24.nat = c25.nat = CT_ACTION_NAT;
 
 	udp_data(&f, A, B, 5000, 69, "\0\1f", 4);
 	assert_int_equal(state(&f, &snat), TRK | NEW | SNAT);
