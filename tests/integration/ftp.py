@@ -3,7 +3,8 @@
 
   ftp.py serve [6]          one session on port 21 (over IPv6 with 6);
                             RETR sends DATA; prints where data went
-  ftp.py get HOST active|passive   prints "got N bytes"
+  ftp.py get HOST active|passive [N]   fetches N times (1) in one
+                            session; prints "got N bytes", the total
 
 The server speaks just what Python's ftplib needs to fetch a file: USER,
 PASS, TYPE, PASV/EPSV (passive), PORT/EPRT (active), RETR, QUIT.
@@ -81,18 +82,20 @@ def serve(v6):
             say("502 not here")
 
 
-def get(host, mode):
+def get(host, mode, count):
     ftp = ftplib.FTP(timeout=10)
     ftp.connect(host, 21)
     ftp.login("user", "pass")
     ftp.set_pasv(mode == "passive")
     got = bytearray()
-    ftp.retrbinary("RETR file", got.extend)
+    for _ in range(count):
+        ftp.retrbinary("RETR file", got.extend)
     ftp.quit()
-    print("got %d bytes%s" % (len(got), "" if got == DATA else " (corrupt)"))
+    print("got %d bytes%s" % (len(got),
+                              "" if got == DATA * count else " (corrupt)"))
 
 
 if sys.argv[1] == "serve":
     serve(sys.argv[2:] == ["6"])
 else:
-    get(sys.argv[2], sys.argv[3])
+    get(sys.argv[2], sys.argv[3], int(sys.argv[4]) if len(sys.argv) > 4 else 1)

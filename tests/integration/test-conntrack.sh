@@ -245,11 +245,12 @@ check_out "dump-conntrack: the reply comes from a port of the range" \
 # related (+rel+new), active (from the server) and passive (to a port the
 # server picked).
 FTP="/usr/bin/python3 $TOP/tests/integration/ftp.py"
+FETCHES=1	# files fetched per session
 ftp_get() {	# MODE [HOST [6]]: fetch from B, the server, through HOST
 	ip netns exec "$B" $FTP serve $3 >"$T/ftpd" 2>&1 &
 	local srv=$!
 	wait_until 10 listens "$B" tcp 21
-	ip netns exec "$A" $FTP get "${2:-10.7.0.2}" "$1" 2>&1
+	ip netns exec "$A" $FTP get "${2:-10.7.0.2}" "$1" $FETCHES 2>&1
 	kill "$srv" 2>/dev/null
 	wait "$srv" 2>/dev/null
 }
@@ -291,8 +292,10 @@ check_out "FTP passive fails without the helper (the data connection times out)"
 # follow the longer text both ways, and the data connections (the
 # server's to the address it was told, the client's to the port the
 # server named) take their master's mapping. Under DNAT A reaches B as
-# 10.7.0.200: B's 227 is rewritten to that address. TFTP's answer, from
-# a port of the server's own, is mapped as the request was.
+# 10.7.0.200: B's 227 is rewritten to that address. Each session fetches
+# twice: the second rewrite adds to the first's shift. TFTP's answer,
+# from a port of the server's own, is mapped as the request was.
+FETCHES=2
 TFTP="/usr/bin/python3 $TOP/tests/integration/tftp.py"
 tftp_get() {	# HOST: fetch from B's TFTP server through HOST
 	ip netns exec "$B" $TFTP serve >"$T/tftpd" 2>&1 &
@@ -322,7 +325,7 @@ table=1,priority=10,ct_state=+trk+est,actions=NORMAL
 table=1,priority=10,ct_state=+trk+rel-new,actions=NORMAL
 table=1,priority=0,actions=drop
 OF
-check_out "SNAT: FTP active (PORT rewritten)" "^got 102400 bytes$" \
+check_out "SNAT: FTP active (PORT rewritten)" "^got 204800 bytes$" \
 	ftp_get active
 check_out "SNAT: B connected to the NAT address it was told" \
 	"^data to 10.7.0.240:" cat "$T/ftpd"
@@ -332,14 +335,14 @@ check_out "SNAT: the active data connection is mapped to A" \
 check_out "SNAT: the control connection's sequence numbers are adjusted" \
 	"dport=21\),reply=\(src=10.7.0.2,dst=10.7.0.240,.*status=.*SEQ_ADJUST.*helper=ftp" \
 	dpctl dump-conntrack -m
-check_out "SNAT: FTP passive" "^got 102400 bytes$" ftp_get passive
+check_out "SNAT: FTP passive" "^got 204800 bytes$" ftp_get passive
 check_out "SNAT: the passive data connection came from the NAT address" \
 	"^data from 10.7.0.240:" cat "$T/ftpd"
 check_out "SNAT: FTP active over IPv6 (EPRT rewritten)" \
-	"^got 102400 bytes$" ftp_get active fd07::2 6
+	"^got 204800 bytes$" ftp_get active fd07::2 6
 check_out "SNAT: B connected to the IPv6 NAT address" \
 	"^data to fd07::240:" cat "$T/ftpd"
-check_out "SNAT: FTP passive over IPv6 (EPSV)" "^got 102400 bytes$" \
+check_out "SNAT: FTP passive over IPv6 (EPSV)" "^got 204800 bytes$" \
 	ftp_get passive fd07::2 6
 check_out "SNAT: the IPv6 passive data connection came from the NAT address" \
 	"^data from fd07::240:" cat "$T/ftpd"
@@ -362,14 +365,14 @@ table=1,priority=10,ct_state=+trk+est,actions=NORMAL
 table=1,priority=10,ct_state=+trk+rel-new,actions=NORMAL
 table=1,priority=0,actions=drop
 OF
-check_out "DNAT: FTP passive (227 rewritten)" "^got 102400 bytes$" \
+check_out "DNAT: FTP passive (227 rewritten)" "^got 204800 bytes$" \
 	ftp_get passive 10.7.0.200
 check_out "DNAT: the passive data connection reached B" \
 	"^data from 10.7.0.1:" cat "$T/ftpd"
 check_out "DNAT: the passive data connection went to the public address" \
 	"^tcp,orig=\(src=10.7.0.1,dst=10.7.0.200,sport=[0-9]+,dport=[0-9]+\),reply=\(src=10.7.0.2,dst=10.7.0.1," \
 	dpctl dump-conntrack
-check_out "DNAT: FTP active" "^got 102400 bytes$" ftp_get active 10.7.0.200
+check_out "DNAT: FTP active" "^got 204800 bytes$" ftp_get active 10.7.0.200
 check_out "DNAT: B's data connection reached A as from the public address" \
 	"^tcp,orig=\(src=10.7.0.2,dst=10.7.0.1,sport=[0-9]+,dport=[0-9]+\),reply=\(src=10.7.0.1,dst=10.7.0.200," \
 	dpctl dump-conntrack
