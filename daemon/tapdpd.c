@@ -162,7 +162,8 @@ main(int argc, char **argv)
 	};
 	const char *sock = getenv(TAPDP_SOCKET_ENV), *pidfile = NULL;
 	const char *logfile = NULL;
-	struct dp_net_config cfg = { .upcall = packet_family_upcalls };
+	struct dp_net_config cfg = { .upcall = packet_family_upcalls,
+				     .drops = drop_family_sink };
 	int verbose = 0, ready_fd = -1, c, err;
 	struct dp_net *net;
 	unsigned long n;

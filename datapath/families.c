@@ -15,6 +15,7 @@ families_register(void)
 	packet_family_register();
 	meter_family_register();
 	ct_limit_family_register();
+	drop_family_register();
 	server_set_protocol(NETLINK_NETFILTER, ctnetlink_rcv);
 	rtnl_link_register();
 }

@@ -8,6 +8,7 @@
 #define TAPDP_FAMILIES_H
 
 #include "datapath/datapath.h"
+#include "netlink/msg.h"
 #include "netlink/nlsock.h"
 
 #define FAMILY_ID_DATAPATH	(TAPDP_FAMILY_ID_FIRST + 0)
@@ -16,6 +17,7 @@
 #define FAMILY_ID_PACKET	(TAPDP_FAMILY_ID_FIRST + 3)
 #define FAMILY_ID_METER		(TAPDP_FAMILY_ID_FIRST + 4)
 #define FAMILY_ID_CT_LIMIT	(TAPDP_FAMILY_ID_FIRST + 5)
+#define FAMILY_ID_DROP		(TAPDP_FAMILY_ID_FIRST + 6)
 
 enum {
 	GROUP_DATAPATH = NLSOCK_GROUP_BASE,
@@ -23,6 +25,7 @@ enum {
 	GROUP_FLOW,
 	GROUP_METER,
 	GROUP_CT_LIMIT,
+	GROUP_DROP,
 };
 
 /* Registers every family below and ctnetlink with the netlink server. They
@@ -36,6 +39,8 @@ void flow_family_register(void);
 void packet_family_register(void);
 void meter_family_register(void);
 void ct_limit_family_register(void);
+/* tapdp_drop, tapdpd's own (include/tapdp/drop-uapi.h). */
+void drop_family_register(void);
 /* NETLINK_ROUTE's link requests about the daemon's tunnel devices
  * (rtnl-link.c). */
 void rtnl_link_register(void);
@@ -43,6 +48,17 @@ void rtnl_link_register(void);
 /* Upcalls as ovs_packet messages to generic netlink portids: the sink of
  * the contexts the families serve. */
 extern const struct dp_upcall_sink packet_family_upcalls;
+
+/* Drops as tapdp_drop events to whoever listens: the drop sink of the
+ * contexts the families serve. */
+extern const struct dp_drop_sink drop_family_sink;
+/* A tapdp_drop GET message: the counts of dp (port NULL) or of its port;
+ * 0 or -EMSGSIZE (nothing left in mb). */
+int drop_family_fill(struct msgbuf *mb, const struct datapath *dp,
+		     const struct dp_port *port, uint32_t portid, uint32_t seq,
+		     uint16_t flags);
+/* A tapdp_drop EVENT message for ev; 0 or -EMSGSIZE. */
+int drop_family_event(struct msgbuf *mb, const struct dp_drop_event *ev);
 
 /* Tells the ovs_datapath group that dp is gone with its local device. */
 void dp_family_notify_gone(struct datapath *dp);

@@ -39,6 +39,21 @@ genl_family_by_id(uint16_t id)
 	return NULL;
 }
 
+int
+genl_join_check(const struct nlsock *sk, uint32_t group)
+{
+	for (unsigned i = 0; i < n_families; i++) {
+		const struct genl_family *f = families[i];
+
+		for (unsigned g = 0; g < f->n_mcgrps; g++)
+			if (f->mcgrps[g].id == group &&
+			    (f->mcgrps[g].flags & GENL_MCAST_CAP_NET_ADMIN) &&
+			    !nlsock_creds(sk)->net_admin)
+				return -EPERM;
+	}
+	return 0;
+}
+
 const struct genl_family *
 genl_family_by_name(const char *name)
 {
