@@ -807,8 +807,6 @@ execute_list(struct exec *x, struct packet *pkt, struct flow_key *key,
 			if (last)
 				return;
 			break;
-		default:
-			break;
 		}
 	}
 	drop(x, pkt, TAPDP_DROP_OVS_LAST_ACTION);

@@ -46,28 +46,13 @@ class dropmsg(genlmsg):
     )
 
     class counts(nla):
-        nla_map = (
-            ("TAPDP_DROP_ATTR_UNSPEC", "none"),
-            ("TAPDP_DROP_ATTR_DP_IFINDEX", "none"),
-            ("TAPDP_DROP_ATTR_DP_NAME", "none"),
-            ("TAPDP_DROP_ATTR_PORT_NO", "none"),
-            ("TAPDP_DROP_ATTR_PORT_NAME", "none"),
-            ("TAPDP_DROP_ATTR_COUNTS", "none"),
-            ("TAPDP_DROP_ATTR_COUNT", "count"),
-        )
+        nla_map = ((6, "TAPDP_DROP_ATTR_COUNT", "count"),)
 
         class count(nla):
             nla_map = (
-                ("TAPDP_DROP_ATTR_UNSPEC", "none"),
-                ("TAPDP_DROP_ATTR_DP_IFINDEX", "none"),
-                ("TAPDP_DROP_ATTR_DP_NAME", "none"),
-                ("TAPDP_DROP_ATTR_PORT_NO", "none"),
-                ("TAPDP_DROP_ATTR_PORT_NAME", "none"),
-                ("TAPDP_DROP_ATTR_COUNTS", "none"),
-                ("TAPDP_DROP_ATTR_COUNT", "none"),
-                ("TAPDP_DROP_ATTR_REASON", "uint32"),
-                ("TAPDP_DROP_ATTR_REASON_NAME", "asciiz"),
-                ("TAPDP_DROP_ATTR_PACKETS", "uint64"),
+                (7, "TAPDP_DROP_ATTR_REASON", "uint32"),
+                (8, "TAPDP_DROP_ATTR_REASON_NAME", "asciiz"),
+                (9, "TAPDP_DROP_ATTR_PACKETS", "uint64"),
             )
 
 

@@ -2,9 +2,11 @@
 /* The datapath in its own context, with ports that need no device: the
  * packet path (a hit runs the flow's actions and counts, a miss becomes an
  * upcall, an upcall nobody takes is lost), OVS_PACKET_CMD_EXECUTE's
- * dp_execute, and the port and datapath registries of a context. Upcalls go
- * to a sink of the test's, which hands each (portid, message) to the test
- * thread through a socketpair. */
+ * dp_execute, and the port and datapath registries of a context; drops
+ * counted by reason, per datapath and per port, and told to the context's
+ * drop sink while it listens. Upcalls go to a sink of the test's, which
+ * hands each (portid, message) to the test thread through a socketpair;
+ * drops to one that keeps the last. */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
@@ -36,6 +38,32 @@
 /* The sink: its error (0: deliver) and the socketpair to the test. */
 static int sink_err;
 static int sink_fd[2];
+
+/* The drop sink: whether it listens, the drops it was told, the last. */
+static bool drop_listening;
+static uint64_t n_told;
+static struct dp_drop_event told;
+static uint8_t told_data[FAKE_FRAME_LEN];
+static uint8_t told_ufid[16];
+
+static bool
+drop_listens(void)
+{
+	return __atomic_load_n(&drop_listening, __ATOMIC_RELAXED);
+}
+
+/* The receive thread's: the test reads what it kept once n_told says
+ * so. */
+static void
+drop_tell(const struct dp_drop_event *ev)
+{
+	told = *ev;
+	memcpy(told_data, ev->data,
+	       ev->len < sizeof(told_data) ? ev->len : sizeof(told_data));
+	if (ev->ufid)
+		memcpy(told_ufid, ev->ufid, ev->ufid_len);
+	__atomic_fetch_add(&n_told, 1, __ATOMIC_RELEASE);
+}
 
 struct fixture {
 	struct dp_net *net;
@@ -111,6 +139,7 @@ setup(void **state)
 	const struct dp_net_config cfg = {
 		.upcall = { .family_id = UPCALL_FAMILY,
 			    .version = UPCALL_VERSION, .send = sink_send },
+		.drops = { .listening = drop_listens, .send = drop_tell },
 		.port_ops = fake_port_ops,
 	};
 	struct fixture *fx = test_calloc(1, sizeof(*fx));
@@ -118,6 +147,8 @@ setup(void **state)
 
 	assert_int_equal(socketpair(AF_UNIX, SOCK_DGRAM, 0, sink_fd), 0);
 	sink_err = 0;
+	drop_listening = false;
+	n_told = 0;
 	fx->net = dp_net_new(&cfg);
 	assert_non_null(fx->net);
 	assert_int_equal(dp_create(fx->net, "tdp0", &pid0, 1, &fx->dp), 0);
@@ -167,6 +198,36 @@ flow_add(struct datapath *dp, uint32_t in_port, const struct attrs *acts)
 	flow->actions = attrs_store_actions(acts, &key);
 	assert_int_equal(dp_flow_insert(dp, flow, &key, &mask), 0);
 	return flow;
+}
+
+static uint64_t
+port_drops(const struct dp_port *port, uint32_t reason)
+{
+	uint64_t n[DROP_REASONS];
+
+	dp_port_get_drops(port, n);
+	return n[drop_reason_index(reason)];
+}
+
+static uint64_t
+dp_drops(const struct datapath *dp, uint32_t reason)
+{
+	uint64_t n[DROP_REASONS];
+
+	dp_get_drops(dp, n);
+	return n[drop_reason_index(reason)];
+}
+
+/* Waits (at most WAIT_MS) for port's drops for reason to be want. */
+static bool
+wait_drops(const struct dp_port *port, uint32_t reason, uint64_t want)
+{
+	for (int ms = 0; ms < WAIT_MS; ms++) {
+		if (port_drops(port, reason) == want)
+			return true;
+		poll(NULL, 0, 1);
+	}
+	return false;
 }
 
 /* Checks an upcall's headers; returns its attributes' start. */
@@ -486,6 +547,86 @@ test_refused_upcall_is_lost(void **state)
 	dp_get_stats(fx->dp, &st);
 	assert_int_equal(st.n_missed, 2);
 	assert_int_equal(st.n_lost, 1);
+}
+
+/* Drops are counted on the datapath and the port the packet came in by:
+ * a flow without actions (the kernel's OVS_DROP_LAST_ACTION), a miss
+ * whose upcall fails (NOT_SPECIFIED, as the kernel's kfree_skb); a full
+ * socket is no drop, only a lost upcall (the kernel's EAGAIN consumes the
+ * packet). Nobody listens: nothing is told. */
+static void
+test_drops_per_port(void **state)
+{
+	struct fixture *fx = *state;
+	static struct attrs acts;
+	uint8_t f[FAKE_FRAME_LEN];
+	size_t len = fake_frame(f);
+
+	attrs_init(&acts);
+	flow_add(fx->dp, 1, &acts);
+	__atomic_store_n(&sink_err, -ECONNREFUSED, __ATOMIC_RELAXED);
+	fake_wire_send("tdp-a", f, len);
+	fake_wire_send("tdp-a", f, len);
+	fake_wire_send("tdp-b", f, len);
+	assert_true(wait_drops(fx->a, TAPDP_DROP_OVS_LAST_ACTION, 2));
+	assert_true(wait_drops(fx->b, TAPDP_DROP_NOT_SPECIFIED, 1));
+	assert_int_equal(port_drops(fx->a, TAPDP_DROP_NOT_SPECIFIED), 0);
+	assert_int_equal(port_drops(fx->b, TAPDP_DROP_OVS_LAST_ACTION), 0);
+	assert_int_equal(dp_drops(fx->dp, TAPDP_DROP_OVS_LAST_ACTION), 2);
+	assert_int_equal(dp_drops(fx->dp, TAPDP_DROP_NOT_SPECIFIED), 1);
+	__atomic_store_n(&sink_err, -ENOBUFS, __ATOMIC_RELAXED);
+	fake_wire_send("tdp-b", f, len);
+	assert_true(wait_lost(fx->dp, 2));
+	assert_int_equal(port_drops(fx->b, TAPDP_DROP_NOT_SPECIFIED), 1);
+	assert_int_equal(atomic_read(&n_told), 0);
+}
+
+/* While the sink listens each drop is told: the datapath, the port it
+ * came in by, the reason, the flow's UFID, the packet. */
+static void
+test_drop_told(void **state)
+{
+	struct fixture *fx = *state;
+	static struct attrs acts;
+	uint8_t f[FAKE_FRAME_LEN];
+	size_t len = fake_frame(f);
+
+	attrs_init(&acts);
+	msgbuf_put_u32(&acts.mb, TAPDP_ACTION_ATTR_DROP, 7);
+	flow_add(fx->dp, 1, &acts);
+	__atomic_store_n(&drop_listening, true, __ATOMIC_RELAXED);
+	fake_wire_send("tdp-a", f, len);
+	assert_true(wait_count(&n_told, 1));
+	assert_int_equal(told.dp_ifindex, dp_ifindex(fx->dp));
+	assert_int_equal(told.port_no, 1);
+	assert_int_equal(told.reason, TAPDP_DROP_OVS_EXPLICIT_WITH_ERROR);
+	assert_int_equal(told.ufid_len, 4);
+	assert_memory_equal(told_ufid, "ufid", 4);
+	assert_int_equal(told.len, len);
+	assert_memory_equal(told_data, f, len);
+	/* A miss has no flow. */
+	__atomic_store_n(&sink_err, -ECONNREFUSED, __ATOMIC_RELAXED);
+	fake_wire_send("tdp-b", f, len);
+	assert_true(wait_count(&n_told, 2));
+	assert_int_equal(told.port_no, 2);
+	assert_int_equal(told.reason, TAPDP_DROP_NOT_SPECIFIED);
+	assert_null(told.ufid);
+}
+
+/* Output to a port that does not exist: the kernel's DEV_READY. */
+static void
+test_output_to_no_port_drops(void **state)
+{
+	struct fixture *fx = *state;
+	static struct attrs acts;
+	uint8_t f[FAKE_FRAME_LEN];
+
+	attrs_init(&acts);
+	msgbuf_put_u32(&acts.mb, OVS_ACTION_ATTR_OUTPUT, 9);
+	flow_add(fx->dp, 1, &acts);
+	fake_wire_send("tdp-a", f, fake_frame(f));
+	assert_true(wait_drops(fx->a, TAPDP_DROP_DEV_READY, 1));
+	assert_int_equal(dp_drops(fx->dp, TAPDP_DROP_OVS_LAST_ACTION), 0);
 }
 
 /* A TCP segment of 4000 bytes from 10.0.0.1:40000 to 10.0.0.2:80 that
@@ -829,6 +970,12 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_miss_without_pid_is_lost,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_refused_upcall_is_lost,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_drops_per_port, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_drop_told, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_output_to_no_port_drops,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_miss_gso_segments, setup,
 						teardown),
