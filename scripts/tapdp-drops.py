@@ -92,7 +92,12 @@ def event(m):
 
 
 def follow(sock, count, timeout, as_json):
-    sock.add_membership(GROUP)
+    try:
+        sock.add_membership(GROUP)
+    except OSError as e:
+        # The events carry packets: the group is CAP_NET_ADMIN's.
+        sys.exit("tapdp-drops.py: joining %s %s: %s" % (FAMILY, GROUP,
+                                                         e.strerror))
     print("following %s %s" % (FAMILY, GROUP), file=sys.stderr, flush=True)
     seen = 0
     while count is None or seen < count:

@@ -138,6 +138,21 @@ check_out "over the MTU: one more NOT_SPECIFIED on port 1" "^3$" \
 	count dropreason 1 0x2
 in_ns ip link set s0 mtu 1500
 
+# A datagram conntrack reassembled, out of a port whose MTU is below the
+# largest fragment that came in: the kernel's PKT_TOO_BIG (do_output). Its
+# fragments are told from the other tests' packets by their TTL.
+pyctl add-flow dropreason \
+	"recirc_id(0),in_port(1),eth(),eth_type(0x0800),ipv4(src=172.31.110.10,proto=17,ttl=33),udp()" \
+	'ct(zone=9),recirc(3)'
+pyctl add-flow dropreason "recirc_id(3),in_port(1),$IP_CLIENT,udp(dst=5005)" '2'
+in_ns ip link set s0 mtu 1000
+udp 40003 5005 2500 33
+check_out "reassembled, MRU 1500 over s0's MTU 1000: 1 x PKT_TOO_BIG (80)" \
+	"^1$" count dropreason 1 0x50
+check_out "... the fragments held for it were no drops" "^3$" \
+	count dropreason 1 0x2
+in_ns ip link set s0 mtu 1500
+
 # A commit past the zone's connection limit: OVS_DROP_CONNTRACK.
 check "ct-set-limits zone=5,limit=1" \
 	in_ns "$BUILD/tapdp-run" -- ovs-dpctl ct-set-limits zone=5,limit=1
@@ -161,5 +176,15 @@ check_out "a recirculation loop: 1 x 0x30006 (OVS_DROP_RECURSION_LIMIT)" \
 
 check_out "port 2 saw none of the client's drops" "^0$" \
 	count dropreason 2 0x30003
+
+# Without CAP_NET_ADMIN the counts are readable, the events (packets) not.
+nocap() {
+	in_ns setpriv --inh-caps=-all --bounding-set=-net_admin -- \
+		"$BUILD/tapdp-run" -- /usr/bin/python3 "$TOP/scripts/tapdp-drops.py" "$@"
+}
+check_out "without CAP_NET_ADMIN: the counts" "0x30001 OVS_DROP_LAST_ACTION [0-9]+$" \
+	nocap
+check_out "... but not the events" "joining tapdp_drop events: Operation not permitted" \
+	nocap --follow --timeout 1
 kill "$FOLLOWER" 2>/dev/null
 finish
