@@ -489,7 +489,7 @@ dp_process(struct dp_ctx *ctx, struct packet *pkt, struct flow_key *key)
 	struct datapath *dp = ctx->dp;
 	struct actions_env env = env_ops;
 	uint32_t n_mask_hit = 0, n_cache_hit = 0, hash;
-	const struct flow *hit = ctx->flow;
+	const struct flow *outer = ctx->flow;	/* a recirculation's */
 	struct dp_stats *st;
 	struct flow *flow;
 	int err;
@@ -512,7 +512,7 @@ dp_process(struct dp_ctx *ctx, struct packet *pkt, struct flow_key *key)
 		if (err && err != -ENOBUFS) {
 			ctx->flow = NULL;
 			dp_drop(ctx, pkt, TAPDP_DROP_NOT_SPECIFIED);
-			ctx->flow = hit;
+			ctx->flow = outer;
 		}
 		return;
 	}
@@ -522,7 +522,7 @@ dp_process(struct dp_ctx *ctx, struct packet *pkt, struct flow_key *key)
 	/* A recirculated packet's drops are its new flow's. */
 	ctx->flow = flow;
 	actions_execute(&env, pkt, key, rcu_dereference(flow->actions));
-	ctx->flow = hit;
+	ctx->flow = outer;
 }
 
 static void
