@@ -298,32 +298,33 @@ send_fragment(void *arg, const uint8_t *frame, uint32_t len)
 }
 
 /* The kernel's MAX_L2_LEN: the longest link-layer header it fragments
- * behind (one tag besides the one the device took off, three labels). */
-#define FRAG_L2_MAX	(ETH_HLEN + 4 + 3 * 4)
+ * behind (a tag besides the one the device took off, three labels). */
+#define FRAG_L2_MAX	(ETH_HLEN + VLAN_HLEN + 3 * 4)
 
 /* A datagram conntrack reassembled, out as fragments again, none larger
  * than the largest that came in, as the kernel's ovs_fragment(); 0, or
- * why it cannot be. */
+ * why it cannot be. The link-layer header is what lies before the
+ * packet's network header (past an MPLS stack, its bottom). */
 static uint32_t
 output_fragments(struct dp_port *port, const struct packet *pkt,
 		 const struct flow_key *key, uint32_t len)
 {
+	const struct eth_header *eh = header_at(pkt->data, len, 0, sizeof(*eh));
 	struct frag_out o = { .port = port, .tun = pkt->egress_tun };
-	struct eth_walk w;
-	uint32_t l2;
+	uint32_t l3 = pkt->layers.l3, l2;
 
 	if (pkt->mru > __atomic_load_n(&port->vport->mtu, __ATOMIC_RELAXED))
 		return TAPDP_DROP_PKT_TOO_BIG;
-	if (eth_walk(pkt->data, len, UINT_MAX, 0, &w))
+	if (!eh || l3 == FLOW_OFS_NONE)
 		return TAPDP_DROP_OVS_FRAG_INVALID_PROTO;
 	/* The kernel's device takes the outer tag off before it counts. */
-	l2 = w.n_tags ? w.l3 - 4 : w.l3;
+	l2 = eth_type_vlan(eh->eth_type) ? l3 - VLAN_HLEN : l3;
 	if (l2 > FRAG_L2_MAX)
 		return TAPDP_DROP_OVS_FRAG_L2_TOO_LONG;
 	if (key->eth_type != htons(ETH_P_IP) &&
 	    key->eth_type != htons(ETH_P_IPV6))
 		return TAPDP_DROP_OVS_FRAG_INVALID_PROTO;
-	frag_split(pkt->data, len, w.l3,
+	frag_split(pkt->data, len, l3,
 		   key->eth_type == htons(ETH_P_IP) ? AF_INET : AF_INET6,
 		   pkt->mru, send_fragment, &o);
 	return 0;

@@ -858,6 +858,77 @@ test_execute(void **state)
 	assert_int_equal(st.n_hit + st.n_missed, 0);
 }
 
+/* A 2000-byte UDP datagram from 10.0.0.1 to 10.0.0.2 behind 'tags' VLAN
+ * tags and 'labels' MPLS labels (the last the bottom of stack). */
+static size_t
+big_frame(uint8_t *f, size_t cap, int tags, int labels)
+{
+	uint16_t inner = labels ? ETH_P_MPLS_UC : ETH_P_IP;
+	struct fb b;
+
+	fb_init(&b, f, cap);
+	fb_eth(&b, tags ? ETH_P_8021Q : inner);
+	for (int i = 1; i <= tags; i++)
+		fb_vlan(&b, i, i < tags ? ETH_P_8021Q : inner);
+	for (int i = 1; i <= labels; i++) {
+		uint32_t lse = htonl((uint32_t)(16 + i) << 12 |
+				     (i == labels ? 0x100 : 0) | 64);
+
+		fb_put(&b, &lse, sizeof(lse));
+	}
+	fb_ipv4(&b, 0x0a000001, 0x0a000002, IPPROTO_UDP);
+	fb_udp(&b, 1000, 2000);
+	fb_put(&b, NULL, 2000 - 28);
+	return fb_end(&b);
+}
+
+/* Out again through port 2 with the MRU of a datagram conntrack
+ * reassembled: the drops where the kernel's do_output and ovs_fragment
+ * give up, counted on the input port. */
+static uint64_t
+execute_with_mru(struct fixture *fx, const uint8_t *f, size_t len,
+		 uint16_t mru, uint32_t reason)
+{
+	struct flow_key md = { .in_port = 1,
+			       .mac_proto = FLOW_MAC_ETHERNET };
+	struct actions_stored *out;
+	static struct attrs acts;
+
+	attrs_init(&acts);
+	msgbuf_put_u32(&acts.mb, OVS_ACTION_ATTR_OUTPUT, 2);
+	out = attrs_store_actions(&acts, &md);
+	assert_int_equal(dp_execute(fx->dp, f, len, &md, 0, mru, out), 0);
+	free(out);
+	return port_drops(fx->a, reason);
+}
+
+static void
+test_execute_fragment_drops(void **state)
+{
+	struct fixture *fx = *state;
+	static uint8_t f[2100], out[2100];
+
+	/* Behind a tag: fragmented, no drop; the first fragment carries
+	 * what fits in 1400 bytes in eights. */
+	assert_int_equal(execute_with_mru(fx, f, big_frame(f, sizeof(f), 1, 0),
+					  1400, TAPDP_DROP_PKT_TOO_BIG), 0);
+	assert_int_equal(fake_wire_recv("tdp-b", out, sizeof(out), WAIT_MS),
+			 ETH_HLEN + VLAN_HLEN + 20 + (1380 & ~7));
+	/* An MRU above the port's MTU (1500). */
+	assert_int_equal(execute_with_mru(fx, f, big_frame(f, sizeof(f), 1, 0),
+					  1600, TAPDP_DROP_PKT_TOO_BIG), 1);
+	/* MPLS: the link layer ends at the bottom of stack, the tag the
+	 * device took off not counted: five labels are past MAX_L2_LEN (30
+	 * bytes), four are not, and not IP either. */
+	assert_int_equal(execute_with_mru(fx, f, big_frame(f, sizeof(f), 1, 5),
+					  1400,
+					  TAPDP_DROP_OVS_FRAG_L2_TOO_LONG), 1);
+	assert_int_equal(execute_with_mru(fx, f, big_frame(f, sizeof(f), 1, 4),
+					  1400,
+					  TAPDP_DROP_OVS_FRAG_INVALID_PROTO), 1);
+	assert_int_equal(dp_drops(fx->dp, TAPDP_DROP_OVS_LAST_ACTION), 0);
+}
+
 static void
 test_ports_and_names(void **state)
 {
@@ -984,6 +1055,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(
 			test_userspace_action_gso_segments, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_execute, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_execute_fragment_drops,
+						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ports_and_names, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_conntrack_per_context,
