@@ -21,7 +21,9 @@ put_reason(struct msgbuf *mb, uint32_t reason)
 			  drop_reason_name(reason));
 }
 
-int
+/* A GET message: the counts of dp (port NULL) or of its port; 0 or
+ * -EMSGSIZE (nothing left in mb). */
+static int
 drop_family_fill(struct msgbuf *mb, const struct datapath *dp,
 		 const struct dp_port *port, uint32_t portid, uint32_t seq,
 		 uint16_t flags)

@@ -52,11 +52,6 @@ extern const struct dp_upcall_sink packet_family_upcalls;
 /* Drops as tapdp_drop events to whoever listens: the drop sink of the
  * contexts the families serve. */
 extern const struct dp_drop_sink drop_family_sink;
-/* A tapdp_drop GET message: the counts of dp (port NULL) or of its port;
- * 0 or -EMSGSIZE (nothing left in mb). */
-int drop_family_fill(struct msgbuf *mb, const struct datapath *dp,
-		     const struct dp_port *port, uint32_t portid, uint32_t seq,
-		     uint16_t flags);
 /* A tapdp_drop EVENT message for ev; 0 or -EMSGSIZE. */
 int drop_family_event(struct msgbuf *mb, const struct dp_drop_event *ev);
 
