@@ -10,6 +10,7 @@
 
 #include "common/hash.h"
 #include "common/unaligned.h"
+#include "include/tapdp/drop-uapi.h"
 #include "include/tapdp/ovs-uapi.h"
 #include "netlink/attr.h"
 #include "packet/csum.h"
@@ -34,6 +35,13 @@ static __thread uint32_t rnd_state = 0x9e3779b9;
 
 static void execute_list(struct exec *x, struct packet *pkt,
 			 struct flow_key *key, const void *acts, int len);
+
+static void
+drop(const struct exec *x, const struct packet *pkt, uint32_t reason)
+{
+	if (x->env->drop)
+		x->env->drop(x->env->ctx, pkt, reason);
+}
 
 static uint32_t
 rnd(void)
@@ -85,7 +93,9 @@ packet_copy(struct exec *x, const struct packet *pkt, struct packet *copy)
 	return true;
 }
 
-/* Runs acts on a copy (or in place when they are the last actions). */
+/* Runs acts on a copy (or in place when they are the last actions); the
+ * list consumes what it runs on. Without memory for a copy the action is
+ * skipped, as the kernel skips it when it cannot clone. */
 static void
 execute_nested(struct exec *x, struct packet *pkt, struct flow_key *key,
 	       const void *acts, int len, bool last)
@@ -484,11 +494,12 @@ pop_eth(struct packet *pkt, struct flow_key *key)
 	pkt->key_valid = false;
 }
 
-/* Returns true when the TTL ran out: the nested actions then end the
- * list, as the kernel's exception path does. */
+/* Returns true when the TTL ran out: the nested actions then take the
+ * packet and end the list, as the kernel's exception path does; without
+ * any, it is dropped. */
 static bool
 dec_ttl(struct exec *x, struct packet *pkt, struct flow_key *key,
-	const struct nlattr *a, bool last)
+	const struct nlattr *a)
 {
 	const struct nlattr *inner = attr_data(a);
 	struct ipv4_header *ip = NULL;
@@ -521,7 +532,10 @@ dec_ttl(struct exec *x, struct packet *pkt, struct flow_key *key,
 	} else {
 		return false;
 	}
-	execute_nested(x, pkt, key, attr_data(inner), attr_len(inner), last);
+	if (attr_len(inner))
+		execute_list(x, pkt, key, attr_data(inner), attr_len(inner));
+	else
+		drop(x, pkt, TAPDP_DROP_OVS_IP_TTL);
 	return true;
 }
 
@@ -548,8 +562,11 @@ sample(struct exec *x, struct packet *pkt, struct flow_key *key,
 
 	attr_parse_nested(a, NULL, OVS_SAMPLE_ATTR_MAX, tb, NULL);
 	prob = attr_get_u32(tb[OVS_SAMPLE_ATTR_PROBABILITY]);
-	if (!prob || (prob != UINT32_MAX && rnd() >= prob))
+	if (!prob || (prob != UINT32_MAX && rnd() >= prob)) {
+		if (last)
+			drop(x, pkt, TAPDP_DROP_OVS_LAST_ACTION);
 		return;
+	}
 	/* The nested actions (and their copies) run at this probability:
 	 * a psample among them reports it as its rate. */
 	outer = pkt->probability;
@@ -581,8 +598,10 @@ recirc(struct exec *x, struct packet *pkt, struct flow_key *key,
 	struct flow_key k2;
 	struct packet copy;
 
-	if (recirc_depth >= RECIRC_LIMIT)
+	if (recirc_depth >= RECIRC_LIMIT) {
+		drop(x, pkt, TAPDP_DROP_OVS_RECURSION_LIMIT);
 		return;
+	}
 	recirc_depth++;
 	if (last) {
 		refresh(pkt, key);
@@ -646,9 +665,10 @@ set_tunnel(const struct exec *x, struct packet *pkt, const struct nlattr *a)
 	pkt->egress_tun = p ? &p->tun : NULL;
 }
 
-/* The ct action a on the packet; false: drop it. So is a packet that an
- * earlier action (an MPLS push) took out of the IP version the action was
- * parsed for. */
+/* The ct action a on the packet; false: it goes no further. A packet
+ * that an earlier action (an MPLS push) took out of the IP version the
+ * action was parsed for is dropped, as conntrack drops what it cannot
+ * track. */
 static bool
 run_ct(struct exec *x, struct packet *pkt, struct flow_key *key,
        const struct nlattr *a)
@@ -656,8 +676,10 @@ run_ct(struct exec *x, struct packet *pkt, struct flow_key *key,
 	const struct ct_action *ct = parsed_ct(x->acts, a);
 
 	refresh(pkt, key);
-	if (!ct || ct->family != flow_key_family(key))
+	if (!ct || ct->family != flow_key_family(key)) {
+		drop(x, pkt, TAPDP_DROP_OVS_CONNTRACK);
 		return false;
+	}
 	return x->env->ct(x->env->ctx, pkt, key, ct);
 }
 
@@ -681,6 +703,8 @@ execute_list(struct exec *x, struct packet *pkt, struct flow_key *key,
 		switch (attr_type(a)) {
 		case OVS_ACTION_ATTR_OUTPUT:
 			env->output(env->ctx, pkt, key, attr_get_u32(a));
+			if (last)
+				return;
 			pkt->cutlen = 0;
 			break;
 		case OVS_ACTION_ATTR_TRUNC: {
@@ -695,6 +719,8 @@ execute_list(struct exec *x, struct packet *pkt, struct flow_key *key,
 			refresh(pkt, key);
 			env->userspace(env->ctx, pkt, key, a, x->acts->data,
 				       x->acts->len);
+			if (last)
+				return;
 			pkt->cutlen = 0;
 			break;
 		case OVS_ACTION_ATTR_HASH: {
@@ -720,8 +746,10 @@ execute_list(struct exec *x, struct packet *pkt, struct flow_key *key,
 			/* fall through */
 		case OVS_ACTION_ATTR_SET_MASKED:
 			if (!set_masked(pkt, key, a,
-					attr_type(a) == OVS_ACTION_ATTR_SET_MASKED))
+					attr_type(a) == OVS_ACTION_ATTR_SET_MASKED)) {
+				drop(x, pkt, TAPDP_DROP_OVS_ACTION_ERROR);
 				return;
+			}
 			break;
 		case OVS_ACTION_ATTR_PUSH_VLAN:
 			push_vlan(pkt, key, a);
@@ -731,21 +759,29 @@ execute_list(struct exec *x, struct packet *pkt, struct flow_key *key,
 			break;
 		case OVS_ACTION_ATTR_SAMPLE:
 			sample(x, pkt, key, a, last);
+			if (last)
+				return;
 			break;
 		case OVS_ACTION_ATTR_CLONE:
 			execute_nested(x, pkt, key, attr_data(a), attr_len(a),
 				       last);
+			if (last)
+				return;
 			break;
 		case OVS_ACTION_ATTR_CHECK_PKT_LEN:
 			check_pkt_len(x, pkt, key, a, last);
+			if (last)
+				return;
 			break;
 		case OVS_ACTION_ATTR_DEC_TTL:
-			if (dec_ttl(x, pkt, key, a, last))
+			if (dec_ttl(x, pkt, key, a))
 				return;
 			break;
 		case OVS_ACTION_ATTR_METER:
-			if (env->meter(env->ctx, pkt, attr_get_u32(a)))
+			if (env->meter(env->ctx, pkt, attr_get_u32(a))) {
+				drop(x, pkt, TAPDP_DROP_OVS_METER);
 				return;
+			}
 			break;
 		case OVS_ACTION_ATTR_CT:
 			if (!run_ct(x, pkt, key, a))
@@ -783,11 +819,18 @@ execute_list(struct exec *x, struct packet *pkt, struct flow_key *key,
 		case TAPDP_ACTION_ATTR_PSAMPLE:
 			psample(x, pkt, key, a);
 			pkt->cutlen = 0;
+			/* As the last action it takes the packet: no drop. */
+			if (last)
+				return;
 			break;
 		case TAPDP_ACTION_ATTR_DROP:
+			drop(x, pkt, attr_get_u32(a)
+					     ? TAPDP_DROP_OVS_EXPLICIT_WITH_ERROR
+					     : TAPDP_DROP_OVS_EXPLICIT);
 			return;
 		}
 	}
+	drop(x, pkt, TAPDP_DROP_OVS_LAST_ACTION);
 }
 
 void

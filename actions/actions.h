@@ -70,8 +70,9 @@ struct actions_env {
 	bool (*meter)(void *ctx, const struct packet *pkt, uint32_t meter_id);
 	/* The ct action on the packet, whose header offsets are current
 	 * and whose key is of the action's family; updates the key's ct_*
-	 * fields and may rewrite the packet (NAT). false: the packet is
-	 * dropped. */
+	 * fields and may rewrite the packet (NAT). false: the packet goes no
+	 * further, and the callback reports its drop (a fragment held for
+	 * reassembly is none). */
 	bool (*ct)(void *ctx, struct packet *pkt, struct flow_key *key,
 		   const struct ct_action *ct);
 	/* The psample action: the packet (its first len - cutlen bytes
@@ -80,10 +81,18 @@ struct actions_env {
 	void (*psample)(void *ctx, const struct packet *pkt,
 			const struct flow_key *key, uint32_t group,
 			const struct nlattr *cookie, uint32_t rate);
+	/* Optional: the packet (or a copy the actions made of it) is
+	 * dropped, for reason (enum tapdp_drop_reason), where the kernel's
+	 * action engine drops it: its list ended without sending it on, a
+	 * drop or meter action, an expired TTL, a failed action, the
+	 * recursion limit. */
+	void (*drop)(void *ctx, const struct packet *pkt, uint32_t reason);
 };
 
 /* Executes acts on pkt, whose key (metadata and fields) is key. The
- * packet and key may be changed. */
+ * packet and key may be changed. As in the kernel, the list consumes the
+ * packet: it ends sent, handed to userspace or recirculated, or dropped
+ * (env->drop). */
 void actions_execute(const struct actions_env *env, struct packet *pkt,
 		     struct flow_key *key, const struct actions_stored *acts);
 

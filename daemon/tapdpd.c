@@ -163,7 +163,8 @@ main(int argc, char **argv)
 	const char *sock = getenv(TAPDP_SOCKET_ENV), *pidfile = NULL;
 	const char *logfile = NULL;
 	struct dp_net_config cfg = { .upcall = packet_family_upcalls,
-				     .psample = psample_family_sample };
+				     .psample = psample_family_sample,
+				     .drops = drop_family_sink };
 	int verbose = 0, ready_fd = -1, c, err;
 	struct dp_net *net;
 	unsigned long n;

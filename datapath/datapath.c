@@ -46,6 +46,7 @@ struct dp_port_array {
 struct datapath {
 	struct dp_stats stats[DP_STATS_SLOTS];
 	struct dp_net *net;
+	struct drop_counters *drops;
 	uint32_t user_features;
 	struct dp_pids *cpu_pids;	/* RCU: per-CPU upcall pids, or NULL */
 	struct dp_port_array *ports;	/* RCU, indexed by port number */
@@ -57,6 +58,7 @@ struct dp_net {
 	struct datapath **dps;		/* in creation order */
 	unsigned n_dps;
 	struct dp_upcall_sink upcall;
+	struct dp_drop_sink drops;
 	const struct vport_ops *(*port_ops)(enum ovs_vport_type type);
 	void (*psample)(const struct dp_psample *sample);
 	/* The tracker, created on first use (by any thread) and kept. */
@@ -83,6 +85,7 @@ struct dp_ctx {
 	/* The tunnel a received packet came in by (NULL: none; executed
 	 * packets have none, as the kernel gives them no tunnel dst). */
 	const struct tun_key *in_tun;
+	const struct flow *flow;	/* the flow it hit, NULL: none */
 };
 
 unsigned
@@ -260,19 +263,30 @@ count_upcall(struct datapath *dp, struct dp_port *in, int err)
 static void dp_process(struct dp_ctx *ctx, struct packet *pkt,
 		       struct flow_key *key);
 
-/* Where the IP header of an Ethernet frame starts, past VLAN tags, and
- * its family; 0 when it is not IP. */
-static uint32_t
-ip_offset(const uint8_t *f, uint32_t len, int *family)
+/* pkt is dropped for reason (enum tapdp_drop_reason): counted on the
+ * datapath and on the port it came in by, and told to whoever listens. */
+static void
+dp_drop(const struct dp_ctx *ctx, const struct packet *pkt, uint32_t reason)
 {
-	struct eth_walk w;
+	const struct dp_drop_sink *sink = &ctx->dp->net->drops;
+	struct dp_drop_event ev;
 
-	if (eth_walk(f, len, UINT_MAX, 0, &w))
-		return 0;
-	*family = w.type == htons(ETH_P_IP)     ? AF_INET
-		  : w.type == htons(ETH_P_IPV6) ? AF_INET6
-						: 0;
-	return *family ? w.l3 : 0;
+	drop_count(ctx->dp->drops, stats_slot, reason);
+	drop_count(ctx->in->drops, stats_slot, reason);
+	if (!sink->listening || !sink->listening())
+		return;
+	ev = (struct dp_drop_event){
+		.dp_ifindex = dp_ifindex(ctx->dp),
+		.port_no = ctx->in->port_no,
+		.reason = reason,
+		.data = pkt->data,
+		.len = pkt->len,
+	};
+	if (ctx->flow && ctx->flow->ufid_len) {
+		ev.ufid = ctx->flow->ufid;
+		ev.ufid_len = ctx->flow->ufid_len;
+	}
+	sink->send(&ev);
 }
 
 struct frag_out {
@@ -288,6 +302,57 @@ send_fragment(void *arg, const uint8_t *frame, uint32_t len)
 	vport_send(o->port->vport, frame, len, NULL, o->tun, 0);
 }
 
+/* The kernel's MAX_L2_LEN: the longest link-layer header it fragments
+ * behind (a tag besides the one the device took off, three labels). */
+#define FRAG_L2_MAX	(ETH_HLEN + VLAN_HLEN + 3 * 4)
+
+/* A datagram conntrack reassembled, out as fragments again, none larger
+ * than the largest that came in, as the kernel's ovs_fragment(); 0, or
+ * why it cannot be. The link-layer header is what lies before the
+ * packet's network header (past an MPLS stack, its bottom). */
+static uint32_t
+output_fragments(struct dp_port *port, const struct packet *pkt,
+		 const struct flow_key *key, uint32_t len)
+{
+	const struct eth_header *eh = header_at(pkt->data, len, 0, sizeof(*eh));
+	struct frag_out o = { .port = port, .tun = pkt->egress_tun };
+	uint32_t l3 = pkt->layers.l3, l2;
+
+	if (pkt->mru > __atomic_load_n(&port->vport->mtu, __ATOMIC_RELAXED))
+		return TAPDP_DROP_PKT_TOO_BIG;
+	if (!eh || l3 == FLOW_OFS_NONE)
+		return TAPDP_DROP_OVS_FRAG_INVALID_PROTO;
+	/* The kernel's device takes the outer tag off before it counts. */
+	l2 = eth_type_vlan(eh->eth_type) ? l3 - VLAN_HLEN : l3;
+	if (l2 > FRAG_L2_MAX)
+		return TAPDP_DROP_OVS_FRAG_L2_TOO_LONG;
+	if (key->eth_type != htons(ETH_P_IP) &&
+	    key->eth_type != htons(ETH_P_IPV6))
+		return TAPDP_DROP_OVS_FRAG_INVALID_PROTO;
+	frag_split(pkt->data, len, l3,
+		   key->eth_type == htons(ETH_P_IP) ? AF_INET : AF_INET6,
+		   pkt->mru, send_fragment, &o);
+	return 0;
+}
+
+/* Why the kernel drops a frame a port's send refused: over the MTU
+ * (ovs_vport_send), or the device down (a TAP's EIO, a packet socket's
+ * ENETDOWN: do_output finds it not running). 0: the failure is the
+ * device's own, past the datapath. */
+static uint32_t
+send_drop_reason(int err)
+{
+	switch (err) {
+	case -EMSGSIZE:
+		return TAPDP_DROP_NOT_SPECIFIED;
+	case -EIO:
+	case -ENETDOWN:
+		return TAPDP_DROP_DEV_READY;
+	default:
+		return 0;
+	}
+}
+
 /* The packet out of port_no. pkt->egress_tun, from a set(tunnel), is the
  * tunnel a tunnel port sends it by; the other ports ignore it, as the
  * kernel's other devices ignore the skb's tunnel dst. */
@@ -298,37 +363,39 @@ env_output(void *c, const struct packet *pkt, const struct flow_key *key,
 	struct dp_ctx *ctx = c;
 	struct dp_port *port = dp_port_get(ctx->dp, port_no);
 	uint16_t l3_proto = pkt->l3 ? key->eth_type : 0;
-	uint32_t len = pkt->len;
+	uint32_t len = pkt->len, reason;
 
+	if (!port) {
+		dp_drop(ctx, pkt, TAPDP_DROP_DEV_READY);
+		return;
+	}
 	/* An Ethernet port takes Ethernet frames only, as the kernel's;
 	 * an L3 port (ARPHRD_NONE) both. */
-	if (!port || (pkt->l3 && !port->vport->l3))
+	if (pkt->l3 && !port->vport->l3) {
+		dp_drop(ctx, pkt, TAPDP_DROP_NOT_SPECIFIED);
 		return;
+	}
 	if (pkt->cutlen) {
 		uint32_t min = pkt->l3 ? 0 : ETH_HLEN;
 
 		len = pkt->len - pkt->cutlen > min ? pkt->len - pkt->cutlen
 						   : min;
 		/* A cut frame is no longer one GSO unit. */
-		vport_send(port->vport, pkt->data, len, NULL, pkt->egress_tun,
-			   l3_proto);
-		return;
+		reason = send_drop_reason(vport_send(port->vport, pkt->data,
+						     len, NULL, pkt->egress_tun,
+						     l3_proto));
+	} else if (pkt->mru && !pkt->l3 &&
+		   len > (uint32_t)pkt->mru + ETH_HLEN) {
+		/* (An L3 packet conntrack reassembled leaves whole.) */
+		reason = output_fragments(port, pkt, key, len);
+	} else {
+		reason = send_drop_reason(vport_send(port->vport, pkt->data,
+						     len, &pkt->vnet,
+						     pkt->egress_tun,
+						     l3_proto));
 	}
-	/* (An L3 packet conntrack reassembled leaves whole.) */
-	if (pkt->mru && !pkt->l3 && len > (uint32_t)pkt->mru + ETH_HLEN) {
-		/* Reassembled by conntrack: out as fragments again, none
-		 * larger than the largest that came in. */
-		struct frag_out o = { .port = port, .tun = pkt->egress_tun };
-		int family = 0;
-		uint32_t l3 = ip_offset(pkt->data, len, &family);
-
-		if (l3)
-			frag_split(pkt->data, len, l3, family, pkt->mru,
-				   send_fragment, &o);
-		return;
-	}
-	vport_send(port->vport, pkt->data, len, &pkt->vnet, pkt->egress_tun,
-		   l3_proto);
+	if (reason)
+		dp_drop(ctx, pkt, reason);
 }
 
 static void
@@ -387,8 +454,18 @@ env_ct(void *c, struct packet *pkt, struct flow_key *key,
 {
 	struct dp_ctx *ctx = c;
 	struct conntrack *ct = dp_net_conntrack(ctx->dp->net);
+	int err = ct ? conntrack_execute(ct, pkt, key, a) : -ENOMEM;
 
-	return ct && conntrack_execute(ct, pkt, key, a) == 0;
+	/* A fragment held for its datagram is no drop. */
+	if (err && err != -EINPROGRESS)
+		dp_drop(ctx, pkt, TAPDP_DROP_OVS_CONNTRACK);
+	return !err;
+}
+
+static void
+env_drop(void *c, const struct packet *pkt, uint32_t reason)
+{
+	dp_drop(c, pkt, reason);
 }
 
 /* The sample comes from the port the packet came in by (the local port
@@ -422,6 +499,7 @@ static const struct actions_env env_ops = {
 	.meter = env_meter,
 	.ct = env_ct,
 	.psample = env_psample,
+	.drop = env_drop,
 };
 
 static void
@@ -443,6 +521,7 @@ dp_process(struct dp_ctx *ctx, struct packet *pkt, struct flow_key *key)
 	struct datapath *dp = ctx->dp;
 	struct actions_env env = env_ops;
 	uint32_t n_mask_hit = 0, n_cache_hit = 0, hash;
+	const struct flow *outer = ctx->flow;	/* a recirculation's */
 	struct dp_stats *st;
 	struct flow *flow;
 	int err;
@@ -459,12 +538,23 @@ dp_process(struct dp_ctx *ctx, struct packet *pkt, struct flow_key *key)
 			     miss_portid(dp, ctx->in, hash), pkt, key, NULL,
 			     NULL, NULL, 0);
 		count_upcall(dp, ctx->in, err);
+		/* A full socket is no drop for the kernel (EAGAIN: the
+		 * packet is consumed), only a lost upcall; no pid, no socket
+		 * at the pid, no memory are. */
+		if (err && err != -ENOBUFS) {
+			ctx->flow = NULL;
+			dp_drop(ctx, pkt, TAPDP_DROP_NOT_SPECIFIED);
+			ctx->flow = outer;
+		}
 		return;
 	}
 	__atomic_fetch_add(&st->n_hit, 1, __ATOMIC_RELAXED);
 	flow_stats_update(flow, pkt, key);
 	env.ctx = ctx;
+	/* A recirculated packet's drops are its new flow's. */
+	ctx->flow = flow;
 	actions_execute(&env, pkt, key, rcu_dereference(flow->actions));
+	ctx->flow = outer;
 }
 
 static void
@@ -508,9 +598,12 @@ rx_frame(struct vport *vport, uint8_t *buf, size_t size, size_t len,
 	 * skb->protocol. */
 	key.eth_type = l3_proto;
 	pkt.l3 = l3_proto != 0;
-	/* A frame the kernel would not take (too short) is dropped. */
-	if (packet_extract(&pkt, &key) < 0)
+	/* A frame whose key the kernel cannot extract (too short) is
+	 * dropped, with no reason given. */
+	if (packet_extract(&pkt, &key) < 0) {
+		dp_drop(&ctx, &pkt, TAPDP_DROP_NOT_SPECIFIED);
 		return;
+	}
 	pkt.key_valid = true;
 	dp_process(&ctx, &pkt, &key);
 }
@@ -751,7 +844,9 @@ port_attach(struct datapath *dp, uint32_t port_no, enum ovs_vport_type type,
 	port->dp = dp;
 	port->port_no = port_no;
 	port->type = type;
-	err = pids_new(pids, n_pids, dp_nr_cpu_ids(), &port->pids);
+	port->drops = drop_counters_new();
+	err = port->drops ? pids_new(pids, n_pids, dp_nr_cpu_ids(), &port->pids)
+			  : -ENOMEM;
 	if (err)
 		goto fail;
 	other = dp_port_locate(dp->net, name);
@@ -786,6 +881,7 @@ port_attach(struct datapath *dp, uint32_t port_no, enum ovs_vport_type type,
 	return 0;
 fail:
 	free(port->pids);
+	free(port->drops);
 	free(port);
 	return err;
 }
@@ -817,6 +913,7 @@ dp_port_del(struct dp_port *port)
 	synchronize_rcu();
 	vport_destroy(port->vport);
 	free(port->pids);
+	free(port->drops);
 	free(port);
 }
 
@@ -1003,6 +1100,18 @@ dp_get_stats(const struct datapath *dp, struct dp_stats *sum)
 	}
 }
 
+void
+dp_get_drops(const struct datapath *dp, uint64_t n[DROP_REASONS])
+{
+	drop_sum(dp->drops, n);
+}
+
+void
+dp_port_get_drops(const struct dp_port *port, uint64_t n[DROP_REASONS])
+{
+	drop_sum(port->drops, n);
+}
+
 int
 dp_create(struct dp_net *net, const char *name, const uint32_t *pids,
 	  unsigned n_pids, struct datapath **out)
@@ -1020,8 +1129,10 @@ dp_create(struct dp_net *net, const char *name, const uint32_t *pids,
 	}
 	net->dps = grown;
 	dp->net = net;
-	err = flow_table_init(&dp->table);
+	dp->drops = drop_counters_new();
+	err = dp->drops ? flow_table_init(&dp->table) : -ENOMEM;
 	if (err) {
+		free(dp->drops);
 		free(dp);
 		return err;
 	}
@@ -1033,6 +1144,7 @@ dp_create(struct dp_net *net, const char *name, const uint32_t *pids,
 		meter_table_destroy(&dp->meters);
 		flow_table_destroy(&dp->table, flow_free);
 		free(dp->ports);
+		free(dp->drops);
 		free(dp);
 		return err == -EBUSY ? -EEXIST : err;
 	}
@@ -1061,6 +1173,7 @@ dp_destroy(struct datapath *dp)
 	meter_table_destroy(&dp->meters);
 	free(dp->ports);
 	free(dp->cpu_pids);
+	free(dp->drops);
 	free(dp);
 }
 
@@ -1074,6 +1187,7 @@ dp_net_new(const struct dp_net_config *cfg)
 	if (!net)
 		return NULL;
 	net->upcall = cfg->upcall;
+	net->drops = cfg->drops;
 	net->port_ops = cfg->port_ops ? cfg->port_ops : vport_ops_for;
 	net->psample = cfg->psample;
 	net->conntrack_max = cfg->conntrack_max ? cfg->conntrack_max

@@ -29,6 +29,7 @@
 
 #include "flow/table.h"
 #include "include/tapdp/ovs-uapi.h"
+#include "datapath/drop.h"
 #include "datapath/meter.h"
 #include "vport/vport.h"
 
@@ -49,6 +50,7 @@ struct dp_port {
 	struct dp_pids *pids;		/* RCU */
 	uint64_t upcall_success;	/* atomic */
 	uint64_t upcall_fail;		/* atomic */
+	struct drop_counters *drops;	/* of packets that came in here */
 };
 
 /* Packet counters, kept per thread as the kernel keeps them per CPU. */
@@ -82,12 +84,32 @@ struct dp_psample {
 	const struct tun_key *tun;
 };
 
+/* A dropped packet, as the context's drop sink gets it. */
+struct dp_drop_event {
+	int dp_ifindex;
+	uint32_t port_no;		/* the port it came in by */
+	uint32_t reason;		/* enum tapdp_drop_reason */
+	const uint8_t *ufid;		/* of the flow it hit; NULL: none */
+	uint8_t ufid_len;
+	const void *data;		/* the packet */
+	uint32_t len;
+};
+
+/* Where drops are told as they happen: listening() is asked first, on
+ * every drop, and must cost next to nothing; send() only when it says
+ * someone listens. Any packet thread. */
+struct dp_drop_sink {
+	bool (*listening)(void);
+	void (*send)(const struct dp_drop_event *ev);
+};
+
 /* The connection tracker of a context's datapaths, by default with room
  * for the kernel's nf_conntrack_max on a machine with this much memory. */
 #define DP_CONNTRACK_MAX_DEFAULT	262144
 
 struct dp_net_config {
 	struct dp_upcall_sink upcall;
+	struct dp_drop_sink drops;	/* may be all NULL: not told */
 	uint32_t conntrack_max;		/* 0: DP_CONNTRACK_MAX_DEFAULT */
 	/* A port type's ops, NULL for a type without support; NULL:
 	 * vport_ops_for (this system's devices). */
@@ -110,6 +132,11 @@ void dp_net_run_periodic(struct dp_net *net);
 
 /* The sums of the packet counters over all threads. */
 void dp_get_stats(const struct datapath *dp, struct dp_stats *sum);
+
+/* Packets dropped, by reason (n[i] for drop_reason_at(i)): all the
+ * datapath's, and those that came in by one port. */
+void dp_get_drops(const struct datapath *dp, uint64_t n[DROP_REASONS]);
+void dp_port_get_drops(const struct dp_port *port, uint64_t n[DROP_REASONS]);
 
 /* The kernel's nr_cpu_ids: the number of possible CPUs. */
 unsigned dp_nr_cpu_ids(void);

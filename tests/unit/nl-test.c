@@ -41,6 +41,7 @@ nl_serve_net(void)
 		.upcall = packet_family_upcalls,
 		.port_ops = fake_port_ops,
 		.psample = psample_family_sample,
+		.drops = drop_family_sink,
 	};
 
 	rcu_register_thread();

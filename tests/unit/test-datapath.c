@@ -2,9 +2,11 @@
 /* The datapath in its own context, with ports that need no device: the
  * packet path (a hit runs the flow's actions and counts, a miss becomes an
  * upcall, an upcall nobody takes is lost), OVS_PACKET_CMD_EXECUTE's
- * dp_execute, and the port and datapath registries of a context. Upcalls go
- * to a sink of the test's, which hands each (portid, message) to the test
- * thread through a socketpair. */
+ * dp_execute, and the port and datapath registries of a context; drops
+ * counted by reason, per datapath and per port, and told to the context's
+ * drop sink while it listens. Upcalls go to a sink of the test's, which
+ * hands each (portid, message) to the test thread through a socketpair;
+ * drops to one that keeps the last. */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
@@ -36,6 +38,32 @@
 /* The sink: its error (0: deliver) and the socketpair to the test. */
 static int sink_err;
 static int sink_fd[2];
+
+/* The drop sink: whether it listens, the drops it was told, the last. */
+static bool drop_listening;
+static uint64_t n_told;
+static struct dp_drop_event told;
+static uint8_t told_data[FAKE_FRAME_LEN];
+static uint8_t told_ufid[16];
+
+static bool
+drop_listens(void)
+{
+	return __atomic_load_n(&drop_listening, __ATOMIC_RELAXED);
+}
+
+/* The receive thread's: the test reads what it kept once n_told says
+ * so. */
+static void
+drop_tell(const struct dp_drop_event *ev)
+{
+	told = *ev;
+	memcpy(told_data, ev->data,
+	       ev->len < sizeof(told_data) ? ev->len : sizeof(told_data));
+	if (ev->ufid)
+		memcpy(told_ufid, ev->ufid, ev->ufid_len);
+	__atomic_fetch_add(&n_told, 1, __ATOMIC_RELEASE);
+}
 
 struct fixture {
 	struct dp_net *net;
@@ -111,6 +139,7 @@ setup(void **state)
 	const struct dp_net_config cfg = {
 		.upcall = { .family_id = UPCALL_FAMILY,
 			    .version = UPCALL_VERSION, .send = sink_send },
+		.drops = { .listening = drop_listens, .send = drop_tell },
 		.port_ops = fake_port_ops,
 	};
 	struct fixture *fx = test_calloc(1, sizeof(*fx));
@@ -118,6 +147,8 @@ setup(void **state)
 
 	assert_int_equal(socketpair(AF_UNIX, SOCK_DGRAM, 0, sink_fd), 0);
 	sink_err = 0;
+	drop_listening = false;
+	n_told = 0;
 	fx->net = dp_net_new(&cfg);
 	assert_non_null(fx->net);
 	assert_int_equal(dp_create(fx->net, "tdp0", &pid0, 1, &fx->dp), 0);
@@ -167,6 +198,36 @@ flow_add(struct datapath *dp, uint32_t in_port, const struct attrs *acts)
 	flow->actions = attrs_store_actions(acts, &key);
 	assert_int_equal(dp_flow_insert(dp, flow, &key, &mask), 0);
 	return flow;
+}
+
+static uint64_t
+port_drops(const struct dp_port *port, uint32_t reason)
+{
+	uint64_t n[DROP_REASONS];
+
+	dp_port_get_drops(port, n);
+	return n[drop_reason_index(reason)];
+}
+
+static uint64_t
+dp_drops(const struct datapath *dp, uint32_t reason)
+{
+	uint64_t n[DROP_REASONS];
+
+	dp_get_drops(dp, n);
+	return n[drop_reason_index(reason)];
+}
+
+/* Waits (at most WAIT_MS) for port's drops for reason to be want. */
+static bool
+wait_drops(const struct dp_port *port, uint32_t reason, uint64_t want)
+{
+	for (int ms = 0; ms < WAIT_MS; ms++) {
+		if (port_drops(port, reason) == want)
+			return true;
+		poll(NULL, 0, 1);
+	}
+	return false;
 }
 
 /* Checks an upcall's headers; returns its attributes' start. */
@@ -488,6 +549,86 @@ test_refused_upcall_is_lost(void **state)
 	assert_int_equal(st.n_lost, 1);
 }
 
+/* Drops are counted on the datapath and the port the packet came in by:
+ * a flow without actions (the kernel's OVS_DROP_LAST_ACTION), a miss
+ * whose upcall fails (NOT_SPECIFIED, as the kernel's kfree_skb); a full
+ * socket is no drop, only a lost upcall (the kernel's EAGAIN consumes the
+ * packet). Nobody listens: nothing is told. */
+static void
+test_drops_per_port(void **state)
+{
+	struct fixture *fx = *state;
+	static struct attrs acts;
+	uint8_t f[FAKE_FRAME_LEN];
+	size_t len = fake_frame(f);
+
+	attrs_init(&acts);
+	flow_add(fx->dp, 1, &acts);
+	__atomic_store_n(&sink_err, -ECONNREFUSED, __ATOMIC_RELAXED);
+	fake_wire_send("tdp-a", f, len);
+	fake_wire_send("tdp-a", f, len);
+	fake_wire_send("tdp-b", f, len);
+	assert_true(wait_drops(fx->a, TAPDP_DROP_OVS_LAST_ACTION, 2));
+	assert_true(wait_drops(fx->b, TAPDP_DROP_NOT_SPECIFIED, 1));
+	assert_int_equal(port_drops(fx->a, TAPDP_DROP_NOT_SPECIFIED), 0);
+	assert_int_equal(port_drops(fx->b, TAPDP_DROP_OVS_LAST_ACTION), 0);
+	assert_int_equal(dp_drops(fx->dp, TAPDP_DROP_OVS_LAST_ACTION), 2);
+	assert_int_equal(dp_drops(fx->dp, TAPDP_DROP_NOT_SPECIFIED), 1);
+	__atomic_store_n(&sink_err, -ENOBUFS, __ATOMIC_RELAXED);
+	fake_wire_send("tdp-b", f, len);
+	assert_true(wait_lost(fx->dp, 2));
+	assert_int_equal(port_drops(fx->b, TAPDP_DROP_NOT_SPECIFIED), 1);
+	assert_int_equal(atomic_read(&n_told), 0);
+}
+
+/* While the sink listens each drop is told: the datapath, the port it
+ * came in by, the reason, the flow's UFID, the packet. */
+static void
+test_drop_told(void **state)
+{
+	struct fixture *fx = *state;
+	static struct attrs acts;
+	uint8_t f[FAKE_FRAME_LEN];
+	size_t len = fake_frame(f);
+
+	attrs_init(&acts);
+	msgbuf_put_u32(&acts.mb, TAPDP_ACTION_ATTR_DROP, 7);
+	flow_add(fx->dp, 1, &acts);
+	__atomic_store_n(&drop_listening, true, __ATOMIC_RELAXED);
+	fake_wire_send("tdp-a", f, len);
+	assert_true(wait_count(&n_told, 1));
+	assert_int_equal(told.dp_ifindex, dp_ifindex(fx->dp));
+	assert_int_equal(told.port_no, 1);
+	assert_int_equal(told.reason, TAPDP_DROP_OVS_EXPLICIT_WITH_ERROR);
+	assert_int_equal(told.ufid_len, 4);
+	assert_memory_equal(told_ufid, "ufid", 4);
+	assert_int_equal(told.len, len);
+	assert_memory_equal(told_data, f, len);
+	/* A miss has no flow. */
+	__atomic_store_n(&sink_err, -ECONNREFUSED, __ATOMIC_RELAXED);
+	fake_wire_send("tdp-b", f, len);
+	assert_true(wait_count(&n_told, 2));
+	assert_int_equal(told.port_no, 2);
+	assert_int_equal(told.reason, TAPDP_DROP_NOT_SPECIFIED);
+	assert_null(told.ufid);
+}
+
+/* Output to a port that does not exist: the kernel's DEV_READY. */
+static void
+test_output_to_no_port_drops(void **state)
+{
+	struct fixture *fx = *state;
+	static struct attrs acts;
+	uint8_t f[FAKE_FRAME_LEN];
+
+	attrs_init(&acts);
+	msgbuf_put_u32(&acts.mb, OVS_ACTION_ATTR_OUTPUT, 9);
+	flow_add(fx->dp, 1, &acts);
+	fake_wire_send("tdp-a", f, fake_frame(f));
+	assert_true(wait_drops(fx->a, TAPDP_DROP_DEV_READY, 1));
+	assert_int_equal(dp_drops(fx->dp, TAPDP_DROP_OVS_LAST_ACTION), 0);
+}
+
 /* A TCP segment of 4000 bytes from 10.0.0.1:40000 to 10.0.0.2:80 that
  * asks for segmentation into 1448-byte segments and a partial checksum, as
  * a TAP device hands one over. */
@@ -717,6 +858,77 @@ test_execute(void **state)
 	assert_int_equal(st.n_hit + st.n_missed, 0);
 }
 
+/* A 2000-byte UDP datagram from 10.0.0.1 to 10.0.0.2 behind 'tags' VLAN
+ * tags and 'labels' MPLS labels (the last the bottom of stack). */
+static size_t
+big_frame(uint8_t *f, size_t cap, int tags, int labels)
+{
+	uint16_t inner = labels ? ETH_P_MPLS_UC : ETH_P_IP;
+	struct fb b;
+
+	fb_init(&b, f, cap);
+	fb_eth(&b, tags ? ETH_P_8021Q : inner);
+	for (int i = 1; i <= tags; i++)
+		fb_vlan(&b, i, i < tags ? ETH_P_8021Q : inner);
+	for (int i = 1; i <= labels; i++) {
+		uint32_t lse = htonl((uint32_t)(16 + i) << 12 |
+				     (i == labels ? 0x100 : 0) | 64);
+
+		fb_put(&b, &lse, sizeof(lse));
+	}
+	fb_ipv4(&b, 0x0a000001, 0x0a000002, IPPROTO_UDP);
+	fb_udp(&b, 1000, 2000);
+	fb_put(&b, NULL, 2000 - 28);
+	return fb_end(&b);
+}
+
+/* Out again through port 2 with the MRU of a datagram conntrack
+ * reassembled: the drops where the kernel's do_output and ovs_fragment
+ * give up, counted on the input port. */
+static uint64_t
+execute_with_mru(struct fixture *fx, const uint8_t *f, size_t len,
+		 uint16_t mru, uint32_t reason)
+{
+	struct flow_key md = { .in_port = 1,
+			       .mac_proto = FLOW_MAC_ETHERNET };
+	struct actions_stored *out;
+	static struct attrs acts;
+
+	attrs_init(&acts);
+	msgbuf_put_u32(&acts.mb, OVS_ACTION_ATTR_OUTPUT, 2);
+	out = attrs_store_actions(&acts, &md);
+	assert_int_equal(dp_execute(fx->dp, f, len, &md, 0, mru, out), 0);
+	free(out);
+	return port_drops(fx->a, reason);
+}
+
+static void
+test_execute_fragment_drops(void **state)
+{
+	struct fixture *fx = *state;
+	static uint8_t f[2100], out[2100];
+
+	/* Behind a tag: fragmented, no drop; the first fragment carries
+	 * what fits in 1400 bytes in eights. */
+	assert_int_equal(execute_with_mru(fx, f, big_frame(f, sizeof(f), 1, 0),
+					  1400, TAPDP_DROP_PKT_TOO_BIG), 0);
+	assert_int_equal(fake_wire_recv("tdp-b", out, sizeof(out), WAIT_MS),
+			 ETH_HLEN + VLAN_HLEN + 20 + (1380 & ~7));
+	/* An MRU above the port's MTU (1500). */
+	assert_int_equal(execute_with_mru(fx, f, big_frame(f, sizeof(f), 1, 0),
+					  1600, TAPDP_DROP_PKT_TOO_BIG), 1);
+	/* MPLS: the link layer ends at the bottom of stack, the tag the
+	 * device took off not counted: five labels are past MAX_L2_LEN (30
+	 * bytes), four are not, and not IP either. */
+	assert_int_equal(execute_with_mru(fx, f, big_frame(f, sizeof(f), 1, 5),
+					  1400,
+					  TAPDP_DROP_OVS_FRAG_L2_TOO_LONG), 1);
+	assert_int_equal(execute_with_mru(fx, f, big_frame(f, sizeof(f), 1, 4),
+					  1400,
+					  TAPDP_DROP_OVS_FRAG_INVALID_PROTO), 1);
+	assert_int_equal(dp_drops(fx->dp, TAPDP_DROP_OVS_LAST_ACTION), 0);
+}
+
 static void
 test_ports_and_names(void **state)
 {
@@ -830,6 +1042,12 @@ main(void)
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_refused_upcall_is_lost,
 						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_drops_per_port, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_drop_told, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_output_to_no_port_drops,
+						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_miss_gso_segments, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_miss_gso_lie_is_lost,
@@ -837,6 +1055,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(
 			test_userspace_action_gso_segments, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_execute, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_execute_fragment_drops,
+						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ports_and_names, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_conntrack_per_context,

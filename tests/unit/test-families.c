@@ -3,7 +3,7 @@
  * context of the test's with ports that need no device: what each command
  * does and the errno the kernel's net/openvswitch gives when it cannot
  * (datapath, vport, flow, packet, meter, ct_limit), multi-part dumps, and
- * upcalls reaching a client's socket. */
+ * upcalls reaching a client's socket; tapdp_drop's counts and events. */
 #define _GNU_SOURCE
 #include <endian.h>
 #include <errno.h>
@@ -948,6 +948,198 @@ test_ct_limit(void **state)
 	assert_int_equal(transact(f, 0), -EINVAL);
 }
 
+/* The tapdp_drop GET message nlh, parsed into tb. */
+static void
+drop_msg_parse(const struct nlmsghdr *nlh, uint8_t cmd,
+	       const struct nlattr *tb[TAPDP_DROP_ATTR_MAX + 1])
+{
+	const struct genlmsghdr *gh = NLMSG_DATA(nlh);
+
+	assert_int_equal(nlh->nlmsg_type, FAMILY_ID_DROP);
+	assert_int_equal(gh->cmd, cmd);
+	assert_int_equal(gh->version, TAPDP_DROP_VERSION);
+	assert_int_equal(attr_parse((const char *)gh + GENL_HDRLEN,
+				    nlh->nlmsg_len - NLMSG_HDRLEN - GENL_HDRLEN,
+				    NULL, TAPDP_DROP_ATTR_MAX, tb, NULL), 0);
+}
+
+/* The packets of reason in a TAPDP_DROP_ATTR_COUNTS nest (0: not
+ * listed); every entry's name is its reason's. */
+static uint64_t
+drop_count_of(const struct nlattr *counts, uint32_t reason)
+{
+	const struct nlattr *c, *tb[TAPDP_DROP_ATTR_MAX + 1];
+	uint64_t n = 0;
+	int rem;
+
+	attr_for_each(c, attr_data(counts), attr_len(counts), rem) {
+		assert_int_equal(attr_type(c), TAPDP_DROP_ATTR_COUNT);
+		assert_int_equal(attr_parse_nested(c, NULL, TAPDP_DROP_ATTR_MAX,
+						   tb, NULL), 0);
+		assert_string_equal(
+			attr_data(tb[TAPDP_DROP_ATTR_REASON_NAME]),
+			drop_reason_name(attr_get_u32(
+				tb[TAPDP_DROP_ATTR_REASON])));
+		assert_true(attr_get_u64(tb[TAPDP_DROP_ATTR_PACKETS]) > 0);
+		if (attr_get_u32(tb[TAPDP_DROP_ATTR_REASON]) == reason)
+			n = attr_get_u64(tb[TAPDP_DROP_ATTR_PACKETS]);
+	}
+	return n;
+}
+
+struct drop_dump {
+	int n_dp, n_port;
+	uint64_t dp_explicit, port1_explicit, local_counts_len;
+};
+
+static void
+on_drop_msg(const struct nlmsghdr *nlh, void *arg)
+{
+	const struct nlattr *tb[TAPDP_DROP_ATTR_MAX + 1], *counts;
+	struct drop_dump *d = arg;
+
+	drop_msg_parse(nlh, TAPDP_DROP_CMD_GET, tb);
+	assert_string_equal(attr_data(tb[TAPDP_DROP_ATTR_DP_NAME]), "tdp0");
+	counts = tb[TAPDP_DROP_ATTR_COUNTS];
+	assert_non_null(counts);
+	if (!tb[TAPDP_DROP_ATTR_PORT_NO]) {
+		d->n_dp++;
+		d->dp_explicit = drop_count_of(counts, TAPDP_DROP_OVS_EXPLICIT);
+		return;
+	}
+	d->n_port++;
+	if (attr_get_u32(tb[TAPDP_DROP_ATTR_PORT_NO]) == 1) {
+		assert_string_equal(attr_data(tb[TAPDP_DROP_ATTR_PORT_NAME]),
+				    "tdp-nd");
+		d->port1_explicit = drop_count_of(counts,
+						  TAPDP_DROP_OVS_EXPLICIT);
+	} else {
+		d->local_counts_len = attr_len(counts);
+	}
+}
+
+/* The event of a drop: the first bytes of the packet only. */
+static void
+test_drop_event(void **state)
+{
+	static const uint8_t ufid[16] = { 1, 2, 3, [15] = 16 };
+	const struct nlattr *tb[TAPDP_DROP_ATTR_MAX + 1];
+	uint8_t pkt[300], mem[512];
+	struct dp_drop_event ev = {
+		.dp_ifindex = 12, .port_no = 3,
+		.reason = TAPDP_DROP_OVS_CONNTRACK,
+		.ufid = ufid, .ufid_len = 16, .data = pkt, .len = sizeof(pkt),
+	};
+	struct msgbuf mb;
+
+	for (size_t i = 0; i < sizeof(pkt); i++)
+		pkt[i] = i;
+	msgbuf_init(&mb, mem, sizeof(mem));
+	assert_int_equal(drop_family_event(&mb, &ev), 0);
+	drop_msg_parse((const void *)mb.buf, TAPDP_DROP_CMD_EVENT, tb);
+	assert_int_equal(attr_get_u32(tb[TAPDP_DROP_ATTR_DP_IFINDEX]), 12);
+	assert_int_equal(attr_get_u32(tb[TAPDP_DROP_ATTR_PORT_NO]), 3);
+	assert_int_equal(attr_get_u32(tb[TAPDP_DROP_ATTR_REASON]), 0x3000a);
+	assert_string_equal(attr_data(tb[TAPDP_DROP_ATTR_REASON_NAME]),
+			    "OVS_DROP_CONNTRACK");
+	assert_int_equal(attr_len(tb[TAPDP_DROP_ATTR_UFID]), 16);
+	assert_memory_equal(attr_data(tb[TAPDP_DROP_ATTR_UFID]), ufid, 16);
+	assert_int_equal(attr_get_u32(tb[TAPDP_DROP_ATTR_PACKET_LEN]), 300);
+	/* The first bytes only. */
+	assert_int_equal(attr_len(tb[TAPDP_DROP_ATTR_PACKET]),
+			 TAPDP_DROP_EVENT_SNAPLEN);
+	assert_memory_equal(attr_data(tb[TAPDP_DROP_ATTR_PACKET]), pkt,
+			    TAPDP_DROP_EVENT_SNAPLEN);
+	/* No flow, a short packet: no UFID, the whole packet. */
+	ev.ufid = NULL;
+	ev.len = 20;
+	msgbuf_init(&mb, mem, sizeof(mem));
+	assert_int_equal(drop_family_event(&mb, &ev), 0);
+	drop_msg_parse((const void *)mb.buf, TAPDP_DROP_CMD_EVENT, tb);
+	assert_null(tb[TAPDP_DROP_ATTR_UFID]);
+	assert_int_equal(attr_len(tb[TAPDP_DROP_ATTR_PACKET]), 20);
+	/* No room: nothing left behind. */
+	msgbuf_init(&mb, mem, 64);
+	assert_int_equal(drop_family_event(&mb, &ev), -EMSGSIZE);
+	assert_int_equal(mb.len, 0);
+}
+
+/* tapdp_drop: anyone dumps the counts (per datapath, then per port: the
+ * one a packet came in by); only CAP_NET_ADMIN joins the events, which a
+ * member gets for each drop, before the ACK of the request that caused
+ * it. */
+static void
+test_drop_family(void **state)
+{
+	struct fx *f = *state;
+	struct fx *user = fx_new(net, NETLINK_GENERIC, false);
+	struct fx *admin2 = fx_new(net, NETLINK_GENERIC, true);
+	int ifindex = dp_new(f, "tdp0");
+	const struct nlattr *tb[TAPDP_DROP_ATTR_MAX + 1];
+	uint8_t frame[FAKE_FRAME_LEN];
+	struct drop_dump d = { 0 };
+	static struct attrs acts;
+	ssize_t n;
+
+	assert_int_equal(fake_device_add("tdp-nd"), 0);
+	assert_int_equal(vport_new(f, ifindex, "tdp-nd",
+				   OVS_VPORT_TYPE_NETDEV, 1), 0);
+	attrs_init(&acts);
+	msgbuf_put_u32(&acts.mb, TAPDP_ACTION_ATTR_DROP, 0);
+	for (int i = 0; i < 3; i++) {
+		execute_req(f, ifindex, &acts);
+		assert_int_equal(transact(f, 0), 0);
+	}
+	req_start(user, FAMILY_ID_DROP, NLM_F_DUMP, TAPDP_DROP_CMD_GET, 0);
+	req_end(user);
+	assert_true(dump_all(user, on_drop_msg, &d) >= 1);
+	assert_int_equal(d.n_dp, 1);
+	assert_int_equal(d.n_port, 2);		/* local and 1 */
+	assert_int_equal(d.dp_explicit, 3);
+	assert_int_equal(d.port1_explicit, 3);
+	assert_int_equal(d.local_counts_len, 0);
+
+	/* The events. */
+	assert_int_equal(genl_join_check(user->sk, GROUP_DROP), -EPERM);
+	assert_int_equal(genl_join_check(f->sk, GROUP_DROP), 0);
+	assert_int_equal(genl_join_check(user->sk, GROUP_DATAPATH), 0);
+	assert_false(nlsock_has_listeners(GROUP_DROP));
+	assert_int_equal(nlsock_setsockopt(f->sk, SOL_NETLINK,
+					   NETLINK_ADD_MEMBERSHIP, GROUP_DROP),
+			 0);
+	assert_true(nlsock_has_listeners(GROUP_DROP));
+	attrs_init(&acts);
+	msgbuf_put_u32(&acts.mb, TAPDP_ACTION_ATTR_DROP, 42);
+	execute_req(f, ifindex, &acts);
+	send_req(f);
+	n = recv_rep(f);
+	assert_true(n > 0);
+	drop_msg_parse((const void *)f->rep, TAPDP_DROP_CMD_EVENT, tb);
+	assert_int_equal(attr_get_u32(tb[TAPDP_DROP_ATTR_DP_IFINDEX]),
+			 ifindex);
+	assert_int_equal(attr_get_u32(tb[TAPDP_DROP_ATTR_PORT_NO]), 1);
+	assert_int_equal(attr_get_u32(tb[TAPDP_DROP_ATTR_REASON]),
+			 TAPDP_DROP_OVS_EXPLICIT_WITH_ERROR);
+	assert_null(tb[TAPDP_DROP_ATTR_UFID]);	/* executed: no flow */
+	assert_int_equal(attr_get_u32(tb[TAPDP_DROP_ATTR_PACKET_LEN]),
+			 FAKE_FRAME_LEN);
+	assert_memory_equal(attr_data(tb[TAPDP_DROP_ATTR_PACKET]), frame,
+			    fake_frame(frame));
+	assert_int_equal(rep_error(f, recv_rep(f)), 0);
+	/* One membership however often joined; it goes with the socket. */
+	nlsock_setsockopt(f->sk, SOL_NETLINK, NETLINK_ADD_MEMBERSHIP,
+			  GROUP_DROP);
+	nlsock_setsockopt(f->sk, SOL_NETLINK, NETLINK_DROP_MEMBERSHIP,
+			  GROUP_DROP);
+	assert_false(nlsock_has_listeners(GROUP_DROP));
+	nlsock_setsockopt(admin2->sk, SOL_NETLINK, NETLINK_ADD_MEMBERSHIP,
+			  GROUP_DROP);
+	assert_true(nlsock_has_listeners(GROUP_DROP));
+	fx_free(admin2);
+	assert_false(nlsock_has_listeners(GROUP_DROP));
+	fx_free(user);
+}
+
 /* Every changing command needs CAP_NET_ADMIN; reads do not. */
 static void
 test_changes_need_net_admin(void **state)
@@ -1022,6 +1214,9 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_meter_stats, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_ct_limit, setup, teardown),
+		cmocka_unit_test(test_drop_event),
+		cmocka_unit_test_setup_teardown(test_drop_family, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_changes_need_net_admin,
 						setup, teardown),
 	};
