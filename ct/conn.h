@@ -50,6 +50,9 @@ struct conn {
 	/* Related connections: their master's original tuple (owned by
 	 * committed connections), else NULL. */
 	struct ct_tuple *master;
+	/* Its timeout policy, held by committed connections; NULL: the
+	 * defaults. */
+	struct ct_timeout *tp;
 	struct ct_tcp tcp;
 	struct rcu_head rcu;
 };

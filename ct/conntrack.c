@@ -17,17 +17,12 @@
 #include "ct/frag.h"
 #include "ct/helper.h"
 #include "ct/nat.h"
+#include "ct/timeout.h"
 #include "packet/headers.h"
 
 #define HT_MIN_BUCKETS	1024
 #define N_ZONES		65536
 #define SWEEP_MS	1000
-
-/* nf_conntrack's default timeouts, seconds. */
-#define TO_UDP		30
-#define TO_UDP_STREAM	120
-#define TO_ICMP		30
-#define TO_GENERIC	600
 
 /* How the packet relates to its connection (the kernel's ctinfo, with the
  * direction kept apart). */
@@ -48,6 +43,7 @@ struct conntrack {
 
 	struct expect_table expects;	/* the helpers' */
 	struct nat_table nat;		/* what NAT asks of ht */
+	struct ct_timeout_table timeouts;
 
 	pthread_t sweeper;
 	pthread_mutex_t lock;		/* guards stop */
@@ -145,6 +141,7 @@ conn_free_rcu(struct rcu_head *h)
 	struct conn *c = caa_container_of(h, struct conn, rcu);
 
 	pthread_spin_destroy(&c->lock);
+	ct_timeout_put(c->tp);
 	free(c->master);
 	free(c);
 }
@@ -240,7 +237,7 @@ proto_packet(struct conn *c, int dir, const uint8_t *l3,
 				c->tcp.peer[1].flags |= CT_TCP_F_LIBERAL;
 			}
 		}
-		to = ct_tcp_timeout(&c->tcp);
+		to = ct_tcp_timeout(&c->tcp, c->tp);
 		pthread_spin_unlock(&c->lock);
 		if (v == CT_TCP_REOPEN) {
 			*reopen = true;
@@ -255,28 +252,34 @@ proto_packet(struct conn *c, int dir, const uint8_t *l3,
 	case IPPROTO_UDP:
 	case IPPROTO_UDPLITE:
 		if (status_of(c) & CT_S_SEEN_REPLY) {
-			to = TO_UDP_STREAM;
+			to = ct_timeout_value(c->tp, t->proto,
+					      CTA_TIMEOUT_UDP_REPLIED);
 			if (dir == CT_DIR_ORIG)
 				status_set(c, CT_S_ASSURED);
 		} else {
-			to = TO_UDP;
+			to = ct_timeout_value(c->tp, t->proto,
+					      CTA_TIMEOUT_UDP_UNREPLIED);
 		}
 		break;
 	case IPPROTO_ICMP:
 	case IPPROTO_ICMPV6:
-		to = TO_ICMP;
+		to = ct_timeout_value(c->tp, t->proto,
+				      CTA_TIMEOUT_ICMP_TIMEOUT);
 		break;
 	default:
-		to = TO_GENERIC;
+		to = ct_timeout_value(c->tp, t->proto,
+				      CTA_TIMEOUT_GENERIC_TIMEOUT);
 		break;
 	}
 	__atomic_store_n(&c->expires, now + to * 1000ull, __ATOMIC_RELAXED);
 	return true;
 }
 
-/* A connection that would start with this packet, in tr->tmp. */
+/* A connection that would start with this packet, in tr->tmp, with the
+ * timeout policy the action names (nf_ct_set_timeout). */
 static bool
-conn_new(struct conntrack *ct, struct track *tr, const uint8_t *l3)
+conn_new(struct conntrack *ct, struct track *tr, const uint8_t *l3,
+	 const struct ct_action *a)
 {
 	struct conn *c = &tr->tmp;
 	const struct ct_tuple *t = &tr->p.tuple;
@@ -293,6 +296,9 @@ conn_new(struct conntrack *ct, struct track *tr, const uint8_t *l3)
 		memcpy(c->labels, e.labels, 16);
 	}
 	c->tuple[CT_DIR_ORIG] = *t;
+	if (a->timeout[0])
+		c->tp = ct_timeout_find(&ct->timeouts, a->timeout, t->family,
+					t->proto);
 	if (!ct_tuple_invert(t, &c->tuple[CT_DIR_REPLY]))
 		return false;
 	if (t->proto == ct_icmp_proto(t->family) && !icmp_valid_new(t))
@@ -320,7 +326,7 @@ info_of(const struct conn *c, int dir)
 /* nf_conntrack_in(): finds or starts the packet's connection. */
 static void
 track_packet(struct conntrack *ct, struct track *tr, const uint8_t *l3,
-	     uint32_t len)
+	     const struct ct_action *a)
 {
 	struct ct_tuple inv;
 	bool reopen = false;
@@ -353,7 +359,7 @@ track_packet(struct conntrack *ct, struct track *tr, const uint8_t *l3,
 			goto invalid;
 		conn_delete(ct, c);
 	}
-	if (conn_new(ct, tr, l3)) {
+	if (conn_new(ct, tr, l3, a)) {
 		tr->c = &tr->tmp;
 		tr->dir = CT_DIR_ORIG;
 		tr->info = tr->tmp.master ? INFO_REL : INFO_NEW;
@@ -572,6 +578,8 @@ confirm(struct conntrack *ct, struct track *tr, int *err)
 		*c->master = tr->master;
 	}
 	pthread_spin_init(&c->lock, PTHREAD_PROCESS_PRIVATE);
+	if (c->tp)
+		ct_timeout_hold(c->tp);
 	c->status |= CT_S_CONFIRMED;
 	c->id = __atomic_add_fetch(&ct->next_id, 1, __ATOMIC_RELAXED);
 	for (int d = 0; d < 2; d++) {
@@ -587,6 +595,7 @@ confirm(struct conntrack *ct, struct track *tr, int *err)
 							   lfht);
 
 		pthread_spin_destroy(&c->lock);
+		ct_timeout_put(c->tp);
 		free(c->master);
 		free(c);
 		tr->dir = other->dir;
@@ -672,7 +681,7 @@ find_existing(struct conntrack *ct, struct track *tr,
 /* The ct action on a parsed packet; 0 or a negative errno. */
 static int
 execute(struct conntrack *ct, struct track *tr, struct flow_key *key,
-	const struct ct_action *a, uint8_t *l3, uint32_t len, bool partial)
+	const struct ct_action *a, uint8_t *l3, bool partial)
 {
 	/* Tracked in this zone before (recirculated): no second pass
 	 * through the state machine. */
@@ -689,7 +698,7 @@ execute(struct conntrack *ct, struct track *tr, struct flow_key *key,
 		tr->c = NULL;
 	}
 	if (!(executed && tr->c)) {
-		track_packet(ct, tr, l3, len);
+		track_packet(ct, tr, l3, a);
 		key->ct_state = 0;
 		update_key(key, tr, a->zone);
 	}
@@ -754,7 +763,7 @@ conntrack_execute(struct conntrack *ct, struct packet *pkt,
 	l3 = pkt->data + l3off;
 	len = pkt->len - l3off;
 	tr.res = ct_packet_parse(l3, len, a->family, a->zone, csum_ok, &tr.p);
-	err = execute(ct, &tr, key, a, l3, len, partial);
+	err = execute(ct, &tr, key, a, l3, partial);
 	if (tr.tmp_live)
 		pthread_spin_destroy(&tr.tmp.lock);
 	return err;
@@ -948,6 +957,12 @@ conntrack_delete(struct conntrack *ct, const struct ct_tuple *t, uint32_t id)
 	return err;
 }
 
+struct ct_timeout_table *
+conntrack_timeouts(struct conntrack *ct)
+{
+	return &ct->timeouts;
+}
+
 void
 conntrack_get_stats(struct conntrack *ct, struct conntrack_stats *s)
 {
@@ -1023,6 +1038,7 @@ conntrack_create(uint32_t max_conns)
 		goto fail;
 	pthread_mutex_init(&ct->lock, NULL);
 	expect_table_init(&ct->expects);
+	ct_timeout_table_init(&ct->timeouts);
 	ct->nat.taken = tuple_taken;
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
@@ -1056,6 +1072,7 @@ conntrack_destroy(struct conntrack *ct)
 	pthread_mutex_unlock(&ct->lock);
 	pthread_join(ct->sweeper, NULL);
 	conntrack_flush(ct, -1, 0);
+	ct_timeout_table_destroy(&ct->timeouts);
 	rcu_barrier();
 	cds_lfht_destroy(ct->ht, NULL);
 	pthread_cond_destroy(&ct->cond);

@@ -8,7 +8,8 @@
  * of the tuple, so they never meet. Packets look connections up without
  * locks; a connection's TCP state is updated under its own lock; inserts
  * are lock-free (add-unique), and a sweeper thread expires connections
- * past their timeout (nf_conntrack's defaults).
+ * past their timeout (nf_conntrack's defaults, or the timeout policy the
+ * ct action that created them names).
  *
  * Thread-safety: conntrack_execute() runs on any packet thread inside an
  * RCU read-side section (rcu_read_lock, thread registered); the rest may be
@@ -90,6 +91,9 @@ int conntrack_get(struct conntrack *ct, const struct ct_tuple *t,
 /* Deletes it; with id != 0, only if that is its id. -ENOENT otherwise. */
 int conntrack_delete(struct conntrack *ct, const struct ct_tuple *t,
 		     uint32_t id);
+
+/* The tracker's timeout policies (ct/timeout.h), which ct actions name. */
+struct ct_timeout_table *conntrack_timeouts(struct conntrack *ct);
 
 struct conntrack_stats {
 	uint64_t n_conns;		/* in the table now */

@@ -12,6 +12,7 @@
 #include "common/unaligned.h"
 #include "ct/action-netlink.h"
 #include "ct/conntrack.h"
+#include "datapath/cttimeout.h"
 #include "datapath/datapath.h"
 #include "netlink/genl.h"
 #include "netlink/nlsock.h"
@@ -364,6 +365,8 @@ ctnetlink_msg(struct nlsock *sk, const struct nlmsghdr *nlh,
 	/* Netfilter is CAP_NET_ADMIN's, reads included. */
 	if (!nlsock_creds(sk)->net_admin)
 		return -EPERM;
+	if (NFNL_SUBSYS_ID(nlh->nlmsg_type) == NFNL_SUBSYS_CTNETLINK_TIMEOUT)
+		return cttimeout_msg(sk, nlh, ack);
 	if (NFNL_SUBSYS_ID(nlh->nlmsg_type) != NFNL_SUBSYS_CTNETLINK ||
 	    nlh->nlmsg_len < NLMSG_LENGTH(sizeof(*nf)))
 		return -EINVAL;

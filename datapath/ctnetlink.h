@@ -14,7 +14,8 @@
 
 struct nlsock;
 
-/* Processes one datagram from a NETLINK_NETFILTER socket. */
+/* Processes one datagram from a NETLINK_NETFILTER socket: its conntrack
+ * messages here, its timeout-policy ones in datapath/cttimeout.c. */
 void ctnetlink_rcv(struct nlsock *sk, const void *buf, size_t len);
 
 #endif
