@@ -1,0 +1,90 @@
+#!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
+# ovs-vswitchd's zone timeout policies and ctnetlink's events on tapdp:
+# add-zone-tp makes ovs-vswitchd create cttimeout policies in the daemon and
+# name them in zone 5's ct actions, so that UDP connections of the zone
+# live as long as the policy says (unreplied and replied), as
+# dump-conntrack shows, and expire then; del-zone-tp returns new
+# connections to nf_conntrack's defaults. `conntrack -E` (through
+# tapdp-run) sees the connections' NEW, UPDATE and DESTROY events.
+. "$(dirname "$0")/../lib.sh"
+
+HOSTS="tpa$$ tpb$$"
+ovs_env
+OFCTL="ovs-ofctl -O OpenFlow13"
+PEER="/usr/bin/python3 $TOP/tests/integration/peer.py"
+trap ovs_cleanup EXIT
+
+tapdp_ns_up
+check "daemon starts" tapdpd_start
+check "ovsdb-server starts" ovsdb_start
+check "ovs-vswitchd starts" vswitchd_start
+$VSCTL add-br br0
+set -- $HOSTS
+A=$1 B=$2
+host_add "$A" k1 10.9.0.1/24
+host_add "$B" k2 10.9.0.2/24
+$VSCTL add-port br0 k1 -- set interface k1 ofport_request=1
+$VSCTL add-port br0 k2 -- set interface k2 ofport_request=2
+check "ovs-ofctl add-flows: zone 5" $OFCTL add-flows br0 - <<'OF'
+priority=1,actions=drop
+priority=10,arp,actions=NORMAL
+priority=100,in_port=1,ip,actions=ct(zone=5,table=1)
+priority=100,in_port=2,ip,actions=ct(zone=5,table=1)
+table=1,in_port=2,ip,ct_state=+trk+est,actions=1
+table=1,in_port=1,ip,ct_state=+trk+new,actions=ct(commit,zone=5),2
+table=1,in_port=1,ip,ct_state=+trk+est,actions=2
+OF
+check_out "the datapath's timeout policy probe passes" \
+	"^Conntrack timeout policy: Yes$" appctl dpif/show-dp-features br0
+
+# oneway PORT: a datagram from A to B that nobody answers (B's port
+# unreachable is related, which zone 5 drops).
+oneway() {
+	ip netns exec "$A" /usr/bin/python3 -c \
+		'import socket,sys; socket.socket(2, 2).sendto(b"x", ("10.9.0.2", int(sys.argv[1])))' "$1"
+}
+# conn PORT: the zone 5 connection to PORT as dump-conntrack -s lists it.
+conn() { dpctl dump-conntrack -s zone=5 | grep "dport=$1)"; }
+# timeout_in PORT LO HI: its timeout is within [LO, HI] seconds.
+timeout_in() {
+	local t
+	t=$(conn "$1" | sed -n 's/.*,timeout=\([0-9]*\).*/\1/p')
+	[ -n "$t" ] && [ "$t" -ge "$2" ] && [ "$t" -le "$3" ]
+}
+gone() { ! conn "$1" >/dev/null; }
+
+oneway 7001
+wait_until 5 conn 7001
+check "without a policy: an unreplied UDP connection has 30 s" \
+	timeout_in 7001 25 30
+
+check "a Datapath record for system" $VSCTL -- --id=@m create Datapath \
+	datapath_version=0 -- set Open_vSwitch . datapaths:system=@m
+check "add-zone-tp system zone=5 udp_single=4 udp_multiple=8" \
+	$VSCTL add-zone-tp system zone=5 udp_first=4 udp_single=4 \
+	udp_multiple=8
+# The policy reaches the flows once ovs-vswitchd has revalidated them.
+p=7100
+applied() { p=$((p + 1)); oneway $p; wait_until 2 conn $p && timeout_in $p 1 4; }
+check "zone 5's new unreplied UDP connection has udp_single's 4 s" \
+	wait_until 15 applied
+check "and is gone within 6 s" wait_until 6 gone $p
+serve() {
+	ip netns exec "$B" $PEER serve udp "$1" >"$T/served" 2>&1 &
+	SERVER=$!
+	wait_until 10 listens "$B" udp "$1"
+}
+serve 7201
+check_out "a replied UDP connection through zone 5" \
+	"reply from 10.9.0.2:7201 ok" ip netns exec "$A" $PEER send udp 10.9.0.2 7201
+wait "$SERVER"
+check "it has udp_multiple's 8 s" timeout_in 7201 5 8
+check "and is gone within 10 s" wait_until 10 gone 7201
+check "the other connection kept the default" timeout_in 7001 1 30
+
+check "del-zone-tp system zone=5" $VSCTL del-zone-tp system zone=5
+reverted() { p=$((p + 1)); oneway $p; wait_until 2 conn $p && timeout_in $p 25 30; }
+check "new connections have the defaults again" wait_until 15 reverted
+check_vswitchd_log
+finish
