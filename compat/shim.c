@@ -439,6 +439,8 @@ check_nl_addr(const struct sockaddr *addr, socklen_t len)
 	return 0;
 }
 
+static int bind_groups(struct emu *e, uint32_t groups);
+
 EXPORT int
 bind(int fd, const struct sockaddr *addr, socklen_t len)
 {
@@ -457,6 +459,12 @@ bind(int fd, const struct sockaddr *addr, socklen_t len)
 	if (emu_simple(e, TAPDP_OP_BIND, (int32_t)nl->nl_pid, 0, 0, &rep))
 		return fail(-rep.err);
 	e->portid = rep.val[0];
+	/* libnfnetlink subscribes to conntrack's events here. */
+	if (e->protocol == NETLINK_NETFILTER) {
+		err = bind_groups(e, nl->nl_groups);
+		if (err)
+			return fail(-err);
+	}
 	return 0;
 }
 
@@ -532,9 +540,15 @@ for_daemon(const struct emu *e, const struct nlmsghdr *nlh)
 		nlh->nlmsg_type <= TAPDP_FAMILY_ID_LAST);
 }
 
+/* The daemon's multicast groups: its families' on a generic netlink
+ * socket, conntrack's events on a netfilter one. */
 static bool
-for_daemon_group(int group)
+for_daemon_group(const struct emu *e, int group)
 {
+	if (e->protocol == NETLINK_NETFILTER)
+		return group == NFNLGRP_CONNTRACK_NEW ||
+		       group == NFNLGRP_CONNTRACK_UPDATE ||
+		       group == NFNLGRP_CONNTRACK_DESTROY;
 	return group >= TAPDP_GROUP_FIRST &&
 	       group < TAPDP_GROUP_FIRST + TAPDP_GROUP_COUNT;
 }
@@ -576,6 +590,40 @@ kernel_open(struct emu *e)
 	}
 	e->kportid = sa.nl_pid;
 	return 0;
+}
+
+/* bind()'s nl_groups, which are the first 32 groups the socket is in
+ * afterwards: the daemon's joined or left there, the others on the kernel
+ * socket (opened only when it has some). */
+static int
+bind_groups(struct emu *e, uint32_t groups)
+{
+	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
+	struct tapdp_rep rep;
+	int err = 0;
+
+	for (int g = 1; g <= 32; g++) {
+		uint32_t bit = 1u << (g - 1);
+
+		if (!for_daemon_group(e, g)) {
+			sa.nl_groups |= groups & bit;
+			continue;
+		}
+		if (emu_simple(e, TAPDP_OP_SETSOCKOPT, SOL_NETLINK,
+			       groups & bit ? NETLINK_ADD_MEMBERSHIP
+					    : NETLINK_DROP_MEMBERSHIP,
+			       g, &rep))
+			return rep.err;
+	}
+	pthread_mutex_lock(&e->lock);
+	if (sa.nl_groups || e->kfd >= 0)
+		err = kernel_open(e);
+	sa.nl_pid = e->kportid;
+	if (!err && e->kfd >= 0 &&
+	    real_bind(e->kfd, (struct sockaddr *)&sa, sizeof(sa)) < 0)
+		err = -errno;
+	pthread_mutex_unlock(&e->lock);
+	return err;
 }
 
 /* Copies what the kernel socket holds into the data socket, addressed to
@@ -840,7 +888,7 @@ setsockopt(int fd, int level, int name, const void *val, socklen_t len)
 		return fail(err);
 	/* The kernel's own groups are joined on the kernel socket. */
 	if ((name == NETLINK_ADD_MEMBERSHIP ||
-	     name == NETLINK_DROP_MEMBERSHIP) && v && !for_daemon_group(v)) {
+	     name == NETLINK_DROP_MEMBERSHIP) && v && !for_daemon_group(e, v)) {
 		pthread_mutex_lock(&e->lock);
 		err = kernel_open(e);
 		if (!err && real_setsockopt(e->kfd, level, name, val, len) < 0)

@@ -54,6 +54,10 @@ struct conn {
 	 * defaults. */
 	struct ct_timeout *tp;
 	struct ct_tcp tcp;
+	/* ctnetlink's events (1 << IPCT_*): those waiting to be delivered
+	 * (atomic), and those that are (the ct action's eventmask). */
+	uint32_t events;
+	uint16_t ctmask;
 	struct rcu_head rcu;
 };
 

@@ -74,6 +74,24 @@ struct conntrack_entry {
 	struct ct_tuple master;		/* its master's original tuple */
 };
 
+/* ctnetlink's events, as nf_conntrack reports them: a connection's
+ * events (1 << IPCT_*: NEW or RELATED when committed, REPLY, ASSURED,
+ * PROTOINFO (a TCP state), MARK, LABEL) noted while a ct action runs are
+ * delivered together when it ends; DESTROY when the connection goes
+ * (expired, deleted, flushed). Only those a connection's eventmask lets
+ * through (every one without an eventmask). listening says whether
+ * anybody would receive the events; deliver gets them with the entry as
+ * they leave it. Both are called from any thread. */
+struct conntrack_events {
+	bool (*listening)(uint32_t events, void *arg);
+	void (*deliver)(const struct conntrack_entry *e, uint32_t events,
+			void *arg);
+	void *arg;
+};
+/* Before any packet (NULL: none). */
+void conntrack_set_events(struct conntrack *ct,
+			  const struct conntrack_events *ev);
+
 /* Calls visit for each connection (of zone, or all when zone < 0) until
  * it returns nonzero, which is then returned. */
 int conntrack_dump(struct conntrack *ct, int zone,

@@ -36,7 +36,7 @@ struct nlsock {
 	uint32_t portid;
 	bool bound;
 	unsigned flags;
-	uint64_t groups;	/* bit i: group NLSOCK_GROUP_BASE + i */
+	uint64_t groups;	/* the daemon's groups joined: see group_bit() */
 	size_t rcvbuf;
 	size_t max_recv;
 	void *dump;
@@ -235,9 +235,15 @@ flag_of(int name)
 	}
 }
 
+/* The bit of sk->groups for group on a socket of protocol: generic
+ * netlink's are the ids the daemon hands out, the other protocols' their
+ * own numbers; -1 for a group the daemon never sends to. */
 static int
-group_bit(uint32_t group)
+group_bit(int protocol, uint32_t group)
 {
+	if (protocol != NETLINK_GENERIC)
+		return group >= 1 && group <= NLSOCK_MAX_GROUPS ? (int)group - 1
+								: -1;
 	if (group < NLSOCK_GROUP_BASE ||
 	    group >= NLSOCK_GROUP_BASE + NLSOCK_MAX_GROUPS)
 		return -1;
@@ -275,7 +281,7 @@ nlsock_setsockopt(struct nlsock *sk, int level, int name, int value)
 		if (value == 0)
 			return -EINVAL;
 		/* Groups that are not ours have no sender here. */
-		bit = group_bit(value);
+		bit = group_bit(sk->protocol, value);
 		if (bit < 0)
 			return 0;
 		pthread_rwlock_wrlock(&reg_lock);
@@ -395,10 +401,10 @@ nlsock_unicast_portid(int protocol, uint32_t portid, const void *buf,
 }
 
 void
-nlsock_multicast(uint32_t group, const void *buf, size_t len,
+nlsock_multicast(int protocol, uint32_t group, const void *buf, size_t len,
 		 uint32_t exclude_portid)
 {
-	int bit = group_bit(group);
+	int bit = group_bit(protocol, group);
 
 	if (bit < 0)
 		return;
@@ -406,7 +412,7 @@ nlsock_multicast(uint32_t group, const void *buf, size_t len,
 	for (guint i = 0; i < all_socks->len; i++) {
 		struct nlsock *sk = g_ptr_array_index(all_socks, i);
 
-		if (!(sk->groups & (1ULL << bit)))
+		if (sk->protocol != protocol || !(sk->groups & (1ULL << bit)))
 			continue;
 		if (exclude_portid && sk->bound && sk->portid == exclude_portid)
 			continue;
@@ -416,9 +422,9 @@ nlsock_multicast(uint32_t group, const void *buf, size_t len,
 }
 
 bool
-nlsock_has_listeners(uint32_t group)
+nlsock_has_listeners(int protocol, uint32_t group)
 {
-	int bit = group_bit(group);
+	int bit = group_bit(protocol, group);
 	bool found = false;
 
 	if (bit < 0)
@@ -427,7 +433,8 @@ nlsock_has_listeners(uint32_t group)
 	for (guint i = 0; i < all_socks->len && !found; i++) {
 		struct nlsock *sk = g_ptr_array_index(all_socks, i);
 
-		found = sk->groups & (1ULL << bit);
+		found = sk->protocol == protocol &&
+			(sk->groups & (1ULL << bit));
 	}
 	pthread_rwlock_unlock(&reg_lock);
 	return found;

@@ -53,6 +53,11 @@ timeout_in() {
 	[ -n "$t" ] && [ "$t" -ge "$2" ] && [ "$t" -le "$3" ]
 }
 gone() { ! conn "$1" >/dev/null; }
+serve() {
+	ip netns exec "$B" $PEER serve udp "$1" >"$T/served" 2>&1 &
+	SERVER=$!
+	wait_until 10 listens "$B" udp "$1"
+}
 
 oneway 7001
 wait_until 5 conn 7001
@@ -70,11 +75,6 @@ applied() { p=$((p + 1)); oneway $p; wait_until 2 conn $p && timeout_in $p 1 4; 
 check "zone 5's new unreplied UDP connection has udp_single's 4 s" \
 	wait_until 15 applied
 check "and is gone within 6 s" wait_until 6 gone $p
-serve() {
-	ip netns exec "$B" $PEER serve udp "$1" >"$T/served" 2>&1 &
-	SERVER=$!
-	wait_until 10 listens "$B" udp "$1"
-}
 serve 7201
 check_out "a replied UDP connection through zone 5" \
 	"reply from 10.9.0.2:7201 ok" ip netns exec "$A" $PEER send udp 10.9.0.2 7201
@@ -86,5 +86,44 @@ check "the other connection kept the default" timeout_in 7001 1 30
 check "del-zone-tp system zone=5" $VSCTL del-zone-tp system zone=5
 reverted() { p=$((p + 1)); oneway $p; wait_until 2 conn $p && timeout_in $p 25 30; }
 check "new connections have the defaults again" wait_until 15 reverted
+
+# Events: conntrack -E on a preloaded netfilter socket. ovs-vswitchd's
+# commits carry its eventmask (NEW, RELATED, DESTROY, MARK, LABEL): a
+# reply makes no UPDATE, a mark set on the second datagram does.
+$OFCTL del-flows br0
+check "ovs-ofctl add-flows: zone 6 sets a mark once established" \
+	$OFCTL add-flows br0 - <<'OF'
+priority=10,arp,actions=NORMAL
+priority=100,in_port=1,ip,actions=ct(zone=6,table=1)
+priority=100,in_port=2,ip,actions=ct(zone=6,table=1)
+table=1,in_port=2,ip,ct_state=+trk+est,actions=1
+table=1,in_port=1,ip,ct_state=+trk+new,actions=ct(commit,zone=6),2
+table=1,in_port=1,ip,ct_state=+trk+est,actions=ct(commit,zone=6,exec(set_field:42->ct_mark)),2
+OF
+in_ns "$BUILD/tapdp-run" -- conntrack -E >"$T/events" 2>&1 &
+LISTENER=$!
+# Until the listener has joined: connections nobody answers.
+p=7500
+heard() { p=$((p + 1)); oneway $p; wait_until 1 grep -q "dport=$p " "$T/events"; }
+check "conntrack -E hears a NEW event" wait_until 15 heard
+check_out "NEW: the kernel's form (tuples, UNREPLIED, zone)" \
+	"^ *\[NEW\] udp +17 30 src=10.9.0.1 dst=10.9.0.2 sport=[0-9]+ dport=$p \[UNREPLIED\] src=10.9.0.2 dst=10.9.0.1 sport=$p dport=[0-9]+ zone=6\$" \
+	grep "dport=$p " "$T/events"
+for i in 1 2; do
+	serve 7601
+	check_out "datagram $i of a replied connection" \
+		"reply from 10.9.0.2:7601 ok" \
+		ip netns exec "$A" $PEER send udp 10.9.0.2 7601 40001
+	wait "$SERVER"
+done
+marked() { grep -q "UPDATE.*dport=7601 .*mark=42" "$T/events"; }
+check "UPDATE: the mark set on the second datagram" wait_until 5 marked
+check_out "only that UPDATE: the reply and assurance are masked out" \
+	"^1\$" sh -c "grep 'UPDATE.*sport=40001 dport=7601 ' $T/events | wc -l"
+check "flush-conntrack zone=6" dpctl flush-conntrack zone=6
+destroyed() { grep -q "DESTROY.*sport=40001 dport=7601 .*mark=42" "$T/events"; }
+check "DESTROY when flushed" wait_until 5 destroyed
+kill "$LISTENER"
+sed 's/^/    /' "$T/events" | tail -8
 check_vswitchd_log
 finish
