@@ -26,6 +26,7 @@
 #include "common/unaligned.h"
 #include "datapath/families.h"
 #include "netlink/genl.h"
+#include "netlink/nlsock.h"
 #include "tests/unit/builders.h"
 #include "tests/unit/fake-port.h"
 #include "tests/unit/nl-test.h"
@@ -86,11 +87,11 @@ teardown(void **state)
 	return 0;
 }
 
-/* Runs ct(commit, zone, mark, timeout=tp) on a UDP packet from sport (tp
- * NULL: no timeout policy). */
+/* Runs ct(commit, zone, mark, timeout=tp, eventmask) on a UDP packet from
+ * sport (tp NULL: no timeout policy; eventmask < 0: none). */
 static void
-commit_tp(struct fixture *fx, uint16_t sport, uint16_t zone, uint32_t mark,
-	  const char *tp)
+commit_with(struct fixture *fx, uint16_t sport, uint16_t zone, uint32_t mark,
+	    const char *tp, int64_t eventmask)
 {
 	uint32_t mark_mask[2] = { mark, 0xffffffff };
 	struct nlattr *key, *acts, *ct;
@@ -124,6 +125,8 @@ commit_tp(struct fixture *fx, uint16_t sport, uint16_t zone, uint32_t mark,
 			   mark_mask);
 	if (tp)
 		msgbuf_put_string(&f->req, OVS_CT_ATTR_TIMEOUT, tp);
+	if (eventmask >= 0)
+		msgbuf_put_u32(&f->req, OVS_CT_ATTR_EVENTMASK, eventmask);
 	msgbuf_nest_end(&f->req, ct);
 	msgbuf_nest_end(&f->req, acts);
 	assert_int_equal(ask(f), 0);
@@ -132,7 +135,7 @@ commit_tp(struct fixture *fx, uint16_t sport, uint16_t zone, uint32_t mark,
 static void
 commit(struct fixture *fx, uint16_t sport, uint16_t zone, uint32_t mark)
 {
-	commit_tp(fx, sport, zone, mark, NULL);
+	commit_with(fx, sport, zone, mark, NULL, -1);
 }
 
 /* A ctnetlink request of msg for family, with its nfgenmsg. */
@@ -191,8 +194,9 @@ parse_tuple(const struct nlattr *t, uint32_t *src, uint32_t *dst,
 	*dport = get_be16(attr_data(nested(pr, CTA_PROTO_DST_PORT)));
 }
 
+/* A connection's message of type msg (IPCTNL_MSG_CT_*). */
 static void
-parse_conn(const struct nlmsghdr *m, struct conn *c)
+parse_msg(const struct nlmsghdr *m, uint8_t msg, struct conn *c)
 {
 	size_t off = NLMSG_LENGTH(NLMSG_ALIGN(sizeof(struct nfgenmsg)));
 	const struct nfgenmsg *nf = NLMSG_DATA(m);
@@ -203,7 +207,7 @@ parse_conn(const struct nlmsghdr *m, struct conn *c)
 	uint16_t dport;
 	uint8_t proto;
 
-	assert_int_equal(m->nlmsg_type, CT_TYPE(IPCTNL_MSG_CT_NEW));
+	assert_int_equal(m->nlmsg_type, CT_TYPE(msg));
 	assert_int_equal(nf->nfgen_family, AF_INET);
 	parse_tuple(attrs_find(p, rem, CTA_TUPLE_ORIG), &c->src, &c->dst,
 		    &c->sport, &c->dport, &c->proto);
@@ -224,6 +228,12 @@ parse_conn(const struct nlmsghdr *m, struct conn *c)
 	a = attrs_find(p, rem, CTA_TIMEOUT);
 	assert_non_null(a);
 	c->timeout = get_be32(attr_data(a));
+}
+
+static void
+parse_conn(const struct nlmsghdr *m, struct conn *c)
+{
+	parse_msg(m, IPCTNL_MSG_CT_NEW, c);
 }
 
 /* conns[0].sport: how many; then each connection. */
@@ -552,8 +562,8 @@ test_timeout_policies(void **state)
 
 	/* A connection committed with the policy: its timeout, the
 	 * policy's use. */
-	commit_tp(fx, 1000, 5, 0, "ovs_tp_1_udp4");
-	commit_tp(fx, 1001, 5, 0, "ovs_tp_2_udp4");
+	commit_with(fx, 1000, 5, 0, "ovs_tp_1_udp4", -1);
+	commit_with(fx, 1001, 5, 0, "ovs_tp_2_udp4", -1);
 	dump(fx, AF_INET, -1, conns);
 	assert_int_equal(conns[0].sport, 2);
 	assert_true(find(conns, 1000)->timeout <= 5);
@@ -589,6 +599,104 @@ test_timeout_policies(void **state)
 	assert_int_equal(tps[0].use, 0);
 }
 
+/* A listener in the conntrack groups given. */
+static struct fx *
+listener(struct fixture *fx, bool new, bool update, bool destroy)
+{
+	struct fx *l = fx_new(fx->net, NETLINK_NETFILTER, true);
+
+	if (new)
+		assert_int_equal(nlsock_setsockopt(l->sk, SOL_NETLINK,
+						   NETLINK_ADD_MEMBERSHIP,
+						   NFNLGRP_CONNTRACK_NEW), 0);
+	if (update)
+		assert_int_equal(nlsock_setsockopt(l->sk, SOL_NETLINK,
+						   NETLINK_ADD_MEMBERSHIP,
+						   NFNLGRP_CONNTRACK_UPDATE), 0);
+	if (destroy)
+		assert_int_equal(nlsock_setsockopt(l->sk, SOL_NETLINK,
+						   NETLINK_ADD_MEMBERSHIP,
+						   NFNLGRP_CONNTRACK_DESTROY), 0);
+	return l;
+}
+
+/* The next event l got: of type msg with flags, from the kernel (portid
+ * and sequence 0). */
+static void
+event(struct fx *l, uint8_t msg, uint16_t flags, struct conn *c)
+{
+	const struct nlmsghdr *m = (const void *)l->rep;
+	ssize_t n = recv_rep(l);
+
+	assert_true(n > 0);
+	assert_int_equal(m->nlmsg_len, n);
+	assert_int_equal(m->nlmsg_flags, flags);
+	assert_int_equal(m->nlmsg_pid, 0);
+	assert_int_equal(m->nlmsg_seq, 0);
+	parse_msg(m, msg, c);
+}
+
+/* Events: NEW when committed, UPDATE for a new mark, DESTROY when deleted,
+ * each to its group; an eventmask lets through only what it names. */
+static void
+test_events(void **state)
+{
+	struct fixture *fx = *state;
+	struct fx *all = listener(fx, true, true, true);
+	struct fx *update = listener(fx, false, true, false);
+	struct fx *f = fx->nf;
+	struct conn c;
+
+	commit(fx, 1000, 5, 7);
+	event(all, IPCTNL_MSG_CT_NEW, NLM_F_CREATE | NLM_F_EXCL, &c);
+	assert_int_equal(c.sport, 1000);
+	assert_int_equal(c.zone, 5);
+	assert_int_equal(c.mark, 7);
+	assert_true(c.status & IPS_CONFIRMED);
+	assert_int_equal(c.timeout, 30);
+	assert_true(recv_rep(all) < 0);
+	assert_true(recv_rep(update) < 0);
+	/* The same packet again: nothing new. A new mark: an update. */
+	commit(fx, 1000, 5, 7);
+	assert_true(recv_rep(all) < 0);
+	commit(fx, 1000, 5, 8);
+	event(all, IPCTNL_MSG_CT_NEW, 0, &c);
+	assert_int_equal(c.mark, 8);
+	event(update, IPCTNL_MSG_CT_NEW, 0, &c);
+	assert_int_equal(c.sport, 1000);
+	ct_req(f, IPCTNL_MSG_CT_DELETE, NLM_F_ACK, AF_INET, NFNETLINK_V0);
+	put_tuple(&f->req, 1000);
+	msgbuf_put_u16(&f->req, CTA_ZONE, htons(5));
+	assert_int_equal(ask(f), 0);
+	event(all, IPCTNL_MSG_CT_DELETE, 0, &c);
+	assert_int_equal(c.sport, 1000);
+	assert_int_equal(c.timeout, 0);
+	assert_true(recv_rep(update) < 0);
+
+	/* Only NEW and DESTROY through: no update for the mark. */
+	commit_with(fx, 1001, 0, 3, NULL,
+		    1 << IPCT_NEW | 1 << IPCT_DESTROY);
+	event(all, IPCTNL_MSG_CT_NEW, NLM_F_CREATE | NLM_F_EXCL, &c);
+	assert_int_equal(c.zone, -1);
+	commit_with(fx, 1001, 0, 4, NULL,
+		    1 << IPCT_NEW | 1 << IPCT_DESTROY);
+	assert_true(recv_rep(all) < 0);
+	/* A mask without NEW: the commit is silent; a mask is kept until a
+	 * commit gives another. */
+	commit_with(fx, 1002, 0, 3, NULL, 1 << IPCT_MARK);
+	assert_true(recv_rep(all) < 0);
+	commit(fx, 1002, 0, 5);
+	event(all, IPCTNL_MSG_CT_NEW, 0, &c);
+	assert_int_equal(c.sport, 1002);
+	assert_int_equal(c.mark, 5);
+	flush(fx, AF_INET, NFNETLINK_V0, -1);
+	event(all, IPCTNL_MSG_CT_DELETE, 0, &c);
+	assert_int_equal(c.sport, 1001);
+	assert_true(recv_rep(all) < 0);
+	fx_free(all);
+	fx_free(update);
+}
+
 static int
 group_setup(void **state)
 {
@@ -619,6 +727,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_timeout_policies, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_events, setup, teardown),
 	};
 
 	return cmocka_run_group_tests_name("ctnetlink", tests, group_setup,
