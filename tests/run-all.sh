@@ -53,6 +53,7 @@ for b in build build-asan; do
 		 tests/integration/test-flows.sh tests/integration/test-vswitchd.sh \
 		 tests/integration/test-openflow.sh tests/integration/test-churn.sh \
 		 tests/integration/test-bond.sh tests/integration/test-conntrack.sh \
+		 tests/integration/test-ct-policy.sh \
 		 tests/integration/test-hostile.sh \
 		 tests/integration/test-netns.sh tests/integration/test-tunnel.sh \
 		 tests/integration/test-vswitchd-tunnel.sh tests/integration/test-ovn.sh \
