@@ -224,23 +224,22 @@ ct_timeout_del(struct ct_timeout_table *t, const char *name)
 }
 
 int
-ct_timeout_foreach(struct ct_timeout_table *t,
-		   int (*visit)(const struct ct_timeout_info *, void *),
-		   void *arg)
+ct_timeout_at(struct ct_timeout_table *t, size_t i,
+	      struct ct_timeout_info *info)
 {
-	struct ct_timeout_info info;
 	struct ct_timeout *tp;
-	int ret = 0;
+	int err = -ENOENT;
 
 	pthread_mutex_lock(&t->lock);
 	cds_list_for_each_entry(tp, &t->list, node) {
-		fill_info(tp, &info);
-		ret = visit(&info, arg);
-		if (ret)
+		if (!i--) {
+			fill_info(tp, info);
+			err = 0;
 			break;
+		}
 	}
 	pthread_mutex_unlock(&t->lock);
-	return ret;
+	return err;
 }
 
 struct ct_timeout *

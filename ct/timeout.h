@@ -22,6 +22,7 @@
 #include <linux/netfilter/nfnetlink_cttimeout.h>
 #include <pthread.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <urcu/list.h>
 
@@ -70,11 +71,9 @@ int ct_timeout_get(struct ct_timeout_table *t, const char *name,
 /* Deletes policy name (every policy when name is NULL); -ENOENT when
  * there is none. Its connections go back to the defaults. */
 int ct_timeout_del(struct ct_timeout_table *t, const char *name);
-/* Calls visit for each policy, in order, until it returns nonzero, which
- * is then returned. */
-int ct_timeout_foreach(struct ct_timeout_table *t,
-		       int (*visit)(const struct ct_timeout_info *, void *),
-		       void *arg);
+/* The i-th policy in order (dumps walk them so); -ENOENT past the last. */
+int ct_timeout_at(struct ct_timeout_table *t, size_t i,
+		  struct ct_timeout_info *info);
 
 /* The policy name if it is for l3num and l4num, else NULL (the kernel
  * then runs the action without one). Inside an RCU read-side section. */

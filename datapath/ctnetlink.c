@@ -457,11 +457,23 @@ ct_delete(const struct nlattr **a, int family, int version,
 				a[CTA_ID] ? ntohl(attr_get_u32(a[CTA_ID])) : 0);
 }
 
+int
+ctnetlink_parse(const struct nlmsghdr *nlh, const struct attr_policy *policy,
+		int maxtype, const struct nlattr **a, struct extack *ack)
+{
+	const size_t hdr = NLMSG_ALIGN(sizeof(struct nfgenmsg));
+
+	return attr_parse((const char *)NLMSG_DATA(nlh) + hdr,
+			  nlh->nlmsg_len > NLMSG_LENGTH(hdr)
+				  ? nlh->nlmsg_len - NLMSG_LENGTH(hdr)
+				  : 0,
+			  policy, maxtype, a, ack);
+}
+
 static int
 ctnetlink_msg(struct nlsock *sk, const struct nlmsghdr *nlh,
 	      struct extack *ack)
 {
-	const size_t hdr = NLMSG_ALIGN(sizeof(struct nfgenmsg));
 	const struct nlattr *a[CTA_MAX + 1];
 	const struct nfgenmsg *nf;
 	struct conntrack *ct;
@@ -470,22 +482,19 @@ ctnetlink_msg(struct nlsock *sk, const struct nlmsghdr *nlh,
 	/* Netfilter is CAP_NET_ADMIN's, reads included. */
 	if (!nlsock_creds(sk)->net_admin)
 		return -EPERM;
-	if (NFNL_SUBSYS_ID(nlh->nlmsg_type) == NFNL_SUBSYS_CTNETLINK_TIMEOUT)
-		return cttimeout_msg(sk, nlh, ack);
-	if (NFNL_SUBSYS_ID(nlh->nlmsg_type) != NFNL_SUBSYS_CTNETLINK ||
-	    nlh->nlmsg_len < NLMSG_LENGTH(sizeof(*nf)))
+	if (nlh->nlmsg_len < NLMSG_LENGTH(sizeof(*nf)))
 		return -EINVAL;
-	nf = NLMSG_DATA(nlh);
-	err = attr_parse((const char *)nf + hdr,
-			 nlh->nlmsg_len > NLMSG_LENGTH(hdr)
-				 ? nlh->nlmsg_len - NLMSG_LENGTH(hdr)
-				 : 0,
-			 ct_policy, CTA_MAX, a, ack);
-	if (err)
-		return err;
 	ct = dp_net_conntrack(nlsock_net(sk));
 	if (!ct)
 		return -ENOMEM;
+	if (NFNL_SUBSYS_ID(nlh->nlmsg_type) == NFNL_SUBSYS_CTNETLINK_TIMEOUT)
+		return cttimeout_msg(sk, nlh, conntrack_timeouts(ct), ack);
+	if (NFNL_SUBSYS_ID(nlh->nlmsg_type) != NFNL_SUBSYS_CTNETLINK)
+		return -EINVAL;
+	nf = NLMSG_DATA(nlh);
+	err = ctnetlink_parse(nlh, ct_policy, CTA_MAX, a, ack);
+	if (err)
+		return err;
 	switch (NFNL_MSG_TYPE(nlh->nlmsg_type)) {
 	case IPCTNL_MSG_CT_GET:
 	case IPCTNL_MSG_CT_GET_CTRZERO:

@@ -9,9 +9,8 @@
 #include <string.h>
 
 #include "common/unaligned.h"
-#include "ct/conntrack.h"
 #include "ct/timeout.h"
-#include "datapath/datapath.h"
+#include "datapath/ctnetlink.h"
 #include "netlink/genl.h"
 #include "netlink/nlsock.h"
 
@@ -134,38 +133,21 @@ tp_get(struct nlsock *sk, const struct nlmsghdr *nlh, const struct nlattr **a,
 	return 0;
 }
 
-/* A dump: a snapshot of the policies, sent in parts. */
-struct snapshot {
-	struct ct_timeout_info *tp;
-	size_t n, cap, next;
+/* A dump: the policies from the next one on, part after part. */
+struct tp_dump {
+	struct ct_timeout_table *t;
+	size_t next;
 };
-
-static int
-snap_one(const struct ct_timeout_info *tp, void *arg)
-{
-	struct snapshot *s = arg;
-
-	if (s->n == s->cap) {
-		size_t cap = s->cap ? 2 * s->cap : 16;
-		struct ct_timeout_info *p = realloc(s->tp, cap * sizeof(*p));
-
-		if (!p)
-			return -ENOMEM;
-		s->tp = p;
-		s->cap = cap;
-	}
-	s->tp[s->n++] = *tp;
-	return 0;
-}
 
 static int
 tp_dumpit(struct genl_dump *d, struct msgbuf *mb)
 {
-	struct snapshot *s = d->data;
+	struct tp_dump *s = d->data;
+	struct ct_timeout_info info;
 
-	while (s->next < s->n) {
+	while (!ct_timeout_at(s->t, s->next, &info)) {
 		if (put_policy(mb, nlsock_portid(d->sk), d->nlh->nlmsg_seq,
-			       &s->tp[s->next]))
+			       &info))
 			break;
 		s->next++;
 	}
@@ -175,12 +157,7 @@ tp_dumpit(struct genl_dump *d, struct msgbuf *mb)
 static void
 tp_dump_done(struct genl_dump *d)
 {
-	struct snapshot *s = d->data;
-
-	if (s) {
-		free(s->tp);
-		free(s);
-	}
+	free(d->data);
 }
 
 static const struct genl_ops_entry tp_dump_op = {
@@ -193,52 +170,37 @@ static int
 tp_dump_start(struct nlsock *sk, const struct nlmsghdr *nlh,
 	      struct ct_timeout_table *t)
 {
-	struct snapshot *s = calloc(1, sizeof(*s));
+	struct tp_dump *s = calloc(1, sizeof(*s));
 	int err;
 
 	if (!s)
 		return -ENOMEM;
-	err = ct_timeout_foreach(t, snap_one, s);
-	if (!err)
-		err = genl_dump_start(sk, NULL, &tp_dump_op, nlh, s);
-	if (err != GENL_ANSWERED) {
-		free(s->tp);
+	s->t = t;
+	err = genl_dump_start(sk, NULL, &tp_dump_op, nlh, s);
+	if (err != GENL_ANSWERED)
 		free(s);
-	}
 	return err;
 }
 
 int
 cttimeout_msg(struct nlsock *sk, const struct nlmsghdr *nlh,
-	      struct extack *ack)
+	      struct ct_timeout_table *t, struct extack *ack)
 {
-	const size_t hdr = NLMSG_ALIGN(sizeof(struct nfgenmsg));
 	const struct nlattr *a[CTA_TIMEOUT_MAX + 1];
-	struct conntrack *ct;
 	int err;
 
-	if (nlh->nlmsg_len < NLMSG_LENGTH(sizeof(struct nfgenmsg)))
-		return -EINVAL;
-	err = attr_parse((const char *)NLMSG_DATA(nlh) + hdr,
-			 nlh->nlmsg_len > NLMSG_LENGTH(hdr)
-				 ? nlh->nlmsg_len - NLMSG_LENGTH(hdr)
-				 : 0,
-			 tp_policy, CTA_TIMEOUT_MAX, a, ack);
+	err = ctnetlink_parse(nlh, tp_policy, CTA_TIMEOUT_MAX, a, ack);
 	if (err)
 		return err;
-	ct = dp_net_conntrack(nlsock_net(sk));
-	if (!ct)
-		return -ENOMEM;
 	switch (NFNL_MSG_TYPE(nlh->nlmsg_type)) {
 	case IPCTNL_MSG_TIMEOUT_NEW:
-		return tp_new(nlh, a, conntrack_timeouts(ct), ack);
+		return tp_new(nlh, a, t, ack);
 	case IPCTNL_MSG_TIMEOUT_GET:
 		if (nlh->nlmsg_flags & NLM_F_DUMP)
-			return tp_dump_start(sk, nlh, conntrack_timeouts(ct));
-		return tp_get(sk, nlh, a, conntrack_timeouts(ct));
+			return tp_dump_start(sk, nlh, t);
+		return tp_get(sk, nlh, a, t);
 	case IPCTNL_MSG_TIMEOUT_DELETE:
-		return ct_timeout_del(conntrack_timeouts(ct),
-				      a[CTA_TIMEOUT_NAME]
+		return ct_timeout_del(t, a[CTA_TIMEOUT_NAME]
 					      ? attr_data(a[CTA_TIMEOUT_NAME])
 					      : NULL);
 	default:

@@ -10,13 +10,15 @@
 #ifndef TAPDP_CTTIMEOUT_H
 #define TAPDP_CTTIMEOUT_H
 
+struct ct_timeout_table;
 struct extack;
 struct nlmsghdr;
 struct nlsock;
 
 /* Answers one NFNL_SUBSYS_CTNETLINK_TIMEOUT request from sk (whose
- * CAP_NET_ADMIN the caller checked). */
+ * CAP_NET_ADMIN and nfgenmsg the caller checked) from the policies of
+ * sk's tracker, t. */
 int cttimeout_msg(struct nlsock *sk, const struct nlmsghdr *nlh,
-		  struct extack *ack);
+		  struct ct_timeout_table *t, struct extack *ack);
 
 #endif

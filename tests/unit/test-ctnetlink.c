@@ -500,6 +500,28 @@ collect_tp(const struct nlmsghdr *m, void *arg)
 	parse_tp(m, &tps[++tps[0].use]);
 }
 
+/* tps[0]: how many, and the sum of their UNREPLIED values. */
+static void
+count_tp(const struct nlmsghdr *m, void *arg)
+{
+	struct tp *tps = arg, tp;
+
+	parse_tp(m, &tp);
+	tps[0].use++;
+	tps[0].unreplied += tp.unreplied;
+}
+
+/* Dumps the policies into tps (tps[0].use: how many); returns how many
+ * parts carried them. */
+static int
+tp_dump(struct fx *f, struct tp *tps)
+{
+	memset(tps, 0, 4 * sizeof(*tps));
+	tp_req(f, IPCTNL_MSG_TIMEOUT_GET, NLM_F_DUMP, NULL, 0, 0);
+	req_end(f);
+	return dump_all(f, collect_tp, tps);
+}
+
 /* Timeout policies over cttimeout as OVS sets them, with the kernel's
  * errnos; a connection committed by a ct action naming one lives by
  * it. */
@@ -574,14 +596,27 @@ test_timeout_policies(void **state)
 	tp_req(f, IPCTNL_MSG_TIMEOUT_NEW, create, "ovs_tp_2_udp4", IPPROTO_UDP,
 	       9);
 	assert_int_equal(ask(f), 0);
-	memset(tps, 0, sizeof(tps));
-	tp_req(f, IPCTNL_MSG_TIMEOUT_GET, NLM_F_DUMP, NULL, 0, 0);
-	req_end(f);
-	assert_int_equal(dump_all(f, collect_tp, tps), 1);
+	assert_int_equal(tp_dump(f, tps), 1);
 	assert_int_equal(tps[0].use, 2);
 	assert_string_equal(tps[1].name, "ovs_tp_1_udp4");
 	assert_string_equal(tps[2].name, "ovs_tp_2_udp4");
 	assert_int_equal(tps[2].unreplied, 9);
+
+	/* Many: each comes once, across parts. */
+	for (int i = 3; i < 60; i++) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "ovs_tp_%d_udp4", i);
+		tp_req(f, IPCTNL_MSG_TIMEOUT_NEW, create, name, IPPROTO_UDP,
+		       i);
+		assert_int_equal(ask(f), 0);
+	}
+	tp_req(f, IPCTNL_MSG_TIMEOUT_GET, NLM_F_DUMP, NULL, 0, 0);
+	req_end(f);
+	memset(tps, 0, sizeof(tps));
+	assert_true(dump_all(f, count_tp, tps) >= 2);
+	assert_int_equal(tps[0].use, 59);
+	assert_int_equal(tps[0].unreplied, 5 + 9 + 59 * 60 / 2 - 3);
 
 	/* Deleted by name (in use or not), then all. */
 	tp_req(f, IPCTNL_MSG_TIMEOUT_DELETE, NLM_F_ACK, "x", 0, 0);
@@ -592,10 +627,7 @@ test_timeout_policies(void **state)
 	assert_int_equal(ask(f), -ENOENT);
 	tp_req(f, IPCTNL_MSG_TIMEOUT_DELETE, NLM_F_ACK, NULL, 0, 0);
 	assert_int_equal(ask(f), 0);
-	memset(tps, 0, sizeof(tps));
-	tp_req(f, IPCTNL_MSG_TIMEOUT_GET, NLM_F_DUMP, NULL, 0, 0);
-	req_end(f);
-	assert_int_equal(dump_all(f, collect_tp, tps), 0);
+	assert_int_equal(tp_dump(f, tps), 0);
 	assert_int_equal(tps[0].use, 0);
 }
 
