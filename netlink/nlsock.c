@@ -48,6 +48,17 @@ static GHashTable *by_portid;	/* key(protocol, portid) -> nlsock */
 static GPtrArray *all_socks;
 static size_t default_rcvbuf = 212992;
 
+/* How many sockets are in each of the daemon's groups, by group_bit(), on
+ * generic netlink [0] and netfilter [1] sockets: changed under the
+ * registry's write lock, read without it. */
+static uint32_t n_members[2][NLSOCK_MAX_GROUPS];
+
+static uint32_t *
+members(int protocol, int bit)
+{
+	return &n_members[protocol != NETLINK_GENERIC][bit];
+}
+
 static size_t
 read_sysctl(const char *path, size_t dflt)
 {
@@ -132,6 +143,10 @@ nlsock_free(struct nlsock *sk)
 	if (sk->bound)
 		g_hash_table_remove(by_portid, key(sk->protocol, sk->portid));
 	g_ptr_array_remove_fast(all_socks, sk);
+	for (int bit = 0; bit < NLSOCK_MAX_GROUPS; bit++)
+		if (sk->groups & 1ULL << bit)
+			__atomic_fetch_sub(members(sk->protocol, bit), 1,
+					   __ATOMIC_RELAXED);
 	pthread_rwlock_unlock(&reg_lock);
 	if (sk->dump && sk->dump_free)
 		sk->dump_free(sk->dump);
@@ -285,10 +300,13 @@ nlsock_setsockopt(struct nlsock *sk, int level, int name, int value)
 		if (bit < 0)
 			return 0;
 		pthread_rwlock_wrlock(&reg_lock);
-		if (name == NETLINK_ADD_MEMBERSHIP)
-			sk->groups |= 1ULL << bit;
-		else
-			sk->groups &= ~(1ULL << bit);
+		if (!(sk->groups & 1ULL << bit) !=
+		    !(name == NETLINK_ADD_MEMBERSHIP)) {
+			sk->groups ^= 1ULL << bit;
+			__atomic_fetch_add(members(sk->protocol, bit),
+					   sk->groups & 1ULL << bit ? 1 : -1,
+					   __ATOMIC_RELAXED);
+		}
 		pthread_rwlock_unlock(&reg_lock);
 		return 0;
 	default:
@@ -425,19 +443,9 @@ bool
 nlsock_has_listeners(int protocol, uint32_t group)
 {
 	int bit = group_bit(protocol, group);
-	bool found = false;
 
-	if (bit < 0)
-		return false;
-	pthread_rwlock_rdlock(&reg_lock);
-	for (guint i = 0; i < all_socks->len && !found; i++) {
-		struct nlsock *sk = g_ptr_array_index(all_socks, i);
-
-		found = sk->protocol == protocol &&
-			(sk->groups & (1ULL << bit));
-	}
-	pthread_rwlock_unlock(&reg_lock);
-	return found;
+	return bit >= 0 &&
+	       __atomic_load_n(members(protocol, bit), __ATOMIC_RELAXED);
 }
 
 void *
