@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* libFuzzer target: arbitrary datagrams from a NETLINK_NETFILTER client
  * with CAP_NET_ADMIN, as ctnetlink_rcv() gets them: ctnetlink's and
- * cttimeout's requests, dumps included, against a tracker that keeps the
- * timeout policies the inputs create. */
+ * cttimeout's requests, dumps included. Each input starts from a tracker
+ * without timeout policies. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <sys/mman.h>
@@ -10,12 +10,16 @@
 #include <unistd.h>
 
 #include "include/tapdp/proto.h"
+#include "ct/conntrack.h"
+#include "ct/timeout.h"
 #include "datapath/ctnetlink.h"
+#include "datapath/datapath.h"
 #include "datapath/families.h"
 #include "netlink/genl.h"
 #include "netlink/nlsock.h"
 
 static struct nlsock *sk;
+static struct dp_net *net;
 static int peer;
 
 static void
@@ -24,7 +28,6 @@ setup(void)
 	struct nlsock_creds creds = { .pid = 1234, .net_admin = true };
 	const struct dp_net_config cfg = { .upcall = packet_family_upcalls };
 	struct tapdp_shared *shared;
-	struct dp_net *net;
 	int sv[2];
 
 	if (socketpair(AF_UNIX, SOCK_DGRAM, 0, sv) < 0)
@@ -52,5 +55,6 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		;
 	while (recv(peer, sink, sizeof(sink), MSG_DONTWAIT) > 0)
 		;
+	ct_timeout_del(conntrack_timeouts(dp_net_conntrack(net)), NULL);
 	return 0;
 }
