@@ -62,6 +62,7 @@ struct emu {
 	uint32_t portid;
 	bool dump_running;
 	_Atomic bool dead;	/* the daemon went away */
+	uint32_t groups;	/* the daemon's groups 1-32 joined */
 	int max_recv;		/* sizes dump parts, as the kernel's */
 };
 
@@ -609,11 +610,14 @@ bind_groups(struct emu *e, uint32_t groups)
 			sa.nl_groups |= groups & bit;
 			continue;
 		}
+		if (!((groups ^ e->groups) & bit))
+			continue;
 		if (emu_simple(e, TAPDP_OP_SETSOCKOPT, SOL_NETLINK,
 			       groups & bit ? NETLINK_ADD_MEMBERSHIP
 					    : NETLINK_DROP_MEMBERSHIP,
 			       g, &rep))
 			return rep.err;
+		e->groups ^= bit;
 	}
 	pthread_mutex_lock(&e->lock);
 	if (sa.nl_groups || e->kfd >= 0)
@@ -898,6 +902,10 @@ setsockopt(int fd, int level, int name, const void *val, socklen_t len)
 	}
 	if (emu_simple(e, TAPDP_OP_SETSOCKOPT, level, name, v, &rep))
 		return fail(-rep.err);
+	if (name == NETLINK_ADD_MEMBERSHIP && v >= 1 && v <= 32)
+		e->groups |= 1u << (v - 1);
+	else if (name == NETLINK_DROP_MEMBERSHIP && v >= 1 && v <= 32)
+		e->groups &= ~(1u << (v - 1));
 	return 0;
 }
 

@@ -6,7 +6,8 @@
 # live as long as the policy says (unreplied and replied), as
 # dump-conntrack shows, and expire then; del-zone-tp returns new
 # connections to nf_conntrack's defaults. `conntrack -E` (through
-# tapdp-run) sees the connections' NEW, UPDATE and DESTROY events.
+# tapdp-run, joining by bind()) sees the connections' NEW, UPDATE and DESTROY
+# events, and a socket that joined by setsockopt their NEW.
 . "$(dirname "$0")/../lib.sh"
 
 HOSTS="tpa$$ tpb$$"
@@ -120,6 +121,25 @@ marked() { grep -q "UPDATE.*dport=7601 .*mark=42" "$T/events"; }
 check "UPDATE: the mark set on the second datagram" wait_until 5 marked
 check_out "only that UPDATE: the reply and assurance are masked out" \
 	"^1\$" sh -c "grep 'UPDATE.*sport=40001 dport=7601 ' $T/events | wc -l"
+# The same group joined with setsockopt (as pyroute2 and libmnl users do):
+# the first datagram is a conntrack NEW message from the kernel (portid 0).
+in_ns "$BUILD/tapdp-run" -- /usr/bin/python3 -c '
+import socket, struct
+s = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, 12)
+s.bind((0, 0))
+s.setsockopt(270, 1, 1)
+print("joined", flush=True)
+s.settimeout(10)
+m = s.recv(65536)
+l, t, f, seq, pid = struct.unpack("=IHHII", m[:16])
+print("type=%#x flags=%#x pid=%d" % (t, f, pid), flush=True)
+' >"$T/joined" 2>&1 &
+JOINER=$!
+wait_until 10 grep -q joined "$T/joined"
+oneway 7700
+check "setsockopt(NETLINK_ADD_MEMBERSHIP, NFNLGRP_CONNTRACK_NEW) hears it" \
+	wait_until 5 grep -q "type=0x100 flags=0x600 pid=0" "$T/joined"
+wait "$JOINER"
 check "flush-conntrack zone=6" dpctl flush-conntrack zone=6
 destroyed() { grep -q "DESTROY.*sport=40001 dport=7601 .*mark=42" "$T/events"; }
 check "DESTROY when flushed" wait_until 5 destroyed
