@@ -70,6 +70,30 @@ check "a Datapath record for system" $VSCTL -- --id=@m create Datapath \
 check "add-zone-tp system zone=5 udp_single=4 udp_multiple=8" \
 	$VSCTL add-zone-tp system zone=5 udp_first=4 udp_single=4 \
 	udp_multiple=8
+# tp_names: the cttimeout policies a dump lists, through tapdp-run.
+tp_names() {
+	in_ns "$BUILD/tapdp-run" -- /usr/bin/python3 -c '
+import socket, struct
+s = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, 12)
+s.send(struct.pack("=IHHIIBBH", 20, 8 << 8 | 1, 0x301, 1, 0, 0, 0, 0))
+while True:
+    d = s.recv(65536)
+    while d:
+        l, t = struct.unpack("=IH", d[:6])
+        if t in (2, 3):
+            raise SystemExit(t == 2)
+        a = d[20:l]
+        while a:
+            al, at = struct.unpack("=HH", a[:4])
+            if at == 1:
+                print(a[4:al].rstrip(b"\0").decode())
+            a = a[(al + 3) & ~3:]
+        d = d[(l + 3) & ~3:]
+'
+}
+six_tps() { [ "$(tp_names | grep -c '^ovs_tp_[0-9]*_\(tcp\|udp\|icmp\)')" -eq 6 ]; }
+check "the daemon holds the zone's 6 policies (TCP, UDP, ICMP; v4 and v6)" \
+	wait_until 10 six_tps
 # The policy reaches the flows once ovs-vswitchd has revalidated them.
 p=7100
 applied() { p=$((p + 1)); oneway $p; wait_until 2 conn $p && timeout_in $p 1 4; }
@@ -87,6 +111,8 @@ check "the other connection kept the default" timeout_in 7001 1 30
 check "del-zone-tp system zone=5" $VSCTL del-zone-tp system zone=5
 reverted() { p=$((p + 1)); oneway $p; wait_until 2 conn $p && timeout_in $p 25 30; }
 check "new connections have the defaults again" wait_until 15 reverted
+check "and the daemon's policies are gone" \
+	wait_until 10 output_lacks "^ovs_tp_" tp_names
 
 # Events: conntrack -E on a preloaded netfilter socket. ovs-vswitchd's
 # commits carry its eventmask (NEW, RELATED, DESTROY, MARK, LABEL): a
