@@ -64,6 +64,7 @@ struct emu {
 	uint32_t portid;
 	bool dump_running;
 	_Atomic bool dead;	/* the daemon went away */
+	uint32_t groups;	/* the daemon's groups 1-32 joined */
 	int max_recv;		/* sizes dump parts, as the kernel's */
 	_Atomic int refs;	/* fds naming the socket (dup) */
 	/* NETLINK_PKTINFO and NETLINK_LISTEN_ALL_NSID as last set; framed
@@ -525,6 +526,8 @@ check_nl_addr(const struct sockaddr *addr, socklen_t len)
 	return 0;
 }
 
+static int bind_groups(struct emu *e, uint32_t groups);
+
 EXPORT int
 bind(int fd, const struct sockaddr *addr, socklen_t len)
 {
@@ -543,6 +546,12 @@ bind(int fd, const struct sockaddr *addr, socklen_t len)
 	if (emu_simple(e, TAPDP_OP_BIND, (int32_t)nl->nl_pid, 0, 0, &rep))
 		return fail(-rep.err);
 	e->portid = rep.val[0];
+	/* libnfnetlink subscribes to conntrack's events here. */
+	if (e->protocol == NETLINK_NETFILTER) {
+		err = bind_groups(e, nl->nl_groups);
+		if (err)
+			return fail(-err);
+	}
 	return 0;
 }
 
@@ -609,15 +618,24 @@ for_daemon(const struct emu *e, const struct nlmsghdr *nlh)
 	if (nlh->nlmsg_type < NLMSG_MIN_TYPE)
 		return true;
 	if (e->protocol == NETLINK_NETFILTER)
-		return NFNL_SUBSYS_ID(nlh->nlmsg_type) == NFNL_SUBSYS_CTNETLINK;
+		return NFNL_SUBSYS_ID(nlh->nlmsg_type) ==
+			       NFNL_SUBSYS_CTNETLINK ||
+		       NFNL_SUBSYS_ID(nlh->nlmsg_type) ==
+			       NFNL_SUBSYS_CTNETLINK_TIMEOUT;
 	return nlh->nlmsg_type == GENL_ID_CTRL ||
 	       (nlh->nlmsg_type >= TAPDP_FAMILY_ID_FIRST &&
 		nlh->nlmsg_type <= TAPDP_FAMILY_ID_LAST);
 }
 
+/* The daemon's multicast groups: its families' on a generic netlink
+ * socket, conntrack's events on a netfilter one. */
 static bool
-for_daemon_group(int group)
+for_daemon_group(const struct emu *e, int group)
 {
+	if (e->protocol == NETLINK_NETFILTER)
+		return group == NFNLGRP_CONNTRACK_NEW ||
+		       group == NFNLGRP_CONNTRACK_UPDATE ||
+		       group == NFNLGRP_CONNTRACK_DESTROY;
 	return group >= TAPDP_GROUP_FIRST &&
 	       group < TAPDP_GROUP_FIRST + TAPDP_GROUP_COUNT;
 }
@@ -680,6 +698,50 @@ kernel_open(struct emu *e)
 		return rep.err;
 	}
 	return 0;
+}
+
+/* bind()'s nl_groups, which are the first 32 groups the socket is in
+ * afterwards: the daemon's joined or left there, the others on the kernel
+ * socket (opened only when it has some). */
+static int
+bind_groups(struct emu *e, uint32_t groups)
+{
+	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
+	socklen_t salen = sizeof(sa);
+	struct tapdp_rep rep;
+	uint32_t kgroups = 0;
+	int err = 0;
+
+	for (int g = 1; g <= 32; g++) {
+		uint32_t bit = 1u << (g - 1);
+
+		if (!for_daemon_group(e, g)) {
+			kgroups |= groups & bit;
+			continue;
+		}
+		if (!((groups ^ e->groups) & bit))
+			continue;
+		if (emu_simple(e, TAPDP_OP_SETSOCKOPT, SOL_NETLINK,
+			       groups & bit ? NETLINK_ADD_MEMBERSHIP
+					    : NETLINK_DROP_MEMBERSHIP,
+			       g, &rep))
+			return rep.err;
+		e->groups ^= bit;
+	}
+	pthread_mutex_lock(&e->lock);
+	if (kgroups || e->kfd >= 0)
+		err = kernel_open(e);
+	/* The kernel socket is bound already: binding again with its own
+	 * portid sets its groups. */
+	if (!err && e->kfd >= 0 &&
+	    real_getsockname(e->kfd, (struct sockaddr *)&sa, &salen) < 0)
+		err = -errno;
+	sa.nl_groups = kgroups;
+	if (!err && e->kfd >= 0 &&
+	    real_bind(e->kfd, (struct sockaddr *)&sa, sizeof(sa)) < 0)
+		err = -errno;
+	pthread_mutex_unlock(&e->lock);
+	return err;
 }
 
 static int
@@ -1032,7 +1094,7 @@ setsockopt(int fd, int level, int name, const void *val, socklen_t len)
 		return fail(err);
 	/* The kernel's own groups are joined on the kernel socket. */
 	if ((name == NETLINK_ADD_MEMBERSHIP ||
-	     name == NETLINK_DROP_MEMBERSHIP) && v && !for_daemon_group(v)) {
+	     name == NETLINK_DROP_MEMBERSHIP) && v && !for_daemon_group(e, v)) {
 		pthread_mutex_lock(&e->lock);
 		err = kernel_open(e);
 		if (!err && real_setsockopt(e->kfd, level, name, val, len) < 0)
@@ -1052,6 +1114,10 @@ setsockopt(int fd, int level, int name, const void *val, socklen_t len)
 			kernel_opts(e);
 		pthread_mutex_unlock(&e->lock);
 	}
+	if (name == NETLINK_ADD_MEMBERSHIP && v >= 1 && v <= 32)
+		e->groups |= 1u << (v - 1);
+	else if (name == NETLINK_DROP_MEMBERSHIP && v >= 1 && v <= 32)
+		e->groups &= ~(1u << (v - 1));
 	return 0;
 }
 

@@ -60,7 +60,14 @@ struct conn {
 	/* Related connections: their master's original tuple (owned by
 	 * committed connections), else NULL. */
 	struct ct_tuple *master;
+	/* Its timeout policy, held by committed connections; NULL: the
+	 * defaults. */
+	struct ct_timeout *tp;
 	struct ct_tcp tcp;
+	/* ctnetlink's events (1 << IPCT_*): those waiting to be delivered
+	 * (atomic), and those that are (the ct action's eventmask). */
+	uint32_t events;
+	uint16_t ctmask;
 	struct rcu_head rcu;
 };
 

@@ -5,6 +5,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <linux/if_ether.h>
+#include <linux/netfilter/nf_conntrack_common.h>
 #include <linux/openvswitch.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,17 +19,12 @@
 #include "ct/helper.h"
 #include "ct/nat-helper.h"
 #include "ct/nat.h"
+#include "ct/timeout.h"
 #include "packet/headers.h"
 
 #define HT_MIN_BUCKETS	1024
 #define N_ZONES		65536
 #define SWEEP_MS	1000
-
-/* nf_conntrack's default timeouts, seconds. */
-#define TO_UDP		30
-#define TO_UDP_STREAM	120
-#define TO_ICMP		30
-#define TO_GENERIC	600
 
 /* How the packet relates to its connection (the kernel's ctinfo, with the
  * direction kept apart). */
@@ -49,6 +45,8 @@ struct conntrack {
 
 	struct expect_table expects;	/* the helpers' */
 	struct nat_table nat;		/* what NAT asks of ht */
+	struct ct_timeout_table timeouts;
+	struct conntrack_events events;	/* set before any packet */
 
 	pthread_t sweeper;
 	pthread_mutex_t lock;		/* guards stop */
@@ -87,6 +85,21 @@ static void
 status_set(struct conn *c, uint32_t bits)
 {
 	__atomic_fetch_or(&c->status, bits, __ATOMIC_RELEASE);
+}
+
+/* Sets bits of c's status; whether one was not set before. */
+static bool
+status_test_set(struct conn *c, uint32_t bits)
+{
+	return ~__atomic_fetch_or(&c->status, bits, __ATOMIC_RELEASE) & bits;
+}
+
+/* Notes event (IPCT_*) for c's next delivery (the kernel's
+ * nf_conntrack_event_cache). */
+static void
+event_cache(struct conn *c, int event)
+{
+	__atomic_fetch_or(&c->events, 1u << event, __ATOMIC_RELAXED);
 }
 
 static bool
@@ -146,6 +159,7 @@ conn_free_rcu(struct rcu_head *h)
 	struct conn *c = caa_container_of(h, struct conn, rcu);
 
 	pthread_spin_destroy(&c->lock);
+	ct_timeout_put(c->tp);
 	free(c->master);
 	free(c->help);
 	free(c);
@@ -221,6 +235,10 @@ helper_run(struct conntrack *ct, struct track *tr, struct packet *pkt,
 	return err;
 }
 
+static void event_deliver(struct conntrack *ct, struct conn *c,
+			  uint32_t events);
+static void event_flush(struct conntrack *ct, struct conn *c);
+
 /* Unlinks a committed connection; the thread that unlinks its original
  * node owns the rest of the deletion. */
 static bool
@@ -229,6 +247,7 @@ conn_delete(struct conntrack *ct, struct conn *c)
 	if (cds_lfht_del(ct->ht, &c->node[CT_DIR_ORIG].lfht))
 		return false;
 	cds_lfht_del(ct->ht, &c->node[CT_DIR_REPLY].lfht);
+	event_deliver(ct, c, 1u << IPCT_DESTROY);
 	if (c->helper)
 		expect_forget(&ct->expects, c->id, 0);
 	__atomic_fetch_sub(&ct->zone_count[c->tuple[0].zone], 1,
@@ -273,8 +292,9 @@ proto_packet(struct conn *c, int dir, const uint8_t *l3,
 	const struct ct_tuple *t = &c->tuple[0];
 	uint32_t to;
 
-	if (dir == CT_DIR_REPLY && !(status_of(c) & CT_S_SEEN_REPLY))
-		status_set(c, CT_S_SEEN_REPLY);
+	if (dir == CT_DIR_REPLY && !(status_of(c) & CT_S_SEEN_REPLY) &&
+	    status_test_set(c, CT_S_SEEN_REPLY))
+		event_cache(c, IPCT_REPLY);
 	switch (t->proto) {
 	case IPPROTO_TCP: {
 		enum ct_tcp_verdict v;
@@ -283,9 +303,13 @@ proto_packet(struct conn *c, int dir, const uint8_t *l3,
 		pthread_spin_lock(&c->lock);
 		old = c->tcp.state;
 		v = ct_tcp_packet(&c->tcp, dir, l3 + p->l4_off, p->l4_len);
+		if (v == CT_TCP_ACCEPT && c->tcp.state != old)
+			event_cache(c, IPCT_PROTOINFO);
 		if (v == CT_TCP_ACCEPT && c->tcp.state == CT_TCP_ESTABLISHED) {
-			if (old == CT_TCP_SYN_RECV || old == CT_TCP_ESTABLISHED)
-				status_set(c, CT_S_ASSURED);
+			if ((old == CT_TCP_SYN_RECV ||
+			     old == CT_TCP_ESTABLISHED) &&
+			    status_test_set(c, CT_S_ASSURED))
+				event_cache(c, IPCT_ASSURED);
 			/* The datapath asks for liberal tracking once a
 			 * connection is established. */
 			if (confirmed(c)) {
@@ -293,7 +317,7 @@ proto_packet(struct conn *c, int dir, const uint8_t *l3,
 				c->tcp.peer[1].flags |= CT_TCP_F_LIBERAL;
 			}
 		}
-		to = ct_tcp_timeout(&c->tcp);
+		to = ct_tcp_timeout(&c->tcp, c->tp);
 		pthread_spin_unlock(&c->lock);
 		if (v == CT_TCP_REOPEN) {
 			*reopen = true;
@@ -308,28 +332,35 @@ proto_packet(struct conn *c, int dir, const uint8_t *l3,
 	case IPPROTO_UDP:
 	case IPPROTO_UDPLITE:
 		if (status_of(c) & CT_S_SEEN_REPLY) {
-			to = TO_UDP_STREAM;
-			if (dir == CT_DIR_ORIG)
-				status_set(c, CT_S_ASSURED);
+			to = ct_timeout_value(c->tp, t->proto,
+					      CTA_TIMEOUT_UDP_REPLIED);
+			if (dir == CT_DIR_ORIG &&
+			    status_test_set(c, CT_S_ASSURED))
+				event_cache(c, IPCT_ASSURED);
 		} else {
-			to = TO_UDP;
+			to = ct_timeout_value(c->tp, t->proto,
+					      CTA_TIMEOUT_UDP_UNREPLIED);
 		}
 		break;
 	case IPPROTO_ICMP:
 	case IPPROTO_ICMPV6:
-		to = TO_ICMP;
+		to = ct_timeout_value(c->tp, t->proto,
+				      CTA_TIMEOUT_ICMP_TIMEOUT);
 		break;
 	default:
-		to = TO_GENERIC;
+		to = ct_timeout_value(c->tp, t->proto,
+				      CTA_TIMEOUT_GENERIC_TIMEOUT);
 		break;
 	}
 	__atomic_store_n(&c->expires, now + to * 1000ull, __ATOMIC_RELAXED);
 	return true;
 }
 
-/* A connection that would start with this packet, in tr->tmp. */
+/* A connection that would start with this packet, in tr->tmp, with the
+ * timeout policy the action names (nf_ct_set_timeout). */
 static bool
-conn_new(struct conntrack *ct, struct track *tr, const uint8_t *l3)
+conn_new(struct conntrack *ct, struct track *tr, const uint8_t *l3,
+	 const struct ct_action *a)
 {
 	struct conn *c = &tr->tmp;
 	const struct ct_tuple *t = &tr->p.tuple;
@@ -346,6 +377,10 @@ conn_new(struct conntrack *ct, struct track *tr, const uint8_t *l3)
 		memcpy(c->labels, e.labels, 16);
 	}
 	c->tuple[CT_DIR_ORIG] = *t;
+	c->ctmask = 0xffff;	/* every event, without an eventmask */
+	if (a->timeout[0])
+		c->tp = ct_timeout_find(&ct->timeouts, a->timeout, t->family,
+					t->proto);
 	if (!ct_tuple_invert(t, &c->tuple[CT_DIR_REPLY]))
 		return false;
 	if (t->proto == ct_icmp_proto(t->family) && !icmp_valid_new(t))
@@ -375,7 +410,7 @@ info_of(const struct conn *c, int dir)
 /* nf_conntrack_in(): finds or starts the packet's connection. */
 static void
 track_packet(struct conntrack *ct, struct track *tr, const uint8_t *l3,
-	     uint32_t len)
+	     const struct ct_action *a)
 {
 	struct ct_tuple inv;
 	bool reopen = false;
@@ -405,7 +440,7 @@ track_packet(struct conntrack *ct, struct track *tr, const uint8_t *l3,
 			goto invalid;
 		conn_delete(ct, c);
 	}
-	if (conn_new(ct, tr, l3)) {
+	if (conn_new(ct, tr, l3, a)) {
 		tr->c = &tr->tmp;
 		tr->dir = CT_DIR_ORIG;
 		tr->info = tr->tmp.master ? INFO_REL : INFO_NEW;
@@ -629,6 +664,8 @@ confirm(struct conntrack *ct, struct track *tr, int *err)
 		return NULL;
 	}
 	pthread_spin_init(&c->lock, PTHREAD_PROCESS_PRIVATE);
+	if (c->tp)
+		ct_timeout_hold(c->tp);
 	c->status |= CT_S_CONFIRMED;
 	c->id = __atomic_add_fetch(&ct->next_id, 1, __ATOMIC_RELAXED);
 	for (int d = 0; d < 2; d++) {
@@ -644,6 +681,7 @@ confirm(struct conntrack *ct, struct track *tr, int *err)
 							   lfht);
 
 		pthread_spin_destroy(&c->lock);
+		ct_timeout_put(c->tp);
 		free(c->master);
 		free(c->help);
 		free(c);
@@ -662,6 +700,7 @@ confirm(struct conntrack *ct, struct track *tr, int *err)
 	}
 	__atomic_fetch_add(&ct->zone_count[zone], 1, __ATOMIC_RELAXED);
 	__atomic_fetch_add(&ct->n_conns, 1, __ATOMIC_RELAXED);
+	event_cache(c, c->master ? IPCT_RELATED : IPCT_NEW);
 	if (c->master) {
 		struct ct_expect e;
 
@@ -678,19 +717,30 @@ commit(struct conntrack *ct, struct track *tr, const struct ct_action *a,
        bool partial)
 {
 	struct conn *c = tr->c;
+	uint8_t labels[16];
 	int err = 0;
 
 	if (a->mark_mask) {
-		c->mark = a->mark | (c->mark & ~a->mark_mask);
+		uint32_t mark = a->mark | (c->mark & ~a->mark_mask);
+
+		if (mark != c->mark && confirmed(c))
+			event_cache(c, IPCT_MARK);
+		c->mark = mark;
 		key->ct_mark = c->mark;
 	}
 	if (a->set_labels) {
 		pthread_spin_lock(&c->lock);
+		memcpy(labels, c->labels, 16);
 		apply_labels(c, a);
 		memcpy(key->ct_labels, c->labels, 16);
 		pthread_spin_unlock(&c->lock);
 		status_set(c, CT_S_LABELS);
+		if (!confirmed(c) || memcmp(labels, key->ct_labels, 16))
+			event_cache(c, IPCT_LABEL);
 	}
+	/* Kept until a later commit gives another. */
+	if (a->have_eventmask)
+		c->ctmask = a->eventmask;
 	if (confirmed(c))
 		return 0;
 	/* A helper joins a connection when it is committed. */
@@ -738,7 +788,6 @@ execute(struct conntrack *ct, struct track *tr, struct flow_key *key,
 			!(key->ct_state & OVS_CS_F_INVALID) &&
 			key->ct_zone == a->zone;
 	uint8_t *l3 = pkt->data + l3off;
-	uint32_t len = pkt->len - l3off;
 	bool cached;
 	int err;
 
@@ -752,7 +801,7 @@ execute(struct conntrack *ct, struct track *tr, struct flow_key *key,
 	}
 	cached = executed && tr->c;
 	if (!cached) {
-		track_packet(ct, tr, l3, len);
+		track_packet(ct, tr, l3, a);
 		key->ct_state = 0;
 		update_key(key, tr, a->zone);
 	}
@@ -825,6 +874,8 @@ conntrack_execute(struct conntrack *ct, struct packet *pkt,
 	len = pkt->len - l3off;
 	tr.res = ct_packet_parse(l3, len, a->family, a->zone, csum_ok, &tr.p);
 	err = execute(ct, &tr, key, a, pkt, l3off, partial);
+	if (tr.c)
+		event_flush(ct, tr.c);
 	if (tr.tmp_live)
 		pthread_spin_destroy(&tr.tmp.lock);
 	return err;
@@ -886,12 +937,8 @@ conntrack_zone_count(struct conntrack *ct, uint16_t zone)
 
 /* Dumps, flushes, expiry. */
 
-/* The kernel's IPS_* bits and IP_CT_TCP_FLAG_* bits. */
-enum {
-	IPS_EXPECTED = 1 << 0, IPS_SEEN_REPLY = 1 << 1, IPS_ASSURED = 1 << 2, IPS_CONFIRMED = 1 << 3,
-	IPS_SRC_NAT = 1 << 4, IPS_DST_NAT = 1 << 5, IPS_SEQ_ADJUST = 1 << 6,
-	IPS_SRC_NAT_DONE = 1 << 7, IPS_DST_NAT_DONE = 1 << 8,
-};
+/* The kernel's IP_CT_TCP_FLAG_* bits (its IPS_* bits are
+ * nf_conntrack_common.h's). */
 enum {
 	TCPF_WINDOW_SCALE = 0x01, TCPF_BE_LIBERAL = 0x08,
 	TCPF_DATA_UNACKNOWLEDGED = 0x10,
@@ -944,6 +991,46 @@ entry_fill(struct conn *c, uint64_t now, struct conntrack_entry *e)
 	if (st & CT_S_EXPECTED)
 		e->status |= IPS_EXPECTED;
 	e->timeout = exp > now ? (exp - now) / 1000 : 0;
+}
+
+/* Hands events to the tracker's listener if c's eventmask has one of
+ * them (nf_conntrack_eventmask_report: the mask lets the events through
+ * together or not at all). */
+static void
+event_deliver(struct conntrack *ct, struct conn *c, uint32_t events)
+{
+	const struct conntrack_events *ev = &ct->events;
+	struct conntrack_entry e;
+
+	if (!ev->deliver || !(events & c->ctmask) ||
+	    !ev->listening(events, ev->arg))
+		return;
+	entry_fill(c, clock_now_ms(), &e);
+	ev->deliver(&e, events, ev->arg);
+}
+
+/* Delivers what packets noted on committed connection c (the kernel's
+ * nf_ct_deliver_cached_events, after each ct action). */
+static void
+event_flush(struct conntrack *ct, struct conn *c)
+{
+	uint32_t events;
+
+	if (!ct->events.deliver || !confirmed(c) ||
+	    !__atomic_load_n(&c->events, __ATOMIC_RELAXED))
+		return;
+	events = __atomic_exchange_n(&c->events, 0, __ATOMIC_ACQ_REL);
+	if (events)
+		event_deliver(ct, c, events);
+}
+
+void
+conntrack_set_events(struct conntrack *ct, const struct conntrack_events *ev)
+{
+	if (ev)
+		ct->events = *ev;
+	else
+		memset(&ct->events, 0, sizeof(ct->events));
 }
 
 int
@@ -1018,6 +1105,12 @@ conntrack_delete(struct conntrack *ct, const struct ct_tuple *t, uint32_t id)
 		err = 0;
 	rcu_read_unlock();
 	return err;
+}
+
+struct ct_timeout_table *
+conntrack_timeouts(struct conntrack *ct)
+{
+	return &ct->timeouts;
 }
 
 void
@@ -1095,6 +1188,7 @@ conntrack_create(uint32_t max_conns)
 		goto fail;
 	pthread_mutex_init(&ct->lock, NULL);
 	expect_table_init(&ct->expects);
+	ct_timeout_table_init(&ct->timeouts);
 	ct->nat.taken = tuple_taken;
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
@@ -1127,7 +1221,9 @@ conntrack_destroy(struct conntrack *ct)
 	pthread_cond_signal(&ct->cond);
 	pthread_mutex_unlock(&ct->lock);
 	pthread_join(ct->sweeper, NULL);
+	conntrack_set_events(ct, NULL);
 	conntrack_flush(ct, -1, 0);
+	ct_timeout_table_destroy(&ct->timeouts);
 	rcu_barrier();
 	cds_lfht_destroy(ct->ht, NULL);
 	pthread_cond_destroy(&ct->cond);

@@ -8,7 +8,8 @@
  * of the tuple, so they never meet. Packets look connections up without
  * locks; a connection's TCP state is updated under its own lock; inserts
  * are lock-free (add-unique), and a sweeper thread expires connections
- * past their timeout (nf_conntrack's defaults).
+ * past their timeout (nf_conntrack's defaults, or the timeout policy the
+ * ct action that created them names).
  *
  * Thread-safety: conntrack_execute() runs on any packet thread inside an
  * RCU read-side section (rcu_read_lock, thread registered); the rest may be
@@ -73,6 +74,24 @@ struct conntrack_entry {
 	struct ct_tuple master;		/* its master's original tuple */
 };
 
+/* ctnetlink's events, as nf_conntrack reports them: a connection's
+ * events (1 << IPCT_*: NEW or RELATED when committed, REPLY, ASSURED,
+ * PROTOINFO (a TCP state), MARK, LABEL) noted while a ct action runs are
+ * delivered together when it ends; DESTROY when the connection goes
+ * (expired, deleted, flushed). Only those a connection's eventmask lets
+ * through (every one without an eventmask). listening says whether
+ * anybody would receive the events; deliver gets them with the entry as
+ * they leave it. Both are called from any thread. */
+struct conntrack_events {
+	bool (*listening)(uint32_t events, void *arg);
+	void (*deliver)(const struct conntrack_entry *e, uint32_t events,
+			void *arg);
+	void *arg;
+};
+/* Before any packet (NULL: none). */
+void conntrack_set_events(struct conntrack *ct,
+			  const struct conntrack_events *ev);
+
 /* Calls visit for each connection (of zone, or all when zone < 0) until
  * it returns nonzero, which is then returned. */
 int conntrack_dump(struct conntrack *ct, int zone,
@@ -90,6 +109,9 @@ int conntrack_get(struct conntrack *ct, const struct ct_tuple *t,
 /* Deletes it; with id != 0, only if that is its id. -ENOENT otherwise. */
 int conntrack_delete(struct conntrack *ct, const struct ct_tuple *t,
 		     uint32_t id);
+
+/* The tracker's timeout policies (ct/timeout.h), which ct actions name. */
+struct ct_timeout_table *conntrack_timeouts(struct conntrack *ct);
 
 struct conntrack_stats {
 	uint64_t n_conns;		/* in the table now */

@@ -2,8 +2,10 @@
 #include "ct/tcp.h"
 
 #include <arpa/inet.h>
+#include <netinet/in.h>
 #include <string.h>
 
+#include "ct/timeout.h"
 #include "packet/headers.h"
 #include "packet/options.h"
 
@@ -43,20 +45,6 @@ static const uint8_t next[2][N_SEG][CT_TCP_N_STATES] = {
 	},
 };
 
-/* nf_conntrack's default timeouts, seconds. */
-static const uint32_t timeouts[CT_TCP_N_STATES] = {
-	[CT_TCP_NONE] = 10,
-	[CT_TCP_SYN_SENT] = 120,
-	[CT_TCP_SYN_RECV] = 60,
-	[CT_TCP_ESTABLISHED] = 5 * 24 * 3600,
-	[CT_TCP_FIN_WAIT] = 120,
-	[CT_TCP_CLOSE_WAIT] = 60,
-	[CT_TCP_LAST_ACK] = 30,
-	[CT_TCP_TIME_WAIT] = 120,
-	[CT_TCP_CLOSE] = 10,
-	[CT_TCP_SYN_SENT2] = 120,
-};
-#define TIMEOUT_UNACKED	300
 
 static const char *const names[CT_TCP_N_STATES] = {
 	"NONE", "SYN_SENT", "SYN_RECV", "ESTABLISHED", "FIN_WAIT",
@@ -234,13 +222,16 @@ ct_tcp_packet(struct ct_tcp *t, int dir, const uint8_t *tcp, uint32_t len)
 }
 
 uint32_t
-ct_tcp_timeout(const struct ct_tcp *t)
+ct_tcp_timeout(const struct ct_tcp *t, const struct ct_timeout *tp)
 {
-	uint32_t to = timeouts[t->state];
+	/* A policy's TCP attributes are the states. */
+	uint32_t to = ct_timeout_value(tp, IPPROTO_TCP, t->state);
+	uint32_t unacked = ct_timeout_value(tp, IPPROTO_TCP,
+					    CTA_TIMEOUT_TCP_UNACK);
 
 	if (((t->peer[0].flags | t->peer[1].flags) & CT_TCP_F_UNACKED) &&
-	    to > TIMEOUT_UNACKED)
-		to = TIMEOUT_UNACKED;
+	    to > unacked)
+		to = unacked;
 	return to;
 }
 

@@ -14,6 +14,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+struct ct_timeout;
+
 enum ct_tcp_state {
 	CT_TCP_NONE,
 	CT_TCP_SYN_SENT,
@@ -73,8 +75,9 @@ bool ct_tcp_new(struct ct_tcp *t, const uint8_t *tcp, uint32_t len);
 enum ct_tcp_verdict ct_tcp_packet(struct ct_tcp *t, int dir,
 				  const uint8_t *tcp, uint32_t len);
 
-/* Seconds the connection lives after the last segment, in its state. */
-uint32_t ct_tcp_timeout(const struct ct_tcp *t);
+/* Seconds the connection lives after the last segment, in its state: by
+ * its timeout policy tp (NULL: the defaults). */
+uint32_t ct_tcp_timeout(const struct ct_tcp *t, const struct ct_timeout *tp);
 
 /* The kernel's name of a state, for dumps ("ESTABLISHED", ...). */
 const char *ct_tcp_state_name(uint8_t state);

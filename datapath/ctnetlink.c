@@ -3,6 +3,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <linux/netfilter/nf_conntrack_common.h>
 #include <linux/netfilter/nf_conntrack_tcp.h>
 #include <linux/netfilter/nfnetlink.h>
 #include <linux/netfilter/nfnetlink_conntrack.h>
@@ -12,6 +13,7 @@
 #include "common/unaligned.h"
 #include "ct/action-netlink.h"
 #include "ct/conntrack.h"
+#include "datapath/cttimeout.h"
 #include "datapath/datapath.h"
 #include "netlink/genl.h"
 #include "netlink/nlsock.h"
@@ -167,38 +169,20 @@ put_be32(struct msgbuf *mb, uint16_t type, uint32_t v)
 	msgbuf_put(mb, type, 4, &v);
 }
 
-/* One connection as ctnetlink_fill_info() lists it. */
-static int
-put_entry(struct msgbuf *mb, const struct nlsock *sk, uint32_t seq,
-	  const struct conntrack_entry *e)
+/* TCP's state, and unless the connection is destroyed its window scales
+ * and flags (tcp_to_nlattr()); nothing for the other protocols. */
+static void
+put_protoinfo(struct msgbuf *mb, const struct conntrack_entry *e,
+	      bool destroy)
 {
-	struct nfgenmsg *nf;
+	struct nlattr *pi, *tcp;
 
-	nf = msgbuf_start(mb, NFNL_SUBSYS_CTNETLINK << 8 | IPCTNL_MSG_CT_NEW,
-			  NLM_F_MULTI, seq, nlsock_portid(sk), sizeof(*nf));
-	if (!nf)
-		return -EMSGSIZE;
-	nf->nfgen_family = e->orig.family;
-	nf->version = NFNETLINK_V0;
-	put_tuple(mb, CTA_TUPLE_ORIG, &e->orig);
-	put_tuple(mb, CTA_TUPLE_REPLY, &e->reply);
-	if (e->orig.zone) {
-		uint16_t z = htons(e->orig.zone);
-
-		msgbuf_put(mb, CTA_ZONE, 2, &z);
-	}
-	put_be32(mb, CTA_STATUS, e->status);
-	put_be32(mb, CTA_MARK, e->mark);
-	put_be32(mb, CTA_ID, e->id);
-	put_be32(mb, CTA_USE, 1);
-	if (e->has_master)
-		put_tuple(mb, CTA_TUPLE_MASTER, &e->master);
-	put_be32(mb, CTA_TIMEOUT, e->timeout);
-	if (e->orig.proto == IPPROTO_TCP) {
-		struct nlattr *pi = nest_start(mb, CTA_PROTOINFO);
-		struct nlattr *tcp = nest_start(mb, CTA_PROTOINFO_TCP);
-
-		msgbuf_put_u8(mb, CTA_PROTOINFO_TCP_STATE, e->tcp_state);
+	if (e->orig.proto != IPPROTO_TCP)
+		return;
+	pi = nest_start(mb, CTA_PROTOINFO);
+	tcp = nest_start(mb, CTA_PROTOINFO_TCP);
+	msgbuf_put_u8(mb, CTA_PROTOINFO_TCP_STATE, e->tcp_state);
+	if (!destroy) {
 		msgbuf_put_u8(mb, CTA_PROTOINFO_TCP_WSCALE_ORIGINAL,
 			      e->tcp_wscale[0]);
 		msgbuf_put_u8(mb, CTA_PROTOINFO_TCP_WSCALE_REPLY,
@@ -210,18 +194,140 @@ put_entry(struct msgbuf *mb, const struct nlsock *sk, uint32_t seq,
 					 : CTA_PROTOINFO_TCP_FLAGS_ORIGINAL,
 				   sizeof(f), &f);
 		}
-		msgbuf_nest_end(mb, tcp);
-		msgbuf_nest_end(mb, pi);
 	}
-	if (e->helper) {
-		struct nlattr *h = nest_start(mb, CTA_HELP);
+	msgbuf_nest_end(mb, tcp);
+	msgbuf_nest_end(mb, pi);
+}
 
-		msgbuf_put_string(mb, CTA_HELP_NAME, ct_helper_name(e->helper));
-		msgbuf_nest_end(mb, h);
-	}
+static void
+put_helper(struct msgbuf *mb, const struct conntrack_entry *e)
+{
+	struct nlattr *h;
+
+	if (!e->helper)
+		return;
+	h = nest_start(mb, CTA_HELP);
+	msgbuf_put_string(mb, CTA_HELP_NAME, ct_helper_name(e->helper));
+	msgbuf_nest_end(mb, h);
+}
+
+static void
+put_zone(struct msgbuf *mb, const struct conntrack_entry *e)
+{
+	uint16_t z = htons(e->orig.zone);
+
+	if (e->orig.zone)
+		msgbuf_put(mb, CTA_ZONE, 2, &z);
+}
+
+/* Opens a conntrack message of msg for e's family. */
+static bool
+msg_start(struct msgbuf *mb, uint8_t msg, uint16_t flags, uint32_t seq,
+	  uint32_t portid, const struct conntrack_entry *e)
+{
+	struct nfgenmsg *nf;
+
+	nf = msgbuf_start(mb, NFNL_SUBSYS_CTNETLINK << 8 | msg, flags, seq,
+			  portid, sizeof(*nf));
+	if (!nf)
+		return false;
+	nf->nfgen_family = e->orig.family;
+	nf->version = NFNETLINK_V0;
+	return true;
+}
+
+/* One connection as ctnetlink_fill_info() lists it. */
+static int
+put_entry(struct msgbuf *mb, const struct nlsock *sk, uint32_t seq,
+	  const struct conntrack_entry *e)
+{
+	if (!msg_start(mb, IPCTNL_MSG_CT_NEW, NLM_F_MULTI, seq,
+		       nlsock_portid(sk), e))
+		return -EMSGSIZE;
+	put_tuple(mb, CTA_TUPLE_ORIG, &e->orig);
+	put_tuple(mb, CTA_TUPLE_REPLY, &e->reply);
+	put_zone(mb, e);
+	put_be32(mb, CTA_STATUS, e->status);
+	put_be32(mb, CTA_MARK, e->mark);
+	put_be32(mb, CTA_ID, e->id);
+	put_be32(mb, CTA_USE, 1);
+	if (e->has_master)
+		put_tuple(mb, CTA_TUPLE_MASTER, &e->master);
+	put_be32(mb, CTA_TIMEOUT, e->timeout);
+	put_protoinfo(mb, e, false);
+	put_helper(mb, e);
 	if (e->has_labels)
 		msgbuf_put(mb, CTA_LABELS, 16, e->labels);
 	return msgbuf_end(mb);
+}
+
+/* Events: the group a set of them goes to (ctnetlink_conntrack_event()). */
+static uint32_t
+event_group(uint32_t events)
+{
+	if (events & 1u << IPCT_DESTROY)
+		return NFNLGRP_CONNTRACK_DESTROY;
+	if (events & (1u << IPCT_NEW | 1u << IPCT_RELATED))
+		return NFNLGRP_CONNTRACK_NEW;
+	return NFNLGRP_CONNTRACK_UPDATE;
+}
+
+static bool
+event_listening(uint32_t events, void *arg)
+{
+	return nlsock_has_listeners(NETLINK_NETFILTER, event_group(events));
+}
+
+/* One connection's events as ctnetlink_conntrack_event() reports them:
+ * what changed, in its order. */
+static void
+event_deliver(const struct conntrack_entry *e, uint32_t events, void *arg)
+{
+	bool destroy = events & 1u << IPCT_DESTROY;
+	uint32_t group = event_group(events);
+	char mem[CT_DUMP_ENTRY_MAX * 2];
+	struct msgbuf mb;
+
+	msgbuf_init(&mb, mem, sizeof(mem));
+	if (!msg_start(&mb, destroy ? IPCTNL_MSG_CT_DELETE : IPCTNL_MSG_CT_NEW,
+		       group == NFNLGRP_CONNTRACK_NEW
+			       ? NLM_F_CREATE | NLM_F_EXCL
+			       : 0,
+		       0, 0, e))
+		return;
+	put_tuple(&mb, CTA_TUPLE_ORIG, &e->orig);
+	put_tuple(&mb, CTA_TUPLE_REPLY, &e->reply);
+	put_zone(&mb, e);
+	put_be32(&mb, CTA_ID, e->id);
+	put_be32(&mb, CTA_STATUS, e->status);
+	put_be32(&mb, CTA_TIMEOUT, destroy ? 0 : e->timeout);
+	if (destroy) {
+		put_protoinfo(&mb, e, true);
+	} else {
+		if (events & 1u << IPCT_PROTOINFO)
+			put_protoinfo(&mb, e, false);
+		put_helper(&mb, e);
+		if (events & 1u << IPCT_LABEL)
+			msgbuf_put(&mb, CTA_LABELS, 16, e->labels);
+		if (events & 1u << IPCT_RELATED && e->has_master)
+			put_tuple(&mb, CTA_TUPLE_MASTER, &e->master);
+	}
+	if (e->mark || events & 1u << IPCT_MARK)
+		put_be32(&mb, CTA_MARK, e->mark);
+	if (msgbuf_end(&mb))
+		return;
+	nlsock_multicast(NETLINK_NETFILTER, group, mb.buf, mb.len, 0);
+}
+
+void
+ctnetlink_attach(struct conntrack *ct)
+{
+	const struct conntrack_events ev = {
+		.listening = event_listening,
+		.deliver = event_deliver,
+	};
+
+	conntrack_set_events(ct, &ev);
 }
 
 /* A dump: a snapshot of the matching connections, sent in parts. */
@@ -351,11 +457,23 @@ ct_delete(const struct nlattr **a, int family, int version,
 				a[CTA_ID] ? ntohl(attr_get_u32(a[CTA_ID])) : 0);
 }
 
+int
+ctnetlink_parse(const struct nlmsghdr *nlh, const struct attr_policy *policy,
+		int maxtype, const struct nlattr **a, struct extack *ack)
+{
+	const size_t hdr = NLMSG_ALIGN(sizeof(struct nfgenmsg));
+
+	return attr_parse((const char *)NLMSG_DATA(nlh) + hdr,
+			  nlh->nlmsg_len > NLMSG_LENGTH(hdr)
+				  ? nlh->nlmsg_len - NLMSG_LENGTH(hdr)
+				  : 0,
+			  policy, maxtype, a, ack);
+}
+
 static int
 ctnetlink_msg(struct nlsock *sk, const struct nlmsghdr *nlh,
 	      struct extack *ack)
 {
-	const size_t hdr = NLMSG_ALIGN(sizeof(struct nfgenmsg));
 	const struct nlattr *a[CTA_MAX + 1];
 	const struct nfgenmsg *nf;
 	struct conntrack *ct;
@@ -364,20 +482,19 @@ ctnetlink_msg(struct nlsock *sk, const struct nlmsghdr *nlh,
 	/* Netfilter is CAP_NET_ADMIN's, reads included. */
 	if (!nlsock_creds(sk)->net_admin)
 		return -EPERM;
-	if (NFNL_SUBSYS_ID(nlh->nlmsg_type) != NFNL_SUBSYS_CTNETLINK ||
-	    nlh->nlmsg_len < NLMSG_LENGTH(sizeof(*nf)))
+	if (nlh->nlmsg_len < NLMSG_LENGTH(sizeof(*nf)))
 		return -EINVAL;
-	nf = NLMSG_DATA(nlh);
-	err = attr_parse((const char *)nf + hdr,
-			 nlh->nlmsg_len > NLMSG_LENGTH(hdr)
-				 ? nlh->nlmsg_len - NLMSG_LENGTH(hdr)
-				 : 0,
-			 ct_policy, CTA_MAX, a, ack);
-	if (err)
-		return err;
 	ct = dp_net_conntrack(nlsock_net(sk));
 	if (!ct)
 		return -ENOMEM;
+	if (NFNL_SUBSYS_ID(nlh->nlmsg_type) == NFNL_SUBSYS_CTNETLINK_TIMEOUT)
+		return cttimeout_msg(sk, nlh, conntrack_timeouts(ct), ack);
+	if (NFNL_SUBSYS_ID(nlh->nlmsg_type) != NFNL_SUBSYS_CTNETLINK)
+		return -EINVAL;
+	nf = NLMSG_DATA(nlh);
+	err = ctnetlink_parse(nlh, ct_policy, CTA_MAX, a, ack);
+	if (err)
+		return err;
 	switch (NFNL_MSG_TYPE(nlh->nlmsg_type)) {
 	case IPCTNL_MSG_CT_GET:
 	case IPCTNL_MSG_CT_GET_CTRZERO:

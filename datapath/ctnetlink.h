@@ -4,17 +4,34 @@
  * requests `ovs-dpctl dump-conntrack`, `flush-conntrack` (all, a zone, a
  * tuple) and `ct-stats-show` send. Connections are listed with the
  * kernel's attributes in its order; creating or changing connections and
- * expectations is not served (-EOPNOTSUPP).
+ * expectations is not served (-EOPNOTSUPP). The tracker's events go to the
+ * sockets in the NFNLGRP_CONNTRACK_NEW, UPDATE and DESTROY groups, as
+ * ctnetlink_conntrack_event() sends them.
  *
- * Threads: the control thread. */
+ * Threads: the control thread; events from any thread. */
 #ifndef TAPDP_CTNETLINK_H
 #define TAPDP_CTNETLINK_H
 
 #include <stddef.h>
 
+struct attr_policy;
+struct conntrack;
+struct extack;
+struct nlattr;
+struct nlmsghdr;
 struct nlsock;
 
-/* Processes one datagram from a NETLINK_NETFILTER socket. */
+/* Processes one datagram from a NETLINK_NETFILTER socket: its conntrack
+ * messages here, its timeout-policy ones in datapath/cttimeout.c. */
 void ctnetlink_rcv(struct nlsock *sk, const void *buf, size_t len);
+
+/* The attributes after the nfgenmsg of nlh (whose length the caller
+ * checked), against policy. */
+int ctnetlink_parse(const struct nlmsghdr *nlh,
+		    const struct attr_policy *policy, int maxtype,
+		    const struct nlattr **a, struct extack *ack);
+
+/* Sends ct's events to the conntrack groups. */
+void ctnetlink_attach(struct conntrack *ct);
 
 #endif

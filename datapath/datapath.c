@@ -18,6 +18,7 @@
 #include "ct/conntrack.h"
 #include "ct/frag.h"
 #include "actions/actions.h"
+#include "datapath/ctnetlink.h"
 #include "flow/extract.h"
 #include "flow/key-netlink.h"
 #include "flow/packet.h"
@@ -1221,7 +1222,9 @@ dp_net_conntrack(struct dp_net *net)
 	if (!net->conntrack_tried) {
 		net->conntrack_tried = true;
 		ct = conntrack_create(net->conntrack_max);
-		if (!ct)
+		if (ct)
+			ctnetlink_attach(ct);
+		else
 			log_err("conntrack: cannot create the connection "
 				"table");
 		__atomic_store_n(&net->conntrack, ct, __ATOMIC_RELEASE);

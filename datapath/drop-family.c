@@ -111,7 +111,7 @@ drop_family_event(struct msgbuf *mb, const struct dp_drop_event *ev)
 static bool
 drop_listening(void)
 {
-	return nlsock_has_listeners(GROUP_DROP);
+	return nlsock_has_listeners(NETLINK_GENERIC, GROUP_DROP);
 }
 
 static void

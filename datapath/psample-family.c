@@ -175,7 +175,7 @@ psample_family_sample(const struct dp_psample *s)
 	void *mem;
 
 	/* Nobody listening: nothing is built, as the kernel's check. */
-	if (!nlsock_has_listeners(GROUP_PSAMPLE_PACKETS))
+	if (!nlsock_has_listeners(NETLINK_GENERIC, GROUP_PSAMPLE_PACKETS))
 		return;
 	size = psample_sample_size(s);
 	mem = malloc(size);
@@ -183,7 +183,7 @@ psample_family_sample(const struct dp_psample *s)
 		return;
 	msgbuf_init(&mb, mem, size);
 	if (!psample_sample_msg(&mb, s, clock_real_ns()))
-		nlsock_multicast(GROUP_PSAMPLE_PACKETS, mb.buf, mb.len, 0);
+		nlsock_multicast(NETLINK_GENERIC, GROUP_PSAMPLE_PACKETS, mb.buf, mb.len, 0);
 	free(mem);
 }
 

@@ -38,7 +38,7 @@ struct nlsock {
 	uint32_t portid;
 	bool bound;
 	unsigned flags;
-	uint64_t groups;	/* bit i: group NLSOCK_GROUP_BASE + i */
+	uint64_t groups;	/* the daemon's groups joined: see group_bit() */
 	size_t rcvbuf;
 	size_t max_recv;
 	void *dump;
@@ -50,10 +50,18 @@ struct nlsock {
 static pthread_rwlock_t reg_lock = PTHREAD_RWLOCK_INITIALIZER;
 static GHashTable *by_portid;	/* key(protocol, portid) -> nlsock */
 static GPtrArray *all_socks;
-/* Members of each group, changed under reg_lock's write side and read
- * without it: a sender asks on every event whether anyone listens. */
-static unsigned group_members[NLSOCK_MAX_GROUPS];
 static size_t default_rcvbuf = 212992;
+
+/* How many sockets are in each of the daemon's groups, by group_bit(), on
+ * generic netlink [0] and netfilter [1] sockets: changed under the
+ * registry's write lock, read without it. */
+static uint32_t n_members[2][NLSOCK_MAX_GROUPS];
+
+static uint32_t *
+members(int protocol, int bit)
+{
+	return &n_members[protocol != NETLINK_GENERIC][bit];
+}
 
 static size_t
 read_sysctl(const char *path, size_t dflt)
@@ -141,8 +149,8 @@ nlsock_free(struct nlsock *sk)
 		g_hash_table_remove(by_portid, key(sk->protocol, sk->portid));
 	g_ptr_array_remove_fast(all_socks, sk);
 	for (int bit = 0; bit < NLSOCK_MAX_GROUPS; bit++)
-		if (sk->groups & (1ULL << bit))
-			__atomic_fetch_sub(&group_members[bit], 1,
+		if (sk->groups & 1ULL << bit)
+			__atomic_fetch_sub(members(sk->protocol, bit), 1,
 					   __ATOMIC_RELAXED);
 	pthread_rwlock_unlock(&reg_lock);
 	if (sk->dump && sk->dump_free)
@@ -249,9 +257,15 @@ flag_of(int name)
 	}
 }
 
+/* The bit of sk->groups for group on a socket of protocol: generic
+ * netlink's are the ids the daemon hands out, the other protocols' their
+ * own numbers; -1 for a group the daemon never sends to. */
 static int
-group_bit(uint32_t group)
+group_bit(int protocol, uint32_t group)
 {
+	if (protocol != NETLINK_GENERIC)
+		return group >= 1 && group <= NLSOCK_MAX_GROUPS ? (int)group - 1
+								: -1;
 	if (group < NLSOCK_GROUP_BASE ||
 	    group >= NLSOCK_GROUP_BASE + NLSOCK_MAX_GROUPS)
 		return -1;
@@ -289,19 +303,15 @@ nlsock_setsockopt(struct nlsock *sk, int level, int name, int value)
 		if (value == 0)
 			return -EINVAL;
 		/* Groups that are not ours have no sender here. */
-		bit = group_bit(value);
+		bit = group_bit(sk->protocol, value);
 		if (bit < 0)
 			return 0;
 		pthread_rwlock_wrlock(&reg_lock);
-		if (name == NETLINK_ADD_MEMBERSHIP &&
-		    !(sk->groups & (1ULL << bit))) {
-			sk->groups |= 1ULL << bit;
-			__atomic_fetch_add(&group_members[bit], 1,
-					   __ATOMIC_RELAXED);
-		} else if (name == NETLINK_DROP_MEMBERSHIP &&
-			   (sk->groups & (1ULL << bit))) {
-			sk->groups &= ~(1ULL << bit);
-			__atomic_fetch_sub(&group_members[bit], 1,
+		if (!(sk->groups & 1ULL << bit) !=
+		    !(name == NETLINK_ADD_MEMBERSHIP)) {
+			sk->groups ^= 1ULL << bit;
+			__atomic_fetch_add(members(sk->protocol, bit),
+					   sk->groups & 1ULL << bit ? 1 : -1,
 					   __ATOMIC_RELAXED);
 		}
 		pthread_rwlock_unlock(&reg_lock);
@@ -442,10 +452,10 @@ nlsock_unicast_portid(int protocol, uint32_t portid, const void *buf,
 }
 
 void
-nlsock_multicast(uint32_t group, const void *buf, size_t len,
+nlsock_multicast(int protocol, uint32_t group, const void *buf, size_t len,
 		 uint32_t exclude_portid)
 {
-	int bit = group_bit(group);
+	int bit = group_bit(protocol, group);
 
 	if (bit < 0)
 		return;
@@ -453,7 +463,7 @@ nlsock_multicast(uint32_t group, const void *buf, size_t len,
 	for (guint i = 0; i < all_socks->len; i++) {
 		struct nlsock *sk = g_ptr_array_index(all_socks, i);
 
-		if (!(sk->groups & (1ULL << bit)))
+		if (sk->protocol != protocol || !(sk->groups & (1ULL << bit)))
 			continue;
 		if (exclude_portid && sk->bound && sk->portid == exclude_portid)
 			continue;
@@ -463,12 +473,12 @@ nlsock_multicast(uint32_t group, const void *buf, size_t len,
 }
 
 bool
-nlsock_has_listeners(uint32_t group)
+nlsock_has_listeners(int protocol, uint32_t group)
 {
-	int bit = group_bit(group);
+	int bit = group_bit(protocol, group);
 
 	return bit >= 0 &&
-	       __atomic_load_n(&group_members[bit], __ATOMIC_RELAXED) > 0;
+	       __atomic_load_n(members(protocol, bit), __ATOMIC_RELAXED);
 }
 
 int

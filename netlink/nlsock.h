@@ -70,12 +70,15 @@ int nlsock_unicast(struct nlsock *sk, const void *buf, size_t len);
  * none. */
 int nlsock_unicast_portid(int protocol, uint32_t portid, const void *buf,
 			  size_t len);
-/* Delivers to every member of group except exclude_portid (0: none). */
-void nlsock_multicast(uint32_t group, const void *buf, size_t len,
-		      uint32_t exclude_portid);
+/* Delivers to every member of group of protocol except exclude_portid (0:
+ * none). The daemon's groups are, on NETLINK_GENERIC sockets, the ids it
+ * hands out; on the others, the protocol's own numbers (1 to
+ * NLSOCK_MAX_GROUPS), those the shim leaves to the daemon. */
+void nlsock_multicast(int protocol, uint32_t group, const void *buf,
+		      size_t len, uint32_t exclude_portid);
 /* Whether group has a member; takes no lock (a packet thread asks it for
  * every event it may send). */
-bool nlsock_has_listeners(uint32_t group);
+bool nlsock_has_listeners(int protocol, uint32_t group);
 
 /* Bytes queued and not yet read by the client. */
 size_t nlsock_queued(const struct nlsock *sk);

@@ -54,6 +54,7 @@ for b in build build-asan; do
 		 tests/integration/test-openflow.sh tests/integration/test-meter.sh \
 		 tests/integration/test-churn.sh \
 		 tests/integration/test-bond.sh tests/integration/test-conntrack.sh \
+		 tests/integration/test-ct-policy.sh \
 		 tests/integration/test-hostile.sh \
 		 tests/integration/test-netns.sh tests/integration/test-tunnel.sh \
 		 tests/integration/test-vswitchd-tunnel.sh tests/integration/test-ovn.sh \

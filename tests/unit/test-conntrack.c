@@ -25,6 +25,7 @@
 #include "ct/frag.h"
 #include "ct/seqadj.h"
 #include "ct/tcp.h"
+#include "ct/timeout.h"
 #include "actions/actions.h"
 #include "flow/extract.h"
 #include "include/tapdp/ovs-uapi.h"
@@ -2034,6 +2035,139 @@ test_expiry_expectations(void **s)
 	assert_int_equal(state(&f, &l14), TRK | NEW);
 }
 
+/* A policy of l4num with one value given (attr: 0 none). */
+static int
+policy(const char *name, uint8_t l4num, int attr, uint32_t v, bool replace)
+{
+	uint32_t values[CT_TIMEOUT_N] = { 0 };
+
+	values[attr] = v;
+	return ct_timeout_set(conntrack_timeouts(ct), name, AF_INET, l4num,
+			      values, attr ? 1u << attr : 0, false, replace);
+}
+
+static uint32_t
+policy_use(const char *name)
+{
+	struct ct_timeout_info info;
+
+	assert_int_equal(ct_timeout_get(conntrack_timeouts(ct), name, &info),
+			 0);
+	return info.use;
+}
+
+/* Timeout policies: the table's rules (nfnetlink_cttimeout's errnos), and
+ * connections created by an action naming one live by it, per state,
+ * until it is replaced or deleted. */
+static void
+test_expiry_policy(void **s)
+{
+	struct ct_timeout_table *t = conntrack_timeouts(ct);
+	struct ct_action c = act(true, 0), l = act(false, 0);
+	uint32_t values[CT_TIMEOUT_N] = { 0 };
+	struct ct_timeout_info info;
+	struct conntrack_entry e;
+	static struct frame a, b;
+
+	assert_int_equal(policy("udp", IPPROTO_UDP, CTA_TIMEOUT_UDP_UNREPLIED,
+				3, false), 0);
+	assert_int_equal(ct_timeout_get(t, "udp", &info), 0);
+	assert_int_equal(info.l3num, AF_INET);
+	assert_int_equal(info.l4num, IPPROTO_UDP);
+	assert_int_equal(info.use, 1);
+	assert_int_equal(info.values[CTA_TIMEOUT_UDP_UNREPLIED], 3);
+	assert_int_equal(info.values[CTA_TIMEOUT_UDP_REPLIED], 120);
+	assert_int_equal(policy("udp", IPPROTO_UDP, 0, 0, false), -EBUSY);
+	assert_int_equal(ct_timeout_set(t, "udp", AF_INET, IPPROTO_UDP, NULL,
+					0, true, true), -EEXIST);
+	assert_int_equal(policy("udp", IPPROTO_TCP, 0, 0, true), -EINVAL);
+	assert_int_equal(policy("sctp", IPPROTO_SCTP, 0, 0, false),
+			 -EOPNOTSUPP);
+	assert_int_equal(ct_timeout_get(t, "sctp", &info), -ENOENT);
+	assert_int_equal(ct_timeout_del(t, "sctp"), -ENOENT);
+	assert_int_equal(policy("tcp", IPPROTO_TCP,
+				CTA_TIMEOUT_TCP_ESTABLISHED, 50, false), 0);
+	assert_int_equal(policy("icmp", IPPROTO_ICMP, CTA_TIMEOUT_ICMP_TIMEOUT,
+				2, false), 0);
+
+	/* UDP: unreplied 3 s, then the replaced policy's values from the
+	 * next packet on. */
+	strcpy(c.timeout, "udp");
+	udp(&a, A, B, 5000, 53);
+	assert_int_equal(state(&a, &c), TRK | NEW);
+	e = conn_in(0);
+	assert_int_equal(e.timeout, 3);
+	assert_int_equal(policy_use("udp"), 2);
+	assert_int_equal(policy("udp", IPPROTO_UDP, CTA_TIMEOUT_UDP_REPLIED, 7,
+				true), 0);
+	udp(&b, B, A, 53, 5000);
+	assert_int_equal(state(&b, &l), TRK | EST | RPL);
+	assert_int_equal(conn_in(0).timeout, 7);
+	lives_until(&e, 7000);
+	rcu_barrier();
+	assert_int_equal(policy_use("udp"), 1);
+
+	/* A policy for another protocol than the connection's is none. */
+	at(10000);
+	strcpy(c.timeout, "tcp");
+	udp(&a, A, B, 5001, 53);
+	assert_int_equal(state(&a, &c), TRK | NEW);
+	assert_int_equal(conn_in(0).timeout, 30);
+	assert_int_equal(policy_use("tcp"), 1);
+	conntrack_flush(ct, -1, 0);
+
+	/* TCP: the states the policy gives, the defaults for the others
+	 * (a replacement resets what it does not give); UNACK bounds
+	 * unacknowledged data. */
+	assert_int_equal(policy("tcp", IPPROTO_TCP, CTA_TIMEOUT_TCP_UNACK, 20,
+				true), 0);
+	assert_int_equal(ct_timeout_get(t, "tcp", &info), 0);
+	assert_int_equal(info.values[CTA_TIMEOUT_TCP_ESTABLISHED],
+			 5 * 24 * 3600);
+	values[CTA_TIMEOUT_TCP_ESTABLISHED] = 50;
+	values[CTA_TIMEOUT_TCP_UNACK] = 20;
+	assert_int_equal(ct_timeout_set(t, "tcp", AF_INET, IPPROTO_TCP, values,
+					1u << CTA_TIMEOUT_TCP_ESTABLISHED |
+						1u << CTA_TIMEOUT_TCP_UNACK,
+					false, true), 0);
+	at(20000);
+	tcp(&a, A, B, 1000, 80, 100, 0, FB_SYN);
+	assert_int_equal(state(&a, &c), TRK | NEW);
+	assert_int_equal(conn_in(0).timeout, 120);
+	tcp(&a, B, A, 80, 1000, 5000, 101, FB_SYN | FB_ACK);
+	assert_int_equal(state(&a, &l), TRK | EST | RPL);
+	tcp(&a, A, B, 1000, 80, 101, 5001, FB_ACK);
+	assert_int_equal(state(&a, &l), TRK | EST);
+	assert_int_equal(conn_in(0).timeout, 50);
+	tcp_text(&a, A, B, 1000, 80, 101, 5001, "hello");
+	assert_int_equal(state(&a, &l), TRK | EST);
+	assert_int_equal(conn_in(0).timeout, 20);
+	/* Deleted: the connection has the defaults from its next packet. */
+	assert_int_equal(ct_timeout_del(t, "tcp"), 0);
+	assert_int_equal(ct_timeout_get(t, "tcp", &info), -ENOENT);
+	tcp(&a, B, A, 80, 1000, 5001, 106, FB_ACK);
+	assert_int_equal(state(&a, &l), TRK | EST | RPL);
+	assert_int_equal(conn_in(0).timeout, 5 * 24 * 3600);
+	conntrack_flush(ct, -1, 0);
+
+	/* ICMP; a name nobody has: the defaults. */
+	strcpy(c.timeout, "icmp");
+	echo(&a, A, B, 8, 77);
+	assert_int_equal(state(&a, &c), TRK | NEW);
+	assert_int_equal(conn_in(0).timeout, 2);
+	strcpy(c.timeout, "none");
+	echo(&a, A, B, 8, 78);
+	assert_int_equal(state(&a, &c), TRK | NEW);
+	conntrack_flush(ct, -1, 0);
+	echo(&a, A, B, 8, 78);
+	assert_int_equal(state(&a, &c), TRK | NEW);
+	assert_int_equal(conn_in(0).timeout, 30);
+	/* All deleted at once. */
+	assert_int_equal(ct_timeout_del(t, NULL), 0);
+	assert_int_equal(ct_timeout_get(t, "udp", &info), -ENOENT);
+	assert_int_equal(ct_timeout_get(t, "icmp", &info), -ENOENT);
+}
+
 int
 main(void)
 {
@@ -2075,6 +2209,8 @@ main(void)
 						expiry_setup, expiry_teardown),
 		cmocka_unit_test_setup_teardown(test_expiry_tcp, expiry_setup,
 						expiry_teardown),
+		cmocka_unit_test_setup_teardown(test_expiry_policy,
+						expiry_setup, expiry_teardown),
 		cmocka_unit_test_setup_teardown(test_expiry_sweep,
 						expiry_setup, expiry_teardown),
 		cmocka_unit_test_setup_teardown(test_expiry_fragments,

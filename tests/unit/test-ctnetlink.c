@@ -11,10 +11,12 @@
 #include <linux/netfilter/nf_conntrack_common.h>
 #include <linux/netfilter/nfnetlink.h>
 #include <linux/netfilter/nfnetlink_conntrack.h>
+#include <linux/netfilter/nfnetlink_cttimeout.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
 
@@ -24,6 +26,7 @@
 #include "common/unaligned.h"
 #include "datapath/families.h"
 #include "netlink/genl.h"
+#include "netlink/nlsock.h"
 #include "tests/unit/builders.h"
 #include "tests/unit/fake-port.h"
 #include "tests/unit/nl-test.h"
@@ -47,7 +50,7 @@ struct conn {
 	uint16_t sport, dport;
 	uint8_t proto;
 	int zone;			/* -1: no CTA_ZONE */
-	uint32_t mark, status;
+	uint32_t mark, status, timeout;
 	uint32_t reply_src;
 	uint16_t reply_sport;
 };
@@ -84,9 +87,11 @@ teardown(void **state)
 	return 0;
 }
 
-/* Runs ct(commit, zone, mark) on a UDP packet from sport. */
+/* Runs ct(commit, zone, mark, timeout=tp, eventmask) on a UDP packet from
+ * sport (tp NULL: no timeout policy; eventmask < 0: none). */
 static void
-commit(struct fixture *fx, uint16_t sport, uint16_t zone, uint32_t mark)
+commit_with(struct fixture *fx, uint16_t sport, uint16_t zone, uint32_t mark,
+	    const char *tp, int64_t eventmask)
 {
 	uint32_t mark_mask[2] = { mark, 0xffffffff };
 	struct nlattr *key, *acts, *ct;
@@ -118,9 +123,19 @@ commit(struct fixture *fx, uint16_t sport, uint16_t zone, uint32_t mark)
 	if (mark)
 		msgbuf_put(&f->req, OVS_CT_ATTR_MARK, sizeof(mark_mask),
 			   mark_mask);
+	if (tp)
+		msgbuf_put_string(&f->req, OVS_CT_ATTR_TIMEOUT, tp);
+	if (eventmask >= 0)
+		msgbuf_put_u32(&f->req, OVS_CT_ATTR_EVENTMASK, eventmask);
 	msgbuf_nest_end(&f->req, ct);
 	msgbuf_nest_end(&f->req, acts);
 	assert_int_equal(ask(f), 0);
+}
+
+static void
+commit(struct fixture *fx, uint16_t sport, uint16_t zone, uint32_t mark)
+{
+	commit_with(fx, sport, zone, mark, NULL, -1);
 }
 
 /* A ctnetlink request of msg for family, with its nfgenmsg. */
@@ -179,8 +194,9 @@ parse_tuple(const struct nlattr *t, uint32_t *src, uint32_t *dst,
 	*dport = get_be16(attr_data(nested(pr, CTA_PROTO_DST_PORT)));
 }
 
+/* A connection's message of type msg (IPCTNL_MSG_CT_*). */
 static void
-parse_conn(const struct nlmsghdr *m, struct conn *c)
+parse_msg(const struct nlmsghdr *m, uint8_t msg, struct conn *c)
 {
 	size_t off = NLMSG_LENGTH(NLMSG_ALIGN(sizeof(struct nfgenmsg)));
 	const struct nfgenmsg *nf = NLMSG_DATA(m);
@@ -191,7 +207,7 @@ parse_conn(const struct nlmsghdr *m, struct conn *c)
 	uint16_t dport;
 	uint8_t proto;
 
-	assert_int_equal(m->nlmsg_type, CT_TYPE(IPCTNL_MSG_CT_NEW));
+	assert_int_equal(m->nlmsg_type, CT_TYPE(msg));
 	assert_int_equal(nf->nfgen_family, AF_INET);
 	parse_tuple(attrs_find(p, rem, CTA_TUPLE_ORIG), &c->src, &c->dst,
 		    &c->sport, &c->dport, &c->proto);
@@ -209,7 +225,15 @@ parse_conn(const struct nlmsghdr *m, struct conn *c)
 	assert_non_null(a);
 	c->status = get_be32(attr_data(a));
 	assert_non_null(attrs_find(p, rem, CTA_ID));
-	assert_non_null(attrs_find(p, rem, CTA_TIMEOUT));
+	a = attrs_find(p, rem, CTA_TIMEOUT);
+	assert_non_null(a);
+	c->timeout = get_be32(attr_data(a));
+}
+
+static void
+parse_conn(const struct nlmsghdr *m, struct conn *c)
+{
+	parse_msg(m, IPCTNL_MSG_CT_NEW, c);
 }
 
 /* conns[0].sport: how many; then each connection. */
@@ -396,6 +420,315 @@ test_refused(void **state)
 	assert_int_equal(ask(f), -EINVAL);
 }
 
+/* cttimeout: a request of msg for policy name (NULL: none), of l4num with
+ * its UNREPLIED value (UDP's first attribute; 0: no data). */
+static void
+tp_req(struct fx *f, uint8_t msg, uint16_t flags, const char *name,
+       uint8_t l4num, uint32_t first)
+{
+	struct nfgenmsg *nf = req_msg(f, NFNL_SUBSYS_CTNETLINK_TIMEOUT << 8 |
+						 msg,
+				      flags, sizeof(*nf));
+	struct nlattr *data;
+
+	nf->nfgen_family = AF_UNSPEC;
+	if (name)
+		msgbuf_put_string(&f->req, CTA_TIMEOUT_NAME, name);
+	if (!first)
+		return;
+	msgbuf_put_u16(&f->req, CTA_TIMEOUT_L3PROTO, htons(AF_INET));
+	msgbuf_put_u8(&f->req, CTA_TIMEOUT_L4PROTO, l4num);
+	data = msgbuf_nest_start(&f->req, CTA_TIMEOUT_DATA | NLA_F_NESTED);
+	msgbuf_put_u32(&f->req, 1, htonl(first));
+	msgbuf_nest_end(&f->req, data);
+}
+
+/* A policy as the kernel lists it: its name, UDP values and use. */
+struct tp {
+	char name[CTNL_TIMEOUT_NAME_MAX];
+	uint32_t unreplied, replied, use;
+};
+
+static void
+parse_tp(const struct nlmsghdr *m, struct tp *tp)
+{
+	size_t off = NLMSG_LENGTH(NLMSG_ALIGN(sizeof(struct nfgenmsg)));
+	const char *p = (const char *)m + off;
+	int rem = m->nlmsg_len - off;
+	const struct nlattr *a, *data;
+
+	assert_int_equal(m->nlmsg_type, NFNL_SUBSYS_CTNETLINK_TIMEOUT << 8 |
+						IPCTNL_MSG_TIMEOUT_NEW);
+	assert_true(m->nlmsg_flags & NLM_F_MULTI);
+	a = attrs_find(p, rem, CTA_TIMEOUT_NAME);
+	assert_non_null(a);
+	snprintf(tp->name, sizeof(tp->name), "%s",
+		 (const char *)attr_data(a));
+	a = attrs_find(p, rem, CTA_TIMEOUT_L3PROTO);
+	assert_non_null(a);
+	assert_int_equal(get_be16(attr_data(a)), AF_INET);
+	a = attrs_find(p, rem, CTA_TIMEOUT_L4PROTO);
+	assert_non_null(a);
+	assert_int_equal(attr_get_u8(a), IPPROTO_UDP);
+	a = attrs_find(p, rem, CTA_TIMEOUT_USE);
+	assert_non_null(a);
+	tp->use = get_be32(attr_data(a));
+	data = attrs_find(p, rem, CTA_TIMEOUT_DATA);
+	tp->unreplied = get_be32(attr_data(nested(data,
+					CTA_TIMEOUT_UDP_UNREPLIED)));
+	tp->replied = get_be32(attr_data(nested(data,
+					CTA_TIMEOUT_UDP_REPLIED)));
+}
+
+static void
+tp_get(struct fx *f, const char *name, struct tp *tp)
+{
+	tp_req(f, IPCTNL_MSG_TIMEOUT_GET, 0, name, 0, 0);
+	req_end(f);
+	send_req(f);
+	assert_true(recv_rep(f) > 0);
+	parse_tp((const void *)f->rep, tp);
+}
+
+/* tps[0].use: how many; then each policy. */
+static void
+collect_tp(const struct nlmsghdr *m, void *arg)
+{
+	struct tp *tps = arg;
+
+	assert_true(tps[0].use < 3);
+	parse_tp(m, &tps[++tps[0].use]);
+}
+
+/* tps[0]: how many, and the sum of their UNREPLIED values. */
+static void
+count_tp(const struct nlmsghdr *m, void *arg)
+{
+	struct tp *tps = arg, tp;
+
+	parse_tp(m, &tp);
+	tps[0].use++;
+	tps[0].unreplied += tp.unreplied;
+}
+
+/* Dumps the policies into tps (tps[0].use: how many); returns how many
+ * parts carried them. */
+static int
+tp_dump(struct fx *f, struct tp *tps)
+{
+	memset(tps, 0, 4 * sizeof(*tps));
+	tp_req(f, IPCTNL_MSG_TIMEOUT_GET, NLM_F_DUMP, NULL, 0, 0);
+	req_end(f);
+	return dump_all(f, collect_tp, tps);
+}
+
+/* Timeout policies over cttimeout as OVS sets them, with the kernel's
+ * errnos; a connection committed by a ct action naming one lives by
+ * it. */
+static void
+test_timeout_policies(void **state)
+{
+	const uint16_t create = NLM_F_CREATE | NLM_F_REPLACE | NLM_F_ACK;
+	struct fixture *fx = *state;
+	struct fx *f = fx->nf, *user;
+	struct conn conns[MAX_CONNS];
+	struct tp tp, tps[4];
+	struct nlattr *data;
+
+	tp_req(f, IPCTNL_MSG_TIMEOUT_NEW, create, "ovs_tp_1_udp4", IPPROTO_UDP,
+	       4);
+	assert_int_equal(ask(f), 0);
+	tp_get(f, "ovs_tp_1_udp4", &tp);
+	assert_string_equal(tp.name, "ovs_tp_1_udp4");
+	assert_int_equal(tp.unreplied, 4);
+	assert_int_equal(tp.replied, 120);	/* not given: the default */
+	assert_int_equal(tp.use, 1);
+	/* Replaced in place; without REPLACE, EBUSY; EXCL, EEXIST; another
+	 * protocol, EINVAL. */
+	tp_req(f, IPCTNL_MSG_TIMEOUT_NEW, create, "ovs_tp_1_udp4", IPPROTO_UDP,
+	       5);
+	assert_int_equal(ask(f), 0);
+	tp_req(f, IPCTNL_MSG_TIMEOUT_NEW, NLM_F_CREATE, "ovs_tp_1_udp4",
+	       IPPROTO_UDP, 5);
+	assert_int_equal(ask(f), -EBUSY);
+	tp_req(f, IPCTNL_MSG_TIMEOUT_NEW, create | NLM_F_EXCL, "ovs_tp_1_udp4",
+	       IPPROTO_UDP, 5);
+	assert_int_equal(ask(f), -EEXIST);
+	tp_req(f, IPCTNL_MSG_TIMEOUT_NEW, create, "ovs_tp_1_udp4", IPPROTO_TCP,
+	       5);
+	assert_int_equal(ask(f), -EINVAL);
+	/* Incomplete, a name too long, a protocol without policies, a
+	 * value too short. */
+	tp_req(f, IPCTNL_MSG_TIMEOUT_NEW, create, "x", IPPROTO_UDP, 0);
+	assert_int_equal(ask(f), -EINVAL);
+	tp_req(f, IPCTNL_MSG_TIMEOUT_NEW, create,
+	       "0123456789012345678901234567890123", IPPROTO_UDP, 5);
+	assert_int_equal(ask(f), -EINVAL);
+	tp_req(f, IPCTNL_MSG_TIMEOUT_NEW, create, "x", IPPROTO_SCTP, 5);
+	assert_int_equal(ask(f), -EOPNOTSUPP);
+	tp_req(f, IPCTNL_MSG_TIMEOUT_NEW, create, "x", IPPROTO_UDP, 0);
+	msgbuf_put_u16(&f->req, CTA_TIMEOUT_L3PROTO, htons(AF_INET));
+	msgbuf_put_u8(&f->req, CTA_TIMEOUT_L4PROTO, IPPROTO_UDP);
+	data = msgbuf_nest_start(&f->req, CTA_TIMEOUT_DATA | NLA_F_NESTED);
+	msgbuf_put_u16(&f->req, CTA_TIMEOUT_UDP_REPLIED, 7);
+	msgbuf_nest_end(&f->req, data);
+	assert_true(ask(f) < 0);
+	tp_req(f, IPCTNL_MSG_TIMEOUT_GET, 0, "x", 0, 0);
+	assert_int_equal(ask(f), -ENOENT);
+	tp_req(f, IPCTNL_MSG_TIMEOUT_GET, 0, NULL, 0, 0);
+	assert_int_equal(ask(f), -EINVAL);
+	user = fx_new(fx->net, NETLINK_NETFILTER, false);
+	tp_req(user, IPCTNL_MSG_TIMEOUT_GET, NLM_F_DUMP, NULL, 0, 0);
+	assert_int_equal(ask(user), -EPERM);
+	fx_free(user);
+
+	/* A connection committed with the policy: its timeout, the
+	 * policy's use. */
+	commit_with(fx, 1000, 5, 0, "ovs_tp_1_udp4", -1);
+	commit_with(fx, 1001, 5, 0, "ovs_tp_2_udp4", -1);
+	dump(fx, AF_INET, -1, conns);
+	assert_int_equal(conns[0].sport, 2);
+	assert_true(find(conns, 1000)->timeout <= 5);
+	assert_true(find(conns, 1001)->timeout > 5);
+	tp_get(f, "ovs_tp_1_udp4", &tp);
+	assert_int_equal(tp.use, 2);
+
+	tp_req(f, IPCTNL_MSG_TIMEOUT_NEW, create, "ovs_tp_2_udp4", IPPROTO_UDP,
+	       9);
+	assert_int_equal(ask(f), 0);
+	assert_int_equal(tp_dump(f, tps), 1);
+	assert_int_equal(tps[0].use, 2);
+	assert_string_equal(tps[1].name, "ovs_tp_1_udp4");
+	assert_string_equal(tps[2].name, "ovs_tp_2_udp4");
+	assert_int_equal(tps[2].unreplied, 9);
+
+	/* Many: each comes once, across parts. */
+	for (int i = 3; i < 60; i++) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "ovs_tp_%d_udp4", i);
+		tp_req(f, IPCTNL_MSG_TIMEOUT_NEW, create, name, IPPROTO_UDP,
+		       i);
+		assert_int_equal(ask(f), 0);
+	}
+	tp_req(f, IPCTNL_MSG_TIMEOUT_GET, NLM_F_DUMP, NULL, 0, 0);
+	req_end(f);
+	memset(tps, 0, sizeof(tps));
+	assert_true(dump_all(f, count_tp, tps) >= 2);
+	assert_int_equal(tps[0].use, 59);
+	assert_int_equal(tps[0].unreplied, 5 + 9 + 59 * 60 / 2 - 3);
+
+	/* Deleted by name (in use or not), then all. */
+	tp_req(f, IPCTNL_MSG_TIMEOUT_DELETE, NLM_F_ACK, "x", 0, 0);
+	assert_int_equal(ask(f), -ENOENT);
+	tp_req(f, IPCTNL_MSG_TIMEOUT_DELETE, NLM_F_ACK, "ovs_tp_1_udp4", 0, 0);
+	assert_int_equal(ask(f), 0);
+	tp_req(f, IPCTNL_MSG_TIMEOUT_GET, 0, "ovs_tp_1_udp4", 0, 0);
+	assert_int_equal(ask(f), -ENOENT);
+	tp_req(f, IPCTNL_MSG_TIMEOUT_DELETE, NLM_F_ACK, NULL, 0, 0);
+	assert_int_equal(ask(f), 0);
+	assert_int_equal(tp_dump(f, tps), 0);
+	assert_int_equal(tps[0].use, 0);
+}
+
+/* A listener in the conntrack groups given. */
+static struct fx *
+listener(struct fixture *fx, bool new, bool update, bool destroy)
+{
+	struct fx *l = fx_new(fx->net, NETLINK_NETFILTER, true);
+
+	if (new)
+		assert_int_equal(nlsock_setsockopt(l->sk, SOL_NETLINK,
+						   NETLINK_ADD_MEMBERSHIP,
+						   NFNLGRP_CONNTRACK_NEW), 0);
+	if (update)
+		assert_int_equal(nlsock_setsockopt(l->sk, SOL_NETLINK,
+						   NETLINK_ADD_MEMBERSHIP,
+						   NFNLGRP_CONNTRACK_UPDATE), 0);
+	if (destroy)
+		assert_int_equal(nlsock_setsockopt(l->sk, SOL_NETLINK,
+						   NETLINK_ADD_MEMBERSHIP,
+						   NFNLGRP_CONNTRACK_DESTROY), 0);
+	return l;
+}
+
+/* The next event l got: of type msg with flags, from the kernel (portid
+ * and sequence 0). */
+static void
+event(struct fx *l, uint8_t msg, uint16_t flags, struct conn *c)
+{
+	const struct nlmsghdr *m = (const void *)l->rep;
+	ssize_t n = recv_rep(l);
+
+	assert_true(n > 0);
+	assert_int_equal(m->nlmsg_len, n);
+	assert_int_equal(m->nlmsg_flags, flags);
+	assert_int_equal(m->nlmsg_pid, 0);
+	assert_int_equal(m->nlmsg_seq, 0);
+	parse_msg(m, msg, c);
+}
+
+/* Events: NEW when committed, UPDATE for a new mark, DESTROY when deleted,
+ * each to its group; an eventmask lets through only what it names. */
+static void
+test_events(void **state)
+{
+	struct fixture *fx = *state;
+	struct fx *all = listener(fx, true, true, true);
+	struct fx *update = listener(fx, false, true, false);
+	struct fx *f = fx->nf;
+	struct conn c;
+
+	commit(fx, 1000, 5, 7);
+	event(all, IPCTNL_MSG_CT_NEW, NLM_F_CREATE | NLM_F_EXCL, &c);
+	assert_int_equal(c.sport, 1000);
+	assert_int_equal(c.zone, 5);
+	assert_int_equal(c.mark, 7);
+	assert_true(c.status & IPS_CONFIRMED);
+	assert_int_equal(c.timeout, 30);
+	assert_true(recv_rep(all) < 0);
+	assert_true(recv_rep(update) < 0);
+	/* The same packet again: nothing new. A new mark: an update. */
+	commit(fx, 1000, 5, 7);
+	assert_true(recv_rep(all) < 0);
+	commit(fx, 1000, 5, 8);
+	event(all, IPCTNL_MSG_CT_NEW, 0, &c);
+	assert_int_equal(c.mark, 8);
+	event(update, IPCTNL_MSG_CT_NEW, 0, &c);
+	assert_int_equal(c.sport, 1000);
+	ct_req(f, IPCTNL_MSG_CT_DELETE, NLM_F_ACK, AF_INET, NFNETLINK_V0);
+	put_tuple(&f->req, 1000);
+	msgbuf_put_u16(&f->req, CTA_ZONE, htons(5));
+	assert_int_equal(ask(f), 0);
+	event(all, IPCTNL_MSG_CT_DELETE, 0, &c);
+	assert_int_equal(c.sport, 1000);
+	assert_int_equal(c.timeout, 0);
+	assert_true(recv_rep(update) < 0);
+
+	/* Only NEW and DESTROY through: no update for the mark. */
+	commit_with(fx, 1001, 0, 3, NULL,
+		    1 << IPCT_NEW | 1 << IPCT_DESTROY);
+	event(all, IPCTNL_MSG_CT_NEW, NLM_F_CREATE | NLM_F_EXCL, &c);
+	assert_int_equal(c.zone, -1);
+	commit_with(fx, 1001, 0, 4, NULL,
+		    1 << IPCT_NEW | 1 << IPCT_DESTROY);
+	assert_true(recv_rep(all) < 0);
+	/* A mask without NEW: the commit is silent; a mask is kept until a
+	 * commit gives another. */
+	commit_with(fx, 1002, 0, 3, NULL, 1 << IPCT_MARK);
+	assert_true(recv_rep(all) < 0);
+	commit(fx, 1002, 0, 5);
+	event(all, IPCTNL_MSG_CT_NEW, 0, &c);
+	assert_int_equal(c.sport, 1002);
+	assert_int_equal(c.mark, 5);
+	flush(fx, AF_INET, NFNETLINK_V0, -1);
+	event(all, IPCTNL_MSG_CT_DELETE, 0, &c);
+	assert_int_equal(c.sport, 1001);
+	assert_true(recv_rep(all) < 0);
+	fx_free(all);
+	fx_free(update);
+}
+
 static int
 group_setup(void **state)
 {
@@ -424,6 +757,9 @@ main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_flush, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_refused, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_timeout_policies, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_events, setup, teardown),
 	};
 
 	return cmocka_run_group_tests_name("ctnetlink", tests, group_setup,

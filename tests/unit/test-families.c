@@ -1103,11 +1103,11 @@ test_drop_family(void **state)
 	assert_int_equal(genl_join_check(user->sk, GROUP_DROP), -EPERM);
 	assert_int_equal(genl_join_check(f->sk, GROUP_DROP), 0);
 	assert_int_equal(genl_join_check(user->sk, GROUP_DATAPATH), 0);
-	assert_false(nlsock_has_listeners(GROUP_DROP));
+	assert_false(nlsock_has_listeners(NETLINK_GENERIC, GROUP_DROP));
 	assert_int_equal(nlsock_setsockopt(f->sk, SOL_NETLINK,
 					   NETLINK_ADD_MEMBERSHIP, GROUP_DROP),
 			 0);
-	assert_true(nlsock_has_listeners(GROUP_DROP));
+	assert_true(nlsock_has_listeners(NETLINK_GENERIC, GROUP_DROP));
 	attrs_init(&acts);
 	msgbuf_put_u32(&acts.mb, TAPDP_ACTION_ATTR_DROP, 42);
 	execute_req(f, ifindex, &acts);
@@ -1131,12 +1131,12 @@ test_drop_family(void **state)
 			  GROUP_DROP);
 	nlsock_setsockopt(f->sk, SOL_NETLINK, NETLINK_DROP_MEMBERSHIP,
 			  GROUP_DROP);
-	assert_false(nlsock_has_listeners(GROUP_DROP));
+	assert_false(nlsock_has_listeners(NETLINK_GENERIC, GROUP_DROP));
 	nlsock_setsockopt(admin2->sk, SOL_NETLINK, NETLINK_ADD_MEMBERSHIP,
 			  GROUP_DROP);
-	assert_true(nlsock_has_listeners(GROUP_DROP));
+	assert_true(nlsock_has_listeners(NETLINK_GENERIC, GROUP_DROP));
 	fx_free(admin2);
-	assert_false(nlsock_has_listeners(GROUP_DROP));
+	assert_false(nlsock_has_listeners(NETLINK_GENERIC, GROUP_DROP));
 	fx_free(user);
 }
 
