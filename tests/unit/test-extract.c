@@ -993,7 +993,12 @@ test_nsh(void **state)
 	len = fb_end(&b);
 	assert_int_equal(extract(f, len, &k, &l), 0);
 	expect_eth(&e, 0x894f);
+	/* The base header; an MD type 2 context is not in the key. */
+	e.nsh.base.mdtype = 2;
+	e.nsh.base.np = 3;
+	e.nsh.base.path_hdr = htonl(0x000001ff);
 	assert_memory_equal(&k, &e, sizeof(k));
+	assert_layers(&l, NONE, 14, NONE);
 
 	/* Too short for its length, too short for the base header, a
 	 * version of 1, MD type 1 not 24 bytes long: dropped. */
