@@ -1,0 +1,76 @@
+#!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
+# NSH between two datapaths of one daemon, joined by a veth whose ends are
+# netdev ports: Debian's ovs-dpctl flows push NSH (MD type 1 one way, MD
+# type 2 the other) and an Ethernet header on one side; on the other, flows
+# match the NSH fields and pop both (put by nl-client: ovs-dpctl 3.1 cannot
+# parse an nsh() key), with ping and TCP between two "VMs".
+# Flow dumps give the NSH key and the push_nsh back as the kernel does;
+# what Linux 6.12 refuses (set(nsh), pop_nsh of a non-NSH packet) is
+# refused.
+. "$(dirname "$0")/../lib.sh"
+
+VMA=nshva$$ VMB=nshvb$$
+cleanup() {
+	for n in $VMA $VMB; do ip netns del "$n" 2>/dev/null; done
+	tapdp_cleanup
+}
+trap cleanup EXIT
+
+tapdp_ns_up
+check "daemon starts" tapdpd_start
+# The VMs' MTU leaves room for NSH (24 bytes with MD type 1) and the outer
+# Ethernet header on the 1500-byte link.
+vm_add "$NS" "$VMA" va 10.7.0.1/24 1400
+vm_add "$NS" "$VMB" vb 10.7.0.2/24 1400
+in_ns ip link add la type veth peer name lb
+in_ns ip link set la up
+in_ns ip link set lb up
+check "add-dp a (VM a: port 1, the link: port 2)" dpctl add-dp nsha va la
+check "add-dp b (VM b: port 1, the link: port 2)" dpctl add-dp nshb vb lb
+
+nlc() { in_ns "$BUILD/tapdp-run" -- "$BUILD/nl-client" "$@"; }
+# a -> b: MD type 1, service path 0x64, index 255.
+check "a: push_nsh (MD type 1) and push_eth" \
+	nlc nsh-push-flow nsha 1 2 1 0x64 255
+check "b: match the NSH fields, pop_eth and pop_nsh" \
+	nlc nsh-pop-flow nshb 2 1 1 0x64 255
+# b -> a: MD type 2 (one TLV), service path 0x65, index 254.
+check "b: push_nsh (MD type 2) and push_eth" \
+	nlc nsh-push-flow nshb 1 2 2 0x65 254
+check "a: match the NSH fields, pop_eth and pop_nsh" \
+	nlc nsh-pop-flow nsha 2 1 2 0x65 254
+
+capture 10 "$NS" "$T/link.txt" -i la -e ether proto 0x894f
+check "ping a -> b over NSH" ip netns exec "$VMA" ping -c 3 -i 0.2 -W 2 10.7.0.2
+check "ping b -> a" ip netns exec "$VMB" ping -c 2 -i 0.2 -W 2 10.7.0.1
+ip netns exec "$VMB" iperf3 -s -1 -D -p 5201 >/dev/null 2>&1
+wait_until 5 listens "$VMB" tcp 5201
+check_out "TCP over NSH (4 MB)" "receiver" \
+	ip netns exec "$VMA" timeout 30 iperf3 -c 10.7.0.2 -p 5201 -n 4M
+check_out "the link carried NSH frames" "ethertype NSH|0x894f" \
+	cat "$T/link.txt"
+
+check_out "b's NSH flow took the packets" \
+	"nsh\(.*spi=0x64,si=255.*packets:[1-9]" dpctl dump-flows nshb
+check_out "a's NSH flow (MD type 2) took the packets" \
+	"nsh\(.*mdtype=2.*spi=0x65,si=254.*packets:[1-9]" dpctl dump-flows nsha
+check_out "push_nsh dumps as given" \
+	"push_nsh\(flags=0,ttl=63,mdtype=1,np=3,spi=0x64,si=255,c1=0x11223344,c2=0x0,c3=0x0,c4=0x55667788\)" \
+	dpctl dump-flows nsha
+check_out "...MD type 2 too" "push_nsh\(.*mdtype=2,np=3,spi=0x65,si=254,md2=0x101040a0b0c0d\)" \
+	dpctl dump-flows nshb
+
+# A service path index nobody matches: the packets stop at b.
+check "a's flows deleted" dpctl del-flows nsha
+check "a: push with index 254 instead" nlc nsh-push-flow nsha 1 2 1 0x64 254
+check "a: its pop flow again" nlc nsh-pop-flow nsha 2 1 2 0x65 254
+check_fails "...does not match b's flow" \
+	ip netns exec "$VMA" ping -c 1 -W 1 10.7.0.2
+
+# What Linux 6.12 refuses, refused with its errno.
+check_out "pop_nsh of a packet that is not NSH is refused (EINVAL)" \
+	"updating flow table \(Invalid argument" dpctl add-flow nshb \
+	"in_port(2),eth(),eth_type(0x0800),ipv4()" "pop_nsh()"
+
+finish
