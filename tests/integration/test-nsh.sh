@@ -1,21 +1,22 @@
 #!/bin/bash
 # SPDX-License-Identifier: Apache-2.0
-# NSH between two datapaths of one daemon, joined by a veth whose ends are
+# NSH two ways. First between two datapaths of one daemon, joined by a veth whose ends are
 # netdev ports: Debian's ovs-dpctl flows push NSH (MD type 1 one way, MD
 # type 2 the other) and an Ethernet header on one side; on the other, flows
 # match the NSH fields and pop both (put by nl-client: ovs-dpctl 3.1 cannot
 # parse an nsh() key), with ping and TCP between two "VMs".
 # Flow dumps give the NSH key and the push_nsh back as the kernel does;
-# what Linux 6.12 refuses (set(nsh), pop_nsh of a non-NSH packet) is
-# refused.
+# what Linux 6.12 refuses (pop_nsh of a non-NSH packet) is refused. Then
+# Debian's ovs-vswitchd with two bridges on the same veth, OpenFlow rules
+# encap(nsh) and set_field the NSH fields on one side, match nsh_spi and
+# nsh_si and decap() on the other: the flows it installs from upcalls,
+# NSH keys and push_nsh/pop_nsh, carry ping and TCP.
 . "$(dirname "$0")/../lib.sh"
 
 VMA=nshva$$ VMB=nshvb$$
-cleanup() {
-	for n in $VMA $VMB; do ip netns del "$n" 2>/dev/null; done
-	tapdp_cleanup
-}
-trap cleanup EXIT
+HOSTS="$VMA $VMB"
+ovs_env
+trap ovs_cleanup EXIT
 
 tapdp_ns_up
 check "daemon starts" tapdpd_start
@@ -48,7 +49,7 @@ ip netns exec "$VMB" iperf3 -s -1 -D -p 5201 >/dev/null 2>&1
 wait_until 5 listens "$VMB" tcp 5201
 check_out "TCP over NSH (4 MB)" "receiver" \
 	ip netns exec "$VMA" timeout 30 iperf3 -c 10.7.0.2 -p 5201 -n 4M
-check_out "the link carried NSH frames" "ethertype NSH|0x894f" \
+check_out "the link carried NSH frames" "service-path-id 0x000064, service-index 0xff: .* 10.7.0.1 > 10.7.0.2" \
 	cat "$T/link.txt"
 
 check_out "b's NSH flow took the packets" \
@@ -72,5 +73,49 @@ check_fails "...does not match b's flow" \
 check_out "pop_nsh of a packet that is not NSH is refused (EINVAL)" \
 	"updating flow table \(Invalid argument" dpctl add-flow nshb \
 	"in_port(2),eth(),eth_type(0x0800),ipv4()" "pop_nsh()"
+
+# ovs-vswitchd: bridge a (VM a, the link's end la) and bridge b (VM b,
+# lb), both on its one datapath, ovs-system.
+check "the ovs-dpctl datapaths deleted" sh -c \
+	"$BUILD/tapdp-run -- ovs-dpctl del-dp nsha &&
+	 $BUILD/tapdp-run -- ovs-dpctl del-dp nshb"
+check "ovsdb-server starts" ovsdb_start
+check "ovs-vswitchd starts on tapdp" vswitchd_start
+check "bridges a and b" sh -c "$VSCTL add-br bra -- add-br brb &&
+	$VSCTL add-port bra va -- add-port bra la &&
+	$VSCTL add-port brb vb -- add-port brb lb"
+# Only these rules: no NORMAL switching between the bridges' ports.
+check "the bridges' NORMAL rules deleted" sh -c \
+	"ovs-ofctl del-flows bra && ovs-ofctl del-flows brb"
+MACA=02:00:00:00:0a:01 MACB=02:00:00:00:0b:01
+of() { ovs-ofctl -O OpenFlow13 add-flow "$@"; }
+check "a: encap(nsh(md_type=1)), its fields set, encap(ethernet)" of bra \
+	"in_port=va,actions=encap(nsh(md_type=1)),set_field:0x64->nsh_spi,set_field:255->nsh_si,set_field:0x11223344->nsh_c1,encap(ethernet),set_field:$MACB->eth_dst,output:la"
+check "b: nsh_spi and nsh_si matched, decap() twice" of brb \
+	"in_port=lb,dl_type=0x894f,nsh_spi=0x64,nsh_si=255,nsh_c1=0x11223344,actions=decap(),decap(),output:vb"
+check "b: the way back, MD type 1 too" of brb \
+	"in_port=vb,actions=encap(nsh(md_type=1)),set_field:0x65->nsh_spi,set_field:254->nsh_si,encap(ethernet),set_field:$MACA->eth_dst,output:lb"
+check "a: the way back matched and decapsulated" of bra \
+	"in_port=la,dl_type=0x894f,nsh_spi=0x65,nsh_si=254,actions=decap(),decap(),output:va"
+capture 10 "$NS" "$T/of.txt" -i la -e ether proto 0x894f
+check "OpenFlow: ping a -> b over NSH" \
+	ip netns exec "$VMA" ping -c 3 -i 0.2 -W 2 10.7.0.2
+check "OpenFlow: ping b -> a" \
+	ip netns exec "$VMB" ping -c 2 -i 0.2 -W 2 10.7.0.1
+ip netns exec "$VMB" iperf3 -s -1 -D -p 5202 >/dev/null 2>&1
+wait_until 5 listens "$VMB" tcp 5202
+check_out "OpenFlow: TCP over NSH (4 MB)" "receiver" \
+	ip netns exec "$VMA" timeout 30 iperf3 -c 10.7.0.2 -p 5202 -n 4M
+check_out "the link carried NSH with service path 0x64, index 255" \
+	"NSH, flags \[none\], service-path-id 0x000064, service-index 0xff: .* 10.7.0.1 > 10.7.0.2" \
+	cat "$T/of.txt"
+check_out "the datapath flows push NSH" \
+	"push_nsh\(flags=0,ttl=63,mdtype=1,np=3,spi=0x64,si=255,c1=0x11223344" \
+	appctl dpctl/dump-flows
+check_out "...and match its fields from upcall keys" \
+	"eth_type\(0x894f\),nsh\(.*spi=0x64,si=255.*pop_eth" \
+	appctl dpctl/dump-flows
+check_out "...and pop it" "pop_nsh" appctl dpctl/dump-flows
+check_vswitchd_log
 
 finish
