@@ -42,15 +42,23 @@ check "b: push_nsh (MD type 2) and push_eth" \
 check "a: match the NSH fields, pop_eth and pop_nsh" \
 	nlc nsh-pop-flow nsha 2 1 2 0x65 254
 
-capture 10 "$NS" "$T/link.txt" -i la -e ether proto 0x894f
-check "ping a -> b over NSH" ip netns exec "$VMA" ping -c 3 -i 0.2 -W 2 10.7.0.2
-check "ping b -> a" ip netns exec "$VMB" ping -c 2 -i 0.2 -W 2 10.7.0.1
-ip netns exec "$VMB" iperf3 -s -1 -D -p 5201 >/dev/null 2>&1
-wait_until 5 listens "$VMB" tcp 5201
-check_out "TCP over NSH (4 MB)" "receiver" \
-	ip netns exec "$VMA" timeout 30 iperf3 -c 10.7.0.2 -p 5201 -n 4M
-check_out "the link carried NSH frames" "service-path-id 0x000064, service-index 0xff: .* 10.7.0.1 > 10.7.0.2" \
-	cat "$T/link.txt"
+# Ping both ways and TCP from a to b; the link must have carried a's
+# packets in NSH of service path 0x64, index 255.
+traffic() { # what
+	capture 10 "$NS" "$T/link-$1.txt" -i la -e ether proto 0x894f
+	check "$1: ping a -> b over NSH" \
+		ip netns exec "$VMA" ping -c 3 -i 0.2 -W 2 10.7.0.2
+	check "$1: ping b -> a" \
+		ip netns exec "$VMB" ping -c 2 -i 0.2 -W 2 10.7.0.1
+	ip netns exec "$VMB" iperf3 -s -1 -D -p 5201 >/dev/null 2>&1
+	wait_until 5 listens "$VMB" tcp 5201
+	check_out "$1: TCP over NSH (4 MB)" "receiver" \
+		ip netns exec "$VMA" timeout 30 iperf3 -c 10.7.0.2 -p 5201 -n 4M
+	check_out "$1: the link carried NSH with service path 0x64, index 255" \
+		"NSH, flags \[none\], service-path-id 0x000064, service-index 0xff: .* 10.7.0.1 > 10.7.0.2" \
+		cat "$T/link-$1.txt"
+}
+traffic "flows"
 
 check_out "b's NSH flow took the packets" \
 	"nsh\(.*spi=0x64,si=255.*packets:[1-9]" dpctl dump-flows nshb
@@ -97,18 +105,7 @@ check "b: the way back, MD type 1 too" of brb \
 	"in_port=vb,actions=encap(nsh(md_type=1)),set_field:0x65->nsh_spi,set_field:254->nsh_si,encap(ethernet),set_field:$MACA->eth_dst,output:lb"
 check "a: the way back matched and decapsulated" of bra \
 	"in_port=la,dl_type=0x894f,nsh_spi=0x65,nsh_si=254,actions=decap(),decap(),output:va"
-capture 10 "$NS" "$T/of.txt" -i la -e ether proto 0x894f
-check "OpenFlow: ping a -> b over NSH" \
-	ip netns exec "$VMA" ping -c 3 -i 0.2 -W 2 10.7.0.2
-check "OpenFlow: ping b -> a" \
-	ip netns exec "$VMB" ping -c 2 -i 0.2 -W 2 10.7.0.1
-ip netns exec "$VMB" iperf3 -s -1 -D -p 5202 >/dev/null 2>&1
-wait_until 5 listens "$VMB" tcp 5202
-check_out "OpenFlow: TCP over NSH (4 MB)" "receiver" \
-	ip netns exec "$VMA" timeout 30 iperf3 -c 10.7.0.2 -p 5202 -n 4M
-check_out "the link carried NSH with service path 0x64, index 255" \
-	"NSH, flags \[none\], service-path-id 0x000064, service-index 0xff: .* 10.7.0.1 > 10.7.0.2" \
-	cat "$T/of.txt"
+traffic "OpenFlow"
 check_out "the datapath flows push NSH" \
 	"push_nsh\(flags=0,ttl=63,mdtype=1,np=3,spi=0x64,si=255,c1=0x11223344" \
 	appctl dpctl/dump-flows

@@ -19,32 +19,74 @@
 #include "tests/unit/builders.h"
 #include "tests/unit/nl-test.h"
 
+/* Starts a key in_port(1),eth(),eth_type(type). */
+static struct nlattr *
+eth_key_start(struct attrs *b, uint16_t type)
+{
+	struct nlattr *key = msgbuf_nest_start(&b->mb, OVS_FLOW_ATTR_KEY);
+	struct ovs_key_ethernet eth;
+
+	memset(&eth, 0, sizeof(eth));
+	msgbuf_put_u32(&b->mb, OVS_KEY_ATTR_IN_PORT, 1);
+	attrs_put(b, OVS_KEY_ATTR_ETHERNET, &eth, sizeof(eth));
+	msgbuf_put_u16(&b->mb, OVS_KEY_ATTR_ETHERTYPE, htons(type));
+	return key;
+}
+
 /* in_port(1),eth(),eth_type(0x0800),ipv4(src=10.0.0.1) as a key. */
 static struct nlattr *
 ipv4_key(struct attrs *b, bool with_ipv4)
 {
 	struct ovs_key_ipv4 ip = { .ipv4_src = htonl(0x0a000001) };
-	struct ovs_key_ethernet eth;
-	struct nlattr *key;
+	struct nlattr *key = eth_key_start(b, ETH_P_IP);
 
-	memset(&eth, 0, sizeof(eth));
-	key = msgbuf_nest_start(&b->mb, OVS_FLOW_ATTR_KEY);
-	msgbuf_put_u32(&b->mb, OVS_KEY_ATTR_IN_PORT, 1);
-	attrs_put(b, OVS_KEY_ATTR_ETHERNET, &eth, sizeof(eth));
-	msgbuf_put_u16(&b->mb, OVS_KEY_ATTR_ETHERTYPE, htons(ETH_P_IP));
 	if (with_ipv4)
 		attrs_put(b, OVS_KEY_ATTR_IPV4, &ip, sizeof(ip));
 	msgbuf_nest_end(&b->mb, key);
 	return key;
 }
 
+/* Dumps key and mask into out (a message) as a flow dump does; returns
+ * where the mask starts. */
+static int
+put_key_and_mask(char *out, size_t size, const struct flow_key *key,
+		 const struct flow_key *mask)
+{
+	struct msgbuf mb;
+	int mask_at;
+
+	msgbuf_init(&mb, out, size);
+	msgbuf_start(&mb, 1, 0, 0, 0, 0);
+	flow_key_put(&mb, OVS_FLOW_ATTR_KEY, key, key, false);
+	mask_at = mb.cur->nlmsg_len;
+	flow_key_put(&mb, OVS_FLOW_ATTR_MASK, key, mask, true);
+	assert_int_equal(msgbuf_end(&mb), 0);
+	return mask_at;
+}
+
+/* Parses back what put_key_and_mask() wrote: the same key, and the mask
+ * with "no tunnel" matched exactly (a dumped mask carries the tunnel, as
+ * the kernel's, which the key alone did not ask). */
+static void
+assert_roundtrip(const char *out, int mask_at, const struct flow_key *key,
+		 struct flow_key *mask)
+{
+	struct flow_key key2, mask2;
+
+	assert_int_equal(flow_match_from_nlattrs(&key2, &mask2,
+		(const void *)(out + NLMSG_HDRLEN),
+		(const void *)(out + mask_at), true), 0);
+	assert_memory_equal(key, &key2, sizeof(key2));
+	mask->tun.family = 0xff;
+	assert_memory_equal(mask, &mask2, sizeof(mask2));
+}
+
 static void
 test_key_roundtrip_and_exact_mask(void **state)
 {
-	struct flow_key key, mask, key2, mask2;
+	struct flow_key key, mask;
 	static struct attrs b;
 	char out[4096];
-	struct msgbuf mb;
 	const struct nlattr *k;
 
 	attrs_init(&b);
@@ -58,21 +100,8 @@ test_key_roundtrip_and_exact_mask(void **state)
 	assert_int_equal(mask.ipv4_src, 0xffffffff);
 	assert_int_equal(mask.eth_type, 0xffff);
 	/* Out and in again: the same key and mask. */
-	msgbuf_init(&mb, out, sizeof(out));
-	msgbuf_start(&mb, 1, 0, 0, 0, 0);
-	flow_key_put(&mb, OVS_FLOW_ATTR_KEY, &key, &key, false);
-	int mask_at = mb.cur->nlmsg_len;
-
-	flow_key_put(&mb, OVS_FLOW_ATTR_MASK, &key, &mask, true);
-	assert_int_equal(msgbuf_end(&mb), 0);
-	assert_int_equal(flow_match_from_nlattrs(&key2, &mask2,
-		(const void *)(out + NLMSG_HDRLEN),
-		(const void *)(out + mask_at), true), 0);
-	assert_memory_equal(&key, &key2, sizeof(key));
-	/* The dumped mask carries the tunnel, as the kernel's: parsed back,
-	 * it matches "no tunnel" exactly, which the key alone did not ask. */
-	mask.tun.family = 0xff;
-	assert_memory_equal(&mask, &mask2, sizeof(mask));
+	assert_roundtrip(out, put_key_and_mask(out, sizeof(out), &key, &mask),
+			 &key, &mask);
 }
 
 /* Ends the key nest k and parses it (no mask). */
@@ -990,13 +1019,10 @@ static struct nlattr *
 nsh_key(struct attrs *b, const void *base, int base_len, uint16_t md_type,
 	const void *md, int md_len)
 {
-	struct ovs_key_ethernet eth;
-	struct nlattr *k = key_start(b);
+	struct nlattr *k;
 
-	memset(&eth, 0, sizeof(eth));
-	msgbuf_put_u32(&b->mb, OVS_KEY_ATTR_IN_PORT, 1);
-	attrs_put(b, OVS_KEY_ATTR_ETHERNET, &eth, sizeof(eth));
-	msgbuf_put_u16(&b->mb, OVS_KEY_ATTR_ETHERTYPE, htons(ETH_P_NSH));
+	attrs_init(b);
+	k = eth_key_start(b, ETH_P_NSH);
 	put_nsh(b, OVS_KEY_ATTR_NSH, base, base_len, md_type, md, md_len);
 	return k;
 }
@@ -1006,7 +1032,7 @@ nsh_key(struct attrs *b, const void *base, int base_len, uint16_t md_type,
 static void
 test_nsh_key_roundtrip(void **state)
 {
-	struct flow_key key, mask, key2, mask2;
+	struct flow_key key, mask, key2;
 	static struct attrs b;
 	char out[4096];
 	struct msgbuf mb;
@@ -1029,14 +1055,9 @@ test_nsh_key_roundtrip(void **state)
 	assert_int_equal(mask.nsh.base.path_hdr, 0xffffffff);
 	assert_int_equal(mask.nsh.context[3], 0xffffffff);
 
-	msgbuf_init(&mb, out, sizeof(out));
-	msgbuf_start(&mb, 1, 0, 0, 0, 0);
-	flow_key_put(&mb, OVS_FLOW_ATTR_KEY, &key, &key, false);
-	mask_at = mb.cur->nlmsg_len;
 	/* A mask of the base alone still dumps an (all-zero) MD1. */
 	memset(mask.nsh.context, 0, sizeof(mask.nsh.context));
-	flow_key_put(&mb, OVS_FLOW_ATTR_MASK, &key, &mask, true);
-	assert_int_equal(msgbuf_end(&mb), 0);
+	mask_at = put_key_and_mask(out, sizeof(out), &key, &mask);
 	nsh = attrs_find(out + mask_at + NLA_HDRLEN,
 			 attr_len((const void *)(out + mask_at)),
 			 OVS_KEY_ATTR_NSH);
@@ -1044,12 +1065,7 @@ test_nsh_key_roundtrip(void **state)
 	md1 = attrs_find(attr_data(nsh), attr_len(nsh), OVS_NSH_KEY_ATTR_MD1);
 	assert_non_null(md1);
 	assert_int_equal(attr_len(md1), 16);
-	assert_int_equal(flow_match_from_nlattrs(&key2, &mask2,
-		(const void *)(out + NLMSG_HDRLEN),
-		(const void *)(out + mask_at), true), 0);
-	assert_memory_equal(&key, &key2, sizeof(key));
-	mask.tun.family = 0xff;
-	assert_memory_equal(&mask, &mask2, sizeof(mask));
+	assert_roundtrip(out, mask_at, &key, &mask);
 
 	/* MD type 2: the key gives its base header back, no context. */
 	key.nsh.base.mdtype = 2;
