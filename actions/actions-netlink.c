@@ -9,10 +9,12 @@
 
 #include "common/nlerr.h"
 #include "ct/action-netlink.h"
+#include "flow/key-netlink.h"
 #include "flow/tun-netlink.h"
 #include "include/tapdp/ovs-uapi.h"
 #include "netlink/attr.h"
 #include "netlink/msg.h"
+#include "packet/headers.h"
 
 #define VARIABLE	-1
 /* The kernel stores actions after a 28-byte header in a 32 KiB buffer. */
@@ -527,11 +529,21 @@ validate_one(const struct nlattr *a, int rem, struct vstate *st,
 	case OVS_ACTION_ATTR_CT:
 		return validate_ct(a, st);
 	case OVS_ACTION_ATTR_PUSH_NSH:
+		/* An L3 packet needs a next protocol value for its type. As
+		 * the kernel, the type is not NSH for what follows. */
+		if (*mac_proto != FLOW_MAC_ETHERNET &&
+		    !nsh_np_from_eth_type(st->eth_type))
+			return -EINVAL;
+		*mac_proto = FLOW_MAC_NONE;
+		return flow_nsh_push_valid(a, st->log) ? 0 : -EINVAL;
 	case OVS_ACTION_ATTR_POP_NSH:
-		/* NSH comes with its own work. */
-		ovs_nlerr(st->log, "Action type %d is not supported yet",
-			  type);
-		return -EINVAL;
+		/* What follows is known from the flow's key only. */
+		if (st->eth_type != htons(ETH_P_NSH) ||
+		    !nsh_np_to_eth_type(st->key->nsh.base.np))
+			return -EINVAL;
+		*mac_proto = st->key->nsh.base.np == NSH_NP_ETHERNET
+				     ? FLOW_MAC_ETHERNET : FLOW_MAC_NONE;
+		return 0;
 	default:
 		ovs_nlerr(st->log, "Unknown Action type %d", type);
 		return -EINVAL;

@@ -10,6 +10,7 @@
 
 #include "common/hash.h"
 #include "common/unaligned.h"
+#include "flow/key-netlink.h"
 #include "include/tapdp/drop-uapi.h"
 #include "include/tapdp/ovs-uapi.h"
 #include "netlink/attr.h"
@@ -494,6 +495,59 @@ pop_eth(struct packet *pkt, struct flow_key *key)
 	pkt->key_valid = false;
 }
 
+/* push_nsh: the whole packet, Ethernet header included, behind the NSH
+ * header the action builds, whose next protocol says what it carries, as
+ * the kernel's nsh_push(). The packet is then an L3 NSH packet. false:
+ * dropped (an L3 protocol NSH cannot name). */
+static bool
+push_nsh(struct packet *pkt, struct flow_key *key, const struct nlattr *a)
+{
+	uint8_t hdr[NSH_HLEN_MAX];
+	size_t hlen = flow_nsh_push_header(a, hdr);
+	uint8_t np = pkt->l3 ? nsh_np_from_eth_type(key->eth_type)
+			     : NSH_NP_ETHERNET;
+
+	if (!np || !packet_insert(pkt, 0, hlen))
+		return false;
+	memcpy(pkt->data, hdr, hlen);
+	/* A header whose length wrapped to 0 still gets its protocol
+	 * written, into the packet, as the kernel writes it. */
+	if (pkt->len > offsetof(struct nsh_header, next_proto))
+		((struct nsh_header *)pkt->data)->next_proto = np;
+	pkt->l3 = true;
+	key->eth_type = htons(ETH_P_NSH);
+	key->mac_proto = FLOW_MAC_NONE;
+	pkt->key_valid = false;
+	return true;
+}
+
+/* pop_nsh: what the header carried becomes the packet, an Ethernet frame
+ * or an L3 packet, as the kernel's nsh_pop(). The header is read at the
+ * packet's start, as the kernel reads it, even from a frame that still
+ * has its Ethernet header. false: dropped. */
+static bool
+pop_nsh(struct packet *pkt, struct flow_key *key)
+{
+	const struct nsh_header *nsh = header_at(pkt->data, pkt->len, 0,
+						 sizeof(*nsh));
+	uint16_t proto;
+	size_t hlen;
+
+	if (!nsh)
+		return false;
+	hlen = nsh_hlen(nsh);
+	proto = nsh_np_to_eth_type(nsh->next_proto);
+	if (hlen < NSH_BASE_HLEN || !header_at(pkt->data, pkt->len, 0, hlen) ||
+	    !proto)
+		return false;
+	packet_remove(pkt, 0, hlen);
+	pkt->l3 = proto != htons(ETH_P_TEB);
+	key->eth_type = proto;
+	key->mac_proto = pkt->l3 ? FLOW_MAC_NONE : FLOW_MAC_ETHERNET;
+	pkt->key_valid = false;
+	return true;
+}
+
 /* Returns true when the TTL ran out: the nested actions then take the
  * packet and end the list, as the kernel's exception path does; without
  * any, it is dropped. */
@@ -822,6 +876,18 @@ execute_list(struct exec *x, struct packet *pkt, struct flow_key *key,
 			/* As the last action it takes the packet: no drop. */
 			if (last)
 				return;
+			break;
+		case OVS_ACTION_ATTR_PUSH_NSH:
+			if (!push_nsh(pkt, key, a)) {
+				drop(x, pkt, TAPDP_DROP_OVS_ACTION_ERROR);
+				return;
+			}
+			break;
+		case OVS_ACTION_ATTR_POP_NSH:
+			if (!pop_nsh(pkt, key)) {
+				drop(x, pkt, TAPDP_DROP_OVS_ACTION_ERROR);
+				return;
+			}
 			break;
 		case TAPDP_ACTION_ATTR_DROP:
 			drop(x, pkt, attr_get_u32(a)

@@ -309,23 +309,35 @@ parse_ipv6(const uint8_t *f, size_t len, size_t nh, struct flow_key *key,
 	parse_l4(f, len, w.off, key, IPPROTO_ICMPV6);
 }
 
-/* The key has no NSH fields, but the kernel drops a frame whose NSH header
- * it cannot parse, so its checks are kept. */
+/* NSH at nh: the base header's fields and an MD type 1 context. A
+ * header shorter than its length, of another version or of an unknown MD
+ * type, or an MD type 1 header not 24 bytes long, fails the packet, as
+ * the kernel's parse_nsh(); an MD type 2 context is not looked at. */
 static int
-check_nsh(const uint8_t *f, size_t len, size_t nh)
+parse_nsh(const uint8_t *f, size_t len, size_t nh, struct flow_key *key)
 {
 	const struct nsh_header *nsh = header_at(f, len, nh, sizeof(*nsh));
+	size_t hlen;
 	uint16_t word;
 
 	if (!nsh)
 		return -EINVAL;
 	word = ntohs(nsh->ver_flags_ttl_len);
-	if ((word >> NSH_VER_SHIFT) != 0 ||
-	    !header_at(f, len, nh, (word & NSH_LEN_MASK) * 4))
+	hlen = nsh_hlen(nsh);
+	if ((word >> NSH_VER_SHIFT) != 0 || !header_at(f, len, nh, hlen))
 		return -EINVAL;
+	key->nsh.base.flags = (word & NSH_FLAGS_MASK) >> NSH_FLAGS_SHIFT;
+	key->nsh.base.ttl = (word & NSH_TTL_MASK) >> NSH_TTL_SHIFT;
+	key->nsh.base.mdtype = nsh->md_type;
+	key->nsh.base.np = nsh->next_proto;
+	key->nsh.base.path_hdr = nsh->path_hdr;
 	switch (nsh->md_type) {
 	case NSH_MD_TYPE1:
-		return (word & NSH_LEN_MASK) * 4 == NSH_MD1_HLEN ? 0 : -EINVAL;
+		if (hlen != NSH_MD1_HLEN)
+			return -EINVAL;
+		memcpy(key->nsh.context, f + nh + sizeof(*nsh),
+		       sizeof(key->nsh.context));
+		return 0;
 	case NSH_MD_TYPE2:
 		return 0;
 	default:
@@ -355,7 +367,7 @@ parse_l3(const uint8_t *f, size_t len, size_t nh, struct flow_key *key,
 		parse_ipv6(f, len, nh, key, layers);
 		break;
 	case ETH_P_NSH:
-		return check_nsh(f, len, nh);
+		return parse_nsh(f, len, nh, key);
 	}
 	return 0;
 }

@@ -46,8 +46,7 @@ struct flow_layers {
  * FLOW_MAC_ETHERNET; the other metadata (priority .. ct_labels) is the
  * caller's and is left untouched. Never reads past frame + len.
  * Returns 0, or -EINVAL when the kernel would drop the frame: shorter than
- * an Ethernet header, or a malformed NSH header (the key has no NSH fields,
- * but the kernel fails such frames). */
+ * an Ethernet header, or a malformed NSH header. */
 int flow_extract(const void *frame, size_t len, struct flow_key *key,
 		 struct flow_layers *layers);
 

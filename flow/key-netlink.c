@@ -10,6 +10,7 @@
 #include "flow/tun-netlink.h"
 #include "include/tapdp/ovs-uapi.h"
 #include "netlink/attr.h"
+#include "packet/headers.h"
 
 #define ATTR_NESTED_LEN		-1
 #define ATTR_VARIABLE_LEN	-2
@@ -371,6 +372,95 @@ metadata(struct match *m, uint64_t *attrs, const struct nlattr **a,
 	return 0;
 }
 
+/* The exact payload length of each NSH key attribute. */
+static const int nsh_lens[OVS_NSH_KEY_ATTR_MAX + 1] = {
+	[OVS_NSH_KEY_ATTR_BASE] = sizeof(struct ovs_nsh_key_base),
+	[OVS_NSH_KEY_ATTR_MD1] = sizeof(struct ovs_nsh_key_md1),
+	[OVS_NSH_KEY_ATTR_MD2] = ATTR_VARIABLE_LEN,
+};
+
+/* The contents of an OVS_KEY_ATTR_NSH, of a key, a mask or a push_nsh
+ * (nsh may be NULL: checked only), as the kernel's
+ * nsh_key_put_from_nlattr(): attributes may repeat (the last counts), an
+ * MD type 2 context only in a push. 0 or -EINVAL. */
+static int
+nsh_from_nlattr(struct flow_nsh *nsh, const struct nlattr *attr,
+		bool is_mask, bool is_push, bool log)
+{
+	bool has_base = false, has_md1 = false, has_md2 = false;
+	const struct nlattr *a;
+	uint8_t mdtype = 0;
+	int rem;
+
+	attr_for_each(a, attr_data(attr), attr_len(attr), rem) {
+		int type = attr_type(a), len = attr_len(a);
+
+		if (type > OVS_NSH_KEY_ATTR_MAX) {
+			ovs_nlerr(log, "nsh attr %d is out of range max %d",
+				  type, OVS_NSH_KEY_ATTR_MAX);
+			return -EINVAL;
+		}
+		if (nsh_lens[type] != ATTR_VARIABLE_LEN &&
+		    len != nsh_lens[type]) {
+			ovs_nlerr(log, "nsh attr %d has unexpected len %d "
+				  "expected %d", type, len, nsh_lens[type]);
+			return -EINVAL;
+		}
+		switch (type) {
+		case OVS_NSH_KEY_ATTR_BASE:
+			has_base = true;
+			mdtype = ((const struct ovs_nsh_key_base *)
+				  attr_data(a))->mdtype;
+			if (nsh)
+				memcpy(&nsh->base, attr_data(a), len);
+			break;
+		case OVS_NSH_KEY_ATTR_MD1:
+			has_md1 = true;
+			if (nsh)
+				memcpy(nsh->context, attr_data(a), len);
+			break;
+		case OVS_NSH_KEY_ATTR_MD2:
+			/* Not matched yet: only a push may carry one. */
+			if (!is_push)
+				return -EINVAL;
+			has_md2 = true;
+			if (len <= 0 || len > NSH_CTX_MAX) {
+				ovs_nlerr(log, "Invalid MD length %d for MD "
+					  "type %d", len, mdtype);
+				return -EINVAL;
+			}
+			break;
+		default:
+			ovs_nlerr(log, "Unknown nsh attribute %d", type);
+			return -EINVAL;
+		}
+	}
+	if (rem > 0) {
+		ovs_nlerr(log, "nsh attribute has %d unknown bytes.", rem);
+		return -EINVAL;
+	}
+	/* The kernel logs these whatever the caller asked. */
+	if (has_md1 && has_md2) {
+		ovs_nlerr(true, "invalid nsh attribute: md1 and md2 are "
+			  "exclusive.");
+		return -EINVAL;
+	}
+	if (is_mask)
+		return 0;
+	if ((has_md1 && mdtype != NSH_MD_TYPE1) ||
+	    (has_md2 && mdtype != NSH_MD_TYPE2)) {
+		ovs_nlerr(true, "nsh attribute has unmatched MD type %d.",
+			  mdtype);
+		return -EINVAL;
+	}
+	if (is_push && (!has_base || (!has_md1 && !has_md2))) {
+		ovs_nlerr(true, "push_nsh: missing base or metadata "
+			  "attributes");
+		return -EINVAL;
+	}
+	return 0;
+}
+
 static int
 l2_to_l4(struct match *m, uint64_t attrs, const struct nlattr **a,
 	 bool is_mask, bool log)
@@ -470,8 +560,10 @@ l2_to_l4(struct match *m, uint64_t attrs, const struct nlattr **a,
 		attrs &= ~BIT(OVS_KEY_ATTR_ARP);
 	}
 	if (attrs & BIT(OVS_KEY_ATTR_NSH)) {
-		ovs_nlerr(log, "NSH keys are not supported");
-		return -EINVAL;
+		if (nsh_from_nlattr(&k->nsh, a[OVS_KEY_ATTR_NSH], is_mask,
+				    false, log))
+			return -EINVAL;
+		attrs &= ~BIT(OVS_KEY_ATTR_NSH);
 	}
 	if (attrs & BIT(OVS_KEY_ATTR_MPLS)) {
 		int len = attr_len(a[OVS_KEY_ATTR_MPLS]);
@@ -665,6 +757,18 @@ tun_mask_headers(struct tun_key *m)
 	m->tos = m->ttl = 0xff;
 }
 
+/* The same for an NSH key's attributes, none of them nested. */
+static void
+fill_nsh_mask(char *data, int len)
+{
+	const struct nlattr *nla;
+	int rem;
+
+	attr_for_each(nla, data, len, rem)
+		memset(data + ((const char *)nla - data) + NLA_HDRLEN, 0xff,
+		       attr_len(nla));
+}
+
 /* The exact-match mask of a key: every attribute's bytes set, recursively
  * through nests, as the kernel builds it when no mask is given. */
 static void
@@ -680,6 +784,8 @@ fill_mask_attrs(char *data, int len)
 
 		if (type == OVS_KEY_ATTR_TUNNEL)
 			tun_nlattrs_mask_fill(payload, attr_len(nla));
+		else if (type == OVS_KEY_ATTR_NSH)
+			fill_nsh_mask(payload, attr_len(nla));
 		else if (type <= KEY_ATTR_MAX &&
 			 key_lens[type] == ATTR_NESTED_LEN)
 			fill_mask_attrs(payload, attr_len(nla));
@@ -797,9 +903,23 @@ put_ct(struct msgbuf *mb, const struct flow_key *key,
 	}
 }
 
+/* An MD type 1 context goes with the key's base header; a mask always
+ * has one. */
+static void
+put_nsh(struct msgbuf *mb, const struct flow_nsh *nsh, bool is_mask)
+{
+	struct nlattr *nest = msgbuf_nest_start(mb, OVS_KEY_ATTR_NSH);
+
+	msgbuf_put(mb, OVS_NSH_KEY_ATTR_BASE, sizeof(nsh->base), &nsh->base);
+	if (is_mask || nsh->base.mdtype == NSH_MD_TYPE1)
+		msgbuf_put(mb, OVS_NSH_KEY_ATTR_MD1, sizeof(nsh->context),
+			   nsh->context);
+	msgbuf_nest_end(mb, nest);
+}
+
 static void
 put_l3(struct msgbuf *mb, const struct flow_key *key,
-       const struct flow_key *out)
+       const struct flow_key *out, bool is_mask)
 {
 	if (key->eth_type == htons(ETH_P_IP)) {
 		struct ovs_key_ipv4 v4 = {
@@ -837,6 +957,8 @@ put_l3(struct msgbuf *mb, const struct flow_key *key,
 		memcpy(arp.arp_sha, out->arp_sha, 6);
 		memcpy(arp.arp_tha, out->arp_tha, 6);
 		msgbuf_put(mb, OVS_KEY_ATTR_ARP, sizeof(arp), &arp);
+	} else if (key->eth_type == htons(ETH_P_NSH)) {
+		put_nsh(mb, &out->nsh, is_mask);
 	} else if (is_mpls_type(key->eth_type)) {
 		unsigned n = __builtin_popcount(out->mpls_labels_mask);
 
@@ -946,10 +1068,64 @@ flow_key_put(struct msgbuf *mb, uint16_t attr, const struct flow_key *key,
 	/* A third tag: nothing more is known of the packet. */
 	if (is_vlan_type(key->eth_type))
 		goto unencap;
-	put_l3(mb, key, out);
+	put_l3(mb, key, out, is_mask);
 	put_l4(mb, key, out);
 unencap:
 	msgbuf_nest_end(mb, inner);
 	msgbuf_nest_end(mb, encap);
 	msgbuf_nest_end(mb, nest);
+}
+
+bool
+flow_nsh_push_valid(const struct nlattr *push, bool log)
+{
+	const struct nlattr *nsh = attr_data(push);
+
+	/* Exactly one attribute, the NSH key. */
+	if (attr_len(push) < NLA_HDRLEN || nsh->nla_len < NLA_HDRLEN ||
+	    nsh->nla_len > attr_len(push) ||
+	    NLA_ALIGN(nsh->nla_len) != attr_len(push) ||
+	    attr_type(nsh) != OVS_KEY_ATTR_NSH)
+		return false;
+	return !nsh_from_nlattr(NULL, nsh, false, true, log);
+}
+
+size_t
+flow_nsh_push_header(const struct nlattr *push, uint8_t *hdr)
+{
+	struct nsh_header *nh = (struct nsh_header *)hdr;
+	const struct nlattr *a;
+	uint8_t flags = 0, ttl = 0;
+	size_t ctx_len = 0;
+	int rem;
+
+	memset(nh, 0, sizeof(*nh));
+	attr_for_each(a, attr_data(attr_data(push)),
+		      attr_len(attr_data(push)), rem) {
+		const struct ovs_nsh_key_base *base = attr_data(a);
+
+		switch (attr_type(a)) {
+		case OVS_NSH_KEY_ATTR_BASE:
+			flags = base->flags;
+			ttl = base->ttl;
+			nh->md_type = base->mdtype;
+			nh->next_proto = base->np;
+			nh->path_hdr = base->path_hdr;
+			break;
+		case OVS_NSH_KEY_ATTR_MD1:
+		case OVS_NSH_KEY_ATTR_MD2:
+			/* Validated: at most NSH_CTX_MAX bytes. */
+			ctx_len = attr_len(a);
+			memcpy(hdr + NSH_BASE_HLEN, attr_data(a), ctx_len);
+			break;
+		}
+	}
+	/* A context not a multiple of 4 bytes long is cut to one, and the
+	 * longest (248 bytes) wraps the 6-bit length to 0, as in the
+	 * kernel. */
+	nh->ver_flags_ttl_len =
+		htons(((flags << NSH_FLAGS_SHIFT) & NSH_FLAGS_MASK) |
+		      ((ttl << NSH_TTL_SHIFT) & NSH_TTL_MASK) |
+		      (((NSH_BASE_HLEN + ctx_len) >> 2) & NSH_LEN_MASK));
+	return nsh_hlen(nh);
 }

@@ -11,6 +11,8 @@
 
 #include <linux/netlink.h>
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 
 #include "flow/key.h"
 #include "netlink/msg.h"
@@ -34,5 +36,14 @@ int flow_metadata_from_nlattrs(struct flow_key *key,
  * 'key'; is_mask selects the mask conventions. Overflow is left to mb. */
 void flow_key_put(struct msgbuf *mb, uint16_t attr, const struct flow_key *key,
 		  const struct flow_key *output, bool is_mask);
+
+/* Whether push (an OVS_ACTION_ATTR_PUSH_NSH) holds one NSH key the kernel
+ * would push: a base header and an MD type 1 or 2 context of its type. */
+bool flow_nsh_push_valid(const struct nlattr *push, bool log);
+
+/* The header a valid push builds, written to hdr (NSH_HLEN_MAX bytes);
+ * returns its length from its length field. The next protocol is left as
+ * the key gives it: the push sets it from the packet. */
+size_t flow_nsh_push_header(const struct nlattr *push, uint8_t *hdr);
 
 #endif

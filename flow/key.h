@@ -16,7 +16,9 @@
  *  - in_port is the datapath port number (FLOW_IN_PORT_NONE: none);
  *  - tun is the tunnel the packet came in by (tun.family 0: none), as
  *    the kernel's tun_key, tun_opts, tun_opts_len and tun_proto; not the
- *    tunnel a set(tunnel) action gives it to leave by (struct packet).
+ *    tunnel a set(tunnel) action gives it to leave by (struct packet);
+ *  - nsh is an NSH packet's base header and MD type 1 context, as the
+ *    kernel's ovs_key_nsh (an MD type 2 context is not matched: zero).
  *
  * A key lives on the stack of the thread that handles the packet. */
 #ifndef TAPDP_FLOW_KEY_H
@@ -26,6 +28,7 @@
 #include <netinet/in.h>
 #include <stdint.h>
 
+#include "include/tapdp/ovs-uapi.h"
 #include "packet/tun-key.h"
 
 #define FLOW_MPLS_DEPTH		3
@@ -40,6 +43,12 @@ enum flow_mac_proto {
 struct flow_vlan {
 	uint16_t tpid;			/* be; 0 when no tag */
 	uint16_t tci;			/* be; FLOW_VLAN_PRESENT when tagged */
+};
+
+/* The NSH fields, laid out as the netlink attributes carry them. */
+struct flow_nsh {
+	struct ovs_nsh_key_base base;	/* flags, ttl, mdtype, np, path_hdr */
+	uint32_t context[NSH_MD1_CONTEXT_SIZE];	/* be */
 };
 
 struct flow_key {
@@ -105,6 +114,8 @@ struct flow_key {
 	uint16_t tcp_flags;		/* be, 12 bits */
 	uint16_t pad4;
 
+	/* NSH (eth_type ETH_P_NSH). */
+	struct flow_nsh nsh;
 } __attribute__((aligned(8)));
 
 /* AF_INET or AF_INET6 for an IPv4 or IPv6 key, else 0. */

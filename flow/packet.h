@@ -80,12 +80,24 @@ packet_extract(struct packet *p, struct flow_key *key)
 }
 
 /* Opens n bytes at offset off (moving what precedes it forward); false
- * when the headroom is too small. */
+ * when the headroom and tailroom together are too small. Headroom short
+ * of n is made by moving the frame back into the tailroom, as the kernel
+ * reallocates the head. */
 static inline bool
 packet_insert(struct packet *p, uint32_t off, uint32_t n)
 {
-	if (p->headroom < n || off > p->len)
+	if (off > p->len)
 		return false;
+	if (p->headroom < n) {
+		uint32_t shift = n - p->headroom;
+
+		if (p->tailroom < shift)
+			return false;
+		memmove(p->data + shift, p->data, p->len);
+		p->data += shift;
+		p->headroom += shift;
+		p->tailroom -= shift;
+	}
 	memmove(p->data - n, p->data, off);
 	p->data -= n;
 	p->len += n;

@@ -21,11 +21,17 @@
 #define IP_LEN_MAX		0xffff
 
 /* The IP header's version: from the EtherType, or its own first nibble in
- * an L3 frame. Finds where it starts; 0 when it is not IP. */
+ * an L3 frame. Finds where it starts; 0 when it is not IP. An Ethernet
+ * frame may carry it in NSH, directly or in an inner Ethernet frame, as
+ * the kernel's nsh_gso_segment() finds it (the NSH headers then go with
+ * every segment as they are). */
 static unsigned
 ip_version(const uint8_t *f, size_t len, bool l3, uint32_t *nh)
 {
+	const struct nsh_header *nsh;
 	struct eth_walk w;
+	uint16_t type;
+	size_t at;
 
 	if (l3) {
 		*nh = 0;
@@ -33,9 +39,24 @@ ip_version(const uint8_t *f, size_t len, bool l3, uint32_t *nh)
 	}
 	if (eth_walk(f, len, UINT_MAX, 0, &w))
 		return 0;
-	*nh = w.l3;
-	return w.type == htons(ETH_P_IP) ? 4 : w.type == htons(ETH_P_IPV6) ? 6
-									    : 0;
+	type = w.type;
+	at = w.l3;
+	if (type == htons(ETH_P_NSH)) {
+		nsh = header_at(f, len, at, sizeof(*nsh));
+		if (!nsh || nsh_hlen(nsh) < NSH_BASE_HLEN ||
+		    !header_at(f, len, at, nsh_hlen(nsh)))
+			return 0;
+		type = nsh_np_to_eth_type(nsh->next_proto);
+		at += nsh_hlen(nsh);
+		if (type == htons(ETH_P_TEB)) {
+			if (eth_walk(f + at, len - at, UINT_MAX, 0, &w))
+				return 0;
+			type = w.type;
+			at += w.l3;
+		}
+	}
+	*nh = at;
+	return type == htons(ETH_P_IP) ? 4 : type == htons(ETH_P_IPV6) ? 6 : 0;
 }
 
 /* The IP header at g->l3: sets l4, proto, ipv6, ip_id and the

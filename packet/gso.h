@@ -7,7 +7,7 @@
  * sent on its own).
  *
  * Every segment gets the frame's headers (Ethernet and VLAN tags as they
- * are, or none for an L3 frame; IPv4 with its options or IPv6 with its
+ * are, NSH and an inner Ethernet header too, or none for an L3 frame; IPv4 with its options or IPv6 with its
  * extension headers; TCP with its options or UDP) and its share of the
  * payload, at most mss bytes. Then, as the kernel makes them: IPv4 total
  * length and header checksum, the id counting up from the frame's one

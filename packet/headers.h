@@ -85,19 +85,70 @@ struct mpls_header {
 _Static_assert(sizeof(struct mpls_header) == 4, "MPLS label");
 #define MPLS_LSE_BOS	0x00000100	/* host order */
 
-/* NSH's base header and service path header (RFC 8300). */
+/* NSH's base header and service path header (RFC 8300); the context
+ * headers follow (MD type 1: four words; MD type 2: TLVs). */
 struct nsh_header {
-	uint16_t ver_flags_ttl_len;	/* version 2 bits, length 6 bits */
+	uint16_t ver_flags_ttl_len;	/* version 2, flags 2, TTL 6, length 6 */
 	uint8_t md_type;
 	uint8_t next_proto;
-	uint32_t path_hdr;
+	uint32_t path_hdr;		/* service path id 24, index 8 */
 } HEADER_PACKED;
-_Static_assert(sizeof(struct nsh_header) == 8, "NSH base header");
+#define NSH_BASE_HLEN	sizeof(struct nsh_header)
+_Static_assert(NSH_BASE_HLEN == 8, "NSH base header");
 #define NSH_VER_SHIFT	14
+#define NSH_FLAGS_SHIFT	12
+#define NSH_FLAGS_MASK	0x3000
+#define NSH_TTL_SHIFT	6
+#define NSH_TTL_MASK	0x0fc0
 #define NSH_LEN_MASK	0x003f		/* in 4-byte words */
 #define NSH_MD_TYPE1	1		/* fixed-length context */
 #define NSH_MD_TYPE2	2		/* variable-length context */
 #define NSH_MD1_HLEN	24		/* with MD type 1's context */
+#define NSH_HLEN_MAX	256		/* what a push may build */
+#define NSH_CTX_MAX	248		/* context bytes within it */
+
+/* Next protocol values (shared with VXLAN-GPE). */
+#define NSH_NP_IPV4	1
+#define NSH_NP_IPV6	2
+#define NSH_NP_ETHERNET	3
+#define NSH_NP_NSH	4
+#define NSH_NP_MPLS	5
+
+/* The header's length in bytes, as its length field says. */
+static inline size_t
+nsh_hlen(const struct nsh_header *nsh)
+{
+	return (ntohs(nsh->ver_flags_ttl_len) & NSH_LEN_MASK) * 4;
+}
+
+/* The EtherType (be) a next protocol value stands for; 0: none. */
+static inline uint16_t
+nsh_np_to_eth_type(uint8_t np)
+{
+	switch (np) {
+	case NSH_NP_IPV4:
+		return htons(ETH_P_IP);
+	case NSH_NP_IPV6:
+		return htons(ETH_P_IPV6);
+	case NSH_NP_ETHERNET:
+		return htons(ETH_P_TEB);
+	case NSH_NP_NSH:
+		return htons(ETH_P_NSH);
+	case NSH_NP_MPLS:
+		return htons(ETH_P_MPLS_UC);
+	}
+	return 0;
+}
+
+/* The next protocol value of an EtherType (be); 0: none. */
+static inline uint8_t
+nsh_np_from_eth_type(uint16_t type)
+{
+	for (uint8_t np = NSH_NP_IPV4; np <= NSH_NP_MPLS; np++)
+		if (nsh_np_to_eth_type(np) == type)
+			return np;
+	return 0;
+}
 
 /* ARP for IPv4 over Ethernet (RFC 826). */
 struct arp_eth_header {

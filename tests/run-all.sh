@@ -57,6 +57,7 @@ for b in build build-asan; do
 		 tests/integration/test-ct-policy.sh \
 		 tests/integration/test-hostile.sh \
 		 tests/integration/test-netns.sh tests/integration/test-tunnel.sh \
+		 tests/integration/test-nsh.sh \
 		 tests/integration/test-vswitchd-tunnel.sh tests/integration/test-ovn.sh \
 		 tests/ovs-dpctl-py/run.sh tests/ovs-dpctl-py/selftest.sh \
 		 tests/ovs-dpctl-py/drop-reasons.sh; do

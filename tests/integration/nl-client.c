@@ -15,6 +15,16 @@
  *   nl-client vport-dump DP | vport-stats DP (each port's counters)
  *   nl-client flow-put DP PORT_NO | flow-del DP PORT_NO | flow-dump DP
  *	the flow in_port(PORT_NO),eth(),eth_type(0x88cc) -> output:PORT_NO
+ *   nl-client nsh-push-flow DP IN_PORT OUT_PORT MDTYPE SPI SI
+ *	the flow in_port(IN_PORT),eth() (any frame) -> push_nsh(ttl=63,mdtype=MDTYPE,
+ *	np=3,spi=SPI,si=SI, MD type 1: c1=0x11223344,c4=0x55667788; 2: the
+ *	TLV 0x000101040a0b0c0d),push_eth(...),output:OUT_PORT
+ *   nl-client nsh-pop-flow DP IN_PORT OUT_PORT MDTYPE SPI SI
+ *	the flow in_port(IN_PORT),eth(),eth_type(0x894f),nsh(mdtype=MDTYPE,
+ *	np=3,spi=SPI,si=SI) (the rest of eth() and nsh() wildcarded) ->
+ *	pop_eth,pop_nsh,output:OUT_PORT
+ *	Debian's ovs-dpctl (3.1) cannot say either: its nsh() key parser
+ *	fails every key, and it parses push_eth only after a userspace().
  *   nl-client malformed dp-no-pid|vport-no-type|flow-no-key DP
  *	a request without an attribute the command requires
  *
@@ -439,6 +449,129 @@ print_flow(struct nl_msg *msg, void *arg)
 	return NL_OK;
 }
 
+static uint32_t port_number(const char *s);
+
+static void
+put_nsh_key(struct nl_msg *msg, int type, uint32_t port_no,
+	    uint16_t eth_type, const struct ovs_nsh_key_base *base)
+{
+	struct ovs_nsh_key_md1 md1;
+	struct ovs_key_ethernet eth;
+	struct nlattr *key = nla_nest_start(msg, type), *nsh;
+
+	memset(&md1, 0, sizeof(md1));
+	memset(&eth, 0, sizeof(eth));
+	if (!key)
+		fail("building the request: no room");
+	put(msg, nla_put_u32(msg, OVS_KEY_ATTR_IN_PORT, port_no));
+	put(msg, nla_put(msg, OVS_KEY_ATTR_ETHERNET, sizeof(eth), &eth));
+	put(msg, nla_put_u16(msg, OVS_KEY_ATTR_ETHERTYPE, eth_type));
+	nsh = nla_nest_start(msg, OVS_KEY_ATTR_NSH);
+	if (!nsh)
+		fail("building the request: no room");
+	put(msg, nla_put(msg, OVS_NSH_KEY_ATTR_BASE, sizeof(*base), base));
+	if (type == OVS_FLOW_ATTR_MASK)
+		put(msg, nla_put(msg, OVS_NSH_KEY_ATTR_MD1, sizeof(md1),
+				 &md1));
+	nla_nest_end(msg, nsh);
+	nla_nest_end(msg, key);
+}
+
+/* The NSH base header of MDTYPE SPI SI (argv[3..5]). */
+static struct ovs_nsh_key_base
+nsh_base(char **argv)
+{
+	struct ovs_nsh_key_base base = {
+		.ttl = 63,
+		.mdtype = atoi(argv[3]),
+		.np = 3,
+		.path_hdr = htonl(strtoul(argv[4], NULL, 0) << 8 |
+				  (strtoul(argv[5], NULL, 0) & 0xff)),
+	};
+
+	return base;
+}
+
+static void
+nsh_push_flow(struct nl_sock *sk, char **argv)
+{
+	static const uint8_t md2[] = { 0, 1, 1, 4, 0x0a, 0x0b, 0x0c, 0x0d };
+	struct nl_msg *msg = request(sk, FLOW, OVS_FLOW_CMD_NEW,
+				     NLM_F_CREATE | NLM_F_ECHO,
+				     dp_ifindex(sk, argv[0]));
+	struct ovs_action_push_eth eth = {
+		.addresses = {
+			.eth_src = { 0x02, 0, 0, 0, 0x0a, 1 },
+			.eth_dst = { 0x02, 0, 0, 0, 0x0b, 1 },
+		},
+	};
+	struct ovs_nsh_key_base base = nsh_base(argv);
+	struct ovs_nsh_key_md1 md1;
+	struct ovs_key_ethernet e;
+	struct nlattr *nest, *push, *nsh;
+
+	memset(&md1, 0, sizeof(md1));
+	memset(&e, 0, sizeof(e));
+	md1.context[0] = htonl(0x11223344);
+	md1.context[3] = htonl(0x55667788);
+	nest = nla_nest_start(msg, OVS_FLOW_ATTR_KEY);
+	if (!nest)
+		fail("building the request: no room");
+	put(msg, nla_put_u32(msg, OVS_KEY_ATTR_IN_PORT, port_number(argv[1])));
+	put(msg, nla_put(msg, OVS_KEY_ATTR_ETHERNET, sizeof(e), &e));
+	nla_nest_end(msg, nest);
+	/* Any frame of the port: the addresses wildcarded. */
+	nest = nla_nest_start(msg, OVS_FLOW_ATTR_MASK);
+	if (!nest)
+		fail("building the request: no room");
+	put(msg, nla_put_u32(msg, OVS_KEY_ATTR_IN_PORT, 0xffffffff));
+	put(msg, nla_put(msg, OVS_KEY_ATTR_ETHERNET, sizeof(e), &e));
+	nla_nest_end(msg, nest);
+	nest = nla_nest_start(msg, OVS_FLOW_ATTR_ACTIONS);
+	push = nla_nest_start(msg, OVS_ACTION_ATTR_PUSH_NSH);
+	nsh = nla_nest_start(msg, OVS_KEY_ATTR_NSH);
+	if (!nest || !push || !nsh)
+		fail("building the request: no room");
+	put(msg, nla_put(msg, OVS_NSH_KEY_ATTR_BASE, sizeof(base), &base));
+	if (base.mdtype == 1)
+		put(msg, nla_put(msg, OVS_NSH_KEY_ATTR_MD1, sizeof(md1), &md1));
+	else
+		put(msg, nla_put(msg, OVS_NSH_KEY_ATTR_MD2, sizeof(md2), md2));
+	nla_nest_end(msg, nsh);
+	nla_nest_end(msg, push);
+	put(msg, nla_put(msg, OVS_ACTION_ATTR_PUSH_ETH, sizeof(eth), &eth));
+	put(msg, nla_put_u32(msg, OVS_ACTION_ATTR_OUTPUT,
+			     port_number(argv[2])));
+	nla_nest_end(msg, nest);
+	expect_ok(transact(sk, msg, print_flow, NULL));
+}
+
+static void
+nsh_pop_flow(struct nl_sock *sk, char **argv)
+{
+	struct nl_msg *msg = request(sk, FLOW, OVS_FLOW_CMD_NEW,
+				     NLM_F_CREATE | NLM_F_ECHO,
+				     dp_ifindex(sk, argv[0]));
+	struct ovs_nsh_key_base key = nsh_base(argv);
+	struct ovs_nsh_key_base mask = {
+		.mdtype = 0xff, .np = 0xff, .path_hdr = 0xffffffff,
+	};
+	struct nlattr *actions;
+
+	put_nsh_key(msg, OVS_FLOW_ATTR_KEY, port_number(argv[1]),
+		    htons(ETH_P_NSH), &key);
+	put_nsh_key(msg, OVS_FLOW_ATTR_MASK, 0xffffffff, 0xffff, &mask);
+	actions = nla_nest_start(msg, OVS_FLOW_ATTR_ACTIONS);
+	if (!actions)
+		fail("building the request: no room");
+	put(msg, nla_put_flag(msg, OVS_ACTION_ATTR_POP_ETH));
+	put(msg, nla_put_flag(msg, OVS_ACTION_ATTR_POP_NSH));
+	put(msg, nla_put_u32(msg, OVS_ACTION_ATTR_OUTPUT,
+			     port_number(argv[2])));
+	nla_nest_end(msg, actions);
+	expect_ok(transact(sk, msg, print_flow, NULL));
+}
+
 static void
 flow_put(struct nl_sock *sk, const char *dp, uint32_t port_no)
 {
@@ -583,6 +716,10 @@ main(int argc, char **argv)
 		msg = request(sk, FLOW, OVS_FLOW_CMD_GET, NLM_F_DUMP,
 			      dp_ifindex(sk, argv[2]));
 		expect_ok(transact(sk, msg, print_flow, NULL));
+	} else if (!strcmp(command, "nsh-push-flow") && n == 6) {
+		nsh_push_flow(sk, argv + 2);
+	} else if (!strcmp(command, "nsh-pop-flow") && n == 6) {
+		nsh_pop_flow(sk, argv + 2);
 	} else if (!strcmp(command, "malformed") && n == 2) {
 		malformed(sk, argv[2], argv[3]);
 	} else {

@@ -667,6 +667,160 @@ test_mpls_to_l3_and_back(void **state)
 	}
 }
 
+/* push_nsh(base, context attribute md_type of md_len bytes). */
+static void
+put_push_nsh(struct attrs *a, uint8_t mdtype, uint16_t md_type,
+	     const void *md, size_t md_len)
+{
+	struct ovs_nsh_key_base base = {
+		.flags = 2, .ttl = 63, .mdtype = mdtype, .np = 0x55,
+		.path_hdr = htonl(0x00006407),
+	};
+	struct nlattr *p = msgbuf_nest_start(&a->mb, OVS_ACTION_ATTR_PUSH_NSH);
+	struct nlattr *n = msgbuf_nest_start(&a->mb, OVS_KEY_ATTR_NSH);
+
+	attrs_put(a, OVS_NSH_KEY_ATTR_BASE, &base, sizeof(base));
+	attrs_put(a, md_type, md, md_len);
+	msgbuf_nest_end(&a->mb, n);
+	msgbuf_nest_end(&a->mb, p);
+}
+
+/* push_nsh in front of an Ethernet frame (next protocol Ethernet, the
+ * key's np ignored), then an Ethernet header; the other side pops both
+ * and has the frame back. MD type 1 and 2. */
+static void
+test_nsh_push_pop(void **state)
+{
+	static const uint8_t md1[16] = { 1, 2, 3, 4, [15] = 0x10 };
+	static const uint8_t md2[8] = { 0, 1, 1, 4, 0xa, 0xb, 0xc, 0xd };
+	static const uint8_t hdr1[8] = { 0x2f, 0xc6, 1, 3, 0, 0, 0x64, 7 };
+	static const uint8_t hdr2[8] = { 0x2f, 0xc4, 2, 3, 0, 0, 0x64, 7 };
+	struct ovs_action_push_eth pe = {
+		.addresses = { .eth_src = { 2, 0, 0, 0, 0, 0xa },
+			       .eth_dst = { 2, 0, 0, 0, 0, 0xb } },
+	};
+	uint8_t f[TCP_FRAME_MAX], buf[4096], wire[2048];
+	uint32_t len = tcp_frame(f, 0, 64), wlen;
+	static struct attrs a;
+	struct flow_key key;
+	struct packet pkt;
+
+	for (int md = 1; md <= 2; md++) {
+		uint32_t hlen = md == 1 ? 24 : 16;
+
+		/* a: push, then recirculate: an L3 NSH packet. */
+		attrs_init(&a);
+		put_push_nsh(&a, md, md == 1 ? OVS_NSH_KEY_ATTR_MD1
+					     : OVS_NSH_KEY_ATTR_MD2,
+			     md == 1 ? (const void *)md1 : md2,
+			     md == 1 ? sizeof(md1) : sizeof(md2));
+		msgbuf_put_u32(&a.mb, OVS_ACTION_ATTR_RECIRC, 3);
+		run(f, len, &a, &pkt, &key, buf);
+		assert_true(recirc_l3);
+		assert_int_equal(recirc_key.mac_proto, FLOW_MAC_NONE);
+		assert_int_equal(recirc_key.eth_type, htons(ETH_P_NSH));
+		assert_int_equal(recirc_key.nsh.base.flags, 2);
+		assert_int_equal(recirc_key.nsh.base.ttl, 63);
+		assert_int_equal(recirc_key.nsh.base.mdtype, md);
+		assert_int_equal(recirc_key.nsh.base.np, 3);
+		assert_int_equal(recirc_key.nsh.base.path_hdr,
+				 htonl(0x00006407));
+		if (md == 1)
+			assert_memory_equal(recirc_key.nsh.context, md1, 16);
+
+		/* The same with an Ethernet header, out of port 5. */
+		attrs_init(&a);
+		put_push_nsh(&a, md, md == 1 ? OVS_NSH_KEY_ATTR_MD1
+					     : OVS_NSH_KEY_ATTR_MD2,
+			     md == 1 ? (const void *)md1 : md2,
+			     md == 1 ? sizeof(md1) : sizeof(md2));
+		attrs_put(&a, OVS_ACTION_ATTR_PUSH_ETH, &pe, sizeof(pe));
+		msgbuf_put_u32(&a.mb, OVS_ACTION_ATTR_OUTPUT, 5);
+		run(f, len, &a, &pkt, &key, buf);
+		assert_int_equal(n_outs, 1);
+		wlen = outs[0].len;
+		assert_int_equal(wlen, ETH_HLEN + hlen + len);
+		memcpy(wire, outs[0].frame, wlen);
+		assert_memory_equal(wire, pe.addresses.eth_dst, 6);
+		assert_int_equal(wire[12] << 8 | wire[13], ETH_P_NSH);
+		assert_memory_equal(wire + ETH_HLEN, md == 1 ? hdr1 : hdr2, 8);
+		assert_memory_equal(wire + ETH_HLEN + 8,
+				    md == 1 ? (const void *)md1 : md2,
+				    hlen - 8);
+		assert_memory_equal(wire + ETH_HLEN + hlen, f, len);
+
+		/* b: pop_eth, pop_nsh: the frame as it was. */
+		attrs_init(&a);
+		attrs_put(&a, OVS_ACTION_ATTR_POP_ETH, NULL, 0);
+		attrs_put(&a, OVS_ACTION_ATTR_POP_NSH, NULL, 0);
+		msgbuf_put_u32(&a.mb, OVS_ACTION_ATTR_OUTPUT, 1);
+		run(wire, wlen, &a, &pkt, &key, buf);
+		assert_int_equal(n_outs, 1);
+		assert_int_equal(outs[0].len, len);
+		assert_memory_equal(outs[0].frame, f, len);
+		assert_false(pkt.l3);
+		/* The key is parsed again when an action needs it; until
+		 * then its type is the protocol NSH named. */
+		assert_int_equal(key.mac_proto, FLOW_MAC_ETHERNET);
+		assert_int_equal(key.eth_type, htons(ETH_P_TEB));
+		assert_false(pkt.key_valid);
+	}
+}
+
+/* An L3 packet's next protocol comes from its type; the headroom a long
+ * MD type 2 header needs comes from the tailroom; a 248-byte context
+ * wraps the length to 0 and the next protocol lands in the packet, as in
+ * the kernel. */
+static void
+test_nsh_push_l3_and_lengths(void **state)
+{
+	static uint8_t md2[248];
+	uint8_t f[TCP_FRAME_MAX], buf[4096];
+	uint32_t len = tcp_frame(f, 0, 64);
+	static struct attrs a;
+	struct flow_key key;
+	struct packet pkt;
+
+	attrs_init(&a);
+	attrs_put(&a, OVS_ACTION_ATTR_POP_ETH, NULL, 0);
+	put_push_nsh(&a, 2, OVS_NSH_KEY_ATTR_MD2, md2, 4);
+	msgbuf_put_u32(&a.mb, OVS_ACTION_ATTR_RECIRC, 3);
+	run(f, len, &a, &pkt, &key, buf);
+	assert_true(recirc_l3);
+	assert_int_equal(recirc_key.nsh.base.np, 1);	/* IPv4 */
+	assert_int_equal(pkt.len, len - ETH_HLEN + 12);
+	assert_int_equal(pkt.data[1] & 0x3f, 3);
+	assert_memory_equal(pkt.data + 12, f + ETH_HLEN, len - ETH_HLEN);
+
+	/* 5 bytes of context: cut to 4. */
+	attrs_init(&a);
+	put_push_nsh(&a, 2, OVS_NSH_KEY_ATTR_MD2, md2, 5);
+	msgbuf_put_u32(&a.mb, OVS_ACTION_ATTR_OUTPUT, 5);
+	run(f, len, &a, &pkt, &key, buf);
+	assert_int_equal(outs[0].len, len + 12);
+	assert_memory_equal(outs[0].frame + 12, f, len);
+
+	/* 240 bytes: 248 of header, more than the headroom. */
+	memset(md2, 0x5a, sizeof(md2));
+	attrs_init(&a);
+	put_push_nsh(&a, 2, OVS_NSH_KEY_ATTR_MD2, md2, 240);
+	msgbuf_put_u32(&a.mb, OVS_ACTION_ATTR_OUTPUT, 5);
+	run(f, len, &a, &pkt, &key, buf);
+	assert_int_equal(outs[0].len, len + 248);
+	assert_int_equal(outs[0].frame[1] & 0x3f, 62);
+	assert_int_equal(outs[0].frame[8], 0x5a);
+	assert_memory_equal(outs[0].frame + 248, f, len);
+
+	/* 248: nothing pushed, byte 3 of the frame is the protocol. */
+	attrs_init(&a);
+	put_push_nsh(&a, 2, OVS_NSH_KEY_ATTR_MD2, md2, 248);
+	msgbuf_put_u32(&a.mb, OVS_ACTION_ATTR_OUTPUT, 5);
+	run(f, len, &a, &pkt, &key, buf);
+	assert_int_equal(outs[0].len, len);
+	assert_int_equal(outs[0].frame[3], 3);
+	assert_memory_equal(outs[0].frame + 4, f + 4, len - 4);
+}
+
 /* The hash action: the packet's hash with the action's basis folded in,
  * never 0; the same both ways of a connection, another for another port
  * or another basis. */
@@ -722,6 +876,8 @@ main(void)
 		cmocka_unit_test(test_mpls_push_pop_roundtrip),
 		cmocka_unit_test(test_mpls_to_l3_and_back),
 		cmocka_unit_test(test_hash_action),
+		cmocka_unit_test(test_nsh_push_pop),
+		cmocka_unit_test(test_nsh_push_l3_and_lengths),
 		cmocka_unit_test(test_set_tunnel_stored),
 		cmocka_unit_test(test_set_tunnel_egress),
 	};

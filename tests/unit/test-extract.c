@@ -993,7 +993,12 @@ test_nsh(void **state)
 	len = fb_end(&b);
 	assert_int_equal(extract(f, len, &k, &l), 0);
 	expect_eth(&e, 0x894f);
+	/* The base header; an MD type 2 context is not in the key. */
+	e.nsh.base.mdtype = 2;
+	e.nsh.base.np = 3;
+	e.nsh.base.path_hdr = htonl(0x000001ff);
 	assert_memory_equal(&k, &e, sizeof(k));
+	assert_layers(&l, NONE, 14, NONE);
 
 	/* Too short for its length, too short for the base header, a
 	 * version of 1, MD type 1 not 24 bytes long: dropped. */
@@ -1001,8 +1006,77 @@ test_nsh(void **state)
 	assert_int_equal(extract(f, 14 + 7, &k, &l), -EINVAL);
 	f[14] = 0x40;
 	assert_int_equal(extract(f, len, &k, &l), -EINVAL);
+	f[14] = 0xc0;
+	assert_int_equal(extract(f, len, &k, &l), -EINVAL);
 	f[14] = 0x00;
 	f[16] = 0x01;
+	assert_int_equal(extract(f, len, &k, &l), -EINVAL);
+	/* MD type 2 of any length the frame holds, even shorter than the
+	 * base header (the kernel checks only that the frame has that). */
+	f[16] = 0x02;
+	f[15] = 0x00;
+	assert_int_equal(extract(f, len, &k, &l), 0);
+	assert_int_equal(k.nsh.base.path_hdr, htonl(0x000001ff));
+}
+
+/* MD type 1: flags, TTL, the path and the context in the key, as an
+ * Ethernet frame and as an L3 packet (after a push_nsh); the MD type
+ * byte taken whole, as the kernel does. */
+static void
+test_nsh_md1(void **state)
+{
+	/* flags 2, TTL 63, length 6 words; MD type 1, next IPv4; path
+	 * 0x123456, index 7; context. */
+	static const uint8_t nsh[] = {
+		0x2f, 0xc6, 0x01, 0x01, 0x12, 0x34, 0x56, 0x07,
+		0x11, 0x11, 0x11, 0x11, 0x22, 0x22, 0x22, 0x22,
+		0x33, 0x33, 0x33, 0x33, 0x44, 0x44, 0x44, 0x44,
+	};
+	uint8_t f[FRAME_MAX], *copy;
+	struct fb b = frame(f, ETH_P_NSH);
+	struct flow_key k, e;
+	struct flow_layers l;
+	size_t len;
+
+	fb_put(&b, nsh, sizeof(nsh));
+	len = fb_end(&b);
+	assert_int_equal(extract(f, len, &k, &l), 0);
+	expect_eth(&e, ETH_P_NSH);
+	e.nsh.base.flags = 2;
+	e.nsh.base.ttl = 63;
+	e.nsh.base.mdtype = 1;
+	e.nsh.base.np = 1;
+	e.nsh.base.path_hdr = htonl(0x12345607);
+	for (int i = 0; i < 4; i++)
+		e.nsh.context[i] = htonl(0x11111111u * (i + 1));
+	assert_memory_equal(&k, &e, sizeof(k));
+	assert_layers(&l, NONE, 14, NONE);
+
+	/* The same header as an L3 packet. */
+	copy = fb_copy(nsh, sizeof(nsh));
+	memset(&k, META, sizeof(k));
+	assert_int_equal(flow_extract_l3(copy, sizeof(nsh), htons(ETH_P_NSH),
+					 &k, &l), 0);
+	free(copy);
+	memset(e.eth_src, 0, 6);
+	memset(e.eth_dst, 0, 6);
+	e.mac_proto = FLOW_MAC_NONE;
+	assert_memory_equal(&k, &e, sizeof(k));
+	assert_layers(&l, NONE, 0, NONE);
+
+	/* MD type 1 is 24 bytes long: 28 (and the frame that long) fails,
+	 * as does a context cut short. */
+	f[15] = 0xc7;
+	fb_put(&b, "\0\0\0\0", 4);
+	assert_int_equal(extract(f, fb_end(&b), &k, &l), -EINVAL);
+	f[15] = 0xc6;
+	assert_int_equal(extract(f, len - 1, &k, &l), -EINVAL);
+	/* MD types 0, 3 and 0x11 (the reserved nibble set) are unknown. */
+	f[16] = 0x00;
+	assert_int_equal(extract(f, len, &k, &l), -EINVAL);
+	f[16] = 0x03;
+	assert_int_equal(extract(f, len, &k, &l), -EINVAL);
+	f[16] = 0x11;
 	assert_int_equal(extract(f, len, &k, &l), -EINVAL);
 }
 
@@ -1058,6 +1132,7 @@ main(void)
 		cmocka_unit_test(test_nd_malformed),
 		cmocka_unit_test(test_llc_and_snap),
 		cmocka_unit_test(test_nsh),
+		cmocka_unit_test(test_nsh_md1),
 		cmocka_unit_test(test_metadata_kept),
 	};
 

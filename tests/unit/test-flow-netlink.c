@@ -19,32 +19,74 @@
 #include "tests/unit/builders.h"
 #include "tests/unit/nl-test.h"
 
+/* Starts a key in_port(1),eth(),eth_type(type). */
+static struct nlattr *
+eth_key_start(struct attrs *b, uint16_t type)
+{
+	struct nlattr *key = msgbuf_nest_start(&b->mb, OVS_FLOW_ATTR_KEY);
+	struct ovs_key_ethernet eth;
+
+	memset(&eth, 0, sizeof(eth));
+	msgbuf_put_u32(&b->mb, OVS_KEY_ATTR_IN_PORT, 1);
+	attrs_put(b, OVS_KEY_ATTR_ETHERNET, &eth, sizeof(eth));
+	msgbuf_put_u16(&b->mb, OVS_KEY_ATTR_ETHERTYPE, htons(type));
+	return key;
+}
+
 /* in_port(1),eth(),eth_type(0x0800),ipv4(src=10.0.0.1) as a key. */
 static struct nlattr *
 ipv4_key(struct attrs *b, bool with_ipv4)
 {
 	struct ovs_key_ipv4 ip = { .ipv4_src = htonl(0x0a000001) };
-	struct ovs_key_ethernet eth;
-	struct nlattr *key;
+	struct nlattr *key = eth_key_start(b, ETH_P_IP);
 
-	memset(&eth, 0, sizeof(eth));
-	key = msgbuf_nest_start(&b->mb, OVS_FLOW_ATTR_KEY);
-	msgbuf_put_u32(&b->mb, OVS_KEY_ATTR_IN_PORT, 1);
-	attrs_put(b, OVS_KEY_ATTR_ETHERNET, &eth, sizeof(eth));
-	msgbuf_put_u16(&b->mb, OVS_KEY_ATTR_ETHERTYPE, htons(ETH_P_IP));
 	if (with_ipv4)
 		attrs_put(b, OVS_KEY_ATTR_IPV4, &ip, sizeof(ip));
 	msgbuf_nest_end(&b->mb, key);
 	return key;
 }
 
+/* Dumps key and mask into out (a message) as a flow dump does; returns
+ * where the mask starts. */
+static int
+put_key_and_mask(char *out, size_t size, const struct flow_key *key,
+		 const struct flow_key *mask)
+{
+	struct msgbuf mb;
+	int mask_at;
+
+	msgbuf_init(&mb, out, size);
+	msgbuf_start(&mb, 1, 0, 0, 0, 0);
+	flow_key_put(&mb, OVS_FLOW_ATTR_KEY, key, key, false);
+	mask_at = mb.cur->nlmsg_len;
+	flow_key_put(&mb, OVS_FLOW_ATTR_MASK, key, mask, true);
+	assert_int_equal(msgbuf_end(&mb), 0);
+	return mask_at;
+}
+
+/* Parses back what put_key_and_mask() wrote: the same key, and the mask
+ * with "no tunnel" matched exactly (a dumped mask carries the tunnel, as
+ * the kernel's, which the key alone did not ask). */
+static void
+assert_roundtrip(const char *out, int mask_at, const struct flow_key *key,
+		 struct flow_key *mask)
+{
+	struct flow_key key2, mask2;
+
+	assert_int_equal(flow_match_from_nlattrs(&key2, &mask2,
+		(const void *)(out + NLMSG_HDRLEN),
+		(const void *)(out + mask_at), true), 0);
+	assert_memory_equal(key, &key2, sizeof(key2));
+	mask->tun.family = 0xff;
+	assert_memory_equal(mask, &mask2, sizeof(mask2));
+}
+
 static void
 test_key_roundtrip_and_exact_mask(void **state)
 {
-	struct flow_key key, mask, key2, mask2;
+	struct flow_key key, mask;
 	static struct attrs b;
 	char out[4096];
-	struct msgbuf mb;
 	const struct nlattr *k;
 
 	attrs_init(&b);
@@ -58,21 +100,8 @@ test_key_roundtrip_and_exact_mask(void **state)
 	assert_int_equal(mask.ipv4_src, 0xffffffff);
 	assert_int_equal(mask.eth_type, 0xffff);
 	/* Out and in again: the same key and mask. */
-	msgbuf_init(&mb, out, sizeof(out));
-	msgbuf_start(&mb, 1, 0, 0, 0, 0);
-	flow_key_put(&mb, OVS_FLOW_ATTR_KEY, &key, &key, false);
-	int mask_at = mb.cur->nlmsg_len;
-
-	flow_key_put(&mb, OVS_FLOW_ATTR_MASK, &key, &mask, true);
-	assert_int_equal(msgbuf_end(&mb), 0);
-	assert_int_equal(flow_match_from_nlattrs(&key2, &mask2,
-		(const void *)(out + NLMSG_HDRLEN),
-		(const void *)(out + mask_at), true), 0);
-	assert_memory_equal(&key, &key2, sizeof(key));
-	/* The dumped mask carries the tunnel, as the kernel's: parsed back,
-	 * it matches "no tunnel" exactly, which the key alone did not ask. */
-	mask.tun.family = 0xff;
-	assert_memory_equal(&mask, &mask2, sizeof(mask));
+	assert_roundtrip(out, put_key_and_mask(out, sizeof(out), &key, &mask),
+			 &key, &mask);
 }
 
 /* Ends the key nest k and parses it (no mask). */
@@ -955,6 +984,365 @@ test_actions(void **state)
 	assert_int_equal(validate(&b, acts), -EMSGSIZE);
 }
 
+static struct ovs_nsh_key_base nsh_b;
+static struct ovs_nsh_key_md1 nsh_md1;
+
+/* NSH: MD type 1, flags 1, TTL 63, next protocol Ethernet, path 0x64,
+ * index 255, a context. */
+static void
+nsh_setup(void)
+{
+	nsh_b = (struct ovs_nsh_key_base){
+		.flags = 1, .ttl = 63, .mdtype = 1, .np = 3,
+		.path_hdr = htonl(0x000064ff),
+	};
+	for (int i = 0; i < 4; i++)
+		nsh_md1.context[i] = htonl(0x11111111u * (i + 1));
+}
+
+/* An OVS_KEY_ATTR_NSH of the given attributes (len < 0: left out). */
+static void
+put_nsh(struct attrs *b, uint16_t type, const void *base, int base_len,
+	uint16_t md_type, const void *md, int md_len)
+{
+	struct nlattr *n = msgbuf_nest_start(&b->mb, type);
+
+	if (base_len >= 0)
+		attrs_put(b, OVS_NSH_KEY_ATTR_BASE, base, base_len);
+	if (md_len >= 0)
+		attrs_put(b, md_type, md, md_len);
+	msgbuf_nest_end(&b->mb, n);
+}
+
+/* in_port(1),eth(),eth_type(0x894f) and an NSH key, in a fresh b. */
+static struct nlattr *
+nsh_key(struct attrs *b, const void *base, int base_len, uint16_t md_type,
+	const void *md, int md_len)
+{
+	struct nlattr *k;
+
+	attrs_init(b);
+	k = eth_key_start(b, ETH_P_NSH);
+	put_nsh(b, OVS_KEY_ATTR_NSH, base, base_len, md_type, md, md_len);
+	return k;
+}
+
+/* The NSH key of an MD type 1 packet out and in again with its exact
+ * mask; an MD type 2 key dumps its base alone, a mask always has MD1. */
+static void
+test_nsh_key_roundtrip(void **state)
+{
+	struct flow_key key, mask, key2;
+	static struct attrs b;
+	char out[4096];
+	struct msgbuf mb;
+	struct nlattr *k;
+	const struct nlattr *nsh, *base, *md1;
+	int mask_at;
+
+	nsh_setup();
+	k = nsh_key(&b, &nsh_b, sizeof(nsh_b), OVS_NSH_KEY_ATTR_MD1, &nsh_md1,
+		    sizeof(nsh_md1));
+	msgbuf_nest_end(&b.mb, k);
+	assert_int_equal(flow_match_from_nlattrs(&key, &mask, k, NULL, true),
+			 0);
+	assert_int_equal(key.eth_type, htons(ETH_P_NSH));
+	assert_memory_equal(&key.nsh.base, &nsh_b, sizeof(nsh_b));
+	assert_memory_equal(key.nsh.context, &nsh_md1, sizeof(nsh_md1));
+	/* No mask: every NSH byte exact. */
+	assert_int_equal(mask.nsh.base.flags, 0xff);
+	assert_int_equal(mask.nsh.base.np, 0xff);
+	assert_int_equal(mask.nsh.base.path_hdr, 0xffffffff);
+	assert_int_equal(mask.nsh.context[3], 0xffffffff);
+
+	/* A mask of the base alone still dumps an (all-zero) MD1. */
+	memset(mask.nsh.context, 0, sizeof(mask.nsh.context));
+	mask_at = put_key_and_mask(out, sizeof(out), &key, &mask);
+	nsh = attrs_find(out + mask_at + NLA_HDRLEN,
+			 attr_len((const void *)(out + mask_at)),
+			 OVS_KEY_ATTR_NSH);
+	assert_non_null(nsh);
+	md1 = attrs_find(attr_data(nsh), attr_len(nsh), OVS_NSH_KEY_ATTR_MD1);
+	assert_non_null(md1);
+	assert_int_equal(attr_len(md1), 16);
+	assert_roundtrip(out, mask_at, &key, &mask);
+
+	/* MD type 2: the key gives its base header back, no context. */
+	key.nsh.base.mdtype = 2;
+	memset(key.nsh.context, 0, sizeof(key.nsh.context));
+	msgbuf_init(&mb, out, sizeof(out));
+	msgbuf_start(&mb, 1, 0, 0, 0, 0);
+	flow_key_put(&mb, OVS_FLOW_ATTR_KEY, &key, &key, false);
+	assert_int_equal(msgbuf_end(&mb), 0);
+	nsh = attrs_find(out + NLMSG_HDRLEN + NLA_HDRLEN,
+			 attr_len((const void *)(out + NLMSG_HDRLEN)),
+			 OVS_KEY_ATTR_NSH);
+	assert_non_null(nsh);
+	base = attrs_find(attr_data(nsh), attr_len(nsh),
+			  OVS_NSH_KEY_ATTR_BASE);
+	assert_non_null(base);
+	assert_int_equal(attr_len(nsh), NLA_HDRLEN + 8);
+	assert_int_equal(flow_match_from_nlattrs(&key2, NULL,
+		(const void *)(out + NLMSG_HDRLEN), NULL, true), 0);
+	assert_memory_equal(&key, &key2, sizeof(key));
+}
+
+/* What the kernel's nsh_key_put_from_nlattr() refuses in a key, and the
+ * NSH rules of match validation. */
+static void
+test_nsh_key_errors(void **state)
+{
+	struct ovs_nsh_key_base b2 = nsh_b;
+	uint8_t md2[8] = { 0, 1, 1, 4, 1, 2, 3, 4 };
+	struct flow_key key, mask;
+	static struct attrs b;
+	struct nlattr *k;
+	uint8_t big[20];
+
+	nsh_setup();
+	b2 = nsh_b;
+	memset(big, 0, sizeof(big));
+	/* The base alone, or nothing at all, is a key. */
+	k = nsh_key(&b, &nsh_b, sizeof(nsh_b), 0, NULL, -1);
+	assert_int_equal(parse_key(&b, k), 0);
+	k = nsh_key(&b, NULL, -1, 0, NULL, -1);
+	assert_int_equal(parse_key(&b, k), 0);
+	/* Lengths: the base 8 bytes, MD1 16. */
+	k = nsh_key(&b, big, 7, 0, NULL, -1);
+	assert_int_equal(parse_key(&b, k), -EINVAL);
+	k = nsh_key(&b, big, 12, 0, NULL, -1);
+	assert_int_equal(parse_key(&b, k), -EINVAL);
+	k = nsh_key(&b, &nsh_b, sizeof(nsh_b), OVS_NSH_KEY_ATTR_MD1, big, 20);
+	assert_int_equal(parse_key(&b, k), -EINVAL);
+	/* MD1 under an MD type 2 base, MD1 without a base. */
+	b2.mdtype = 2;
+	k = nsh_key(&b, &b2, sizeof(b2), OVS_NSH_KEY_ATTR_MD1, &nsh_md1, 16);
+	assert_int_equal(parse_key(&b, k), -EINVAL);
+	k = nsh_key(&b, NULL, -1, OVS_NSH_KEY_ATTR_MD1, &nsh_md1, 16);
+	assert_int_equal(parse_key(&b, k), -EINVAL);
+	/* MD2 is not matched. */
+	k = nsh_key(&b, &b2, sizeof(b2), OVS_NSH_KEY_ATTR_MD2, md2, 8);
+	assert_int_equal(parse_key(&b, k), -EINVAL);
+	/* Types 0 and past MD2. */
+	k = nsh_key(&b, &nsh_b, sizeof(nsh_b), 0, NULL, 0);
+	assert_int_equal(parse_key(&b, k), -EINVAL);
+	k = nsh_key(&b, &nsh_b, sizeof(nsh_b), 4, NULL, 0);
+	assert_int_equal(parse_key(&b, k), -EINVAL);
+	/* Bytes that are no attribute at the nest's end. */
+	k = key_start(&b);
+	msgbuf_put_u32(&b.mb, OVS_KEY_ATTR_IN_PORT, 1);
+	msgbuf_put_u16(&b.mb, OVS_KEY_ATTR_ETHERTYPE, htons(ETH_P_NSH));
+	attrs_put(&b, OVS_KEY_ATTR_NSH, md2, 4);
+	assert_int_equal(parse_key(&b, k), -EINVAL);
+	/* eth_type NSH needs the NSH key. */
+	k = key_start(&b);
+	msgbuf_put_u32(&b.mb, OVS_KEY_ATTR_IN_PORT, 1);
+	msgbuf_put_u16(&b.mb, OVS_KEY_ATTR_ETHERTYPE, htons(ETH_P_NSH));
+	assert_int_equal(parse_key(&b, k), -EINVAL);
+	/* An NSH key for another EtherType: unknown attribute left. */
+	k = key_start(&b);
+	msgbuf_put_u32(&b.mb, OVS_KEY_ATTR_IN_PORT, 1);
+	msgbuf_put_u16(&b.mb, OVS_KEY_ATTR_ETHERTYPE, htons(ETH_P_ARP));
+	put_nsh(&b, OVS_KEY_ATTR_NSH, &nsh_b, 8, 0, NULL, -1);
+	assert_int_equal(parse_key(&b, k), -EINVAL);
+
+	/* A mask: MD1 needs no base; an NSH mask needs an exact
+	 * EtherType. */
+	static struct attrs m;
+	struct nlattr *mk;
+
+	k = nsh_key(&b, &nsh_b, sizeof(nsh_b), OVS_NSH_KEY_ATTR_MD1, &nsh_md1,
+		    16);
+	msgbuf_nest_end(&b.mb, k);
+	attrs_init(&m);
+	mk = msgbuf_nest_start(&m.mb, OVS_FLOW_ATTR_MASK);
+	msgbuf_put_u16(&m.mb, OVS_KEY_ATTR_ETHERTYPE, 0xffff);
+	put_nsh(&m, OVS_KEY_ATTR_NSH, NULL, -1, OVS_NSH_KEY_ATTR_MD1,
+		&nsh_md1, 16);
+	msgbuf_nest_end(&m.mb, mk);
+	assert_int_equal(flow_match_from_nlattrs(&key, &mask, k, mk, false),
+			 0);
+	assert_int_equal(mask.nsh.base.path_hdr, 0);
+	assert_memory_equal(mask.nsh.context, &nsh_md1, 16);
+	attrs_init(&m);
+	mk = msgbuf_nest_start(&m.mb, OVS_FLOW_ATTR_MASK);
+	put_nsh(&m, OVS_KEY_ATTR_NSH, &nsh_b, 8, 0, NULL, -1);
+	msgbuf_nest_end(&m.mb, mk);
+	assert_int_equal(flow_match_from_nlattrs(&key, &mask, k, mk, false),
+			 -EINVAL);
+}
+
+/* An NSH flow's key (MD type 1, np given) for action validation. */
+static struct flow_key *
+nsh_flow_key(uint8_t np, uint8_t mac_proto)
+{
+	static struct flow_key k;
+
+	memset(&k, 0, sizeof(k));
+	k.mac_proto = mac_proto;
+	k.eth_type = htons(ETH_P_NSH);
+	k.nsh.base.mdtype = 1;
+	k.nsh.base.np = np;
+	return &k;
+}
+
+/* push_nsh(base, context of md_type/md_len) in the list being built. */
+static void
+put_push_nsh(struct attrs *b, const void *base, int base_len,
+	     uint16_t md_type, const void *md, int md_len)
+{
+	struct nlattr *p = msgbuf_nest_start(&b->mb, OVS_ACTION_ATTR_PUSH_NSH);
+
+	put_nsh(b, OVS_KEY_ATTR_NSH, base, base_len, md_type, md, md_len);
+	msgbuf_nest_end(&b->mb, p);
+}
+
+static int
+validate_for(struct attrs *b, struct nlattr *acts, const struct flow_key *k)
+{
+	msgbuf_nest_end(&b->mb, acts);
+	return actions_validate(attrs_data(b), k, false);
+}
+
+/* push_nsh and pop_nsh as __ovs_nla_copy_actions() takes them, and
+ * set(nsh), which Linux 6.12 has not. */
+static void
+test_nsh_actions(void **state)
+{
+	struct ovs_action_push_eth pe = { 0 };
+	struct ovs_nsh_key_base b2;
+	static uint8_t md2[256];
+	static struct attrs b;
+	struct flow_key ip4;
+	struct nlattr *acts, *a, *n;
+
+	nsh_setup();
+	memset(&ip4, 0, sizeof(ip4));
+	ip4.mac_proto = FLOW_MAC_ETHERNET;
+	ip4.eth_type = htons(ETH_P_IP);
+	/* MD type 1 on an Ethernet frame, then an Ethernet header. */
+	acts = actions_start(&b);
+	put_push_nsh(&b, &nsh_b, 8, OVS_NSH_KEY_ATTR_MD1, &nsh_md1, 16);
+	attrs_put(&b, OVS_ACTION_ATTR_PUSH_ETH, &pe, sizeof(pe));
+	msgbuf_put_u32(&b.mb, OVS_ACTION_ATTR_OUTPUT, 2);
+	assert_int_equal(validate_for(&b, acts, &ip4), 0);
+	/* The packet has no Ethernet header after the push. */
+	acts = actions_start(&b);
+	put_push_nsh(&b, &nsh_b, 8, OVS_NSH_KEY_ATTR_MD1, &nsh_md1, 16);
+	attrs_put(&b, OVS_ACTION_ATTR_POP_ETH, NULL, 0);
+	assert_int_equal(validate_for(&b, acts, &ip4), -EINVAL);
+	/* MD type 2, 1 to 248 bytes. */
+	b2 = nsh_b;
+	b2.mdtype = 2;
+	acts = actions_start(&b);
+	put_push_nsh(&b, &b2, 8, OVS_NSH_KEY_ATTR_MD2, md2, 248);
+	assert_int_equal(validate_for(&b, acts, &ip4), 0);
+	acts = actions_start(&b);
+	put_push_nsh(&b, &b2, 8, OVS_NSH_KEY_ATTR_MD2, md2, 249);
+	assert_int_equal(validate_for(&b, acts, &ip4), -EINVAL);
+	acts = actions_start(&b);
+	put_push_nsh(&b, &b2, 8, OVS_NSH_KEY_ATTR_MD2, md2, 0);
+	assert_int_equal(validate_for(&b, acts, &ip4), -EINVAL);
+	/* The context must be of the base's type, and be there. */
+	acts = actions_start(&b);
+	put_push_nsh(&b, &b2, 8, OVS_NSH_KEY_ATTR_MD1, &nsh_md1, 16);
+	assert_int_equal(validate_for(&b, acts, &ip4), -EINVAL);
+	acts = actions_start(&b);
+	put_push_nsh(&b, &nsh_b, 8, 0, NULL, -1);
+	assert_int_equal(validate_for(&b, acts, &ip4), -EINVAL);
+	acts = actions_start(&b);
+	put_push_nsh(&b, NULL, -1, OVS_NSH_KEY_ATTR_MD1, &nsh_md1, 16);
+	assert_int_equal(validate_for(&b, acts, &ip4), -EINVAL);
+	/* MD1 and MD2 together. */
+	acts = actions_start(&b);
+	a = msgbuf_nest_start(&b.mb, OVS_ACTION_ATTR_PUSH_NSH);
+	n = msgbuf_nest_start(&b.mb, OVS_KEY_ATTR_NSH);
+	attrs_put(&b, OVS_NSH_KEY_ATTR_BASE, &nsh_b, 8);
+	attrs_put(&b, OVS_NSH_KEY_ATTR_MD1, &nsh_md1, 16);
+	attrs_put(&b, OVS_NSH_KEY_ATTR_MD2, md2, 8);
+	msgbuf_nest_end(&b.mb, n);
+	msgbuf_nest_end(&b.mb, a);
+	assert_int_equal(validate_for(&b, acts, &ip4), -EINVAL);
+	/* Exactly one attribute, OVS_KEY_ATTR_NSH, in the push. */
+	acts = actions_start(&b);
+	a = msgbuf_nest_start(&b.mb, OVS_ACTION_ATTR_PUSH_NSH);
+	put_nsh(&b, OVS_KEY_ATTR_NSH, &nsh_b, 8, OVS_NSH_KEY_ATTR_MD1,
+		&nsh_md1, 16);
+	msgbuf_put_u32(&b.mb, OVS_KEY_ATTR_PRIORITY, 1);
+	msgbuf_nest_end(&b.mb, a);
+	assert_int_equal(validate_for(&b, acts, &ip4), -EINVAL);
+	acts = actions_start(&b);
+	a = msgbuf_nest_start(&b.mb, OVS_ACTION_ATTR_PUSH_NSH);
+	put_nsh(&b, OVS_KEY_ATTR_ENCAP, &nsh_b, 8, OVS_NSH_KEY_ATTR_MD1,
+		&nsh_md1, 16);
+	msgbuf_nest_end(&b.mb, a);
+	assert_int_equal(validate_for(&b, acts, &ip4), -EINVAL);
+	/* An L3 packet: IPv4 has a next protocol value, ARP none. */
+	acts = actions_start(&b);
+	attrs_put(&b, OVS_ACTION_ATTR_POP_ETH, NULL, 0);
+	put_push_nsh(&b, &nsh_b, 8, OVS_NSH_KEY_ATTR_MD1, &nsh_md1, 16);
+	assert_int_equal(validate_for(&b, acts, &ip4), 0);
+	acts = actions_start(&b);
+	attrs_put(&b, OVS_ACTION_ATTR_POP_ETH, NULL, 0);
+	put_push_nsh(&b, &nsh_b, 8, OVS_NSH_KEY_ATTR_MD1, &nsh_md1, 16);
+	assert_int_equal(validate(&b, acts), -EINVAL);
+
+	/* pop_nsh: an NSH flow whose next protocol is known; Ethernet
+	 * gives an Ethernet frame, the others an L3 packet. */
+	acts = actions_start(&b);
+	attrs_put(&b, OVS_ACTION_ATTR_POP_ETH, NULL, 0);
+	attrs_put(&b, OVS_ACTION_ATTR_POP_NSH, NULL, 0);
+	attrs_put(&b, OVS_ACTION_ATTR_POP_ETH, NULL, 0);
+	assert_int_equal(validate_for(&b, acts,
+		nsh_flow_key(3, FLOW_MAC_ETHERNET)), 0);
+	acts = actions_start(&b);
+	attrs_put(&b, OVS_ACTION_ATTR_POP_NSH, NULL, 0);
+	attrs_put(&b, OVS_ACTION_ATTR_PUSH_ETH, &pe, sizeof(pe));
+	assert_int_equal(validate_for(&b, acts,
+		nsh_flow_key(1, FLOW_MAC_NONE)), 0);
+	acts = actions_start(&b);
+	attrs_put(&b, OVS_ACTION_ATTR_POP_NSH, NULL, 0);
+	attrs_put(&b, OVS_ACTION_ATTR_POP_ETH, NULL, 0);
+	assert_int_equal(validate_for(&b, acts,
+		nsh_flow_key(1, FLOW_MAC_NONE)), -EINVAL);
+	acts = actions_start(&b);
+	attrs_put(&b, OVS_ACTION_ATTR_POP_NSH, NULL, 0);
+	assert_int_equal(validate_for(&b, acts,
+		nsh_flow_key(6, FLOW_MAC_NONE)), -EINVAL);
+	acts = actions_start(&b);
+	attrs_put(&b, OVS_ACTION_ATTR_POP_NSH, NULL, 0);
+	assert_int_equal(validate_for(&b, acts, &ip4), -EINVAL);
+	/* As the kernel: a push leaves the known type as it was, so a pop
+	 * after it is refused. */
+	acts = actions_start(&b);
+	put_push_nsh(&b, &nsh_b, 8, OVS_NSH_KEY_ATTR_MD1, &nsh_md1, 16);
+	attrs_put(&b, OVS_ACTION_ATTR_POP_NSH, NULL, 0);
+	assert_int_equal(validate_for(&b, acts, &ip4), -EINVAL);
+	/* pop_nsh takes an argument of none. */
+	acts = actions_start(&b);
+	msgbuf_put_u32(&b.mb, OVS_ACTION_ATTR_POP_NSH, 0);
+	assert_int_equal(validate_for(&b, acts,
+		nsh_flow_key(1, FLOW_MAC_NONE)), -EINVAL);
+
+	/* set(nsh) and set_masked(nsh): Linux 6.12 refuses both. */
+	acts = actions_start(&b);
+	a = msgbuf_nest_start(&b.mb, OVS_ACTION_ATTR_SET);
+	put_nsh(&b, OVS_KEY_ATTR_NSH, &nsh_b, 8, OVS_NSH_KEY_ATTR_MD1,
+		&nsh_md1, 16);
+	msgbuf_nest_end(&b.mb, a);
+	assert_int_equal(validate_for(&b, acts,
+		nsh_flow_key(3, FLOW_MAC_NONE)), -EINVAL);
+	acts = actions_start(&b);
+	a = msgbuf_nest_start(&b.mb, OVS_ACTION_ATTR_SET_MASKED);
+	n = msgbuf_nest_start(&b.mb, OVS_KEY_ATTR_NSH);
+	attrs_put(&b, OVS_NSH_KEY_ATTR_BASE, &nsh_b, 8);
+	attrs_put(&b, OVS_NSH_KEY_ATTR_BASE, &nsh_b, 8);
+	msgbuf_nest_end(&b.mb, n);
+	msgbuf_nest_end(&b.mb, a);
+	assert_int_equal(validate_for(&b, acts,
+		nsh_flow_key(3, FLOW_MAC_NONE)), -EINVAL);
+}
+
 /* set(tunnel(...)) of the tunnel attributes t, as a set or set_masked. */
 static struct nlattr *
 set_tunnel_list(struct attrs *b, uint16_t action, const struct attrs *t)
@@ -1038,6 +1426,9 @@ main(void)
 		cmocka_unit_test(test_tunnel_metadata),
 		cmocka_unit_test(test_tunnel_upcall_key),
 		cmocka_unit_test(test_set_tunnel_validation),
+		cmocka_unit_test(test_nsh_key_roundtrip),
+		cmocka_unit_test(test_nsh_key_errors),
+		cmocka_unit_test(test_nsh_actions),
 	};
 
 	return cmocka_run_group_tests_name("flow-netlink", tests, NULL, NULL);

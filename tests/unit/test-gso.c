@@ -40,6 +40,7 @@ struct spec {
 	bool udp;
 	bool l3;		/* no Ethernet header */
 	unsigned tags;		/* VLAN tags */
+	bool nsh;		/* in NSH (MD type 1) and an inner Ethernet */
 	bool exthdrs;		/* IPv6: hop-by-hop and destination options */
 	bool tcp_opts;		/* 12 bytes of TCP options */
 	uint8_t flags;		/* TCP */
@@ -73,6 +74,14 @@ build(const struct spec *s)
 	if (!s->l3) {
 		uint16_t type = s->v6 ? ETH_P_IPV6 : ETH_P_IP;
 
+		/* length 6 words, MD type 1, next protocol Ethernet */
+		static const uint8_t nsh[24] = { 0x0f, 0xc6, 1, 3, 0, 0, 1,
+						 0xff, [23] = 9 };
+
+		if (s->nsh) {
+			fb_eth(&b, ETH_P_NSH);
+			fb_put(&b, nsh, sizeof(nsh));
+		}
 		fb_eth(&b, s->tags ? ETH_P_8021AD : type);
 		for (unsigned i = 0; i < s->tags; i++)
 			fb_vlan(&b, 100 + i,
@@ -336,6 +345,34 @@ test_tcp4_vlan(void **state)
 	assert_int_equal(segment(&fr, &vh, 0, MSS), 3);
 	frame_free(&fr);
 	s.tags = 2;
+	fr = build(&s);
+	vh = request(&fr, tcp_type(&fr), MSS);
+	assert_int_equal(segment(&fr, &vh, 0, MSS), 3);
+	frame_free(&fr);
+}
+
+/* In NSH behind an Ethernet header (the frame a push_nsh and a push_eth
+ * make), with an inner tag: the outer headers go with every segment. A
+ * next protocol that names nothing, or an NSH length short of the base
+ * header, is not segmented. */
+static void
+test_tcp_in_nsh(void **state)
+{
+	struct spec s = { .nsh = true, .flags = FB_ACK, .payload = 3000 };
+	struct frame fr = build(&s);
+	struct virtio_net_hdr vh = request(&fr, tcp_type(&fr), MSS);
+	struct gso g;
+
+	assert_int_equal(fr.l3, 14 + 24 + 14);
+	assert_int_equal(segment(&fr, &vh, 0, MSS), 3);
+	fr.f[14 + 3] = 0x06;
+	assert_int_equal(gso_init(&g, fr.f, fr.len, false, &vh, 0), -EINVAL);
+	fr.f[14 + 3] = 0x03;
+	fr.f[14 + 1] = 0xc1;
+	assert_int_equal(gso_init(&g, fr.f, fr.len, false, &vh, 0), -EINVAL);
+	frame_free(&fr);
+	s.v6 = true;
+	s.tags = 1;
 	fr = build(&s);
 	vh = request(&fr, tcp_type(&fr), MSS);
 	assert_int_equal(segment(&fr, &vh, 0, MSS), 3);
@@ -833,6 +870,7 @@ main(void)
 		cmocka_unit_test(test_tcp4),
 		cmocka_unit_test(test_tcp4_64k),
 		cmocka_unit_test(test_tcp4_vlan),
+		cmocka_unit_test(test_tcp_in_nsh),
 		cmocka_unit_test(test_tcp6),
 		cmocka_unit_test(test_tcp6_vlan_exthdrs),
 		cmocka_unit_test(test_l3),
