@@ -52,7 +52,7 @@ Conntrack timeout policy: Yes
 Explicit Drop action: No
 Optimized Balance TCP mode: No
 Conntrack all-zero IP SNAT: Yes
-MPLS Label add: $(yes_since "$k" 5.15)
+MPLS Label add: $(yes_since "$k" 5.10)
 Max VLAN headers: 2
 Max MPLS depth: $(since "$k" 5.10 && echo 3 || echo 1)
 Recirc: Yes

@@ -152,8 +152,9 @@ test_actions(void **state)
 		use(n);
 		assert_int_equal(validate_one_action(
 			OVS_ACTION_ATTR_CHECK_PKT_LEN), 0);
+		/* add_mpls (5.6) and dec_ttl (5.7). */
 		assert_int_equal(validate_one_action(OVS_ACTION_ATTR_DEC_TTL),
-				 since(n, "5.15") ? 0 : -EINVAL);
+				 since(n, "5.10") ? 0 : -EINVAL);
 		assert_int_equal(validate_one_action(TAPDP_ACTION_ATTR_DROP),
 				 since(n, "6.6") ? 0 : -EINVAL);
 		assert_int_equal(validate_one_action(
