@@ -42,7 +42,9 @@ dp_fill(struct datapath *dp, struct msgbuf *mb, uint32_t portid, uint32_t seq,
 		msgbuf_put_u32(mb, OVS_DP_ATTR_MASKS_CACHE_SIZE,
 			       dp_masks_cache_size(dp));
 	cpu_pids = dp_cpu_pids(dp);
-	if ((features & OVS_DP_F_DISPATCH_UPCALL_PER_CPU) && cpu_pids) {
+	/* Replies carry the pids from 6.1 on, with OVS_DP_ATTR_IFINDEX. */
+	if ((features & OVS_DP_F_DISPATCH_UPCALL_PER_CPU) && cpu_pids &&
+	    dp_family.maxattr >= OVS_DP_ATTR_IFINDEX) {
 		unsigned n = cpu_pids->n;
 
 		if (n > dp_nr_cpu_ids())

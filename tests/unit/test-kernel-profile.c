@@ -294,6 +294,9 @@ test_families(void **state)
 		req_end(f);
 		err = transact(f);
 		assert_int_equal(err, since(n, "5.15") ? 0 : -EOPNOTSUPP);
+		/* The echoed reply carries the pids from 6.1 on. */
+		assert_true(err || !rep_attr(f, HDR, OVS_DP_ATTR_PER_CPU_PIDS) ==
+				   !since(n, "6.1"));
 		/* Vport replies carry upcall stats from 6.2 on. */
 		dp = dp_at(net, 0);
 		req_start(f, FAMILY_ID_VPORT, 0, OVS_VPORT_CMD_GET, HDR);
