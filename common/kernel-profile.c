@@ -6,13 +6,13 @@
 
 #include "include/tapdp/ovs-uapi.h"
 
-/* Before 5.19 the key enum ended with NSH and the kernel-only TUNNEL_INFO
- * right after it; 5.19 moved TUNNEL_INFO past userspace's types and added
- * IPV6_EXTHDRS. */
+/* Until IPV6_EXTHDRS came (after 5.15, before 6.1) the kernel's key enum
+ * ended with NSH and the kernel-only TUNNEL_INFO right after it; then
+ * TUNNEL_INFO moved past the types userspace had taken. */
 #define KEY_MAX_OLD	(OVS_KEY_ATTR_NSH + 1)
 #define FEATURES_OLD	(OVS_DP_F_UNALIGNED | OVS_DP_F_VPORT_PIDS | \
 			 OVS_DP_F_TC_RECIRC_SHARING)
-#define FEATURES_5_14	(FEATURES_OLD | OVS_DP_F_DISPATCH_UPCALL_PER_CPU)
+#define FEATURES_5_15	(FEATURES_OLD | OVS_DP_F_DISPATCH_UPCALL_PER_CPU)
 
 /* Oldest first; the sources of each value are in docs/COMPATIBILITY.md
  * ("Kernel profiles"). */
@@ -38,7 +38,7 @@ static const struct kernel_profile profiles[] = {
 	  .key_max = KEY_MAX_OLD,
 	  .dp_attr_max = OVS_DP_ATTR_PER_CPU_PIDS,
 	  .vport_attr_max = OVS_VPORT_ATTR_NETNSID,
-	  .user_features = FEATURES_5_14,
+	  .user_features = FEATURES_5_15,
 	  .mpls_labels = 3,
 	  .hash_alg_max = OVS_HASH_ALG_L4 },
 	{ .name = "6.1",
@@ -46,7 +46,7 @@ static const struct kernel_profile profiles[] = {
 	  .key_max = OVS_KEY_ATTR_IPV6_EXTHDRS,
 	  .dp_attr_max = OVS_DP_ATTR_IFINDEX,
 	  .vport_attr_max = OVS_VPORT_ATTR_NETNSID,
-	  .user_features = FEATURES_5_14,
+	  .user_features = FEATURES_5_15,
 	  .mpls_labels = 3,
 	  .hash_alg_max = OVS_HASH_ALG_L4 },
 	{ .name = "6.6",
@@ -54,7 +54,7 @@ static const struct kernel_profile profiles[] = {
 	  .key_max = OVS_KEY_ATTR_IPV6_EXTHDRS,
 	  .dp_attr_max = OVS_DP_ATTR_IFINDEX,
 	  .vport_attr_max = TAPDP_VPORT_ATTR_UPCALL_STATS,
-	  .user_features = FEATURES_5_14,
+	  .user_features = FEATURES_5_15,
 	  .mpls_labels = 3,
 	  .hash_alg_max = TAPDP_HASH_ALG_SYM_L4 },
 	{ .name = "6.12",
@@ -62,7 +62,7 @@ static const struct kernel_profile profiles[] = {
 	  .key_max = OVS_KEY_ATTR_IPV6_EXTHDRS,
 	  .dp_attr_max = OVS_DP_ATTR_IFINDEX,
 	  .vport_attr_max = TAPDP_VPORT_ATTR_UPCALL_STATS,
-	  .user_features = FEATURES_5_14,
+	  .user_features = FEATURES_5_15,
 	  .mpls_labels = 3,
 	  .hash_alg_max = TAPDP_HASH_ALG_SYM_L4 },
 };

@@ -93,7 +93,7 @@ for k in $PROFILES; do
 	wait_until 10 test ! -e "/proc/$pid"
 
 	# ovs-dpctl.py asks for per-CPU dispatch unless told otherwise:
-	# refused before 5.14, as there. -V 2:1 asks for unaligned only.
+	# refused before 5.15, as there. -V 2:1 asks for unaligned only.
 	if since "$k" 5.15; then
 		check_out "$k: add-dp (per-CPU dispatch)" "DP 'kp' added" \
 			pyctl add-dp kp

@@ -221,7 +221,7 @@ test_keys(void **state)
 		/* Three labels in a key from 5.5 on. */
 		assert_int_equal(mpls_key(2), since(n, "5.10") ? 0 : -EINVAL);
 		assert_int_equal(mpls_key(3), since(n, "5.10") ? 0 : -EINVAL);
-		/* IPv6 extension headers from 5.19 on. */
+		/* IPv6 extension headers: after 5.15, by 6.1. */
 		assert_int_equal(ipv6_exthdrs_key(),
 				 since(n, "6.1") ? 0 : -EINVAL);
 	}
@@ -285,7 +285,7 @@ test_families(void **state)
 		assert_int_equal(transact(f), 0);
 		assert_true(!rep_attr(f, HDR, OVS_DP_ATTR_MASKS_CACHE_SIZE) ==
 			    !since(n, "5.10"));
-		/* Per-CPU dispatch came in 5.14. */
+		/* Per-CPU dispatch came in 5.15. */
 		dp_request(f, OVS_DP_CMD_SET, "kp0");
 		msgbuf_put_u32(&f->req, OVS_DP_ATTR_USER_FEATURES,
 			       OVS_DP_F_DISPATCH_UPCALL_PER_CPU);
