@@ -38,13 +38,13 @@ dp_fill(struct datapath *dp, struct msgbuf *mb, uint32_t portid, uint32_t seq,
 	msgbuf_put(mb, OVS_DP_ATTR_STATS, sizeof(st), &st);
 	msgbuf_put(mb, OVS_DP_ATTR_MEGAFLOW_STATS, sizeof(mf), &mf);
 	msgbuf_put_u32(mb, OVS_DP_ATTR_USER_FEATURES, features);
-	if (dp_family.maxattr >= OVS_DP_ATTR_MASKS_CACHE_SIZE)
+	if (kernel_profile()->dp_attr_max >= OVS_DP_ATTR_MASKS_CACHE_SIZE)
 		msgbuf_put_u32(mb, OVS_DP_ATTR_MASKS_CACHE_SIZE,
 			       dp_masks_cache_size(dp));
 	cpu_pids = dp_cpu_pids(dp);
 	/* Replies carry the pids from 6.1 on, with OVS_DP_ATTR_IFINDEX. */
 	if ((features & OVS_DP_F_DISPATCH_UPCALL_PER_CPU) && cpu_pids &&
-	    dp_family.maxattr >= OVS_DP_ATTR_IFINDEX) {
+	    kernel_profile()->dp_attr_max >= OVS_DP_ATTR_IFINDEX) {
 		unsigned n = cpu_pids->n;
 
 		if (n > dp_nr_cpu_ids())

@@ -103,7 +103,7 @@ vport_fill(struct dp_port *port, struct msgbuf *mb, uint32_t portid,
 			       (uint32_t)port->vport->netnsid);
 	vport_get_stats(port->vport, &st);
 	msgbuf_put(mb, OVS_VPORT_ATTR_STATS, sizeof(st), &st);
-	if (vport_family.maxattr >= TAPDP_VPORT_ATTR_UPCALL_STATS) {
+	if (kernel_profile()->vport_attr_max >= TAPDP_VPORT_ATTR_UPCALL_STATS) {
 		nest = msgbuf_nest_start(mb, TAPDP_VPORT_ATTR_UPCALL_STATS);
 		msgbuf_put_u64(mb, TAPDP_VPORT_UPCALL_ATTR_SUCCESS,
 			       __atomic_load_n(&port->upcall_success,
