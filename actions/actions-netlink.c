@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/kernel-profile.h"
 #include "common/nlerr.h"
 #include "ct/action-netlink.h"
 #include "flow/key-netlink.h"
@@ -432,8 +433,8 @@ validate_one(const struct nlattr *a, int rem, struct vstate *st,
 		struct ovs_action_hash h;
 
 		memcpy(&h, attr_data(a), sizeof(h));
-		return h.hash_alg == OVS_HASH_ALG_L4 ||
-		       h.hash_alg == TAPDP_HASH_ALG_SYM_L4 ? 0 : -EINVAL;
+		return h.hash_alg <= kernel_profile()->hash_alg_max ? 0
+								   : -EINVAL;
 	}
 	case OVS_ACTION_ATTR_POP_VLAN:
 		if (*mac_proto != FLOW_MAC_ETHERNET)
@@ -574,7 +575,8 @@ validate_list(const void *data, int len, struct vstate st, unsigned depth)
 	attr_for_each(a, data, len, rem) {
 		int type = attr_type(a);
 
-		if (type > TAPDP_ACTION_ATTR_MAX ||
+		/* An action newer than the profile is unknown to it. */
+		if (type > kernel_profile()->action_max ||
 		    (action_lens[type] != VARIABLE &&
 		     action_lens[type] != attr_len(a)))
 			return -EINVAL;

@@ -13,6 +13,7 @@
 
 #include <urcu.h>
 
+#include "common/kernel-profile.h"
 #include "common/log.h"
 #include "datapath/datapath.h"
 #include "datapath/dp-notify.h"
@@ -24,6 +25,21 @@
 #ifndef TAPDP_VERSION
 #define TAPDP_VERSION "0.1"
 #endif
+
+/* The profiles' names, "5.4, ..., 6.12 (the default)". */
+static const char *
+profile_names(void)
+{
+	static char names[128];
+	const struct kernel_profile *p;
+	size_t n = 0;
+
+	for (unsigned i = 0; (p = kernel_profile_at(i)); i++)
+		n += snprintf(names + n, sizeof(names) - n, "%s%s",
+			      i ? ", " : "", p->name);
+	snprintf(names + n, sizeof(names) - n, " (the default)");
+	return names;
+}
 
 static void
 usage(FILE *f)
@@ -39,11 +55,13 @@ usage(FILE *f)
 		"  --ct-max N        track at most N connections (default %u)\n"
 		"  --rx-queues N     receive queues and threads per port, 1 to %d\n"
 		"                    (default: one per usable CPU)\n"
+		"  --kernel VERSION  answer as that Linux release's openvswitch\n"
+		"                    module: %s\n"
 		"  -v, --verbose     log more (repeat for debug)\n"
 		"  -h, --help        show this help\n"
 		"  -V, --version     show the version\n",
 		TAPDP_SOCKET_ENV, TAPDP_DEFAULT_SOCKET,
-		DP_CONNTRACK_MAX_DEFAULT, VPORT_RXQ_MAX);
+		DP_CONNTRACK_MAX_DEFAULT, VPORT_RXQ_MAX, profile_names());
 }
 
 /* A count option's value, 1 to max; complains and returns false if not. */
@@ -155,6 +173,7 @@ main(int argc, char **argv)
 		{ "log-file", required_argument, NULL, 'l' },
 		{ "ct-max", required_argument, NULL, 'c' },
 		{ "rx-queues", required_argument, NULL, 'q' },
+		{ "kernel", required_argument, NULL, 'k' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -195,6 +214,19 @@ main(int argc, char **argv)
 				return 2;
 			vport_set_rx_queues(n);
 			break;
+		case 'k': {
+			const struct kernel_profile *p =
+				kernel_profile_find(optarg);
+
+			if (!p) {
+				fprintf(stderr, "tapdpd: --kernel %s: unknown "
+					"version; the profiles are %s\n",
+					optarg, profile_names());
+				return 2;
+			}
+			kernel_profile_use(p);
+			break;
+		}
 		case 'v':
 			verbose++;
 			break;
@@ -253,7 +285,8 @@ main(int argc, char **argv)
 		detach_done(ready_fd, 1);
 		return 1;
 	}
-	log_info("tapdpd %s serving %s", TAPDP_VERSION, sock);
+	log_info("tapdpd %s serving %s as Linux %s's openvswitch", TAPDP_VERSION,
+		 sock, kernel_profile()->name);
 	detach_done(ready_fd, 0);
 	err = server_run();
 	serve_close(net);

@@ -3,12 +3,13 @@
 #include <errno.h>
 #include <stdlib.h>
 
+#include "common/kernel-profile.h"
 #include "common/log.h"
 #include "datapath/datapath.h"
 #include "datapath/families.h"
 #include "netlink/genl.h"
 
-static const struct genl_family dp_family;
+static struct genl_family dp_family;
 
 static int
 dp_fill(struct datapath *dp, struct msgbuf *mb, uint32_t portid, uint32_t seq,
@@ -37,10 +38,13 @@ dp_fill(struct datapath *dp, struct msgbuf *mb, uint32_t portid, uint32_t seq,
 	msgbuf_put(mb, OVS_DP_ATTR_STATS, sizeof(st), &st);
 	msgbuf_put(mb, OVS_DP_ATTR_MEGAFLOW_STATS, sizeof(mf), &mf);
 	msgbuf_put_u32(mb, OVS_DP_ATTR_USER_FEATURES, features);
-	msgbuf_put_u32(mb, OVS_DP_ATTR_MASKS_CACHE_SIZE,
-		       dp_masks_cache_size(dp));
+	if (kernel_profile()->dp_attr_max >= OVS_DP_ATTR_MASKS_CACHE_SIZE)
+		msgbuf_put_u32(mb, OVS_DP_ATTR_MASKS_CACHE_SIZE,
+			       dp_masks_cache_size(dp));
 	cpu_pids = dp_cpu_pids(dp);
-	if ((features & OVS_DP_F_DISPATCH_UPCALL_PER_CPU) && cpu_pids) {
+	/* Replies carry the pids from 6.1 on, with OVS_DP_ATTR_IFINDEX. */
+	if ((features & OVS_DP_F_DISPATCH_UPCALL_PER_CPU) && cpu_pids &&
+	    kernel_profile()->dp_attr_max >= OVS_DP_ATTR_IFINDEX) {
 		unsigned n = cpu_pids->n;
 
 		if (n > dp_nr_cpu_ids())
@@ -103,9 +107,7 @@ dp_change_check(const struct nlattr **a, uint32_t *features)
 {
 	*features = a[OVS_DP_ATTR_USER_FEATURES]
 			    ? attr_get_u32(a[OVS_DP_ATTR_USER_FEATURES]) : 0;
-	if (*features & ~(OVS_DP_F_VPORT_PIDS | OVS_DP_F_UNALIGNED |
-			  OVS_DP_F_TC_RECIRC_SHARING |
-			  OVS_DP_F_DISPATCH_UPCALL_PER_CPU))
+	if (*features & ~kernel_profile()->user_features)
 		return -EOPNOTSUPP;
 	if (a[OVS_DP_ATTR_MASKS_CACHE_SIZE]) {
 		uint32_t size = attr_get_u32(a[OVS_DP_ATTR_MASKS_CACHE_SIZE]);
@@ -285,7 +287,8 @@ static const struct genl_mcgrp dp_groups[] = {
 	{ .name = OVS_DATAPATH_MCGROUP, .id = GROUP_DATAPATH },
 };
 
-static const struct genl_family dp_family = {
+/* Not const: its maxattr is the profile's (kernel-profile.h). */
+static struct genl_family dp_family = {
 	.name = OVS_DATAPATH_FAMILY,
 	.id = FAMILY_ID_DATAPATH,
 	.version = OVS_DATAPATH_VERSION,
@@ -302,5 +305,6 @@ static const struct genl_family dp_family = {
 void
 dp_family_register(void)
 {
+	dp_family.maxattr = kernel_profile()->dp_attr_max;
 	genl_register(&dp_family);
 }

@@ -3,12 +3,13 @@
 #include <errno.h>
 #include <string.h>
 
+#include "common/kernel-profile.h"
 #include "common/log.h"
 #include "datapath/datapath.h"
 #include "datapath/families.h"
 #include "netlink/genl.h"
 
-static const struct genl_family vport_family;
+static struct genl_family vport_family;
 
 static bool
 is_udp_tunnel(uint32_t type)
@@ -102,13 +103,16 @@ vport_fill(struct dp_port *port, struct msgbuf *mb, uint32_t portid,
 			       (uint32_t)port->vport->netnsid);
 	vport_get_stats(port->vport, &st);
 	msgbuf_put(mb, OVS_VPORT_ATTR_STATS, sizeof(st), &st);
-	nest = msgbuf_nest_start(mb, TAPDP_VPORT_ATTR_UPCALL_STATS);
-	msgbuf_put_u64(mb, TAPDP_VPORT_UPCALL_ATTR_SUCCESS,
-		       __atomic_load_n(&port->upcall_success,
-				       __ATOMIC_RELAXED));
-	msgbuf_put_u64(mb, TAPDP_VPORT_UPCALL_ATTR_FAIL,
-		       __atomic_load_n(&port->upcall_fail, __ATOMIC_RELAXED));
-	msgbuf_nest_end(mb, nest);
+	if (kernel_profile()->vport_attr_max >= TAPDP_VPORT_ATTR_UPCALL_STATS) {
+		nest = msgbuf_nest_start(mb, TAPDP_VPORT_ATTR_UPCALL_STATS);
+		msgbuf_put_u64(mb, TAPDP_VPORT_UPCALL_ATTR_SUCCESS,
+			       __atomic_load_n(&port->upcall_success,
+					       __ATOMIC_RELAXED));
+		msgbuf_put_u64(mb, TAPDP_VPORT_UPCALL_ATTR_FAIL,
+			       __atomic_load_n(&port->upcall_fail,
+					       __ATOMIC_RELAXED));
+		msgbuf_nest_end(mb, nest);
+	}
 	if (dp_features(port->dp) & OVS_DP_F_VPORT_PIDS)
 		msgbuf_put(mb, OVS_VPORT_ATTR_UPCALL_PID,
 			   port->pids->n * sizeof(uint32_t), port->pids->pid);
@@ -177,7 +181,11 @@ vport_cmd_new(struct genl_info *info)
 	if (!a[OVS_VPORT_ATTR_NAME] || !a[OVS_VPORT_ATTR_TYPE] || !pids)
 		return -EINVAL;
 	type = attr_get_u32(a[OVS_VPORT_ATTR_TYPE]);
-	if (a[OVS_VPORT_ATTR_IFINDEX] && type != OVS_VPORT_TYPE_INTERNAL)
+	/* A chosen ifindex for internal ports came with
+	 * OVS_DP_ATTR_IFINDEX (6.1); before, any ifindex was refused. */
+	if (a[OVS_VPORT_ATTR_IFINDEX] &&
+	    (type != OVS_VPORT_TYPE_INTERNAL ||
+	     kernel_profile()->dp_attr_max < OVS_DP_ATTR_IFINDEX))
 		return -EOPNOTSUPP;
 	port_no = a[OVS_VPORT_ATTR_PORT_NO]
 			  ? attr_get_u32(a[OVS_VPORT_ATTR_PORT_NO]) : 0;
@@ -337,7 +345,8 @@ static const struct genl_mcgrp vport_groups[] = {
 	{ .name = OVS_VPORT_MCGROUP, .id = GROUP_VPORT },
 };
 
-static const struct genl_family vport_family = {
+/* Not const: its maxattr is the profile's (kernel-profile.h). */
+static struct genl_family vport_family = {
 	.name = OVS_VPORT_FAMILY,
 	.id = FAMILY_ID_VPORT,
 	.version = OVS_VPORT_VERSION,
@@ -354,5 +363,6 @@ static const struct genl_family vport_family = {
 void
 vport_family_register(void)
 {
+	vport_family.maxattr = kernel_profile()->vport_attr_max;
 	genl_register(&vport_family);
 }

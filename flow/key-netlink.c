@@ -6,6 +6,7 @@
 #include <linux/if_ether.h>
 #include <string.h>
 
+#include "common/kernel-profile.h"
 #include "common/nlerr.h"
 #include "flow/tun-netlink.h"
 #include "include/tapdp/ovs-uapi.h"
@@ -95,6 +96,16 @@ all_zero(const void *p, int len)
 	return true;
 }
 
+/* The payload length the profile's kernel wanted for a key attribute: one
+ * label's worth of MPLS where it knew only one. */
+static int
+key_len(uint16_t type)
+{
+	if (type == OVS_KEY_ATTR_MPLS && kernel_profile()->mpls_labels == 1)
+		return sizeof(struct ovs_key_mpls);
+	return key_lens[type];
+}
+
 /* Collects the attributes of one nest into a[] and *attrs. For a mask (nz),
  * an all-zero attribute is as good as absent. */
 static int
@@ -104,13 +115,15 @@ collect(const void *data, int len, const struct nlattr **a, uint64_t *attrs,
 	const struct nlattr *nla;
 	int rem;
 
+	int max = kernel_profile()->key_max;
+
 	attr_for_each(nla, data, len, rem) {
 		uint16_t type = attr_type(nla);
 		int want;
 
-		if (type > OVS_KEY_ATTR_MAX) {
+		if (type > max) {
 			ovs_nlerr(log, "Key type %d is out of range max %d",
-				  type, OVS_KEY_ATTR_MAX);
+				  type, max);
 			return -EINVAL;
 		}
 		if (type == OVS_KEY_ATTR_PACKET_TYPE ||
@@ -123,7 +136,7 @@ collect(const void *data, int len, const struct nlattr **a, uint64_t *attrs,
 			ovs_nlerr(log, "Duplicate key (type %d).", type);
 			return -EINVAL;
 		}
-		want = key_lens[type];
+		want = key_len(type);
 		if (want >= 0 && attr_len(nla) != want) {
 			ovs_nlerr(log, "Key %d has unexpected len %d expected "
 				  "%d", type, attr_len(nla), want);

@@ -257,7 +257,9 @@ static int
 rcv_msg(struct nlsock *sk, const struct nlmsghdr *nlh, struct extack *ack)
 {
 	const struct genl_family *family = genl_family_by_id(nlh->nlmsg_type);
-	const struct nlattr *attrs[256];
+	/* Zeroed whole: a family may read attributes past the maxattr it
+	 * serves, which are absent. */
+	const struct nlattr *attrs[256] = { 0 };
 	const struct genl_ops_entry *op;
 	const struct genlmsghdr *gh;
 	struct genl_info info;

@@ -52,6 +52,7 @@ for b in build build-asan; do
 		 tests/integration/test-shim.sh \
 		 tests/integration/test-flows.sh tests/integration/test-vswitchd.sh \
 		 tests/integration/test-openflow.sh tests/integration/test-meter.sh \
+		 tests/integration/test-kernel-profiles.sh \
 		 tests/integration/test-churn.sh \
 		 tests/integration/test-bond.sh tests/integration/test-conntrack.sh \
 		 tests/integration/test-ct-policy.sh \

@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "actions/actions-netlink.h"
+#include "common/kernel-profile.h"
 #include "flow/key-netlink.h"
 #include "include/tapdp/ovs-uapi.h"
 #include "netlink/attr.h"
@@ -1407,6 +1408,108 @@ test_set_tunnel_validation(void **state)
 	}
 }
 
+/* One action of 'type', for an ARP flow. */
+static int
+validate_profiled(int type)
+{
+	struct ovs_action_hash h = { .hash_alg = TAPDP_HASH_ALG_SYM_L4 };
+	struct nlattr *acts, *nest, *inner;
+	struct attrs b;
+
+	acts = actions_start(&b);
+	switch (type) {
+	case OVS_ACTION_ATTR_HASH:
+		attrs_put(&b, type, &h, sizeof(h));
+		break;
+	case OVS_ACTION_ATTR_DEC_TTL:
+		nest = msgbuf_nest_start(&b.mb, type);
+		inner = msgbuf_nest_start(&b.mb, OVS_DEC_TTL_ATTR_ACTION);
+		msgbuf_put_u32(&b.mb, OVS_ACTION_ATTR_OUTPUT, 1);
+		msgbuf_nest_end(&b.mb, inner);
+		msgbuf_nest_end(&b.mb, nest);
+		break;
+	case TAPDP_ACTION_ATTR_DROP:
+		msgbuf_put_u32(&b.mb, type, 0);
+		break;
+	case TAPDP_ACTION_ATTR_PSAMPLE:
+		nest = msgbuf_nest_start(&b.mb, type);
+		msgbuf_put_u32(&b.mb, TAPDP_PSAMPLE_ATTR_GROUP, 7);
+		msgbuf_nest_end(&b.mb, nest);
+		break;
+	default:
+		fail();
+	}
+	return validate(&b, acts);
+}
+
+/* eth(),eth_type(type), then one attribute of 'attr'. */
+static int
+profiled_key(uint16_t type, uint16_t attr, const void *data, size_t len)
+{
+	struct ovs_key_ethernet eth;
+	struct flow_key key, mask;
+	struct nlattr *k;
+	struct attrs b;
+
+	memset(&eth, 0, sizeof(eth));
+	attrs_init(&b);
+	k = msgbuf_nest_start(&b.mb, OVS_FLOW_ATTR_KEY);
+	attrs_put(&b, OVS_KEY_ATTR_ETHERNET, &eth, sizeof(eth));
+	msgbuf_put_u16(&b.mb, OVS_KEY_ATTR_ETHERTYPE, htons(type));
+	if (type == ETH_P_IPV6) {
+		struct ovs_key_ipv6 ip = { .ipv6_proto = 59,
+					   .ipv6_hlimit = 64 };
+
+		attrs_put(&b, OVS_KEY_ATTR_IPV6, &ip, sizeof(ip));
+	}
+	attrs_put(&b, attr, data, len);
+	msgbuf_nest_end(&b.mb, k);
+	return flow_match_from_nlattrs(&key, &mask, k, NULL, false);
+}
+
+/* Actions and key attributes under each kernel profile, as each release
+ * answered (docs/COMPATIBILITY.md, "Kernel profiles"). Per profile, oldest
+ * first (5.4 5.10 5.15 6.1 6.6 6.12): 1 where that release took it. */
+static void
+test_kernel_profiles(void **state)
+{
+	static const struct {
+		int type;
+		const char *ok;
+	} actions[] = {
+		{ OVS_ACTION_ATTR_DEC_TTL, "011111" },		/* 5.7 */
+		{ OVS_ACTION_ATTR_HASH, "000011" },		/* sym_l4: 6.5 */
+		{ TAPDP_ACTION_ATTR_DROP, "000011" },		/* 6.6 */
+		{ TAPDP_ACTION_ATTR_PSAMPLE, "000001" },	/* 6.11 */
+	};
+	static const char mpls3[] = "011111";		/* 5.5 */
+	static const char exthdrs[] = "000111";		/* after 5.15 */
+	const uint32_t lse[3] = { htonl(0x1000), htonl(0x2000),
+				  htonl(0x3100) };
+	const struct ovs_key_ipv6_exthdrs x = { 0 };
+	const struct kernel_profile *p;
+
+	for (unsigned i = 0; (p = kernel_profile_at(i)); i++) {
+		assert_true(i < sizeof(mpls3) - 1);
+		kernel_profile_use(p);
+		for (unsigned j = 0; j < sizeof(actions) / sizeof(actions[0]);
+		     j++)
+			assert_int_equal(validate_profiled(actions[j].type),
+					 actions[j].ok[i] == '1' ? 0
+								 : -EINVAL);
+		assert_int_equal(profiled_key(ETH_P_MPLS_UC, OVS_KEY_ATTR_MPLS,
+					      &lse[2], 4), 0);
+		assert_int_equal(profiled_key(ETH_P_MPLS_UC, OVS_KEY_ATTR_MPLS,
+					      lse, sizeof(lse)),
+				 mpls3[i] == '1' ? 0 : -EINVAL);
+		assert_int_equal(profiled_key(ETH_P_IPV6,
+					      OVS_KEY_ATTR_IPV6_EXTHDRS, &x,
+					      sizeof(x)),
+				 exthdrs[i] == '1' ? 0 : -EINVAL);
+	}
+	kernel_profile_use(NULL);
+}
+
 int
 main(void)
 {
@@ -1429,6 +1532,7 @@ main(void)
 		cmocka_unit_test(test_nsh_key_roundtrip),
 		cmocka_unit_test(test_nsh_key_errors),
 		cmocka_unit_test(test_nsh_actions),
+		cmocka_unit_test(test_kernel_profiles),
 	};
 
 	return cmocka_run_group_tests_name("flow-netlink", tests, NULL, NULL);

@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Kernel profiles: which Linux release's openvswitch module the daemon
+ * answers as (tapdpd --kernel VERSION). A profile says what that module
+ * knew of the uapi: the last action and key attribute it took, its
+ * datapath and vport attribute maxima (what lies beyond is ignored, as
+ * the kernel's liberal parsing ignored it), the user features it
+ * accepted, the MPLS labels a key could carry and the last hash
+ * algorithm. Everything newer is refused or ignored as that release
+ * refused or ignored it. The default is 6.12, which is everything.
+ *
+ * The profile is chosen once, before the daemon serves or starts any
+ * thread, and only read afterwards: no locking. The table is static. */
+#ifndef TAPDP_COMMON_KERNEL_PROFILE_H
+#define TAPDP_COMMON_KERNEL_PROFILE_H
+
+#include <stdint.h>
+
+struct kernel_profile {
+	const char *name;		/* "5.10" */
+	int action_max;			/* last OVS_ACTION_ATTR_* known */
+	int key_max;			/* its OVS_KEY_ATTR_MAX */
+	int dp_attr_max;		/* its OVS_DP_ATTR_MAX */
+	int vport_attr_max;		/* its OVS_VPORT_ATTR_MAX */
+	uint32_t user_features;		/* OVS_DP_F_* it accepts */
+	unsigned mpls_labels;		/* labels in an OVS_KEY_ATTR_MPLS */
+	uint32_t hash_alg_max;		/* last OVS_HASH_ALG_* */
+};
+
+/* The profile in use. */
+const struct kernel_profile *kernel_profile(void);
+/* Uses p from now on; NULL for the default. */
+void kernel_profile_use(const struct kernel_profile *p);
+/* The profile of that name ("5.10"), or NULL. */
+const struct kernel_profile *kernel_profile_find(const char *name);
+/* The i-th profile, oldest first; NULL past the end. */
+const struct kernel_profile *kernel_profile_at(unsigned i);
+
+#endif

@@ -1,0 +1,122 @@
+#!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
+# tapdpd --kernel VERSION for every profile: Debian's ovs-vswitchd (OVS
+# 3.1) starts cleanly on it, picks the upcall dispatch mode that release
+# offered, and `dpif/show-dp-features` prints that release's line values
+# (docs/COMPATIBILITY.md, "Kernel profiles", gives each line's source);
+# the kernel selftest's ovs-dpctl.py gets EINVAL for a flow with an action
+# newer than the release, and has it accepted on a release that knew it.
+# An unknown version is refused with the list of profiles.
+. "$(dirname "$0")/../lib.sh"
+
+PROFILES="5.4 5.10 5.15 6.1 6.6 6.12"
+ovs_env
+trap ovs_cleanup EXIT
+
+check_out "an unknown version is refused, the profiles listed" \
+	"unknown version; the profiles are 5.4, 5.10, 5.15, 6.1, 6.6, 6.12" \
+	bash -c "'$BUILD/tapdpd' --kernel 4.19 --socket '$T/none.sock'; test \$? -eq 2"
+
+pyctl() {
+	in_ns env PYTHONPATH="$TOP/tests/ovs-dpctl-py/pyshim" \
+		"$BUILD/tapdp-run" -- /usr/bin/python3 "$SELFTEST/ovs-dpctl.py" "$@"
+}
+
+# Whether release $1 is $2 or later (both in $PROFILES).
+since() {
+	local p seen=
+	for p in $PROFILES; do
+		[ "$p" = "$2" ] && seen=1
+		[ "$p" = "$1" ] && { [ -n "$seen" ]; return; }
+	done
+	return 1
+}
+
+yes_since() { if since "$1" "$2"; then echo Yes; else echo No; fi; }
+
+# show-dp-features as OVS 3.1 prints it on release $1.
+expected_features() {
+	local k=$1
+	cat <<EOF
+Masked set action: Yes
+Tunnel push pop: No
+Ufid: Yes
+Truncate action: Yes
+Clone action: Yes
+Sample nesting: 10
+Conntrack eventmask: Yes
+Conntrack clear: Yes
+Max dp_hash algorithm: $(since "$k" 6.6 && echo 1 || echo 0)
+Check pkt length action: Yes
+Conntrack timeout policy: Yes
+Explicit Drop action: No
+Optimized Balance TCP mode: No
+Conntrack all-zero IP SNAT: Yes
+MPLS Label add: $(yes_since "$k" 5.10)
+Max VLAN headers: 2
+Max MPLS depth: $(since "$k" 5.10 && echo 3 || echo 1)
+Recirc: Yes
+CT state: Yes
+CT zone: Yes
+CT mark: Yes
+CT label: Yes
+CT state NAT: Yes
+CT orig tuple: Yes
+CT orig tuple for IPv6: Yes
+IPv6 ND Extension: No
+EOF
+}
+
+tapdp_ns_up
+check "ovsdb-server starts" ovsdb_start
+ETH="eth(src=02:00:00:00:00:01,dst=02:00:00:00:00:02)"
+FLOW="in_port(1),$ETH,eth_type(0x0800),ipv4()"
+for k in $PROFILES; do
+	check "$k: daemon starts" tapdpd_start --kernel "$k"
+	check_out "$k: the log names the profile" "as Linux $k's openvswitch" \
+		cat "$LOG"
+
+	rm -f "$T/vswitchd.log"
+	check "$k: ovs-vswitchd starts" vswitchd_start
+	$VSCTL --may-exist add-br br0
+	check "$k: br0's internal port is a device" in_ns ip link show br0
+	if since "$k" 5.15; then mode=per-cpu; else mode=per-vport; fi
+	check_out "$k: upcall dispatch $mode" "ovs-system: $mode dispatch" \
+		appctl dpif-netlink/dispatch-mode
+	appctl dpif/show-dp-features br0 >"$T/features" 2>&1
+	expected_features "$k" >"$T/expected"
+	check "$k: show-dp-features as on Linux $k" \
+		diff -u "$T/expected" "$T/features"
+	check_vswitchd_log
+	pid=$(cat "$T/vswitchd.pid")
+	appctl exit
+	wait_until 10 test ! -e "/proc/$pid"
+
+	# ovs-dpctl.py asks for per-CPU dispatch unless told otherwise:
+	# refused before 5.15, as there. -V 2:1 asks for unaligned only.
+	if since "$k" 5.15; then
+		check_out "$k: add-dp (per-CPU dispatch)" "DP 'kp' added" \
+			pyctl add-dp kp
+	else
+		check_out "$k: add-dp (per-CPU dispatch): not supported" \
+			"Operation not supported|errno 95|\(95," pyctl add-dp kp
+		check_out "$k: add-dp -V 2:1" "DP 'kp' added" \
+			pyctl add-dp -V 2:1 kp
+	fi
+	# drop(reason) came in 6.6 (explicit drop), psample in 6.11.
+	for act in "drop(2):6.6" "psample(group=3):6.12"; do
+		a=${act%:*}
+		pyctl del-flows kp >/dev/null 2>&1
+		if since "$k" "${act#*:}"; then
+			check "$k: a flow with $a is accepted" \
+				pyctl add-flow kp "$FLOW" "$a"
+		else
+			check_out "$k: a flow with $a: EINVAL" \
+				"Invalid argument|errno 22|\(22," \
+				pyctl add-flow kp "$FLOW" "$a"
+		fi
+	done
+	pyctl del-dp kp >/dev/null 2>&1
+	tapdpd_stop
+done
+finish
