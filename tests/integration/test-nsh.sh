@@ -1,10 +1,12 @@
 #!/bin/bash
 # SPDX-License-Identifier: Apache-2.0
-# NSH two ways. First between two datapaths of one daemon, joined by a veth whose ends are
-# netdev ports: Debian's ovs-dpctl flows push NSH (MD type 1 one way, MD
+# NSH two ways. First between two datapaths of one daemon, joined by a
+# veth whose ends are netdev ports: flows push NSH (MD type 1 one way, MD
 # type 2 the other) and an Ethernet header on one side; on the other, flows
-# match the NSH fields and pop both (put by nl-client: ovs-dpctl 3.1 cannot
-# parse an nsh() key), with ping and TCP between two "VMs".
+# match the NSH fields and pop both, with ping and TCP between two "VMs".
+# nl-client puts those flows: Debian's ovs-dpctl 3.1 cannot parse an nsh()
+# key, and parses push_eth only after a userspace() action; ovs-dpctl
+# dumps them and is refused what the kernel refuses.
 # Flow dumps give the NSH key and the push_nsh back as the kernel does;
 # what Linux 6.12 refuses (pop_nsh of a non-NSH packet) is refused. Then
 # Debian's ovs-vswitchd with two bridges on the same veth, OpenFlow rules
