@@ -19,19 +19,45 @@
 #include "packet/frame.h"
 #include "packet/headers.h"
 
-/* Nesting of clones, samples and checks, bounded by validation (16), plus
- * recirculations (the kernel's limit of 5 in a row). */
+/* The kernel's limits (net/openvswitch/actions.c): executions nest at
+ * most RECURSION_LIMIT deep (a recirculation's lookup is one more); a
+ * clone, sample, check_pkt_len branch or recirculation that needs a key
+ * of its own runs at once only while the level is at most KEY_LEVELS,
+ * deeper ones wait in the thread's queue for the outermost execution to
+ * end. The kernel's queue of 10 takes 9 (its put refuses the last slot);
+ * a packet past them is dropped. */
+#define RECURSION_LIMIT	5
+#define KEY_LEVELS	(RECURSION_LIMIT - 2)
+#define DEFER_SLOTS	9
+
+/* Copies that run at once are outstanding at most two per level (one
+ * with its own key raises the level; one without has no nesting but a
+ * recirculation); more than that is kept for safety. */
 #define SCRATCH_LEVELS	24
-#define RECIRC_LIMIT	5
 
 struct exec {
 	const struct actions_env *env;
 	const struct actions_stored *acts;	/* the whole list */
-	unsigned level;
+};
+
+/* Actions (a recirculation when actions is NULL) waiting for the
+ * outermost execution to end, on a copy of the packet and key in the
+ * slot's own buffer, as the kernel queues a clone of the skb. */
+struct deferred {
+	struct actions_env env;
+	const struct actions_stored *acts;
+	const void *actions;
+	int len;
+	struct packet pkt;
+	struct flow_key key;
+	uint8_t *buf;			/* FRAME_BUF_SIZE, kept */
 };
 
 static __thread uint8_t *scratch[SCRATCH_LEVELS];
-static __thread unsigned recirc_depth;
+static __thread unsigned copy_level;	/* scratch buffers in use */
+static __thread unsigned exec_level;	/* the kernel's exec_actions_level */
+static __thread struct deferred *defer_q;	/* DEFER_SLOTS, kept */
+static __thread unsigned defer_head, defer_tail;
 static __thread uint32_t rnd_state = 0x9e3779b9;
 
 static void execute_list(struct exec *x, struct packet *pkt,
@@ -75,45 +101,146 @@ packet_hash(struct packet *pkt, const struct flow_key *key)
 	return pkt->hash;
 }
 
-/* A copy of pkt for nested actions that must not touch the original. */
+/* A copy of pkt into *buf (FRAME_BUF_SIZE, allocated at first use and
+ * kept), for actions that must not touch the original. */
 static bool
-packet_copy(struct exec *x, const struct packet *pkt, struct packet *copy)
+packet_copy(uint8_t **buf, const struct packet *pkt, struct packet *copy)
 {
-	if (x->level >= SCRATCH_LEVELS || pkt->len > FRAME_MAX)
+	if (pkt->len > FRAME_MAX)
 		return false;
-	if (!scratch[x->level]) {
-		scratch[x->level] = malloc(FRAME_BUF_SIZE);
-		if (!scratch[x->level])
-			return false;
-	}
+	if (!*buf && !(*buf = malloc(FRAME_BUF_SIZE)))
+		return false;
 	*copy = *pkt;
-	copy->data = scratch[x->level] + FRAME_HEADROOM;
+	copy->data = *buf + FRAME_HEADROOM;
 	copy->headroom = FRAME_HEADROOM;
 	copy->tailroom = FRAME_BUF_SIZE - FRAME_HEADROOM - pkt->len;
 	memcpy(copy->data, pkt->data, pkt->len);
 	return true;
 }
 
-/* Runs acts on a copy (or in place when they are the last actions); the
- * list consumes what it runs on. Without memory for a copy the action is
- * skipped, as the kernel skips it when it cannot clone. */
+/* Whether the actions may change the key, as the kernel's
+ * actions_may_change_flow(), whose answer (with the action being the last
+ * of its list) it keeps as the exec flag of a clone, sample or
+ * check_pkt_len branch: a list that cannot runs on the caller's key. */
+static bool
+may_change_key(const void *acts, int len)
+{
+	const struct nlattr *a;
+	int rem;
+
+	attr_for_each(a, acts, len, rem) {
+		switch (attr_type(a)) {
+		case OVS_ACTION_ATTR_OUTPUT:
+		case OVS_ACTION_ATTR_RECIRC:
+		case OVS_ACTION_ATTR_TRUNC:
+		case OVS_ACTION_ATTR_USERSPACE:
+		case TAPDP_ACTION_ATTR_DROP:
+		case TAPDP_ACTION_ATTR_PSAMPLE:
+			break;
+		default:
+			return true;
+		}
+	}
+	return false;
+}
+
+/* Queues acts (NULL: a recirculation to recirc_id) on a copy of the
+ * packet and key for the outermost execution to run; a full queue drops
+ * the packet (the copy the kernel would have queued). */
 static void
-execute_nested(struct exec *x, struct packet *pkt, struct flow_key *key,
-	       const void *acts, int len, bool last)
+defer(const struct exec *x, const struct packet *pkt,
+      const struct flow_key *key, uint32_t recirc_id, const void *acts,
+      int len)
+{
+	struct deferred *d;
+
+	if (!defer_q && !(defer_q = calloc(DEFER_SLOTS, sizeof(*defer_q)))) {
+		drop(x, pkt, TAPDP_DROP_OVS_DEFERRED_LIMIT);
+		return;
+	}
+	d = &defer_q[defer_head];
+	if (defer_head >= DEFER_SLOTS || !packet_copy(&d->buf, pkt, &d->pkt)) {
+		drop(x, pkt, TAPDP_DROP_OVS_DEFERRED_LIMIT);
+		return;
+	}
+	defer_head++;
+	d->env = *x->env;
+	d->acts = x->acts;
+	d->actions = acts;
+	d->len = len;
+	d->key = *key;
+	if (!acts)
+		d->key.recirc_id = recirc_id;
+}
+
+/* Runs what the executions queued, and what that queues in turn, then
+ * empties the queue, as the kernel's process_deferred_actions(). */
+static void
+run_deferred(void)
+{
+	while (defer_tail < defer_head) {
+		struct deferred *d = &defer_q[defer_tail++];
+		struct exec x = { .env = &d->env, .acts = d->acts };
+
+		if (d->actions)
+			execute_list(&x, &d->pkt, &d->key, d->actions, d->len);
+		else
+			d->env.recirc(d->env.ctx, &d->pkt, &d->key);
+	}
+	defer_head = defer_tail = 0;
+}
+
+/* Runs acts, or recirculates to recirc_id when acts is NULL, on a copy of
+ * the packet unless last (the list consumes what it runs on), as the
+ * kernel's clone_execute(): with a key of its own when own_key, one level
+ * deeper, queued when the level is past KEY_LEVELS. Without memory for a
+ * copy the action is skipped, as the kernel skips it when it cannot
+ * clone. */
+static void
+clone_execute(struct exec *x, struct packet *pkt, struct flow_key *key,
+	      uint32_t recirc_id, const void *acts, int len, bool last,
+	      bool own_key)
 {
 	struct flow_key k2;
 	struct packet copy;
 
-	if (last) {
-		execute_list(x, pkt, key, acts, len);
+	if (own_key && exec_level > KEY_LEVELS) {
+		defer(x, pkt, key, recirc_id, acts, len);
 		return;
 	}
-	if (!packet_copy(x, pkt, &copy))
-		return;
-	k2 = *key;
-	x->level++;
-	execute_list(x, &copy, &k2, acts, len);
-	x->level--;
+	if (!last) {
+		if (copy_level >= SCRATCH_LEVELS ||
+		    !packet_copy(&scratch[copy_level], pkt, &copy))
+			return;
+		pkt = &copy;
+		copy_level++;
+	}
+	if (own_key) {
+		k2 = *key;
+		key = &k2;
+	}
+	if (!acts) {
+		key->recirc_id = recirc_id;
+		x->env->recirc(x->env->ctx, pkt, key);
+	} else if (own_key) {
+		exec_level++;
+		execute_list(x, pkt, key, acts, len);
+		exec_level--;
+	} else {
+		execute_list(x, pkt, key, acts, len);
+	}
+	if (!last)
+		copy_level--;
+}
+
+/* A clone, sample or check_pkt_len branch: its own key unless it is the
+ * last action or its list cannot change the key. */
+static void
+execute_nested(struct exec *x, struct packet *pkt, struct flow_key *key,
+	       const void *acts, int len, bool last)
+{
+	clone_execute(x, pkt, key, 0, acts, len, last,
+		      !last && may_change_key(acts, len));
 }
 
 /* Refreshes the header offsets (and the key's packet fields) after an
@@ -649,27 +776,8 @@ static void
 recirc(struct exec *x, struct packet *pkt, struct flow_key *key,
        uint32_t id, bool last)
 {
-	struct flow_key k2;
-	struct packet copy;
-
-	if (recirc_depth >= RECIRC_LIMIT) {
-		drop(x, pkt, TAPDP_DROP_OVS_RECURSION_LIMIT);
-		return;
-	}
-	recirc_depth++;
-	if (last) {
-		refresh(pkt, key);
-		key->recirc_id = id;
-		x->env->recirc(x->env->ctx, pkt, key);
-	} else if (packet_copy(x, pkt, &copy)) {
-		k2 = *key;
-		refresh(&copy, &k2);
-		k2.recirc_id = id;
-		x->level++;
-		x->env->recirc(x->env->ctx, &copy, &k2);
-		x->level--;
-	}
-	recirc_depth--;
+	refresh(pkt, key);
+	clone_execute(x, pkt, key, id, NULL, 0, last, true);
 }
 
 /* The parsed form kept for the action a of the list: of n entries of
@@ -905,5 +1013,14 @@ actions_execute(const struct actions_env *env, struct packet *pkt,
 {
 	struct exec x = { .env = env, .acts = acts };
 
+	/* A loop through ports back into the datapath ends here. */
+	if (exec_level >= RECURSION_LIMIT) {
+		drop(&x, pkt, TAPDP_DROP_OVS_RECURSION_LIMIT);
+		return;
+	}
+	exec_level++;
 	execute_list(&x, pkt, key, acts->data, acts->len);
+	if (exec_level == 1)
+		run_deferred();
+	exec_level--;
 }

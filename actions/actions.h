@@ -8,8 +8,11 @@
  * actions_env, which the datapath implements: the engine knows nothing of
  * ports or sockets.
  *
- * Runs on the packet's thread; the only state is per thread (scratch
- * buffers for clones, allocated once per thread and nesting level). */
+ * Runs on the packet's thread; the only state is per thread, as the
+ * kernel's is per CPU: the nesting level of executions, scratch buffers
+ * for copies, and the queue of clones and recirculations deferred past
+ * the kernel's depth, run when the outermost execution ends (buffers
+ * allocated at first use and kept: no allocation per packet). */
 #ifndef TAPDP_FLOW_ACTIONS_H
 #define TAPDP_FLOW_ACTIONS_H
 
@@ -64,7 +67,8 @@ struct actions_env {
 			  const struct flow_key *key,
 			  const struct nlattr *userspace,
 			  const void *actions, int actions_len);
-	/* Looks the packet up again with key->recirc_id set. */
+	/* Looks the packet up again with key->recirc_id set, and executes
+	 * its flow's actions with actions_execute(). */
 	void (*recirc)(void *ctx, struct packet *pkt, struct flow_key *key);
 	/* true when the meter's band says drop. */
 	bool (*meter)(void *ctx, const struct packet *pkt, uint32_t meter_id);
@@ -85,14 +89,17 @@ struct actions_env {
 	 * dropped, for reason (enum tapdp_drop_reason), where the kernel's
 	 * action engine drops it: its list ended without sending it on, a
 	 * drop or meter action, an expired TTL, a failed action, the
-	 * recursion limit. */
+	 * recursion limit, a full deferral queue. */
 	void (*drop)(void *ctx, const struct packet *pkt, uint32_t reason);
 };
 
 /* Executes acts on pkt, whose key (metadata and fields) is key. The
  * packet and key may be changed. As in the kernel, the list consumes the
  * packet: it ends sent, handed to userspace or recirculated, or dropped
- * (env->drop). */
+ * (env->drop). An execution nested 5 deep (through env callbacks) drops
+ * the packet with OVS_DROP_RECURSION_LIMIT; the outermost one runs what
+ * its nested ones deferred before it returns, so env and everything the
+ * actions point to must outlive it (one RCU read-side section). */
 void actions_execute(const struct actions_env *env, struct packet *pkt,
 		     struct flow_key *key, const struct actions_stored *acts);
 

@@ -102,13 +102,28 @@ test_counters_concurrent(void **state)
 
 static uint32_t drops[16];
 static int n_drops, n_outputs, n_recircs;
+static uint32_t outputs[32];		/* the ports, in order */
 static bool meter_drops;
+
+static const struct actions_stored *recirc_acts[8];	/* by recirc_id */
+static const struct actions_env env;
+
+/* Port 99 loops back into the datapath, as a patch of ports would: the
+ * packet runs the list again. */
+#define LOOP_PORT	99
 
 static void
 env_output(void *ctx, const struct packet *pkt, const struct flow_key *key,
 	   uint32_t port)
 {
+	struct flow_key k2 = *key;
+	struct packet p2 = *pkt;
+
+	if (n_outputs < 32)
+		outputs[n_outputs] = port;
 	n_outputs++;
+	if (port == LOOP_PORT)
+		actions_execute(&env, &p2, &k2, recirc_acts[0]);
 }
 
 static void
@@ -117,15 +132,14 @@ env_userspace(void *ctx, const struct packet *pkt, const struct flow_key *key,
 {
 }
 
-static const struct actions_stored *recirc_acts;
-static const struct actions_env env;
-
-/* Runs the same list again, as a flow recirculating to itself. */
+/* Runs the list stored for the recirc_id (a list recirculating to its
+ * own id loops), as the datapath runs the flow it looks up. */
 static void
 env_recirc(void *ctx, struct packet *pkt, struct flow_key *key)
 {
 	n_recircs++;
-	actions_execute(&env, pkt, key, recirc_acts);
+	assert_true(key->recirc_id < 8 && recirc_acts[key->recirc_id]);
+	actions_execute(&env, pkt, key, recirc_acts[key->recirc_id]);
 }
 
 static bool
@@ -162,12 +176,12 @@ udp_frame(uint8_t *f, uint8_t ttl)
 	return fb_end(&b);
 }
 
-/* Runs acts on a UDP frame with TTL ttl; the drops land in drops[]. */
+/* Runs acts[0] on a UDP frame with TTL ttl, acts[i] being recirc_id
+ * i's list (n of them); the drops land in drops[]. */
 static void
-run(const struct attrs *acts, uint8_t ttl)
+run_chain(const struct attrs *acts, unsigned n, uint8_t ttl)
 {
 	static uint8_t buf[4096];
-	struct actions_stored *stored;
 	struct flow_key key;
 	struct packet pkt;
 	uint8_t f[128];
@@ -180,10 +194,19 @@ run(const struct attrs *acts, uint8_t ttl)
 	assert_int_equal(flow_extract(pkt.data, pkt.len, &key, &pkt.layers),
 			 0);
 	pkt.key_valid = true;
-	stored = attrs_store_actions(acts, &key);
-	recirc_acts = stored;
-	actions_execute(&env, &pkt, &key, stored);
-	free(stored);
+	memset(recirc_acts, 0, sizeof(recirc_acts));
+	for (unsigned i = 0; i < n; i++)
+		recirc_acts[i] = attrs_store_actions(&acts[i], &key);
+	actions_execute(&env, &pkt, &key, recirc_acts[0]);
+	for (unsigned i = 0; i < n; i++)
+		free((void *)recirc_acts[i]);
+}
+
+/* acts, recirculating to recirc_id 0 loops back to it. */
+static void
+run(const struct attrs *acts, uint8_t ttl)
+{
+	run_chain(acts, 1, ttl);
 }
 
 static void
@@ -337,16 +360,122 @@ test_engine_ttl(void **state)
 	assert_drops(0, 0);
 }
 
+/* A recirculation loop, as the kernel runs it: three recirculations at
+ * once (levels 1 to 3), the fourth deferred; each deferred one, run when
+ * the first execution ends, recirculates three times and defers one more,
+ * until the ninth fills the queue: 3 + 9 * 3 passes, then
+ * OVS_DROP_DEFERRED_LIMIT. */
+static void
+test_engine_recirc_loop(void **state)
+{
+	static struct attrs a;
+
+	attrs_init(&a);
+	msgbuf_put_u32(&a.mb, OVS_ACTION_ATTR_RECIRC, 0);
+	run(&a, 64);
+	assert_int_equal(n_recircs, 30);
+	assert_drops(1, TAPDP_DROP_OVS_DEFERRED_LIMIT);
+}
+
+/* A chain of recirculations longer than the levels (0 -> 1 -> ... -> 5,
+ * then out) gets out: the ones past level 3 wait, then run. */
+static void
+test_engine_recirc_chain(void **state)
+{
+	static struct attrs a[6];
+
+	for (unsigned i = 0; i < 6; i++) {
+		attrs_init(&a[i]);
+		if (i < 5)
+			msgbuf_put_u32(&a[i].mb, OVS_ACTION_ATTR_RECIRC, i + 1);
+		else
+			msgbuf_put_u32(&a[i].mb, OVS_ACTION_ATTR_OUTPUT, 2);
+	}
+	run_chain(a, 6, 64);
+	assert_int_equal(n_recircs, 5);
+	assert_int_equal(n_outputs, 1);
+	assert_drops(0, 0);
+}
+
+/* An execution nested 5 deep, through a port that loops back (output is
+ * no clone: nothing defers it), drops at the sixth:
+ * OVS_DROP_RECURSION_LIMIT. */
 static void
 test_engine_recursion_limit(void **state)
 {
 	static struct attrs a;
 
 	attrs_init(&a);
-	msgbuf_put_u32(&a.mb, OVS_ACTION_ATTR_RECIRC, 1);
+	msgbuf_put_u32(&a.mb, OVS_ACTION_ATTR_OUTPUT, LOOP_PORT);
 	run(&a, 64);
-	assert_int_equal(n_recircs, 5);
+	assert_int_equal(n_outputs, 5);
 	assert_drops(1, TAPDP_DROP_OVS_RECURSION_LIMIT);
+}
+
+/* [ct_clear, clone(inner), output:port]: a clone that changes its key
+ * and is not the last action, so it runs with a key of its own. */
+static void
+put_clone_level(struct attrs *a, const struct attrs *inner, uint32_t port)
+{
+	struct nlattr *clone;
+
+	attrs_put(a, OVS_ACTION_ATTR_CT_CLEAR, NULL, 0);
+	clone = msgbuf_nest_start(&a->mb, OVS_ACTION_ATTR_CLONE);
+	msgbuf_put_raw(&a->mb, attrs_data(inner), attrs_len(inner));
+	msgbuf_nest_end(&a->mb, clone);
+	msgbuf_put_u32(&a->mb, OVS_ACTION_ATTR_OUTPUT, port);
+}
+
+/* Clones nested 4 deep: the kernel runs three levels at once and defers
+ * the fourth to the end of the execution, so its output is the last. */
+static void
+test_engine_clone_depth(void **state)
+{
+	static const uint32_t order[5] = { 11, 12, 13, 14, 10 };
+	static struct attrs a[5];
+
+	/* (A clone whose list cannot change the key never waits.) */
+	attrs_init(&a[0]);
+	attrs_put(&a[0], OVS_ACTION_ATTR_CT_CLEAR, NULL, 0);
+	msgbuf_put_u32(&a[0].mb, OVS_ACTION_ATTR_OUTPUT, 10);
+	for (unsigned i = 1; i < 5; i++) {
+		attrs_init(&a[i]);
+		put_clone_level(&a[i], &a[i - 1], 10 + i);
+	}
+	run(&a[4], 64);
+	assert_int_equal(n_outputs, 5);
+	for (unsigned i = 0; i < 5; i++)
+		assert_int_equal(outputs[i], order[i]);
+	assert_drops(0, 0);
+}
+
+/* Ten clones at the fourth level: nine wait in the queue and leave, the
+ * tenth finds it full: OVS_DROP_DEFERRED_LIMIT. */
+static void
+test_engine_deferred_limit(void **state)
+{
+	static struct attrs a[4];
+	struct nlattr *clone;
+
+	attrs_init(&a[0]);
+	for (unsigned i = 0; i < 10; i++) {
+		clone = msgbuf_nest_start(&a[0].mb, OVS_ACTION_ATTR_CLONE);
+		attrs_put(&a[0], OVS_ACTION_ATTR_CT_CLEAR, NULL, 0);
+		msgbuf_put_u32(&a[0].mb, OVS_ACTION_ATTR_OUTPUT, 5);
+		msgbuf_nest_end(&a[0].mb, clone);
+	}
+	msgbuf_put_u32(&a[0].mb, OVS_ACTION_ATTR_OUTPUT, 4);
+	for (unsigned i = 1; i < 4; i++) {
+		attrs_init(&a[i]);
+		put_clone_level(&a[i], &a[i - 1], 4 - i);
+	}
+	run(&a[3], 64);
+	assert_int_equal(n_outputs, 4 + 9);
+	assert_int_equal(outputs[0], 4);
+	assert_int_equal(outputs[3], 1);
+	for (unsigned i = 4; i < 13; i++)
+		assert_int_equal(outputs[i], 5);
+	assert_drops(1, TAPDP_DROP_OVS_DEFERRED_LIMIT);
 }
 
 int
@@ -359,7 +488,11 @@ main(void)
 		cmocka_unit_test(test_engine_userspace_and_sample),
 		cmocka_unit_test(test_engine_explicit_meter_error),
 		cmocka_unit_test(test_engine_ttl),
+		cmocka_unit_test(test_engine_recirc_loop),
+		cmocka_unit_test(test_engine_recirc_chain),
 		cmocka_unit_test(test_engine_recursion_limit),
+		cmocka_unit_test(test_engine_clone_depth),
+		cmocka_unit_test(test_engine_deferred_limit),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
