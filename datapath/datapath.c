@@ -140,19 +140,24 @@ miss_portid(struct datapath *dp, struct dp_port *in, uint32_t hash)
 	}
 }
 
-static int upcall_segments(struct datapath *dp, uint8_t cmd, uint32_t portid,
-			   struct packet *pkt, const struct flow_key *key,
+static int upcall_segments(const struct dp_ctx *ctx, uint8_t cmd,
+			   uint32_t portid, struct packet *pkt,
+			   const struct flow_key *key,
 			   const struct nlattr *userdata,
 			   const struct tun_key *egress, const void *acts,
 			   int acts_len);
+static void dp_drop(const struct dp_ctx *ctx, const struct packet *pkt,
+		    uint32_t reason);
 
-/* Builds and sends an ovs_packet upcall; 0 when delivered. */
+/* Builds and sends an ovs_packet upcall of the packet on ctx's datapath;
+ * 0 when delivered. */
 static int
-upcall(struct datapath *dp, uint8_t cmd, uint32_t portid,
+upcall(const struct dp_ctx *ctx, uint8_t cmd, uint32_t portid,
        struct packet *pkt, const struct flow_key *key,
        const struct nlattr *userdata, const struct tun_key *egress,
        const void *acts, int acts_len)
 {
+	struct datapath *dp = ctx->dp;
 	const struct dp_upcall_sink *sink = &dp->net->upcall;
 	uint32_t plen = pkt->len - pkt->cutlen;
 	struct ovs_header *hdr;
@@ -169,7 +174,7 @@ upcall(struct datapath *dp, uint8_t cmd, uint32_t portid,
 	 * as the segments it stands for, a partial checksum finished, as the
 	 * kernel does before an upcall. */
 	if (pkt->vnet.gso_type != VIRTIO_NET_HDR_GSO_NONE)
-		return upcall_segments(dp, cmd, portid, pkt, key, userdata,
+		return upcall_segments(ctx, cmd, portid, pkt, key, userdata,
 				       egress, acts, acts_len);
 	if (!upcall_buf && !(upcall_buf = malloc(UPCALL_BUF)))
 		return -ENOMEM;
@@ -216,9 +221,11 @@ upcall(struct datapath *dp, uint8_t cmd, uint32_t portid,
 
 /* Each segment of a GSO frame its own upcall, with the frame's key and
  * hash, cut to the length the frame was to be cut to, as the kernel's
- * queue_gso_packets(); the first that fails ends them. */
+ * queue_gso_packets(); the first that fails ends them, and then every
+ * segment, sent or not, is dropped (NOT_SPECIFIED), as the kernel frees
+ * the whole list it made. */
 static int
-upcall_segments(struct datapath *dp, uint8_t cmd, uint32_t portid,
+upcall_segments(const struct dp_ctx *ctx, uint8_t cmd, uint32_t portid,
 		struct packet *pkt, const struct flow_key *key,
 		const struct nlattr *userdata, const struct tun_key *egress,
 		const void *acts, int acts_len)
@@ -241,9 +248,13 @@ upcall_segments(struct datapath *dp, uint8_t cmd, uint32_t portid,
 	while (!err && (seg.len = gso_next(&g, segment_buf))) {
 		seg.cutlen = pkt->cutlen && seg.len > max_len
 				     ? seg.len - max_len : 0;
-		err = upcall(dp, cmd, portid, &seg, key, userdata, egress, acts,
-			     acts_len);
+		err = upcall(ctx, cmd, portid, &seg, key, userdata, egress,
+			     acts, acts_len);
 	}
+	/* Made again, failure being rare, for each drop to show its own. */
+	if (err && !gso_init(&g, pkt->data, pkt->len, pkt->l3, &pkt->vnet, 0))
+		while ((seg.len = gso_next(&g, segment_buf)))
+			dp_drop(ctx, &seg, TAPDP_DROP_NOT_SPECIFIED);
 	return err;
 }
 
@@ -428,7 +439,7 @@ env_userspace(void *c, const struct packet *pkt, const struct flow_key *key,
 					      pkt->len - pkt->cutlen, &egress))
 			has_egress = true;
 	}
-	err = upcall(dp, OVS_PACKET_CMD_ACTION, portid, (struct packet *)pkt,
+	err = upcall(ctx, OVS_PACKET_CMD_ACTION, portid, (struct packet *)pkt,
 		     key, tb[OVS_USERSPACE_ATTR_USERDATA],
 		     has_egress ? &egress : NULL,
 		     tb[OVS_USERSPACE_ATTR_ACTIONS] ? acts : NULL, acts_len);
@@ -535,18 +546,17 @@ dp_process(struct dp_ctx *ctx, struct packet *pkt, struct flow_key *key)
 	__atomic_fetch_add(&st->n_cache_hit, n_cache_hit, __ATOMIC_RELAXED);
 	if (!flow) {
 		__atomic_fetch_add(&st->n_missed, 1, __ATOMIC_RELAXED);
-		err = upcall(dp, OVS_PACKET_CMD_MISS,
+		ctx->flow = NULL;
+		err = upcall(ctx, OVS_PACKET_CMD_MISS,
 			     miss_portid(dp, ctx->in, hash), pkt, key, NULL,
 			     NULL, NULL, 0);
 		count_upcall(dp, ctx->in, err);
 		/* A full socket is no drop for the kernel (EAGAIN: the
 		 * packet is consumed), only a lost upcall; no pid, no socket
 		 * at the pid, no memory are. */
-		if (err && err != -ENOBUFS) {
-			ctx->flow = NULL;
+		if (err && err != -ENOBUFS)
 			dp_drop(ctx, pkt, TAPDP_DROP_NOT_SPECIFIED);
-			ctx->flow = outer;
-		}
+		ctx->flow = outer;
 		return;
 	}
 	__atomic_fetch_add(&st->n_hit, 1, __ATOMIC_RELAXED);

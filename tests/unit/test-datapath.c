@@ -774,6 +774,32 @@ test_miss_gso_lie_is_lost(void **state)
 	assert_true(upcall_recv(&portid, msg, sizeof(msg), 0) < 0);
 }
 
+/* A GSO frame's miss whose upcall fails: the kernel frees every segment
+ * it made (NOT_SPECIFIED each, the three of them), and the frame itself
+ * unless the socket was only full (EAGAIN consumes it). */
+static void
+test_miss_gso_refused_drops_segments(void **state)
+{
+	struct fixture *fx = *state;
+	static uint8_t f[GSO_HLEN + GSO_PAYLOAD];
+	struct virtio_net_hdr vh;
+	size_t len = gso_frame(f, sizeof(f), &vh);
+	uint32_t none = 0;
+
+	__atomic_store_n(&sink_err, -ENOBUFS, __ATOMIC_RELAXED);
+	fake_wire_send_vnet("tdp-a", &vh, f, len);
+	assert_true(wait_drops(fx->a, TAPDP_DROP_NOT_SPECIFIED, 3));
+	assert_true(wait_lost(fx->dp, 1));
+	__atomic_store_n(&sink_err, 0, __ATOMIC_RELAXED);
+	/* Nobody to tell: the kernel gives up before it segments, so the
+	 * frame alone. */
+	assert_int_equal(dp_port_set_pids(fx->a, &none, 1), 0);
+	fake_wire_send_vnet("tdp-a", &vh, f, len);
+	assert_true(wait_drops(fx->a, TAPDP_DROP_NOT_SPECIFIED, 3 + 1));
+	assert_true(wait_lost(fx->dp, 2));
+	assert_int_equal(dp_drops(fx->dp, TAPDP_DROP_NOT_SPECIFIED), 4);
+}
+
 /* A userspace action on a GSO frame: its segments too, each cut to the
  * length trunc() asked for, the segment's own length beside it. */
 static void
@@ -1050,6 +1076,8 @@ main(void)
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_miss_gso_segments, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(
+			test_miss_gso_refused_drops_segments, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_miss_gso_lie_is_lost,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(
