@@ -670,8 +670,10 @@ dp_execute(struct datapath *dp, const void *frame, size_t len,
 	pkt.mru = mru;
 	/* The metadata tells an L3 packet (an EtherType, no Ethernet). */
 	pkt.l3 = key.mac_proto == FLOW_MAC_NONE;
-	if (packet_extract(&pkt, &key) < 0)
+	if (packet_extract(&pkt, &key) < 0) {
+		dp_execute_refused(dp, frame, len, key.in_port);
 		return -EINVAL;
+	}
 	rcu_read_lock();
 	ctx.in = dp_port_get(dp, key.in_port);
 	if (!ctx.in)
@@ -684,6 +686,22 @@ dp_execute(struct datapath *dp, const void *frame, size_t len,
 	}
 	rcu_read_unlock();
 	return err;
+}
+
+void
+dp_execute_refused(struct datapath *dp, const void *frame, size_t len,
+		   uint32_t in_port)
+{
+	struct dp_ctx ctx = { .dp = dp };
+	struct packet pkt = { .data = (uint8_t *)frame, .len = len };
+
+	rcu_read_lock();
+	ctx.in = dp_port_get(dp, in_port);
+	if (!ctx.in)
+		ctx.in = dp_port_get(dp, OVSP_LOCAL);
+	if (ctx.in)
+		dp_drop(&ctx, &pkt, TAPDP_DROP_NOT_SPECIFIED);
+	rcu_read_unlock();
 }
 
 /* Ports. */

@@ -215,9 +215,17 @@ void dp_flow_clear_stats(struct flow *flow);
 /* OVS_PACKET_CMD_EXECUTE: runs actions on a copy of frame, with the
  * metadata of key (in_port..., and mac_proto/eth_type for an L3 packet)
  * and the MRU of a reassembled datagram (0:
- * none). -ENODEV when neither the input port nor the local port exists. */
+ * none). -ENODEV when neither the input port nor the local port exists;
+ * -EINVAL when the frame's key cannot be extracted. */
 int dp_execute(struct datapath *dp, const void *frame, size_t len,
 	       const struct flow_key *metadata, uint64_t hash, uint16_t mru,
 	       const struct actions_stored *acts);
+/* An OVS_PACKET_CMD_EXECUTE refused once the kernel would have built the
+ * packet (a bad key or actions, no memory for them): the kernel frees it
+ * with no reason given, counted here as NOT_SPECIFIED on the datapath and
+ * on in_port (the local port when in_port is not one). dp_execute counts
+ * its own refusals. */
+void dp_execute_refused(struct datapath *dp, const void *frame, size_t len,
+			uint32_t in_port);
 
 #endif

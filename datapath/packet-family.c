@@ -23,6 +23,7 @@ packet_cmd_execute(struct genl_info *info)
 	const struct nlattr **a = info->attrs;
 	bool log = !a[OVS_PACKET_ATTR_PROBE];
 	const struct nlattr *pkt = a[OVS_PACKET_ATTR_PACKET];
+	uint32_t in_port = OVSP_LOCAL;
 	struct flow_key md, key;
 	struct flow_layers layers;
 	struct actions_stored *acts;
@@ -32,33 +33,46 @@ packet_cmd_execute(struct genl_info *info)
 
 	if (!pkt || !a[OVS_PACKET_ATTR_KEY] || !a[OVS_PACKET_ATTR_ACTIONS])
 		return -EINVAL;
+	/* The kernel has built the packet from here: what refuses it now
+	 * drops it (with no datapath, nowhere to count). */
+	dp = dp_by_ifindex(nlsock_net(info->sk), hdr->dp_ifindex);
 	if (a[OVS_PACKET_ATTR_HASH])
 		hash = attr_get_u64(a[OVS_PACKET_ATTR_HASH]);
 	err = flow_metadata_from_nlattrs(&md, a[OVS_PACKET_ATTR_KEY], log);
 	if (err)
-		return err;
+		goto refused;
+	in_port = md.in_port;
 	/* Actions are validated against the packet's own key; an L3
 	 * packet's is the one its EtherType says. */
 	key = md;
 	err = flow_extract_packet(attr_data(pkt), attr_len(pkt),
 				  md.mac_proto == FLOW_MAC_NONE, &key, &layers);
-	if (err < 0)
-		return -EINVAL;
+	if (err < 0) {
+		err = -EINVAL;
+		goto refused;
+	}
 	err = actions_validate(a[OVS_PACKET_ATTR_ACTIONS], &key, log);
 	if (err)
-		return err;
-	dp = dp_by_ifindex(nlsock_net(info->sk), hdr->dp_ifindex);
+		goto refused;
 	if (!dp)
 		return -ENODEV;
 	acts = actions_store(a[OVS_PACKET_ATTR_ACTIONS], &key);
-	if (!acts)
-		return -ENOMEM;
+	if (!acts) {
+		err = -ENOMEM;
+		goto refused;
+	}
+	/* It counts its own refusals. */
 	err = dp_execute(dp, attr_data(pkt), attr_len(pkt), &md, hash,
 			 a[OVS_PACKET_ATTR_MRU]
 				 ? attr_get_u16(a[OVS_PACKET_ATTR_MRU])
 				 : 0,
 			 acts);
 	free(acts);
+	return err;
+
+refused:
+	if (dp)
+		dp_execute_refused(dp, attr_data(pkt), attr_len(pkt), in_port);
 	return err;
 }
 

@@ -23,6 +23,7 @@
 #include "common/clock.h"
 #include "common/kernel-profile.h"
 #include "datapath/datapath.h"
+#include "datapath/drop.h"
 #include "datapath/families.h"
 #include "netlink/genl.h"
 #include "tests/unit/builders.h"
@@ -553,6 +554,19 @@ execute_req(struct fx *f, int ifindex, const struct attrs *acts)
 	req_end(f);
 }
 
+/* The datapath's drops for reason. */
+static uint64_t
+dp_drops(int ifindex, uint32_t reason)
+{
+	uint64_t n[DROP_REASONS];
+
+	dp_get_drops(dp_by_ifindex(net, ifindex), n);
+	return n[drop_reason_index(reason)];
+}
+
+/* Executed packets, and the refused ones the kernel drops (once it has
+ * built the packet: a bad key or actions; not without a datapath, where
+ * there is nothing to count on, nor a request without a packet). */
 static void
 test_packet_execute(void **state)
 {
@@ -571,22 +585,27 @@ test_packet_execute(void **state)
 	assert_int_equal(fake_wire_recv("tdp-nd", out, sizeof(out), WAIT_MS),
 			 FAKE_FRAME_LEN);
 	assert_memory_equal(out, fb_mac_dst, ETH_ALEN);
+	assert_int_equal(dp_drops(ifindex, TAPDP_DROP_NOT_SPECIFIED), 0);
 	execute_req(f, ifindex + 1000, &acts);
 	assert_int_equal(transact(f, 0), -ENODEV);
-	/* Actions the kernel would not run: EINVAL. */
+	/* Actions the kernel would not run: EINVAL, the packet dropped
+	 * (NOT_SPECIFIED, on the local port, port 1 being none). */
 	attrs_init(&acts);
 	msgbuf_put_u32(&acts.mb, TAPDP_ACTION_ATTR_MAX + 1, 2);
 	execute_req(f, ifindex, &acts);
 	assert_int_equal(transact(f, 0), -EINVAL);
+	assert_int_equal(dp_drops(ifindex, TAPDP_DROP_NOT_SPECIFIED), 1);
 	attrs_init(&acts);
 	msgbuf_put_u16(&acts.mb, OVS_ACTION_ATTR_OUTPUT, 2);
 	execute_req(f, ifindex, &acts);
 	assert_int_equal(transact(f, 0), -EINVAL);
-	/* No packet: EINVAL. */
+	assert_int_equal(dp_drops(ifindex, TAPDP_DROP_NOT_SPECIFIED), 2);
+	/* No packet: EINVAL, before there is one to drop. */
 	req_start(f, FAMILY_ID_PACKET, 0, OVS_PACKET_CMD_EXECUTE, HDR);
 	fake_frame_key(&f->req, OVS_PACKET_ATTR_KEY, 1, fb_mac_src);
 	req_end(f);
 	assert_int_equal(transact(f, 0), -EINVAL);
+	assert_int_equal(dp_drops(ifindex, TAPDP_DROP_NOT_SPECIFIED), 2);
 	assert_true(fake_wire_recv("tdp-nd", out, sizeof(out), 0) < 0);
 }
 
