@@ -27,6 +27,9 @@
  *	fails every key, and it parses push_eth only after a userspace().
  *   nl-client malformed dp-no-pid|vport-no-type|flow-no-key DP
  *	a request without an attribute the command requires
+ *   nl-client malformed execute-bad-actions DP
+ *	OVS_PACKET_CMD_EXECUTE of an LLDP frame from port 1 (the flow key
+ *	of flow-put) with an action type no kernel defines
  *
  * Changes ask for NLM_F_ECHO, as OVS does: only then does the kernel send
  * the requester the object, which is printed as the dumps print theirs.
@@ -389,13 +392,13 @@ vport_new(struct nl_sock *sk, const char *dp, const char *name)
 }
 
 static void
-put_flow_key(struct nl_msg *msg, uint32_t port_no)
+put_flow_key(struct nl_msg *msg, int type, uint32_t port_no)
 {
 	struct ovs_key_ethernet eth = {
 		.eth_src = { 0x02, 0, 0, 0, 0, 1 },
 		.eth_dst = { 0x01, 0x80, 0xc2, 0, 0, 0x0e },
 	};
-	struct nlattr *key = nla_nest_start(msg, OVS_FLOW_ATTR_KEY);
+	struct nlattr *key = nla_nest_start(msg, type);
 
 	if (!key)
 		fail("building the request: no room");
@@ -579,7 +582,7 @@ flow_put(struct nl_sock *sk, const char *dp, uint32_t port_no)
 				     NLM_F_CREATE | NLM_F_ECHO,
 				     dp_ifindex(sk, dp));
 
-	put_flow_key(msg, port_no);
+	put_flow_key(msg, OVS_FLOW_ATTR_KEY, port_no);
 	put_flow_actions(msg, port_no);
 	expect_ok(transact(sk, msg, print_flow, NULL));
 }
@@ -590,7 +593,7 @@ flow_del(struct nl_sock *sk, const char *dp, uint32_t port_no)
 	struct nl_msg *msg = request(sk, FLOW, OVS_FLOW_CMD_DEL, NLM_F_ECHO,
 				     dp_ifindex(sk, dp));
 
-	put_flow_key(msg, port_no);
+	put_flow_key(msg, OVS_FLOW_ATTR_KEY, port_no);
 	expect_ok(transact(sk, msg, print_flow, NULL));
 }
 
@@ -610,6 +613,22 @@ malformed(struct nl_sock *sk, const char *what, const char *dp)
 		msg = request(sk, FLOW, OVS_FLOW_CMD_NEW, NLM_F_CREATE,
 			      dp_ifindex(sk, dp));
 		put_flow_actions(msg, 0);
+	} else if (!strcmp(what, "execute-bad-actions")) {
+		uint8_t frame[60] = { 0x01, 0x80, 0xc2, 0, 0, 0x0e,
+				      0x02, 0, 0, 0, 0, 1,
+				      FLOW_ETH_TYPE >> 8, FLOW_ETH_TYPE & 0xff };
+		struct nlattr *acts;
+
+		msg = request(sk, PACKET, OVS_PACKET_CMD_EXECUTE, 0,
+			      dp_ifindex(sk, dp));
+		put(msg, nla_put(msg, OVS_PACKET_ATTR_PACKET, sizeof(frame),
+				 frame));
+		put_flow_key(msg, OVS_PACKET_ATTR_KEY, 1);
+		acts = nla_nest_start(msg, OVS_PACKET_ATTR_ACTIONS);
+		if (!acts)
+			fail("building the request: no room");
+		put(msg, nla_put_u32(msg, 200, 2));
+		nla_nest_end(msg, acts);
 	} else {
 		fail("unknown malformed request %s", what);
 	}

@@ -181,6 +181,15 @@ check_out "... none for the recursion limit" "^0$" count dropreason 1 0x30006
 check_out "... 31 passes through the loop's flow" "^31$" \
 	flow_packets 'udp\(dst=5002/'
 
+# An execute the kernel refuses once it has built the packet (an action
+# it does not know): NOT_SPECIFIED, on the key's input port.
+N=$(count dropreason 1 0x2)
+check_out "an execute with a bad action: EINVAL" "EINVAL" \
+	in_ns "$BUILD/tapdp-run" -- "$BUILD/nl-client" malformed \
+	execute-bad-actions dropreason
+check_out "... its packet dropped: NOT_SPECIFIED (2) on port 1" \
+	"^$((N + 1))$" count dropreason 1 0x2
+
 # (dec_ttl: neither ovs-dpctl.py nor ovs-dpctl writes it; OVS_DROP_IP_TTL
 # is checked in tests/unit/test-drop.c.)
 
