@@ -1024,3 +1024,18 @@ actions_execute(const struct actions_env *env, struct packet *pkt,
 		run_deferred();
 	exec_level--;
 }
+
+void
+actions_thread_free(void)
+{
+	for (unsigned i = 0; i < SCRATCH_LEVELS; i++) {
+		free(scratch[i]);
+		scratch[i] = NULL;
+	}
+	if (defer_q) {
+		for (unsigned i = 0; i < DEFER_SLOTS; i++)
+			free(defer_q[i].buf);
+		free(defer_q);
+		defer_q = NULL;
+	}
+}

@@ -103,6 +103,10 @@ struct actions_env {
 void actions_execute(const struct actions_env *env, struct packet *pkt,
 		     struct flow_key *key, const struct actions_stored *acts);
 
+/* Frees the calling thread's buffers (copies, the deferral queue), as a
+ * thread that ran actions ends. */
+void actions_thread_free(void);
+
 /* The packet's hash for dispatch and the hash action, computed once. */
 uint32_t packet_hash(struct packet *pkt, const struct flow_key *key);
 

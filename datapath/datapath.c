@@ -586,6 +586,7 @@ rx_stop(void *owner)
 	upcall_buf = NULL;
 	free(segment_buf);
 	segment_buf = NULL;
+	actions_thread_free();
 	rcu_unregister_thread();
 }
 

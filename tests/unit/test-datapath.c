@@ -177,10 +177,13 @@ teardown(void **state)
 	return 0;
 }
 
-/* Installs a flow for fake_frame() from in_port, with the actions in
- * acts. */
+/* Installs a flow for fake_frame() from in_port, with recirc_id (none:
+ * 0) and the actions in acts, under the UFID "ufid" and ufid_extra
+ * (ufid_len bytes in all). */
 static struct flow *
-flow_add(struct datapath *dp, uint32_t in_port, const struct attrs *acts)
+flow_insert(struct datapath *dp, uint32_t in_port, const uint32_t *recirc_id,
+	    const struct attrs *acts, const uint8_t *ufid_extra,
+	    size_t ufid_len)
 {
 	struct flow_key key, mask;
 	static struct attrs k;
@@ -188,16 +191,40 @@ flow_add(struct datapath *dp, uint32_t in_port, const struct attrs *acts)
 	struct flow *flow;
 
 	attrs_init(&k);
-	nest = fake_frame_key(&k.mb, OVS_FLOW_ATTR_KEY, in_port, fb_mac_src);
+	nest = msgbuf_nest_start(&k.mb, OVS_FLOW_ATTR_KEY);
+	if (recirc_id)
+		msgbuf_put_u32(&k.mb, OVS_KEY_ATTR_RECIRC_ID, *recirc_id);
+	fake_frame_key_put(&k.mb, in_port, fb_mac_src);
+	msgbuf_nest_end(&k.mb, nest);
 	assert_int_equal(flow_match_from_nlattrs(&key, &mask, nest, NULL,
 						 true), 0);
 	flow = calloc(1, sizeof(*flow));
 	assert_non_null(flow);
-	flow->ufid_len = 4;
+	flow->ufid_len = ufid_len;
 	memcpy(flow->ufid, "ufid", 4);
+	if (ufid_len > 4)
+		memcpy(flow->ufid + 4, ufid_extra, ufid_len - 4);
 	flow->actions = attrs_store_actions(acts, &key);
 	assert_int_equal(dp_flow_insert(dp, flow, &key, &mask), 0);
 	return flow;
+}
+
+/* Installs a flow for fake_frame() from in_port, with the actions in
+ * acts. */
+static struct flow *
+flow_add(struct datapath *dp, uint32_t in_port, const struct attrs *acts)
+{
+	return flow_insert(dp, in_port, NULL, acts, NULL, 4);
+}
+
+/* The same, for the packets recirculated to recirc_id. */
+static struct flow *
+flow_add_recirc(struct datapath *dp, uint32_t in_port, uint32_t recirc_id,
+		const struct attrs *acts)
+{
+	uint8_t id[2] = { in_port, recirc_id };
+
+	return flow_insert(dp, in_port, &recirc_id, acts, id, sizeof(id) + 4);
 }
 
 static uint64_t
@@ -627,6 +654,47 @@ test_output_to_no_port_drops(void **state)
 	fake_wire_send("tdp-a", f, fake_frame(f));
 	assert_true(wait_drops(fx->a, TAPDP_DROP_DEV_READY, 1));
 	assert_int_equal(dp_drops(fx->dp, TAPDP_DROP_OVS_LAST_ACTION), 0);
+}
+
+/* Recirculations through the datapath's flows, as the kernel's: a chain
+ * of six (deeper than the three levels that run at once) gets out; a
+ * loop passes 31 times through its flow and ends with
+ * OVS_DROP_DEFERRED_LIMIT. */
+static void
+test_recirc_chain_and_loop(void **state)
+{
+	struct fixture *fx = *state;
+	static struct attrs acts;
+	uint8_t f[FAKE_FRAME_LEN], out[128];
+	size_t len = fake_frame(f);
+	struct flow *flow[7];
+
+	for (uint32_t id = 0; id < 7; id++) {
+		attrs_init(&acts);
+		if (id < 6)
+			msgbuf_put_u32(&acts.mb, OVS_ACTION_ATTR_RECIRC,
+				       id + 1);
+		else
+			msgbuf_put_u32(&acts.mb, OVS_ACTION_ATTR_OUTPUT, 2);
+		flow[id] = flow_add_recirc(fx->dp, 1, id, &acts);
+	}
+	fake_wire_send("tdp-a", f, len);
+	assert_int_equal(fake_wire_recv("tdp-b", out, sizeof(out), WAIT_MS),
+			 len);
+	assert_memory_equal(out, f, len);
+	for (uint32_t id = 0; id < 7; id++)
+		assert_int_equal(atomic_read(&flow[id]->packets), 1);
+	assert_int_equal(dp_drops(fx->dp, TAPDP_DROP_OVS_DEFERRED_LIMIT), 0);
+	/* From port 2: a flow that recirculates to itself. */
+	attrs_init(&acts);
+	msgbuf_put_u32(&acts.mb, OVS_ACTION_ATTR_RECIRC, 1);
+	flow_add_recirc(fx->dp, 2, 0, &acts);
+	flow[0] = flow_add_recirc(fx->dp, 2, 1, &acts);
+	fake_wire_send("tdp-b", f, len);
+	assert_true(wait_drops(fx->b, TAPDP_DROP_OVS_DEFERRED_LIMIT, 1));
+	assert_int_equal(atomic_read(&flow[0]->packets), 30);
+	assert_int_equal(dp_drops(fx->dp, TAPDP_DROP_OVS_RECURSION_LIMIT), 0);
+	assert_true(fake_wire_recv("tdp-a", out, sizeof(out), 0) < 0);
 }
 
 /* A TCP segment of 4000 bytes from 10.0.0.1:40000 to 10.0.0.2:80 that
@@ -1078,6 +1146,8 @@ main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(
 			test_miss_gso_refused_drops_segments, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_recirc_chain_and_loop,
+						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_miss_gso_lie_is_lost,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(
