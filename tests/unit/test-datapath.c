@@ -658,7 +658,7 @@ test_output_to_no_port_drops(void **state)
 
 /* Recirculations through the datapath's flows, as the kernel's: a chain
  * of six (deeper than the three levels that run at once) gets out; a
- * loop passes 31 times through its flow and ends with
+ * loop recirculates 30 times through its flow and ends with
  * OVS_DROP_DEFERRED_LIMIT. */
 static void
 test_recirc_chain_and_loop(void **state)
