@@ -166,6 +166,9 @@ check "a listener on b's vxlan upcalls" wait_until 10 grep -q "listening" "$T/up
 ip netns exec "$VMA" ping -c 2 -i 0.2 -W 1 10.9.0.2 >/dev/null 2>&1
 check "b's MISS upcall carries the tunnel key" wait_until 10 grep -Eq \
 	"MISS upcall.*tunnel\(tun_id=5,src=172.31.210.1,dst=172.31.210.2" "$T/up.txt"
+# The listener is the background subshell's child: it goes first, or it
+# outlives the test.
+pkill -P $UP 2>/dev/null
 kill $UP 2>/dev/null
 wait $UP 2>/dev/null
 
