@@ -3,8 +3,9 @@
  * those about the tunnel devices it serves (vport/tnl-dev.h), as the
  * kernel's rtnetlink and tunnel drivers answer them.
  *
- *  - RTM_NEWLINK of kind vxlan, geneve, gretap, ip6gretap, erspan or
- *    ip6erspan in collect-metadata mode creates such a device;
+ *  - RTM_NEWLINK of kind vxlan (VXLAN-GPE too), geneve (inner_proto_inherit
+ *    too), gre, gretap, ip6gretap, erspan or ip6erspan in collect-metadata
+ *    mode creates such a device;
  *  - RTM_GETLINK of one asks the kernel about its TAP and gives the answer
  *    with the tunnel's IFLA_LINKINFO in place of the TAP's;
  *  - RTM_DELLINK of one detaches the port on it, if any (and tells the

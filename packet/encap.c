@@ -150,7 +150,18 @@ vxlan_decap(const struct encap_port *port, const uint8_t *data, size_t len,
 	if (!(flags & VXLAN_HF_VNI))
 		return -EINVAL;
 	flags &= ~VXLAN_HF_VNI;
-	if (port->gbp) {
+	in->proto = htons(ETH_P_TEB);
+	if (port->gpe) {
+		/* Version 0 with a next protocol known, no OAM (not
+		 * processed, so dropped). */
+		if (!(flags & VXLAN_GPE_NP) || (flags & VXLAN_GPE_VER) ||
+		    (flags & VXLAN_GPE_OAM))
+			return -EINVAL;
+		in->proto = nsh_np_to_eth_type(flags & VXLAN_GPE_PROTO);
+		if (!in->proto)
+			return -EINVAL;
+		flags &= ~(VXLAN_GPE_NP | VXLAN_GPE_PROTO);
+	} else if (port->gbp) {
 		if (flags & VXLAN_HF_GBP) {
 			struct tun_vxlan_opts o = {
 				.gbp = flags & (VXLAN_GBP_DONT_LEARN |
@@ -169,7 +180,6 @@ vxlan_decap(const struct encap_port *port, const uint8_t *data, size_t len,
 	key->id = id_of(vni >> VXLAN_VNI_SHIFT);
 	key->flags |= TUN_F_KEY;
 	in->off = UDP_HLEN + VXLAN_HLEN;
-	in->proto = htons(ETH_P_TEB);
 	return 0;
 }
 
@@ -531,7 +541,8 @@ udp_tunnel_hlen(const struct encap_port *port, const struct tun_key *key,
 		if ((key->flags & TUN_F_VXLAN_OPT) &&
 		    key->opts_len < sizeof(struct tun_vxlan_opts))
 			return -EINVAL;
-		if (tx->proto != htons(ETH_P_TEB))
+		if (port->gpe ? !nsh_np_from_eth_type(tx->proto)
+			      : tx->proto != htons(ETH_P_TEB))
 			return -EINVAL;
 		*hlen = VXLAN_HLEN;
 		return 0;
@@ -551,11 +562,13 @@ udp_tunnel_hlen(const struct encap_port *port, const struct tun_key *key,
 
 static void
 vxlan_write(const struct encap_port *port, const struct tun_key *key,
-	    struct vxlan_header *vh)
+	    uint16_t proto, struct vxlan_header *vh)
 {
 	uint32_t flags = VXLAN_HF_VNI;
 
-	if (port->gbp && (key->flags & TUN_F_VXLAN_OPT)) {
+	if (port->gpe) {
+		flags |= VXLAN_GPE_NP | nsh_np_from_eth_type(proto);
+	} else if (port->gbp && (key->flags & TUN_F_VXLAN_OPT)) {
 		struct tun_vxlan_opts o;
 
 		memcpy(&o, tun_key_opts_const(key), sizeof(o));
@@ -609,7 +622,8 @@ udp_push(const struct encap_port *port, const struct tun_key *key,
 	p = push(b, UDP_HLEN + hlen);
 	uh = (struct udp_header *)p;
 	if (port->kind == ENCAP_VXLAN)
-		vxlan_write(port, key, (struct vxlan_header *)(uh + 1));
+		vxlan_write(port, key, tx->proto,
+			    (struct vxlan_header *)(uh + 1));
 	else
 		geneve_write(key, port->l3 ? tx->proto : htons(ETH_P_TEB),
 			     hlen - GENEVE_HLEN, (struct geneve_header *)(uh + 1));

@@ -47,8 +47,10 @@ struct encap_port {
 	uint16_t port_min;
 	uint16_t port_max;
 	bool gbp;			/* vxlan: the GBP extension */
-	/* geneve: inner_proto_inherit; gre: an ipgre device rather than
-	 * gretap. Such a port carries L3 packets as well as Ethernet. */
+	bool gpe;			/* vxlan: the GPE extension (l3 too) */
+	/* geneve: inner_proto_inherit; vxlan: GPE; gre: an ipgre device
+	 * rather than gretap. Such a port carries L3 packets as well as
+	 * Ethernet. */
 	bool l3;
 	/* gre, erspan: the device's input checksum flag. The kernel drops
 	 * a packet whose GRE checksum bit differs from it; OVS leaves it
@@ -118,7 +120,9 @@ struct encap_buf {
  *
  * Returns 0, or what the kernel would drop the packet for:
  *  -EINVAL		a header truncated or malformed (vxlan flags or
- *			reserved bits, geneve version, GRE version or
+ *			reserved bits; VXLAN-GPE without a next protocol
+ *			or of one it does not know, of a version not 0,
+ *			an OAM packet; geneve version, GRE version or
  *			routing, an inner frame shorter than its Ethernet or
  *			IP header)
  *  -EBADMSG		a UDP or GRE checksum wrong, a GRE checksum present
@@ -152,7 +156,8 @@ void encap_udp_ports(const struct encap_port *port, const struct tun_key *key,
  * Returns 0, or:
  *  -EINVAL	a key the device would drop (no family, vxlan or erspan
  *		options too short, an erspan version not 1 or 2, geneve
- *		options not in words), a payload the port does not carry,
+ *		options not in words), a payload the port does not carry
+ *		(VXLAN-GPE: one without a next protocol value),
  *		an inner frame shorter than its Ethernet or IP header
  *  -ENOSPC	b->head too small for the headers
  *  -EMSGSIZE	the UDP datagram would pass 65535 bytes */

@@ -361,9 +361,12 @@ _Static_assert(sizeof(struct nd_lla_opt) == 8, "ND Ethernet address");
 /* Tunnels. Flag words are given in host order. */
 
 /* VXLAN (RFC 7348), with the group-based policy extension's fields in
- * its first word (draft-smith-vxlan-group-policy). */
+ * its first word (draft-smith-vxlan-group-policy), or the generic
+ * protocol extension's (draft-ietf-nvo3-vxlan-gpe): a version, the P and
+ * O flags and the next protocol (the NSH_NP_* values) in its low byte. */
 struct vxlan_header {
-	uint32_t flags;			/* I flag; GBP: G, D, A, policy id */
+	uint32_t flags;			/* I flag; GBP: G, D, A, policy id;
+					 * GPE: version, P, O, next protocol */
 	uint32_t vni;			/* VNI 24 bits, then 8 reserved */
 } HEADER_PACKED;
 #define VXLAN_HLEN	sizeof(struct vxlan_header)
@@ -374,6 +377,10 @@ _Static_assert(VXLAN_HLEN == 8, "VXLAN header");
 #define VXLAN_GBP_APPLIED	0x00080000
 #define VXLAN_GBP_ID		0x0000ffff
 #define VXLAN_VNI_SHIFT		8
+#define VXLAN_GPE_VER		0x30000000
+#define VXLAN_GPE_NP		0x04000000	/* the next protocol is set */
+#define VXLAN_GPE_OAM		0x01000000
+#define VXLAN_GPE_PROTO		0x000000ff
 
 /* Geneve (RFC 8926): options of opt_len 4-byte words follow. */
 struct geneve_header {

@@ -36,7 +36,9 @@ struct tnl_kind {
 };
 
 /* The kernel's defaults: vxlan's module parameter udp_port (8472, not
- * IANA's 4789), geneve's IANA port. */
+ * IANA's 4789), geneve's IANA port; VXLAN-GPE's is IANA's. */
+#define VXLAN_GPE_PORT	4790
+
 static const struct tnl_kind kinds[] = {
 	{ "vxlan", FAM_VXLAN, &vport_vxlan_ops, 0, 8472, false, false },
 	{ "geneve", FAM_GENEVE, &vport_geneve_ops, 0, 6081, false, false },
@@ -68,6 +70,15 @@ tnl_kind_name(const struct tnl_kind *kind)
 /* The drivers' policies, as far as the daemon reads the data. */
 static const struct attr_policy vxlan_policy[IFLA_VXLAN_MAX + 1] = {
 	[IFLA_VXLAN_LEARNING] = { .kind = ATTR_U8 },
+	[IFLA_VXLAN_PROXY] = { .kind = ATTR_U8 },
+	[IFLA_VXLAN_RSC] = { .kind = ATTR_U8 },
+	[IFLA_VXLAN_L2MISS] = { .kind = ATTR_U8 },
+	[IFLA_VXLAN_L3MISS] = { .kind = ATTR_U8 },
+	[IFLA_VXLAN_REMCSUM_TX] = { .kind = ATTR_U8 },
+	[IFLA_VXLAN_REMCSUM_RX] = { .kind = ATTR_U8 },
+	[IFLA_VXLAN_REMCSUM_NOPARTIAL] = { .kind = ATTR_FLAG },
+	/* IFLA_VXLAN_TTL_INHERIT, a flag, is read by its presence only:
+	 * GETLINK gives it as a u8 (fill_vxlan, as the kernel). */
 	[IFLA_VXLAN_PORT] = { .kind = ATTR_BE16 },
 	[IFLA_VXLAN_COLLECT_METADATA] = { .kind = ATTR_U8 },
 	[IFLA_VXLAN_UDP_ZERO_CSUM6_RX] = { .kind = ATTR_U8 },
@@ -91,6 +102,38 @@ static uint16_t
 be16_at(const struct nlattr *a)
 {
 	return ntohs(attr_get_u16(a));
+}
+
+/* A u8 attribute given and not 0. */
+static bool
+u8_set(const struct nlattr *a)
+{
+	return a && attr_get_u8(a);
+}
+
+/* vxlan_config_validate(): GPE only on a collect-metadata device, and
+ * with none of the flags outside VXLAN_F_ALLOWED_GPE (learning is one,
+ * and on unless asked off). */
+static int
+vxlan_gpe_check(const struct nlattr *const *tb, const struct tnl_dev *dev,
+		bool collect_md, struct extack *ack)
+{
+	static const int u8_flags[] = {
+		IFLA_VXLAN_PROXY, IFLA_VXLAN_RSC, IFLA_VXLAN_L2MISS,
+		IFLA_VXLAN_L3MISS, IFLA_VXLAN_REMCSUM_TX, IFLA_VXLAN_REMCSUM_RX,
+	};
+	bool bad = !collect_md || dev->learning || tb[IFLA_VXLAN_GBP] ||
+		   tb[IFLA_VXLAN_REMCSUM_NOPARTIAL] ||
+		   tb[IFLA_VXLAN_TTL_INHERIT];
+
+	for (size_t i = 0; i < sizeof(u8_flags) / sizeof(u8_flags[0]); i++)
+		bad = bad || u8_set(tb[u8_flags[i]]);
+	if (!bad)
+		return 0;
+	if (ack)
+		ack->msg = "VXLAN GPE does not support this combination of "
+			   "attributes";
+	return -EINVAL;
 }
 
 int
@@ -121,22 +164,26 @@ tnl_kind_parse(const struct tnl_kind *kind, const struct nlattr *data,
 	}
 	switch (kind->fam) {
 	case FAM_VXLAN:
-		*collect_md = tb[IFLA_VXLAN_COLLECT_METADATA] &&
-			      attr_get_u8(tb[IFLA_VXLAN_COLLECT_METADATA]);
-		/* VXLAN-GPE carries L3 packets: not served here. */
-		if (tb[IFLA_VXLAN_GPE])
-			*collect_md = false;
+		*collect_md = u8_set(tb[IFLA_VXLAN_COLLECT_METADATA]);
 		if (tb[IFLA_VXLAN_LEARNING])
 			dev->learning = attr_get_u8(tb[IFLA_VXLAN_LEARNING]);
-		if (tb[IFLA_VXLAN_PORT])
+		dev->cfg.gpe = tb[IFLA_VXLAN_GPE] != NULL;
+		if (dev->cfg.gpe) {
+			err = vxlan_gpe_check(tb, dev, *collect_md, ack);
+			if (err)
+				return err;
+			dev->cfg.dst_port = VXLAN_GPE_PORT;
+			dev->cfg.l3 = true;
+		}
+		if (tb[IFLA_VXLAN_PORT] && be16_at(tb[IFLA_VXLAN_PORT]))
 			dev->cfg.dst_port = be16_at(tb[IFLA_VXLAN_PORT]);
 		dev->cfg.gbp = tb[IFLA_VXLAN_GBP] != NULL;
 		dev->cfg.csum6_zero_rx = tb[IFLA_VXLAN_UDP_ZERO_CSUM6_RX] &&
 			attr_get_u8(tb[IFLA_VXLAN_UDP_ZERO_CSUM6_RX]);
 		break;
 	case FAM_GENEVE:
-		*collect_md = tb[IFLA_GENEVE_COLLECT_METADATA] &&
-			      !tb[IFLA_GENEVE_INNER_PROTO_INHERIT];
+		*collect_md = tb[IFLA_GENEVE_COLLECT_METADATA] != NULL;
+		dev->cfg.l3 = tb[IFLA_GENEVE_INNER_PROTO_INHERIT] != NULL;
 		if (tb[IFLA_GENEVE_PORT])
 			dev->cfg.dst_port = be16_at(tb[IFLA_GENEVE_PORT]);
 		dev->cfg.csum6_zero_rx = tb[IFLA_GENEVE_UDP_ZERO_CSUM6_RX] &&
@@ -182,7 +229,10 @@ conflict(const struct tnl_dev *want)
 				return -EEXIST;
 		} else if (d->kind->fam != FAM_GRE &&
 			   d->cfg.dst_port == want->cfg.dst_port) {
-			if (d->kind->fam != k->fam)
+			/* vxlan: a socket per set of receive flags, and
+			 * the port bound once. */
+			if (d->kind->fam != k->fam ||
+			    d->cfg.gpe != want->cfg.gpe)
 				return -EADDRINUSE;
 			return k->fam == FAM_GENEVE ? -EBUSY : -EEXIST;
 		}
@@ -303,6 +353,8 @@ fill_vxlan(const struct tnl_dev *dev, struct msgbuf *mb)
 	msgbuf_put(mb, IFLA_VXLAN_PORT_RANGE, sizeof(range), &range);
 	if (dev->cfg.gbp)
 		msgbuf_put(mb, IFLA_VXLAN_GBP, 0, NULL);
+	if (dev->cfg.gpe)
+		msgbuf_put(mb, IFLA_VXLAN_GPE, 0, NULL);
 }
 
 static void
@@ -318,6 +370,8 @@ fill_geneve(const struct tnl_dev *dev, struct msgbuf *mb)
 	msgbuf_put_u8(mb, IFLA_GENEVE_UDP_ZERO_CSUM6_RX,
 		      dev->cfg.csum6_zero_rx);
 	msgbuf_put_u8(mb, IFLA_GENEVE_TTL_INHERIT, 0);
+	if (dev->cfg.l3)
+		msgbuf_put(mb, IFLA_GENEVE_INNER_PROTO_INHERIT, 0, NULL);
 }
 
 /* ipgre_fill_info(), ip6gre_fill_info() and erspan's additions for a

@@ -5,7 +5,9 @@
  * netdev port, and those the compat vport types (vxlan, geneve, gre)
  * create for themselves. Each is a TAP device of that name, which lives
  * as long as its entry here; a netdev port added on one made over
- * rtnetlink becomes a tunnel port of its kind (vport-tunnel.c).
+ * rtnetlink becomes a tunnel port of its kind (vport-tunnel.c). The L3
+ * devices (kind gre, vxlan with GPE, geneve with inner_proto_inherit:
+ * the kernel's ARPHRD_NONE ones) are TUN devices.
  *
  * The kind's IFLA_INFO_DATA is read as the kernel's driver reads it, and
  * given back as the driver's fill_info gives it for such a device, so that

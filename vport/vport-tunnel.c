@@ -43,6 +43,7 @@
 
 #include "common/clock.h"
 #include "common/hash.h"
+#include "common/unaligned.h"
 #include "packet/encap.h"
 #include "packet/eth.h"
 #include "packet/gro.h"
@@ -361,6 +362,7 @@ tnl_open(struct vport *vport, enum encap_kind kind)
 	dev = t->own ? t->own : vport->tnl.dev;
 	t->port.dst_port = htons(dev->cfg.dst_port);
 	t->port.gbp = dev->cfg.gbp;
+	t->port.gpe = dev->cfg.gpe;
 	t->port.l3 = dev->cfg.l3;
 	vport->l3 = dev->cfg.l3;
 	t->family = dev->cfg.family;
@@ -530,7 +532,7 @@ rx_frame(struct vport *vport, struct rx_batch *b, uint8_t *f, size_t len,
 	struct tnl *t = vport->state;
 	struct virtio_net_hdr vh = { 0 };
 
-	/* An L3 packet (an L3 gre port) goes as it came, after what is
+	/* An L3 packet (an L3 port) goes as it came, after what is
 	 * pending. */
 	if (l3_proto) {
 		rx_flush(vport, b);
@@ -559,6 +561,31 @@ rx_frame(struct vport *vport, struct rx_batch *b, uint8_t *f, size_t len,
 	__atomic_fetch_add(&t->rx_bytes, len, __ATOMIC_RELAXED);
 	vport_rx_deliver(vport, f - FRAME_HEADROOM, FRAME_HEADROOM + len, len,
 			 &vh, key, 0);
+}
+
+/* The inner packet of a vxlan or geneve datagram, of protocol proto (be):
+ * an Ethernet frame goes as it is, but to a geneve L3 port without its
+ * Ethernet header, of the protocol eth_type_trans() reads (the kernel's
+ * ARPHRD_NONE geneve device pulls the header and gives the packet to OVS
+ * as L3); VXLAN-GPE keeps the frame. */
+static void
+rx_udp_inner(struct vport *vport, struct rx_batch *b, uint8_t *f, size_t len,
+	     const struct tun_key *key, uint16_t proto)
+{
+	struct tnl *t = vport->state;
+
+	if (proto == htons(ETH_P_TEB) && t->port.l3 &&
+	    t->port.kind == ENCAP_GENEVE) {
+		/* decap made sure of the header */
+		proto = get_unaligned16(f + ETH_ADDRS_LEN);
+		if (ntohs(proto) < ETH_P_802_3_MIN)
+			proto = len >= ETH_HLEN + 2 &&
+				get_unaligned16(f + ETH_HLEN) == 0xffff
+				? htons(ETH_P_802_3) : htons(ETH_P_802_2);
+		f += ETH_HLEN;
+		len -= ETH_HLEN;
+	}
+	rx_frame(vport, b, f, len, key, proto == htons(ETH_P_TEB) ? 0 : proto);
 }
 
 /* What a socket gave (a UDP payload, or a GRE packet; for UDP, several
@@ -647,10 +674,11 @@ rx_datagram(struct vport *vport, struct rx_batch *b, unsigned which,
 		memcpy(p, &uh, UDP_HLEN);
 		err = encap_decap(&t->port, &o, p, n + UDP_HLEN, &key, &in);
 		memcpy(p, saved, UDP_HLEN);
-		if (err < 0 || in.proto != htons(ETH_P_TEB))
+		if (err < 0 || (!t->port.l3 && in.proto != htons(ETH_P_TEB)))
 			__atomic_fetch_add(&t->rx_dropped, 1, __ATOMIC_RELAXED);
 		else
-			rx_frame(vport, b, p + in.off, in.len, &key, 0);
+			rx_udp_inner(vport, b, p + in.off, in.len, &key,
+				     in.proto);
 	}
 	return;
 drop:
@@ -1184,7 +1212,8 @@ tnl_send(struct vport *vport, const void *frame, size_t len,
 {
 	struct tnl *t = vport->state;
 	/* An Ethernet frame on an L3 port goes as TEB, as the kernel's
-	 * ARPHRD_NONE gre device sends it. */
+	 * ARPHRD_NONE devices send it (VXLAN-GPE: next protocol
+	 * Ethernet). */
 	uint16_t proto = l3_proto ? l3_proto : htons(ETH_P_TEB);
 	struct tx_state *s;
 	struct tun_key k;

@@ -107,9 +107,12 @@ struct tnl_dev;
 struct vport_tunnel_config {
 	uint16_t dst_port;		/* UDP port, host order (vxlan, geneve) */
 	bool gbp;			/* vxlan: the GBP extension */
+	bool gpe;			/* vxlan: the GPE extension */
 	bool csum6_zero_rx;		/* IPv6 UDP without checksum taken */
 	uint8_t family;			/* the one underlay it takes; 0: both */
-	bool l3;			/* gre: an L3 device (kind gre) */
+	/* An L3 device (ARPHRD_NONE): gre of kind gre, vxlan with GPE,
+	 * geneve with inner_proto_inherit. */
+	bool l3;
 	/* The device to serve; NULL: the port creates its own. */
 	const struct tnl_dev *dev;
 };

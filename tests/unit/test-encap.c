@@ -1060,6 +1060,109 @@ test_vxlan_drops(void **state)
 	}
 }
 
+/* VXLAN-GPE: the next protocol from the packet's (an Ethernet frame's:
+ * Ethernet), the P flag, version 0; received back as that protocol. */
+static void
+test_vxlan_gpe(void **state)
+{
+	struct encap_port port = port_of(ENCAP_VXLAN);
+	static const struct { uint16_t proto; uint8_t np; } np[] = {
+		{ ETH_P_IP, 1 }, { ETH_P_IPV6, 2 }, { ETH_P_TEB, 3 },
+		{ ETH_P_NSH, 4 }, { ETH_P_MPLS_UC, 5 },
+	};
+	uint8_t f[256], e[256];
+	size_t len = packet_udp4(f), elen = frame_udp4(e, 0, 64);
+	struct tun_key k, rx;
+	struct pkt p;
+
+	port.dst_port = htons(4790);
+	for (int fam = AF_INET; fam; fam = fam == AF_INET ? AF_INET6 : 0) {
+		key_init(&k, fam, 0x654321, TUN_F_KEY | TUN_F_CSUM);
+		struct encap_tx tx = { .proto = htons(ETH_P_IP), .hash = 9 };
+
+		/* Not a GPE port: no L3 packet goes. */
+		port.gpe = port.l3 = false;
+		assert_int_equal(encap(&port, &k, &tx, f, len, &p), -EINVAL);
+		port.gpe = port.l3 = true;
+		roundtrip(&port, &k, &tx, f, len, &rx);
+		assert_int_equal(rx.flags, TUN_F_KEY | TUN_F_CSUM);
+		assert_int_equal(be64toh(rx.id), 0x654321);
+		assert_int_equal(rx.tp_dst, htons(4790));
+		roundtrip(&port, &k, &tx_eth, e, elen, &rx);
+		for (size_t i = 0; i < sizeof(np) / sizeof(np[0]); i++) {
+			const uint8_t *vh;
+
+			tx.proto = htons(np[i].proto);
+			assert_int_equal(encap(&port, &k, &tx, f, len, &p), 0);
+			vh = pkt_data(&p) + (fam == AF_INET ? IPV4_HLEN
+							    : IPV6_HLEN) +
+			     UDP_HLEN;
+			/* I and P; the VNI; nothing else. */
+			assert_int_equal(get_be32(vh), 0x0c000000 | np[i].np);
+			assert_int_equal(get_be32(vh + 4), 0x65432100);
+			roundtrip(&port, &k, &tx, f, len, &rx);
+		}
+		/* A protocol GPE has no value for is not sent. */
+		tx.proto = htons(ETH_P_ARP);
+		assert_int_equal(encap(&port, &k, &tx, f, len, &p), -EINVAL);
+	}
+}
+
+/* What a GPE port drops: no P flag, a version not 0, OAM, a next
+ * protocol it does not know, any reserved bit (GBP's among them); and a
+ * plain vxlan port drops GPE packets (reserved bits to it). */
+static void
+test_vxlan_gpe_drops(void **state)
+{
+	struct encap_tx tx = { .proto = htons(ETH_P_IP), .hash = 9 };
+	struct tun_key k;
+	uint8_t f[256];
+	size_t len = packet_udp4(f);
+
+	for (int fam = AF_INET; fam; fam = fam == AF_INET ? AF_INET6 : 0) {
+		for (int bit = 0; bit < 32; bit++) {
+			struct mpkt m;
+			uint32_t w;
+
+			m.port = port_of(ENCAP_VXLAN);
+			m.port.gpe = m.port.l3 = true;
+			key_init(&k, fam, 0x42, TUN_F_KEY);
+			assert_int_equal(encap(&m.port, &k, &tx, f, len, &m.p),
+					 0);
+			m.pl = m.p.buf + m.p.b.head +
+			       (fam == AF_INET ? IPV4_HLEN : IPV6_HLEN);
+			assert_int_equal(mdecap(&m, &k), 0);
+			w = htonl(get_be32(m.pl + UDP_HLEN) ^ (1u << bit));
+			memcpy(m.pl + UDP_HLEN, &w, sizeof(w));
+			w = ntohl(w);
+			/* Flipping a next protocol bit may give another
+			 * it knows (IPv4 1 to 3 Ethernet, 5 MPLS): an
+			 * inner check's or nothing's business. */
+			if (bit < 8 && nsh_np_to_eth_type(w & 0xff))
+				continue;
+			assert_int_equal(mdecap(&m, &k), -EINVAL);
+		}
+		/* Unknown next protocols. */
+		for (int np = 0; np < 256; np += np == 0 ? 6 : 50) {
+			struct mpkt m;
+
+			m.port = port_of(ENCAP_VXLAN);
+			m.port.gpe = m.port.l3 = true;
+			key_init(&k, fam, 0x42, TUN_F_KEY);
+			assert_int_equal(encap(&m.port, &k, &tx, f, len, &m.p),
+					 0);
+			m.pl = m.p.buf + m.p.b.head +
+			       (fam == AF_INET ? IPV4_HLEN : IPV6_HLEN);
+			m.pl[UDP_HLEN + 3] = np;
+			assert_int_equal(mdecap(&m, &k), -EINVAL);
+			m.pl[UDP_HLEN + 3] = 1;
+			assert_int_equal(mdecap(&m, &k), 0);
+			m.port.gpe = m.port.l3 = false;
+			assert_int_equal(mdecap(&m, &k), -EINVAL);
+		}
+	}
+}
+
 static void
 test_geneve_drops(void **state)
 {
@@ -1640,6 +1743,8 @@ main(void)
 		cmocka_unit_test(test_geneve_opts),
 		cmocka_unit_test(test_geneve_opts_bad),
 		cmocka_unit_test(test_vxlan_gbp),
+		cmocka_unit_test(test_vxlan_gpe),
+		cmocka_unit_test(test_vxlan_gpe_drops),
 		cmocka_unit_test(test_erspan_fields),
 		cmocka_unit_test(test_erspan_bad_keys),
 		cmocka_unit_test(test_outer_choices),

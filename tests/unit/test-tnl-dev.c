@@ -111,16 +111,90 @@ test_parse_vxlan(void **state)
 	assert_true(dev.cfg.gbp);
 	assert_true(dev.cfg.csum6_zero_rx);
 	assert_int_equal(dev.cfg.family, 0);
-	/* COLLECT_METADATA 0 is no metadata; GPE carries L3: the kernel's. */
+	assert_false(dev.cfg.gpe);
+	assert_false(dev.cfg.l3);
+	/* COLLECT_METADATA 0 is no metadata. */
 	data_start(&d);
 	msgbuf_put_u8(&d.mb, IFLA_VXLAN_COLLECT_METADATA, 0);
 	assert_int_equal(parse("vxlan", data_end(&d), &dev, &md), 0);
 	assert_false(md);
+	/* A port of 0 is the default. */
+	data_start(&d);
+	msgbuf_put_u16(&d.mb, IFLA_VXLAN_PORT, 0);
+	assert_int_equal(parse("vxlan", data_end(&d), &dev, &md), 0);
+	assert_int_equal(dev.cfg.dst_port, 8472);
+}
+
+/* VXLAN-GPE as OVS and `ip link ... vxlan gpe external` ask for it: an
+ * L3 device on 4790 unless told; vxlan_config_validate()'s EINVAL for
+ * GPE without metadata or with a flag it does not allow. */
+static void
+test_parse_vxlan_gpe(void **state)
+{
+	static const int u8_flags[] = {
+		IFLA_VXLAN_LEARNING, IFLA_VXLAN_PROXY, IFLA_VXLAN_RSC,
+		IFLA_VXLAN_L2MISS, IFLA_VXLAN_L3MISS, IFLA_VXLAN_REMCSUM_TX,
+		IFLA_VXLAN_REMCSUM_RX,
+	};
+	static const int flags[] = {
+		IFLA_VXLAN_GBP, IFLA_VXLAN_REMCSUM_NOPARTIAL,
+		IFLA_VXLAN_TTL_INHERIT,
+	};
+	struct tnl_dev dev;
+	struct data d;
+	bool md;
+
+	data_start(&d);
+	msgbuf_put_u8(&d.mb, IFLA_VXLAN_LEARNING, 0);
+	msgbuf_put_u8(&d.mb, IFLA_VXLAN_COLLECT_METADATA, 1);
+	msgbuf_put_u8(&d.mb, IFLA_VXLAN_UDP_ZERO_CSUM6_RX, 1);
+	msgbuf_put(&d.mb, IFLA_VXLAN_GPE, 0, NULL);
+	assert_int_equal(parse("vxlan", data_end(&d), &dev, &md), 0);
+	assert_true(md);
+	assert_true(dev.cfg.gpe);
+	assert_true(dev.cfg.l3);
+	assert_int_equal(dev.cfg.dst_port, 4790);
+	/* OVS's: its port given; the flags GPE allows (checksums). */
+	data_start(&d);
+	msgbuf_put_u8(&d.mb, IFLA_VXLAN_LEARNING, 0);
+	msgbuf_put_u8(&d.mb, IFLA_VXLAN_COLLECT_METADATA, 1);
+	msgbuf_put_u8(&d.mb, IFLA_VXLAN_UDP_CSUM, 1);
+	msgbuf_put_u8(&d.mb, IFLA_VXLAN_UDP_ZERO_CSUM6_TX, 1);
+	msgbuf_put(&d.mb, IFLA_VXLAN_GPE, 0, NULL);
+	msgbuf_put_u16(&d.mb, IFLA_VXLAN_PORT, htons(4791));
+	assert_int_equal(parse("vxlan", data_end(&d), &dev, &md), 0);
+	assert_int_equal(dev.cfg.dst_port, 4791);
+	/* Without metadata, learning on by default or asked, or with
+	 * another flag: EINVAL. */
+	data_start(&d);
+	msgbuf_put_u8(&d.mb, IFLA_VXLAN_LEARNING, 0);
+	msgbuf_put(&d.mb, IFLA_VXLAN_GPE, 0, NULL);
+	assert_int_equal(parse("vxlan", data_end(&d), &dev, &md), -EINVAL);
 	data_start(&d);
 	msgbuf_put_u8(&d.mb, IFLA_VXLAN_COLLECT_METADATA, 1);
 	msgbuf_put(&d.mb, IFLA_VXLAN_GPE, 0, NULL);
-	assert_int_equal(parse("vxlan", data_end(&d), &dev, &md), 0);
-	assert_false(md);
+	assert_int_equal(parse("vxlan", data_end(&d), &dev, &md), -EINVAL);
+	for (size_t i = 0; i < sizeof(u8_flags) / sizeof(u8_flags[0]); i++) {
+		for (int v = 0; v < 2; v++) {
+			data_start(&d);
+			msgbuf_put_u8(&d.mb, IFLA_VXLAN_COLLECT_METADATA, 1);
+			msgbuf_put(&d.mb, IFLA_VXLAN_GPE, 0, NULL);
+			if (u8_flags[i] != IFLA_VXLAN_LEARNING)
+				msgbuf_put_u8(&d.mb, IFLA_VXLAN_LEARNING, 0);
+			msgbuf_put_u8(&d.mb, u8_flags[i], v);
+			assert_int_equal(parse("vxlan", data_end(&d), &dev,
+					       &md), v ? -EINVAL : 0);
+		}
+	}
+	for (size_t i = 0; i < sizeof(flags) / sizeof(flags[0]); i++) {
+		data_start(&d);
+		msgbuf_put_u8(&d.mb, IFLA_VXLAN_COLLECT_METADATA, 1);
+		msgbuf_put_u8(&d.mb, IFLA_VXLAN_LEARNING, 0);
+		msgbuf_put(&d.mb, IFLA_VXLAN_GPE, 0, NULL);
+		msgbuf_put(&d.mb, flags[i], 0, NULL);
+		assert_int_equal(parse("vxlan", data_end(&d), &dev, &md),
+				 -EINVAL);
+	}
 	/* A port shorter than its type: the policy's error. */
 	data_start(&d);
 	msgbuf_put_u8(&d.mb, IFLA_VXLAN_PORT, 1);
@@ -140,9 +214,16 @@ test_parse_geneve_gre(void **state)
 	assert_true(md);
 	assert_int_equal(dev.cfg.dst_port, 6081);
 	assert_false(dev.cfg.csum6_zero_rx);
-	/* inner_proto_inherit carries L3: the kernel's. */
+	assert_false(dev.cfg.l3);
+	/* inner_proto_inherit: an L3 device; without metadata, the
+	 * kernel's. */
 	data_start(&d);
 	msgbuf_put(&d.mb, IFLA_GENEVE_COLLECT_METADATA, 0, NULL);
+	msgbuf_put(&d.mb, IFLA_GENEVE_INNER_PROTO_INHERIT, 0, NULL);
+	assert_int_equal(parse("geneve", data_end(&d), &dev, &md), 0);
+	assert_true(md);
+	assert_true(dev.cfg.l3);
+	data_start(&d);
 	msgbuf_put(&d.mb, IFLA_GENEVE_INNER_PROTO_INHERIT, 0, NULL);
 	assert_int_equal(parse("geneve", data_end(&d), &dev, &md), 0);
 	assert_false(md);
@@ -233,6 +314,24 @@ test_create_and_conflicts(void **state)
 	assert_non_null(gn);
 	assert_null(make("geneve", "tgn2", 0, &err));
 	assert_int_equal(err, -EBUSY);
+	/* VXLAN-GPE: a socket of its own, so a port of its own; a TUN. */
+	{
+		struct tnl_dev want;
+		bool md;
+
+		assert_int_equal(parse("vxlan", NULL, &want, &md), 0);
+		want.cfg.gpe = want.cfg.l3 = true;
+		want.cfg.dst_port = 4789;
+		snprintf(want.name, sizeof(want.name), "tgp0");
+		assert_null(tnl_dev_create(&want, 0, false, &err));
+		assert_int_equal(err, -EADDRINUSE);
+		want.cfg.dst_port = 4791;
+		assert_non_null(tnl_dev_create(&want, 0, false, &err));
+		assert_true(is_tun("tgp0"));
+		snprintf(want.name, sizeof(want.name), "tgp1");
+		assert_null(tnl_dev_create(&want, 0, false, &err));
+		assert_int_equal(err, -EEXIST);
+	}
 	/* One device of each GRE kind, and no second. */
 	gt = make("gretap", "tgt0", 0, &err);
 	g6 = make("ip6gretap", "tg60", 0, &err);
@@ -286,7 +385,8 @@ test_linkinfo_round_trip(void **state)
 {
 	static const char *const kinds[] = { "vxlan", "geneve", "gretap",
 					     "ip6gretap", "erspan",
-					     "ip6erspan", "gre" };
+					     "ip6erspan", "gre", "vxlan",
+					     "geneve" };
 
 	if (!netns_ok)
 		skip();
@@ -302,6 +402,9 @@ test_linkinfo_round_trip(void **state)
 		dev = make(kinds[i], "trt0", 5555, &err);
 		assert_non_null(dev);
 		dev->cfg.gbp = i == 0;
+		/* The last two: VXLAN-GPE, geneve inner_proto_inherit. */
+		dev->cfg.gpe = i == 7;
+		dev->cfg.l3 = i >= 6;
 		dev->cfg.csum6_zero_rx = true;
 		dev->learning = false;
 		dev->erspan_ver = 2;
@@ -320,9 +423,22 @@ test_linkinfo_round_trip(void **state)
 		assert_non_null(kind);
 		assert_non_null(data);
 		assert_string_equal(attr_data(kind), kinds[i]);
+		/* GPE's data does not read back: the kernel's too gives
+		 * TTL_INHERIT, which GPE refuses. Its flag is there. */
+		if (i == 7) {
+			const struct nlattr *gpe = NULL;
+
+			attr_for_each(a, attr_data(data), attr_len(data), rem)
+				if (attr_type(a) == IFLA_VXLAN_GPE)
+					gpe = a;
+			assert_non_null(gpe);
+			assert_int_equal(attr_len(gpe), 0);
+			tnl_dev_destroy(dev);
+			continue;
+		}
 		assert_int_equal(parse(kinds[i], data, &back, &md), 0);
 		assert_true(md);
-		if (i < 2) {
+		if (i < 2 || i > 6) {
 			assert_int_equal(back.cfg.dst_port, 5555);
 			assert_true(back.cfg.csum6_zero_rx);
 		}
@@ -331,7 +447,8 @@ test_linkinfo_round_trip(void **state)
 			assert_false(back.learning);
 		if (i == 4 || i == 5)
 			assert_int_equal(back.erspan_ver, 2);
-		assert_int_equal(back.cfg.l3, i == 6);
+		assert_false(back.cfg.gpe);
+		assert_int_equal(back.cfg.l3, i >= 6);
 		tnl_dev_destroy(dev);
 	}
 }
@@ -352,6 +469,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_kinds),
 		cmocka_unit_test(test_parse_vxlan),
+		cmocka_unit_test(test_parse_vxlan_gpe),
 		cmocka_unit_test(test_parse_geneve_gre),
 		cmocka_unit_test(test_create_and_conflicts),
 		cmocka_unit_test(test_linkinfo_round_trip),
