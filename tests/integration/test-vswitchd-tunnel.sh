@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: Apache-2.0
 # Debian's ovs-vswitchd on two tapdp hosts (namespaces, each with its own
 # tapdpd, ovsdb-server and ovs-vswitchd), a VM on each host's bridge, the
-# bridges joined by a tunnel port: vxlan, geneve, gre, ip6gre, erspan and
-# ip6erspan, with a fixed remote_ip, and with remote_ip=flow and key=flow
+# bridges joined by a tunnel port: vxlan, VXLAN-GPE, geneve, gre, ip6gre,
+# erspan and ip6erspan, with a fixed remote_ip (gre and VXLAN-GPE as L3
+# ports too, VXLAN-GPE packet-type-aware), and with remote_ip=flow and key=flow
 # set by OpenFlow; a geneve option set by one side's OpenFlow
 # (tun_metadata0) matched by the other's. ping and a TCP transfer across
 # each; no WARN or ERR in either ovs-vswitchd's log.
@@ -106,7 +107,9 @@ across() { # what
 # Fixed remote_ip, the NORMAL switch over the tunnel, each kind over the
 # underlay it takes; erspan v1 and v2 with their options; geneve over IPv6
 # with UDP checksums (csum=true) and vxlan without.
-for case in "vxlan 172.31.230" "vxlan fd30:" "geneve 172.31.230" \
+for case in "vxlan 172.31.230" "vxlan fd30:" \
+	    "vxlan 172.31.230 options:exts=gpe" "vxlan fd30: options:exts=gpe" \
+	    "geneve 172.31.230" \
 	    "geneve fd30: options:csum=true" "gre 172.31.230" "ip6gre fd30:" \
 	    "erspan 172.31.230 options:key=1 options:erspan_ver=1 options:erspan_idx=7" \
 	    "ip6erspan fd30: options:key=2 options:erspan_ver=2 options:erspan_dir=1 options:erspan_hwid=4"; do
@@ -129,11 +132,54 @@ for case in "vxlan 172.31.230" "vxlan fd30:" "geneve 172.31.230" \
 	hosts_down
 done
 
-# An L3 gre port (packet_type=legacy_l3: kind gre, a device without
-# Ethernet): IP packets cross without their Ethernet header. OVS gives
-# what comes in a dummy Ethernet header, which OpenFlow fills in, and pops
-# it at output to the port. ARP cannot cross: each VM has a static
-# neighbour.
+# L3 ports (packet_type=legacy_l3): gre (kind gre) and VXLAN-GPE
+# (exts=gpe, next protocol IPv4), devices without Ethernet: IP packets
+# cross without their Ethernet header. OVS gives what comes in a dummy
+# Ethernet header, which OpenFlow fills in, and pops it at output to the
+# port. ARP cannot cross: each VM has a static neighbour.
+for case in "gre gre_sys" "vxlan vxlan_sys_4789 options:exts=gpe"; do
+	set -- $case
+	kind=$1 dev=$2 what="L3 $1"
+	shift 2
+	opt="$*"
+	[ -n "$opt" ] && what="L3 $kind ($opt)"
+	hosts_up
+	for h in a b; do
+		peer=172.31.230.2 vm=$VMA other=10.11.0.2
+		[ "$h" = b ] && peer=172.31.230.1 vm=$VMB other=10.11.0.1
+		mac=$(ip netns exec "$vm" cat /sys/class/net/eth0/address)
+		ip netns exec "$vm" ip neigh replace "$other" \
+			lladdr 02:00:00:00:00:fe dev eth0 nud permanent
+		check "$what port, remote $peer ($h)" vsctl "$h" add-port br0 t3 -- \
+			set interface t3 type=$kind options:remote_ip=$peer \
+			options:packet_type=legacy_l3 $opt
+		ofctl "$h" del-flows br0
+		check "flows ($h)" ofctl "$h" add-flows br0 - <<OF
+table=0,in_port=vm$h,ip,actions=output:t3
+table=0,in_port=t3,ip,actions=mod_dl_src:02:00:00:00:00:fe,mod_dl_dst:$mac,output:vm$h
+OF
+	done
+	check_out "$what: its device made over rtnetlink (kind $kind)" \
+		"created $kind device $dev over rtnetlink" cat "$T/tapdpd.log"
+	check_out "$what: the device has no Ethernet header (ARPHRD_NONE)" \
+		"link/none" on a ip link show $dev
+	if [ $kind = vxlan ]; then
+		check_out "$what: GETLINK shows a collect-metadata VXLAN-GPE device" \
+			"vxlan external .*dstport 4789 .* gpe" \
+			on a "$BUILD/tapdp-run" -- ip -d link show $dev
+	fi
+	across "$what"
+	check_out "$what: the datapath pops Ethernet on the way out" "pop_eth" \
+		on a "$BUILD/tapdp-run" -- ovs-dpctl dump-flows
+	check_out "$what: and receives packets without it (no eth() in the key)" \
+		"tunnel\(.*in_port\([0-9]+\),eth_type\(0x0800\)" \
+		on b "$BUILD/tapdp-run" -- ovs-dpctl dump-flows
+	hosts_down
+done
+
+# VXLAN-GPE in packet-type-aware mode (packet_type=ptap), remote_ip=flow:
+# OpenFlow takes the Ethernet header off (decap()) before the port and puts
+# one on (encap(ethernet)) what comes from it as packet_type=(1,0x800).
 hosts_up
 for h in a b; do
 	peer=172.31.230.2 vm=$VMA other=10.11.0.2
@@ -141,25 +187,18 @@ for h in a b; do
 	mac=$(ip netns exec "$vm" cat /sys/class/net/eth0/address)
 	ip netns exec "$vm" ip neigh replace "$other" lladdr 02:00:00:00:00:fe \
 		dev eth0 nud permanent
-	check "L3 gre port, remote $peer ($h)" vsctl "$h" add-port br0 t3 -- \
-		set interface t3 type=gre options:remote_ip=$peer \
-		options:packet_type=legacy_l3
+	check "VXLAN-GPE ptap port, remote_ip=flow ($h)" vsctl "$h" add-port \
+		br0 tp -- set interface tp type=vxlan options:exts=gpe \
+		options:remote_ip=flow options:key=flow options:packet_type=ptap
 	ofctl "$h" del-flows br0
 	check "flows ($h)" ofctl "$h" add-flows br0 - <<OF
-table=0,in_port=vm$h,ip,actions=output:t3
-table=0,in_port=t3,ip,actions=mod_dl_src:02:00:00:00:00:fe,mod_dl_dst:$mac,output:vm$h
+table=0,in_port=vm$h,ip,actions=decap(),set_field:$peer->tun_dst,set_field:77->tun_id,output:tp
+table=0,in_port=tp,packet_type=(1,0x800),tun_id=77,actions=encap(ethernet),set_field:02:00:00:00:00:fe->eth_src,set_field:$mac->eth_dst,output:vm$h
 OF
 done
-check_out "L3 gre: its device made over rtnetlink (kind gre)" \
-	"created gre device gre_sys over rtnetlink" cat "$T/tapdpd.log"
-check_out "L3 gre: the device has no Ethernet header (ARPHRD_NONE)" \
-	"link/none" on a ip link show gre_sys
-across "L3 gre"
-check_out "L3 gre: the datapath pops Ethernet on the way out" "pop_eth" \
-	on a "$BUILD/tapdp-run" -- ovs-dpctl dump-flows
-check_out "L3 gre: and receives packets without it (no eth() in the key)" \
-	"tunnel\(.*in_port\([0-9]+\),eth_type\(0x0800\)" \
-	on b "$BUILD/tapdp-run" -- ovs-dpctl dump-flows
+across "VXLAN-GPE (ptap)"
+check_out "VXLAN-GPE (ptap): b's flow took the L3 packets" \
+	"n_packets=[1-9].*packet_type=\(1,0x800\)" ofctl b dump-flows br0
 hosts_down
 
 # remote_ip=flow, key=flow for each kind: OpenFlow sets them (over IPv6,
