@@ -29,16 +29,16 @@ offload_csum_finish(void *frame, size_t len, struct virtio_net_hdr *vh)
 }
 
 bool
-offload_csum_partial_guess(const void *frame, size_t len,
+offload_csum_partial_guess(const void *frame, size_t len, uint16_t l3_proto,
 			   struct virtio_net_hdr *vh)
 {
 	const uint8_t *f = frame;
-	struct eth_walk w;
+	struct eth_walk w = { .type = l3_proto, .l3 = 0 };
 	uint32_t l4, l4len, sum;
 	uint16_t field, off;
 	uint8_t proto;
 
-	if (eth_walk(f, len, 2, 0, &w) < 0)
+	if (!l3_proto && eth_walk(f, len, 2, 0, &w) < 0)
 		return false;
 	if (w.type == htons(ETH_P_IP)) {
 		const struct ipv4_header *ip =

@@ -35,7 +35,8 @@ offload_shift(struct virtio_net_hdr *vh, uint32_t off, int n)
  * is not inside the frame. GSO is left as it is. */
 int offload_csum_finish(void *frame, size_t len, struct virtio_net_hdr *vh);
 
-/* The request a frame (Ethernet, len bytes) lost on the way: a TCP or UDP
+/* The request a frame (Ethernet, len bytes; or an L3 packet of protocol
+ * l3_proto, be, when that is not 0) lost on the way: a TCP or UDP
  * packet whose checksum field holds just its pseudo-header's sum is a
  * partial checksum, as a sender on this host hands it over (a tunnel's
  * inner packet from a local vxlan device, through a UDP socket, keeps
@@ -44,6 +45,7 @@ int offload_csum_finish(void *frame, size_t len, struct virtio_net_hdr *vh);
  * A complete checksum equals the pseudo-header's sum only when the
  * segment's own bytes sum to zero, a case left as it is. */
 bool offload_csum_partial_guess(const void *frame, size_t len,
+				uint16_t l3_proto,
 				struct virtio_net_hdr *vh);
 
 #endif

@@ -533,9 +533,10 @@ rx_frame(struct vport *vport, struct rx_batch *b, uint8_t *f, size_t len,
 	struct virtio_net_hdr vh = { 0 };
 
 	/* An L3 packet (an L3 port) goes as it came, after what is
-	 * pending. */
+	 * pending; its checksum as for a frame (below). */
 	if (l3_proto) {
 		rx_flush(vport, b);
+		offload_csum_partial_guess(f, len, l3_proto, &vh);
 		__atomic_fetch_add(&t->rx_packets, 1, __ATOMIC_RELAXED);
 		__atomic_fetch_add(&t->rx_bytes, len, __ATOMIC_RELAXED);
 		vport_rx_deliver(vport, f - FRAME_HEADROOM,
@@ -556,7 +557,7 @@ rx_frame(struct vport *vport, struct rx_batch *b, uint8_t *f, size_t len,
 	/* A sender on this host (a kernel vxlan device over a veth) leaves
 	 * the inner checksum partial: ask whoever sends the frame on to
 	 * finish it, as the kernel's skb would. */
-	offload_csum_partial_guess(f, len, &vh);
+	offload_csum_partial_guess(f, len, 0, &vh);
 	__atomic_fetch_add(&t->rx_packets, 1, __ATOMIC_RELAXED);
 	__atomic_fetch_add(&t->rx_bytes, len, __ATOMIC_RELAXED);
 	vport_rx_deliver(vport, f - FRAME_HEADROOM, FRAME_HEADROOM + len, len,

@@ -835,7 +835,7 @@ test_partial_guess(void **state)
 		len = fb_end(&b);
 		l4len = len - b.l4;
 		/* Complete: nothing to guess. */
-		assert_false(offload_csum_partial_guess(buf, len, &vh));
+		assert_false(offload_csum_partial_guess(buf, len, 0, &vh));
 		assert_int_equal(vh.flags, 0);
 		/* Partial: the field holds the pseudo-header's sum. */
 		ps = v6 ? pseudo_sum(a6, b6, 16, proto, l4len)
@@ -845,11 +845,11 @@ test_partial_guess(void **state)
 			/* A first fragment: not the whole segment. */
 			buf[b.l3 + 6] = 0x20;
 			fb_ipv4_csum(buf + b.l3);
-			assert_false(offload_csum_partial_guess(buf, len,
+			assert_false(offload_csum_partial_guess(buf, len, 0,
 								&vh));
 			continue;
 		}
-		assert_true(offload_csum_partial_guess(buf, len, &vh));
+		assert_true(offload_csum_partial_guess(buf, len, 0, &vh));
 		assert_true(vh.flags & VIRTIO_NET_HDR_F_NEEDS_CSUM);
 		assert_int_equal(vh.csum_start, b.l4);
 		assert_int_equal(vh.csum_offset, udp ? 6 : 16);
@@ -859,7 +859,15 @@ test_partial_guess(void **state)
 		/* Cut short of its IP length: no guess. */
 		vh = (struct virtio_net_hdr){ 0 };
 		memcpy(buf + b.l4 + (udp ? 6 : 16), &ps, 2);
-		assert_false(offload_csum_partial_guess(buf, len - 1, &vh));
+		assert_false(offload_csum_partial_guess(buf, len - 1, 0, &vh));
+		/* The same packet without Ethernet: an L3 packet of its
+		 * protocol. */
+		assert_true(offload_csum_partial_guess(buf + b.l3, len - b.l3,
+						       htons(v6 ? 0x86dd
+							       : 0x0800),
+						       &vh));
+		assert_int_equal(vh.csum_start, b.l4 - b.l3);
+		assert_int_equal(vh.csum_offset, udp ? 6 : 16);
 	}
 }
 
