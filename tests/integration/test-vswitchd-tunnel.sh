@@ -4,7 +4,9 @@
 # tapdpd, ovsdb-server and ovs-vswitchd), a VM on each host's bridge, the
 # bridges joined by a tunnel port: vxlan, VXLAN-GPE, geneve, gre, ip6gre,
 # erspan and ip6erspan, with a fixed remote_ip (gre and VXLAN-GPE as L3
-# ports too, VXLAN-GPE packet-type-aware), and with remote_ip=flow and key=flow
+# ports too, VXLAN-GPE and geneve with inner_proto_inherit
+# packet-type-aware, the kernel's VXLAN-GPE device a far end), and with
+# remote_ip=flow and key=flow
 # set by OpenFlow; a geneve option set by one side's OpenFlow
 # (tun_metadata0) matched by the other's. ping and a TCP transfer across
 # each; no WARN or ERR in either ovs-vswitchd's log.
@@ -15,7 +17,7 @@
 # netdev port.
 . "$(dirname "$0")/../lib.sh"
 
-HB=vtb$$ VMA=vtva$$ VMB=vtvb$$
+HB=vtb$$ VMA=vtva$$ VMB=vtvb$$ KV=vtk$$
 TB=$T/b
 mkdir -p "$TB"
 # Host a is $NS with lib.sh's daemon ($T); host b is $HB, run from $TB.
@@ -58,7 +60,7 @@ cleanup_hosts() {
 		done
 		rm -f "$d"/*.log "$d/conf.db"
 	done
-	for n in $NS $HB $VMA $VMB; do ip netns del "$n" 2>/dev/null; done
+	for n in $NS $HB $VMA $VMB $KV; do ip netns del "$n" 2>/dev/null; done
 }
 trap 'cleanup_hosts; tapdp_cleanup' EXIT
 
@@ -199,6 +201,85 @@ done
 across "VXLAN-GPE (ptap)"
 check_out "VXLAN-GPE (ptap): b's flow took the L3 packets" \
 	"n_packets=[1-9].*packet_type=\(1,0x800\)" ofctl b dump-flows br0
+hosts_down
+
+# geneve with inner_proto_inherit: ovs-vswitchd 3.1 asks for none, but
+# takes a collect-metadata device of its name that ip(8) made through
+# tapdp-run; packet-type-aware (ptap), OpenFlow sends it IP packets
+# (decap()), which go with the Geneve protocol type IPv4, and they come
+# back as packet_type=(1,0x800).
+hosts_up
+for h in a b; do
+	peer=172.31.230.2 vm=$VMA other=10.11.0.2
+	[ "$h" = b ] && peer=172.31.230.1 vm=$VMB other=10.11.0.1
+	mac=$(ip netns exec "$vm" cat /sys/class/net/eth0/address)
+	ip netns exec "$vm" ip neigh replace "$other" lladdr 02:00:00:00:00:fe \
+		dev eth0 nud permanent
+	check "ip link add genev_sys_6081 ... innerprotoinherit ($h)" \
+		on $h "$BUILD/tapdp-run" -- ip link add genev_sys_6081 type \
+		geneve external innerprotoinherit udp6zerocsumrx
+	check "geneve ptap port on it ($h)" vsctl "$h" add-port \
+		br0 tg -- set interface tg type=geneve options:remote_ip=$peer \
+		options:packet_type=ptap
+	ofctl "$h" del-flows br0
+	check "flows ($h)" ofctl "$h" add-flows br0 - <<OF
+table=0,in_port=vm$h,ip,actions=decap(),output:tg
+table=0,in_port=tg,packet_type=(1,0x800),actions=encap(ethernet),set_field:02:00:00:00:00:fe->eth_src,set_field:$mac->eth_dst,output:vm$h
+OF
+done
+check_out "geneve L3: GETLINK shows inner_proto_inherit" \
+	"geneve external .*innerprotoinherit" \
+	on a "$BUILD/tapdp-run" -- ip -d link show genev_sys_6081
+check_out "geneve L3: the device has no Ethernet header (ARPHRD_NONE)" \
+	"link/none" on a ip link show genev_sys_6081
+capture 10 "$NS" "$T/gn.txt" -i ua udp port 6081
+across "geneve L3 (ptap)"
+check_out "geneve L3: the underlay carried Geneve of protocol IPv4" \
+	"Geneve.*proto IPv4 \(0x0800\)" cat "$T/gn.txt"
+check_out "geneve L3: b's flow took the L3 packets" \
+	"n_packets=[1-9].*packet_type=\(1,0x800\)" ofctl b dump-flows br0
+hosts_down
+
+# The kernel's own VXLAN-GPE device as the far end: namespace KV, reached
+# from host a by a second underlay link; a collect-metadata device (the
+# only kind the kernel allows GPE on), its packets given their tunnel by a
+# route's lightweight tunnel encap. Host a's L3 VXLAN-GPE port sends it IP
+# with next protocol IPv4; what it sends back comes in without Ethernet
+# (its TCP checksums left partial over the veth: finished on the way).
+hosts_up
+ip netns add "$KV"
+ip link add uk netns "$NS" type veth peer name ka netns "$KV"
+in_ns ip addr add 172.31.231.1/24 dev uk
+in_ns ip link set uk up
+ip netns exec "$KV" ip addr add 172.31.231.2/24 dev ka
+ip netns exec "$KV" ip link set ka up
+check "the kernel's vxlan gpe external device (KV)" ip netns exec "$KV" \
+	ip link add vxk type vxlan gpe external dstport 4789
+ip netns exec "$KV" ip addr add 10.11.0.3/32 dev vxk
+ip netns exec "$KV" ip link set vxk up
+check "a route into it with a tunnel (KV)" ip netns exec "$KV" ip route add \
+	10.11.0.1/32 encap ip id 9 dst 172.31.231.1 dev vxk
+mac=$(ip netns exec "$VMA" cat /sys/class/net/eth0/address)
+ip netns exec "$VMA" ip neigh replace 10.11.0.3 lladdr 02:00:00:00:00:fe \
+	dev eth0 nud permanent
+check "L3 VXLAN-GPE port to the kernel's (a)" vsctl a add-port br0 tk -- \
+	set interface tk type=vxlan options:exts=gpe \
+	options:remote_ip=172.31.231.2 options:key=9 \
+	options:packet_type=legacy_l3
+ofctl a del-flows br0
+check "flows (a)" ofctl a add-flows br0 - <<OF
+table=0,in_port=vma,ip,nw_dst=10.11.0.3,actions=output:tk
+table=0,in_port=tk,ip,actions=mod_dl_src:02:00:00:00:00:fe,mod_dl_dst:$mac,output:vma
+OF
+capture 10 "$NS" "$T/gpe.txt" -i uk udp port 4789
+check "ping the kernel's VXLAN-GPE device" \
+	ip netns exec "$VMA" ping -c 3 -i 0.2 -W 2 10.11.0.3
+ip netns exec "$KV" iperf3 -s -1 -D -p 5202 >/dev/null 2>&1
+wait_until 5 listens "$KV" tcp 5202
+check_out "TCP to the kernel's VXLAN-GPE device (4 MB)" "receiver" \
+	ip netns exec "$VMA" timeout 30 iperf3 -c 10.11.0.3 -p 5202 -n 4M
+check_out "the underlay carried GPE (I and P flags), VNI 9" \
+	"VXLAN.*flags \[.*\] \(0x0c\).*vni 9" cat "$T/gpe.txt"
 hosts_down
 
 # remote_ip=flow, key=flow for each kind: OpenFlow sets them (over IPv6,
