@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* libFuzzer target: tunnel decapsulation. The first byte picks the port
- * (kind, GBP, L3, the GRE input checksum flag) and the outer family, the
+ * (kind, GBP, L3, the GRE input checksum flag, GPE) and the outer family, the
  * second is the outer TOS; the rest is what followed the outer IP header,
  * a heap copy of its exact size so the sanitizers see any read past it.
  * Beyond them it holds encap_decap() to its contract: only its errnos, the
@@ -109,8 +109,10 @@ run(uint8_t sel, uint8_t tos, const uint8_t *data, size_t size)
 		.port_min = 32768,
 		.port_max = 61000,
 		.gbp = sel & 0x08,
-		.l3 = sel & 0x10,
+		.l3 = sel & 0x50,
 		.gre_csum_in = sel & 0x20,
+		/* As a device is made: VXLAN-GPE is L3. */
+		.gpe = sel & 0x40,
 	};
 	struct encap_outer o;
 	struct encap_inner in;
