@@ -1108,29 +1108,38 @@ test_vxlan_gpe(void **state)
 	}
 }
 
-/* What a GPE port drops: no P flag, a version not 0, OAM, a next
- * protocol it does not know, any reserved bit (GBP's among them); and a
- * plain vxlan port drops GPE packets (reserved bits to it). */
+/* An IPv4 packet over VXLAN-GPE (next protocol IPv4, no UDP checksum)
+ * to a GPE port, for the drops. */
 static void
-test_vxlan_gpe_drops(void **state)
+mpkt_gpe(struct mpkt *m, int family)
 {
 	struct encap_tx tx = { .proto = htons(ETH_P_IP), .hash = 9 };
 	struct tun_key k;
 	uint8_t f[256];
 	size_t len = packet_udp4(f);
 
+	m->port = port_of(ENCAP_VXLAN);
+	m->port.gpe = m->port.l3 = true;
+	key_init(&k, family, 0x42, TUN_F_KEY);
+	assert_int_equal(encap(&m->port, &k, &tx, f, len, &m->p), 0);
+	m->pl = m->p.buf + m->p.b.head +
+		(family == AF_INET ? IPV4_HLEN : IPV6_HLEN);
+}
+
+/* What a GPE port drops: no P flag, a version not 0, OAM, a next
+ * protocol it does not know, any reserved bit (GBP's among them); and a
+ * plain vxlan port drops GPE packets (reserved bits to it). */
+static void
+test_vxlan_gpe_drops(void **state)
+{
+	struct tun_key k;
+
 	for (int fam = AF_INET; fam; fam = fam == AF_INET ? AF_INET6 : 0) {
 		for (int bit = 0; bit < 32; bit++) {
 			struct mpkt m;
 			uint32_t w;
 
-			m.port = port_of(ENCAP_VXLAN);
-			m.port.gpe = m.port.l3 = true;
-			key_init(&k, fam, 0x42, TUN_F_KEY);
-			assert_int_equal(encap(&m.port, &k, &tx, f, len, &m.p),
-					 0);
-			m.pl = m.p.buf + m.p.b.head +
-			       (fam == AF_INET ? IPV4_HLEN : IPV6_HLEN);
+			mpkt_gpe(&m, fam);
 			assert_int_equal(mdecap(&m, &k), 0);
 			w = htonl(get_be32(m.pl + UDP_HLEN) ^ (1u << bit));
 			memcpy(m.pl + UDP_HLEN, &w, sizeof(w));
@@ -1146,13 +1155,7 @@ test_vxlan_gpe_drops(void **state)
 		for (int np = 0; np < 256; np += np == 0 ? 6 : 50) {
 			struct mpkt m;
 
-			m.port = port_of(ENCAP_VXLAN);
-			m.port.gpe = m.port.l3 = true;
-			key_init(&k, fam, 0x42, TUN_F_KEY);
-			assert_int_equal(encap(&m.port, &k, &tx, f, len, &m.p),
-					 0);
-			m.pl = m.p.buf + m.p.b.head +
-			       (fam == AF_INET ? IPV4_HLEN : IPV6_HLEN);
+			mpkt_gpe(&m, fam);
 			m.pl[UDP_HLEN + 3] = np;
 			assert_int_equal(mdecap(&m, &k), -EINVAL);
 			m.pl[UDP_HLEN + 3] = 1;
