@@ -134,6 +134,17 @@ for case in "vxlan 172.31.230" "vxlan fd30:" \
 	hosts_down
 done
 
+# For an L3 port: host $1's peer (underlay address), its VM and the VM's
+# MAC; the VM gets a static neighbour for the other VM, as ARP cannot
+# cross.
+l3_vm() { # a|b
+	peer=172.31.230.2 vm=$VMA other=10.11.0.2
+	[ "$1" = b ] && peer=172.31.230.1 vm=$VMB other=10.11.0.1
+	mac=$(ip netns exec "$vm" cat /sys/class/net/eth0/address)
+	ip netns exec "$vm" ip neigh replace "$other" lladdr 02:00:00:00:00:fe \
+		dev eth0 nud permanent
+}
+
 # L3 ports (packet_type=legacy_l3): gre (kind gre) and VXLAN-GPE
 # (exts=gpe, next protocol IPv4), devices without Ethernet: IP packets
 # cross without their Ethernet header. OVS gives what comes in a dummy
@@ -147,11 +158,7 @@ for case in "gre gre_sys" "vxlan vxlan_sys_4789 options:exts=gpe"; do
 	[ -n "$opt" ] && what="L3 $kind ($opt)"
 	hosts_up
 	for h in a b; do
-		peer=172.31.230.2 vm=$VMA other=10.11.0.2
-		[ "$h" = b ] && peer=172.31.230.1 vm=$VMB other=10.11.0.1
-		mac=$(ip netns exec "$vm" cat /sys/class/net/eth0/address)
-		ip netns exec "$vm" ip neigh replace "$other" \
-			lladdr 02:00:00:00:00:fe dev eth0 nud permanent
+		l3_vm "$h"
 		check "$what port, remote $peer ($h)" vsctl "$h" add-port br0 t3 -- \
 			set interface t3 type=$kind options:remote_ip=$peer \
 			options:packet_type=legacy_l3 $opt
@@ -184,11 +191,7 @@ done
 # one on (encap(ethernet)) what comes from it as packet_type=(1,0x800).
 hosts_up
 for h in a b; do
-	peer=172.31.230.2 vm=$VMA other=10.11.0.2
-	[ "$h" = b ] && peer=172.31.230.1 vm=$VMB other=10.11.0.1
-	mac=$(ip netns exec "$vm" cat /sys/class/net/eth0/address)
-	ip netns exec "$vm" ip neigh replace "$other" lladdr 02:00:00:00:00:fe \
-		dev eth0 nud permanent
+	l3_vm "$h"
 	check "VXLAN-GPE ptap port, remote_ip=flow ($h)" vsctl "$h" add-port \
 		br0 tp -- set interface tp type=vxlan options:exts=gpe \
 		options:remote_ip=flow options:key=flow options:packet_type=ptap
@@ -210,11 +213,7 @@ hosts_down
 # back as packet_type=(1,0x800).
 hosts_up
 for h in a b; do
-	peer=172.31.230.2 vm=$VMA other=10.11.0.2
-	[ "$h" = b ] && peer=172.31.230.1 vm=$VMB other=10.11.0.1
-	mac=$(ip netns exec "$vm" cat /sys/class/net/eth0/address)
-	ip netns exec "$vm" ip neigh replace "$other" lladdr 02:00:00:00:00:fe \
-		dev eth0 nud permanent
+	l3_vm "$h"
 	check "ip link add genev_sys_6081 ... innerprotoinherit ($h)" \
 		on $h "$BUILD/tapdp-run" -- ip link add genev_sys_6081 type \
 		geneve external innerprotoinherit udp6zerocsumrx
@@ -232,10 +231,11 @@ check_out "geneve L3: GETLINK shows inner_proto_inherit" \
 	on a "$BUILD/tapdp-run" -- ip -d link show genev_sys_6081
 check_out "geneve L3: the device has no Ethernet header (ARPHRD_NONE)" \
 	"link/none" on a ip link show genev_sys_6081
-capture 10 "$NS" "$T/gn.txt" -i ua udp port 6081
+# Only Geneve whose protocol type (2 bytes into its header) is IPv4.
+capture 10 "$NS" "$T/gn.txt" -i ua udp port 6081 and "udp[10:2] = 0x0800"
 across "geneve L3 (ptap)"
 check_out "geneve L3: the underlay carried Geneve of protocol IPv4" \
-	"Geneve.*proto IPv4 \(0x0800\)" cat "$T/gn.txt"
+	"Geneve.*: IP 10.11.0.1 > 10.11.0.2" cat "$T/gn.txt"
 check_out "geneve L3: b's flow took the L3 packets" \
 	"n_packets=[1-9].*packet_type=\(1,0x800\)" ofctl b dump-flows br0
 hosts_down
