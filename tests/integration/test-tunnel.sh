@@ -8,7 +8,9 @@
 # and geneve) or uses the compat vport types (--lwt ''); Debian's ovs-dpctl
 # takes the rtnetlink path for gre. Flows with tunnel(...) keys and
 # set(tunnel(...)) carry ping and TCP between the VMs; a kernel vxlan device
-# (this machine's kernel has vxlan) is a far end too.
+# (this machine's kernel has vxlan) is a far end too. ip(8) through
+# tapdp-run makes the L3 devices (VXLAN-GPE, geneve inner_proto_inherit)
+# and is refused what the kernel refuses them.
 . "$(dirname "$0")/../lib.sh"
 
 HB=tnlb$$ VMA=tnlva$$ VMB=tnlvb$$ KV=tnlk$$
@@ -320,5 +322,33 @@ check "...leaves the datapath" wait_until 5 output_lacks gnv6 pya show
 check "...its name and port may be taken again" in_a "$BUILD/tapdp-run" -- \
 	ip link add gnv6 type geneve external dstport 6082
 check_out "...by the daemon's geneve device" "geneve external" link_a gnv6
+
+# The L3 devices through ip(8). VXLAN-GPE: what the kernel refuses it
+# (learning, no metadata, GBP, TTL inherit: EINVAL with the kernel's
+# message) is refused, and `gpe external` is a collect-metadata device
+# without Ethernet on 4790. geneve with inner_proto_inherit likewise.
+for args in "gpe external learning" "gpe id 5 dstport 4791 remote 10.0.0.1" \
+	    "gpe external gbp" "gpe external ttl inherit"; do
+	check_out "ip link add ... vxlan $args: EINVAL, as the kernel" \
+		"Error: VXLAN GPE does not support this combination of attributes" \
+		in_a "$BUILD/tapdp-run" -- ip link add gpex type vxlan $args
+	check "...and no device" link_gone "$NS" gpex
+done
+check "ip link add ... vxlan gpe external" \
+	in_a "$BUILD/tapdp-run" -- ip link add gpe0 type vxlan gpe external
+check_out "...a collect-metadata VXLAN-GPE device on 4790" \
+	"vxlan external .*dstport 4790 .*gpe" link_a gpe0
+check_out "...without Ethernet (ARPHRD_NONE)" "link/none" \
+	in_a ip link show gpe0
+check "ip link add ... geneve external innerprotoinherit" \
+	in_a "$BUILD/tapdp-run" -- ip link add gnl3 type geneve external \
+	innerprotoinherit dstport 6090
+check_out "...a collect-metadata geneve device inheriting the protocol" \
+	"geneve external .*dstport 6090 .*innerprotoinherit" link_a gnl3
+check_out "...without Ethernet (ARPHRD_NONE)" "link/none" \
+	in_a ip link show gnl3
+check "both deleted over rtnetlink" in_a "$BUILD/tapdp-run" -- sh -c \
+	"ip link del gpe0 && ip link del gnl3"
+check "...and gone" link_gone "$NS" gpe0 gnl3
 
 finish
