@@ -178,16 +178,16 @@ tnl_kind_parse(const struct tnl_kind *kind, const struct nlattr *data,
 		if (tb[IFLA_VXLAN_PORT] && be16_at(tb[IFLA_VXLAN_PORT]))
 			dev->cfg.dst_port = be16_at(tb[IFLA_VXLAN_PORT]);
 		dev->cfg.gbp = tb[IFLA_VXLAN_GBP] != NULL;
-		dev->cfg.csum6_zero_rx = tb[IFLA_VXLAN_UDP_ZERO_CSUM6_RX] &&
-			attr_get_u8(tb[IFLA_VXLAN_UDP_ZERO_CSUM6_RX]);
+		dev->cfg.csum6_zero_rx =
+			u8_set(tb[IFLA_VXLAN_UDP_ZERO_CSUM6_RX]);
 		break;
 	case FAM_GENEVE:
 		*collect_md = tb[IFLA_GENEVE_COLLECT_METADATA] != NULL;
 		dev->cfg.l3 = tb[IFLA_GENEVE_INNER_PROTO_INHERIT] != NULL;
 		if (tb[IFLA_GENEVE_PORT])
 			dev->cfg.dst_port = be16_at(tb[IFLA_GENEVE_PORT]);
-		dev->cfg.csum6_zero_rx = tb[IFLA_GENEVE_UDP_ZERO_CSUM6_RX] &&
-			attr_get_u8(tb[IFLA_GENEVE_UDP_ZERO_CSUM6_RX]);
+		dev->cfg.csum6_zero_rx =
+			u8_set(tb[IFLA_GENEVE_UDP_ZERO_CSUM6_RX]);
 		break;
 	case FAM_GRE:
 		*collect_md = tb[IFLA_GRE_COLLECT_METADATA] != NULL;
