@@ -236,7 +236,7 @@ helper_run(struct conntrack *ct, struct track *tr, struct packet *pkt,
 }
 
 static void event_deliver(struct conntrack *ct, struct conn *c,
-			  uint32_t events);
+			  uint32_t events, uint32_t portid);
 static void event_flush(struct conntrack *ct, struct conn *c);
 
 /* Unlinks a committed connection; the thread that unlinks its original
@@ -247,7 +247,7 @@ conn_delete(struct conntrack *ct, struct conn *c)
 	if (cds_lfht_del(ct->ht, &c->node[CT_DIR_ORIG].lfht))
 		return false;
 	cds_lfht_del(ct->ht, &c->node[CT_DIR_REPLY].lfht);
-	event_deliver(ct, c, 1u << IPCT_DESTROY);
+	event_deliver(ct, c, 1u << IPCT_DESTROY, 0);
 	if (c->helper)
 		expect_forget(&ct->expects, c->id, 0);
 	__atomic_fetch_sub(&ct->zone_count[c->tuple[0].zone], 1,
@@ -944,8 +944,10 @@ enum {
 	TCPF_DATA_UNACKNOWLEDGED = 0x10,
 };
 
-static void
-entry_fill(struct conn *c, uint64_t now, struct conntrack_entry *e)
+/* The kernel's IPS_* bits for a status (CT_S_*), but IPS_SEQ_ADJUST,
+ * which the helper's data says. */
+static uint32_t
+ips_status(uint32_t st)
 {
 	static const struct { uint32_t ours, ips; } bits[] = {
 		{ CT_S_SEEN_REPLY, IPS_SEEN_REPLY },
@@ -955,7 +957,19 @@ entry_fill(struct conn *c, uint64_t now, struct conntrack_entry *e)
 		{ CT_S_DST_NAT, IPS_DST_NAT },
 		{ CT_S_SRC_NAT_DONE, IPS_SRC_NAT_DONE },
 		{ CT_S_DST_NAT_DONE, IPS_DST_NAT_DONE },
+		{ CT_S_EXPECTED, IPS_EXPECTED },
 	};
+	uint32_t ips = 0;
+
+	for (size_t i = 0; i < sizeof(bits) / sizeof(bits[0]); i++)
+		if (st & bits[i].ours)
+			ips |= bits[i].ips;
+	return ips;
+}
+
+static void
+entry_fill(struct conn *c, uint64_t now, struct conntrack_entry *e)
+{
 	uint32_t st = status_of(c);
 	uint64_t exp = __atomic_load_n(&c->expires, __ATOMIC_RELAXED);
 
@@ -963,9 +977,7 @@ entry_fill(struct conn *c, uint64_t now, struct conntrack_entry *e)
 	e->orig = c->tuple[CT_DIR_ORIG];
 	e->reply = c->tuple[CT_DIR_REPLY];
 	e->id = c->id;
-	for (size_t i = 0; i < sizeof(bits) / sizeof(bits[0]); i++)
-		if (st & bits[i].ours)
-			e->status |= bits[i].ips;
+	e->status = ips_status(st);
 	e->mark = c->mark;
 	pthread_spin_lock(&c->lock);
 	memcpy(e->labels, c->labels, 16);
@@ -988,8 +1000,6 @@ entry_fill(struct conn *c, uint64_t now, struct conntrack_entry *e)
 		e->has_master = true;
 		e->master = *c->master;
 	}
-	if (st & CT_S_EXPECTED)
-		e->status |= IPS_EXPECTED;
 	e->timeout = exp > now ? (exp - now) / 1000 : 0;
 }
 
@@ -997,7 +1007,8 @@ entry_fill(struct conn *c, uint64_t now, struct conntrack_entry *e)
  * them (nf_conntrack_eventmask_report: the mask lets the events through
  * together or not at all). */
 static void
-event_deliver(struct conntrack *ct, struct conn *c, uint32_t events)
+event_deliver(struct conntrack *ct, struct conn *c, uint32_t events,
+	      uint32_t portid)
 {
 	const struct conntrack_events *ev = &ct->events;
 	struct conntrack_entry e;
@@ -1006,7 +1017,7 @@ event_deliver(struct conntrack *ct, struct conn *c, uint32_t events)
 	    !ev->listening(events, ev->arg))
 		return;
 	entry_fill(c, clock_now_ms(), &e);
-	ev->deliver(&e, events, ev->arg);
+	ev->deliver(&e, events, portid, ev->arg);
 }
 
 /* Delivers what packets noted on committed connection c (the kernel's
@@ -1021,7 +1032,7 @@ event_flush(struct conntrack *ct, struct conn *c)
 		return;
 	events = __atomic_exchange_n(&c->events, 0, __ATOMIC_ACQ_REL);
 	if (events)
-		event_deliver(ct, c, events);
+		event_deliver(ct, c, events, 0);
 }
 
 void
@@ -1107,6 +1118,178 @@ conntrack_delete(struct conntrack *ct, const struct ct_tuple *t, uint32_t id)
 	return err;
 }
 
+/* Creating and changing connections (ctnetlink's CT_NEW). */
+
+/* nf_ct_change_status_common()'s checks of the IPS_* status want against
+ * the current cur. */
+static int
+status_check(uint32_t cur, uint32_t want)
+{
+	uint32_t d = cur ^ want;
+
+	if (d & (IPS_EXPECTED | IPS_CONFIRMED | IPS_DYING))
+		return -EBUSY;
+	/* SEEN_REPLY and ASSURED can only be set. */
+	if ((d & IPS_SEEN_REPLY && !(want & IPS_SEEN_REPLY)) ||
+	    (d & IPS_ASSURED && !(want & IPS_ASSURED)))
+		return -EBUSY;
+	return 0;
+}
+
+static int
+change_check(uint32_t cur, const struct conntrack_change *ch)
+{
+	if ((ch->given & CT_SET_TCP_STATE) && ch->tcp_state >= CT_TCP_N_STATES)
+		return -EINVAL;
+	return ch->given & CT_SET_STATUS ? status_check(cur, ch->status) : 0;
+}
+
+/* Applies ch, checked, to c. */
+static void
+change_apply(struct conn *c, const struct conntrack_change *ch, uint64_t now)
+{
+	if (ch->given & CT_SET_TIMEOUT)
+		__atomic_store_n(&c->expires, now + ch->timeout * 1000ull,
+				 __ATOMIC_RELAXED);
+	if (ch->given & CT_SET_STATUS)
+		status_set(c, (ch->status & IPS_SEEN_REPLY ? CT_S_SEEN_REPLY
+							    : 0) |
+				      (ch->status & IPS_ASSURED ? CT_S_ASSURED
+								: 0));
+	if (ch->given & CT_SET_MARK)
+		c->mark = (c->mark & ch->mark_keep) ^ ch->mark;
+	pthread_spin_lock(&c->lock);
+	if (ch->given & CT_SET_TCP_STATE)
+		c->tcp.state = ch->tcp_state;
+	if (ch->given & CT_SET_LABELS) {
+		for (int i = 0; i < 16; i++)
+			c->labels[i] = (c->labels[i] & ch->labels_keep[i]) ^
+				       ch->labels[i];
+	}
+	pthread_spin_unlock(&c->lock);
+	if (ch->given & CT_SET_LABELS)
+		status_set(c, CT_S_LABELS);
+}
+
+/* What nf_conntrack reports for a connection ctnetlink made or changed
+ * (besides NEW or RELATED). */
+#define CHANGE_EVENTS							\
+	(1u << IPCT_REPLY | 1u << IPCT_ASSURED | 1u << IPCT_HELPER |	\
+	 1u << IPCT_PROTOINFO | 1u << IPCT_SEQADJ | 1u << IPCT_MARK |	\
+	 1u << IPCT_SYNPROXY)
+
+/* Puts new connection c in the table, both directions, or none. */
+static int
+insert_nodes(struct conntrack *ct, struct conn *c)
+{
+	struct cds_lfht_node *n;
+
+	for (int d = 0; d < 2; d++) {
+		cds_lfht_node_init(&c->node[d].lfht);
+		c->node[d].conn = c;
+		c->node[d].dir = d;
+	}
+	n = cds_lfht_add_unique(ct->ht, ct_tuple_hash(&c->tuple[0], ct->basis),
+				match, &c->tuple[0], &c->node[0].lfht);
+	if (n != &c->node[0].lfht)
+		return -EEXIST;
+	n = cds_lfht_add_unique(ct->ht, ct_tuple_hash(&c->tuple[1], ct->basis),
+				match, &c->tuple[1], &c->node[1].lfht);
+	if (n != &c->node[1].lfht) {
+		cds_lfht_del(ct->ht, &c->node[0].lfht);
+		return -EAGAIN;		/* seen: freed after a grace period */
+	}
+	return 0;
+}
+
+int
+conntrack_insert(struct conntrack *ct, const struct ct_tuple *orig,
+		 const struct ct_tuple *reply,
+		 const struct conntrack_change *ch, uint32_t portid)
+{
+	uint64_t now = clock_now_ms();
+	struct conn *c, *m;
+	uint32_t events;
+	int dir, err;
+
+	if (!(ch->given & CT_SET_TIMEOUT))
+		return -EINVAL;
+	err = change_check(IPS_CONFIRMED, ch);
+	if (err)
+		return err;
+	if (__atomic_load_n(&ct->n_conns, __ATOMIC_RELAXED) >= ct->max_conns) {
+		count(&ct->n_refused);
+		return -ENOMEM;
+	}
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	c->tuple[CT_DIR_ORIG] = *orig;
+	c->tuple[CT_DIR_REPLY] = *reply;
+	c->status = CT_S_CONFIRMED;
+	c->ctmask = 0xffff;
+	pthread_spin_init(&c->lock, PTHREAD_PROCESS_PRIVATE);
+	change_apply(c, ch, now);
+	rcu_read_lock();
+	if (ch->given & CT_SET_MASTER) {
+		/* A confirmed expectation: related to its master. */
+		m = lookup(ct, &ch->master, &dir, now);
+		c->master = m ? malloc(sizeof(*c->master)) : NULL;
+		if (!c->master) {
+			err = m ? -ENOMEM : -ENOENT;
+			goto fail;
+		}
+		*c->master = m->tuple[CT_DIR_ORIG];
+		c->status |= CT_S_EXPECTED;
+	}
+	c->id = __atomic_add_fetch(&ct->next_id, 1, __ATOMIC_RELAXED);
+	err = insert_nodes(ct, c);
+	if (err == -EAGAIN) {
+		rcu_read_unlock();
+		call_rcu(&c->rcu, conn_free_rcu);
+		return -EEXIST;
+	}
+	if (err)
+		goto fail;
+	__atomic_fetch_add(&ct->zone_count[orig->zone], 1, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&ct->n_conns, 1, __ATOMIC_RELAXED);
+	events = CHANGE_EVENTS | 1u << (c->master ? IPCT_RELATED : IPCT_NEW);
+	if (ch->given & CT_SET_LABELS)
+		events |= 1u << IPCT_LABEL;
+	event_deliver(ct, c, events, portid);
+	rcu_read_unlock();
+	return 0;
+fail:
+	rcu_read_unlock();
+	pthread_spin_destroy(&c->lock);
+	free(c->master);
+	free(c);
+	return err;
+}
+
+int
+conntrack_update(struct conntrack *ct, const struct ct_tuple *t,
+		 const struct conntrack_change *ch, uint32_t portid)
+{
+	uint64_t now = clock_now_ms();
+	struct conn *c;
+	int dir, err;
+
+	rcu_read_lock();
+	c = lookup(ct, t, &dir, now);
+	err = !c ? -ENOENT
+		 : ch->given & CT_SET_MASTER ? -EOPNOTSUPP
+					     : change_check(ips_status(status_of(c)),
+							    ch);
+	if (!err) {
+		change_apply(c, ch, now);
+		event_deliver(ct, c, CHANGE_EVENTS | 1u << IPCT_LABEL,
+			      portid);
+	}
+	rcu_read_unlock();
+	return err;
+}
+
 struct ct_timeout_table *
 conntrack_timeouts(struct conntrack *ct)
 {
@@ -1121,6 +1304,9 @@ conntrack_get_stats(struct conntrack *ct, struct conntrack_stats *s)
 	s->n_refused = __atomic_load_n(&ct->n_refused, __ATOMIC_RELAXED);
 	s->n_expired = __atomic_load_n(&ct->n_expired, __ATOMIC_RELAXED);
 	s->n_expects = __atomic_load_n(&ct->expects.n, __ATOMIC_RELAXED);
+	expect_get_counts(&ct->expects, &s->n_expect_create, &s->n_expect_new,
+			  &s->n_expect_delete);
+	s->max_conns = ct->max_conns;
 	frag_get_stats(ct->frags, &s->frags);
 }
 

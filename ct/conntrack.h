@@ -84,8 +84,10 @@ struct conntrack_entry {
  * they leave it. Both are called from any thread. */
 struct conntrack_events {
 	bool (*listening)(uint32_t events, void *arg);
+	/* portid: the netlink socket whose request caused them (0: a
+	 * packet or the sweeper). */
 	void (*deliver)(const struct conntrack_entry *e, uint32_t events,
-			void *arg);
+			uint32_t portid, void *arg);
 	void *arg;
 };
 /* Before any packet (NULL: none). */
@@ -110,6 +112,43 @@ int conntrack_get(struct conntrack *ct, const struct ct_tuple *t,
 int conntrack_delete(struct conntrack *ct, const struct ct_tuple *t,
 		     uint32_t id);
 
+/* A connection as ctnetlink creates or changes it (IPCTNL_MSG_CT_NEW):
+ * the fields named in given (CT_SET_*). Status bits are the kernel's
+ * IPS_*; of those the tracker keeps, SEEN_REPLY and ASSURED may be set,
+ * never cleared, and the others must stay as they are (-EBUSY); the rest
+ * of the kernel's changeable bits are accepted and not kept. */
+#define CT_SET_TIMEOUT		0x01
+#define CT_SET_STATUS		0x02
+#define CT_SET_MARK		0x04
+#define CT_SET_LABELS		0x08
+#define CT_SET_TCP_STATE	0x10
+#define CT_SET_MASTER		0x20	/* creation only */
+struct conntrack_change {
+	uint32_t given;			/* CT_SET_* */
+	uint32_t timeout;		/* seconds */
+	uint32_t status;
+	/* Mark and labels become (old & keep) ^ new, as the kernel's
+	 * CTA_MARK_MASK and CTA_LABELS_MASK make them. */
+	uint32_t mark, mark_keep;
+	uint8_t labels[16], labels_keep[16];
+	uint8_t tcp_state;		/* enum ct_tcp_state */
+	struct ct_tuple master;		/* the master's tuple, in its zone */
+};
+
+/* ctnetlink_create_conntrack(): a confirmed connection of tuples orig
+ * and reply (same zone and protocol) with ch applied, reported as NEW
+ * (RELATED with a master) to all but portid. -EEXIST when either tuple
+ * is taken, -ENOENT when the master is missing, -ENOMEM when the table
+ * is full, -EBUSY or -EINVAL for a status or TCP state it cannot take. */
+int conntrack_insert(struct conntrack *ct, const struct ct_tuple *orig,
+		     const struct ct_tuple *reply,
+		     const struct conntrack_change *ch, uint32_t portid);
+/* ctnetlink_change_conntrack(): applies ch to the connection with tuple
+ * t (either direction), reported as an UPDATE. -ENOENT when there is
+ * none; errors as conntrack_insert() (then nothing is changed). */
+int conntrack_update(struct conntrack *ct, const struct ct_tuple *t,
+		     const struct conntrack_change *ch, uint32_t portid);
+
 /* The tracker's timeout policies (ct/timeout.h), which ct actions name. */
 struct ct_timeout_table *conntrack_timeouts(struct conntrack *ct);
 
@@ -119,6 +158,8 @@ struct conntrack_stats {
 	uint64_t n_refused;		/* commits refused: limits, full */
 	uint64_t n_expired;
 	uint64_t n_expects;		/* expectations waiting */
+	uint64_t n_expect_create, n_expect_new, n_expect_delete;
+	uint32_t max_conns;
 	struct frag_stats frags;
 };
 void conntrack_get_stats(struct conntrack *ct, struct conntrack_stats *s);

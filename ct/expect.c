@@ -25,6 +25,7 @@ unlink_node(struct expect_table *t, struct expect_node **pp)
 	*pp = n->next;
 	free(n);
 	__atomic_fetch_sub(&t->n, 1, __ATOMIC_RELAXED);
+	t->n_delete++;
 }
 
 void
@@ -33,6 +34,7 @@ expect_table_init(struct expect_table *t)
 	pthread_mutex_init(&t->lock, NULL);
 	t->list = NULL;
 	t->n = 0;
+	t->n_create = t->n_new = t->n_delete = 0;
 }
 
 void
@@ -90,6 +92,7 @@ expect_add(struct expect_table *t, const struct ct_expect *e, uint64_t now)
 		n->next = t->list;
 		t->list = n;
 		__atomic_fetch_add(&t->n, 1, __ATOMIC_RELAXED);
+		t->n_create++;
 	}
 	pthread_mutex_unlock(&t->lock);
 	if (err)
@@ -113,11 +116,24 @@ expect_find(struct expect_table *t, const struct ct_tuple *tp, uint64_t now,
 		if ((*pp)->e.expires >= now && ct_tuple_equal(&(*pp)->e.t, &k)) {
 			*out = (*pp)->e;
 			found = true;
-			if (consume)
+			if (consume) {
 				unlink_node(t, pp);
+				t->n_new++;
+			}
 			break;
 		}
 	}
 	pthread_mutex_unlock(&t->lock);
 	return found;
+}
+
+void
+expect_get_counts(struct expect_table *t, uint64_t *create, uint64_t *new,
+		  uint64_t *delete)
+{
+	pthread_mutex_lock(&t->lock);
+	*create = t->n_create;
+	*new = t->n_new;
+	*delete = t->n_delete;
+	pthread_mutex_unlock(&t->lock);
 }

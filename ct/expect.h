@@ -35,6 +35,10 @@ struct expect_table {
 	pthread_mutex_t lock;
 	struct expect_node *list;
 	uint32_t n;			/* atomic */
+	/* Counted as the kernel's expect_create (added), expect_new (met
+	 * by a connection) and expect_delete (gone, met or not); under
+	 * the lock. */
+	uint64_t n_create, n_new, n_delete;
 };
 
 void expect_table_init(struct expect_table *t);
@@ -51,5 +55,8 @@ bool expect_find(struct expect_table *t, const struct ct_tuple *tp,
 		 uint64_t now, bool consume, struct ct_expect *out);
 /* Forgets master_id's expectations, or with master_id 0 those past due. */
 void expect_forget(struct expect_table *t, uint32_t master_id, uint64_t now);
+/* The counts above. */
+void expect_get_counts(struct expect_table *t, uint64_t *create,
+		       uint64_t *new, uint64_t *delete);
 
 #endif

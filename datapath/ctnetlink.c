@@ -33,6 +33,23 @@ static const struct attr_policy ct_policy[CTA_MAX + 1] = {
 	[CTA_LABELS] = { .kind = ATTR_BINARY, .len = 16 },
 	[CTA_LABELS_MASK] = { .kind = ATTR_BINARY, .len = 16 },
 	[CTA_STATUS_MASK] = { .kind = ATTR_U32 },
+	[CTA_PROTOINFO] = { .kind = ATTR_NESTED },
+	[CTA_HELP] = { .kind = ATTR_NESTED },
+	[CTA_NAT_SRC] = { .kind = ATTR_NESTED },
+	[CTA_NAT_DST] = { .kind = ATTR_NESTED },
+	[CTA_TUPLE_MASTER] = { .kind = ATTR_NESTED },
+};
+
+static const struct attr_policy protoinfo_policy[CTA_PROTOINFO_MAX + 1] = {
+	[CTA_PROTOINFO_TCP] = { .kind = ATTR_NESTED },
+};
+
+static const struct attr_policy tcp_policy[CTA_PROTOINFO_TCP_MAX + 1] = {
+	[CTA_PROTOINFO_TCP_STATE] = { .kind = ATTR_U8 },
+	[CTA_PROTOINFO_TCP_WSCALE_ORIGINAL] = { .kind = ATTR_U8 },
+	[CTA_PROTOINFO_TCP_WSCALE_REPLY] = { .kind = ATTR_U8 },
+	[CTA_PROTOINFO_TCP_FLAGS_ORIGINAL] = { .kind = ATTR_UNSPEC, .len = 2 },
+	[CTA_PROTOINFO_TCP_FLAGS_REPLY] = { .kind = ATTR_UNSPEC, .len = 2 },
 };
 
 static const struct attr_policy tuple_policy[CTA_TUPLE_MAX + 1] = {
@@ -281,7 +298,8 @@ event_listening(uint32_t events, void *arg)
 /* One connection's events as ctnetlink_conntrack_event() reports them:
  * what changed, in its order. */
 static void
-event_deliver(const struct conntrack_entry *e, uint32_t events, void *arg)
+event_deliver(const struct conntrack_entry *e, uint32_t events,
+	      uint32_t portid, void *arg)
 {
 	bool destroy = events & 1u << IPCT_DESTROY;
 	uint32_t group = event_group(events);
@@ -293,7 +311,7 @@ event_deliver(const struct conntrack_entry *e, uint32_t events, void *arg)
 		       group == NFNLGRP_CONNTRACK_NEW
 			       ? NLM_F_CREATE | NLM_F_EXCL
 			       : 0,
-		       0, 0, e))
+		       0, portid, e))
 		return;
 	put_tuple(&mb, CTA_TUPLE_ORIG, &e->orig);
 	put_tuple(&mb, CTA_TUPLE_REPLY, &e->reply);
@@ -316,7 +334,8 @@ event_deliver(const struct conntrack_entry *e, uint32_t events, void *arg)
 		put_be32(&mb, CTA_MARK, e->mark);
 	if (msgbuf_end(&mb))
 		return;
-	nlsock_multicast(NETLINK_NETFILTER, group, mb.buf, mb.len, 0);
+	/* Not back to the socket whose request made them. */
+	nlsock_multicast(NETLINK_NETFILTER, group, mb.buf, mb.len, portid);
 }
 
 void
@@ -457,6 +476,229 @@ ct_delete(const struct nlattr **a, int family, int version,
 				a[CTA_ID] ? ntohl(attr_get_u32(a[CTA_ID])) : 0);
 }
 
+/* CTA_PROTOINFO: TCP's state (nlattr_to_tcp(); the window scales and
+ * flags are not kept); the other protocols have none to take. */
+static int
+parse_protoinfo(const struct nlattr *nest, const struct ct_tuple *t,
+		struct conntrack_change *ch, struct extack *ack)
+{
+	const struct nlattr *pi[CTA_PROTOINFO_MAX + 1];
+	const struct nlattr *tcp[CTA_PROTOINFO_TCP_MAX + 1];
+	int err;
+
+	err = attr_parse_nested(nest, protoinfo_policy, CTA_PROTOINFO_MAX, pi,
+				ack);
+	if (err || t->proto != IPPROTO_TCP || !pi[CTA_PROTOINFO_TCP])
+		return err;
+	err = attr_parse_nested(pi[CTA_PROTOINFO_TCP], tcp_policy,
+				CTA_PROTOINFO_TCP_MAX, tcp, ack);
+	if (!err && tcp[CTA_PROTOINFO_TCP_STATE]) {
+		ch->given |= CT_SET_TCP_STATE;
+		ch->tcp_state = attr_get_u8(tcp[CTA_PROTOINFO_TCP_STATE]);
+	}
+	return err;
+}
+
+/* CTA_LABELS with its optional mask (ctnetlink_attach_labels()): whole
+ * 32-bit words; the words not given are cleared. */
+static int
+parse_labels(const struct nlattr **a, struct conntrack_change *ch)
+{
+	size_t len = attr_len(a[CTA_LABELS]);
+	const uint8_t *mask = NULL;
+
+	if (len % 4)
+		return -EINVAL;
+	if (a[CTA_LABELS_MASK]) {
+		if ((size_t)attr_len(a[CTA_LABELS_MASK]) != len || !len)
+			return -EINVAL;
+		mask = attr_data(a[CTA_LABELS_MASK]);
+	}
+	memset(ch->labels_keep, 0, 16);
+	memset(ch->labels, 0, 16);
+	memcpy(ch->labels, attr_data(a[CTA_LABELS]), len);
+	for (size_t i = 0; mask && i < len; i++)
+		ch->labels_keep[i] = ~mask[i];
+	ch->given |= CT_SET_LABELS;
+	return 0;
+}
+
+/* What a CT_NEW request gives besides its tuples. */
+static int
+parse_change(const struct nlattr **a, const struct ct_tuple *t,
+	     struct conntrack_change *ch, struct extack *ack)
+{
+	memset(ch, 0, sizeof(*ch));
+	if (a[CTA_TIMEOUT]) {
+		ch->given |= CT_SET_TIMEOUT;
+		ch->timeout = ntohl(attr_get_u32(a[CTA_TIMEOUT]));
+	}
+	if (a[CTA_STATUS]) {
+		ch->given |= CT_SET_STATUS;
+		ch->status = ntohl(attr_get_u32(a[CTA_STATUS]));
+	}
+	if (a[CTA_MARK]) {
+		ch->given |= CT_SET_MARK;
+		ch->mark = ntohl(attr_get_u32(a[CTA_MARK]));
+		if (a[CTA_MARK_MASK])
+			ch->mark_keep = ~ntohl(attr_get_u32(a[CTA_MARK_MASK]));
+	}
+	return a[CTA_PROTOINFO] ? parse_protoinfo(a[CTA_PROTOINFO], t, ch, ack)
+				: 0;
+}
+
+/* ctnetlink_new_conntrack(): creates a connection (NLM_F_CREATE) or
+ * changes the one there is (unless NLM_F_EXCL). Helpers and NAT are
+ * refused as by a kernel without the helper or NAT module. */
+static int
+ct_new(struct nlsock *sk, const struct nlmsghdr *nlh, const struct nlattr **a,
+       int family, struct conntrack *ct, struct extack *ack)
+{
+	uint16_t zone = a[CTA_ZONE] ? get_be16(attr_data(a[CTA_ZONE])) : 0;
+	struct conntrack_entry e;
+	struct ct_tuple orig, reply;
+	struct conntrack_change ch;
+	int err;
+
+	if (a[CTA_TUPLE_ORIG]) {
+		err = parse_tuple(a[CTA_TUPLE_ORIG], family, zone, &orig, ack);
+		if (err)
+			return err;
+	}
+	if (a[CTA_TUPLE_REPLY]) {
+		err = parse_tuple(a[CTA_TUPLE_REPLY], family, zone, &reply,
+				  ack);
+		if (err)
+			return err;
+	}
+	err = -ENOENT;
+	if (a[CTA_TUPLE_ORIG] || a[CTA_TUPLE_REPLY])
+		err = conntrack_get(ct, a[CTA_TUPLE_ORIG] ? &orig : &reply, &e);
+	if (err == -ENOENT) {
+		if (!(nlh->nlmsg_flags & NLM_F_CREATE))
+			return -ENOENT;
+		if (!a[CTA_TUPLE_ORIG] || !a[CTA_TUPLE_REPLY] ||
+		    orig.proto != reply.proto || !a[CTA_TIMEOUT])
+			return -EINVAL;
+		if (a[CTA_HELP] || a[CTA_NAT_SRC] || a[CTA_NAT_DST])
+			return -EOPNOTSUPP;
+		err = parse_change(a, &orig, &ch, ack);
+		if (err)
+			return err;
+		/* Labels it cannot take are left out, as the kernel does. */
+		if (a[CTA_LABELS])
+			parse_labels(a, &ch);
+		if (a[CTA_TUPLE_MASTER]) {
+			err = parse_tuple(a[CTA_TUPLE_MASTER], family, zone,
+					  &ch.master, ack);
+			if (err)
+				return err;
+			ch.given |= CT_SET_MASTER;
+		}
+		return conntrack_insert(ct, &orig, &reply, &ch,
+					nlsock_portid(sk));
+	}
+	if (err)
+		return err;
+	if (nlh->nlmsg_flags & NLM_F_EXCL)
+		return -EEXIST;
+	/* NAT and a master only for new connections; no helper can be
+	 * given to one. */
+	if (a[CTA_NAT_SRC] || a[CTA_NAT_DST] || a[CTA_TUPLE_MASTER])
+		return -EOPNOTSUPP;
+	if (a[CTA_HELP])
+		return e.helper ? -EBUSY : -EOPNOTSUPP;
+	err = parse_change(a, &e.orig, &ch, ack);
+	if (!err && a[CTA_LABELS])
+		err = parse_labels(a, &ch);
+	if (err)
+		return err;
+	return conntrack_update(ct, &e.orig, &ch, nlsock_portid(sk));
+}
+
+/* Statistics: the tracker's counters as one CPU's (conntrack -S); those
+ * it does not keep are 0. */
+static int
+stats_cpu_dumpit(struct genl_dump *d, struct msgbuf *mb)
+{
+	struct conntrack *ct = d->data;
+	bool exp = NFNL_SUBSYS_ID(d->nlh->nlmsg_type) ==
+		   NFNL_SUBSYS_CTNETLINK_EXP;
+	struct conntrack_stats s;
+	struct nfgenmsg *nf;
+
+	if (d->args[0])
+		return 0;
+	conntrack_get_stats(ct, &s);
+	nf = msgbuf_start(mb, d->nlh->nlmsg_type, NLM_F_MULTI,
+			  d->nlh->nlmsg_seq, nlsock_portid(d->sk), sizeof(*nf));
+	if (!nf)
+		return -EMSGSIZE;
+	nf->nfgen_family = AF_UNSPEC;
+	nf->version = NFNETLINK_V0;
+	nf->res_id = htons(0);		/* the CPU */
+	if (exp) {
+		put_be32(mb, CTA_STATS_EXP_NEW, s.n_expect_new);
+		put_be32(mb, CTA_STATS_EXP_CREATE, s.n_expect_create);
+		put_be32(mb, CTA_STATS_EXP_DELETE, s.n_expect_delete);
+	} else {
+		put_be32(mb, CTA_STATS_FOUND, 0);
+		put_be32(mb, CTA_STATS_INVALID, s.n_invalid);
+		put_be32(mb, CTA_STATS_INSERT, 0);
+		put_be32(mb, CTA_STATS_INSERT_FAILED, s.n_refused);
+		put_be32(mb, CTA_STATS_DROP, 0);
+		put_be32(mb, CTA_STATS_EARLY_DROP, 0);
+		put_be32(mb, CTA_STATS_ERROR, 0);
+		put_be32(mb, CTA_STATS_SEARCH_RESTART, 0);
+		put_be32(mb, CTA_STATS_CLASH_RESOLVE, 0);
+		put_be32(mb, CTA_STATS_CHAIN_TOOLONG, 0);
+	}
+	if (msgbuf_end(mb))
+		return -EMSGSIZE;
+	d->args[0] = 1;
+	return mb->len;
+}
+
+static const struct genl_ops_entry stats_cpu_op = {
+	.cmd = IPCTNL_MSG_CT_GET_STATS_CPU,
+	.dumpit = stats_cpu_dumpit,
+};
+
+/* Per CPU: a dump only; a plain request gets nothing, as the kernel's. */
+static int
+stats_cpu(struct nlsock *sk, const struct nlmsghdr *nlh, struct conntrack *ct)
+{
+	if (!(nlh->nlmsg_flags & NLM_F_DUMP))
+		return 0;
+	return genl_dump_start(sk, NULL, &stats_cpu_op, nlh, ct);
+}
+
+/* CT_GET_STATS: the table's size and limit. */
+static int
+stats_global(struct nlsock *sk, const struct nlmsghdr *nlh,
+	     struct conntrack *ct)
+{
+	struct conntrack_stats s;
+	struct nfgenmsg *nf;
+	struct msgbuf mb;
+	char mem[128];
+
+	conntrack_get_stats(ct, &s);
+	msgbuf_init(&mb, mem, sizeof(mem));
+	nf = msgbuf_start(&mb, nlh->nlmsg_type, NLM_F_MULTI, nlh->nlmsg_seq,
+			  nlsock_portid(sk), sizeof(*nf));
+	if (!nf)
+		return -ENOMEM;
+	nf->nfgen_family = AF_UNSPEC;
+	nf->version = NFNETLINK_V0;
+	put_be32(&mb, CTA_STATS_GLOBAL_ENTRIES, s.n_conns);
+	put_be32(&mb, CTA_STATS_GLOBAL_MAX_ENTRIES, s.max_conns);
+	if (msgbuf_end(&mb))
+		return -ENOMEM;
+	nlsock_unicast(sk, mb.buf, mb.len);
+	return 0;
+}
+
 int
 ctnetlink_parse(const struct nlmsghdr *nlh, const struct attr_policy *policy,
 		int maxtype, const struct nlattr **a, struct extack *ack)
@@ -503,6 +745,12 @@ ctnetlink_msg(struct nlsock *sk, const struct nlmsghdr *nlh,
 		return ct_get(sk, nlh, a, nf->nfgen_family, ct, ack);
 	case IPCTNL_MSG_CT_DELETE:
 		return ct_delete(a, nf->nfgen_family, nf->version, ct, ack);
+	case IPCTNL_MSG_CT_NEW:
+		return ct_new(sk, nlh, a, nf->nfgen_family, ct, ack);
+	case IPCTNL_MSG_CT_GET_STATS_CPU:
+		return stats_cpu(sk, nlh, ct);
+	case IPCTNL_MSG_CT_GET_STATS:
+		return stats_global(sk, nlh, ct);
 	default:
 		return -EOPNOTSUPP;
 	}

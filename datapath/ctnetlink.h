@@ -2,10 +2,13 @@
 /* The conntrack part of NETLINK_NETFILTER (ctnetlink), as the kernel's
  * nf_conntrack_netlink answers it for the daemon's connection tracker: the
  * requests `ovs-dpctl dump-conntrack`, `flush-conntrack` (all, a zone, a
- * tuple) and `ct-stats-show` send. Connections are listed with the
- * kernel's attributes in its order; creating or changing connections and
- * expectations is not served (-EOPNOTSUPP). The tracker's events go to the
- * sockets in the NFNLGRP_CONNTRACK_NEW, UPDATE and DESTROY groups, as
+ * tuple) and `ct-stats-show` send, and those of the `conntrack` tool:
+ * connections created and changed (CT_NEW; without helpers or NAT, as a
+ * kernel without those modules), the table's count and limit, and the
+ * counters as one CPU's (the tracker keeps no others; those it does not
+ * count are 0). Connections are listed with the kernel's attributes in
+ * its order. The tracker's events go to the sockets in the
+ * NFNLGRP_CONNTRACK_NEW, UPDATE and DESTROY groups, as
  * ctnetlink_conntrack_event() sends them.
  *
  * Threads: the control thread; events from any thread. */

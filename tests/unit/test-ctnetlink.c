@@ -410,12 +410,8 @@ test_refused(void **state)
 	ct_req(user, IPCTNL_MSG_CT_GET, NLM_F_DUMP, AF_INET, NFNETLINK_V0);
 	assert_int_equal(ask(user), -EPERM);
 	fx_free(user);
-	/* Creating connections is not served; other subsystems are not
-	 * this one's. */
-	ct_req(f, IPCTNL_MSG_CT_NEW, 0, AF_INET, NFNETLINK_V0);
-	put_tuple(&f->req, 1000);
-	assert_int_equal(ask(f), -EOPNOTSUPP);
-	req_msg(f, NFNL_SUBSYS_CTNETLINK_EXP << 8 | IPCTNL_MSG_CT_GET, 0,
+	/* Other subsystems are not this one's. */
+	req_msg(f, NFNL_SUBSYS_QUEUE << 8 | IPCTNL_MSG_CT_GET, 0,
 		sizeof(struct nfgenmsg));
 	assert_int_equal(ask(f), -EINVAL);
 }
@@ -652,10 +648,11 @@ listener(struct fixture *fx, bool new, bool update, bool destroy)
 	return l;
 }
 
-/* The next event l got: of type msg with flags, from the kernel (portid
- * and sequence 0). */
+/* The next event l got: of type msg with flags, caused by a request from
+ * portid (0: a packet), sequence 0. */
 static void
-event(struct fx *l, uint8_t msg, uint16_t flags, struct conn *c)
+event_by(struct fx *l, uint8_t msg, uint16_t flags, uint32_t portid,
+	 struct conn *c)
 {
 	const struct nlmsghdr *m = (const void *)l->rep;
 	ssize_t n = recv_rep(l);
@@ -663,9 +660,15 @@ event(struct fx *l, uint8_t msg, uint16_t flags, struct conn *c)
 	assert_true(n > 0);
 	assert_int_equal(m->nlmsg_len, n);
 	assert_int_equal(m->nlmsg_flags, flags);
-	assert_int_equal(m->nlmsg_pid, 0);
+	assert_int_equal(m->nlmsg_pid, portid);
 	assert_int_equal(m->nlmsg_seq, 0);
 	parse_msg(m, msg, c);
+}
+
+static void
+event(struct fx *l, uint8_t msg, uint16_t flags, struct conn *c)
+{
+	event_by(l, msg, flags, 0, c);
 }
 
 /* Events: NEW when committed, UPDATE for a new mark, DESTROY when deleted,
@@ -729,6 +732,186 @@ test_events(void **state)
 	fx_free(update);
 }
 
+/* A UDP tuple (CTA_TUPLE_ORIG or REPLY) from src:sport to dst:dport. */
+static void
+put_tuple_of(struct msgbuf *mb, uint16_t type, uint32_t src, uint16_t sport,
+	     uint32_t dst, uint16_t dport)
+{
+	struct nlattr *tuple, *ip, *proto;
+
+	tuple = msgbuf_nest_start(mb, type | NLA_F_NESTED);
+	ip = msgbuf_nest_start(mb, CTA_TUPLE_IP | NLA_F_NESTED);
+	msgbuf_put_u32(mb, CTA_IP_V4_SRC, htonl(src));
+	msgbuf_put_u32(mb, CTA_IP_V4_DST, htonl(dst));
+	msgbuf_nest_end(mb, ip);
+	proto = msgbuf_nest_start(mb, CTA_TUPLE_PROTO | NLA_F_NESTED);
+	msgbuf_put_u8(mb, CTA_PROTO_NUM, IPPROTO_UDP);
+	msgbuf_put_u16(mb, CTA_PROTO_SRC_PORT, htons(sport));
+	msgbuf_put_u16(mb, CTA_PROTO_DST_PORT, htons(dport));
+	msgbuf_nest_end(mb, proto);
+	msgbuf_nest_end(mb, tuple);
+}
+
+/* IPCTNL_MSG_CT_NEW with flags for the UDP connection from sport in
+ * zone; with its reply tuple (reply), a timeout (> 0) and a status
+ * (> 0) when given. */
+static void
+new_req(struct fx *f, uint16_t flags, uint16_t sport, uint16_t zone,
+	bool reply, uint32_t timeout, int64_t status)
+{
+	ct_req(f, IPCTNL_MSG_CT_NEW, flags, AF_INET, NFNETLINK_V0);
+	put_tuple(&f->req, sport);
+	if (reply)
+		put_tuple_of(&f->req, CTA_TUPLE_REPLY, DST_IP, DST_PORT,
+			     SRC_IP, sport);
+	if (zone)
+		msgbuf_put_u16(&f->req, CTA_ZONE, htons(zone));
+	if (timeout)
+		msgbuf_put_u32(&f->req, CTA_TIMEOUT, htonl(timeout));
+	if (status >= 0)
+		msgbuf_put_u32(&f->req, CTA_STATUS, htonl(status));
+}
+
+/* CT_NEW creates a connection (NLM_F_CREATE) or changes the one there
+ * is, with the kernel's errnos and events; the ct action then finds what
+ * was created. */
+static void
+test_create_and_change(void **state)
+{
+	const uint16_t create = NLM_F_CREATE | NLM_F_ACK;
+	const uint32_t est = IPS_CONFIRMED | IPS_SEEN_REPLY | IPS_ASSURED;
+	struct fixture *fx = *state;
+	struct fx *all = listener(fx, true, true, true);
+	struct fx *f = fx->nf;
+	struct conn conns[MAX_CONNS];
+	struct conn c;
+
+	/* Missing: ENOENT without CREATE; CREATE needs both tuples and a
+	 * timeout; the status must say CONFIRMED and nothing unchangeable. */
+	new_req(f, NLM_F_ACK, 1000, 5, true, 100, est);
+	assert_int_equal(ask(f), -ENOENT);
+	new_req(f, create, 1000, 5, false, 100, est);
+	assert_int_equal(ask(f), -EINVAL);
+	new_req(f, create, 1000, 5, true, 0, est);
+	assert_int_equal(ask(f), -EINVAL);
+	new_req(f, create, 1000, 5, true, 100, IPS_SEEN_REPLY);
+	assert_int_equal(ask(f), -EBUSY);
+	new_req(f, create, 1000, 5, true, 100, est | IPS_EXPECTED);
+	assert_int_equal(ask(f), -EBUSY);
+	new_req(f, create, 1000, 5, true, 100, est);
+	msgbuf_put_u32(&f->req, CTA_MARK, htonl(7));
+	msgbuf_put(&f->req, CTA_NAT_SRC | NLA_F_NESTED, 0, NULL);
+	assert_int_equal(ask(f), -EOPNOTSUPP);
+	assert_true(recv_rep(all) < 0);
+
+	new_req(f, create, 1000, 5, true, 100, est);
+	msgbuf_put_u32(&f->req, CTA_MARK, htonl(7));
+	assert_int_equal(ask(f), 0);
+	event_by(all, IPCTNL_MSG_CT_NEW, NLM_F_CREATE | NLM_F_EXCL,
+		 nlsock_portid(f->sk), &c);
+	assert_int_equal(c.sport, 1000);
+	assert_int_equal(c.zone, 5);
+	assert_int_equal(c.mark, 7);
+	assert_int_equal(c.status, est);
+	/* The socket whose request made it does not get it. */
+	assert_true(recv_rep(f) < 0);
+	dump(fx, AF_INET, -1, conns);
+	assert_int_equal(conns[0].sport, 1);
+	assert_int_equal(conns[1].mark, 7);
+	assert_int_equal(conns[1].status, est);
+	assert_in_range(conns[1].timeout, 98, 100);
+	new_req(f, create | NLM_F_EXCL, 1000, 5, true, 100, est);
+	assert_int_equal(ask(f), -EEXIST);
+
+	/* A packet of it in its zone belongs to it: committing it again
+	 * neither creates another nor says NEW. */
+	commit(fx, 1000, 5, 0);
+	assert_true(recv_rep(all) < 0);
+	dump(fx, AF_INET, -1, conns);
+	assert_int_equal(conns[0].sport, 1);
+	assert_int_equal(conns[1].mark, 7);
+
+	/* Changed: mark under a mask and timeout; an UPDATE. Bits that can
+	 * only be set stay; a master and NAT only for new ones. */
+	new_req(f, NLM_F_ACK, 1000, 5, false, 50, -1);
+	msgbuf_put_u32(&f->req, CTA_MARK, htonl(0x30));
+	msgbuf_put_u32(&f->req, CTA_MARK_MASK, htonl(0xf0));
+	assert_int_equal(ask(f), 0);
+	event_by(all, IPCTNL_MSG_CT_NEW, 0, nlsock_portid(f->sk), &c);
+	assert_int_equal(c.mark, 0x37);
+	assert_in_range(c.timeout, 48, 50);
+	new_req(f, NLM_F_ACK, 1000, 5, false, 0, IPS_CONFIRMED);
+	assert_int_equal(ask(f), -EBUSY);
+	new_req(f, NLM_F_ACK, 1000, 5, false, 0, -1);
+	put_tuple_of(&f->req, CTA_TUPLE_MASTER, SRC_IP, 1, DST_IP, 2);
+	assert_int_equal(ask(f), -EOPNOTSUPP);
+	assert_true(recv_rep(all) < 0);
+
+	/* A related one: its master must exist. */
+	new_req(f, create, 1001, 5, true, 100, IPS_CONFIRMED);
+	put_tuple_of(&f->req, CTA_TUPLE_MASTER, SRC_IP, 999, DST_IP,
+		     DST_PORT);
+	assert_int_equal(ask(f), -ENOENT);
+	new_req(f, create, 1001, 5, true, 100, IPS_CONFIRMED);
+	put_tuple_of(&f->req, CTA_TUPLE_MASTER, SRC_IP, 1000, DST_IP,
+		     DST_PORT);
+	assert_int_equal(ask(f), 0);
+	event_by(all, IPCTNL_MSG_CT_NEW, NLM_F_CREATE | NLM_F_EXCL,
+		 nlsock_portid(f->sk), &c);
+	assert_int_equal(c.sport, 1001);
+	assert_int_equal(c.status, IPS_CONFIRMED | IPS_EXPECTED);
+	fx_free(all);
+}
+
+/* A statistics request of msg; returns the attribute type of the first
+ * message's reply. */
+static const struct nlattr *
+stats_attr(struct fx *f, uint16_t type)
+{
+	size_t off = NLMSG_LENGTH(NLMSG_ALIGN(sizeof(struct nfgenmsg)));
+	const struct nlmsghdr *m = (const void *)f->rep;
+
+	return attrs_find((const char *)m + off, m->nlmsg_len - off, type);
+}
+
+static void
+count_msgs(const struct nlmsghdr *m, void *arg)
+{
+	const struct nfgenmsg *nf = NLMSG_DATA(m);
+
+	assert_int_equal(m->nlmsg_type, CT_TYPE(IPCTNL_MSG_CT_GET_STATS_CPU));
+	assert_int_equal(nf->res_id, 0);	/* CPU 0 */
+	(*(int *)arg)++;
+}
+
+/* conntrack -C and -S: the table's count and limit; the counters as one
+ * CPU's. */
+static void
+test_stats(void **state)
+{
+	struct fixture *fx = *state;
+	struct fx *f = fx->nf;
+	int n = 0;
+
+	commit(fx, 1000, 0, 0);
+	commit(fx, 1001, 0, 0);
+	ct_req(f, IPCTNL_MSG_CT_GET_STATS, 0, AF_UNSPEC, NFNETLINK_V0);
+	req_end(f);
+	send_req(f);
+	assert_true(recv_rep(f) > 0);
+	assert_int_equal(((const struct nlmsghdr *)f->rep)->nlmsg_type,
+			 CT_TYPE(IPCTNL_MSG_CT_GET_STATS));
+	assert_int_equal(get_be32(attr_data(stats_attr(
+				 f, CTA_STATS_GLOBAL_ENTRIES))),
+			 2);
+	assert_non_null(stats_attr(f, CTA_STATS_GLOBAL_MAX_ENTRIES));
+	ct_req(f, IPCTNL_MSG_CT_GET_STATS_CPU, NLM_F_DUMP, AF_UNSPEC,
+	       NFNETLINK_V0);
+	req_end(f);
+	assert_int_equal(dump_all(f, count_msgs, &n), 1);
+	assert_int_equal(n, 1);
+}
+
 static int
 group_setup(void **state)
 {
@@ -760,6 +943,9 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_timeout_policies, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_events, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_create_and_change, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_stats, setup, teardown),
 	};
 
 	return cmocka_run_group_tests_name("ctnetlink", tests, group_setup,
