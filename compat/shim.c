@@ -621,6 +621,8 @@ for_daemon(const struct emu *e, const struct nlmsghdr *nlh)
 		return NFNL_SUBSYS_ID(nlh->nlmsg_type) ==
 			       NFNL_SUBSYS_CTNETLINK ||
 		       NFNL_SUBSYS_ID(nlh->nlmsg_type) ==
+			       NFNL_SUBSYS_CTNETLINK_EXP ||
+		       NFNL_SUBSYS_ID(nlh->nlmsg_type) ==
 			       NFNL_SUBSYS_CTNETLINK_TIMEOUT;
 	return nlh->nlmsg_type == GENL_ID_CTRL ||
 	       (nlh->nlmsg_type >= TAPDP_FAMILY_ID_FIRST &&
@@ -628,14 +630,17 @@ for_daemon(const struct emu *e, const struct nlmsghdr *nlh)
 }
 
 /* The daemon's multicast groups: its families' on a generic netlink
- * socket, conntrack's events on a netfilter one. */
+ * socket, conntrack's and its expectations' events on a netfilter one. */
 static bool
 for_daemon_group(const struct emu *e, int group)
 {
 	if (e->protocol == NETLINK_NETFILTER)
 		return group == NFNLGRP_CONNTRACK_NEW ||
 		       group == NFNLGRP_CONNTRACK_UPDATE ||
-		       group == NFNLGRP_CONNTRACK_DESTROY;
+		       group == NFNLGRP_CONNTRACK_DESTROY ||
+		       group == NFNLGRP_CONNTRACK_EXP_NEW ||
+		       group == NFNLGRP_CONNTRACK_EXP_UPDATE ||
+		       group == NFNLGRP_CONNTRACK_EXP_DESTROY;
 	return group >= TAPDP_GROUP_FIRST &&
 	       group < TAPDP_GROUP_FIRST + TAPDP_GROUP_COUNT;
 }

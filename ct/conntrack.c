@@ -176,6 +176,7 @@ helper_locked(struct conntrack *ct, struct track *tr,
 	struct ct_expect e = {
 		.master = c->master ? *c->master : c->tuple[CT_DIR_ORIG],
 		.master_id = c->id,
+		.helper = c->helper,
 		.mark = c->mark,
 		.has_labels = status_of(c) & CT_S_LABELS,
 		.expires = tr->now + EXPECT_TIMEOUT,
@@ -1035,6 +1036,16 @@ event_flush(struct conntrack *ct, struct conn *c)
 		event_deliver(ct, c, events, 0);
 }
 
+static void
+expect_event(const struct ct_expect *e, bool destroy, uint32_t portid,
+	     void *arg)
+{
+	struct conntrack *ct = arg;
+
+	if (ct->events.expect_deliver)
+		ct->events.expect_deliver(e, destroy, portid, ct->events.arg);
+}
+
 void
 conntrack_set_events(struct conntrack *ct, const struct conntrack_events *ev)
 {
@@ -1042,6 +1053,10 @@ conntrack_set_events(struct conntrack *ct, const struct conntrack_events *ev)
 		ct->events = *ev;
 	else
 		memset(&ct->events, 0, sizeof(ct->events));
+	pthread_mutex_lock(&ct->expects.lock);
+	ct->expects.event = expect_event;
+	ct->expects.event_arg = ct;
+	pthread_mutex_unlock(&ct->expects.lock);
 }
 
 int
@@ -1288,6 +1303,74 @@ conntrack_update(struct conntrack *ct, const struct ct_tuple *t,
 	}
 	rcu_read_unlock();
 	return err;
+}
+
+/* Expectations (ctnetlink's expectation subsystem). */
+
+int
+conntrack_expect_dump(struct conntrack *ct,
+		      int (*visit)(const struct ct_expect *, void *), void *arg)
+{
+	return expect_visit(&ct->expects, clock_now_ms(), visit, arg);
+}
+
+int
+conntrack_expect_get(struct conntrack *ct, const struct ct_tuple *t,
+		     struct ct_expect *out)
+{
+	return expect_find(&ct->expects, t, clock_now_ms(), false, out)
+		       ? 0
+		       : -ENOENT;
+}
+
+int
+conntrack_expect_remove(struct conntrack *ct,
+			bool (*match)(const struct ct_expect *, void *),
+			void *arg, uint32_t portid)
+{
+	return expect_remove(&ct->expects, match, arg, portid);
+}
+
+int
+conntrack_expect_new(struct conntrack *ct, const struct ct_tuple *t,
+		     const struct ct_tuple *master)
+{
+	uint64_t now = clock_now_ms();
+	struct ct_expect e;
+	struct conn *c;
+	int dir, err;
+
+	rcu_read_lock();
+	c = lookup(ct, master, &dir, now);
+	if (!c || !c->helper) {
+		rcu_read_unlock();
+		return c ? -EOPNOTSUPP : -ENOENT;
+	}
+	memset(&e, 0, sizeof(e));
+	e.t = *t;
+	e.master = c->master ? *c->master : c->tuple[CT_DIR_ORIG];
+	e.master_id = c->id;
+	e.helper = c->helper;
+	e.mark = c->mark;
+	e.has_labels = status_of(c) & CT_S_LABELS;
+	e.expires = now + EXPECT_TIMEOUT;
+	pthread_spin_lock(&c->lock);
+	memcpy(e.labels, c->labels, 16);
+	pthread_spin_unlock(&c->lock);
+	err = expect_add(&ct->expects, &e, now);
+	rcu_read_unlock();
+	return err;
+}
+
+int
+conntrack_expect_set_timeout(struct conntrack *ct, const struct ct_tuple *t,
+			     uint32_t timeout)
+{
+	uint64_t now = clock_now_ms();
+
+	return expect_set_expires(&ct->expects, t, now, now + timeout * 1000ull)
+		       ? 0
+		       : -ENOENT;
 }
 
 struct ct_timeout_table *

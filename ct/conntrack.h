@@ -21,6 +21,7 @@
 #include <stdint.h>
 
 #include "ct/ct-types.h"
+#include "ct/expect.h"
 #include "ct/frag.h"
 #include "ct/tuple.h"
 #include "flow/key.h"
@@ -88,6 +89,10 @@ struct conntrack_events {
 	 * packet or the sweeper). */
 	void (*deliver)(const struct conntrack_entry *e, uint32_t events,
 			uint32_t portid, void *arg);
+	/* An expectation added (destroy false) or gone, from any thread
+	 * (under the expectation table's lock: it must not call back). */
+	void (*expect_deliver)(const struct ct_expect *e, bool destroy,
+			       uint32_t portid, void *arg);
 	void *arg;
 };
 /* Before any packet (NULL: none). */
@@ -148,6 +153,27 @@ int conntrack_insert(struct conntrack *ct, const struct ct_tuple *orig,
  * none; errors as conntrack_insert() (then nothing is changed). */
 int conntrack_update(struct conntrack *ct, const struct ct_tuple *t,
 		     const struct conntrack_change *ch, uint32_t portid);
+
+/* Expectations, as ctnetlink's expectation subsystem shows them: each
+ * live one, under the table's lock, until visit returns nonzero. */
+int conntrack_expect_dump(struct conntrack *ct,
+			  int (*visit)(const struct ct_expect *, void *),
+			  void *arg);
+/* The live one tuple t (in its zone) meets; -ENOENT. */
+int conntrack_expect_get(struct conntrack *ct, const struct ct_tuple *t,
+			 struct ct_expect *out);
+/* Removes those match says, on behalf of portid; how many. */
+int conntrack_expect_remove(struct conntrack *ct,
+			    bool (*match)(const struct ct_expect *, void *),
+			    void *arg, uint32_t portid);
+/* ctnetlink_create_expect(): an expectation of t by the connection with
+ * tuple master, as its helper would add it. -ENOENT without that
+ * connection, -EOPNOTSUPP when it has no helper; else as expect_add(). */
+int conntrack_expect_new(struct conntrack *ct, const struct ct_tuple *t,
+			 const struct ct_tuple *master);
+/* The one t meets lives timeout seconds from now; -ENOENT. */
+int conntrack_expect_set_timeout(struct conntrack *ct,
+				 const struct ct_tuple *t, uint32_t timeout);
 
 /* The tracker's timeout policies (ct/timeout.h), which ct actions name. */
 struct ct_timeout_table *conntrack_timeouts(struct conntrack *ct);

@@ -18,10 +18,12 @@ any(struct expect_table *t)
 }
 
 static void
-unlink_node(struct expect_table *t, struct expect_node **pp)
+unlink_node(struct expect_table *t, struct expect_node **pp, uint32_t portid)
 {
 	struct expect_node *n = *pp;
 
+	if (t->event)
+		t->event(&n->e, true, portid, t->event_arg);
 	*pp = n->next;
 	free(n);
 	__atomic_fetch_sub(&t->n, 1, __ATOMIC_RELAXED);
@@ -35,13 +37,16 @@ expect_table_init(struct expect_table *t)
 	t->list = NULL;
 	t->n = 0;
 	t->n_create = t->n_new = t->n_delete = 0;
+	t->next_id = 0;
+	t->event = NULL;
+	t->event_arg = NULL;
 }
 
 void
 expect_table_destroy(struct expect_table *t)
 {
 	while (t->list)
-		unlink_node(t, &t->list);
+		unlink_node(t, &t->list, 0);
 	pthread_mutex_destroy(&t->lock);
 }
 
@@ -56,7 +61,7 @@ expect_forget(struct expect_table *t, uint32_t master_id, uint64_t now)
 	for (pp = &t->list; *pp;) {
 		if ((master_id && (*pp)->e.master_id == master_id) ||
 		    (!master_id && (*pp)->e.expires < now))
-			unlink_node(t, pp);
+			unlink_node(t, pp, 0);
 		else
 			pp = &(*pp)->next;
 	}
@@ -77,7 +82,7 @@ expect_add(struct expect_table *t, const struct ct_expect *e, uint64_t now)
 	for (pp = &t->list; *pp;) {
 		if ((*pp)->e.master_id == e->master_id ||
 		    (*pp)->e.expires < now) {
-			unlink_node(t, pp);
+			unlink_node(t, pp, 0);
 			continue;
 		}
 		if (ct_tuple_equal(&(*pp)->e.t, &n->e.t)) {
@@ -90,9 +95,12 @@ expect_add(struct expect_table *t, const struct ct_expect *e, uint64_t now)
 		err = -EMFILE;
 	if (!err) {
 		n->next = t->list;
+		n->e.id = ++t->next_id;
 		t->list = n;
 		__atomic_fetch_add(&t->n, 1, __ATOMIC_RELAXED);
 		t->n_create++;
+		if (t->event)
+			t->event(&n->e, false, 0, t->event_arg);
 	}
 	pthread_mutex_unlock(&t->lock);
 	if (err)
@@ -117,7 +125,7 @@ expect_find(struct expect_table *t, const struct ct_tuple *tp, uint64_t now,
 			*out = (*pp)->e;
 			found = true;
 			if (consume) {
-				unlink_node(t, pp);
+				unlink_node(t, pp, 0);
 				t->n_new++;
 			}
 			break;
@@ -136,4 +144,58 @@ expect_get_counts(struct expect_table *t, uint64_t *create, uint64_t *new,
 	*new = t->n_new;
 	*delete = t->n_delete;
 	pthread_mutex_unlock(&t->lock);
+}
+
+int
+expect_visit(struct expect_table *t, uint64_t now,
+	     int (*visit)(const struct ct_expect *, void *), void *arg)
+{
+	int ret = 0;
+
+	pthread_mutex_lock(&t->lock);
+	for (struct expect_node *n = t->list; n && !ret; n = n->next)
+		if (n->e.expires >= now)
+			ret = visit(&n->e, arg);
+	pthread_mutex_unlock(&t->lock);
+	return ret;
+}
+
+int
+expect_remove(struct expect_table *t,
+	      bool (*match)(const struct ct_expect *, void *), void *arg,
+	      uint32_t portid)
+{
+	struct expect_node **pp;
+	int removed = 0;
+
+	pthread_mutex_lock(&t->lock);
+	for (pp = &t->list; *pp;) {
+		if (match(&(*pp)->e, arg)) {
+			unlink_node(t, pp, portid);
+			removed++;
+		} else {
+			pp = &(*pp)->next;
+		}
+	}
+	pthread_mutex_unlock(&t->lock);
+	return removed;
+}
+
+bool
+expect_set_expires(struct expect_table *t, const struct ct_tuple *tp,
+		   uint64_t now, uint64_t expires)
+{
+	struct ct_tuple k = *tp;
+	bool found = false;
+
+	k.sport = 0;
+	pthread_mutex_lock(&t->lock);
+	for (struct expect_node *n = t->list; n && !found; n = n->next) {
+		if (n->e.expires >= now && ct_tuple_equal(&n->e.t, &k)) {
+			n->e.expires = expires;
+			found = true;
+		}
+	}
+	pthread_mutex_unlock(&t->lock);
+	return found;
 }

@@ -19,6 +19,8 @@ struct ct_expect {
 	struct ct_tuple t;		/* its first packet's; sport 0: any */
 	struct ct_tuple master;		/* the master's original tuple */
 	uint32_t master_id;
+	uint32_t id;			/* given when added */
+	uint8_t helper;			/* the master's, enum ct_helper_kind */
 	uint32_t mark;
 	uint8_t labels[16];
 	bool has_labels;
@@ -31,10 +33,19 @@ struct ct_expect {
 	uint64_t expires;		/* ms */
 };
 
+/* Called, under the table's lock, when an expectation is added (NEW)
+ * or goes (destroy: met, past due, replaced, deleted, its master gone);
+ * portid: the netlink socket whose request removed it (0: none). */
+typedef void expect_event_fn(const struct ct_expect *e, bool destroy,
+			     uint32_t portid, void *arg);
+
 struct expect_table {
 	pthread_mutex_t lock;
 	struct expect_node *list;
 	uint32_t n;			/* atomic */
+	uint32_t next_id;
+	expect_event_fn *event;		/* set before any expectation */
+	void *event_arg;
 	/* Counted as the kernel's expect_create (added), expect_new (met
 	 * by a connection) and expect_delete (gone, met or not); under
 	 * the lock. */
@@ -55,6 +66,19 @@ bool expect_find(struct expect_table *t, const struct ct_tuple *tp,
 		 uint64_t now, bool consume, struct ct_expect *out);
 /* Forgets master_id's expectations, or with master_id 0 those past due. */
 void expect_forget(struct expect_table *t, uint32_t master_id, uint64_t now);
+
+/* Calls visit with each live expectation, under the lock, until it
+ * returns nonzero, which is then returned. */
+int expect_visit(struct expect_table *t, uint64_t now,
+		 int (*visit)(const struct ct_expect *, void *), void *arg);
+/* Removes those match says, on behalf of portid; how many. */
+int expect_remove(struct expect_table *t,
+		  bool (*match)(const struct ct_expect *, void *), void *arg,
+		  uint32_t portid);
+/* Gives the live expectation tuple tp meets a new expiry; false when
+ * there is none. */
+bool expect_set_expires(struct expect_table *t, const struct ct_tuple *tp,
+			uint64_t now, uint64_t expires);
 /* The counts above. */
 void expect_get_counts(struct expect_table *t, uint64_t *create,
 		       uint64_t *new, uint64_t *delete);

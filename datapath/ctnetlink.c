@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/clock.h"
 #include "common/unaligned.h"
 #include "ct/action-netlink.h"
 #include "ct/conntrack.h"
@@ -100,7 +101,9 @@ parse_tuple(const struct nlattr *nest, int family, uint16_t zone,
 	if (err)
 		return err;
 	t->family = family;
-	t->zone = zone;
+	/* A zone in the tuple is the one it is looked up in. */
+	t->zone = tb[CTA_TUPLE_ZONE] ? get_be16(attr_data(tb[CTA_TUPLE_ZONE]))
+				     : zone;
 	if (family == AF_INET) {
 		if (!ip[CTA_IP_V4_SRC] || !ip[CTA_IP_V4_DST])
 			return -EINVAL;
@@ -336,17 +339,6 @@ event_deliver(const struct conntrack_entry *e, uint32_t events,
 		return;
 	/* Not back to the socket whose request made them. */
 	nlsock_multicast(NETLINK_NETFILTER, group, mb.buf, mb.len, portid);
-}
-
-void
-ctnetlink_attach(struct conntrack *ct)
-{
-	const struct conntrack_events ev = {
-		.listening = event_listening,
-		.deliver = event_deliver,
-	};
-
-	conntrack_set_events(ct, &ev);
 }
 
 /* A dump: a snapshot of the matching connections, sent in parts. */
@@ -712,6 +704,344 @@ ctnetlink_parse(const struct nlmsghdr *nlh, const struct attr_policy *policy,
 			  policy, maxtype, a, ack);
 }
 
+/* The expectation subsystem (NFNL_SUBSYS_CTNETLINK_EXP). */
+
+static const struct attr_policy exp_policy[CTA_EXPECT_MAX + 1] = {
+	[CTA_EXPECT_MASTER] = { .kind = ATTR_NESTED },
+	[CTA_EXPECT_TUPLE] = { .kind = ATTR_NESTED },
+	[CTA_EXPECT_MASK] = { .kind = ATTR_NESTED },
+	[CTA_EXPECT_TIMEOUT] = { .kind = ATTR_U32 },
+	[CTA_EXPECT_ID] = { .kind = ATTR_U32 },
+	[CTA_EXPECT_HELP_NAME] = { .kind = ATTR_NUL_STRING,
+				   .len = CT_HELPER_NAME_LEN - 1 },
+	[CTA_EXPECT_ZONE] = { .kind = ATTR_U16 },
+	[CTA_EXPECT_FLAGS] = { .kind = ATTR_U32 },
+	[CTA_EXPECT_CLASS] = { .kind = ATTR_U32 },
+	[CTA_EXPECT_NAT] = { .kind = ATTR_NESTED },
+	[CTA_EXPECT_FN] = { .kind = ATTR_NUL_STRING },
+};
+
+/* An expectation as ctnetlink_exp_dump_expect() puts it: its tuple, its
+ * mask (an exact source address, any source port), its master's tuple,
+ * seconds left, id, flags, class and helper. */
+static void
+put_expect(struct msgbuf *mb, const struct ct_expect *e, uint64_t now)
+{
+	struct ct_tuple mask = {
+		.family = e->t.family, .proto = e->t.proto, .dport = 0xffff,
+	};
+
+	memset(&mask.src, 0xff, sizeof(mask.src));
+	memset(&mask.dst, 0xff, sizeof(mask.dst));
+	put_tuple(mb, CTA_EXPECT_TUPLE, &e->t);
+	put_tuple(mb, CTA_EXPECT_MASK, &mask);
+	put_tuple(mb, CTA_EXPECT_MASTER, &e->master);
+	put_be32(mb, CTA_EXPECT_TIMEOUT,
+		 e->expires > now ? (e->expires - now) / 1000 : 0);
+	put_be32(mb, CTA_EXPECT_ID, e->id);
+	put_be32(mb, CTA_EXPECT_FLAGS, 0);
+	put_be32(mb, CTA_EXPECT_CLASS, 0);
+	if (ct_helper_name(e->helper))
+		msgbuf_put_string(mb, CTA_EXPECT_HELP_NAME,
+				  ct_helper_name(e->helper));
+}
+
+static bool
+exp_msg_start(struct msgbuf *mb, uint8_t msg, uint16_t flags, uint32_t seq,
+	      uint32_t portid, const struct ct_expect *e)
+{
+	struct nfgenmsg *nf;
+
+	nf = msgbuf_start(mb, NFNL_SUBSYS_CTNETLINK_EXP << 8 | msg, flags, seq,
+			  portid, sizeof(*nf));
+	if (!nf)
+		return false;
+	nf->nfgen_family = e->t.family;
+	nf->version = NFNETLINK_V0;
+	return true;
+}
+
+static int
+put_exp_entry(struct msgbuf *mb, const struct nlsock *sk, uint32_t seq,
+	      const struct ct_expect *e, uint64_t now)
+{
+	if (!exp_msg_start(mb, IPCTNL_MSG_EXP_NEW, NLM_F_MULTI, seq,
+			   nlsock_portid(sk), e))
+		return -EMSGSIZE;
+	put_expect(mb, e, now);
+	return msgbuf_end(mb);
+}
+
+/* ctnetlink_expect_event(): NEW to NFNLGRP_CONNTRACK_EXP_NEW, a removal
+ * to NFNLGRP_CONNTRACK_EXP_DESTROY. */
+static void
+exp_event_deliver(const struct ct_expect *e, bool destroy, uint32_t portid,
+		  void *arg)
+{
+	uint32_t group = destroy ? NFNLGRP_CONNTRACK_EXP_DESTROY
+				 : NFNLGRP_CONNTRACK_EXP_NEW;
+	char mem[CT_DUMP_ENTRY_MAX];
+	struct msgbuf mb;
+
+	if (!nlsock_has_listeners(NETLINK_NETFILTER, group))
+		return;
+	msgbuf_init(&mb, mem, sizeof(mem));
+	if (!exp_msg_start(&mb, destroy ? IPCTNL_MSG_EXP_DELETE
+					: IPCTNL_MSG_EXP_NEW,
+			   destroy ? 0 : NLM_F_CREATE | NLM_F_EXCL, 0, portid,
+			   e))
+		return;
+	put_expect(&mb, e, clock_now_ms());
+	if (msgbuf_end(&mb))
+		return;
+	nlsock_multicast(NETLINK_NETFILTER, group, mb.buf, mb.len, portid);
+}
+
+/* A dump: a snapshot of the expectations of a family, sent in parts. */
+struct exp_snapshot {
+	struct ct_expect *e;
+	size_t n, cap, next;
+	int family;
+	uint64_t now;
+};
+
+static int
+exp_snap_one(const struct ct_expect *e, void *arg)
+{
+	struct exp_snapshot *s = arg;
+
+	if (s->family && e->t.family != s->family)
+		return 0;
+	if (s->n == s->cap) {
+		size_t cap = s->cap ? 2 * s->cap : 16;
+		struct ct_expect *p = realloc(s->e, cap * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		s->e = p;
+		s->cap = cap;
+	}
+	s->e[s->n++] = *e;
+	return 0;
+}
+
+static int
+exp_dumpit(struct genl_dump *d, struct msgbuf *mb)
+{
+	struct exp_snapshot *s = d->data;
+
+	while (s->next < s->n) {
+		if (put_exp_entry(mb, d->sk, d->nlh->nlmsg_seq,
+				  &s->e[s->next], s->now))
+			break;
+		s->next++;
+	}
+	return mb->len;
+}
+
+static void
+exp_dump_done(struct genl_dump *d)
+{
+	struct exp_snapshot *s = d->data;
+
+	if (s) {
+		free(s->e);
+		free(s);
+	}
+}
+
+static const struct genl_ops_entry exp_dump_op = {
+	.cmd = IPCTNL_MSG_EXP_GET,
+	.dumpit = exp_dumpit,
+	.done = exp_dump_done,
+};
+
+static int
+exp_dump_start(struct nlsock *sk, const struct nlmsghdr *nlh, int family,
+	       struct conntrack *ct)
+{
+	struct exp_snapshot *s = calloc(1, sizeof(*s));
+	int err;
+
+	if (!s)
+		return -ENOMEM;
+	s->family = family;
+	s->now = clock_now_ms();
+	err = conntrack_expect_dump(ct, exp_snap_one, s);
+	if (!err)
+		err = genl_dump_start(sk, NULL, &exp_dump_op, nlh, s);
+	if (err != GENL_ANSWERED) {
+		free(s->e);
+		free(s);
+	}
+	return err;
+}
+
+/* The expectation a request names by its tuple (type), in its zone, and
+ * when it says so, its id. */
+static int
+exp_find(const struct nlattr **a, uint16_t type, int family,
+	 struct conntrack *ct, struct ct_expect *e, struct extack *ack)
+{
+	uint16_t zone = a[CTA_EXPECT_ZONE]
+				? get_be16(attr_data(a[CTA_EXPECT_ZONE]))
+				: 0;
+	struct ct_tuple t;
+	int err;
+
+	err = parse_tuple(a[type], family, zone, &t, ack);
+	if (!err)
+		err = conntrack_expect_get(ct, &t, e);
+	if (!err && a[CTA_EXPECT_ID] &&
+	    ntohl(attr_get_u32(a[CTA_EXPECT_ID])) != e->id)
+		err = -ENOENT;
+	return err;
+}
+
+static int
+exp_get(struct nlsock *sk, const struct nlmsghdr *nlh,
+	const struct nlattr **a, int family, struct conntrack *ct,
+	struct extack *ack)
+{
+	char mem[CT_DUMP_ENTRY_MAX];
+	struct ct_expect e;
+	struct msgbuf mb;
+	int err;
+
+	if (nlh->nlmsg_flags & NLM_F_DUMP)
+		return exp_dump_start(sk, nlh, family, ct);
+	if (!a[CTA_EXPECT_TUPLE] && !a[CTA_EXPECT_MASTER])
+		return -EINVAL;
+	err = exp_find(a, a[CTA_EXPECT_TUPLE] ? CTA_EXPECT_TUPLE
+					      : CTA_EXPECT_MASTER,
+		       family, ct, &e, ack);
+	if (err)
+		return err;
+	msgbuf_init(&mb, mem, sizeof(mem));
+	if (put_exp_entry(&mb, sk, nlh->nlmsg_seq, &e, clock_now_ms()))
+		return -ENOMEM;
+	nlsock_unicast(sk, mb.buf, mb.len);
+	return 0;
+}
+
+/* What an EXP_DELETE removes: one by id, those of a helper, or all. */
+struct exp_match {
+	uint32_t id;
+	const char *helper;
+};
+
+static bool
+exp_matches(const struct ct_expect *e, void *arg)
+{
+	const struct exp_match *m = arg;
+	const char *name = ct_helper_name(e->helper);
+
+	if (m->id)
+		return e->id == m->id;
+	if (m->helper)
+		return name && !strcmp(name, m->helper);
+	return true;
+}
+
+static int
+exp_delete(struct nlsock *sk, const struct nlattr **a, int family,
+	   struct conntrack *ct, struct extack *ack)
+{
+	struct exp_match m = { 0 };
+	struct ct_expect e;
+	int err;
+
+	if (a[CTA_EXPECT_TUPLE]) {
+		err = exp_find(a, CTA_EXPECT_TUPLE, family, ct, &e, ack);
+		if (err)
+			return err;
+		m.id = e.id;
+	} else if (a[CTA_EXPECT_HELP_NAME]) {
+		m.helper = attr_data(a[CTA_EXPECT_HELP_NAME]);
+	}
+	conntrack_expect_remove(ct, exp_matches, &m, nlsock_portid(sk));
+	return 0;
+}
+
+/* ctnetlink_new_expect(): creates an expectation (NLM_F_CREATE) of a
+ * connection whose helper could have made it, or gives the one there is
+ * a new timeout (unless NLM_F_EXCL). The tracker keeps only exact
+ * source addresses and any source port: other masks, classes, flags,
+ * functions and NAT are refused. */
+static int
+exp_new(const struct nlmsghdr *nlh, const struct nlattr **a, int family,
+	struct conntrack *ct, struct extack *ack)
+{
+	uint16_t zone = a[CTA_EXPECT_ZONE]
+				? get_be16(attr_data(a[CTA_EXPECT_ZONE]))
+				: 0;
+	struct ct_tuple t, mask, master;
+	struct ct_expect e;
+	int err;
+
+	if (!a[CTA_EXPECT_TUPLE] || !a[CTA_EXPECT_MASK] ||
+	    !a[CTA_EXPECT_MASTER])
+		return -EINVAL;
+	err = exp_find(a, CTA_EXPECT_TUPLE, family, ct, &e, ack);
+	if (!err) {
+		if (nlh->nlmsg_flags & NLM_F_EXCL)
+			return -EEXIST;
+		return a[CTA_EXPECT_TIMEOUT]
+			       ? conntrack_expect_set_timeout(
+					 ct, &e.t,
+					 ntohl(attr_get_u32(
+						 a[CTA_EXPECT_TIMEOUT])))
+			       : 0;
+	}
+	if (err != -ENOENT)
+		return err;
+	if (!(nlh->nlmsg_flags & NLM_F_CREATE))
+		return -ENOENT;
+	err = parse_tuple(a[CTA_EXPECT_TUPLE], family, zone, &t, ack);
+	if (!err)
+		err = parse_tuple(a[CTA_EXPECT_MASK], family, zone, &mask,
+				  ack);
+	if (!err)
+		err = parse_tuple(a[CTA_EXPECT_MASTER], family, zone, &master,
+				  ack);
+	if (err)
+		return err;
+	if (mask.sport || (family == AF_INET && mask.src.ip != 0xffffffff) ||
+	    (family == AF_INET6 &&
+	     memcmp(&mask.src.ip6, "\xff\xff\xff\xff\xff\xff\xff\xff"
+				   "\xff\xff\xff\xff\xff\xff\xff\xff", 16)) ||
+	    (a[CTA_EXPECT_CLASS] && attr_get_u32(a[CTA_EXPECT_CLASS])) ||
+	    (a[CTA_EXPECT_FLAGS] && attr_get_u32(a[CTA_EXPECT_FLAGS])) ||
+	    a[CTA_EXPECT_FN] || a[CTA_EXPECT_NAT])
+		return -EOPNOTSUPP;
+	return conntrack_expect_new(ct, &t, &master);
+}
+
+static int
+exp_msg(struct nlsock *sk, const struct nlmsghdr *nlh, struct conntrack *ct,
+	struct extack *ack)
+{
+	const struct nfgenmsg *nf = NLMSG_DATA(nlh);
+	const struct nlattr *a[CTA_EXPECT_MAX + 1];
+	int err;
+
+	err = ctnetlink_parse(nlh, exp_policy, CTA_EXPECT_MAX, a, ack);
+	if (err)
+		return err;
+	switch (NFNL_MSG_TYPE(nlh->nlmsg_type)) {
+	case IPCTNL_MSG_EXP_GET:
+		return exp_get(sk, nlh, a, nf->nfgen_family, ct, ack);
+	case IPCTNL_MSG_EXP_DELETE:
+		return exp_delete(sk, a, nf->nfgen_family, ct, ack);
+	case IPCTNL_MSG_EXP_NEW:
+		return exp_new(nlh, a, nf->nfgen_family, ct, ack);
+	case IPCTNL_MSG_EXP_GET_STATS_CPU:
+		return stats_cpu(sk, nlh, ct);
+	default:
+		return -EOPNOTSUPP;
+	}
+}
+
 static int
 ctnetlink_msg(struct nlsock *sk, const struct nlmsghdr *nlh,
 	      struct extack *ack)
@@ -731,6 +1061,8 @@ ctnetlink_msg(struct nlsock *sk, const struct nlmsghdr *nlh,
 		return -ENOMEM;
 	if (NFNL_SUBSYS_ID(nlh->nlmsg_type) == NFNL_SUBSYS_CTNETLINK_TIMEOUT)
 		return cttimeout_msg(sk, nlh, conntrack_timeouts(ct), ack);
+	if (NFNL_SUBSYS_ID(nlh->nlmsg_type) == NFNL_SUBSYS_CTNETLINK_EXP)
+		return exp_msg(sk, nlh, ct, ack);
 	if (NFNL_SUBSYS_ID(nlh->nlmsg_type) != NFNL_SUBSYS_CTNETLINK)
 		return -EINVAL;
 	nf = NLMSG_DATA(nlh);
@@ -760,4 +1092,16 @@ void
 ctnetlink_rcv(struct nlsock *sk, const void *buf, size_t len)
 {
 	netlink_rcv(sk, buf, len, ctnetlink_msg);
+}
+
+void
+ctnetlink_attach(struct conntrack *ct)
+{
+	const struct conntrack_events ev = {
+		.listening = event_listening,
+		.deliver = event_deliver,
+		.expect_deliver = exp_event_deliver,
+	};
+
+	conntrack_set_events(ct, &ev);
 }

@@ -56,6 +56,7 @@ for b in build build-asan; do
 		 tests/integration/test-churn.sh \
 		 tests/integration/test-bond.sh tests/integration/test-conntrack.sh \
 		 tests/integration/test-ct-policy.sh \
+		 tests/integration/test-ctnetlink.sh \
 		 tests/integration/test-hostile.sh \
 		 tests/integration/test-netns.sh tests/integration/test-tunnel.sh \
 		 tests/integration/test-nsh.sh \
