@@ -802,6 +802,7 @@ struct exp_snapshot {
 	struct ct_expect *e;
 	size_t n, cap, next;
 	int family;
+	uint32_t master_id;		/* one connection's only; 0: all */
 	uint64_t now;
 };
 
@@ -810,7 +811,8 @@ exp_snap_one(const struct ct_expect *e, void *arg)
 {
 	struct exp_snapshot *s = arg;
 
-	if (s->family && e->t.family != s->family)
+	if ((s->family && e->t.family != s->family) ||
+	    (s->master_id && e->master_id != s->master_id))
 		return 0;
 	if (s->n == s->cap) {
 		size_t cap = s->cap ? 2 * s->cap : 16;
@@ -856,16 +858,33 @@ static const struct genl_ops_entry exp_dump_op = {
 	.done = exp_dump_done,
 };
 
+/* Of all, or with CTA_EXPECT_MASTER, of that connection
+ * (ctnetlink_dump_exp_ct()). */
 static int
-exp_dump_start(struct nlsock *sk, const struct nlmsghdr *nlh, int family,
-	       struct conntrack *ct)
+exp_dump_start(struct nlsock *sk, const struct nlmsghdr *nlh,
+	       const struct nlattr **a, int family, struct conntrack *ct,
+	       struct extack *ack)
 {
-	struct exp_snapshot *s = calloc(1, sizeof(*s));
+	uint16_t zone = a[CTA_EXPECT_ZONE]
+				? get_be16(attr_data(a[CTA_EXPECT_ZONE]))
+				: 0;
+	struct conntrack_entry master;
+	struct exp_snapshot *s;
+	struct ct_tuple t;
 	int err;
 
+	if (a[CTA_EXPECT_MASTER]) {
+		err = parse_tuple(a[CTA_EXPECT_MASTER], family, zone, &t, ack);
+		if (!err)
+			err = conntrack_get(ct, &t, &master);
+		if (err)
+			return err;
+	}
+	s = calloc(1, sizeof(*s));
 	if (!s)
 		return -ENOMEM;
 	s->family = family;
+	s->master_id = a[CTA_EXPECT_MASTER] ? master.id : 0;
 	s->now = clock_now_ms();
 	err = conntrack_expect_dump(ct, exp_snap_one, s);
 	if (!err)
@@ -909,7 +928,7 @@ exp_get(struct nlsock *sk, const struct nlmsghdr *nlh,
 	int err;
 
 	if (nlh->nlmsg_flags & NLM_F_DUMP)
-		return exp_dump_start(sk, nlh, family, ct);
+		return exp_dump_start(sk, nlh, a, family, ct, ack);
 	if (!a[CTA_EXPECT_TUPLE] && !a[CTA_EXPECT_MASTER])
 		return -EINVAL;
 	err = exp_find(a, a[CTA_EXPECT_TUPLE] ? CTA_EXPECT_TUPLE

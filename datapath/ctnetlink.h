@@ -6,10 +6,12 @@
  * connections created and changed (CT_NEW; without helpers or NAT, as a
  * kernel without those modules), the table's count and limit, and the
  * counters as one CPU's (the tracker keeps no others; those it does not
- * count are 0). Connections are listed with the kernel's attributes in
- * its order. The tracker's events go to the sockets in the
- * NFNLGRP_CONNTRACK_NEW, UPDATE and DESTROY groups, as
- * ctnetlink_conntrack_event() sends them.
+ * count are 0), and the expectation subsystem (the helpers'
+ * expectations listed, got, deleted, added). Connections are listed with
+ * the kernel's attributes in its order. The tracker's events go to the
+ * sockets in the NFNLGRP_CONNTRACK_NEW, UPDATE and DESTROY groups, as
+ * ctnetlink_conntrack_event() sends them, its expectations' to
+ * NFNLGRP_CONNTRACK_EXP_NEW and EXP_DESTROY.
  *
  * Threads: the control thread; events from any thread. */
 #ifndef TAPDP_CTNETLINK_H
@@ -25,7 +27,7 @@ struct nlmsghdr;
 struct nlsock;
 
 /* Processes one datagram from a NETLINK_NETFILTER socket: its conntrack
- * messages here, its timeout-policy ones in datapath/cttimeout.c. */
+ * and expectation messages here, its timeout-policy ones in datapath/cttimeout.c. */
 void ctnetlink_rcv(struct nlsock *sk, const void *buf, size_t len);
 
 /* The attributes after the nfgenmsg of nlh (whose length the caller

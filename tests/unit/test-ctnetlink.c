@@ -87,11 +87,12 @@ teardown(void **state)
 	return 0;
 }
 
-/* Runs ct(commit, zone, mark, timeout=tp, eventmask) on a UDP packet from
- * sport (tp NULL: no timeout policy; eventmask < 0: none). */
+/* Runs ct(commit, zone, mark, timeout=tp, eventmask, alg=helper) on a UDP
+ * packet from sport (tp, helper NULL: none; eventmask < 0: none). */
 static void
-commit_with(struct fixture *fx, uint16_t sport, uint16_t zone, uint32_t mark,
-	    const char *tp, int64_t eventmask)
+commit_helper(struct fixture *fx, uint16_t sport, uint16_t zone,
+	      uint32_t mark, const char *tp, int64_t eventmask,
+	      const char *helper)
 {
 	uint32_t mark_mask[2] = { mark, 0xffffffff };
 	struct nlattr *key, *acts, *ct;
@@ -127,9 +128,18 @@ commit_with(struct fixture *fx, uint16_t sport, uint16_t zone, uint32_t mark,
 		msgbuf_put_string(&f->req, OVS_CT_ATTR_TIMEOUT, tp);
 	if (eventmask >= 0)
 		msgbuf_put_u32(&f->req, OVS_CT_ATTR_EVENTMASK, eventmask);
+	if (helper)
+		msgbuf_put_string(&f->req, OVS_CT_ATTR_HELPER, helper);
 	msgbuf_nest_end(&f->req, ct);
 	msgbuf_nest_end(&f->req, acts);
 	assert_int_equal(ask(f), 0);
+}
+
+static void
+commit_with(struct fixture *fx, uint16_t sport, uint16_t zone, uint32_t mark,
+	    const char *tp, int64_t eventmask)
+{
+	commit_helper(fx, sport, zone, mark, tp, eventmask, NULL);
 }
 
 static void
@@ -912,6 +922,214 @@ test_stats(void **state)
 	assert_int_equal(n, 1);
 }
 
+#define EXP_TYPE(msg)	(NFNL_SUBSYS_CTNETLINK_EXP << 8 | (msg))
+#define EXP_PORT	4000
+
+/* An expectation request of msg; with the expected tuple (to EXP_PORT
+ * from any port), its mask (src_mask: the source port's) and the master
+ * (from master_sport; 0: none) when tuple says so. */
+static void
+exp_req(struct fx *f, uint8_t msg, uint16_t flags, bool tuple,
+	uint16_t src_mask, uint16_t master_sport)
+{
+	struct nfgenmsg *nf = req_msg(f, EXP_TYPE(msg), flags, sizeof(*nf));
+
+	nf->nfgen_family = AF_INET;
+	if (tuple) {
+		put_tuple_of(&f->req, CTA_EXPECT_TUPLE, DST_IP, 0, SRC_IP,
+			     EXP_PORT);
+		put_tuple_of(&f->req, CTA_EXPECT_MASK, 0xffffffff, src_mask,
+			     0xffffffff, 0xffff);
+	}
+	if (master_sport)
+		put_tuple_of(&f->req, CTA_EXPECT_MASTER, SRC_IP, master_sport,
+			     DST_IP, DST_PORT);
+}
+
+/* An expectation as a dump or an event shows it. */
+struct exp {
+	uint32_t src, dst, id, timeout;
+	uint16_t sport, dport, master_sport;
+	char helper[16];
+};
+
+static void
+parse_exp(const struct nlmsghdr *m, uint8_t msg, struct exp *e)
+{
+	size_t off = NLMSG_LENGTH(NLMSG_ALIGN(sizeof(struct nfgenmsg)));
+	const char *p = (const char *)m + off;
+	int rem = m->nlmsg_len - off;
+	uint32_t x;
+	uint16_t mask_sport, mask_dport, y;
+	uint8_t proto;
+	const struct nlattr *a;
+
+	assert_int_equal(m->nlmsg_type, EXP_TYPE(msg));
+	parse_tuple(attrs_find(p, rem, CTA_EXPECT_TUPLE), &e->src, &e->dst,
+		    &e->sport, &e->dport, &proto);
+	parse_tuple(attrs_find(p, rem, CTA_EXPECT_MASK), &x, &x, &mask_sport,
+		    &mask_dport, &proto);
+	assert_int_equal(x, 0xffffffff);
+	assert_int_equal(mask_sport, 0);
+	assert_int_equal(mask_dport, 0xffff);
+	parse_tuple(attrs_find(p, rem, CTA_EXPECT_MASTER), &x, &x,
+		    &e->master_sport, &y, &proto);
+	e->timeout = get_be32(attr_data(attrs_find(p, rem,
+						   CTA_EXPECT_TIMEOUT)));
+	e->id = get_be32(attr_data(attrs_find(p, rem, CTA_EXPECT_ID)));
+	assert_non_null(attrs_find(p, rem, CTA_EXPECT_FLAGS));
+	assert_non_null(attrs_find(p, rem, CTA_EXPECT_CLASS));
+	a = attrs_find(p, rem, CTA_EXPECT_HELP_NAME);
+	snprintf(e->helper, sizeof(e->helper), "%s",
+		 a ? (const char *)attr_data(a) : "");
+}
+
+/* exps[0].id: how many; then each. */
+static void
+collect_exp(const struct nlmsghdr *m, void *arg)
+{
+	struct exp *exps = arg;
+
+	assert_true(exps[0].id < 3);
+	parse_exp(m, IPCTNL_MSG_EXP_NEW, &exps[++exps[0].id]);
+}
+
+static void
+exp_dump(struct fx *f, struct exp *exps)
+{
+	memset(exps, 0, 4 * sizeof(*exps));
+	exp_req(f, IPCTNL_MSG_EXP_GET, NLM_F_DUMP, false, 0, 0);
+	req_end(f);
+	dump_all(f, collect_exp, exps);
+}
+
+static struct fx *
+exp_listener(struct fixture *fx)
+{
+	struct fx *l = fx_new(fx->net, NETLINK_NETFILTER, true);
+
+	assert_int_equal(nlsock_setsockopt(l->sk, SOL_NETLINK,
+					   NETLINK_ADD_MEMBERSHIP,
+					   NFNLGRP_CONNTRACK_EXP_NEW), 0);
+	assert_int_equal(nlsock_setsockopt(l->sk, SOL_NETLINK,
+					   NETLINK_ADD_MEMBERSHIP,
+					   NFNLGRP_CONNTRACK_EXP_DESTROY), 0);
+	return l;
+}
+
+static void
+exp_event(struct fx *l, uint8_t msg, uint16_t flags, struct exp *e)
+{
+	const struct nlmsghdr *m = (const void *)l->rep;
+
+	assert_true(recv_rep(l) > 0);
+	assert_int_equal(m->nlmsg_flags, flags);
+	parse_exp(m, msg, e);
+}
+
+/* Expectations: added to a connection with a helper (EXP_NEW), listed,
+ * got, given a new timeout, deleted by helper name and tuple, with the
+ * kernel's errnos and events; their counters. */
+static void
+test_expectations(void **state)
+{
+	const uint16_t create = NLM_F_CREATE | NLM_F_ACK;
+	struct fixture *fx = *state;
+	struct fx *l = exp_listener(fx);
+	struct fx *f = fx->nf;
+	struct exp exps[4], e;
+
+	commit_helper(fx, 1000, 0, 0, NULL, -1, "tftp");
+	commit(fx, 1001, 0, 0);
+	/* Incomplete; no such master; a master without a helper; a mask
+	 * the tracker cannot keep. */
+	exp_req(f, IPCTNL_MSG_EXP_NEW, create, true, 0, 0);
+	assert_int_equal(ask(f), -EINVAL);
+	exp_req(f, IPCTNL_MSG_EXP_NEW, create, true, 0, 999);
+	assert_int_equal(ask(f), -ENOENT);
+	exp_req(f, IPCTNL_MSG_EXP_NEW, create, true, 0, 1001);
+	assert_int_equal(ask(f), -EOPNOTSUPP);
+	exp_req(f, IPCTNL_MSG_EXP_NEW, create, true, 0xffff, 1000);
+	assert_int_equal(ask(f), -EOPNOTSUPP);
+	exp_req(f, IPCTNL_MSG_EXP_NEW, NLM_F_ACK, true, 0, 1000);
+	assert_int_equal(ask(f), -ENOENT);
+	assert_true(recv_rep(l) < 0);
+
+	exp_req(f, IPCTNL_MSG_EXP_NEW, create, true, 0, 1000);
+	assert_int_equal(ask(f), 0);
+	exp_event(l, IPCTNL_MSG_EXP_NEW, NLM_F_CREATE | NLM_F_EXCL, &e);
+	assert_int_equal(e.dport, EXP_PORT);
+	assert_int_equal(e.master_sport, 1000);
+	exp_dump(f, exps);
+	assert_int_equal(exps[0].id, 1);
+	assert_int_equal(exps[1].src, DST_IP);
+	assert_int_equal(exps[1].dst, SRC_IP);
+	assert_int_equal(exps[1].sport, 0);
+	assert_int_equal(exps[1].dport, EXP_PORT);
+	assert_int_equal(exps[1].master_sport, 1000);
+	assert_int_equal(exps[1].id, e.id);
+	assert_in_range(exps[1].timeout, 298, 300);
+	assert_string_equal(exps[1].helper, "tftp");
+	exp_req(f, IPCTNL_MSG_EXP_NEW, create | NLM_F_EXCL, true, 0, 1000);
+	assert_int_equal(ask(f), -EEXIST);
+	/* One connection's: the master's, none of another's. */
+	exp_req(f, IPCTNL_MSG_EXP_GET, NLM_F_DUMP, false, 0, 1001);
+	req_end(f);
+	memset(exps, 0, sizeof(exps));
+	dump_all(f, collect_exp, exps);
+	assert_int_equal(exps[0].id, 0);
+	exp_req(f, IPCTNL_MSG_EXP_GET, NLM_F_DUMP, false, 0, 1000);
+	req_end(f);
+	memset(exps, 0, sizeof(exps));
+	dump_all(f, collect_exp, exps);
+	assert_int_equal(exps[0].id, 1);
+	exp_req(f, IPCTNL_MSG_EXP_GET, NLM_F_DUMP, false, 0, 999);
+	assert_int_equal(ask(f), -ENOENT);
+	/* A new timeout for the one there is. */
+	exp_req(f, IPCTNL_MSG_EXP_NEW, NLM_F_ACK, true, 0, 1000);
+	msgbuf_put_u32(&f->req, CTA_EXPECT_TIMEOUT, htonl(60));
+	assert_int_equal(ask(f), 0);
+
+	/* Got by its tuple, and by its id. */
+	exp_req(f, IPCTNL_MSG_EXP_GET, 0, true, 0, 0);
+	req_end(f);
+	send_req(f);
+	assert_true(recv_rep(f) > 0);
+	parse_exp((const void *)f->rep, IPCTNL_MSG_EXP_NEW, &e);
+	assert_in_range(e.timeout, 58, 60);
+	exp_req(f, IPCTNL_MSG_EXP_GET, 0, true, 0, 0);
+	msgbuf_put_u32(&f->req, CTA_EXPECT_ID, htonl(e.id + 1));
+	assert_int_equal(ask(f), -ENOENT);
+	exp_req(f, IPCTNL_MSG_EXP_GET, 0, false, 0, 0);
+	assert_int_equal(ask(f), -EINVAL);
+
+	/* Deleted by another helper's name: nothing; by its own. */
+	exp_req(f, IPCTNL_MSG_EXP_DELETE, NLM_F_ACK, false, 0, 0);
+	msgbuf_put_string(&f->req, CTA_EXPECT_HELP_NAME, "ftp");
+	assert_int_equal(ask(f), 0);
+	assert_true(recv_rep(l) < 0);
+	exp_req(f, IPCTNL_MSG_EXP_DELETE, NLM_F_ACK, false, 0, 0);
+	msgbuf_put_string(&f->req, CTA_EXPECT_HELP_NAME, "tftp");
+	assert_int_equal(ask(f), 0);
+	exp_event(l, IPCTNL_MSG_EXP_DELETE, 0, &e);
+	assert_int_equal(e.dport, EXP_PORT);
+	assert_int_equal(((const struct nlmsghdr *)l->rep)->nlmsg_pid,
+			 nlsock_portid(f->sk));
+	exp_dump(f, exps);
+	assert_int_equal(exps[0].id, 0);
+	exp_req(f, IPCTNL_MSG_EXP_DELETE, NLM_F_ACK, true, 0, 0);
+	assert_int_equal(ask(f), -ENOENT);
+
+	/* Again, deleted by its tuple. */
+	exp_req(f, IPCTNL_MSG_EXP_NEW, create, true, 0, 1000);
+	assert_int_equal(ask(f), 0);
+	exp_event(l, IPCTNL_MSG_EXP_NEW, NLM_F_CREATE | NLM_F_EXCL, &e);
+	exp_req(f, IPCTNL_MSG_EXP_DELETE, NLM_F_ACK, true, 0, 0);
+	assert_int_equal(ask(f), 0);
+	exp_event(l, IPCTNL_MSG_EXP_DELETE, 0, &e);
+	fx_free(l);
+}
+
 static int
 group_setup(void **state)
 {
@@ -946,6 +1164,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_create_and_change, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_stats, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_expectations, setup,
+						teardown),
 	};
 
 	return cmocka_run_group_tests_name("ctnetlink", tests, group_setup,
