@@ -628,13 +628,41 @@ apply_labels(struct conn *c, const struct ct_action *a)
 			       (a->labels[i] & a->labels_mask[i]);
 }
 
+/* Puts new connection c in the table, both directions, or none: 0;
+ * -EEXIST when its original tuple is taken (by *other); -EAGAIN when its
+ * reply tuple is, once c was seen (it is freed after a grace period). */
+static int
+insert_nodes(struct conntrack *ct, struct conn *c, struct conn_node **other)
+{
+	struct cds_lfht_node *n;
+
+	for (int d = 0; d < 2; d++) {
+		cds_lfht_node_init(&c->node[d].lfht);
+		c->node[d].conn = c;
+		c->node[d].dir = d;
+	}
+	n = cds_lfht_add_unique(ct->ht, ct_tuple_hash(&c->tuple[0], ct->basis),
+				match, &c->tuple[0], &c->node[0].lfht);
+	if (n != &c->node[0].lfht) {
+		*other = caa_container_of(n, struct conn_node, lfht);
+		return -EEXIST;
+	}
+	n = cds_lfht_add_unique(ct->ht, ct_tuple_hash(&c->tuple[1], ct->basis),
+				match, &c->tuple[1], &c->node[1].lfht);
+	if (n != &c->node[1].lfht) {
+		cds_lfht_del(ct->ht, &c->node[0].lfht);
+		return -EAGAIN;
+	}
+	return 0;
+}
+
 /* Puts the new connection of tr into the table; NULL: refused. */
 static struct conn *
 confirm(struct conntrack *ct, struct track *tr, int *err)
 {
 	uint16_t zone = tr->tmp.tuple[0].zone;
 	uint32_t limit = conntrack_limit_get(ct, zone);
-	struct cds_lfht_node *n;
+	struct conn_node *other;
 	struct conn *c;
 
 	if ((limit && __atomic_load_n(&ct->zone_count[zone],
@@ -669,18 +697,9 @@ confirm(struct conntrack *ct, struct track *tr, int *err)
 		ct_timeout_hold(c->tp);
 	c->status |= CT_S_CONFIRMED;
 	c->id = __atomic_add_fetch(&ct->next_id, 1, __ATOMIC_RELAXED);
-	for (int d = 0; d < 2; d++) {
-		cds_lfht_node_init(&c->node[d].lfht);
-		c->node[d].conn = c;
-		c->node[d].dir = d;
-	}
-	n = cds_lfht_add_unique(ct->ht, ct_tuple_hash(&c->tuple[0], ct->basis),
-				match, &c->tuple[0], &c->node[0].lfht);
-	if (n != &c->node[0].lfht) {
+	switch (insert_nodes(ct, c, &other)) {
+	case -EEXIST:
 		/* Another thread committed it first: join that one. */
-		struct conn_node *other = caa_container_of(n, struct conn_node,
-							   lfht);
-
 		pthread_spin_destroy(&c->lock);
 		ct_timeout_put(c->tp);
 		free(c->master);
@@ -688,12 +707,8 @@ confirm(struct conntrack *ct, struct track *tr, int *err)
 		free(c);
 		tr->dir = other->dir;
 		return other->conn;
-	}
-	n = cds_lfht_add_unique(ct->ht, ct_tuple_hash(&c->tuple[1], ct->basis),
-				match, &c->tuple[1], &c->node[1].lfht);
-	if (n != &c->node[1].lfht) {
+	case -EAGAIN:
 		/* Its reply tuple is another's: nf_conntrack drops it. */
-		cds_lfht_del(ct->ht, &c->node[0].lfht);
 		call_rcu(&c->rcu, conn_free_rcu);
 		count(&ct->n_refused);
 		*err = -EINVAL;
@@ -1193,36 +1208,13 @@ change_apply(struct conn *c, const struct conntrack_change *ch, uint64_t now)
 	 1u << IPCT_PROTOINFO | 1u << IPCT_SEQADJ | 1u << IPCT_MARK |	\
 	 1u << IPCT_SYNPROXY)
 
-/* Puts new connection c in the table, both directions, or none. */
-static int
-insert_nodes(struct conntrack *ct, struct conn *c)
-{
-	struct cds_lfht_node *n;
-
-	for (int d = 0; d < 2; d++) {
-		cds_lfht_node_init(&c->node[d].lfht);
-		c->node[d].conn = c;
-		c->node[d].dir = d;
-	}
-	n = cds_lfht_add_unique(ct->ht, ct_tuple_hash(&c->tuple[0], ct->basis),
-				match, &c->tuple[0], &c->node[0].lfht);
-	if (n != &c->node[0].lfht)
-		return -EEXIST;
-	n = cds_lfht_add_unique(ct->ht, ct_tuple_hash(&c->tuple[1], ct->basis),
-				match, &c->tuple[1], &c->node[1].lfht);
-	if (n != &c->node[1].lfht) {
-		cds_lfht_del(ct->ht, &c->node[0].lfht);
-		return -EAGAIN;		/* seen: freed after a grace period */
-	}
-	return 0;
-}
-
 int
 conntrack_insert(struct conntrack *ct, const struct ct_tuple *orig,
 		 const struct ct_tuple *reply,
 		 const struct conntrack_change *ch, uint32_t portid)
 {
 	uint64_t now = clock_now_ms();
+	struct conn_node *other;
 	struct conn *c, *m;
 	uint32_t events;
 	int dir, err;
@@ -1258,7 +1250,7 @@ conntrack_insert(struct conntrack *ct, const struct ct_tuple *orig,
 		c->status |= CT_S_EXPECTED;
 	}
 	c->id = __atomic_add_fetch(&ct->next_id, 1, __ATOMIC_RELAXED);
-	err = insert_nodes(ct, c);
+	err = insert_nodes(ct, c, &other);
 	if (err == -EAGAIN) {
 		rcu_read_unlock();
 		call_rcu(&c->rcu, conn_free_rcu);

@@ -240,29 +240,33 @@ put_zone(struct msgbuf *mb, const struct conntrack_entry *e)
 		msgbuf_put(mb, CTA_ZONE, 2, &z);
 }
 
-/* Opens a conntrack message of msg for e's family. */
-static bool
-msg_start(struct msgbuf *mb, uint8_t msg, uint16_t flags, uint32_t seq,
-	  uint32_t portid, const struct conntrack_entry *e)
+/* Opens a netfilter message of type (subsystem and message) for family;
+ * NULL when mb is full. */
+static struct nfgenmsg *
+msg_start(struct msgbuf *mb, uint16_t type, uint16_t flags, uint32_t seq,
+	  uint32_t portid, uint8_t family)
 {
 	struct nfgenmsg *nf;
 
-	nf = msgbuf_start(mb, NFNL_SUBSYS_CTNETLINK << 8 | msg, flags, seq,
-			  portid, sizeof(*nf));
-	if (!nf)
-		return false;
-	nf->nfgen_family = e->orig.family;
-	nf->version = NFNETLINK_V0;
-	return true;
+	nf = msgbuf_start(mb, type, flags, seq, portid, sizeof(*nf));
+	if (nf) {
+		nf->nfgen_family = family;
+		nf->version = NFNETLINK_V0;
+		nf->res_id = 0;
+	}
+	return nf;
 }
+
+#define CT_MSG(msg)	(NFNL_SUBSYS_CTNETLINK << 8 | (msg))
+#define EXP_MSG(msg)	(NFNL_SUBSYS_CTNETLINK_EXP << 8 | (msg))
 
 /* One connection as ctnetlink_fill_info() lists it. */
 static int
 put_entry(struct msgbuf *mb, const struct nlsock *sk, uint32_t seq,
 	  const struct conntrack_entry *e)
 {
-	if (!msg_start(mb, IPCTNL_MSG_CT_NEW, NLM_F_MULTI, seq,
-		       nlsock_portid(sk), e))
+	if (!msg_start(mb, CT_MSG(IPCTNL_MSG_CT_NEW), NLM_F_MULTI, seq,
+		       nlsock_portid(sk), e->orig.family))
 		return -EMSGSIZE;
 	put_tuple(mb, CTA_TUPLE_ORIG, &e->orig);
 	put_tuple(mb, CTA_TUPLE_REPLY, &e->reply);
@@ -310,11 +314,13 @@ event_deliver(const struct conntrack_entry *e, uint32_t events,
 	struct msgbuf mb;
 
 	msgbuf_init(&mb, mem, sizeof(mem));
-	if (!msg_start(&mb, destroy ? IPCTNL_MSG_CT_DELETE : IPCTNL_MSG_CT_NEW,
+	if (!msg_start(&mb,
+		       CT_MSG(destroy ? IPCTNL_MSG_CT_DELETE
+				      : IPCTNL_MSG_CT_NEW),
 		       group == NFNLGRP_CONNTRACK_NEW
 			       ? NLM_F_CREATE | NLM_F_EXCL
 			       : 0,
-		       0, portid, e))
+		       0, portid, e->orig.family))
 		return;
 	put_tuple(&mb, CTA_TUPLE_ORIG, &e->orig);
 	put_tuple(&mb, CTA_TUPLE_REPLY, &e->reply);
@@ -341,40 +347,43 @@ event_deliver(const struct conntrack_entry *e, uint32_t events,
 	nlsock_multicast(NETLINK_NETFILTER, group, mb.buf, mb.len, portid);
 }
 
-/* A dump: a snapshot of the matching connections, sent in parts. */
+/* A dump: a snapshot of the matching connections or expectations, sent
+ * in parts. */
 struct snapshot {
-	struct conntrack_entry *e;
-	size_t n, cap, next;
-	int zone, family;
+	char *items;			/* n of size bytes each */
+	size_t size, n, cap, next;
+	/* Puts one in a message of the dump. */
+	int (*put)(struct msgbuf *, const struct nlsock *, uint32_t seq,
+		   const void *item, uint64_t now);
+	int family;			/* 0: all */
+	uint32_t master_id;		/* expectations: one connection's */
+	uint64_t now;
 };
 
 static int
-snap_one(const struct conntrack_entry *e, void *arg)
+snap_add(struct snapshot *s, const void *item)
 {
-	struct snapshot *s = arg;
-
-	if (s->family && e->orig.family != s->family)
-		return 0;
 	if (s->n == s->cap) {
 		size_t cap = s->cap ? 2 * s->cap : 64;
-		struct conntrack_entry *p = realloc(s->e, cap * sizeof(*p));
+		char *p = realloc(s->items, cap * s->size);
 
 		if (!p)
 			return -ENOMEM;
-		s->e = p;
+		s->items = p;
 		s->cap = cap;
 	}
-	s->e[s->n++] = *e;
+	memcpy(s->items + s->n++ * s->size, item, s->size);
 	return 0;
 }
 
 static int
-ct_dumpit(struct genl_dump *d, struct msgbuf *mb)
+snap_dumpit(struct genl_dump *d, struct msgbuf *mb)
 {
 	struct snapshot *s = d->data;
 
 	while (s->next < s->n) {
-		if (put_entry(mb, d->sk, d->nlh->nlmsg_seq, &s->e[s->next]))
+		if (s->put(mb, d->sk, d->nlh->nlmsg_seq,
+			   s->items + s->next * s->size, s->now))
 			break;
 		s->next++;
 	}
@@ -382,41 +391,88 @@ ct_dumpit(struct genl_dump *d, struct msgbuf *mb)
 }
 
 static void
-ct_dump_done(struct genl_dump *d)
+snap_free(struct snapshot *s)
 {
-	struct snapshot *s = d->data;
-
 	if (s) {
-		free(s->e);
+		free(s->items);
 		free(s);
 	}
 }
 
+static void
+snap_dump_done(struct genl_dump *d)
+{
+	snap_free(d->data);
+}
+
+static struct snapshot *
+snap_new(size_t size, int family,
+	 int (*put)(struct msgbuf *, const struct nlsock *, uint32_t,
+		    const void *, uint64_t))
+{
+	struct snapshot *s = calloc(1, sizeof(*s));
+
+	if (s) {
+		s->size = size;
+		s->family = family;
+		s->put = put;
+		s->now = clock_now_ms();
+	}
+	return s;
+}
+
+/* Starts the dump of s, filled (fill_err 0), or answers fill_err. */
+static int
+snap_dump_start(struct nlsock *sk, const struct nlmsghdr *nlh,
+		const struct genl_ops_entry *op, struct snapshot *s,
+		int fill_err)
+{
+	int err = fill_err ? fill_err : genl_dump_start(sk, NULL, op, nlh, s);
+
+	if (err != GENL_ANSWERED)
+		snap_free(s);
+	return err;
+}
+
+static int
+snap_conn(const struct conntrack_entry *e, void *arg)
+{
+	struct snapshot *s = arg;
+
+	if (s->family && e->orig.family != s->family)
+		return 0;
+	return snap_add(s, e);
+}
+
+static int
+put_conn(struct msgbuf *mb, const struct nlsock *sk, uint32_t seq,
+	 const void *item, uint64_t now)
+{
+	return put_entry(mb, sk, seq, item);
+}
+
 static const struct genl_ops_entry ct_dump_op = {
 	.cmd = IPCTNL_MSG_CT_GET,
-	.dumpit = ct_dumpit,
-	.done = ct_dump_done,
+	.dumpit = snap_dumpit,
+	.done = snap_dump_done,
 };
 
 static int
 ct_dump_start(struct nlsock *sk, const struct nlmsghdr *nlh,
 	      const struct nlattr **a, int family, struct conntrack *ct)
 {
-	struct snapshot *s = calloc(1, sizeof(*s));
-	int err;
+	struct snapshot *s = snap_new(sizeof(struct conntrack_entry), family,
+				      put_conn);
 
 	if (!s)
 		return -ENOMEM;
-	s->family = family;
-	s->zone = a[CTA_ZONE] ? get_be16(attr_data(a[CTA_ZONE])) : -1;
-	err = conntrack_dump(ct, s->zone, snap_one, s);
-	if (!err)
-		err = genl_dump_start(sk, NULL, &ct_dump_op, nlh, s);
-	if (err != GENL_ANSWERED) {
-		free(s->e);
-		free(s);
-	}
-	return err;
+	return snap_dump_start(sk, nlh, &ct_dump_op, s,
+			       conntrack_dump(ct,
+					      a[CTA_ZONE]
+						      ? get_be16(attr_data(
+								a[CTA_ZONE]))
+						      : -1,
+					      snap_conn, s));
 }
 
 static int
@@ -622,12 +678,10 @@ stats_cpu_dumpit(struct genl_dump *d, struct msgbuf *mb)
 	if (d->args[0])
 		return 0;
 	conntrack_get_stats(ct, &s);
-	nf = msgbuf_start(mb, d->nlh->nlmsg_type, NLM_F_MULTI,
-			  d->nlh->nlmsg_seq, nlsock_portid(d->sk), sizeof(*nf));
+	nf = msg_start(mb, d->nlh->nlmsg_type, NLM_F_MULTI, d->nlh->nlmsg_seq,
+		       nlsock_portid(d->sk), AF_UNSPEC);
 	if (!nf)
 		return -EMSGSIZE;
-	nf->nfgen_family = AF_UNSPEC;
-	nf->version = NFNETLINK_V0;
 	nf->res_id = htons(0);		/* the CPU */
 	if (exp) {
 		put_be32(mb, CTA_STATS_EXP_NEW, s.n_expect_new);
@@ -671,18 +725,14 @@ stats_global(struct nlsock *sk, const struct nlmsghdr *nlh,
 	     struct conntrack *ct)
 {
 	struct conntrack_stats s;
-	struct nfgenmsg *nf;
 	struct msgbuf mb;
 	char mem[128];
 
 	conntrack_get_stats(ct, &s);
 	msgbuf_init(&mb, mem, sizeof(mem));
-	nf = msgbuf_start(&mb, nlh->nlmsg_type, NLM_F_MULTI, nlh->nlmsg_seq,
-			  nlsock_portid(sk), sizeof(*nf));
-	if (!nf)
+	if (!msg_start(&mb, nlh->nlmsg_type, NLM_F_MULTI, nlh->nlmsg_seq,
+		       nlsock_portid(sk), AF_UNSPEC))
 		return -ENOMEM;
-	nf->nfgen_family = AF_UNSPEC;
-	nf->version = NFNETLINK_V0;
 	put_be32(&mb, CTA_STATS_GLOBAL_ENTRIES, s.n_conns);
 	put_be32(&mb, CTA_STATS_GLOBAL_MAX_ENTRIES, s.max_conns);
 	if (msgbuf_end(&mb))
@@ -746,27 +796,12 @@ put_expect(struct msgbuf *mb, const struct ct_expect *e, uint64_t now)
 				  ct_helper_name(e->helper));
 }
 
-static bool
-exp_msg_start(struct msgbuf *mb, uint8_t msg, uint16_t flags, uint32_t seq,
-	      uint32_t portid, const struct ct_expect *e)
-{
-	struct nfgenmsg *nf;
-
-	nf = msgbuf_start(mb, NFNL_SUBSYS_CTNETLINK_EXP << 8 | msg, flags, seq,
-			  portid, sizeof(*nf));
-	if (!nf)
-		return false;
-	nf->nfgen_family = e->t.family;
-	nf->version = NFNETLINK_V0;
-	return true;
-}
-
 static int
 put_exp_entry(struct msgbuf *mb, const struct nlsock *sk, uint32_t seq,
 	      const struct ct_expect *e, uint64_t now)
 {
-	if (!exp_msg_start(mb, IPCTNL_MSG_EXP_NEW, NLM_F_MULTI, seq,
-			   nlsock_portid(sk), e))
+	if (!msg_start(mb, EXP_MSG(IPCTNL_MSG_EXP_NEW), NLM_F_MULTI, seq,
+		       nlsock_portid(sk), e->t.family))
 		return -EMSGSIZE;
 	put_expect(mb, e, now);
 	return msgbuf_end(mb);
@@ -786,10 +821,11 @@ exp_event_deliver(const struct ct_expect *e, bool destroy, uint32_t portid,
 	if (!nlsock_has_listeners(NETLINK_NETFILTER, group))
 		return;
 	msgbuf_init(&mb, mem, sizeof(mem));
-	if (!exp_msg_start(&mb, destroy ? IPCTNL_MSG_EXP_DELETE
-					: IPCTNL_MSG_EXP_NEW,
-			   destroy ? 0 : NLM_F_CREATE | NLM_F_EXCL, 0, portid,
-			   e))
+	if (!msg_start(&mb,
+		       EXP_MSG(destroy ? IPCTNL_MSG_EXP_DELETE
+				       : IPCTNL_MSG_EXP_NEW),
+		       destroy ? 0 : NLM_F_CREATE | NLM_F_EXCL, 0, portid,
+		       e->t.family))
 		return;
 	put_expect(&mb, e, clock_now_ms());
 	if (msgbuf_end(&mb))
@@ -797,65 +833,28 @@ exp_event_deliver(const struct ct_expect *e, bool destroy, uint32_t portid,
 	nlsock_multicast(NETLINK_NETFILTER, group, mb.buf, mb.len, portid);
 }
 
-/* A dump: a snapshot of the expectations of a family, sent in parts. */
-struct exp_snapshot {
-	struct ct_expect *e;
-	size_t n, cap, next;
-	int family;
-	uint32_t master_id;		/* one connection's only; 0: all */
-	uint64_t now;
-};
-
 static int
-exp_snap_one(const struct ct_expect *e, void *arg)
+snap_exp(const struct ct_expect *e, void *arg)
 {
-	struct exp_snapshot *s = arg;
+	struct snapshot *s = arg;
 
 	if ((s->family && e->t.family != s->family) ||
 	    (s->master_id && e->master_id != s->master_id))
 		return 0;
-	if (s->n == s->cap) {
-		size_t cap = s->cap ? 2 * s->cap : 16;
-		struct ct_expect *p = realloc(s->e, cap * sizeof(*p));
-
-		if (!p)
-			return -ENOMEM;
-		s->e = p;
-		s->cap = cap;
-	}
-	s->e[s->n++] = *e;
-	return 0;
+	return snap_add(s, e);
 }
 
 static int
-exp_dumpit(struct genl_dump *d, struct msgbuf *mb)
+put_exp(struct msgbuf *mb, const struct nlsock *sk, uint32_t seq,
+	const void *item, uint64_t now)
 {
-	struct exp_snapshot *s = d->data;
-
-	while (s->next < s->n) {
-		if (put_exp_entry(mb, d->sk, d->nlh->nlmsg_seq,
-				  &s->e[s->next], s->now))
-			break;
-		s->next++;
-	}
-	return mb->len;
-}
-
-static void
-exp_dump_done(struct genl_dump *d)
-{
-	struct exp_snapshot *s = d->data;
-
-	if (s) {
-		free(s->e);
-		free(s);
-	}
+	return put_exp_entry(mb, sk, seq, item, now);
 }
 
 static const struct genl_ops_entry exp_dump_op = {
 	.cmd = IPCTNL_MSG_EXP_GET,
-	.dumpit = exp_dumpit,
-	.done = exp_dump_done,
+	.dumpit = snap_dumpit,
+	.done = snap_dump_done,
 };
 
 /* Of all, or with CTA_EXPECT_MASTER, of that connection
@@ -869,7 +868,7 @@ exp_dump_start(struct nlsock *sk, const struct nlmsghdr *nlh,
 				? get_be16(attr_data(a[CTA_EXPECT_ZONE]))
 				: 0;
 	struct conntrack_entry master;
-	struct exp_snapshot *s;
+	struct snapshot *s;
 	struct ct_tuple t;
 	int err;
 
@@ -880,20 +879,12 @@ exp_dump_start(struct nlsock *sk, const struct nlmsghdr *nlh,
 		if (err)
 			return err;
 	}
-	s = calloc(1, sizeof(*s));
+	s = snap_new(sizeof(struct ct_expect), family, put_exp);
 	if (!s)
 		return -ENOMEM;
-	s->family = family;
 	s->master_id = a[CTA_EXPECT_MASTER] ? master.id : 0;
-	s->now = clock_now_ms();
-	err = conntrack_expect_dump(ct, exp_snap_one, s);
-	if (!err)
-		err = genl_dump_start(sk, NULL, &exp_dump_op, nlh, s);
-	if (err != GENL_ANSWERED) {
-		free(s->e);
-		free(s);
-	}
-	return err;
+	return snap_dump_start(sk, nlh, &exp_dump_op, s,
+			       conntrack_expect_dump(ct, snap_exp, s));
 }
 
 /* The expectation a request names by its tuple (type), in its zone, and

@@ -159,23 +159,31 @@ ct_req(struct fx *f, uint8_t msg, uint16_t flags, uint8_t family,
 	nf->version = version;
 }
 
-/* The UDP tuple from sport (a CTA_TUPLE_ORIG). */
+/* A UDP tuple (CTA_TUPLE_ORIG, REPLY, MASTER...) from src:sport to dst:dport. */
 static void
-put_tuple(struct msgbuf *mb, uint16_t sport)
+put_tuple_of(struct msgbuf *mb, uint16_t type, uint32_t src, uint16_t sport,
+	     uint32_t dst, uint16_t dport)
 {
 	struct nlattr *tuple, *ip, *proto;
 
-	tuple = msgbuf_nest_start(mb, CTA_TUPLE_ORIG | NLA_F_NESTED);
+	tuple = msgbuf_nest_start(mb, type | NLA_F_NESTED);
 	ip = msgbuf_nest_start(mb, CTA_TUPLE_IP | NLA_F_NESTED);
-	msgbuf_put_u32(mb, CTA_IP_V4_SRC, htonl(SRC_IP));
-	msgbuf_put_u32(mb, CTA_IP_V4_DST, htonl(DST_IP));
+	msgbuf_put_u32(mb, CTA_IP_V4_SRC, htonl(src));
+	msgbuf_put_u32(mb, CTA_IP_V4_DST, htonl(dst));
 	msgbuf_nest_end(mb, ip);
 	proto = msgbuf_nest_start(mb, CTA_TUPLE_PROTO | NLA_F_NESTED);
 	msgbuf_put_u8(mb, CTA_PROTO_NUM, IPPROTO_UDP);
 	msgbuf_put_u16(mb, CTA_PROTO_SRC_PORT, htons(sport));
-	msgbuf_put_u16(mb, CTA_PROTO_DST_PORT, htons(DST_PORT));
+	msgbuf_put_u16(mb, CTA_PROTO_DST_PORT, htons(dport));
 	msgbuf_nest_end(mb, proto);
 	msgbuf_nest_end(mb, tuple);
+}
+
+/* The UDP tuple from sport (a CTA_TUPLE_ORIG). */
+static void
+put_tuple(struct msgbuf *mb, uint16_t sport)
+{
+	put_tuple_of(mb, CTA_TUPLE_ORIG, SRC_IP, sport, DST_IP, DST_PORT);
 }
 
 static const struct nlattr *
@@ -740,26 +748,6 @@ test_events(void **state)
 	assert_true(recv_rep(all) < 0);
 	fx_free(all);
 	fx_free(update);
-}
-
-/* A UDP tuple (CTA_TUPLE_ORIG or REPLY) from src:sport to dst:dport. */
-static void
-put_tuple_of(struct msgbuf *mb, uint16_t type, uint32_t src, uint16_t sport,
-	     uint32_t dst, uint16_t dport)
-{
-	struct nlattr *tuple, *ip, *proto;
-
-	tuple = msgbuf_nest_start(mb, type | NLA_F_NESTED);
-	ip = msgbuf_nest_start(mb, CTA_TUPLE_IP | NLA_F_NESTED);
-	msgbuf_put_u32(mb, CTA_IP_V4_SRC, htonl(src));
-	msgbuf_put_u32(mb, CTA_IP_V4_DST, htonl(dst));
-	msgbuf_nest_end(mb, ip);
-	proto = msgbuf_nest_start(mb, CTA_TUPLE_PROTO | NLA_F_NESTED);
-	msgbuf_put_u8(mb, CTA_PROTO_NUM, IPPROTO_UDP);
-	msgbuf_put_u16(mb, CTA_PROTO_SRC_PORT, htons(sport));
-	msgbuf_put_u16(mb, CTA_PROTO_DST_PORT, htons(dport));
-	msgbuf_nest_end(mb, proto);
-	msgbuf_nest_end(mb, tuple);
 }
 
 /* IPCTNL_MSG_CT_NEW with flags for the UDP connection from sport in
