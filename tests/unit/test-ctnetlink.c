@@ -991,6 +991,25 @@ exp_dump(struct fx *f, struct exp *exps)
 	dump_all(f, collect_exp, exps);
 }
 
+/* counts: CTA_STATS_EXP_CREATE, NEW and DELETE of CPU 0's message. */
+static void
+exp_counts(const struct nlmsghdr *m, void *arg)
+{
+	static const uint16_t types[] = {
+		CTA_STATS_EXP_CREATE, CTA_STATS_EXP_NEW, CTA_STATS_EXP_DELETE,
+	};
+	size_t off = NLMSG_LENGTH(NLMSG_ALIGN(sizeof(struct nfgenmsg)));
+	const struct nfgenmsg *nf = NLMSG_DATA(m);
+	uint32_t *counts = arg;
+
+	assert_int_equal(m->nlmsg_type, EXP_TYPE(IPCTNL_MSG_EXP_GET_STATS_CPU));
+	assert_int_equal(nf->res_id, 0);
+	for (int i = 0; i < 3; i++)
+		counts[i] = get_be32(attr_data(attrs_find((const char *)m + off,
+							  m->nlmsg_len - off,
+							  types[i])));
+}
+
 static struct fx *
 exp_listener(struct fixture *fx)
 {
@@ -1026,6 +1045,7 @@ test_expectations(void **state)
 	struct fx *l = exp_listener(fx);
 	struct fx *f = fx->nf;
 	struct exp exps[4], e;
+	uint32_t counts[3];
 
 	commit_helper(fx, 1000, 0, 0, NULL, -1, "tftp");
 	commit(fx, 1001, 0, 0);
@@ -1116,6 +1136,14 @@ test_expectations(void **state)
 	assert_int_equal(ask(f), 0);
 	exp_event(l, IPCTNL_MSG_EXP_DELETE, 0, &e);
 	fx_free(l);
+
+	/* Two created, none met, two deleted. */
+	exp_req(f, IPCTNL_MSG_EXP_GET_STATS_CPU, NLM_F_DUMP, false, 0, 0);
+	req_end(f);
+	assert_int_equal(dump_all(f, exp_counts, counts), 1);
+	assert_int_equal(counts[0], 2);
+	assert_int_equal(counts[1], 0);
+	assert_int_equal(counts[2], 2);
 }
 
 static int
