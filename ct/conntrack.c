@@ -1284,10 +1284,12 @@ conntrack_update(struct conntrack *ct, const struct ct_tuple *t,
 
 	rcu_read_lock();
 	c = lookup(ct, t, &dir, now);
-	err = !c ? -ENOENT
-		 : ch->given & CT_SET_MASTER ? -EOPNOTSUPP
-					     : change_check(ips_status(status_of(c)),
-							    ch);
+	if (!c)
+		err = -ENOENT;
+	else if (ch->given & CT_SET_MASTER)
+		err = -EOPNOTSUPP;
+	else
+		err = change_check(ips_status(status_of(c)), ch);
 	if (!err) {
 		change_apply(c, ch, now);
 		event_deliver(ct, c, CHANGE_EVENTS | 1u << IPCT_LABEL,

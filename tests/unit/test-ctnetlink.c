@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <linux/if_ether.h>
 #include <linux/netfilter/nf_conntrack_common.h>
+#include <linux/netfilter/nf_conntrack_tcp.h>
 #include <linux/netfilter/nfnetlink.h>
 #include <linux/netfilter/nfnetlink_conntrack.h>
 #include <linux/netfilter/nfnetlink_cttimeout.h>
@@ -159,23 +160,24 @@ ct_req(struct fx *f, uint8_t msg, uint16_t flags, uint8_t family,
 	nf->version = version;
 }
 
-/* A UDP tuple (CTA_TUPLE_ORIG, REPLY, MASTER...) from src:sport to dst:dport. */
+/* A tuple (CTA_TUPLE_ORIG, REPLY, MASTER...) of proto from src:sport to
+ * dst:dport. */
 static void
-put_tuple_of(struct msgbuf *mb, uint16_t type, uint32_t src, uint16_t sport,
-	     uint32_t dst, uint16_t dport)
+put_tuple_of(struct msgbuf *mb, uint16_t type, uint8_t proto, uint32_t src,
+	     uint16_t sport, uint32_t dst, uint16_t dport)
 {
-	struct nlattr *tuple, *ip, *proto;
+	struct nlattr *tuple, *ip, *l4;
 
 	tuple = msgbuf_nest_start(mb, type | NLA_F_NESTED);
 	ip = msgbuf_nest_start(mb, CTA_TUPLE_IP | NLA_F_NESTED);
 	msgbuf_put_u32(mb, CTA_IP_V4_SRC, htonl(src));
 	msgbuf_put_u32(mb, CTA_IP_V4_DST, htonl(dst));
 	msgbuf_nest_end(mb, ip);
-	proto = msgbuf_nest_start(mb, CTA_TUPLE_PROTO | NLA_F_NESTED);
-	msgbuf_put_u8(mb, CTA_PROTO_NUM, IPPROTO_UDP);
+	l4 = msgbuf_nest_start(mb, CTA_TUPLE_PROTO | NLA_F_NESTED);
+	msgbuf_put_u8(mb, CTA_PROTO_NUM, proto);
 	msgbuf_put_u16(mb, CTA_PROTO_SRC_PORT, htons(sport));
 	msgbuf_put_u16(mb, CTA_PROTO_DST_PORT, htons(dport));
-	msgbuf_nest_end(mb, proto);
+	msgbuf_nest_end(mb, l4);
 	msgbuf_nest_end(mb, tuple);
 }
 
@@ -183,7 +185,8 @@ put_tuple_of(struct msgbuf *mb, uint16_t type, uint32_t src, uint16_t sport,
 static void
 put_tuple(struct msgbuf *mb, uint16_t sport)
 {
-	put_tuple_of(mb, CTA_TUPLE_ORIG, SRC_IP, sport, DST_IP, DST_PORT);
+	put_tuple_of(mb, CTA_TUPLE_ORIG, IPPROTO_UDP, SRC_IP, sport, DST_IP,
+		     DST_PORT);
 }
 
 static const struct nlattr *
@@ -760,8 +763,8 @@ new_req(struct fx *f, uint16_t flags, uint16_t sport, uint16_t zone,
 	ct_req(f, IPCTNL_MSG_CT_NEW, flags, AF_INET, NFNETLINK_V0);
 	put_tuple(&f->req, sport);
 	if (reply)
-		put_tuple_of(&f->req, CTA_TUPLE_REPLY, DST_IP, DST_PORT,
-			     SRC_IP, sport);
+		put_tuple_of(&f->req, CTA_TUPLE_REPLY, IPPROTO_UDP, DST_IP,
+			     DST_PORT, SRC_IP, sport);
 	if (zone)
 		msgbuf_put_u16(&f->req, CTA_ZONE, htons(zone));
 	if (timeout)
@@ -841,24 +844,75 @@ test_create_and_change(void **state)
 	new_req(f, NLM_F_ACK, 1000, 5, false, 0, IPS_CONFIRMED);
 	assert_int_equal(ask(f), -EBUSY);
 	new_req(f, NLM_F_ACK, 1000, 5, false, 0, -1);
-	put_tuple_of(&f->req, CTA_TUPLE_MASTER, SRC_IP, 1, DST_IP, 2);
+	put_tuple_of(&f->req, CTA_TUPLE_MASTER, IPPROTO_UDP, SRC_IP, 1, DST_IP,
+		     2);
 	assert_int_equal(ask(f), -EOPNOTSUPP);
 	assert_true(recv_rep(all) < 0);
 
 	/* A related one: its master must exist. */
 	new_req(f, create, 1001, 5, true, 100, IPS_CONFIRMED);
-	put_tuple_of(&f->req, CTA_TUPLE_MASTER, SRC_IP, 999, DST_IP,
-		     DST_PORT);
+	put_tuple_of(&f->req, CTA_TUPLE_MASTER, IPPROTO_UDP, SRC_IP, 999,
+		     DST_IP, DST_PORT);
 	assert_int_equal(ask(f), -ENOENT);
 	new_req(f, create, 1001, 5, true, 100, IPS_CONFIRMED);
-	put_tuple_of(&f->req, CTA_TUPLE_MASTER, SRC_IP, 1000, DST_IP,
-		     DST_PORT);
+	put_tuple_of(&f->req, CTA_TUPLE_MASTER, IPPROTO_UDP, SRC_IP, 1000,
+		     DST_IP, DST_PORT);
 	assert_int_equal(ask(f), 0);
 	event_by(all, IPCTNL_MSG_CT_NEW, NLM_F_CREATE | NLM_F_EXCL,
 		 nlsock_portid(f->sk), &c);
 	assert_int_equal(c.sport, 1001);
 	assert_int_equal(c.status, IPS_CONFIRMED | IPS_EXPECTED);
 	fx_free(all);
+}
+
+/* CT_NEW for the TCP connection from 1000 to 80 in tcp_state. */
+static void
+tcp_new_req(struct fx *f, uint8_t tcp_state)
+{
+	struct nlattr *pi, *tcp;
+
+	ct_req(f, IPCTNL_MSG_CT_NEW, NLM_F_CREATE | NLM_F_ACK, AF_INET,
+	       NFNETLINK_V0);
+	put_tuple_of(&f->req, CTA_TUPLE_ORIG, IPPROTO_TCP, SRC_IP, 1000, DST_IP,
+		     80);
+	put_tuple_of(&f->req, CTA_TUPLE_REPLY, IPPROTO_TCP, DST_IP, 80, SRC_IP,
+		     1000);
+	msgbuf_put_u32(&f->req, CTA_TIMEOUT, htonl(100));
+	msgbuf_put_u32(&f->req, CTA_STATUS,
+		       htonl(IPS_CONFIRMED | IPS_SEEN_REPLY | IPS_ASSURED));
+	pi = msgbuf_nest_start(&f->req, CTA_PROTOINFO | NLA_F_NESTED);
+	tcp = msgbuf_nest_start(&f->req, CTA_PROTOINFO_TCP | NLA_F_NESTED);
+	msgbuf_put_u8(&f->req, CTA_PROTOINFO_TCP_STATE, tcp_state);
+	msgbuf_nest_end(&f->req, tcp);
+	msgbuf_nest_end(&f->req, pi);
+}
+
+/* A TCP connection created in the state CTA_PROTOINFO gives, listed in
+ * it; a state the kernel does not have: EINVAL. */
+static void
+test_create_tcp(void **state)
+{
+	size_t off = NLMSG_LENGTH(NLMSG_ALIGN(sizeof(struct nfgenmsg)));
+	struct fixture *fx = *state;
+	struct fx *f = fx->nf;
+	const struct nlmsghdr *m = (const void *)f->rep;
+	const struct nlattr *pi;
+
+	tcp_new_req(f, TCP_CONNTRACK_MAX);
+	assert_int_equal(ask(f), -EINVAL);
+	tcp_new_req(f, TCP_CONNTRACK_ESTABLISHED);
+	assert_int_equal(ask(f), 0);
+	ct_req(f, IPCTNL_MSG_CT_GET, 0, AF_INET, NFNETLINK_V0);
+	put_tuple_of(&f->req, CTA_TUPLE_ORIG, IPPROTO_TCP, SRC_IP, 1000, DST_IP,
+		     80);
+	req_end(f);
+	send_req(f);
+	assert_true(recv_rep(f) > 0);
+	pi = attrs_find((const char *)m + off, m->nlmsg_len - off,
+			CTA_PROTOINFO);
+	assert_int_equal(attr_get_u8(nested(nested(pi, CTA_PROTOINFO_TCP),
+					    CTA_PROTOINFO_TCP_STATE)),
+			 TCP_CONNTRACK_ESTABLISHED);
 }
 
 /* A statistics request of msg; returns the attribute type of the first
@@ -924,14 +978,14 @@ exp_req(struct fx *f, uint8_t msg, uint16_t flags, bool tuple,
 
 	nf->nfgen_family = AF_INET;
 	if (tuple) {
-		put_tuple_of(&f->req, CTA_EXPECT_TUPLE, DST_IP, 0, SRC_IP,
-			     EXP_PORT);
-		put_tuple_of(&f->req, CTA_EXPECT_MASK, 0xffffffff, src_mask,
-			     0xffffffff, 0xffff);
+		put_tuple_of(&f->req, CTA_EXPECT_TUPLE, IPPROTO_UDP, DST_IP, 0,
+			     SRC_IP, EXP_PORT);
+		put_tuple_of(&f->req, CTA_EXPECT_MASK, IPPROTO_UDP, 0xffffffff,
+			     src_mask, 0xffffffff, 0xffff);
 	}
 	if (master_sport)
-		put_tuple_of(&f->req, CTA_EXPECT_MASTER, SRC_IP, master_sport,
-			     DST_IP, DST_PORT);
+		put_tuple_of(&f->req, CTA_EXPECT_MASTER, IPPROTO_UDP, SRC_IP,
+			     master_sport, DST_IP, DST_PORT);
 }
 
 /* An expectation as a dump or an event shows it. */
@@ -1178,6 +1232,8 @@ main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_events, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_create_and_change, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_create_tcp, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_stats, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_expectations, setup,
