@@ -475,6 +475,22 @@ ct_dump_start(struct nlsock *sk, const struct nlmsghdr *nlh,
 					      snap_conn, s));
 }
 
+/* The dying and unconfirmed lists: a connection goes from the table at
+ * once and is confirmed as it is put in, so both are empty; a dump only,
+ * as the kernel's. */
+static int
+ct_dump_empty(struct nlsock *sk, const struct nlmsghdr *nlh, int family)
+{
+	struct snapshot *s;
+
+	if (!(nlh->nlmsg_flags & NLM_F_DUMP))
+		return -EOPNOTSUPP;
+	s = snap_new(sizeof(struct conntrack_entry), family, put_conn);
+	if (!s)
+		return -ENOMEM;
+	return snap_dump_start(sk, nlh, &ct_dump_op, s, 0);
+}
+
 static int
 ct_get(struct nlsock *sk, const struct nlmsghdr *nlh, const struct nlattr **a,
        int family, struct conntrack *ct, struct extack *ack)
@@ -1048,7 +1064,7 @@ exp_msg(struct nlsock *sk, const struct nlmsghdr *nlh, struct conntrack *ct,
 	case IPCTNL_MSG_EXP_GET_STATS_CPU:
 		return stats_cpu(sk, nlh, ct);
 	default:
-		return -EOPNOTSUPP;
+		return -EINVAL;
 	}
 }
 
@@ -1093,8 +1109,12 @@ ctnetlink_msg(struct nlsock *sk, const struct nlmsghdr *nlh,
 		return stats_cpu(sk, nlh, ct);
 	case IPCTNL_MSG_CT_GET_STATS:
 		return stats_global(sk, nlh, ct);
+	case IPCTNL_MSG_CT_GET_DYING:
+	case IPCTNL_MSG_CT_GET_UNCONFIRMED:
+		return ct_dump_empty(sk, nlh, nf->nfgen_family);
 	default:
-		return -EOPNOTSUPP;
+		/* No such message in the subsystem (nfnetlink_rcv_msg). */
+		return -EINVAL;
 	}
 }
 

@@ -95,6 +95,8 @@ check_out "conntrack -C counts them" "^2\$" ct -C
 check_out "conntrack -S: the counters as CPU 0's" \
 	"^cpu=0[[:space:]]+found=0 invalid=[0-9]+ insert=0 insert_failed=[0-9]+ drop=0 early_drop=0 error=0 search_restart=0" \
 	ct -S
+check_out "conntrack -L dying: none" "^conntrack v[0-9.]+ \(conntrack-tools\): 0 flow entries have been shown" \
+	ct -L dying
 check "conntrack -D deletes one" ct -D -p udp -s 10.8.0.1 -d 10.8.0.2 \
 	--sport 40001 --dport 7001 -w 7
 check "conntrack -F the other" ct -F

@@ -423,6 +423,7 @@ test_flush(void **state)
 static void
 test_refused(void **state)
 {
+	struct conn conns[MAX_CONNS] = { 0 };
 	struct fixture *fx = *state;
 	struct fx *user = fx_new(fx->net, NETLINK_NETFILTER, false);
 	struct fx *f = fx->nf;
@@ -435,6 +436,21 @@ test_refused(void **state)
 	req_msg(f, NFNL_SUBSYS_QUEUE << 8 | IPCTNL_MSG_CT_GET, 0,
 		sizeof(struct nfgenmsg));
 	assert_int_equal(ask(f), -EINVAL);
+	/* Messages the subsystems have not; the dying and unconfirmed
+	 * lists are dumps only, and empty. */
+	ct_req(f, IPCTNL_MSG_MAX, 0, AF_INET, NFNETLINK_V0);
+	assert_int_equal(ask(f), -EINVAL);
+	req_msg(f, NFNL_SUBSYS_CTNETLINK_EXP << 8 | IPCTNL_MSG_EXP_MAX, 0,
+		sizeof(struct nfgenmsg));
+	assert_int_equal(ask(f), -EINVAL);
+	ct_req(f, IPCTNL_MSG_CT_GET_DYING, 0, AF_INET, NFNETLINK_V0);
+	assert_int_equal(ask(f), -EOPNOTSUPP);
+	commit(fx, 1000, 0, 0);
+	ct_req(f, IPCTNL_MSG_CT_GET_UNCONFIRMED, NLM_F_DUMP, AF_INET,
+	       NFNETLINK_V0);
+	req_end(f);
+	assert_int_equal(dump_all(f, collect, conns), 0);
+	assert_int_equal(conns[0].sport, 0);
 }
 
 /* cttimeout: a request of msg for policy name (NULL: none), of l4num with
