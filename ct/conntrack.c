@@ -1238,6 +1238,15 @@ conntrack_insert(struct conntrack *ct, const struct ct_tuple *orig,
 	pthread_spin_init(&c->lock, PTHREAD_PROCESS_PRIVATE);
 	change_apply(c, ch, now);
 	rcu_read_lock();
+	/* As ctnetlink_setup_nat(): the destination first. */
+	if ((ch->given & (CT_SET_SNAT | CT_SET_DNAT)) &&
+	    (!nat_setup(&ct->nat, c, ch->given & CT_SET_DNAT ? &ch->dnat : NULL,
+			CT_MANIP_DST) ||
+	     !nat_setup(&ct->nat, c, ch->given & CT_SET_SNAT ? &ch->snat : NULL,
+			CT_MANIP_SRC))) {
+		err = -ENOMEM;
+		goto fail;
+	}
 	if (ch->given & CT_SET_MASTER) {
 		/* A confirmed expectation: related to its master. */
 		m = lookup(ct, &ch->master, &dir, now);

@@ -128,6 +128,8 @@ int conntrack_delete(struct conntrack *ct, const struct ct_tuple *t,
 #define CT_SET_LABELS		0x08
 #define CT_SET_TCP_STATE	0x10
 #define CT_SET_MASTER		0x20	/* creation only */
+#define CT_SET_SNAT		0x40	/* creation only */
+#define CT_SET_DNAT		0x80	/* creation only */
 struct conntrack_change {
 	uint32_t given;			/* CT_SET_* */
 	uint32_t timeout;		/* seconds */
@@ -138,13 +140,19 @@ struct conntrack_change {
 	uint8_t labels[16], labels_keep[16];
 	uint8_t tcp_state;		/* enum ct_tcp_state */
 	struct ct_tuple master;		/* the master's tuple, in its zone */
+	/* The ranges the source and destination are mapped in; a side
+	 * not given is mapped to itself when the other is (nf_nat's null
+	 * binding). */
+	struct ct_nat_range snat, dnat;
 };
 
 /* ctnetlink_create_conntrack(): a confirmed connection of tuples orig
- * and reply (same zone and protocol) with ch applied, reported as NEW
- * (RELATED with a master) to all but portid. -EEXIST when either tuple
- * is taken, -ENOENT when the master is missing, -ENOMEM when the table
- * is full, -EBUSY or -EINVAL for a status or TCP state it cannot take. */
+ * and reply (same zone and protocol; NAT, when given, maps the reply as
+ * nf_nat_setup_info() does) with ch applied, reported as NEW (RELATED
+ * with a master) to all but portid. -EEXIST when either tuple is taken,
+ * -ENOENT when the master is missing, -ENOMEM when the table is full or
+ * no mapping is free, -EBUSY or -EINVAL for a status or TCP state it
+ * cannot take. */
 int conntrack_insert(struct conntrack *ct, const struct ct_tuple *orig,
 		     const struct ct_tuple *reply,
 		     const struct conntrack_change *ch, uint32_t portid);

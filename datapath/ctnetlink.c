@@ -41,6 +41,19 @@ static const struct attr_policy ct_policy[CTA_MAX + 1] = {
 	[CTA_TUPLE_MASTER] = { .kind = ATTR_NESTED },
 };
 
+static const struct attr_policy nat_policy[CTA_NAT_MAX + 1] = {
+	[CTA_NAT_V4_MINIP] = { .kind = ATTR_U32 },
+	[CTA_NAT_V4_MAXIP] = { .kind = ATTR_U32 },
+	[CTA_NAT_V6_MINIP] = { .kind = ATTR_UNSPEC, .len = 16 },
+	[CTA_NAT_V6_MAXIP] = { .kind = ATTR_UNSPEC, .len = 16 },
+	[CTA_NAT_PROTO] = { .kind = ATTR_NESTED },
+};
+
+static const struct attr_policy protonat_policy[CTA_PROTONAT_MAX + 1] = {
+	[CTA_PROTONAT_PORT_MIN] = { .kind = ATTR_U16 },
+	[CTA_PROTONAT_PORT_MAX] = { .kind = ATTR_U16 },
+};
+
 static const struct attr_policy protoinfo_policy[CTA_PROTOINFO_MAX + 1] = {
 	[CTA_PROTOINFO_TCP] = { .kind = ATTR_NESTED },
 };
@@ -563,6 +576,48 @@ parse_protoinfo(const struct nlattr *nest, const struct ct_tuple *t,
 	return err;
 }
 
+/* CTA_NAT_SRC or CTA_NAT_DST as nfnetlink_parse_nat() reads it: the
+ * addresses (the maximum defaults to the minimum) and ports given. */
+static int
+parse_nat(const struct nlattr *nest, int family, struct ct_nat_range *r,
+	  struct extack *ack)
+{
+	const struct nlattr *tb[CTA_NAT_MAX + 1];
+	const struct nlattr *pr[CTA_PROTONAT_MAX + 1];
+	int min = family == AF_INET ? CTA_NAT_V4_MINIP : CTA_NAT_V6_MINIP;
+	int max = family == AF_INET ? CTA_NAT_V4_MAXIP : CTA_NAT_V6_MAXIP;
+	size_t len = family == AF_INET ? 4 : 16;
+	int err;
+
+	memset(r, 0, sizeof(*r));
+	err = attr_parse_nested(nest, nat_policy, CTA_NAT_MAX, tb, ack);
+	if (err)
+		return err;
+	if (tb[min]) {
+		memcpy(&r->min_addr, attr_data(tb[min]), len);
+		r->flags |= CT_RANGE_MAP_IPS;
+	}
+	r->max_addr = r->min_addr;
+	if (tb[max])
+		memcpy(&r->max_addr, attr_data(tb[max]), len);
+	if (!tb[CTA_NAT_PROTO])
+		return 0;
+	err = attr_parse_nested(tb[CTA_NAT_PROTO], protonat_policy,
+				CTA_PROTONAT_MAX, pr, ack);
+	if (err)
+		return err;
+	if (pr[CTA_PROTONAT_PORT_MIN]) {
+		r->min_port = get_be16(attr_data(pr[CTA_PROTONAT_PORT_MIN]));
+		r->max_port = r->min_port;
+		r->flags |= CT_RANGE_PROTO;
+	}
+	if (pr[CTA_PROTONAT_PORT_MAX]) {
+		r->max_port = get_be16(attr_data(pr[CTA_PROTONAT_PORT_MAX]));
+		r->flags |= CT_RANGE_PROTO;
+	}
+	return 0;
+}
+
 /* CTA_LABELS with its optional mask (ctnetlink_attach_labels()): whole
  * 32-bit words; the words not given are cleared. */
 static int
@@ -612,8 +667,8 @@ parse_change(const struct nlattr **a, const struct ct_tuple *t,
 }
 
 /* ctnetlink_new_conntrack(): creates a connection (NLM_F_CREATE) or
- * changes the one there is (unless NLM_F_EXCL). Helpers and NAT are
- * refused as by a kernel without the helper or NAT module. */
+ * changes the one there is (unless NLM_F_EXCL). Helpers are refused as
+ * by a kernel without the helper modules. */
 static int
 ct_new(struct nlsock *sk, const struct nlmsghdr *nlh, const struct nlattr **a,
        int family, struct conntrack *ct, struct extack *ack)
@@ -644,9 +699,17 @@ ct_new(struct nlsock *sk, const struct nlmsghdr *nlh, const struct nlattr **a,
 		if (!a[CTA_TUPLE_ORIG] || !a[CTA_TUPLE_REPLY] ||
 		    orig.proto != reply.proto || !a[CTA_TIMEOUT])
 			return -EINVAL;
-		if (a[CTA_HELP] || a[CTA_NAT_SRC] || a[CTA_NAT_DST])
+		if (a[CTA_HELP])
 			return -EOPNOTSUPP;
 		err = parse_change(a, &orig, &ch, ack);
+		if (!err && a[CTA_NAT_DST]) {
+			err = parse_nat(a[CTA_NAT_DST], family, &ch.dnat, ack);
+			ch.given |= CT_SET_DNAT;
+		}
+		if (!err && a[CTA_NAT_SRC]) {
+			err = parse_nat(a[CTA_NAT_SRC], family, &ch.snat, ack);
+			ch.given |= CT_SET_SNAT;
+		}
 		if (err)
 			return err;
 		/* Labels it cannot take are left out, as the kernel does. */

@@ -3,8 +3,8 @@
  * nf_conntrack_netlink answers it for the daemon's connection tracker: the
  * requests `ovs-dpctl dump-conntrack`, `flush-conntrack` (all, a zone, a
  * tuple) and `ct-stats-show` send, and those of the `conntrack` tool:
- * connections created and changed (CT_NEW; without helpers or NAT, as a
- * kernel without those modules), the table's count and limit, and the
+ * connections created (NAT included) and changed (CT_NEW; without
+ * helpers, as a kernel without the helper modules), the table's count and limit, and the
  * counters as one CPU's (the tracker keeps no others; those it does not
  * count are 0), and the expectation subsystem (the helpers'
  * expectations listed, got, deleted, added). Connections are listed with

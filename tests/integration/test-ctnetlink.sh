@@ -4,7 +4,8 @@
 # tapdp-run): a connection created with `conntrack -I` is one the
 # datapath's ct action finds (established, so rules that pass only +est
 # let its datagrams through both ways), `-U` changes its mark, `-C` and
-# `-S` show the count and the counters, `-E` hears the NEW and UPDATE.
+# `-S` show the count and the counters, `-E` hears the NEW and UPDATE;
+# one created with `--src-nat` is translated by ct(nat).
 # Expectations: the FTP helper's expectation of a passive data connection
 # is listed by `-L expect`, heard by `-E expect`, and deleted by
 # `-D expect` (and flushed by `-F expect`).
@@ -101,6 +102,31 @@ check "conntrack -D deletes one" ct -D -p udp -s 10.8.0.1 -d 10.8.0.2 \
 	--sport 40001 --dport 7001 -w 7
 check "conntrack -F the other" ct -F
 check_out "conntrack -C: none left" "^0\$" ct -C
+
+# NAT given at creation: A's connection from 40003 leaves as 10.8.0.99's
+# through ct(nat), and B's answer to that address comes back to A.
+$OFCTL del-flows br0
+check "ovs-ofctl add-flows: zone 7 with nat, +est only" \
+	$OFCTL add-flows br0 - <<'OF'
+priority=10,arp,actions=NORMAL
+priority=100,ip,actions=ct(zone=7,nat,table=1)
+table=1,priority=10,ip,ct_state=+trk+est,actions=NORMAL
+table=1,priority=0,actions=drop
+OF
+ip netns exec "$B" ip neigh replace 10.8.0.99 dev eth0 \
+	lladdr "$(ip netns exec "$A" cat /sys/class/net/eth0/address)"
+check "conntrack -I --src-nat 10.8.0.99" \
+	ct -I -p udp -s 10.8.0.1 -d 10.8.0.2 --sport 40003 --dport 7001 \
+	-w 7 -t 100 -u SEEN_REPLY --src-nat 10.8.0.99
+check_out "listed with the mapped reply tuple" \
+	"sport=40003 dport=7001 src=10.8.0.2 dst=10.8.0.99 sport=7001 dport=40003 .*zone=7" \
+	ct -L
+serve 7001
+check_out "through the mapping and back" "reply from 10.8.0.2:7001 ok" \
+	ip netns exec "$A" $PEER send udp 10.8.0.2 7001 40003
+wait "$SERVER"
+check_out "B saw the mapped source" "^from 10.8.0.99:40003\$" cat "$T/served"
+check "conntrack -F" ct -F
 
 # Expectations: a passive FTP session whose data connection never comes.
 $OFCTL del-flows br0

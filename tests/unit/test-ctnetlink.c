@@ -804,7 +804,8 @@ test_create_and_change(void **state)
 	struct conn c;
 
 	/* Missing: ENOENT without CREATE; CREATE needs both tuples and a
-	 * timeout; the status must say CONFIRMED and nothing unchangeable. */
+	 * timeout; the status must say CONFIRMED and nothing unchangeable;
+	 * no helper (none loaded). */
 	new_req(f, NLM_F_ACK, 1000, 5, true, 100, est);
 	assert_int_equal(ask(f), -ENOENT);
 	new_req(f, create, 1000, 5, false, 100, est);
@@ -817,7 +818,7 @@ test_create_and_change(void **state)
 	assert_int_equal(ask(f), -EBUSY);
 	new_req(f, create, 1000, 5, true, 100, est);
 	msgbuf_put_u32(&f->req, CTA_MARK, htonl(7));
-	msgbuf_put(&f->req, CTA_NAT_SRC | NLA_F_NESTED, 0, NULL);
+	msgbuf_put(&f->req, CTA_HELP | NLA_F_NESTED, 0, NULL);
 	assert_int_equal(ask(f), -EOPNOTSUPP);
 	assert_true(recv_rep(all) < 0);
 
@@ -879,6 +880,48 @@ test_create_and_change(void **state)
 	assert_int_equal(c.sport, 1001);
 	assert_int_equal(c.status, IPS_CONFIRMED | IPS_EXPECTED);
 	fx_free(all);
+}
+
+/* CTA_NAT_SRC on creation maps the reply tuple as nf_nat does, the
+ * destination to itself; NAT for an existing one: EOPNOTSUPP. */
+static void
+test_create_nat(void **state)
+{
+	size_t off = NLMSG_LENGTH(NLMSG_ALIGN(sizeof(struct nfgenmsg)));
+	struct fixture *fx = *state;
+	struct fx *f = fx->nf;
+	const struct nlmsghdr *m = (const void *)f->rep;
+	uint32_t src, dst;
+	uint16_t sport, dport;
+	struct nlattr *nat;
+	uint8_t proto;
+
+	new_req(f, NLM_F_CREATE | NLM_F_ACK, 1000, 0, true, 100,
+		IPS_CONFIRMED);
+	nat = msgbuf_nest_start(&f->req, CTA_NAT_SRC | NLA_F_NESTED);
+	msgbuf_put_u32(&f->req, CTA_NAT_V4_MINIP, htonl(0x0a000063));
+	msgbuf_nest_end(&f->req, nat);
+	assert_int_equal(ask(f), 0);
+	ct_req(f, IPCTNL_MSG_CT_GET, 0, AF_INET, NFNETLINK_V0);
+	put_tuple(&f->req, 1000);
+	req_end(f);
+	send_req(f);
+	assert_true(recv_rep(f) > 0);
+	parse_tuple(attrs_find((const char *)m + off, m->nlmsg_len - off,
+			       CTA_TUPLE_REPLY),
+		    &src, &dst, &sport, &dport, &proto);
+	assert_int_equal(src, DST_IP);
+	assert_int_equal(dst, 0x0a000063);
+	assert_int_equal(sport, DST_PORT);
+	assert_int_equal(get_be32(attr_data(attrs_find((const char *)m + off,
+						       m->nlmsg_len - off,
+						       CTA_STATUS))),
+			 IPS_CONFIRMED | IPS_SRC_NAT | IPS_SRC_NAT_DONE |
+				 IPS_DST_NAT_DONE);
+	new_req(f, NLM_F_ACK, 1000, 0, false, 0, -1);
+	nat = msgbuf_nest_start(&f->req, CTA_NAT_SRC | NLA_F_NESTED);
+	msgbuf_nest_end(&f->req, nat);
+	assert_int_equal(ask(f), -EOPNOTSUPP);
 }
 
 /* CT_NEW for the TCP connection from 1000 to 80 in tcp_state. */
@@ -1250,6 +1293,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_create_and_change, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_create_tcp, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_create_nat, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_stats, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_expectations, setup,
