@@ -244,19 +244,25 @@ ct_action_parse(const struct nlattr *nest, const struct flow_key *key,
 		return -EINVAL;
 	}
 	if (helper) {
-		/* Helpers are registered for one protocol each. */
-		if (!strcmp(helper, "ftp") && key->ip_proto == IPPROTO_TCP) {
-			ct->helper = CT_HELPER_FTP;
-		} else if (!strcmp(helper, "tftp") &&
-			   key->ip_proto == IPPROTO_UDP) {
-			ct->helper = CT_HELPER_TFTP;
-		} else {
+		ct->helper = ct_helper_find(helper, key->ip_proto);
+		if (!ct->helper) {
 			ovs_nlerr(log, "Failed to add %s helper %d", helper,
 				  -EINVAL);
 			return -EINVAL;
 		}
 	}
 	return 0;
+}
+
+uint8_t
+ct_helper_find(const char *name, uint8_t proto)
+{
+	/* Helpers are registered for one protocol each. */
+	if (!strcmp(name, "ftp") && proto == IPPROTO_TCP)
+		return CT_HELPER_FTP;
+	if (!strcmp(name, "tftp") && proto == IPPROTO_UDP)
+		return CT_HELPER_TFTP;
+	return CT_HELPER_NONE;
 }
 
 const char *

@@ -27,6 +27,9 @@ int ct_action_parse(const struct nlattr *ct, const struct flow_key *key,
 
 /* The kernel's name of a helper ("ftp"), or NULL. */
 const char *ct_helper_name(uint8_t helper);
+/* The helper of that name for protocol proto (__nf_conntrack_helper_find),
+ * or CT_HELPER_NONE. */
+uint8_t ct_helper_find(const char *name, uint8_t proto);
 
 struct msgbuf;
 

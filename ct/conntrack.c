@@ -1237,6 +1237,15 @@ conntrack_insert(struct conntrack *ct, const struct ct_tuple *orig,
 	c->ctmask = 0xffff;
 	pthread_spin_init(&c->lock, PTHREAD_PROCESS_PRIVATE);
 	change_apply(c, ch, now);
+	if ((ch->given & CT_SET_HELPER) && ch->helper) {
+		c->help = calloc(1, sizeof(*c->help));
+		if (!c->help) {
+			pthread_spin_destroy(&c->lock);
+			free(c);
+			return -ENOMEM;
+		}
+		c->helper = ch->helper;
+	}
 	rcu_read_lock();
 	/* As ctnetlink_setup_nat(): the destination first. */
 	if ((ch->given & (CT_SET_SNAT | CT_SET_DNAT)) &&
@@ -1279,6 +1288,7 @@ fail:
 	rcu_read_unlock();
 	pthread_spin_destroy(&c->lock);
 	free(c->master);
+	free(c->help);
 	free(c);
 	return err;
 }
@@ -1301,6 +1311,14 @@ conntrack_update(struct conntrack *ct, const struct ct_tuple *t,
 		err = change_check(ips_status(status_of(c)), ch);
 	if (!err) {
 		change_apply(c, ch, now);
+		if ((ch->given & CT_SET_HELPER) && c->helper) {
+			/* The helper leaves, and what it expected. */
+			pthread_spin_lock(&c->lock);
+			__atomic_store_n(&c->helper, CT_HELPER_NONE,
+					 __ATOMIC_RELAXED);
+			pthread_spin_unlock(&c->lock);
+			expect_forget(&ct->expects, c->id, 0);
+		}
 		event_deliver(ct, c, CHANGE_EVENTS | 1u << IPCT_LABEL,
 			      portid);
 	}

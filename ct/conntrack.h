@@ -130,6 +130,7 @@ int conntrack_delete(struct conntrack *ct, const struct ct_tuple *t,
 #define CT_SET_MASTER		0x20	/* creation only */
 #define CT_SET_SNAT		0x40	/* creation only */
 #define CT_SET_DNAT		0x80	/* creation only */
+#define CT_SET_HELPER		0x100	/* a helper; to an existing one: none */
 struct conntrack_change {
 	uint32_t given;			/* CT_SET_* */
 	uint32_t timeout;		/* seconds */
@@ -139,6 +140,7 @@ struct conntrack_change {
 	uint32_t mark, mark_keep;
 	uint8_t labels[16], labels_keep[16];
 	uint8_t tcp_state;		/* enum ct_tcp_state */
+	uint8_t helper;			/* enum ct_helper_kind */
 	struct ct_tuple master;		/* the master's tuple, in its zone */
 	/* The ranges the source and destination are mapped in; a side
 	 * not given is mapped to itself when the other is (nf_nat's null

@@ -41,6 +41,11 @@ static const struct attr_policy ct_policy[CTA_MAX + 1] = {
 	[CTA_TUPLE_MASTER] = { .kind = ATTR_NESTED },
 };
 
+static const struct attr_policy help_policy[CTA_HELP_MAX + 1] = {
+	[CTA_HELP_NAME] = { .kind = ATTR_NUL_STRING,
+			    .len = CT_HELPER_NAME_LEN - 1 },
+};
+
 static const struct attr_policy nat_policy[CTA_NAT_MAX + 1] = {
 	[CTA_NAT_V4_MINIP] = { .kind = ATTR_U32 },
 	[CTA_NAT_V4_MAXIP] = { .kind = ATTR_U32 },
@@ -576,6 +581,49 @@ parse_protoinfo(const struct nlattr *nest, const struct ct_tuple *t,
 	return err;
 }
 
+/* CTA_HELP's name (ctnetlink_parse_help()). */
+static int
+parse_help(const struct nlattr *nest, const char **name, struct extack *ack)
+{
+	const struct nlattr *tb[CTA_HELP_MAX + 1];
+	int err;
+
+	err = attr_parse_nested(nest, help_policy, CTA_HELP_MAX, tb, ack);
+	if (err)
+		return err;
+	if (!tb[CTA_HELP_NAME])
+		return -EINVAL;
+	*name = attr_data(tb[CTA_HELP_NAME]);
+	return 0;
+}
+
+/* CTA_HELP for an existing connection e, as ctnetlink_change_helper()
+ * takes it: its own helper again is no change; "" removes it; another
+ * cannot be given. */
+static int
+change_help(const struct nlattr *nest, const struct conntrack_entry *e,
+	    struct conntrack_change *ch, struct extack *ack)
+{
+	const char *name, *cur = ct_helper_name(e->helper);
+	uint8_t helper;
+	int err;
+
+	err = parse_help(nest, &name, ack);
+	if (err)
+		return err;
+	/* Not for the sibling of a master. */
+	if (e->has_master)
+		return cur && !strcmp(cur, name) ? 0 : -EBUSY;
+	if (!*name) {
+		ch->given |= CT_SET_HELPER;
+		return 0;
+	}
+	helper = ct_helper_find(name, e->orig.proto);
+	if (!helper || !e->helper)
+		return -EOPNOTSUPP;
+	return helper == e->helper ? 0 : -EBUSY;
+}
+
 /* CTA_NAT_SRC or CTA_NAT_DST as nfnetlink_parse_nat() reads it: the
  * addresses (the maximum defaults to the minimum) and ports given. */
 static int
@@ -667,8 +715,7 @@ parse_change(const struct nlattr **a, const struct ct_tuple *t,
 }
 
 /* ctnetlink_new_conntrack(): creates a connection (NLM_F_CREATE) or
- * changes the one there is (unless NLM_F_EXCL). Helpers are refused as
- * by a kernel without the helper modules. */
+ * changes the one there is (unless NLM_F_EXCL). */
 static int
 ct_new(struct nlsock *sk, const struct nlmsghdr *nlh, const struct nlattr **a,
        int family, struct conntrack *ct, struct extack *ack)
@@ -699,9 +746,16 @@ ct_new(struct nlsock *sk, const struct nlmsghdr *nlh, const struct nlattr **a,
 		if (!a[CTA_TUPLE_ORIG] || !a[CTA_TUPLE_REPLY] ||
 		    orig.proto != reply.proto || !a[CTA_TIMEOUT])
 			return -EINVAL;
-		if (a[CTA_HELP])
-			return -EOPNOTSUPP;
 		err = parse_change(a, &orig, &ch, ack);
+		if (!err && a[CTA_HELP]) {
+			const char *name;
+
+			err = parse_help(a[CTA_HELP], &name, ack);
+			ch.helper = err ? 0 : ct_helper_find(name, orig.proto);
+			ch.given |= CT_SET_HELPER;
+			if (!err && !ch.helper)
+				err = -EOPNOTSUPP;
+		}
 		if (!err && a[CTA_NAT_DST]) {
 			err = parse_nat(a[CTA_NAT_DST], family, &ch.dnat, ack);
 			ch.given |= CT_SET_DNAT;
@@ -729,13 +783,12 @@ ct_new(struct nlsock *sk, const struct nlmsghdr *nlh, const struct nlattr **a,
 		return err;
 	if (nlh->nlmsg_flags & NLM_F_EXCL)
 		return -EEXIST;
-	/* NAT and a master only for new connections; no helper can be
-	 * given to one. */
+	/* NAT and a master only for new connections. */
 	if (a[CTA_NAT_SRC] || a[CTA_NAT_DST] || a[CTA_TUPLE_MASTER])
 		return -EOPNOTSUPP;
-	if (a[CTA_HELP])
-		return e.helper ? -EBUSY : -EOPNOTSUPP;
 	err = parse_change(a, &e.orig, &ch, ack);
+	if (!err && a[CTA_HELP])
+		err = change_help(a[CTA_HELP], &e, &ch, ack);
 	if (!err && a[CTA_LABELS])
 		err = parse_labels(a, &ch);
 	if (err)

@@ -3,15 +3,14 @@
  * nf_conntrack_netlink answers it for the daemon's connection tracker: the
  * requests `ovs-dpctl dump-conntrack`, `flush-conntrack` (all, a zone, a
  * tuple) and `ct-stats-show` send, and those of the `conntrack` tool:
- * connections created (NAT included) and changed (CT_NEW; without
- * helpers, as a kernel without the helper modules), the table's count and limit, and the
- * counters as one CPU's (the tracker keeps no others; those it does not
- * count are 0), and the expectation subsystem (the helpers'
- * expectations listed, got, deleted, added). Connections are listed with
- * the kernel's attributes in its order. The tracker's events go to the
- * sockets in the NFNLGRP_CONNTRACK_NEW, UPDATE and DESTROY groups, as
- * ctnetlink_conntrack_event() sends them, its expectations' to
- * NFNLGRP_CONNTRACK_EXP_NEW and EXP_DESTROY.
+ * connections created (NAT and helpers included) and changed (CT_NEW),
+ * the table's count and limit, the counters as one CPU's (the tracker
+ * keeps no others; those it does not count are 0), and the expectation
+ * subsystem (the helpers' expectations listed, got, deleted, added).
+ * Connections are listed with the kernel's attributes in its order. The
+ * tracker's events go to the sockets in the NFNLGRP_CONNTRACK_NEW, UPDATE
+ * and DESTROY groups, as ctnetlink_conntrack_event() sends them, its
+ * expectations' to NFNLGRP_CONNTRACK_EXP_NEW and EXP_DESTROY.
  *
  * Threads: the control thread; events from any thread. */
 #ifndef TAPDP_CTNETLINK_H

@@ -789,6 +789,15 @@ new_req(struct fx *f, uint16_t flags, uint16_t sport, uint16_t zone,
 		msgbuf_put_u32(&f->req, CTA_STATUS, htonl(status));
 }
 
+static void
+put_help(struct msgbuf *mb, const char *name)
+{
+	struct nlattr *help = msgbuf_nest_start(mb, CTA_HELP | NLA_F_NESTED);
+
+	msgbuf_put_string(mb, CTA_HELP_NAME, name);
+	msgbuf_nest_end(mb, help);
+}
+
 /* CT_NEW creates a connection (NLM_F_CREATE) or changes the one there
  * is, with the kernel's errnos and events; the ct action then finds what
  * was created. */
@@ -805,7 +814,7 @@ test_create_and_change(void **state)
 
 	/* Missing: ENOENT without CREATE; CREATE needs both tuples and a
 	 * timeout; the status must say CONFIRMED and nothing unchangeable;
-	 * no helper (none loaded). */
+	 * a helper there is. */
 	new_req(f, NLM_F_ACK, 1000, 5, true, 100, est);
 	assert_int_equal(ask(f), -ENOENT);
 	new_req(f, create, 1000, 5, false, 100, est);
@@ -818,7 +827,7 @@ test_create_and_change(void **state)
 	assert_int_equal(ask(f), -EBUSY);
 	new_req(f, create, 1000, 5, true, 100, est);
 	msgbuf_put_u32(&f->req, CTA_MARK, htonl(7));
-	msgbuf_put(&f->req, CTA_HELP | NLA_F_NESTED, 0, NULL);
+	put_help(&f->req, "sip");
 	assert_int_equal(ask(f), -EOPNOTSUPP);
 	assert_true(recv_rep(all) < 0);
 
@@ -946,8 +955,9 @@ tcp_new_req(struct fx *f, uint8_t tcp_state)
 	msgbuf_nest_end(&f->req, pi);
 }
 
-/* A TCP connection created in the state CTA_PROTOINFO gives, listed in
- * it; a state the kernel does not have: EINVAL. */
+/* A TCP connection created in the state CTA_PROTOINFO gives, with the
+ * ftp helper, listed so; a state the kernel does not have: EINVAL; the
+ * helper changed as ctnetlink_change_helper() lets it. */
 static void
 test_create_tcp(void **state)
 {
@@ -959,7 +969,12 @@ test_create_tcp(void **state)
 
 	tcp_new_req(f, TCP_CONNTRACK_MAX);
 	assert_int_equal(ask(f), -EINVAL);
+	/* With a helper for TCP: ftp, not tftp. */
 	tcp_new_req(f, TCP_CONNTRACK_ESTABLISHED);
+	put_help(&f->req, "tftp");
+	assert_int_equal(ask(f), -EOPNOTSUPP);
+	tcp_new_req(f, TCP_CONNTRACK_ESTABLISHED);
+	put_help(&f->req, "ftp");
 	assert_int_equal(ask(f), 0);
 	ct_req(f, IPCTNL_MSG_CT_GET, 0, AF_INET, NFNETLINK_V0);
 	put_tuple_of(&f->req, CTA_TUPLE_ORIG, IPPROTO_TCP, SRC_IP, 1000, DST_IP,
@@ -972,6 +987,30 @@ test_create_tcp(void **state)
 	assert_int_equal(attr_get_u8(nested(nested(pi, CTA_PROTOINFO_TCP),
 					    CTA_PROTOINFO_TCP_STATE)),
 			 TCP_CONNTRACK_ESTABLISHED);
+	assert_string_equal(attr_data(nested(attrs_find((const char *)m + off,
+							m->nlmsg_len - off,
+							CTA_HELP),
+					     CTA_HELP_NAME)),
+			    "ftp");
+	/* Its helper again: no change; another: EOPNOTSUPP; "": it goes. */
+	for (int i = 0; i < 3; i++) {
+		static const char *const names[] = { "ftp", "sip", "" };
+		static const int errs[] = { 0, -EOPNOTSUPP, 0 };
+
+		ct_req(f, IPCTNL_MSG_CT_NEW, NLM_F_ACK, AF_INET, NFNETLINK_V0);
+		put_tuple_of(&f->req, CTA_TUPLE_ORIG, IPPROTO_TCP, SRC_IP,
+			     1000, DST_IP, 80);
+		put_help(&f->req, names[i]);
+		assert_int_equal(ask(f), errs[i]);
+	}
+	ct_req(f, IPCTNL_MSG_CT_GET, 0, AF_INET, NFNETLINK_V0);
+	put_tuple_of(&f->req, CTA_TUPLE_ORIG, IPPROTO_TCP, SRC_IP, 1000, DST_IP,
+		     80);
+	req_end(f);
+	send_req(f);
+	assert_true(recv_rep(f) > 0);
+	assert_null(attrs_find((const char *)m + off, m->nlmsg_len - off,
+			       CTA_HELP));
 }
 
 /* A statistics request of msg; returns the attribute type of the first
