@@ -195,7 +195,7 @@ helper_locked(struct conntrack *ct, struct track *tr,
 		memcpy(e.labels, c->labels, 16);
 		e.t = f.expect;
 		if (!(status_of(c) & CT_S_NAT_MASK))
-			err = expect_add(&ct->expects, &e, tr->now);
+			err = expect_add(&ct->expects, &e, tr->now, 0);
 		else if (c->helper == CT_HELPER_FTP)
 			err = nat_ftp(&ct->expects, c, tr->dir, &e, &f, tp,
 				      &c->help->seqadj, tr->now);
@@ -1354,7 +1354,7 @@ conntrack_expect_remove(struct conntrack *ct,
 
 int
 conntrack_expect_new(struct conntrack *ct, const struct ct_tuple *t,
-		     const struct ct_tuple *master)
+		     const struct ct_tuple *master, uint32_t portid)
 {
 	uint64_t now = clock_now_ms();
 	struct ct_expect e;
@@ -1378,7 +1378,7 @@ conntrack_expect_new(struct conntrack *ct, const struct ct_tuple *t,
 	pthread_spin_lock(&c->lock);
 	memcpy(e.labels, c->labels, 16);
 	pthread_spin_unlock(&c->lock);
-	err = expect_add(&ct->expects, &e, now);
+	err = expect_add(&ct->expects, &e, now, portid);
 	rcu_read_unlock();
 	return err;
 }

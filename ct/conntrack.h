@@ -177,10 +177,10 @@ int conntrack_expect_remove(struct conntrack *ct,
 			    bool (*match)(const struct ct_expect *, void *),
 			    void *arg, uint32_t portid);
 /* ctnetlink_create_expect(): an expectation of t by the connection with
- * tuple master, as its helper would add it. -ENOENT without that
+ * tuple master, as its helper would add it, reported to all but portid. -ENOENT without that
  * connection, -EOPNOTSUPP when it has no helper; else as expect_add(). */
 int conntrack_expect_new(struct conntrack *ct, const struct ct_tuple *t,
-			 const struct ct_tuple *master);
+			 const struct ct_tuple *master, uint32_t portid);
 /* The one t meets lives timeout seconds from now; -ENOENT. */
 int conntrack_expect_set_timeout(struct conntrack *ct,
 				 const struct ct_tuple *t, uint32_t timeout);

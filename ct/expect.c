@@ -69,7 +69,8 @@ expect_forget(struct expect_table *t, uint32_t master_id, uint64_t now)
 }
 
 int
-expect_add(struct expect_table *t, const struct ct_expect *e, uint64_t now)
+expect_add(struct expect_table *t, const struct ct_expect *e, uint64_t now,
+	   uint32_t portid)
 {
 	struct expect_node *n = malloc(sizeof(*n)), **pp;
 	int err = 0;
@@ -100,7 +101,7 @@ expect_add(struct expect_table *t, const struct ct_expect *e, uint64_t now)
 		__atomic_fetch_add(&t->n, 1, __ATOMIC_RELAXED);
 		t->n_create++;
 		if (t->event)
-			t->event(&n->e, false, 0, t->event_arg);
+			t->event(&n->e, false, portid, t->event_arg);
 	}
 	pthread_mutex_unlock(&t->lock);
 	if (err)

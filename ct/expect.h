@@ -56,10 +56,11 @@ void expect_table_init(struct expect_table *t);
 void expect_table_destroy(struct expect_table *t);
 
 /* Adds e, replacing its master's previous expectation (and dropping those
- * past due at now). -EBUSY when another master expects the same tuple,
- * -EMFILE when the table is full (as nf_ct_expect_related()), -ENOMEM. */
+ * past due at now), on behalf of portid (0: a packet). -EBUSY when
+ * another master expects the same tuple, -EMFILE when the table is full
+ * (as nf_ct_expect_related()), -ENOMEM. */
 int expect_add(struct expect_table *t, const struct ct_expect *e,
-	       uint64_t now);
+	       uint64_t now, uint32_t portid);
 /* The live expectation tuple tp meets (any source port), copied to out;
  * consume: it goes (its connection is committed). */
 bool expect_find(struct expect_table *t, const struct ct_tuple *tp,

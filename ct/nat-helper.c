@@ -91,7 +91,7 @@ expect_port(struct expect_table *t, struct ct_expect *e, uint64_t now)
 		int err;
 
 		e->t.dport = htons(port);
-		err = expect_add(t, e, now);
+		err = expect_add(t, e, now, 0);
 		if (!err)
 			return port;
 		if (err != -EBUSY || left <= 0)
@@ -134,7 +134,7 @@ nat_tftp(struct expect_table *t, const struct conn *c, struct ct_expect *e,
 	 uint64_t now)
 {
 	follow(c, CT_DIR_REPLY, c->tuple[CT_DIR_ORIG].sport, e);
-	return expect_add(t, e, now);
+	return expect_add(t, e, now, 0);
 }
 
 bool

@@ -1111,8 +1111,9 @@ exp_delete(struct nlsock *sk, const struct nlattr **a, int family,
  * source addresses and any source port: other masks, classes, flags,
  * functions and NAT are refused. */
 static int
-exp_new(const struct nlmsghdr *nlh, const struct nlattr **a, int family,
-	struct conntrack *ct, struct extack *ack)
+exp_new(struct nlsock *sk, const struct nlmsghdr *nlh,
+	const struct nlattr **a, int family, struct conntrack *ct,
+	struct extack *ack)
 {
 	uint16_t zone = a[CTA_EXPECT_ZONE]
 				? get_be16(attr_data(a[CTA_EXPECT_ZONE]))
@@ -1156,7 +1157,7 @@ exp_new(const struct nlmsghdr *nlh, const struct nlattr **a, int family,
 	    (a[CTA_EXPECT_FLAGS] && attr_get_u32(a[CTA_EXPECT_FLAGS])) ||
 	    a[CTA_EXPECT_FN] || a[CTA_EXPECT_NAT])
 		return -EOPNOTSUPP;
-	return conntrack_expect_new(ct, &t, &master);
+	return conntrack_expect_new(ct, &t, &master, nlsock_portid(sk));
 }
 
 static int
@@ -1176,7 +1177,7 @@ exp_msg(struct nlsock *sk, const struct nlmsghdr *nlh, struct conntrack *ct,
 	case IPCTNL_MSG_EXP_DELETE:
 		return exp_delete(sk, a, nf->nfgen_family, ct, ack);
 	case IPCTNL_MSG_EXP_NEW:
-		return exp_new(nlh, a, nf->nfgen_family, ct, ack);
+		return exp_new(sk, nlh, a, nf->nfgen_family, ct, ack);
 	case IPCTNL_MSG_EXP_GET_STATS_CPU:
 		return stats_cpu(sk, nlh, ct);
 	default:

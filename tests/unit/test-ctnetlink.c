@@ -1219,6 +1219,8 @@ test_expectations(void **state)
 	assert_int_equal(ask(f), 0);
 	exp_event(l, IPCTNL_MSG_EXP_NEW, NLM_F_CREATE | NLM_F_EXCL, &e);
 	assert_int_equal(e.dport, EXP_PORT);
+	assert_int_equal(((const struct nlmsghdr *)l->rep)->nlmsg_pid,
+			 nlsock_portid(f->sk));
 	assert_int_equal(e.master_sport, 1000);
 	exp_dump(f, exps);
 	assert_int_equal(exps[0].id, 1);
