@@ -240,15 +240,15 @@ static void event_deliver(struct conntrack *ct, struct conn *c,
 			  uint32_t events, uint32_t portid);
 static void event_flush(struct conntrack *ct, struct conn *c);
 
-/* Unlinks a committed connection; the thread that unlinks its original
- * node owns the rest of the deletion. */
+/* Unlinks a committed connection, on behalf of portid (0: none); the
+ * thread that unlinks its original node owns the rest of the deletion. */
 static bool
-conn_delete(struct conntrack *ct, struct conn *c)
+conn_delete(struct conntrack *ct, struct conn *c, uint32_t portid)
 {
 	if (cds_lfht_del(ct->ht, &c->node[CT_DIR_ORIG].lfht))
 		return false;
 	cds_lfht_del(ct->ht, &c->node[CT_DIR_REPLY].lfht);
-	event_deliver(ct, c, 1u << IPCT_DESTROY, 0);
+	event_deliver(ct, c, 1u << IPCT_DESTROY, portid);
 	if (c->helper)
 		expect_forget(&ct->expects, c->id, 0);
 	__atomic_fetch_sub(&ct->zone_count[c->tuple[0].zone], 1,
@@ -267,7 +267,7 @@ lookup(struct conntrack *ct, const struct ct_tuple *t, int *dir, uint64_t now)
 	if (!n)
 		return NULL;
 	if (expired(n->conn, now)) {
-		if (conn_delete(ct, n->conn))
+		if (conn_delete(ct, n->conn, 0))
 			count(&ct->n_expired);
 		return NULL;
 	}
@@ -439,7 +439,7 @@ track_packet(struct conntrack *ct, struct track *tr, const uint8_t *l3,
 		}
 		if (!reopen)
 			goto invalid;
-		conn_delete(ct, c);
+		conn_delete(ct, c, 0);
 	}
 	if (conn_new(ct, tr, l3, a)) {
 		tr->c = &tr->tmp;
@@ -812,7 +812,7 @@ execute(struct conntrack *ct, struct track *tr, struct flow_key *key,
 	if (tr->c && a->force && tr->dir == CT_DIR_REPLY) {
 		/* force_commit: the connection restarts in this packet's
 		 * direction. */
-		conn_delete(ct, tr->c);
+		conn_delete(ct, tr->c, 0);
 		tr->c = NULL;
 	}
 	cached = executed && tr->c;
@@ -1099,7 +1099,7 @@ conntrack_dump(struct conntrack *ct, int zone,
 }
 
 int
-conntrack_flush(struct conntrack *ct, int zone, int family)
+conntrack_flush(struct conntrack *ct, int zone, int family, uint32_t portid)
 {
 	struct cds_lfht_iter it;
 	struct conn_node *n;
@@ -1111,7 +1111,7 @@ conntrack_flush(struct conntrack *ct, int zone, int family)
 
 		if (n->dir == CT_DIR_ORIG && (zone < 0 || t->zone == zone) &&
 		    (!family || t->family == family) &&
-		    conn_delete(ct, n->conn))
+		    conn_delete(ct, n->conn, portid))
 			deleted++;
 	}
 	rcu_read_unlock();
@@ -1135,14 +1135,15 @@ conntrack_get(struct conntrack *ct, const struct ct_tuple *t,
 }
 
 int
-conntrack_delete(struct conntrack *ct, const struct ct_tuple *t, uint32_t id)
+conntrack_delete(struct conntrack *ct, const struct ct_tuple *t, uint32_t id,
+		 uint32_t portid)
 {
 	int dir, err = -ENOENT;
 	struct conn *c;
 
 	rcu_read_lock();
 	c = lookup(ct, t, &dir, clock_now_ms());
-	if (c && (!id || c->id == id) && conn_delete(ct, c))
+	if (c && (!id || c->id == id) && conn_delete(ct, c, portid))
 		err = 0;
 	rcu_read_unlock();
 	return err;
@@ -1424,7 +1425,7 @@ conntrack_sweep(struct conntrack *ct)
 	rcu_read_lock();
 	for_each_node(ct, &it, n) {
 		if (n->dir == CT_DIR_ORIG && expired(n->conn, now) &&
-		    conn_delete(ct, n->conn))
+		    conn_delete(ct, n->conn, 0))
 			count(&ct->n_expired);
 	}
 	rcu_read_unlock();
@@ -1512,7 +1513,7 @@ conntrack_destroy(struct conntrack *ct)
 	pthread_mutex_unlock(&ct->lock);
 	pthread_join(ct->sweeper, NULL);
 	conntrack_set_events(ct, NULL);
-	conntrack_flush(ct, -1, 0);
+	conntrack_flush(ct, -1, 0, 0);
 	ct_timeout_table_destroy(&ct->timeouts);
 	rcu_barrier();
 	cds_lfht_destroy(ct->ht, NULL);

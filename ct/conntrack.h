@@ -106,16 +106,19 @@ int conntrack_dump(struct conntrack *ct, int zone,
 		   void *arg);
 
 /* Deletes the connections of zone (all when zone < 0) and of family
- * (all when 0). Returns how many. */
-int conntrack_flush(struct conntrack *ct, int zone, int family);
+ * (all when 0), on behalf of the netlink socket portid (0: none), whose
+ * DESTROY events name it. Returns how many. */
+int conntrack_flush(struct conntrack *ct, int zone, int family,
+		    uint32_t portid);
 
 /* The connection with tuple t (either direction, zone included) as a dump
  * shows it; -ENOENT when there is none. */
 int conntrack_get(struct conntrack *ct, const struct ct_tuple *t,
 		  struct conntrack_entry *e);
-/* Deletes it; with id != 0, only if that is its id. -ENOENT otherwise. */
+/* Deletes it, on behalf of portid; with id != 0, only if that is its id.
+ * -ENOENT otherwise. */
 int conntrack_delete(struct conntrack *ct, const struct ct_tuple *t,
-		     uint32_t id);
+		     uint32_t id, uint32_t portid);
 
 /* A connection as ctnetlink creates or changes it (IPCTNL_MSG_CT_NEW):
  * the fields named in given (CT_SET_*). Status bits are the kernel's

@@ -536,9 +536,10 @@ ct_get(struct nlsock *sk, const struct nlmsghdr *nlh, const struct nlattr **a,
 	return 0;
 }
 
+/* ctnetlink_del_conntrack(): DESTROY events name the requester. */
 static int
-ct_delete(const struct nlattr **a, int family, int version,
-	  struct conntrack *ct, struct extack *ack)
+ct_delete(struct nlsock *sk, const struct nlattr **a, int family,
+	  int version, struct conntrack *ct, struct extack *ack)
 {
 	const struct nlattr *tuple = a[CTA_TUPLE_ORIG] ? a[CTA_TUPLE_ORIG]
 						       : a[CTA_TUPLE_REPLY];
@@ -548,14 +549,16 @@ ct_delete(const struct nlattr **a, int family, int version,
 
 	if (!tuple) {
 		/* A flush: of one family only when the version says so. */
-		conntrack_flush(ct, zone, version ? family : 0);
+		conntrack_flush(ct, zone, version ? family : 0,
+				nlsock_portid(sk));
 		return 0;
 	}
 	err = parse_tuple(tuple, family, zone < 0 ? 0 : zone, &t, ack);
 	if (err)
 		return err;
 	return conntrack_delete(ct, &t,
-				a[CTA_ID] ? ntohl(attr_get_u32(a[CTA_ID])) : 0);
+				a[CTA_ID] ? ntohl(attr_get_u32(a[CTA_ID])) : 0,
+				nlsock_portid(sk));
 }
 
 /* CTA_PROTOINFO: TCP's state (nlattr_to_tcp(); the window scales and
@@ -1219,7 +1222,8 @@ ctnetlink_msg(struct nlsock *sk, const struct nlmsghdr *nlh,
 			return ct_dump_start(sk, nlh, a, nf->nfgen_family, ct);
 		return ct_get(sk, nlh, a, nf->nfgen_family, ct, ack);
 	case IPCTNL_MSG_CT_DELETE:
-		return ct_delete(a, nf->nfgen_family, nf->version, ct, ack);
+		return ct_delete(sk, a, nf->nfgen_family, nf->version, ct,
+				 ack);
 	case IPCTNL_MSG_CT_NEW:
 		return ct_new(sk, nlh, a, nf->nfgen_family, ct, ack);
 	case IPCTNL_MSG_CT_GET_STATS_CPU:

@@ -57,7 +57,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		;
 	/* Expectations need a master with a helper, which only packets
 	 * make: flushing the connections empties the tracker. */
-	conntrack_flush(dp_net_conntrack(net), -1, 0);
+	conntrack_flush(dp_net_conntrack(net), -1, 0, 0);
 	ct_timeout_del(conntrack_timeouts(dp_net_conntrack(net)), NULL);
 	return 0;
 }

@@ -754,7 +754,7 @@ test_limits(void **s)
 	udp(&f, A, B, 1, 53);
 	assert_int_equal(run(&f, &c), 0);
 	assert_int_equal(conntrack_zone_count(ct, 6), 2);
-	assert_int_equal(conntrack_flush(ct, 6, 0), 2);
+	assert_int_equal(conntrack_flush(ct, 6, 0, 0), 2);
 	udp(&f, A, B, 3, 53);
 	assert_int_equal(run(&f, &c), 0);
 	conntrack_limit_del(ct, 6);
@@ -2114,7 +2114,7 @@ test_expiry_policy(void **s)
 	assert_int_equal(state(&a, &c), TRK | NEW);
 	assert_int_equal(conn_in(0).timeout, 30);
 	assert_int_equal(policy_use("tcp"), 1);
-	conntrack_flush(ct, -1, 0);
+	conntrack_flush(ct, -1, 0, 0);
 
 	/* TCP: the states the policy gives, the defaults for the others
 	 * (a replacement resets what it does not give); UNACK bounds
@@ -2148,7 +2148,7 @@ test_expiry_policy(void **s)
 	tcp(&a, B, A, 80, 1000, 5001, 106, FB_ACK);
 	assert_int_equal(state(&a, &l), TRK | EST | RPL);
 	assert_int_equal(conn_in(0).timeout, 5 * 24 * 3600);
-	conntrack_flush(ct, -1, 0);
+	conntrack_flush(ct, -1, 0, 0);
 
 	/* ICMP; a name nobody has: the defaults. */
 	strcpy(c.timeout, "icmp");
@@ -2158,7 +2158,7 @@ test_expiry_policy(void **s)
 	strcpy(c.timeout, "none");
 	echo(&a, A, B, 8, 78);
 	assert_int_equal(state(&a, &c), TRK | NEW);
-	conntrack_flush(ct, -1, 0);
+	conntrack_flush(ct, -1, 0, 0);
 	echo(&a, A, B, 8, 78);
 	assert_int_equal(state(&a, &c), TRK | NEW);
 	assert_int_equal(conn_in(0).timeout, 30);

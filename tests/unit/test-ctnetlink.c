@@ -740,7 +740,8 @@ test_events(void **state)
 	put_tuple(&f->req, 1000);
 	msgbuf_put_u16(&f->req, CTA_ZONE, htons(5));
 	assert_int_equal(ask(f), 0);
-	event(all, IPCTNL_MSG_CT_DELETE, 0, &c);
+	/* On behalf of the deleting socket (ctnetlink_del_conntrack). */
+	event_by(all, IPCTNL_MSG_CT_DELETE, 0, nlsock_portid(f->sk), &c);
 	assert_int_equal(c.sport, 1000);
 	assert_int_equal(c.timeout, 0);
 	assert_true(recv_rep(update) < 0);
@@ -762,7 +763,7 @@ test_events(void **state)
 	assert_int_equal(c.sport, 1002);
 	assert_int_equal(c.mark, 5);
 	flush(fx, AF_INET, NFNETLINK_V0, -1);
-	event(all, IPCTNL_MSG_CT_DELETE, 0, &c);
+	event_by(all, IPCTNL_MSG_CT_DELETE, 0, nlsock_portid(fx->nf->sk), &c);
 	assert_int_equal(c.sport, 1001);
 	assert_true(recv_rep(all) < 0);
 	fx_free(all);
