@@ -199,7 +199,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		    f.expect.proto != c.tuple[0].proto)
 			abort();
 		if (!(c.status & CT_S_NAT_MASK))
-			expect_add(&expects, &e, 0);
+			expect_add(&expects, &e, 0, 0);
 		else if (!tftp)
 			nat_ftp(&expects, &c, dir, &e, &f, &tp, &help.seqadj,
 				0);
