@@ -16,6 +16,8 @@ work=$T/selftest
 exec 9>/tmp/tapdp-selftest.lock
 flock 9
 cp -r "$SELFTEST" "$work"
+# What the kernel logs from now on (bin/dmesg says why).
+export TAPDP_DMESG_SINCE=$(cut -d" " -f1 /proc/uptime)
 tapdp_ns_up
 check "daemon starts" tapdpd_start 9>&-
 for t in $tests; do
