@@ -617,13 +617,13 @@ for_daemon(const struct emu *e, const struct nlmsghdr *nlh)
 {
 	if (nlh->nlmsg_type < NLMSG_MIN_TYPE)
 		return true;
-	if (e->protocol == NETLINK_NETFILTER)
-		return NFNL_SUBSYS_ID(nlh->nlmsg_type) ==
-			       NFNL_SUBSYS_CTNETLINK ||
-		       NFNL_SUBSYS_ID(nlh->nlmsg_type) ==
-			       NFNL_SUBSYS_CTNETLINK_EXP ||
-		       NFNL_SUBSYS_ID(nlh->nlmsg_type) ==
-			       NFNL_SUBSYS_CTNETLINK_TIMEOUT;
+	if (e->protocol == NETLINK_NETFILTER) {
+		uint8_t subsys = NFNL_SUBSYS_ID(nlh->nlmsg_type);
+
+		return subsys == NFNL_SUBSYS_CTNETLINK ||
+		       subsys == NFNL_SUBSYS_CTNETLINK_EXP ||
+		       subsys == NFNL_SUBSYS_CTNETLINK_TIMEOUT;
+	}
 	return nlh->nlmsg_type == GENL_ID_CTRL ||
 	       (nlh->nlmsg_type >= TAPDP_FAMILY_ID_FIRST &&
 		nlh->nlmsg_type <= TAPDP_FAMILY_ID_LAST);

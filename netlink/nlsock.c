@@ -276,6 +276,7 @@ int
 nlsock_setsockopt(struct nlsock *sk, int level, int name, int value)
 {
 	unsigned flag;
+	bool join;
 	int bit;
 
 	if (level == SOL_SOCKET && name == SO_RCVBUF) {
@@ -306,13 +307,13 @@ nlsock_setsockopt(struct nlsock *sk, int level, int name, int value)
 		bit = group_bit(sk->protocol, value);
 		if (bit < 0)
 			return 0;
+		join = name == NETLINK_ADD_MEMBERSHIP;
 		pthread_rwlock_wrlock(&reg_lock);
-		if (!(sk->groups & 1ULL << bit) !=
-		    !(name == NETLINK_ADD_MEMBERSHIP)) {
+		/* Counted once per socket, however often it joins. */
+		if (!!(sk->groups & 1ULL << bit) != join) {
 			sk->groups ^= 1ULL << bit;
 			__atomic_fetch_add(members(sk->protocol, bit),
-					   sk->groups & 1ULL << bit ? 1 : -1,
-					   __ATOMIC_RELAXED);
+					   join ? 1 : -1, __ATOMIC_RELAXED);
 		}
 		pthread_rwlock_unlock(&reg_lock);
 		return 0;
