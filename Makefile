@@ -58,7 +58,8 @@ $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
 
-$(BUILD)/tapdpd: $(BUILD)/obj/daemon/tapdpd.o $(CORE_OBJS)
+DAEMON_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard daemon/*.c))
+$(BUILD)/tapdpd: $(DAEMON_OBJS) $(CORE_OBJS)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 # The shim is loaded into every client: no sanitizer runtime, no libraries
@@ -78,6 +79,9 @@ $(BUILD)/tapdp-run: compat/tapdp-run.c include/tapdp/proto.h
 
 $(BUILD)/test-%: tests/unit/test-%.c $(UNIT_LIB_OBJS) $(CORE_OBJS)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS) -lcmocka
+
+# The keeper is the daemon's, not the core's.
+$(BUILD)/test-keep: $(BUILD)/obj/daemon/keeper.o
 
 $(BUILD)/shim-check: tests/integration/shim-check.c
 	$(CC) $(TAPDP_CFLAGS) $(CPPFLAGS) $(CFLAGS) -o $@ $< -lpthread
@@ -177,4 +181,4 @@ clean:
 
 .PHONY: all unit asan fuzz bench selftest check install clean
 -include $(CORE_OBJS:.o=.d) $(UNIT_LIB_OBJS:.o=.d) \
-	$(BUILD)/obj/daemon/tapdpd.d
+	$(DAEMON_OBJS:.o=.d)

@@ -26,6 +26,12 @@ log_open(const char *path, int verbosity)
 	return 0;
 }
 
+int
+log_fileno(void)
+{
+	return log_fd;
+}
+
 void
 log_msg(enum log_level level, const char *fmt, ...)
 {

@@ -8,6 +8,8 @@ enum log_level { LOG_LVL_ERR, LOG_LVL_WARN, LOG_LVL_INFO, LOG_LVL_DBG };
 
 /* path NULL: stderr. Returns 0 or -errno. */
 int log_open(const char *path, int verbosity);
+/* The descriptor lines go to (the keeper keeps writing there). */
+int log_fileno(void);
 void log_msg(enum log_level level, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 

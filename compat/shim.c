@@ -172,6 +172,20 @@ shim_warn(_Atomic bool *said, const char *fmt, ...)
 		return;
 }
 
+/* The answer to request seq; an answer to an earlier one is a duplicate
+ * a daemon that took over from a dead one sent (proto.h). */
+static ssize_t
+recv_rep(int ctl, uint32_t seq, struct tapdp_rep *rep)
+{
+	ssize_t n;
+
+	do
+		n = recv(ctl, rep, sizeof(*rep), 0);
+	while ((n < 0 && errno == EINTR) ||
+	       (n == (ssize_t)sizeof(*rep) && rep->seq != seq));
+	return n;
+}
+
 /* One control exchange, with e->lock held: request (+ payload, + fd when
  * it is >= 0) out, reply in. */
 static int
@@ -188,13 +202,22 @@ emu_exchange(struct emu *e, const struct tapdp_req *req, const void *payload,
 
 	if (fd >= 0)
 		tapdp_pass_fds(&mh, cbuf, &fd, 1);
+again:
 	do
 		n = real_sendmsg(e->ctl, &mh, MSG_NOSIGNAL);
 	while (n < 0 && errno == EINTR);
-	if (n >= 0) {
-		do
-			n = recv(e->ctl, rep, sizeof(*rep), 0);
-		while (n < 0 && errno == EINTR);
+	if (n >= 0)
+		n = recv_rep(e->ctl,
+			     __atomic_add_fetch(&e->shared->sent, 1,
+						__ATOMIC_RELAXED),
+			     rep);
+	if (n == (ssize_t)sizeof(*rep) && (rep->flags & TAPDP_REP_LOST)) {
+		/* The daemon died with the request: a datagram is lost as
+		 * the kernel loses one (the daemon flagged ENOBUFS); any
+		 * other request is made again. */
+		if (req->op != TAPDP_OP_SEND)
+			goto again;
+		memset(rep, 0, sizeof(*rep));
 	}
 	if (n == (ssize_t)sizeof(*rep) &&
 	    (req->op == TAPDP_OP_SEND || req->op == TAPDP_OP_DUMP_NEXT))

@@ -13,8 +13,10 @@
 
 #include <urcu.h>
 
+#include "common/keep.h"
 #include "common/kernel-profile.h"
 #include "common/log.h"
+#include "daemon/keeper.h"
 #include "datapath/datapath.h"
 #include "datapath/dp-notify.h"
 #include "datapath/families.h"
@@ -25,6 +27,9 @@
 #ifndef TAPDP_VERSION
 #define TAPDP_VERSION "0.1"
 #endif
+
+/* Seconds the keeper waits for a successor (common/keep.h). */
+#define RESTART_WAIT_DEFAULT	60
 
 /* The profiles' names, "5.4, ..., 6.12 (the default)". */
 static const char *
@@ -54,6 +59,9 @@ usage(FILE *f)
 		"  --log-file PATH   log to PATH instead of stderr\n"
 		"  --ct-max N        track at most N connections (default %u)\n"
 		"  --rx-queues N     receive queues and threads per port, 1 to %d\n"
+		"  --restart-wait S  after a crash, keep the datapath's devices,\n"
+		"                    clients and state S seconds for a new\n"
+		"                    tapdpd to take over (default %u)\n"
 		"                    (default: one per usable CPU)\n"
 		"  --kernel VERSION  answer as that Linux release's openvswitch\n"
 		"                    module: %s\n"
@@ -61,7 +69,8 @@ usage(FILE *f)
 		"  -h, --help        show this help\n"
 		"  -V, --version     show the version\n",
 		TAPDP_SOCKET_ENV, TAPDP_DEFAULT_SOCKET,
-		DP_CONNTRACK_MAX_DEFAULT, VPORT_RXQ_MAX, profile_names());
+		DP_CONNTRACK_MAX_DEFAULT, VPORT_RXQ_MAX, RESTART_WAIT_DEFAULT,
+		profile_names());
 }
 
 /* A count option's value, 1 to max; complains and returns false if not. */
@@ -134,6 +143,24 @@ detach_done(int ready_fd, char status)
 	}
 }
 
+/* Execs the binary at path with our arguments (but --detach: we are
+ * detached already, and keep our pid); the keeper holds everything for
+ * it. Returns only if the exec failed, to stop as usual. */
+static void
+upgrade(const char *path, char **argv)
+{
+	char **args = argv;
+	int n = 0;
+
+	for (int i = 0; argv[i]; i++)
+		if (strcmp(argv[i], "--detach"))
+			args[n++] = argv[i];
+	args[n] = NULL;
+	execv(path, args);
+	log_err("cannot exec %s for the upgrade: %s; stopping", path,
+		strerror(errno));
+}
+
 /* The netlink server with the datapath's families and device events, all
  * serving net. */
 static int
@@ -174,6 +201,7 @@ main(int argc, char **argv)
 		{ "ct-max", required_argument, NULL, 'c' },
 		{ "rx-queues", required_argument, NULL, 'q' },
 		{ "kernel", required_argument, NULL, 'k' },
+		{ "restart-wait", required_argument, NULL, 'w' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -184,7 +212,9 @@ main(int argc, char **argv)
 	struct dp_net_config cfg = { .upcall = packet_family_upcalls,
 				     .psample = psample_family_sample,
 				     .drops = drop_family_sink };
-	int verbose = 0, ready_fd = -1, c, err;
+	int verbose = 0, ready_fd = -1, c, err, kept;
+	unsigned restart_wait = RESTART_WAIT_DEFAULT;
+	char keeper[108], self[4096];
 	struct dp_net *net;
 	unsigned long n;
 	bool bg = false;
@@ -227,6 +257,11 @@ main(int argc, char **argv)
 			kernel_profile_use(p);
 			break;
 		}
+		case 'w':
+			if (!parse_count("--restart-wait", optarg, 86400, &n))
+				return 2;
+			restart_wait = n;
+			break;
 		case 'v':
 			verbose++;
 			break;
@@ -256,9 +291,35 @@ main(int argc, char **argv)
 		fprintf(stderr, "tapdpd: cannot detach: %s\n", strerror(-err));
 		return 1;
 	}
+	/* Who to exec for an upgrade: the binary now at our path. */
+	if (readlink("/proc/self/exe", self, sizeof(self) - 1) < 0)
+		self[0] = '\0';
+	else
+		self[sizeof(self) - 1] = '\0';
+	/* A keeper that outlived our predecessor hands its state over;
+	 * else we start one (before any thread). */
+	keep_path(sock, keeper, sizeof(keeper));
+	kept = keep_attach(keeper);
+	if (kept == 1)
+		kept = keep_take() ? -EPROTO : 1;
+	else if (kept == 0)
+		kept = keeper_spawn(keeper, restart_wait);
+	if (kept == -EADDRINUSE) {
+		log_err("another tapdpd is already serving %s", sock);
+		fprintf(stderr, "tapdpd: another tapdpd is already serving %s\n",
+			sock);
+		detach_done(ready_fd, 1);
+		return 1;
+	}
+	if (kept < 0) {
+		log_err("%s: %s", keeper, strerror(-kept));
+		detach_done(ready_fd, 1);
+		return 1;
+	}
 	net = dp_net_new(&cfg);
 	if (!net) {
 		log_err("cannot serve %s: %s", sock, strerror(ENOMEM));
+		keep_quit();
 		detach_done(ready_fd, 1);
 		return 1;
 	}
@@ -269,16 +330,22 @@ main(int argc, char **argv)
 		log_err("another tapdpd is already serving %s", sock);
 		fprintf(stderr, "tapdpd: another tapdpd is already serving %s\n",
 			sock);
+		keep_quit();
 		dp_net_destroy(net);
 		detach_done(ready_fd, 1);
 		return 1;
 	}
 	if (err) {
 		log_err("cannot serve %s: %s", sock, strerror(-err));
+		keep_quit();
 		serve_close(net);
 		detach_done(ready_fd, 1);
 		return 1;
 	}
+	if (kept == 1)
+		log_info("took over %u client sockets from the daemon before",
+			 server_restore_clients());
+	keep_release_unclaimed();
 	if (pidfile && (err = write_pidfile(pidfile))) {
 		log_err("%s: %s", pidfile, strerror(-err));
 		serve_close(net);
@@ -289,6 +356,9 @@ main(int argc, char **argv)
 		 sock, kernel_profile()->name);
 	detach_done(ready_fd, 0);
 	err = server_run();
+	if (!err && server_upgrade_requested() && self[0])
+		upgrade(self, argv);
+	keep_quit();
 	serve_close(net);
 	rcu_unregister_thread();
 	if (pidfile)

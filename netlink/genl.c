@@ -238,7 +238,7 @@ dump_begin(struct nlsock *sk, const struct genl_family *family,
 		free(d);
 		return err;
 	}
-	nlsock_set_dump(sk, d, dump_free);
+	nlsock_set_dump(sk, d, dump_free, nlh->nlmsg_seq);
 	genl_dump_next(sk);
 	return GENL_ANSWERED;
 }
@@ -393,7 +393,7 @@ genl_dump_next(struct nlsock *sk)
 		ret = mb.len;
 	if (d->done_sent) {
 		free(mem);
-		nlsock_set_dump(sk, NULL, NULL);
+		nlsock_set_dump(sk, NULL, NULL, 0);
 		return false;
 	}
 	if (ret > 0) {
@@ -411,7 +411,7 @@ genl_dump_next(struct nlsock *sk)
 	}
 	nlsock_unicast(sk, mb.buf, mb.len);
 	free(mem);
-	nlsock_set_dump(sk, NULL, NULL);
+	nlsock_set_dump(sk, NULL, NULL, 0);
 	return false;
 }
 

@@ -155,10 +155,12 @@ nlsock_free(struct nlsock *sk)
 	pthread_rwlock_unlock(&reg_lock);
 	if (sk->dump && sk->dump_free)
 		sk->dump_free(sk->dump);
-	close(sk->data_fd);
+	if (sk->data_fd >= 0)
+		close(sk->data_fd);
 	if (sk->kernel_fd >= 0)
 		close(sk->kernel_fd);
-	munmap(sk->shared, sizeof(*sk->shared));
+	if (sk->shared)
+		munmap(sk->shared, sizeof(*sk->shared));
 	free(sk);
 }
 
@@ -566,10 +568,76 @@ nlsock_dump(const struct nlsock *sk)
 }
 
 void
-nlsock_set_dump(struct nlsock *sk, void *dump, void (*free_fn)(void *))
+nlsock_set_dump(struct nlsock *sk, void *dump, void (*free_fn)(void *),
+		uint32_t seq)
 {
 	if (sk->dump && sk->dump_free && sk->dump != dump)
 		sk->dump_free(sk->dump);
 	sk->dump = dump;
 	sk->dump_free = free_fn;
+	sk->shared->dump_seq = seq;
+	sk->shared->dump_running = dump != NULL;
+}
+
+void
+nlsock_save(const struct nlsock *sk, struct nlsock_state *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->protocol = sk->protocol;
+	st->portid = sk->portid;
+	st->flags = sk->flags;
+	st->bound = sk->bound;
+	st->groups = sk->groups;
+	st->rcvbuf = sk->rcvbuf;
+	st->max_recv = sk->max_recv;
+	st->creds = sk->creds;
+}
+
+struct nlsock *
+nlsock_restore(int data_fd, struct tapdp_shared *shared,
+	       const struct nlsock_state *st, void *net)
+{
+	struct nlsock *sk = nlsock_new(data_fd, shared, &st->creds,
+				       st->protocol, net);
+
+	if (!sk)
+		return NULL;
+	if (st->bound && nlsock_bind(sk, st->portid)) {
+		sk->data_fd = -1;
+		sk->shared = NULL;
+		nlsock_free(sk);
+		return NULL;
+	}
+	sk->flags = st->flags;
+	sk->rcvbuf = st->rcvbuf;
+	sk->max_recv = st->max_recv;
+	size_send_buffer(sk);
+	pthread_rwlock_wrlock(&reg_lock);
+	sk->groups = st->groups;
+	for (int bit = 0; bit < NLSOCK_MAX_GROUPS; bit++)
+		if (sk->groups & 1ULL << bit)
+			__atomic_fetch_add(members(sk->protocol, bit), 1,
+					   __ATOMIC_RELAXED);
+	pthread_rwlock_unlock(&reg_lock);
+	return sk;
+}
+
+void
+nlsock_end_lost_dump(struct nlsock *sk)
+{
+	struct {
+		struct nlmsghdr nlh;
+		int32_t err;
+	} done = {
+		.nlh = { .nlmsg_len = sizeof(done), .nlmsg_type = NLMSG_DONE,
+			 .nlmsg_flags = NLM_F_MULTI | NLM_F_DUMP_INTR,
+			 .nlmsg_seq = sk->shared->dump_seq,
+			 .nlmsg_pid = nlsock_portid(sk) },
+		.err = -EINTR,
+	};
+
+	if (!sk->shared->dump_running)
+		return;
+	nlsock_unicast(sk, &done, sizeof(done));
+	sk->shared->dump_running = 0;
 }

@@ -104,6 +104,29 @@ void nlsock_kernel_drain(struct nlsock *sk);
 
 /* The dump running on the socket, owned by the genl layer. */
 void *nlsock_dump(const struct nlsock *sk);
-void nlsock_set_dump(struct nlsock *sk, void *dump, void (*free_fn)(void *));
+/* seq: the dump request's (the shared page notes it while it runs). */
+void nlsock_set_dump(struct nlsock *sk, void *dump, void (*free_fn)(void *),
+		     uint32_t seq);
+
+/* What a successor daemon needs to serve the socket on (common/keep.h):
+ * everything but the descriptors, the shared page and a running dump. */
+struct nlsock_state {
+	int32_t protocol;
+	uint32_t portid;
+	uint32_t flags;
+	uint8_t bound;
+	uint64_t groups;
+	uint64_t rcvbuf, max_recv;
+	struct nlsock_creds creds;
+};
+
+void nlsock_save(const struct nlsock *sk, struct nlsock_state *st);
+/* A socket as a dead daemon left it: bound to the same portid, in the
+ * same groups. NULL without memory or when its portid is taken. */
+struct nlsock *nlsock_restore(int data_fd, struct tapdp_shared *shared,
+			      const struct nlsock_state *st, void *net);
+/* A dump the dead daemon left running ends as a kernel dump whose
+ * dumpit failed: NLMSG_DONE carrying -EINTR, marked NLM_F_DUMP_INTR. */
+void nlsock_end_lost_dump(struct nlsock *sk);
 
 #endif

@@ -19,6 +19,7 @@
 #include <unistd.h>
 #include <urcu.h>
 
+#include "common/keep.h"
 #include "common/log.h"
 #include "common/nlerr.h"
 #include "include/tapdp/proto.h"
@@ -30,6 +31,12 @@
 struct conn {
 	int fd;
 	struct nlsock *sk;	/* NULL until HELLO */
+	/* Since HELLO: */
+	int data_fd;		/* the nlsock's */
+	int memfd;		/* the shared page's */
+	struct tapdp_shared *shared;
+	uint64_t keep_id;	/* its entry with the keeper */
+	struct nlsock_state kept; /* the socket as the keeper knows it */
 };
 
 /* Another source the loop serves (server_watch, server_every). */
@@ -52,14 +59,15 @@ static void *served_net;
 static void (*protocol_rcv[MAX_LINKS])(struct nlsock *,
 						   const void *, size_t);
 static bool (*route_offer)(struct nlsock *, const void *, size_t);
-static volatile sig_atomic_t stop_requested;
+static volatile sig_atomic_t stop_requested, upgrade_requested;
 static struct conn **conns;
 static size_t n_conns;
 
 static void
 on_signal(int sig)
 {
-	(void)sig;
+	if (sig == SIGUSR2)
+		upgrade_requested = 1;
 	stop_requested = 1;
 }
 
@@ -186,20 +194,29 @@ server_open(const char *path, void *net)
 	struct sockaddr_un sun = { .sun_family = AF_UNIX };
 	int err;
 
+	struct keep_entry *kept = keep_claim(KEEP_LISTEN, NULL, NULL);
+
 	if (strlen(path) >= sizeof(sun.sun_path))
 		return -ENAMETOOLONG;
-	if (daemon_answers(path))
-		return -EADDRINUSE;
-	mkdir_parent(path);
-	unlink(path);
-	strcpy(sun.sun_path, path);
-	listen_fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC |
-			   SOCK_NONBLOCK, 0);
-	if (listen_fd < 0)
-		return -errno;
-	if (bind(listen_fd, (struct sockaddr *)&sun, sizeof(sun)) < 0 ||
-	    listen(listen_fd, 128) < 0)
-		return -errno;
+	if (kept && kept->n_fds == 1) {
+		/* The one a dead daemon served: clients that connected
+		 * meanwhile wait in its backlog. */
+		listen_fd = kept->fds[0];
+	} else {
+		if (daemon_answers(path))
+			return -EADDRINUSE;
+		mkdir_parent(path);
+		unlink(path);
+		strcpy(sun.sun_path, path);
+		listen_fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC |
+				   SOCK_NONBLOCK, 0);
+		if (listen_fd < 0)
+			return -errno;
+		if (bind(listen_fd, (struct sockaddr *)&sun, sizeof(sun)) < 0 ||
+		    listen(listen_fd, 128) < 0)
+			return -errno;
+		keep_put(KEEP_LISTEN, &listen_fd, 1, NULL, 0);
+	}
 	sock_path = strdup(path);
 	served_net = net;
 	/* Anyone may read; changes are checked against CAP_NET_ADMIN. */
@@ -231,7 +248,10 @@ conn_close(struct conn *c)
 	if (c->sk && nlsock_kernel_fd(c->sk) >= 0)
 		epoll_ctl(epoll_fd, EPOLL_CTL_DEL, nlsock_kernel_fd(c->sk),
 			  NULL);
+	keep_drop(c->keep_id);
 	nlsock_free(c->sk);
+	if (c->sk)
+		close(c->memfd);
 	free(c);
 }
 
@@ -381,6 +401,11 @@ conn_hello(struct conn *c, const struct tapdp_req *req, struct msghdr *mh,
 		*memfd = -1;
 		goto out;
 	}
+	c->data_fd = fds[0];
+	c->memfd = *memfd;
+	c->shared = shared;
+	/* HELLO was the connection's first request. */
+	shared->req_read = shared->req_done = shared->sent = 1;
 	fds[0] = -1;
 	err = 0;
 out:
@@ -522,6 +547,38 @@ conn_reply(struct conn *c, const struct tapdp_rep *rep, int fd)
 	return sendmsg(c->fd, &mh, MSG_NOSIGNAL) == sizeof(*rep);
 }
 
+/* Hands the connection's descriptors and its socket's state to the keeper
+ * (common/keep.h): a new entry, or the same one with the kernel socket. */
+static void
+conn_keep(struct conn *c)
+{
+	int fds[4] = { c->fd, c->data_fd, c->memfd,
+		       nlsock_kernel_fd(c->sk) };
+	unsigned n = fds[3] >= 0 ? 4 : 3;
+
+	nlsock_save(c->sk, &c->kept);
+	if (c->keep_id)
+		keep_update(c->keep_id, fds, n, &c->kept, sizeof(c->kept));
+	else
+		c->keep_id = keep_put(KEEP_CONN, fds, n, &c->kept,
+				      sizeof(c->kept));
+}
+
+/* Tells the keeper what a request changed (a bind, a group...). */
+static void
+conn_keep_state(struct conn *c)
+{
+	struct nlsock_state now;
+
+	if (!c->keep_id)
+		return;
+	nlsock_save(c->sk, &now);
+	if (memcmp(&now, &c->kept, sizeof(now))) {
+		c->kept = now;
+		keep_meta(c->keep_id, &now, sizeof(now));
+	}
+}
+
 /* One request from a shim; false when the connection must close. */
 static bool
 conn_serve(struct conn *c, char *buf, size_t cap)
@@ -546,18 +603,32 @@ conn_serve(struct conn *c, char *buf, size_t cap)
 		return false;
 	}
 	memcpy(&req, buf, sizeof(req));
-	if (req.op == TAPDP_OP_HELLO)
+	if (c->sk) {
+		/* Noted where a successor finds it, should we die before
+		 * answering. */
+		c->shared->req_op = req.op;
+		rep.seq = ++c->shared->req_read;
+	} else {
+		rep.seq = 1;
+	}
+	if (req.op == TAPDP_OP_HELLO) {
 		rep.err = conn_hello(c, &req, &mh, &memfd);
-	else if (req.op == TAPDP_OP_KERNEL && c->sk)
+		if (!rep.err)
+			conn_keep(c);
+	} else if (req.op == TAPDP_OP_KERNEL && c->sk) {
 		rep.err = conn_kernel(c, &mh);
-	else if (take_fds(&mh, NULL, 0) || !c->sk)
+		if (!rep.err)
+			conn_keep(c);
+	} else if (take_fds(&mh, NULL, 0) || !c->sk) {
 		return false;
-	else
+	} else {
 		rep.err = conn_dispatch(c, &req, buf + sizeof(req),
 					n - sizeof(req), &rep);
+		conn_keep_state(c);
+	}
 	sent = conn_reply(c, &rep, memfd);
-	if (memfd >= 0)
-		close(memfd);
+	if (c->sk)
+		c->shared->req_done = rep.seq;
 	return sent && rep.err != -EPROTO;
 }
 
@@ -583,11 +654,14 @@ server_run(void)
 	sigemptyset(&block);
 	sigaddset(&block, SIGTERM);
 	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGUSR2);
 	sigprocmask(SIG_BLOCK, &block, &during);
 	sigdelset(&during, SIGTERM);
 	sigdelset(&during, SIGINT);
+	sigdelset(&during, SIGUSR2);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGUSR2, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 
 	while (!stop_requested) {
@@ -614,8 +688,94 @@ server_run(void)
 		}
 	}
 	free(buf);
-	log_info("shutting down");
+	log_info(upgrade_requested ? "handing over to a successor"
+				   : "shutting down");
 	return 0;
+}
+
+bool
+server_upgrade_requested(void)
+{
+	return upgrade_requested;
+}
+
+/* A connection a dead daemon served, from its keeper entry: control
+ * socket, data socket, shared page[, kernel socket], its socket's state
+ * as meta. */
+static void
+conn_restore(struct keep_entry *e)
+{
+	struct nlsock_state st;
+	struct tapdp_shared *shared = MAP_FAILED;
+	struct conn *c = calloc(1, sizeof(*c));
+	struct conn **grown = realloc(conns, (n_conns + 1) * sizeof(*conns));
+	int kfd = e->n_fds == 4 ? e->fds[3] : -1;
+
+	if (grown)
+		conns = grown;
+	if (!c || !grown || e->n_fds < 3 || e->meta_len != sizeof(st))
+		goto fail;
+	memcpy(&st, e->meta, sizeof(st));
+	shared = mmap(NULL, sizeof(*shared), PROT_READ | PROT_WRITE,
+		      MAP_SHARED, e->fds[2], 0);
+	if (shared == MAP_FAILED)
+		goto fail;
+	c->sk = nlsock_restore(e->fds[1], shared, &st, served_net);
+	if (!c->sk)
+		goto fail;
+	c->fd = e->fds[0];
+	c->data_fd = e->fds[1];
+	c->memfd = e->fds[2];
+	c->shared = shared;
+	c->keep_id = e->id;
+	c->kept = st;
+	conns[n_conns++] = c;
+	if (epoll_watch(c->fd, c)) {
+		conn_close(c);
+		return;
+	}
+	if (kfd >= 0 && nlsock_set_kernel(c->sk, kfd)) {
+		close(kfd);
+		conn_close(c);
+		return;
+	}
+	if (kfd >= 0 && epoll_watch(kfd, kernel_tag(c))) {
+		conn_close(c);
+		return;
+	}
+	/* The request the dead daemon read and did not answer (proto.h). */
+	if (shared->req_read != shared->req_done) {
+		struct tapdp_rep rep = { .seq = shared->req_read,
+					 .flags = TAPDP_REP_LOST };
+
+		if (shared->req_op == TAPDP_OP_SEND)
+			__atomic_store_n(&shared->overrun, 1, __ATOMIC_RELEASE);
+		conn_reply(c, &rep, -1);
+		shared->req_done = shared->req_read;
+	}
+	nlsock_end_lost_dump(c->sk);
+	return;
+fail:
+	log_warn("a client socket could not be taken over: it is closed");
+	if (shared != MAP_FAILED)
+		munmap(shared, sizeof(*shared));
+	for (unsigned i = 0; i < e->n_fds; i++)
+		close(e->fds[i]);
+	keep_drop(e->id);
+	free(c);
+}
+
+unsigned
+server_restore_clients(void)
+{
+	struct keep_entry *e;
+	unsigned n = 0;
+
+	while ((e = keep_claim(KEEP_CONN, NULL, NULL))) {
+		conn_restore(e);
+		n++;
+	}
+	return n;
 }
 
 void

@@ -29,8 +29,14 @@ void server_set_protocol(int protocol,
  * requests one message at a time (proto.h), and offer answers one into sk
  * and returns true, or returns false to leave it to the kernel. */
 void server_set_route(bool (*offer)(struct nlsock *, const void *, size_t));
-/* Serves until SIGTERM or SIGINT; returns 0 or -errno. */
+/* Serves until SIGTERM, SIGINT or SIGUSR2; returns 0 or -errno. */
 int server_run(void);
+/* Whether it was SIGUSR2: hand over to a successor (common/keep.h). */
+bool server_upgrade_requested(void);
+/* Serves on the client connections a dead daemon left with the keeper
+ * (common/keep.h), answering the request it had read and not answered
+ * and ending the dump it left running (proto.h). Returns how many. */
+unsigned server_restore_clients(void);
 /* Closes every connection and frees every emulated socket. */
 void server_close_clients(void);
 /* That, and the families, the relay and the socket. */

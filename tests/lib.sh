@@ -25,6 +25,8 @@
 #   tapdp_ns_up            a private network namespace ($NS)
 #   tapdpd_start / tapdpd_stop    the daemon inside it ($SOCK, $LOG, $PIDF)
 #   dpctl ARGS             Debian's ovs-dpctl through tapdp-run, in $NS
+#   pyctl ARGS             the kernel selftest's ovs-dpctl.py (pyroute2)
+#                          through tapdp-run, in $NS
 #   finish                 prints "N passed, N failed" and exits accordingly
 #   tapdp_cleanup          stops the daemon, deletes $NS and the temp dir:
 #                          every script traps it on EXIT
@@ -213,6 +215,11 @@ tapdpd_stop() {
 }
 
 dpctl() { in_ns "$BUILD/tapdp-run" -- ovs-dpctl "$@"; }
+
+pyctl() {
+	in_ns env PYTHONPATH="$TOP/tests/ovs-dpctl-py/pyshim" \
+		"$BUILD/tapdp-run" -- /usr/bin/python3 "$SELFTEST/ovs-dpctl.py" "$@"
+}
 
 ovs_env() {
 	export OVS_RUNDIR=$T OVS_LOGDIR=$T OVS_DBDIR=$T OVS_SYSCONFDIR=$T

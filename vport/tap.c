@@ -1,21 +1,77 @@
 /* SPDX-License-Identifier: Apache-2.0 */
+#define _GNU_SOURCE
 #include "vport/tap.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/if_tun.h>
 #include <net/if.h>
+#include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include "common/keep.h"
+
+/* Which keeper entry holds a copy of each queue's fd. */
+struct kept_queue {
+	int fd;
+	uint64_t id;
+};
+
+static pthread_mutex_t kept_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct kept_queue *kept;
+static size_t n_kept;
+
+static void
+kept_add(int fd, uint64_t id)
+{
+	struct kept_queue *grown;
+
+	if (!id)
+		return;
+	pthread_mutex_lock(&kept_lock);
+	grown = realloc(kept, (n_kept + 1) * sizeof(*kept));
+	if (grown) {
+		kept = grown;
+		kept[n_kept++] = (struct kept_queue) { fd, id };
+	}
+	pthread_mutex_unlock(&kept_lock);
+	if (!grown)
+		keep_drop(id);
+}
+
+static bool
+same_tap(const struct keep_entry *e, void *arg)
+{
+	const struct keep_tap *want = arg;
+	struct keep_tap have;
+
+	if (e->meta_len != sizeof(have) || e->n_fds != 1)
+		return false;
+	memcpy(&have, e->meta, sizeof(have));
+	return !strncmp(have.name, want->name, sizeof(have.name)) &&
+	       have.l3 == want->l3;
+}
+
 int
 tap_open(char *name, bool l3, bool multi_queue, bool excl)
 {
+	struct keep_tap kt = { .l3 = l3 };
+	struct keep_entry *e;
 	struct ifreq ifr = { 0 };
 	int fd, err;
 
+	snprintf(kt.name, sizeof(kt.name), "%s", name);
+	/* A queue a dead daemon left with the keeper: the device stayed,
+	 * wherever it is now. */
+	e = keep_claim(KEEP_TAP, same_tap, &kt);
+	if (e) {
+		kept_add(e->fds[0], e->id);
+		return e->fds[0];
+	}
 	fd = open("/dev/net/tun", O_RDWR | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
 		return -errno;
@@ -31,5 +87,25 @@ tap_open(char *name, bool l3, bool multi_queue, bool excl)
 		return err;
 	}
 	snprintf(name, IFNAMSIZ, "%s", ifr.ifr_name);
+	snprintf(kt.name, sizeof(kt.name), "%s", name);
+	kept_add(fd, keep_put(KEEP_TAP, &fd, 1, &kt, sizeof(kt)));
 	return fd;
+}
+
+void
+tap_close(int fd)
+{
+	uint64_t id = 0;
+
+	pthread_mutex_lock(&kept_lock);
+	for (size_t i = 0; i < n_kept; i++) {
+		if (kept[i].fd == fd) {
+			id = kept[i].id;
+			kept[i] = kept[--n_kept];
+			break;
+		}
+	}
+	pthread_mutex_unlock(&kept_lock);
+	keep_drop(id);
+	close(fd);
 }

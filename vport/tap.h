@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* TAP devices: the host's end of a port the daemon serves itself
  * (internal ports, tunnel ports). Each call opens its own fd: thread-safe;
- * the device lives as long as an fd of it is open. */
+ * the device lives as long as an fd of it is open. The keeper holds a copy
+ * of each queue (common/keep.h), so the device outlives the daemon; its
+ * successor's tap_open of the same name takes the kept queue back. */
 #ifndef TAPDP_VPORT_TAP_H
 #define TAPDP_VPORT_TAP_H
 
@@ -15,6 +17,8 @@
  * by mistake); without, the queue joins it. Packets carry a virtio-net
  * header. A non-blocking fd, or -errno. */
 int tap_open(char *name, bool l3, bool multi_queue, bool excl);
+/* Closes a queue tap_open gave; the keeper lets its copy go. */
+void tap_close(int fd);
 
 /* The largest MTU a TAP or TUN device takes (the tun driver's
  * MAX_MTU: 65535 less the Ethernet header's 14). */

@@ -285,7 +285,7 @@ tnl_dev_create(const struct tnl_dev *want, uint32_t mtu, bool up, int *err)
 	dev->ifindex = netdev_ifindex(dev->name);
 	*err = set_mtu_up(dev->name, mtu, up);
 	if (*err) {
-		close(dev->fd);
+		tap_close(dev->fd);
 		free(dev);
 		return NULL;
 	}
@@ -302,7 +302,7 @@ tnl_dev_destroy(struct tnl_dev *dev)
 			break;
 		}
 	}
-	close(dev->fd);
+	tap_close(dev->fd);
 	free(dev);
 }
 

@@ -2,8 +2,9 @@
 /* Internal ports: a TAP device per port, named as the port, with a queue
  * per receive queue of the port (IFF_MULTI_QUEUE: the kernel spreads the
  * host's frames over them by flow). The device lives as long as the daemon
- * holds its fds, so a port deleted or a daemon gone leaves no device
- * behind. Sends go through the first queue. */
+ * or its keeper hold its fds, so a port deleted or a daemon stopped leaves
+ * no device behind, and one that died leaves it to its successor. Sends go
+ * through the first queue. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -32,7 +33,7 @@ static void
 internal_close(struct vport *vport)
 {
 	for (unsigned i = 0; i < vport->n_rxq; i++)
-		close(vport->rxq[i].fd);
+		tap_close(vport->rxq[i].fd);
 }
 
 static int
@@ -63,7 +64,7 @@ internal_open(struct vport *vport)
 	return 0;
 fail:
 	while (i--)
-		close(vport->rxq[i].fd);
+		tap_close(vport->rxq[i].fd);
 	return err;
 }
 

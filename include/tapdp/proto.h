@@ -48,7 +48,7 @@
 #include <string.h>
 #include <sys/socket.h>
 
-#define TAPDP_PROTO_VERSION	4
+#define TAPDP_PROTO_VERSION	5
 #define TAPDP_DEFAULT_SOCKET	"/run/tapdp/tapdp.sock"
 #define TAPDP_SOCKET_ENV	"TAPDP_SOCKET"
 
@@ -99,7 +99,17 @@ struct tapdp_req {
 struct tapdp_rep {
 	int32_t err;		/* 0 or a negative errno */
 	int32_t val[2];
+	uint32_t seq;		/* the request's: the n-th on the connection,
+				 * HELLO being the first */
+	uint32_t flags;		/* TAPDP_REP_LOST */
 };
+
+/* A daemon that took over from one that died (common/keep.h) answers so
+ * the request the dead one had read and not answered: a SEND is lost as a
+ * datagram the kernel could not queue (the daemon flags an overrun, so the
+ * next recv() fails with ENOBUFS and the client sends again), other
+ * requests the shim makes again. */
+#define TAPDP_REP_LOST		1
 
 #define TAPDP_DGRAM_NSID	1	/* tapdp_dgram_info.nsid is set */
 
@@ -112,6 +122,17 @@ struct tapdp_dgram_info {
 
 struct tapdp_shared {
 	uint32_t overrun;	/* set by the daemon, cleared by the shim */
+	/* The daemon's own notes, kept with the connection so that its
+	 * successor knows where it stopped (a client that changes them only
+	 * confuses its own socket): the requests read and answered so far,
+	 * the last one's op, and the dump running, by its request's sequence
+	 * number. */
+	uint32_t req_read, req_done, req_op;
+	uint32_t dump_running, dump_seq;
+	/* The shim's: requests sent, by every process sharing the socket
+	 * (a fork shares the connection), so that each knows the sequence
+	 * number of its answer. */
+	uint32_t sent;
 };
 
 /* Room for passing n descriptors with one control message. */

@@ -17,11 +17,6 @@ check_out "an unknown version is refused, the profiles listed" \
 	"unknown version; the profiles are 5.4, 5.10, 5.15, 6.1, 6.6, 6.12" \
 	bash -c "'$BUILD/tapdpd' --kernel 4.19 --socket '$T/none.sock'; test \$? -eq 2"
 
-pyctl() {
-	in_ns env PYTHONPATH="$TOP/tests/ovs-dpctl-py/pyshim" \
-		"$BUILD/tapdp-run" -- /usr/bin/python3 "$SELFTEST/ovs-dpctl.py" "$@"
-}
-
 # Whether release $1 is $2 or later (both in $PROFILES).
 since() {
 	local p seen=

@@ -11,10 +11,6 @@ SERVER=ds$$
 HOSTS="$CLIENT $SERVER"
 trap ovs_cleanup EXIT
 
-pyctl() {
-	in_ns env PYTHONPATH="$TOP/tests/ovs-dpctl-py/pyshim" \
-		"$BUILD/tapdp-run" -- /usr/bin/python3 "$SELFTEST/ovs-dpctl.py" "$@"
-}
 drops() {
 	in_ns "$BUILD/tapdp-run" -- /usr/bin/python3 "$TOP/scripts/tapdp-drops.py" "$@"
 }

@@ -7,11 +7,6 @@ trap tapdp_cleanup EXIT
 
 check "ovs-dpctl.py extracted from linux-source-6.12" test -f "$SELFTEST/ovs-dpctl.py"
 
-pyctl() {
-	in_ns env PYTHONPATH="$TOP/tests/ovs-dpctl-py/pyshim" \
-		"$BUILD/tapdp-run" -- /usr/bin/python3 "$SELFTEST/ovs-dpctl.py" "$@"
-}
-
 tapdp_ns_up
 check "daemon starts" tapdpd_start
 check_out "add-dp" "DP 'pydp' added" pyctl add-dp pydp
