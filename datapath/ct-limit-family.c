@@ -6,10 +6,12 @@
 #include <errno.h>
 #include <string.h>
 
+#include "common/log.h"
 #include "common/nlerr.h"
 #include "ct/conntrack.h"
 #include "datapath/datapath.h"
 #include "datapath/families.h"
+#include "datapath/journal.h"
 #include "netlink/genl.h"
 
 static const struct genl_family ct_limit_family;
@@ -99,6 +101,55 @@ get_one(struct conntrack *ct, const struct ovs_zone_limit *zl, void *arg)
 	put_zone(arg, ct, zl->zone_id);
 }
 
+/* The journal's records (journal.h): the limits as SET or DEL changed
+ * them (applied in order, they give the same limits), or all of them. */
+static struct msgbuf *
+journal_start(int dp_ifindex, uint8_t cmd)
+{
+	static char mem[GENL_MSG_MAX];
+	static struct msgbuf mb;
+	struct ovs_header *hdr;
+
+	msgbuf_init(&mb, mem, sizeof(mem));
+	hdr = genl_msg_start(&mb, &ct_limit_family, 0, 0,
+			     NLM_F_REQUEST | NLM_F_ACK, cmd);
+	hdr->dp_ifindex = dp_ifindex;
+	return &mb;
+}
+
+static void
+journal_end(struct msgbuf *mb)
+{
+	if (msgbuf_end(mb))
+		log_err("ct_limit: journal record does not fit");
+	else
+		journal_append(mb);
+}
+
+void
+ct_limit_family_journal(struct dp_net *net)
+{
+	struct conntrack *ct = dp_net_conntrack_made(net);
+	struct ovs_zone_limit zl = { .zone_id = OVS_ZONE_LIMIT_DEFAULT_ZONE };
+	struct nlattr *nest;
+	struct msgbuf *mb;
+	int zone = -1;
+
+	if (!ct)
+		return;
+	mb = journal_start(0, OVS_CT_LIMIT_CMD_SET);
+	nest = msgbuf_nest_start(mb, OVS_CT_LIMIT_ATTR_ZONE_LIMIT);
+	zl.limit = conntrack_limit_default(ct);
+	msgbuf_put_raw(mb, &zl, sizeof(zl));
+	while (conntrack_limit_next(ct, &zone)) {
+		zl.zone_id = zone;
+		zl.limit = conntrack_limit_get(ct, zone);
+		msgbuf_put_raw(mb, &zl, sizeof(zl));
+	}
+	msgbuf_nest_end(mb, nest);
+	journal_end(mb);
+}
+
 static int
 ct_limit_cmd_change(struct genl_info *info, uint8_t cmd)
 {
@@ -116,6 +167,13 @@ ct_limit_cmd_change(struct genl_info *info, uint8_t cmd)
 		for_each_zone_limit(zl, "set", set_one, ct, NULL);
 	else
 		for_each_zone_limit(zl, "del", del_one, ct, NULL);
+	if (journal_active()) {
+		const struct ovs_header *hdr = info->userhdr;
+		struct msgbuf *rec = journal_start(hdr->dp_ifindex, cmd);
+
+		msgbuf_put(rec, zl->nla_type, attr_len(zl), attr_data(zl));
+		journal_end(rec);
+	}
 	if (msgbuf_end(&mb))
 		return -EMSGSIZE;
 	return genl_reply(info, &mb);

@@ -20,3 +20,17 @@ families_register(void)
 	server_set_protocol(NETLINK_NETFILTER, ctnetlink_rcv);
 	rtnl_link_register();
 }
+
+void
+families_journal_state(struct dp_net *net)
+{
+	struct datapath *dp;
+
+	for (unsigned i = 0; (dp = dp_at(net, i)); i++) {
+		dp_family_journal(dp);
+		vport_family_journal(dp);
+		meter_family_journal(dp);
+		flow_family_journal(dp);
+	}
+	ct_limit_family_journal(net);
+}
