@@ -6,7 +6,6 @@
 #include <errno.h>
 #include <string.h>
 
-#include "common/log.h"
 #include "common/nlerr.h"
 #include "ct/conntrack.h"
 #include "datapath/datapath.h"
@@ -103,29 +102,6 @@ get_one(struct conntrack *ct, const struct ovs_zone_limit *zl, void *arg)
 
 /* The journal's records (journal.h): the limits as SET or DEL changed
  * them (applied in order, they give the same limits), or all of them. */
-static struct msgbuf *
-journal_start(int dp_ifindex, uint8_t cmd)
-{
-	static char mem[GENL_MSG_MAX];
-	static struct msgbuf mb;
-	struct ovs_header *hdr;
-
-	msgbuf_init(&mb, mem, sizeof(mem));
-	hdr = genl_msg_start(&mb, &ct_limit_family, 0, 0,
-			     NLM_F_REQUEST | NLM_F_ACK, cmd);
-	hdr->dp_ifindex = dp_ifindex;
-	return &mb;
-}
-
-static void
-journal_end(struct msgbuf *mb)
-{
-	if (msgbuf_end(mb))
-		log_err("ct_limit: journal record does not fit");
-	else
-		journal_append(mb);
-}
-
 void
 ct_limit_family_journal(struct dp_net *net)
 {
@@ -137,7 +113,9 @@ ct_limit_family_journal(struct dp_net *net)
 
 	if (!ct)
 		return;
-	mb = journal_start(0, OVS_CT_LIMIT_CMD_SET);
+	mb = journal_record_start(&ct_limit_family, OVS_CT_LIMIT_CMD_SET, 0);
+	if (!mb)
+		return;
 	nest = msgbuf_nest_start(mb, OVS_CT_LIMIT_ATTR_ZONE_LIMIT);
 	zl.limit = conntrack_limit_default(ct);
 	msgbuf_put_raw(mb, &zl, sizeof(zl));
@@ -147,7 +125,7 @@ ct_limit_family_journal(struct dp_net *net)
 		msgbuf_put_raw(mb, &zl, sizeof(zl));
 	}
 	msgbuf_nest_end(mb, nest);
-	journal_end(mb);
+	journal_record_end(mb);
 }
 
 static int
@@ -155,7 +133,8 @@ ct_limit_cmd_change(struct genl_info *info, uint8_t cmd)
 {
 	const struct nlattr *zl = info->attrs[OVS_CT_LIMIT_ATTR_ZONE_LIMIT];
 	struct conntrack *ct = dp_net_conntrack(nlsock_net(info->sk));
-	struct msgbuf mb;
+	const struct ovs_header *req = info->userhdr;
+	struct msgbuf mb, *rec;
 	char mem[64];
 
 	reply_start(info, &mb, mem, sizeof(mem), cmd);
@@ -167,12 +146,10 @@ ct_limit_cmd_change(struct genl_info *info, uint8_t cmd)
 		for_each_zone_limit(zl, "set", set_one, ct, NULL);
 	else
 		for_each_zone_limit(zl, "del", del_one, ct, NULL);
-	if (journal_active()) {
-		const struct ovs_header *hdr = info->userhdr;
-		struct msgbuf *rec = journal_start(hdr->dp_ifindex, cmd);
-
+	rec = journal_record_start(&ct_limit_family, cmd, req->dp_ifindex);
+	if (rec) {
 		msgbuf_put(rec, zl->nla_type, attr_len(zl), attr_data(zl));
-		journal_end(rec);
+		journal_record_end(rec);
 	}
 	if (msgbuf_end(&mb))
 		return -EMSGSIZE;

@@ -63,38 +63,28 @@ dp_journal(struct datapath *dp, uint8_t cmd)
 {
 	const struct dp_pids *pids = dp_port_get(dp, OVSP_LOCAL)->pids;
 	const struct dp_pids *cpu_pids = dp_cpu_pids(dp);
-	struct ovs_header *hdr;
-	char mem[1024];
-	struct msgbuf mb;
+	struct msgbuf *mb = journal_record_start(&dp_family, cmd,
+						 dp_ifindex(dp));
 
-	if (!journal_active())
+	if (!mb)
 		return;
-	msgbuf_init(&mb, mem, sizeof(mem));
-	hdr = genl_msg_start(&mb, &dp_family, 0, 0, NLM_F_REQUEST | NLM_F_ACK,
-			     cmd);
-	if (!hdr)
-		return;
-	hdr->dp_ifindex = dp_ifindex(dp);
-	msgbuf_put_string(&mb, OVS_DP_ATTR_NAME, dp_name(dp));
+	msgbuf_put_string(mb, OVS_DP_ATTR_NAME, dp_name(dp));
 	if (cmd != OVS_DP_CMD_DEL) {
 		if (cmd == OVS_DP_CMD_NEW)
-			msgbuf_put(&mb, OVS_DP_ATTR_UPCALL_PID,
+			msgbuf_put(mb, OVS_DP_ATTR_UPCALL_PID,
 				   pids->n * sizeof(uint32_t), pids->pid);
-		msgbuf_put_u32(&mb, OVS_DP_ATTR_USER_FEATURES,
+		msgbuf_put_u32(mb, OVS_DP_ATTR_USER_FEATURES,
 			       dp_features(dp));
 		if (kernel_profile()->dp_attr_max >=
 		    OVS_DP_ATTR_MASKS_CACHE_SIZE)
-			msgbuf_put_u32(&mb, OVS_DP_ATTR_MASKS_CACHE_SIZE,
+			msgbuf_put_u32(mb, OVS_DP_ATTR_MASKS_CACHE_SIZE,
 				       dp_masks_cache_size(dp));
 		if (cpu_pids)
-			msgbuf_put(&mb, OVS_DP_ATTR_PER_CPU_PIDS,
+			msgbuf_put(mb, OVS_DP_ATTR_PER_CPU_PIDS,
 				   cpu_pids->n * sizeof(uint32_t),
 				   cpu_pids->pid);
 	}
-	if (msgbuf_end(&mb))
-		log_err("%s: journal record does not fit", dp_name(dp));
-	else
-		journal_append(&mb);
+	journal_record_end(mb);
 }
 
 void

@@ -7,7 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/log.h"
 #include "common/nlerr.h"
 #include "datapath/datapath.h"
 #include "datapath/families.h"
@@ -64,44 +63,23 @@ put_match(const struct flow *flow, struct msgbuf *mb, uint32_t uflags)
 			     flow_table_mask_key(flow), true);
 }
 
-/* Journal records (journal.h) start here: a request without NLM_F_CREATE,
- * so that a NEW of a flow that exists replaces its actions. */
-static struct msgbuf *
-journal_start(int dp_ifindex, uint8_t cmd)
-{
-	static char mem[GENL_MSG_MAX];
-	static struct msgbuf mb;
-	struct ovs_header *hdr;
-
-	msgbuf_init(&mb, mem, sizeof(mem));
-	hdr = genl_msg_start(&mb, &flow_family, 0, 0,
-			     NLM_F_REQUEST | NLM_F_ACK, cmd);
-	hdr->dp_ifindex = dp_ifindex;
-	return &mb;
-}
-
-static void
-journal_end(struct msgbuf *mb)
-{
-	if (msgbuf_end(mb))
-		log_err("flow: journal record does not fit");
-	else
-		journal_append(mb);
-}
-
-/* NEW with the flow as it is: its match and actions. */
+/* Journal records (journal.h). NEW with the flow as it is: its match and
+ * actions (a NEW of a flow that exists replaces its actions). */
 static void
 journal_flow(int dp_ifindex, const struct flow *flow)
 {
 	const struct actions_stored *acts = flow->actions;
-	struct msgbuf *mb = journal_start(dp_ifindex, OVS_FLOW_CMD_NEW);
+	struct msgbuf *mb = journal_record_start(&flow_family,
+						 OVS_FLOW_CMD_NEW, dp_ifindex);
 	struct nlattr *nest;
 
+	if (!mb)
+		return;
 	put_match(flow, mb, 0);
 	nest = msgbuf_nest_start(mb, OVS_FLOW_ATTR_ACTIONS);
 	msgbuf_put_raw(mb, acts->data, acts->len);
 	msgbuf_nest_end(mb, nest);
-	journal_end(mb);
+	journal_record_end(mb);
 }
 
 /* A NEW that worked, as it came: its attributes are serialized already. */
@@ -112,32 +90,33 @@ journal_new(const struct genl_info *info)
 					 OVS_FLOW_ATTR_MASK,
 					 OVS_FLOW_ATTR_ACTIONS };
 	const struct ovs_header *hdr = info->userhdr;
-	struct msgbuf *mb;
+	struct msgbuf *mb = journal_record_start(&flow_family,
+						 OVS_FLOW_CMD_NEW,
+						 hdr->dp_ifindex);
 
-	if (!journal_active())
+	if (!mb)
 		return;
-	mb = journal_start(hdr->dp_ifindex, OVS_FLOW_CMD_NEW);
 	for (size_t i = 0; i < sizeof(kept) / sizeof(kept[0]); i++) {
 		const struct nlattr *a = info->attrs[kept[i]];
 
 		if (a)
 			msgbuf_put(mb, a->nla_type, attr_len(a), attr_data(a));
 	}
-	journal_end(mb);
+	journal_record_end(mb);
 }
 
 /* DEL of one flow (by UFID, else by key), or of all (flow NULL). */
 static void
 journal_del(int dp_ifindex, const struct flow *flow)
 {
-	struct msgbuf *mb;
+	struct msgbuf *mb = journal_record_start(&flow_family,
+						 OVS_FLOW_CMD_DEL, dp_ifindex);
 
-	if (!journal_active())
+	if (!mb)
 		return;
-	mb = journal_start(dp_ifindex, OVS_FLOW_CMD_DEL);
 	if (flow)
 		put_match(flow, mb, OVS_UFID_F_OMIT_KEY | OVS_UFID_F_OMIT_MASK);
-	journal_end(mb);
+	journal_record_end(mb);
 }
 
 void
@@ -393,8 +372,7 @@ flow_cmd_set(struct genl_info *info)
 	}
 	if (acts) {
 		dp_flow_set_actions(flow, acts);
-		if (journal_active())
-			journal_flow(dp_ifindex(dp), flow);
+		journal_flow(dp_ifindex(dp), flow);
 	}
 	err = flow_reply(info, flow, OVS_FLOW_CMD_SET, false);
 	if (a[OVS_FLOW_ATTR_CLEAR])

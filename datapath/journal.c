@@ -284,6 +284,35 @@ journal_append(const struct msgbuf *mb)
 	pthread_mutex_unlock(&j.lock);
 }
 
+struct msgbuf *
+journal_record_start(const struct genl_family *family, uint8_t cmd,
+		     int dp_ifindex)
+{
+	static char mem[GENL_MSG_MAX];
+	static struct msgbuf mb;
+	struct ovs_header *hdr;
+
+	if (!journal_active())
+		return NULL;
+	msgbuf_init(&mb, mem, sizeof(mem));
+	hdr = genl_msg_start(&mb, family, 0, 0, NLM_F_REQUEST | NLM_F_ACK,
+			     cmd);
+	hdr->dp_ifindex = dp_ifindex;
+	return &mb;
+}
+
+void
+journal_record_end(struct msgbuf *mb)
+{
+	const struct nlmsghdr *nlh = mb->cur;
+
+	if (msgbuf_end(mb))
+		log_err("journal: a record of family %u does not fit: a "
+			"change is not kept", nlh->nlmsg_type);
+	else
+		journal_append(mb);
+}
+
 size_t
 journal_used(void)
 {

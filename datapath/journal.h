@@ -40,6 +40,7 @@
 #include "netlink/msg.h"
 
 struct dp_net;
+struct genl_family;
 
 /* fd -1: a new, empty journal in a new memfd. Otherwise adopts fd, a
  * journal a previous daemon wrote (the journal takes the fd): -EINVAL,
@@ -55,6 +56,14 @@ bool journal_active(void);
 
 /* Appends mb's messages, as one unit. No-op unless journal_active(). */
 void journal_append(const struct msgbuf *mb);
+
+/* How the families write a record: a request of family's cmd (NLM_F_ACK,
+ * no NLM_F_CREATE) on datapath dp_ifindex, started in the journal's
+ * buffer, filled with msgbuf_put*() and appended by journal_record_end().
+ * NULL unless journal_active(). Control thread. */
+struct msgbuf *journal_record_start(const struct genl_family *family,
+				    uint8_t cmd, int dp_ifindex);
+void journal_record_end(struct msgbuf *mb);
 
 /* Bytes of records, and their count, in the live region. */
 size_t journal_used(void);

@@ -61,37 +61,30 @@ put_stats(struct msgbuf *mb, uint32_t id, struct meter *m)
 static void
 meter_journal(int dp_ifindex, uint32_t id, const struct meter *m)
 {
+	struct msgbuf *mb = journal_record_start(&meter_family,
+		m ? OVS_METER_CMD_SET : OVS_METER_CMD_DEL, dp_ifindex);
 	struct nlattr *bands, *band;
-	struct ovs_header *hdr;
-	struct msgbuf mb;
-	char mem[512];
 
-	if (!journal_active())
+	if (!mb)
 		return;
-	msgbuf_init(&mb, mem, sizeof(mem));
-	hdr = genl_msg_start(&mb, &meter_family, 0, 0,
-			     NLM_F_REQUEST | NLM_F_ACK,
-			     m ? OVS_METER_CMD_SET : OVS_METER_CMD_DEL);
-	hdr->dp_ifindex = dp_ifindex;
-	msgbuf_put_u32(&mb, OVS_METER_ATTR_ID, id);
+	msgbuf_put_u32(mb, OVS_METER_ATTR_ID, id);
 	if (m) {
 		if (m->kbps)
-			msgbuf_put(&mb, OVS_METER_ATTR_KBPS, 0, NULL);
-		bands = msgbuf_nest_start(&mb, OVS_METER_ATTR_BANDS);
+			msgbuf_put(mb, OVS_METER_ATTR_KBPS, 0, NULL);
+		bands = msgbuf_nest_start(mb, OVS_METER_ATTR_BANDS);
 		for (unsigned i = 0; i < m->n_bands; i++) {
-			band = msgbuf_nest_start(&mb, OVS_BAND_ATTR_UNSPEC);
-			msgbuf_put_u32(&mb, OVS_BAND_ATTR_TYPE,
+			band = msgbuf_nest_start(mb, OVS_BAND_ATTR_UNSPEC);
+			msgbuf_put_u32(mb, OVS_BAND_ATTR_TYPE,
 				       m->bands[i].type);
-			msgbuf_put_u32(&mb, OVS_BAND_ATTR_RATE,
+			msgbuf_put_u32(mb, OVS_BAND_ATTR_RATE,
 				       m->bands[i].rate);
-			msgbuf_put_u32(&mb, OVS_BAND_ATTR_BURST,
+			msgbuf_put_u32(mb, OVS_BAND_ATTR_BURST,
 				       m->bands[i].burst_size);
-			msgbuf_nest_end(&mb, band);
+			msgbuf_nest_end(mb, band);
 		}
-		msgbuf_nest_end(&mb, bands);
+		msgbuf_nest_end(mb, bands);
 	}
-	if (!msgbuf_end(&mb))
-		journal_append(&mb);
+	journal_record_end(mb);
 }
 
 void

@@ -129,32 +129,22 @@ vport_fill(struct dp_port *port, struct msgbuf *mb, uint32_t portid,
 static void
 vport_journal(const struct dp_port *port, uint8_t cmd)
 {
-	struct ovs_header *hdr;
-	struct msgbuf mb;
-	char mem[1024];
+	struct msgbuf *mb = journal_record_start(&vport_family, cmd,
+						 dp_ifindex(port->dp));
 
-	if (!journal_active())
+	if (!mb)
 		return;
-	msgbuf_init(&mb, mem, sizeof(mem));
-	hdr = genl_msg_start(&mb, &vport_family, 0, 0,
-			     NLM_F_REQUEST | NLM_F_ACK, cmd);
-	if (!hdr)
-		return;
-	hdr->dp_ifindex = dp_ifindex(port->dp);
-	msgbuf_put_u32(&mb, OVS_VPORT_ATTR_PORT_NO, port->port_no);
+	msgbuf_put_u32(mb, OVS_VPORT_ATTR_PORT_NO, port->port_no);
 	if (cmd == OVS_VPORT_CMD_NEW) {
-		msgbuf_put_u32(&mb, OVS_VPORT_ATTR_TYPE, port->type);
-		msgbuf_put_string(&mb, OVS_VPORT_ATTR_NAME,
+		msgbuf_put_u32(mb, OVS_VPORT_ATTR_TYPE, port->type);
+		msgbuf_put_string(mb, OVS_VPORT_ATTR_NAME,
 				  dp_port_name(port));
-		options_fill(port, &mb);
+		options_fill(port, mb);
 	}
 	if (cmd != OVS_VPORT_CMD_DEL)
-		msgbuf_put(&mb, OVS_VPORT_ATTR_UPCALL_PID,
+		msgbuf_put(mb, OVS_VPORT_ATTR_UPCALL_PID,
 			   port->pids->n * sizeof(uint32_t), port->pids->pid);
-	if (msgbuf_end(&mb))
-		log_err("%s: journal record does not fit", dp_port_name(port));
-	else
-		journal_append(&mb);
+	journal_record_end(mb);
 }
 
 void
