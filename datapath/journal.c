@@ -100,6 +100,15 @@ ensure(uint64_t end)
 	return 0;
 }
 
+/* The bytes a record takes, in 64 bits: NLMSG_ALIGN of a length near
+ * 2^32 wraps to 0. */
+static uint64_t
+rec_size(const struct nlmsghdr *nlh)
+{
+	return ((uint64_t)nlh->nlmsg_len + NLMSG_ALIGNTO - 1) &
+	       ~(uint64_t)(NLMSG_ALIGNTO - 1);
+}
+
 /* Whether [start, used) holds whole records only. */
 static bool
 records_valid(uint64_t start, uint64_t used, unsigned *count)
@@ -112,9 +121,9 @@ records_valid(uint64_t start, uint64_t used, unsigned *count)
 
 		if (used - off < NLMSG_HDRLEN ||
 		    nlh->nlmsg_len < NLMSG_HDRLEN ||
-		    NLMSG_ALIGN(nlh->nlmsg_len) > used - off)
+		    rec_size(nlh) > used - off)
 			return false;
-		off += NLMSG_ALIGN(nlh->nlmsg_len);
+		off += rec_size(nlh);
 		++*count;
 	}
 	return true;
@@ -499,7 +508,7 @@ read_answers(int fd, unsigned i, const struct nlmsghdr *req)
 
 	while ((n = recv(fd, buf, sizeof(buf), MSG_DONTWAIT)) > 0) {
 		const struct nlmsghdr *nlh = (const void *)buf;
-		int len = n;
+		size_t len = n;
 
 		for (; NLMSG_OK(nlh, len); nlh = NLMSG_NEXT(nlh, len)) {
 			const struct nlmsgerr *e = NLMSG_DATA(nlh);
@@ -589,7 +598,7 @@ journal_replay(struct dp_net *net)
 		const struct nlmsghdr *rec = (const void *)(j.base + off);
 
 		failed += replay_one(sk, sv[0], net, i++, rec, &m);
-		off += NLMSG_ALIGN(rec->nlmsg_len);
+		off += rec_size(rec);
 	}
 	j.replaying = false;
 	nlsock_free(sk);
