@@ -3,7 +3,9 @@
 
 #include <linux/netlink.h>
 
+#include "ct/conntrack.h"
 #include "datapath/ctnetlink.h"
+#include "datapath/cttimeout.h"
 #include "netlink/server.h"
 
 void
@@ -24,6 +26,7 @@ families_register(void)
 void
 families_journal_state(struct dp_net *net)
 {
+	struct conntrack *ct = dp_net_conntrack_made(net);
 	struct datapath *dp;
 
 	for (unsigned i = 0; (dp = dp_at(net, i)); i++) {
@@ -33,4 +36,6 @@ families_journal_state(struct dp_net *net)
 		flow_family_journal(dp);
 	}
 	ct_limit_family_journal(net);
+	if (ct)
+		cttimeout_journal(conntrack_timeouts(ct));
 }

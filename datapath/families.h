@@ -69,7 +69,7 @@ extern const struct dp_drop_sink drop_family_sink;
 int drop_family_event(struct msgbuf *mb, const struct dp_drop_event *ev);
 
 /* The journal's records (datapath/journal.h) of the state now: all of
- * it, then each family's part of it. */
+ * it (cttimeout's policies included), then each family's part of it. */
 void families_journal_state(struct dp_net *net);
 void dp_family_journal(struct datapath *dp);
 void vport_family_journal(struct datapath *dp);

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/genetlink.h>
+#include <linux/netfilter/nfnetlink.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,7 @@
 #include <unistd.h>
 
 #include "common/log.h"
+#include "datapath/ctnetlink.h"
 #include "datapath/datapath.h"
 #include "datapath/families.h"
 #include "netlink/genl.h"
@@ -528,14 +530,57 @@ read_answers(int fd, unsigned i, const struct nlmsghdr *req)
 	return failed;
 }
 
+/* The sockets replay speaks on, as an admin client of net: generic
+ * netlink for the OVS families, netfilter for cttimeout. */
+struct restore {
+	struct nlsock *sk;
+	int peer;			/* the client's end */
+};
+
+static int
+restore_open(struct restore *r, struct dp_net *net, int protocol)
+{
+	struct nlsock_creds creds = { .pid = getpid(), .net_admin = true };
+	struct tapdp_shared *shared;
+	int sv[2];
+
+	if (socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, sv))
+		return -errno;
+	shared = mmap(NULL, sizeof(*shared), PROT_READ | PROT_WRITE,
+		      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	r->sk = shared == MAP_FAILED ? NULL
+		: nlsock_new(sv[1], shared, &creds, protocol, net);
+	if (!r->sk) {
+		if (shared != MAP_FAILED)
+			munmap(shared, sizeof(*shared));
+		close(sv[1]);
+	}
+	/* The socket took sv[1] and shared. */
+	if (!r->sk || nlsock_autobind(r->sk)) {
+		nlsock_free(r->sk);
+		close(sv[0]);
+		return -ENOMEM;
+	}
+	r->peer = sv[0];
+	return 0;
+}
+
+static void
+restore_close(struct restore *r)
+{
+	nlsock_free(r->sk);
+	close(r->peer);
+}
+
 /* One record, copied out of the journal (its datapath index rewritten). */
 static bool
-replay_one(struct nlsock *sk, int peer, struct dp_net *net, unsigned i,
+replay_one(struct restore r[2], struct dp_net *net, unsigned i,
 	   const struct nlmsghdr *rec, struct ifindex_map *m)
 {
 	static char buf[1 << 16];
 	struct nlmsghdr *nlh = (void *)buf;
 	struct ovs_header *hdr;
+	bool netfilter;
 	int from = 0;
 	bool failed;
 
@@ -551,8 +596,13 @@ replay_one(struct nlsock *sk, int peer, struct dp_net *net, unsigned i,
 		from = hdr->dp_ifindex;
 		hdr->dp_ifindex = map_get(m, from);
 	}
-	genl_rcv(sk, buf, nlh->nlmsg_len);
-	failed = read_answers(peer, i, nlh);
+	netfilter = NFNL_SUBSYS_ID(nlh->nlmsg_type) ==
+		    NFNL_SUBSYS_CTNETLINK_TIMEOUT;
+	if (netfilter)
+		ctnetlink_rcv(r[1].sk, buf, nlh->nlmsg_len);
+	else
+		genl_rcv(r[0].sk, buf, nlh->nlmsg_len);
+	failed = read_answers(r[netfilter].peer, i, nlh);
 	if (hdr && !failed)
 		note_datapath(net, nlh, from, m);
 	return failed;
@@ -561,35 +611,21 @@ replay_one(struct nlsock *sk, int peer, struct dp_net *net, unsigned i,
 int
 journal_replay(struct dp_net *net)
 {
-	struct nlsock_creds creds = { .pid = getpid(), .net_admin = true };
 	struct ifindex_map m = { 0 };
-	struct tapdp_shared *shared;
+	struct restore r[2];
 	uint64_t off, used;
-	struct nlsock *sk;
 	unsigned i = 0;
-	int sv[2], failed = 0;
+	int failed = 0, err;
 
 	if (j.fd < 0)
 		return -EBADF;
-	if (socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, sv))
-		return -errno;
-	shared = mmap(NULL, sizeof(*shared), PROT_READ | PROT_WRITE,
-		      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	if (shared == MAP_FAILED) {
-		close(sv[0]);
-		close(sv[1]);
-		return -ENOMEM;
-	}
-	/* The socket takes sv[1] and shared. */
-	sk = nlsock_new(sv[1], shared, &creds, NETLINK_GENERIC, net);
-	if (!sk) {
-		munmap(shared, sizeof(*shared));
-		close(sv[1]);
-	}
-	if (!sk || nlsock_autobind(sk)) {
-		nlsock_free(sk);
-		close(sv[0]);
-		return -ENOMEM;
+	err = restore_open(&r[0], net, NETLINK_GENERIC);
+	if (err)
+		return err;
+	err = restore_open(&r[1], net, NETLINK_NETFILTER);
+	if (err) {
+		restore_close(&r[0]);
+		return err;
 	}
 	j.replaying = true;
 	off = live_slot()->start;
@@ -597,12 +633,12 @@ journal_replay(struct dp_net *net)
 	while (off < used) {
 		const struct nlmsghdr *rec = (const void *)(j.base + off);
 
-		failed += replay_one(sk, sv[0], net, i++, rec, &m);
+		failed += replay_one(r, net, i++, rec, &m);
 		off += rec_size(rec);
 	}
 	j.replaying = false;
-	nlsock_free(sk);
-	close(sv[0]);
+	restore_close(&r[0]);
+	restore_close(&r[1]);
 	free(m.e);
 	log_info("journal: replayed %u records, %d failed", i, failed);
 	if (failed)

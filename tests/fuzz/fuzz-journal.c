@@ -17,6 +17,7 @@
 #include <urcu.h>
 
 #include "ct/conntrack.h"
+#include "ct/timeout.h"
 #include "datapath/datapath.h"
 #include "datapath/families.h"
 #include "datapath/journal.h"
@@ -118,6 +119,7 @@ empty_net(void)
 	conntrack_limit_set_default(ct, 0);
 	while (conntrack_limit_next(ct, &zone))
 		conntrack_limit_del(ct, zone);
+	ct_timeout_del(conntrack_timeouts(ct), NULL);
 }
 
 int

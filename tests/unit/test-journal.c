@@ -10,7 +10,10 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <arpa/inet.h>
 #include <linux/genetlink.h>
+#include <linux/netfilter/nfnetlink.h>
+#include <linux/netfilter/nfnetlink_cttimeout.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -26,6 +29,7 @@
 #include <urcu.h>
 
 #include "ct/conntrack.h"
+#include "ct/timeout.h"
 #include "datapath/datapath.h"
 #include "datapath/families.h"
 #include "datapath/journal.h"
@@ -69,6 +73,7 @@ clear_net(struct dp_net *n)
 	conntrack_limit_set_default(ct, 0);
 	while (conntrack_limit_next(ct, &zone))
 		conntrack_limit_del(ct, zone);
+	ct_timeout_del(conntrack_timeouts(ct), NULL);
 }
 
 /* --- Requests ----------------------------------------------------------- */
@@ -262,6 +267,32 @@ ct_limit(struct fx *f, uint8_t cmd, int zone, uint32_t limit)
 	assert_int_equal(transact(f), 0);
 }
 
+/* A cttimeout request (NETLINK_NETFILTER): a policy for UDP over IPv4
+ * with its first value (0: none, as DELETE sends). */
+static void
+policy(struct fx *f, uint8_t msg, uint16_t flags, const char *name,
+       uint32_t first)
+{
+	struct nfgenmsg *nf = req_msg(f, NFNL_SUBSYS_CTNETLINK_TIMEOUT << 8 |
+					 msg, flags, sizeof(*nf));
+	struct nlattr *data;
+
+	nf->nfgen_family = AF_UNSPEC;
+	if (name)
+		msgbuf_put_string(&f->req, CTA_TIMEOUT_NAME, name);
+	if (first) {
+		msgbuf_put_u16(&f->req, CTA_TIMEOUT_L3PROTO, htons(AF_INET));
+		msgbuf_put_u8(&f->req, CTA_TIMEOUT_L4PROTO, IPPROTO_UDP);
+		data = msgbuf_nest_start(&f->req,
+					 CTA_TIMEOUT_DATA | NLA_F_NESTED);
+		msgbuf_put_u32(&f->req, CTA_TIMEOUT_UDP_UNREPLIED,
+			       htonl(first));
+		msgbuf_nest_end(&f->req, data);
+	}
+	req_end(f);
+	assert_int_equal(transact(f), 0);
+}
+
 /* --- Snapshots of a context's state, as sorted lines --------------------- */
 
 struct snap {
@@ -356,6 +387,7 @@ snapshot(struct dp_net *n, struct snap *s)
 		OVS_VPORT_ATTR_UPCALL_PID, OVS_VPORT_ATTR_OPTIONS, 0 };
 	struct fx *f = fx_new(n, NETLINK_GENERIC, true);
 	struct dump_ctx c = { .s = s, .dp = "", .keep = dp_keep };
+	struct ct_timeout_info tp;
 	struct datapath *dp;
 
 	memset(s, 0, sizeof(*s));
@@ -391,6 +423,11 @@ snapshot(struct dp_net *n, struct snap *s)
 	dump_line((const struct nlmsghdr *)f->rep,
 		  &(struct dump_ctx){ .s = s, .dp = "limits" });
 	fx_free(f);
+	for (size_t i = 0; dp_net_conntrack_made(n) &&
+	     !ct_timeout_at(conntrack_timeouts(dp_net_conntrack_made(n)), i,
+			    &tp); i++)
+		snap_add(s, "policy %s %u %u %s", tp.name, tp.l3num, tp.l4num,
+			 hex(tp.values, sizeof(tp.values)));
 	qsort(s->line, s->n, sizeof(*s->line), cmp_line);
 }
 
@@ -474,6 +511,7 @@ static void
 build_state(struct fx *f)
 {
 	uint32_t cpu_pids[1] = { 21 };
+	struct fx *nf;
 	int ifi[3];
 	char name[16];
 
@@ -532,6 +570,14 @@ build_state(struct fx *f)
 	ct_limit(f, OVS_CT_LIMIT_CMD_SET, 2, 7);
 	ct_limit(f, OVS_CT_LIMIT_CMD_SET, 3, 8);
 	ct_limit(f, OVS_CT_LIMIT_CMD_DEL, 2, 0);
+	nf = fx_new(nlsock_net(f->sk), NETLINK_NETFILTER, true);
+	policy(nf, IPCTNL_MSG_TIMEOUT_NEW, NLM_F_CREATE, "jtp1", 10);
+	policy(nf, IPCTNL_MSG_TIMEOUT_NEW, NLM_F_CREATE, "jtp2", 20);
+	policy(nf, IPCTNL_MSG_TIMEOUT_NEW, NLM_F_CREATE, "jtp3", 30);
+	policy(nf, IPCTNL_MSG_TIMEOUT_NEW, NLM_F_CREATE | NLM_F_REPLACE,
+	       "jtp2", 25);
+	policy(nf, IPCTNL_MSG_TIMEOUT_DELETE, 0, "jtp1", 0);
+	fx_free(nf);
 }
 
 static int
@@ -565,6 +611,7 @@ test_replay(void **state)
 	snprintf(prefix, sizeof(prefix), "%u jdp0 ", FAMILY_ID_FLOW);
 	assert_true(snap_count(&before, prefix) > 800);
 	assert_int_equal(snap_count(&before, "meter "), 3);
+	assert_int_equal(snap_count(&before, "policy "), 2);
 	clear_net(net);
 	n = adopt_replay(dup(journal_fd()), &after);
 	assert_same(&before, &after);
