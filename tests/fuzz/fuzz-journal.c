@@ -4,7 +4,7 @@
  * then the records, which go where the journal keeps them (after the
  * header page). Replay runs with CAP_NET_ADMIN, so datapaths and ports are
  * made, on a port type whose devices are eventfds that never have a
- * frame; the context is emptied after each input. */
+ * frame, in a context of its own. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdint.h>
@@ -16,8 +16,6 @@
 
 #include <urcu.h>
 
-#include "ct/conntrack.h"
-#include "ct/timeout.h"
 #include "datapath/datapath.h"
 #include "datapath/families.h"
 #include "datapath/journal.h"
@@ -27,8 +25,6 @@
 /* magic, version, live slot, two slots {start, used}. */
 #define JHDR_LEN	48
 #define JPAGE		4096
-
-static struct dp_net *net;
 
 static void
 stub_close(struct vport *vport)
@@ -89,48 +85,31 @@ port_ops(enum ovs_vport_type type)
 static void
 setup(void)
 {
-	const struct dp_net_config cfg = {
-		.upcall = packet_family_upcalls,
-		.port_ops = port_ops,
-	};
-
 	rcu_register_thread();
 	vport_set_rx_queues(1);
-	net = dp_net_new(&cfg);
-	if (!net)
-		abort();
 	nlsock_registry_init();
 	nlctrl_register();
 	families_register();
-}
-
-static void
-empty_net(void)
-{
-	struct conntrack *ct = dp_net_conntrack_made(net);
-	struct datapath *dp;
-	int zone = -1;
-
-	while ((dp = dp_at(net, 0)))
-		dp_destroy(dp);
-	rcu_barrier();
-	if (!ct)
-		return;
-	conntrack_limit_set_default(ct, 0);
-	while (conntrack_limit_next(ct, &zone))
-		conntrack_limit_del(ct, zone);
-	ct_timeout_del(conntrack_timeouts(ct), NULL);
 }
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	size_t head = size < JHDR_LEN ? size : JHDR_LEN;
+	const struct dp_net_config cfg = {
+		.upcall = packet_family_upcalls,
+		.port_ops = port_ops,
+		.conntrack_max = 1024,
+	};
 	size_t len = JPAGE + size - head;
+	static bool ready;
+	struct dp_net *net;
 	int fd;
 
-	if (!net)
+	if (!ready) {
 		setup();
+		ready = true;
+	}
 	fd = memfd_create("fuzz-journal", MFD_CLOEXEC);
 	if (fd < 0 || ftruncate(fd, len) ||
 	    pwrite(fd, data, head, 0) != (ssize_t)head ||
@@ -141,8 +120,12 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		close(fd);
 		return 0;
 	}
+	net = dp_net_new(&cfg);
+	if (!net)
+		abort();
 	journal_replay(net);
 	journal_close();
-	empty_net();
+	dp_net_destroy(net);
+	rcu_barrier();
 	return 0;
 }
