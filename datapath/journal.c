@@ -423,7 +423,10 @@ journal_maybe_compact(struct dp_net *net)
 }
 
 /* Datapath indexes of the journal's records and of the replayed
- * datapaths, which may differ (new devices). */
+ * datapaths, which may differ (new devices). An index no datapath NEW of
+ * the journal made, or whose NEW failed, maps to 0, which no datapath
+ * has: its records fail rather than reach a datapath that took its index
+ * since. */
 struct ifindex_map {
 	struct {
 		int from, to;
@@ -437,7 +440,7 @@ map_get(const struct ifindex_map *m, int from)
 	for (unsigned i = 0; i < m->n; i++)
 		if (m->e[i].from == from)
 			return m->e[i].to;
-	return from;
+	return 0;
 }
 
 static void
@@ -475,33 +478,33 @@ ovs_hdr(struct nlmsghdr *nlh)
 	return (void *)((char *)NLMSG_DATA(nlh) + GENL_HDRLEN);
 }
 
-/* After a datapath NEW record: where its datapath is now. */
+/* After a datapath NEW record: where its datapath is now, if it worked. */
 static void
 note_datapath(struct dp_net *net, struct nlmsghdr *nlh, int from,
-	      struct ifindex_map *m)
+	      bool failed, struct ifindex_map *m)
 {
 	const struct genlmsghdr *gh = NLMSG_DATA(nlh);
 	size_t off = NLMSG_LENGTH(GENL_HDRLEN + sizeof(struct ovs_header));
+	struct datapath *dp = NULL;
 	const struct nlattr *a;
-	struct datapath *dp;
 	int rem;
 
 	if (nlh->nlmsg_type != FAMILY_ID_DATAPATH || gh->cmd != OVS_DP_CMD_NEW)
 		return;
 	attr_for_each(a, (char *)nlh + off, nlh->nlmsg_len - off, rem)
-		if (attr_type(a) == OVS_DP_ATTR_NAME && attr_len(a) > 0 &&
-		    memchr(attr_data(a), 0, attr_len(a))) {
+		if (!failed && attr_type(a) == OVS_DP_ATTR_NAME &&
+		    attr_len(a) > 0 && memchr(attr_data(a), 0, attr_len(a)))
 			dp = dp_by_name(net, attr_data(a));
-			if (dp)
-				map_set(m, from, dp_ifindex(dp));
-			return;
-		}
+	map_set(m, from, dp ? dp_ifindex(dp) : 0);
 }
 
+/* Failures logged one by one, of a replay; the rest are counted. */
+#define LOGGED_FAILURES	20
+
 /* Reads the answers to record i from the socket's other end: whether one
- * was an error. */
+ * was an error (logged while fewer than LOGGED_FAILURES were). */
 static bool
-read_answers(int fd, unsigned i, const struct nlmsghdr *req)
+read_answers(int fd, unsigned i, const struct nlmsghdr *req, int before)
 {
 	static char buf[GENL_MSG_MAX];
 	const struct genlmsghdr *gh = NLMSG_DATA(req);
@@ -519,12 +522,14 @@ read_answers(int fd, unsigned i, const struct nlmsghdr *req)
 			    nlh->nlmsg_len < NLMSG_LENGTH(sizeof(*e)) ||
 			    !e->error)
 				continue;
+			failed = true;
+			if (before >= LOGGED_FAILURES)
+				continue;
 			log_warn("journal: record %u (family %u, command %u) "
 				 "failed: %s", i, req->nlmsg_type,
 				 req->nlmsg_len >= NLMSG_LENGTH(GENL_HDRLEN)
 					 ? gh->cmd : 0,
 				 strerror(-e->error));
-			failed = true;
 		}
 	}
 	return failed;
@@ -575,7 +580,7 @@ restore_close(struct restore *r)
 /* One record, copied out of the journal (its datapath index rewritten). */
 static bool
 replay_one(struct restore r[2], struct dp_net *net, unsigned i,
-	   const struct nlmsghdr *rec, struct ifindex_map *m)
+	   const struct nlmsghdr *rec, struct ifindex_map *m, int before)
 {
 	static char buf[1 << 16];
 	struct nlmsghdr *nlh = (void *)buf;
@@ -602,9 +607,9 @@ replay_one(struct restore r[2], struct dp_net *net, unsigned i,
 		ctnetlink_rcv(r[1].sk, buf, nlh->nlmsg_len);
 	else
 		genl_rcv(r[0].sk, buf, nlh->nlmsg_len);
-	failed = read_answers(r[netfilter].peer, i, nlh);
-	if (hdr && !failed)
-		note_datapath(net, nlh, from, m);
+	failed = read_answers(r[netfilter].peer, i, nlh, before);
+	if (hdr)
+		note_datapath(net, nlh, from, failed, m);
 	return failed;
 }
 
@@ -633,13 +638,16 @@ journal_replay(struct dp_net *net)
 	while (off < used) {
 		const struct nlmsghdr *rec = (const void *)(j.base + off);
 
-		failed += replay_one(r, net, i++, rec, &m);
+		failed += replay_one(r, net, i++, rec, &m, failed);
 		off += rec_size(rec);
 	}
 	j.replaying = false;
 	restore_close(&r[0]);
 	restore_close(&r[1]);
 	free(m.e);
+	if (failed > LOGGED_FAILURES)
+		log_warn("journal: %d more records failed",
+			 failed - LOGGED_FAILURES);
 	log_info("journal: replayed %u records, %d failed", i, failed);
 	if (failed)
 		journal_compact(net);

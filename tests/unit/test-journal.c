@@ -727,6 +727,31 @@ test_compact(void **state)
 	snap_free(&got);
 }
 
+/* A datapath whose NEW fails at replay takes its records with it: they
+ * fail, and never reach another datapath. The journal is then compacted
+ * to what the successor holds. */
+static void
+test_failed_datapath(void **state)
+{
+	struct fx *f = *state;
+	int ifindex = dp_new(f, "jfail", 0);
+	struct dp_net *n = fresh_net();
+	struct datapath *dp;
+	int fd;
+
+	port_new(f, ifindex, "jfail-1", 0, 1);
+	clear_net(net);
+	fd = dup(journal_fd());
+	journal_close();
+	assert_int_equal(journal_open(fd), 0);
+	/* The successor has a datapath of that name already. */
+	assert_int_equal(dp_create(n, "jfail", (uint32_t[]){ 1 }, 1, &dp), 0);
+	assert_int_equal(journal_replay(n), 2);
+	assert_null(dp_port_get(dp, 1));
+	assert_int_equal(journal_records(), 1);
+	drop_net(n);
+}
+
 /* What is not a journal is refused, and the fd stays the caller's. */
 static void
 test_refused(void **state)
@@ -797,6 +822,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_cut_last_record, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_compact, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_failed_datapath, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_only_successes, setup,
 						teardown),
