@@ -10,6 +10,7 @@
 #include "ct/conntrack.h"
 #include "datapath/datapath.h"
 #include "datapath/families.h"
+#include "datapath/journal.h"
 #include "netlink/genl.h"
 
 static const struct genl_family ct_limit_family;
@@ -99,12 +100,41 @@ get_one(struct conntrack *ct, const struct ovs_zone_limit *zl, void *arg)
 	put_zone(arg, ct, zl->zone_id);
 }
 
+/* The journal's records (journal.h): the limits as SET or DEL changed
+ * them (applied in order, they give the same limits), or all of them. */
+void
+ct_limit_family_journal(struct dp_net *net)
+{
+	struct conntrack *ct = dp_net_conntrack_made(net);
+	struct ovs_zone_limit zl = { .zone_id = OVS_ZONE_LIMIT_DEFAULT_ZONE };
+	struct nlattr *nest;
+	struct msgbuf *mb;
+	int zone = -1;
+
+	if (!ct)
+		return;
+	mb = journal_record_start(&ct_limit_family, OVS_CT_LIMIT_CMD_SET, 0);
+	if (!mb)
+		return;
+	nest = msgbuf_nest_start(mb, OVS_CT_LIMIT_ATTR_ZONE_LIMIT);
+	zl.limit = conntrack_limit_default(ct);
+	msgbuf_put_raw(mb, &zl, sizeof(zl));
+	while (conntrack_limit_next(ct, &zone)) {
+		zl.zone_id = zone;
+		zl.limit = conntrack_limit_get(ct, zone);
+		msgbuf_put_raw(mb, &zl, sizeof(zl));
+	}
+	msgbuf_nest_end(mb, nest);
+	journal_record_end(mb);
+}
+
 static int
 ct_limit_cmd_change(struct genl_info *info, uint8_t cmd)
 {
 	const struct nlattr *zl = info->attrs[OVS_CT_LIMIT_ATTR_ZONE_LIMIT];
 	struct conntrack *ct = dp_net_conntrack(nlsock_net(info->sk));
-	struct msgbuf mb;
+	const struct ovs_header *req = info->userhdr;
+	struct msgbuf mb, *rec;
 	char mem[64];
 
 	reply_start(info, &mb, mem, sizeof(mem), cmd);
@@ -116,6 +146,11 @@ ct_limit_cmd_change(struct genl_info *info, uint8_t cmd)
 		for_each_zone_limit(zl, "set", set_one, ct, NULL);
 	else
 		for_each_zone_limit(zl, "del", del_one, ct, NULL);
+	rec = journal_record_start(&ct_limit_family, cmd, req->dp_ifindex);
+	if (rec) {
+		msgbuf_put(rec, zl->nla_type, attr_len(zl), attr_data(zl));
+		journal_record_end(rec);
+	}
 	if (msgbuf_end(&mb))
 		return -EMSGSIZE;
 	return genl_reply(info, &mb);

@@ -11,6 +11,7 @@
 #include "common/unaligned.h"
 #include "ct/timeout.h"
 #include "datapath/ctnetlink.h"
+#include "datapath/journal.h"
 #include "netlink/genl.h"
 #include "netlink/nlsock.h"
 
@@ -89,11 +90,52 @@ put_policy(struct msgbuf *mb, uint32_t portid, uint32_t seq,
 	return msgbuf_end(mb);
 }
 
+/* The journal's record (journal.h) of a policy: NEW with its values (with
+ * NLM_F_REPLACE, so that it makes the policy or sets it), or DELETE (of
+ * all when tp is NULL). */
+static void
+journal_policy(const struct ct_timeout_info *tp, uint8_t msg)
+{
+	char mem[TP_MSG_MAX];
+	struct nfgenmsg *nf;
+	struct msgbuf mb;
+
+	if (!journal_active())
+		return;
+	msgbuf_init(&mb, mem, sizeof(mem));
+	if (msg == IPCTNL_MSG_TIMEOUT_NEW) {
+		if (put_policy(&mb, 0, 0, tp))
+			return;
+	} else {
+		nf = msgbuf_start(&mb, NFNL_SUBSYS_CTNETLINK_TIMEOUT << 8 | msg,
+				  0, 0, 0, sizeof(*nf));
+		nf->nfgen_family = AF_UNSPEC;
+		nf->version = NFNETLINK_V0;
+		if (tp)
+			msgbuf_put_string(&mb, CTA_TIMEOUT_NAME, tp->name);
+		if (msgbuf_end(&mb))
+			return;
+	}
+	((struct nlmsghdr *)mem)->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK |
+						NLM_F_CREATE | NLM_F_REPLACE;
+	journal_append(&mb);
+}
+
+void
+cttimeout_journal(struct ct_timeout_table *t)
+{
+	struct ct_timeout_info info;
+
+	for (size_t i = 0; !ct_timeout_at(t, i, &info); i++)
+		journal_policy(&info, IPCTNL_MSG_TIMEOUT_NEW);
+}
+
 static int
 tp_new(const struct nlmsghdr *nlh, const struct nlattr **a,
        struct ct_timeout_table *t, struct extack *ack)
 {
 	uint32_t values[CT_TIMEOUT_N] = { 0 }, present;
+	struct ct_timeout_info info;
 	uint8_t l4num;
 	int err;
 
@@ -105,11 +147,15 @@ tp_new(const struct nlmsghdr *nlh, const struct nlattr **a,
 	/* An unknown protocol is refused only for a new policy. */
 	if (err && err != -EOPNOTSUPP)
 		return err;
-	return ct_timeout_set(t, attr_data(a[CTA_TIMEOUT_NAME]),
-			      get_be16(attr_data(a[CTA_TIMEOUT_L3PROTO])),
-			      l4num, values, present,
-			      nlh->nlmsg_flags & NLM_F_EXCL,
-			      nlh->nlmsg_flags & NLM_F_REPLACE);
+	err = ct_timeout_set(t, attr_data(a[CTA_TIMEOUT_NAME]),
+			     get_be16(attr_data(a[CTA_TIMEOUT_L3PROTO])),
+			     l4num, values, present,
+			     nlh->nlmsg_flags & NLM_F_EXCL,
+			     nlh->nlmsg_flags & NLM_F_REPLACE);
+	if (!err && journal_active() &&
+	    !ct_timeout_get(t, attr_data(a[CTA_TIMEOUT_NAME]), &info))
+		journal_policy(&info, IPCTNL_MSG_TIMEOUT_NEW);
+	return err;
 }
 
 static int
@@ -187,6 +233,7 @@ cttimeout_msg(struct nlsock *sk, const struct nlmsghdr *nlh,
 	      struct ct_timeout_table *t, struct extack *ack)
 {
 	const struct nlattr *a[CTA_TIMEOUT_MAX + 1];
+	struct ct_timeout_info info;
 	int err;
 
 	err = ctnetlink_parse(nlh, tp_policy, CTA_TIMEOUT_MAX, a, ack);
@@ -200,9 +247,17 @@ cttimeout_msg(struct nlsock *sk, const struct nlmsghdr *nlh,
 			return tp_dump_start(sk, nlh, t);
 		return tp_get(sk, nlh, a, t);
 	case IPCTNL_MSG_TIMEOUT_DELETE:
-		return ct_timeout_del(t, a[CTA_TIMEOUT_NAME]
-					      ? attr_data(a[CTA_TIMEOUT_NAME])
-					      : NULL);
+		if (!a[CTA_TIMEOUT_NAME]) {
+			ct_timeout_del(t, NULL);
+			journal_policy(NULL, IPCTNL_MSG_TIMEOUT_DELETE);
+			return 0;
+		}
+		err = ct_timeout_get(t, attr_data(a[CTA_TIMEOUT_NAME]), &info);
+		if (!err)
+			err = ct_timeout_del(t, attr_data(a[CTA_TIMEOUT_NAME]));
+		if (!err)
+			journal_policy(&info, IPCTNL_MSG_TIMEOUT_DELETE);
+		return err;
 	default:
 		return -EOPNOTSUPP;
 	}

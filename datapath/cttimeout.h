@@ -20,5 +20,7 @@ struct nlsock;
  * sk's tracker, t. */
 int cttimeout_msg(struct nlsock *sk, const struct nlmsghdr *nlh,
 		  struct ct_timeout_table *t, struct extack *ack);
+/* The journal's records (datapath/journal.h) of t's policies. */
+void cttimeout_journal(struct ct_timeout_table *t);
 
 #endif

@@ -7,6 +7,7 @@
 #include "common/log.h"
 #include "datapath/datapath.h"
 #include "datapath/families.h"
+#include "datapath/journal.h"
 #include "netlink/genl.h"
 
 static struct genl_family dp_family;
@@ -53,6 +54,43 @@ dp_fill(struct datapath *dp, struct msgbuf *mb, uint32_t portid, uint32_t seq,
 			   cpu_pids->pid);
 	}
 	return msgbuf_end(mb);
+}
+
+/* The journal's record of dp (journal.h): NEW or SET with its whole
+ * state, DEL by name. */
+static void
+dp_journal(struct datapath *dp, uint8_t cmd)
+{
+	const struct dp_pids *pids = dp_port_get(dp, OVSP_LOCAL)->pids;
+	const struct dp_pids *cpu_pids = dp_cpu_pids(dp);
+	struct msgbuf *mb = journal_record_start(&dp_family, cmd,
+						 dp_ifindex(dp));
+
+	if (!mb)
+		return;
+	msgbuf_put_string(mb, OVS_DP_ATTR_NAME, dp_name(dp));
+	if (cmd != OVS_DP_CMD_DEL) {
+		if (cmd == OVS_DP_CMD_NEW)
+			msgbuf_put(mb, OVS_DP_ATTR_UPCALL_PID,
+				   pids->n * sizeof(uint32_t), pids->pid);
+		msgbuf_put_u32(mb, OVS_DP_ATTR_USER_FEATURES,
+			       dp_features(dp));
+		if (kernel_profile()->dp_attr_max >=
+		    OVS_DP_ATTR_MASKS_CACHE_SIZE)
+			msgbuf_put_u32(mb, OVS_DP_ATTR_MASKS_CACHE_SIZE,
+				       dp_masks_cache_size(dp));
+		if (cpu_pids)
+			msgbuf_put(mb, OVS_DP_ATTR_PER_CPU_PIDS,
+				   cpu_pids->n * sizeof(uint32_t),
+				   cpu_pids->pid);
+	}
+	journal_record_end(mb);
+}
+
+void
+dp_family_journal(struct datapath *dp)
+{
+	dp_journal(dp, OVS_DP_CMD_NEW);
 }
 
 static struct datapath *
@@ -179,11 +217,13 @@ dp_cmd_new(struct genl_info *info)
 			log_warn("%s: Dropping previously announced user "
 				 "features", dp_name(old));
 			dp_set_features(old, 0);
+			dp_journal(old, OVS_DP_CMD_SET);
 		}
 	}
 	if (err)
 		return err;
 	dp_change(dp, a);
+	dp_journal(dp, OVS_DP_CMD_NEW);
 	log_info("%s: datapath created", dp_name(dp));
 	return dp_notify(info, dp, OVS_DP_CMD_NEW);
 }
@@ -202,6 +242,7 @@ dp_cmd_del(struct genl_info *info)
 	if (err)
 		return err;
 	log_info("%s: datapath deleted", dp_name(dp));
+	dp_journal(dp, OVS_DP_CMD_DEL);
 	dp_destroy(dp);
 	genl_notify(info, GROUP_DATAPATH, &mb);
 	return 0;
@@ -216,6 +257,8 @@ dp_cmd_set(struct genl_info *info)
 	if (!dp)
 		return -ENODEV;
 	err = dp_change(dp, info->attrs);
+	/* dp_change may fail after changing some of the state. */
+	dp_journal(dp, OVS_DP_CMD_SET);
 	return err ? err : dp_notify(info, dp, OVS_DP_CMD_SET);
 }
 
@@ -256,6 +299,7 @@ dp_family_notify_gone(struct datapath *dp)
 	char mem[1024];
 	struct msgbuf mb;
 
+	dp_journal(dp, OVS_DP_CMD_DEL);
 	msgbuf_init(&mb, mem, sizeof(mem));
 	if (!dp_fill(dp, &mb, 0, 0, 0, OVS_DP_CMD_DEL))
 		genl_multicast(GROUP_DATAPATH, &mb);

@@ -1240,6 +1240,12 @@ dp_net_destroy(struct dp_net *net)
 }
 
 struct conntrack *
+dp_net_conntrack_made(const struct dp_net *net)
+{
+	return __atomic_load_n(&net->conntrack, __ATOMIC_ACQUIRE);
+}
+
+struct conntrack *
 dp_net_conntrack(struct dp_net *net)
 {
 	struct conntrack *ct = __atomic_load_n(&net->conntrack,

@@ -127,6 +127,8 @@ void dp_net_destroy(struct dp_net *net);
 /* The tracker, created on first use (one for all datapaths, as one
  * namespace's nf_conntrack); NULL when it cannot be. Any thread. */
 struct conntrack *dp_net_conntrack(struct dp_net *net);
+/* The tracker if it was made, NULL otherwise. Any thread. */
+struct conntrack *dp_net_conntrack_made(const struct dp_net *net);
 /* Periodic work of the control thread: mask rebalancing. */
 void dp_net_run_periodic(struct dp_net *net);
 

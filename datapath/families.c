@@ -3,7 +3,9 @@
 
 #include <linux/netlink.h>
 
+#include "ct/conntrack.h"
 #include "datapath/ctnetlink.h"
+#include "datapath/cttimeout.h"
 #include "netlink/server.h"
 
 void
@@ -19,4 +21,21 @@ families_register(void)
 	drop_family_register();
 	server_set_protocol(NETLINK_NETFILTER, ctnetlink_rcv);
 	rtnl_link_register();
+}
+
+void
+families_journal_state(struct dp_net *net)
+{
+	struct conntrack *ct = dp_net_conntrack_made(net);
+	struct datapath *dp;
+
+	for (unsigned i = 0; (dp = dp_at(net, i)); i++) {
+		dp_family_journal(dp);
+		vport_family_journal(dp);
+		meter_family_journal(dp);
+		flow_family_journal(dp);
+	}
+	ct_limit_family_journal(net);
+	if (ct)
+		cttimeout_journal(conntrack_timeouts(ct));
 }

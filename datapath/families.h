@@ -68,6 +68,15 @@ extern const struct dp_drop_sink drop_family_sink;
 /* A tapdp_drop EVENT message for ev; 0 or -EMSGSIZE. */
 int drop_family_event(struct msgbuf *mb, const struct dp_drop_event *ev);
 
+/* The journal's records (datapath/journal.h) of the state now: all of
+ * it (cttimeout's policies included), then each family's part of it. */
+void families_journal_state(struct dp_net *net);
+void dp_family_journal(struct datapath *dp);
+void vport_family_journal(struct datapath *dp);
+void meter_family_journal(struct datapath *dp);
+void flow_family_journal(struct datapath *dp);
+void ct_limit_family_journal(struct dp_net *net);
+
 /* Tells the ovs_datapath group that dp is gone with its local device. */
 void dp_family_notify_gone(struct datapath *dp);
 /* Tells the ovs_vport group that port's device left the system. */

@@ -10,6 +10,7 @@
 #include "common/nlerr.h"
 #include "datapath/datapath.h"
 #include "datapath/families.h"
+#include "datapath/journal.h"
 #include "actions/actions-netlink.h"
 #include "flow/key-netlink.h"
 #include "netlink/genl.h"
@@ -45,6 +46,89 @@ ufid_flags(const struct genl_info *info)
 	return a ? attr_get_u32(a) : 0;
 }
 
+/* The flow's identity (UFID, else its unmasked key), key and mask. */
+static void
+put_match(const struct flow *flow, struct msgbuf *mb, uint32_t uflags)
+{
+	if (flow->ufid_len)
+		msgbuf_put(mb, OVS_FLOW_ATTR_UFID, flow->ufid_len, flow->ufid);
+	else
+		flow_key_put(mb, OVS_FLOW_ATTR_KEY, flow->unmasked_key,
+			     flow->unmasked_key, false);
+	if (flow->ufid_len && !(uflags & OVS_UFID_F_OMIT_KEY))
+		flow_key_put(mb, OVS_FLOW_ATTR_KEY, &flow->key, &flow->key,
+			     false);
+	if (!(uflags & OVS_UFID_F_OMIT_MASK))
+		flow_key_put(mb, OVS_FLOW_ATTR_MASK, &flow->key,
+			     flow_table_mask_key(flow), true);
+}
+
+/* Journal records (journal.h). NEW with the flow as it is: its match and
+ * actions (a NEW of a flow that exists replaces its actions). */
+static void
+journal_flow(int dp_ifindex, const struct flow *flow)
+{
+	const struct actions_stored *acts = flow->actions;
+	struct msgbuf *mb = journal_record_start(&flow_family,
+						 OVS_FLOW_CMD_NEW, dp_ifindex);
+	struct nlattr *nest;
+
+	if (!mb)
+		return;
+	put_match(flow, mb, 0);
+	nest = msgbuf_nest_start(mb, OVS_FLOW_ATTR_ACTIONS);
+	msgbuf_put_raw(mb, acts->data, acts->len);
+	msgbuf_nest_end(mb, nest);
+	journal_record_end(mb);
+}
+
+/* A NEW that worked, as it came: its attributes are serialized already. */
+static void
+journal_new(const struct genl_info *info)
+{
+	static const uint16_t kept[] = { OVS_FLOW_ATTR_UFID, OVS_FLOW_ATTR_KEY,
+					 OVS_FLOW_ATTR_MASK,
+					 OVS_FLOW_ATTR_ACTIONS };
+	const struct ovs_header *hdr = info->userhdr;
+	struct msgbuf *mb = journal_record_start(&flow_family,
+						 OVS_FLOW_CMD_NEW,
+						 hdr->dp_ifindex);
+
+	if (!mb)
+		return;
+	for (size_t i = 0; i < sizeof(kept) / sizeof(kept[0]); i++) {
+		const struct nlattr *a = info->attrs[kept[i]];
+
+		if (a)
+			msgbuf_put(mb, a->nla_type, attr_len(a), attr_data(a));
+	}
+	journal_record_end(mb);
+}
+
+/* DEL of one flow (by UFID, else by key), or of all (flow NULL). */
+static void
+journal_del(int dp_ifindex, const struct flow *flow)
+{
+	struct msgbuf *mb = journal_record_start(&flow_family,
+						 OVS_FLOW_CMD_DEL, dp_ifindex);
+
+	if (!mb)
+		return;
+	if (flow)
+		put_match(flow, mb, OVS_UFID_F_OMIT_KEY | OVS_UFID_F_OMIT_MASK);
+	journal_record_end(mb);
+}
+
+void
+flow_family_journal(struct datapath *dp)
+{
+	uint64_t cursor = 0;
+	struct flow *flow;
+
+	while ((flow = dp_flow_dump_next(dp, &cursor)))
+		journal_flow(dp_ifindex(dp), flow);
+}
+
 static int
 flow_fill(const struct flow *flow, int dp_ifindex, struct msgbuf *mb,
 	  uint32_t portid, uint32_t seq, uint16_t flags, uint8_t cmd,
@@ -62,17 +146,7 @@ flow_fill(const struct flow *flow, int dp_ifindex, struct msgbuf *mb,
 	if (!hdr)
 		return -EMSGSIZE;
 	hdr->dp_ifindex = dp_ifindex;
-	if (flow->ufid_len)
-		msgbuf_put(mb, OVS_FLOW_ATTR_UFID, flow->ufid_len, flow->ufid);
-	else
-		flow_key_put(mb, OVS_FLOW_ATTR_KEY, flow->unmasked_key,
-			     flow->unmasked_key, false);
-	if (flow->ufid_len && !(uflags & OVS_UFID_F_OMIT_KEY))
-		flow_key_put(mb, OVS_FLOW_ATTR_KEY, &flow->key, &flow->key,
-			     false);
-	if (!(uflags & OVS_UFID_F_OMIT_MASK))
-		flow_key_put(mb, OVS_FLOW_ATTR_MASK, &flow->key,
-			     flow_table_mask_key(flow), true);
+	put_match(flow, mb, uflags);
 	st.n_packets = __atomic_load_n(&flow->packets, __ATOMIC_RELAXED);
 	st.n_bytes = __atomic_load_n(&flow->bytes, __ATOMIC_RELAXED);
 	used = __atomic_load_n(&flow->used_ms, __ATOMIC_RELAXED);
@@ -210,6 +284,7 @@ flow_cmd_new(struct genl_info *info)
 			free(nf);
 			return err;
 		}
+		journal_new(info);
 		return flow_reply(info, nf, OVS_FLOW_CMD_NEW, false);
 	}
 	/* An existing flow: NLM_F_CREATE (or EXCL) asks for a new one. */
@@ -225,6 +300,7 @@ flow_cmd_new(struct genl_info *info)
 		}
 	}
 	dp_flow_set_actions(flow, acts);
+	journal_new(info);
 	return flow_reply(info, flow, OVS_FLOW_CMD_NEW, false);
 }
 
@@ -294,8 +370,10 @@ flow_cmd_set(struct genl_info *info)
 		free(acts);
 		return err;
 	}
-	if (acts)
+	if (acts) {
 		dp_flow_set_actions(flow, acts);
+		journal_flow(dp_ifindex(dp), flow);
+	}
 	err = flow_reply(info, flow, OVS_FLOW_CMD_SET, false);
 	if (a[OVS_FLOW_ATTR_CLEAR])
 		dp_flow_clear_stats(flow);
@@ -357,12 +435,14 @@ flow_cmd_del(struct genl_info *info)
 	if (!a[OVS_FLOW_ATTR_KEY] && !get_ufid(a[OVS_FLOW_ATTR_UFID], &id,
 					       log)) {
 		dp_flow_flush(dp);
+		journal_del(dp_ifindex(dp), NULL);
 		return 0;
 	}
 	err = find_flow(info, &dp, &flow, &key, a[OVS_FLOW_ATTR_KEY]);
 	if (err)
 		return err;
 	err = flow_reply(info, flow, OVS_FLOW_CMD_DEL, false);
+	journal_del(dp_ifindex(dp), flow);
 	dp_flow_remove(dp, flow);
 	return err;
 }

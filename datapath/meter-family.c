@@ -7,6 +7,7 @@
 
 #include "datapath/datapath.h"
 #include "datapath/families.h"
+#include "datapath/journal.h"
 #include "netlink/genl.h"
 
 static const struct genl_family meter_family;
@@ -53,6 +54,48 @@ put_stats(struct msgbuf *mb, uint32_t id, struct meter *m)
 		msgbuf_nest_end(mb, band);
 	}
 	msgbuf_nest_end(mb, bands);
+}
+
+/* The journal's record (journal.h): SET with m's id, unit and bands, or
+ * DEL of id (m NULL). */
+static void
+meter_journal(int dp_ifindex, uint32_t id, const struct meter *m)
+{
+	struct msgbuf *mb = journal_record_start(&meter_family,
+		m ? OVS_METER_CMD_SET : OVS_METER_CMD_DEL, dp_ifindex);
+	struct nlattr *bands, *band;
+
+	if (!mb)
+		return;
+	msgbuf_put_u32(mb, OVS_METER_ATTR_ID, id);
+	if (m) {
+		if (m->kbps)
+			msgbuf_put(mb, OVS_METER_ATTR_KBPS, 0, NULL);
+		bands = msgbuf_nest_start(mb, OVS_METER_ATTR_BANDS);
+		for (unsigned i = 0; i < m->n_bands; i++) {
+			band = msgbuf_nest_start(mb, OVS_BAND_ATTR_UNSPEC);
+			msgbuf_put_u32(mb, OVS_BAND_ATTR_TYPE,
+				       m->bands[i].type);
+			msgbuf_put_u32(mb, OVS_BAND_ATTR_RATE,
+				       m->bands[i].rate);
+			msgbuf_put_u32(mb, OVS_BAND_ATTR_BURST,
+				       m->bands[i].burst_size);
+			msgbuf_nest_end(mb, band);
+		}
+		msgbuf_nest_end(mb, bands);
+	}
+	journal_record_end(mb);
+}
+
+void
+meter_family_journal(struct datapath *dp)
+{
+	const struct meter_slots *slots = dp_meters(dp)->slots;
+
+	for (uint32_t i = 0; i < slots->n; i++)
+		if (slots->m[i])
+			meter_journal(dp_ifindex(dp), slots->m[i]->id,
+				      slots->m[i]);
 }
 
 static struct datapath *
@@ -166,13 +209,17 @@ meter_cmd_set(struct genl_info *info)
 		err = meter_attach(meters, m);
 		/* As the kernel: a replaced meter is gone even when its
 		 * replacement could not be attached. */
-		if (err)
+		if (err) {
 			meter_free(old);
+			if (old)
+				meter_journal(dp_ifindex(dp), id, NULL);
+		}
 	}
 	if (err) {
 		meter_destroy(m);
 		return err;
 	}
+	meter_journal(dp_ifindex(dp), id, m);
 	msgbuf_put_u32(&mb, OVS_METER_ATTR_ID, id);
 	if (old && old->keep_stats)
 		put_stats(&mb, id, old);
@@ -232,6 +279,7 @@ meter_cmd_del(struct genl_info *info)
 		err = meter_detach(dp_meters(dp), old);
 		if (err)
 			return err;
+		meter_journal(dp_ifindex(dp), id, NULL);
 		meter_free(old);
 	}
 	if (msgbuf_end(&mb))

@@ -7,6 +7,7 @@
 #include "common/log.h"
 #include "datapath/datapath.h"
 #include "datapath/families.h"
+#include "datapath/journal.h"
 #include "netlink/genl.h"
 
 static struct genl_family vport_family;
@@ -123,6 +124,40 @@ vport_fill(struct dp_port *port, struct msgbuf *mb, uint32_t portid,
 	return msgbuf_end(mb);
 }
 
+/* The journal's record of port (journal.h): NEW with what makes it, SET
+ * with its pids, DEL by number. */
+static void
+vport_journal(const struct dp_port *port, uint8_t cmd)
+{
+	struct msgbuf *mb = journal_record_start(&vport_family, cmd,
+						 dp_ifindex(port->dp));
+
+	if (!mb)
+		return;
+	msgbuf_put_u32(mb, OVS_VPORT_ATTR_PORT_NO, port->port_no);
+	if (cmd == OVS_VPORT_CMD_NEW) {
+		msgbuf_put_u32(mb, OVS_VPORT_ATTR_TYPE, port->type);
+		msgbuf_put_string(mb, OVS_VPORT_ATTR_NAME,
+				  dp_port_name(port));
+		options_fill(port, mb);
+	}
+	if (cmd != OVS_VPORT_CMD_DEL)
+		msgbuf_put(mb, OVS_VPORT_ATTR_UPCALL_PID,
+			   port->pids->n * sizeof(uint32_t), port->pids->pid);
+	journal_record_end(mb);
+}
+
+void
+vport_family_journal(struct datapath *dp)
+{
+	struct dp_port *port;
+	uint32_t i = OVSP_LOCAL + 1;
+
+	/* The local port comes with its datapath's record. */
+	for (; (port = dp_port_next(dp, &i)); i++)
+		vport_journal(port, OVS_VPORT_CMD_NEW);
+}
+
 static int
 vport_lookup(const struct genl_info *info, struct dp_port **out)
 {
@@ -206,6 +241,7 @@ vport_cmd_new(struct genl_info *info)
 			  &port);
 	if (err)
 		return err;
+	vport_journal(port, OVS_VPORT_CMD_NEW);
 	err = vport_build(info, port, OVS_VPORT_CMD_NEW, &mb, mem, sizeof(mem));
 	if (!err)
 		genl_notify(info, GROUP_VPORT, &mb);
@@ -238,6 +274,7 @@ vport_cmd_set(struct genl_info *info)
 				       attr_len(ids) / sizeof(uint32_t));
 		if (err)
 			return err;
+		vport_journal(port, OVS_VPORT_CMD_SET);
 	}
 	err = vport_build(info, port, OVS_VPORT_CMD_SET, &mb, mem, sizeof(mem));
 	if (!err)
@@ -262,6 +299,7 @@ vport_cmd_del(struct genl_info *info)
 		return err;
 	log_info("%s: deleted port %u %s", dp_name(port->dp), port->port_no,
 		 dp_port_name(port));
+	vport_journal(port, OVS_VPORT_CMD_DEL);
 	dp_port_del(port);
 	genl_notify(info, GROUP_VPORT, &mb);
 	return 0;
@@ -310,6 +348,7 @@ vport_family_notify_gone(struct dp_port *port)
 	struct msgbuf mb;
 	char mem[1024];
 
+	vport_journal(port, OVS_VPORT_CMD_DEL);
 	msgbuf_init(&mb, mem, sizeof(mem));
 	if (!vport_fill(port, &mb, 0, 0, 0, OVS_VPORT_CMD_DEL))
 		genl_multicast(GROUP_VPORT, &mb);

@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The journal of the datapath's state, for a daemon that restarts without
+ * loss: a memory file (memfd) another process keeps open across the
+ * daemon's death, which the successor adopts and replays.
+ *
+ * Records are netlink requests of the OVS families and of cttimeout,
+ * exactly what a client would send to make an object as it is now (a
+ * datapath NEW with its features and pids, a port NEW with the number it
+ * got, a flow NEW with its key, mask, actions and UFID, a timeout policy
+ * NEW...) or to remove it (DEL). Replay feeds them in order through the
+ * families' own handlers, so one path creates objects. The families write a record after each change that succeeded,
+ * and only while a journal is open.
+ *
+ * Layout of the file: a header page, then records (netlink messages, each
+ * NLMSG_ALIGNed), contiguous in [start, used) of the header's live slot.
+ * The header has two slots {start, used} and the index of the live one.
+ * - An append copies the record after 'used' and only then moves 'used'
+ *   past it (a release store): a daemon killed mid-append leaves the
+ *   journal as it was before the record.
+ * - Compaction writes the records of the live state outside the live
+ *   region (after it, or in front of it when that room is enough), fills
+ *   the other slot and makes it the live one with one store; a kill at any
+ *   point leaves one complete journal. The pages outside the live region
+ *   are then given back (hole punched, file shortened). The file stays the
+ *   same: the fd the keeper holds never changes.
+ *
+ * Not kept: flow statistics and used times, meter and band statistics, the
+ * conntrack table itself (connections, expectations), tunnel devices made
+ * over rtnetlink, a chosen ifindex of internal ports, psample and
+ * drop-family state.
+ *
+ * Threads: appends take a mutex, so any thread may write a record; open,
+ * close, compaction and replay belong to the control thread, between
+ * requests. */
+#ifndef TAPDP_JOURNAL_H
+#define TAPDP_JOURNAL_H
+
+#include <stdbool.h>
+
+#include "netlink/msg.h"
+
+struct dp_net;
+struct genl_family;
+
+/* fd -1: a new, empty journal in a new memfd. Otherwise adopts fd, a
+ * journal a previous daemon wrote (the journal takes the fd): -EINVAL,
+ * logged, when its header or records are not a journal's, and fd is then
+ * still the caller's. -EBUSY when one is open. */
+int journal_open(int fd);
+/* The memfd, -1 when none is open. */
+int journal_fd(void);
+/* Unmaps and closes the journal. */
+void journal_close(void);
+/* Whether records are written now: open and not replaying. */
+bool journal_active(void);
+
+/* Appends mb's messages, as one unit. No-op unless journal_active(). */
+void journal_append(const struct msgbuf *mb);
+
+/* How the families write a record: a request of family's cmd (NLM_F_ACK,
+ * no NLM_F_CREATE) on datapath dp_ifindex, started in the journal's
+ * buffer, filled with msgbuf_put*() and appended by journal_record_end().
+ * NULL unless journal_active(). Control thread. */
+struct msgbuf *journal_record_start(const struct genl_family *family,
+				    uint8_t cmd, int dp_ifindex);
+void journal_record_end(struct msgbuf *mb);
+
+/* Bytes of records, and their count, in the live region. */
+size_t journal_used(void);
+unsigned journal_records(void);
+
+/* Rewrites the journal as the records of net's state now. 0 or -errno
+ * (the journal is then unchanged). */
+int journal_compact(struct dp_net *net);
+/* Compacts when the records have grown past twice their size after the
+ * last compaction plus 1 MiB. The control thread's periodic work, between
+ * requests. */
+void journal_maybe_compact(struct dp_net *net);
+
+/* Replays the journal into net, a context with no datapath yet, through
+ * the families' handlers (which must be registered: families_register()),
+ * without recording the replayed requests again. Returns how many records
+ * failed (each is logged with its errno), or -errno when replay could not
+ * run. When some failed, the journal is compacted to what net holds. */
+int journal_replay(struct dp_net *net);
+
+#endif
