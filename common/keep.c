@@ -127,8 +127,9 @@ keep_attached(void)
 	return keeper_fd >= 0;
 }
 
-int
-keep_attach(const char *path)
+/* One attempt of keep_attach. */
+static int
+attach_once(const char *path)
 {
 	struct sockaddr_un sun = { .sun_family = AF_UNIX };
 	struct keep_msg m;
@@ -159,6 +160,20 @@ keep_attach(const char *path)
 	}
 	keeper_fd = fd;
 	return 1;
+}
+
+int
+keep_attach(const char *path)
+{
+	/* A daemon killed a moment ago is still attached until its last
+	 * thread has exited: give it a few seconds to finish dying. */
+	for (int tries = 30;; tries--) {
+		int r = attach_once(path);
+
+		if (r != -EADDRINUSE || !tries)
+			return r;
+		usleep(100 * 1000);
+	}
 }
 
 uint64_t

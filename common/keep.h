@@ -59,7 +59,8 @@ void keep_path(const char *sock_path, char *out, size_t size);
 
 /* Attaches to the keeper listening at path: 1 when one answered (and
  * keep_take gives what it holds), 0 when none did, -errno when one
- * answered but refused us (-EADDRINUSE: it serves another daemon). */
+ * answered but refused us (-EADDRINUSE: it still serves another daemon
+ * after 3 s: one that died has let go by then). */
 int keep_attach(const char *path);
 /* Attaches to a keeper just made, through one end of a socketpair. */
 void keep_attach_fd(int fd);

@@ -20,6 +20,7 @@
 #include "datapath/datapath.h"
 #include "datapath/dp-notify.h"
 #include "datapath/families.h"
+#include "datapath/journal.h"
 #include "netlink/server.h"
 #include "vport/tnl-dev.h"
 #include "vport/vport.h"
@@ -174,6 +175,41 @@ serve_open(const char *sock, struct dp_net *net)
 	return dp_notify_open(net);
 }
 
+/* The journal of the datapath's state (datapath/journal.h): the one a
+ * dead predecessor left with the keeper, replayed into net, or a new one,
+ * handed to the keeper. 0 or -errno. */
+static int
+journal_take_over(struct dp_net *net)
+{
+	struct keep_entry *e = keep_claim(KEEP_JOURNAL, NULL, NULL);
+	int err, failed;
+
+	if (e && e->n_fds == 1 && !journal_open(e->fds[0])) {
+		failed = journal_replay(net);
+		if (failed < 0)
+			return failed;
+		log_info("the journal replayed: %u records, %d failed",
+			 journal_records(), failed);
+		return 0;
+	}
+	if (e) {
+		for (unsigned i = 0; i < e->n_fds; i++)
+			close(e->fds[i]);
+		keep_drop(e->id);
+		log_err("the journal the keeper held is not one: starting "
+			"with no datapath");
+	}
+	err = journal_open(-1);
+	if (err)
+		return err;
+	if (keep_attached()) {
+		int fd = journal_fd();
+
+		keep_put(KEEP_JOURNAL, &fd, 1, NULL, 0);
+	}
+	return 0;
+}
+
 /* Clients first, then the datapaths and their tracker (their threads may
  * still deliver upcalls to sockets until then), then what they freed after
  * a grace period, then the server. */
@@ -187,6 +223,7 @@ serve_close(struct dp_net *net)
 	 * them. */
 	tnl_dev_destroy_all();
 	rcu_barrier();
+	journal_close();
 	server_close();
 }
 
@@ -337,6 +374,16 @@ main(int argc, char **argv)
 	}
 	if (err) {
 		log_err("cannot serve %s: %s", sock, strerror(-err));
+		keep_quit();
+		serve_close(net);
+		detach_done(ready_fd, 1);
+		return 1;
+	}
+	/* The datapaths before the clients, who must not hear of the
+	 * replay's changes. */
+	err = journal_take_over(net);
+	if (err) {
+		log_err("the journal: %s", strerror(-err));
 		keep_quit();
 		serve_close(net);
 		detach_done(ready_fd, 1);

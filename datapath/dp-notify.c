@@ -16,6 +16,7 @@
 #include "common/log.h"
 #include "datapath/datapath.h"
 #include "datapath/families.h"
+#include "datapath/journal.h"
 #include "netlink/server.h"
 #include "vport/netdev.h"
 #include "vport/tnl-dev.h"
@@ -192,6 +193,7 @@ static void
 periodic(void *arg)
 {
 	dp_net_run_periodic(arg);
+	journal_maybe_compact(arg);
 }
 
 int

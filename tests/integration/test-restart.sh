@@ -1,0 +1,205 @@
+#!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
+# Nothing lost: tapdpd killed with SIGKILL, or upgraded in place (SIGUSR2
+# execs the binary at its path), under traffic and with clients connected.
+# The keeper holds the devices, the clients' sockets and the journal; the
+# new daemon takes them back. Checked with the kernel selftest's
+# ovs-dpctl.py (an upcall listener that stays connected) and with
+# ovs-vswitchd: the same ports, port numbers and flows before and after,
+# traffic through within 1 s of the new daemon's start, the same client
+# processes, and no WARN or ERR in ovs-vswitchd's log.
+. "$(dirname "$0")/../lib.sh"
+
+HOSTS="rsa$$ rsb$$"
+ovs_env
+LISTENER=
+cleanup() {
+	[ -z "$LISTENER" ] || kill "$LISTENER" 2>/dev/null
+	ovs_cleanup
+}
+trap cleanup EXIT
+
+# A process gone, or a zombie nobody reaped yet.
+dead() { [ ! -e "/proc/$1" ] || grep -q '^State:\s*Z' "/proc/$1/status"; }
+
+# Lines the daemon logged that say it took over, so far; more than $1.
+takeovers() { grep -c "took over" "$LOG"; }
+more_takeovers() { [ "$(takeovers)" -gt "$1" ]; }
+
+# Kills the daemon with SIGKILL and starts a new one; $STARTED is the time
+# (ms) the new one said it serves.
+crash_restart() {
+	local pid
+	pid=$(cat "$PIDF")
+	kill -KILL "$pid"
+	wait_until 5 dead "$pid" || return 1
+	tapdpd_start || return 1
+	STARTED=$(date +%s%3N)
+}
+
+# SIGUSR2: the daemon execs itself (same pid) and takes over.
+upgrade() {
+	local n
+	n=$(takeovers)
+	kill -USR2 "$(cat "$PIDF")"
+	wait_until 10 more_takeovers "$n" || { tail -20 "$LOG"; return 1; }
+	STARTED=$(date +%s%3N)
+}
+
+# Milliseconds from $STARTED until a ping from $1 to $2 is answered (one
+# echo, 1 s to answer); 99999 when none is.
+through_ms() {
+	ip netns exec "$1" ping -c 1 -W 1 "$2" >/dev/null 2>&1 || {
+		echo 99999
+		return
+	}
+	echo $(($(date +%s%3N) - STARTED))
+}
+
+ports() { pyctl show rdp | grep -E '^ *port [0-9]+:'; }
+# Flows without their counters (not kept: docs/RELIABILITY.md).
+flows() {
+	pyctl dump-flows rdp | sed -E 's/packets:[0-9]+, bytes:[0-9]+, used:[^,]+, //' |
+		sort
+}
+
+tapdp_ns_up
+check "daemon starts" tapdpd_start
+set -- $HOSTS
+i=0
+for h in $HOSTS; do
+	i=$((i + 1))
+	host_add "$h" "r$i" "10.9.0.$i/24"
+done
+
+# ovs-dpctl.py: a datapath with per-port upcall pids (-V 2:1), whose port
+# r1's upcall reader (add-if -u, as the kernel selftest's upcall test)
+# stays connected throughout.
+check "add-dp -V 2:1" pyctl add-dp -V 2:1 rdp
+in_ns env PYTHONPATH="$TOP/tests/ovs-dpctl-py/pyshim" \
+	"$BUILD/tapdp-run" -- /usr/bin/python3 -u "$SELFTEST/ovs-dpctl.py" \
+	add-if -u rdp r1 >"$T/upcalls" 2>&1 &
+LISTENER=$!
+check "add-if -u r1: the upcall listener runs" \
+	wait_until 10 grep -q "listening on upcall" "$T/upcalls"
+check "add-if r2" pyctl add-if rdp r2
+check "add-if -t internal rint" pyctl add-if -t internal rdp rint
+in_ns ip link add r3 type veth peer name r3p
+in_ns ip link add r4 type veth peer name r4p
+check "add-if r3" pyctl add-if rdp r3
+check "add-if r4" pyctl add-if rdp r4
+check "del-if r3: a gap in the port numbers" pyctl del-if rdp r3
+in_ns ip addr add 10.9.0.100/24 dev rint
+in_ns ip link set rint up
+# A datagram from the first host: a miss (no flow for UDP).
+miss() { ip netns exec "$1" bash -c 'echo x >/dev/udp/10.9.0.2/999'; }
+for pair in "1 2" "2 1"; do
+	set -- $pair
+	pyctl add-flow rdp "in_port($1),eth(),eth_type(0x0806),arp()" "$2"
+	pyctl add-flow rdp \
+		"in_port($1),eth(),eth_type(0x0800),ipv4(proto=1),icmp()" "$2"
+done
+set -- $HOSTS
+check "ping through the flows" ip netns exec "$1" ping -c 2 -i 0.2 -W 2 10.9.0.2
+ports >"$T/ports.before"
+flows >"$T/flows.before"
+check_out "4 ports with a gap at 4" "port 5: r4" cat "$T/ports.before"
+check_out "4 flows" "^4$" sh -c "wc -l <$T/flows.before"
+ip netns exec "$1" ping -O -i 0.05 -W 1 10.9.0.2 >"$T/ping.bg" 2>&1 &
+PINGER=$!
+misses() { grep -c "MISS upcall" "$T/upcalls"; }
+more_misses() { [ "$(misses)" -gt "$1" ]; }
+
+n=$(misses)
+miss "$1"
+check "before: a miss reaches the listener" wait_until 5 more_misses "$n"
+
+for round in 1 2 3; do
+	check "round $round: kill -9 and a new daemon" crash_restart
+	ms=$(through_ms "$1" 10.9.0.2)
+	check "round $round: traffic through $ms ms after the start (< 1000)" \
+		test "$ms" -lt 1000
+	check "round $round: the internal port's device stayed" \
+		in_ns ip link show rint
+	check "round $round: its address too" \
+		sh -c "ip -n $NS addr show rint | grep -q 10.9.0.100"
+	ports >"$T/ports.after"
+	flows >"$T/flows.after"
+	check "round $round: the same ports and numbers" \
+		diff "$T/ports.before" "$T/ports.after"
+	check "round $round: the same flows" \
+		diff "$T/flows.before" "$T/flows.after"
+	n=$(misses)
+	miss "$1"
+	check "round $round: a miss reaches the listener that stayed connected" \
+		wait_until 5 more_misses "$n"
+	check "round $round: the listener is the same process" \
+		kill -0 "$LISTENER"
+done
+
+check "upgrade (SIGUSR2): the same pid takes over" upgrade
+ms=$(through_ms "$1" 10.9.0.2)
+check "after the upgrade: traffic through $ms ms after the start (< 1000)" \
+	test "$ms" -lt 1000
+ports >"$T/ports.after"
+flows >"$T/flows.after"
+check "after the upgrade: the same ports" diff "$T/ports.before" "$T/ports.after"
+check "after the upgrade: the same flows" diff "$T/flows.before" "$T/flows.after"
+
+# The journal goes on after a takeover: a port and a flow changed now
+# are there after the next one.
+check "del-if r4 after the takeovers" pyctl del-if rdp r4
+pyctl add-flow rdp "in_port(2),eth(),eth_type(0x0800),ipv4(proto=17),udp()" "1"
+ports >"$T/ports.before"
+flows >"$T/flows.before"
+check "kill -9 once more" crash_restart
+ports >"$T/ports.after"
+flows >"$T/flows.after"
+check "the port deleted since stays deleted" \
+	diff "$T/ports.before" "$T/ports.after"
+check "the flow added since is there" diff "$T/flows.before" "$T/flows.after"
+
+kill -INT "$PINGER" 2>/dev/null
+wait "$PINGER" 2>/dev/null
+# The longest run of echoes without an answer, at 50 ms each: how long
+# the worst of 5 takeovers interrupted traffic.
+gap=$(grep -oE 'bytes from .*icmp_seq=[0-9]+' "$T/ping.bg" | grep -oE '[0-9]+$' |
+	sort -n | awk 'NR > 1 && $1 - p > m { m = $1 - p } { p = $1 }
+		       END { print (m ? m - 1 : 0) * 50 }')
+got=$(grep -c 'bytes from' "$T/ping.bg")
+check "background ping every 50 ms ($got answered): the longest interruption of 5 takeovers ${gap:-?} ms (< 1000)" \
+	test "${gap:-99999}" -lt 1000 -a "$got" -gt 20
+kill "$LISTENER"
+LISTENER=
+check "del-dp" pyctl del-dp rdp
+
+# ovs-vswitchd: a NORMAL bridge; the daemon killed and upgraded under it.
+check "ovsdb-server starts" ovsdb_start
+check "ovs-vswitchd starts on tapdp" vswitchd_start
+VPID=$(cat "$T/vswitchd.pid")
+$VSCTL add-br br0 && $VSCTL add-port br0 r1 && $VSCTL add-port br0 r2
+check "NORMAL: ping" ip netns exec "$1" ping -c 3 -i 0.2 -W 2 10.9.0.2
+vports() { dpctl show | grep -E '^ *port [0-9]+:'; }
+vflows() { appctl dpctl/dump-flows | sed -E 's/packets:[0-9]+, bytes:[0-9]+, used:[^,]+, //' | sort; }
+vports >"$T/vports.before"
+check_out "ovs-system has br0, r1, r2" "port 3: r2" cat "$T/vports.before"
+for how in crash_restart upgrade crash_restart; do
+	ip netns exec "$1" ping -c 2 -i 0.2 -W 2 10.9.0.2 >/dev/null
+	vflows >"$T/vflows.before"
+	check "vswitchd: $how" $how
+	ms=$(through_ms "$1" 10.9.0.2)
+	check "vswitchd: traffic through $ms ms after $how (< 1000)" \
+		test "$ms" -lt 1000
+	vports >"$T/vports.after"
+	check "vswitchd: the same ports and numbers after $how" \
+		diff "$T/vports.before" "$T/vports.after"
+	vflows >"$T/vflows.after"
+	check "vswitchd: the flows it had are there after $how" \
+		sh -c "comm -23 $T/vflows.before $T/vflows.after | grep -c . | grep -qx 0"
+done
+check "vswitchd: a new port after the takeovers" $VSCTL add-port br0 rint2 -- \
+	set interface rint2 type=internal
+check "vswitchd: its device exists" wait_until 5 in_ns ip link show rint2
+check "vswitchd: the same ovs-vswitchd process" test "$(cat "$T/vswitchd.pid")" = "$VPID"
+check_vswitchd_log
+finish
