@@ -519,7 +519,10 @@ conn_reply(struct conn *c, const struct tapdp_rep *rep, int fd)
 
 	if (fd >= 0)
 		tapdp_pass_fds(&mh, cbuf, &fd, 1);
-	return sendmsg(c->fd, &mh, MSG_NOSIGNAL) == sizeof(*rep);
+	/* The shim reads each answer before it sends again: answers piling
+	 * up unread are no shim's, and waiting for their reader would stall
+	 * every client. */
+	return sendmsg(c->fd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT) == sizeof(*rep);
 }
 
 /* One request from a shim; false when the connection must close. */
