@@ -10,7 +10,10 @@
  * (source address, ENOBUFS, dump continuation), {get,set}sockopt, close
  * and the dup family (a dup names the same socket; it lives until its last
  * fd is closed).
- * When no daemon listens, socket() is the real one and nothing else changes.
+ * When no daemon listens, socket() is the real one and nothing else changes;
+ * a daemon out of descriptors for the socket (or the user's share of them)
+ * makes socket() fail as the kernel's does when the process is out of
+ * them: EMFILE, ENFILE.
  * NETLINK_ROUTE sockets stay real; route.c offers their link requests to
  * the daemon, which serves its own tunnel devices.
  *
@@ -269,9 +272,10 @@ fail(int err)
 /* HELLO: hands over the daemon's end of the data socket and a kernel
  * netlink socket opened now, by which the daemon learns from the kernel
  * whether this process may change things (proto.h); returns the shared
- * page's fd from the answer, or -1. */
+ * page's fd from the answer, or -1 with *refused the daemon's answer (0:
+ * none came). */
 static int
-emu_hello(int ctl, int data_end, int type, int protocol)
+emu_hello(int ctl, int data_end, int type, int protocol, int *refused)
 {
 	struct tapdp_req req = { .op = TAPDP_OP_HELLO,
 				 .arg = { TAPDP_PROTO_VERSION, type,
@@ -282,7 +286,7 @@ emu_hello(int ctl, int data_end, int type, int protocol)
 	struct cmsghdr *c;
 	struct tapdp_rep rep;
 	int fds[2] = { data_end, -1 }, n = 1, memfd = -1;
-	ssize_t sent;
+	ssize_t sent, got;
 
 	fds[1] = real_socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC,
 			     NETLINK_ROUTE);
@@ -292,13 +296,18 @@ emu_hello(int ctl, int data_end, int type, int protocol)
 	sent = real_sendmsg(ctl, &mh, MSG_NOSIGNAL);
 	if (fds[1] >= 0)
 		real_close(fds[1]);
-	if (sent != sizeof(req))
-		return -1;
+	*refused = 0;
 	iov = (struct iovec) { &rep, sizeof(rep) };
 	mh = (struct msghdr) { .msg_iov = &iov, .msg_iovlen = 1,
 			       .msg_control = cbuf,
 			       .msg_controllen = sizeof(cbuf) };
-	if (real_recvmsg(ctl, &mh, MSG_CMSG_CLOEXEC) != sizeof(rep))
+	/* A daemon that refuses the socket answers and closes at once: the
+	 * answer is there even when the send failed, or behind a reset. */
+	got = real_recvmsg(ctl, &mh, MSG_CMSG_CLOEXEC |
+			   (sent == sizeof(req) ? 0 : MSG_DONTWAIT));
+	if (got < 0 && errno == ECONNRESET)
+		got = real_recvmsg(ctl, &mh, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
+	if (got != sizeof(rep))
 		return -1;
 	for (c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c))
 		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS &&
@@ -307,14 +316,27 @@ emu_hello(int ctl, int data_end, int type, int protocol)
 	if (rep.err || memfd < 0) {
 		if (memfd >= 0)
 			real_close(memfd);
+		*refused = -rep.err;
 		return -1;
 	}
 	return memfd;
 }
 
-/* Connects an emulated socket; -1 when no daemon answers. */
+/* Whether the daemon refused a socket for want of resources (its
+ * descriptors, the user's share of them, memory), which socket() reports
+ * as the kernel would. */
+static bool
+refused_for_resources(int err)
+{
+	return err == EMFILE || err == ENFILE || err == ENOMEM ||
+	       err == ENOBUFS;
+}
+
+/* Connects an emulated socket; -1 when no daemon answers or the daemon
+ * refuses, with *refused the errno socket() must fail with, or 0 when the
+ * socket is the kernel's. */
 static int
-emu_open(int type, int protocol)
+emu_open(int type, int protocol, int *refused)
 {
 	struct sockaddr_un sun = { .sun_family = AF_UNIX };
 	int flags = type & (SOCK_CLOEXEC | SOCK_NONBLOCK);
@@ -323,6 +345,7 @@ emu_open(int type, int protocol)
 	struct emu *e;
 	const char *path = daemon_path();
 
+	*refused = 0;
 	if (strlen(path) >= sizeof(sun.sun_path))
 		return -1;
 	strcpy(sun.sun_path, path);
@@ -340,10 +363,13 @@ emu_open(int type, int protocol)
 		goto fail;
 	if (sv[0] >= MAX_FDS)
 		goto fail;
-	memfd = emu_hello(ctl, sv[1], type, protocol);
+	memfd = emu_hello(ctl, sv[1], type, protocol, refused);
 	if (memfd < 0) {
 		static _Atomic bool said;
 
+		if (refused_for_resources(*refused))
+			goto fail;
+		*refused = 0;
 		shim_warn(&said, "tapdp: the daemon at %s refused a socket: it "
 			  "goes to the kernel", path);
 		goto fail;
@@ -404,8 +430,10 @@ emu_forget(int fd)
 int
 shim_emu_open(int type, int protocol)
 {
+	int refused;
+
 	shim_ready();
-	return emu_open(type, protocol);
+	return emu_open(type, protocol, &refused);
 }
 
 int
@@ -436,10 +464,12 @@ socket(int domain, int type, int protocol)
 		int base = type & ~(SOCK_CLOEXEC | SOCK_NONBLOCK);
 
 		if (base == SOCK_RAW || base == SOCK_DGRAM) {
-			int fd = emu_open(type, protocol);
+			int refused, fd = emu_open(type, protocol, &refused);
 
 			if (fd >= 0)
 				return fd;
+			if (refused)
+				return fail(refused);
 		}
 	}
 	return real_socket(domain, type, protocol);

@@ -27,7 +27,7 @@ size_t iov_scatter(const struct iovec *iov, size_t cnt, size_t off,
 		   const void *src, size_t len);
 
 /* An emulated socket of the daemon (the application never sees it), or
- * -1 when no daemon answers. Closed with close(). */
+ * -1 when no daemon answers or it refuses one. Closed with close(). */
 int shim_emu_open(int type, int protocol);
 /* Offers one message to the daemon (TAPDP_OP_ROUTE): 1 when the daemon
  * answered it into fd's data socket, 0 when it is the kernel's. */

@@ -60,10 +60,13 @@ usage(FILE *f)
 		"  --log-file PATH   log to PATH instead of stderr\n"
 		"  --ct-max N        track at most N connections (default %u)\n"
 		"  --rx-queues N     receive queues and threads per port, 1 to %d\n"
+		"                    (default: one per usable CPU)\n"
 		"  --restart-wait S  after a crash, keep the datapath's devices,\n"
 		"                    clients and state S seconds for a new\n"
 		"                    tapdpd to take over (default %u)\n"
-		"                    (default: one per usable CPU)\n"
+		"  --max-sockets-per-uid N\n"
+		"                    netlink sockets a user without CAP_NET_ADMIN\n"
+		"                    may hold (default %u; root: no limit)\n"
 		"  --kernel VERSION  answer as that Linux release's openvswitch\n"
 		"                    module: %s\n"
 		"  -v, --verbose     log more (repeat for debug)\n"
@@ -71,7 +74,7 @@ usage(FILE *f)
 		"  -V, --version     show the version\n",
 		TAPDP_SOCKET_ENV, TAPDP_DEFAULT_SOCKET,
 		DP_CONNTRACK_MAX_DEFAULT, VPORT_RXQ_MAX, RESTART_WAIT_DEFAULT,
-		profile_names());
+		SERVER_MAX_PER_UID_DEFAULT, profile_names());
 }
 
 /* A count option's value, 1 to max; complains and returns false if not. */
@@ -239,6 +242,7 @@ main(int argc, char **argv)
 		{ "rx-queues", required_argument, NULL, 'q' },
 		{ "kernel", required_argument, NULL, 'k' },
 		{ "restart-wait", required_argument, NULL, 'w' },
+		{ "max-sockets-per-uid", required_argument, NULL, 'u' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -280,6 +284,12 @@ main(int argc, char **argv)
 					 &n))
 				return 2;
 			vport_set_rx_queues(n);
+			break;
+		case 'u':
+			if (!parse_count("--max-sockets-per-uid", optarg,
+					 UINT32_MAX, &n))
+				return 2;
+			server_set_max_per_uid(n);
 			break;
 		case 'k': {
 			const struct kernel_profile *p =

@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <glib.h>
 #include <linux/netlink.h>
 #include <signal.h>
 #include <stdint.h>
@@ -12,6 +13,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/timerfd.h>
@@ -31,6 +33,8 @@
 struct conn {
 	int fd;
 	struct nlsock *sk;	/* NULL until HELLO */
+	uid_t uid;		/* the peer's, at connect time */
+	bool counted;		/* in per_uid: see conn_privileged() */
 	/* Since HELLO: */
 	int data_fd;		/* the nlsock's */
 	int memfd;		/* the shared page's */
@@ -62,6 +66,25 @@ static bool (*route_offer)(struct nlsock *, const void *, size_t);
 static volatile sig_atomic_t stop_requested, upgrade_requested;
 static struct conn **conns;
 static size_t n_conns;
+
+/* Every emulated socket costs the daemon descriptors (the connection, the
+ * data socket, perhaps a kernel socket), which all clients share; the
+ * kernel would charge a netlink socket to its owner's RLIMIT_NOFILE
+ * instead. So an unprivileged uid may hold max_per_uid connections
+ * (EMFILE past it), and no unprivileged connection takes one of the last
+ * eighth of the daemon's descriptors (ENFILE), kept for root and
+ * CAP_NET_ADMIN. */
+static unsigned max_per_uid = SERVER_MAX_PER_UID_DEFAULT;
+static GHashTable *per_uid;	/* uid -> connections counted */
+static rlim_t nofile;		/* RLIMIT_NOFILE, raised to its hard limit */
+/* A duplicate of listen_fd, closed to make room for answering a client
+ * when the daemon is out of descriptors (then reopened). */
+static int spare_fd = -1;
+/* Out of descriptors and without the spare: the listening socket is not
+ * watched (it would stay readable) until a connection closes, or for
+ * ACCEPT_RETRY_MS. */
+static bool accept_paused;
+#define ACCEPT_RETRY_MS 1000
 
 static void
 on_signal(int sig)
@@ -188,6 +211,81 @@ server_set_route(bool (*offer)(struct nlsock *, const void *, size_t))
 	route_offer = offer;
 }
 
+void
+server_set_max_per_uid(unsigned n)
+{
+	max_per_uid = n;
+}
+
+/* As many descriptors as the administrator lets the daemon have. */
+static void
+nofile_raise(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
+		return;
+	if (rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		if (setrlimit(RLIMIT_NOFILE, &rl) < 0)
+			getrlimit(RLIMIT_NOFILE, &rl);
+	}
+	nofile = rl.rlim_cur;
+}
+
+/* Whether fd, just made, is in the reserve. Descriptors are handed out
+ * lowest first, so every one below fd is in use. */
+static bool
+in_reserve(int fd)
+{
+	return (rlim_t)fd >= nofile - nofile / 8;
+}
+
+/* Root, or a socket whose opener had CAP_NET_ADMIN: neither counted
+ * against its uid nor kept out of the reserve. */
+static bool
+privileged(uid_t uid, bool net_admin)
+{
+	return uid == 0 || net_admin;
+}
+
+/* The uid is known from the connection, the capability from HELLO on. */
+static bool
+conn_privileged(const struct conn *c)
+{
+	return privileged(c->uid, c->sk && nlsock_creds(c->sk)->net_admin);
+}
+
+static unsigned
+uid_count(uid_t uid)
+{
+	return GPOINTER_TO_UINT(g_hash_table_lookup(per_uid,
+						    GUINT_TO_POINTER(uid)));
+}
+
+static void
+uid_add(uid_t uid, int delta)
+{
+	unsigned n = uid_count(uid) + delta;
+
+	if (n)
+		g_hash_table_insert(per_uid, GUINT_TO_POINTER(uid),
+				    GUINT_TO_POINTER(n));
+	else
+		g_hash_table_remove(per_uid, GUINT_TO_POINTER(uid));
+}
+
+/* Counts c against its uid while it is unprivileged. */
+static void
+conn_count(struct conn *c)
+{
+	bool count = !conn_privileged(c);
+
+	if (count != c->counted)
+		uid_add(c->uid, count ? 1 : -1);
+	c->counted = count;
+}
+
 int
 server_open(const char *path, void *net)
 {
@@ -198,6 +296,7 @@ server_open(const char *path, void *net)
 
 	if (strlen(path) >= sizeof(sun.sun_path))
 		return -ENAMETOOLONG;
+	nofile_raise();
 	if (kept && kept->n_fds == 1) {
 		/* The one a dead daemon served: clients that connected
 		 * meanwhile wait in its backlog. */
@@ -227,55 +326,13 @@ server_open(const char *path, void *net)
 	err = epoll_watch(listen_fd, &tag_listen);
 	if (err)
 		return err;
+	spare_fd = fcntl(listen_fd, F_DUPFD_CLOEXEC, 0);
+	per_uid = g_hash_table_new(g_direct_hash, g_direct_equal);
 	nlerr_open_kmsg();
 	nlsock_registry_init();
 	nlctrl_register();
 	server_set_protocol(NETLINK_GENERIC, genl_rcv);
 	return 0;
-}
-
-static void
-conn_close(struct conn *c)
-{
-	for (size_t i = 0; i < n_conns; i++) {
-		if (conns[i] == c) {
-			conns[i] = conns[--n_conns];
-			break;
-		}
-	}
-	epoll_ctl(epoll_fd, EPOLL_CTL_DEL, c->fd, NULL);
-	close(c->fd);
-	if (c->sk && nlsock_kernel_fd(c->sk) >= 0)
-		epoll_ctl(epoll_fd, EPOLL_CTL_DEL, nlsock_kernel_fd(c->sk),
-			  NULL);
-	keep_drop(c->keep_id);
-	nlsock_free(c->sk);
-	if (c->sk)
-		close(c->memfd);
-	free(c);
-}
-
-static void
-accept_conns(void)
-{
-	int fd;
-
-	while ((fd = accept4(listen_fd, NULL, NULL, SOCK_CLOEXEC)) >= 0) {
-		struct conn *c = calloc(1, sizeof(*c));
-		struct conn **grown = realloc(conns, (n_conns + 1) *
-					      sizeof(*conns));
-
-		if (!c || !grown) {
-			free(c);
-			close(fd);
-			continue;
-		}
-		conns = grown;
-		c->fd = fd;
-		conns[n_conns++] = c;
-		if (epoll_watch(fd, c))
-			conn_close(c);
-	}
 }
 
 /* Takes the fds a message passed; returns how many (at most max kept). */
@@ -303,6 +360,150 @@ take_fds(struct msghdr *mh, int *fds, int max)
 		}
 	}
 	return n;
+}
+
+static void
+accept_pause(void)
+{
+	epoll_ctl(epoll_fd, EPOLL_CTL_DEL, listen_fd, NULL);
+	accept_paused = true;
+}
+
+/* Descriptors may have been freed: listen again, spare first. */
+static void
+accept_resume(void)
+{
+	if (spare_fd < 0)
+		spare_fd = fcntl(listen_fd, F_DUPFD_CLOEXEC, 0);
+	if (accept_paused && !epoll_watch(listen_fd, &tag_listen))
+		accept_paused = false;
+}
+
+static void
+conn_close(struct conn *c)
+{
+	for (size_t i = 0; i < n_conns; i++) {
+		if (conns[i] == c) {
+			conns[i] = conns[--n_conns];
+			break;
+		}
+	}
+	epoll_ctl(epoll_fd, EPOLL_CTL_DEL, c->fd, NULL);
+	close(c->fd);
+	if (c->sk && nlsock_kernel_fd(c->sk) >= 0)
+		epoll_ctl(epoll_fd, EPOLL_CTL_DEL, nlsock_kernel_fd(c->sk),
+			  NULL);
+	if (c->counted)
+		uid_add(c->uid, -1);
+	keep_drop(c->keep_id);
+	nlsock_free(c->sk);
+	if (c->sk)
+		close(c->memfd);
+	free(c);
+	accept_resume();
+}
+
+/* Answers a connection's first request with err (what its socket() fails
+ * with) and closes it. The answer goes first: the client reads it even
+ * when its HELLO comes after the close (its send fails). What it sent is
+ * read first, or its reads would begin with a reset. */
+static void
+refuse(int fd, int err)
+{
+	struct tapdp_rep rep = { .err = err };
+	char buf[sizeof(struct tapdp_req)], cbuf[CMSG_SPACE(2 * sizeof(int))];
+
+	send(fd, &rep, sizeof(rep), MSG_DONTWAIT | MSG_NOSIGNAL);
+	for (;;) {
+		struct iovec iov = { buf, sizeof(buf) };
+		struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
+				     .msg_control = cbuf,
+				     .msg_controllen = sizeof(cbuf) };
+
+		if (recvmsg(fd, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC) <= 0)
+			break;
+		take_fds(&mh, NULL, 0);
+	}
+	close(fd);
+}
+
+/* The daemon is out of descriptors: the spare makes room to tell the next
+ * client so (ENFILE, as socket() when the system's table is full) rather
+ * than leave it waiting. Without the spare, listening stops for a while
+ * (the socket would stay readable). */
+static void
+accept_exhausted(void)
+{
+	int fd;
+
+	if (spare_fd < 0) {
+		accept_pause();
+		return;
+	}
+	close(spare_fd);
+	fd = accept4(listen_fd, NULL, NULL, SOCK_CLOEXEC);
+	if (fd >= 0)
+		refuse(fd, -ENFILE);
+	else if (errno != EAGAIN)
+		accept_pause();
+	spare_fd = fcntl(listen_fd, F_DUPFD_CLOEXEC, 0);
+}
+
+/* 0 when a connection of uid may take fd, else the errno its socket()
+ * fails with. */
+static int
+admit(uid_t uid, int fd)
+{
+	if (privileged(uid, false))
+		return 0;
+	if (in_reserve(fd))
+		return -ENFILE;
+	return uid_count(uid) >= max_per_uid ? -EMFILE : 0;
+}
+
+static void
+accept_conns(void)
+{
+	for (;;) {
+		int fd = accept4(listen_fd, NULL, NULL, SOCK_CLOEXEC), err;
+		struct ucred uc;
+		socklen_t len = sizeof(uc);
+		struct conn *c, **grown;
+
+		if (fd < 0) {
+			if (errno == EINTR || errno == ECONNABORTED)
+				continue;
+			if (errno == EMFILE || errno == ENFILE)
+				accept_exhausted();
+			else if (errno != EAGAIN)
+				accept_pause();
+			return;
+		}
+		if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &uc, &len) < 0) {
+			close(fd);
+			continue;
+		}
+		err = admit(uc.uid, fd);
+		if (err) {
+			refuse(fd, err);
+			continue;
+		}
+		c = calloc(1, sizeof(*c));
+		grown = realloc(conns, (n_conns + 1) * sizeof(*conns));
+		if (grown)
+			conns = grown;
+		if (!c || !grown) {
+			free(c);
+			refuse(fd, -ENOMEM);
+			continue;
+		}
+		c->fd = fd;
+		c->uid = uc.uid;
+		conn_count(c);
+		conns[n_conns++] = c;
+		if (epoll_watch(fd, c))
+			conn_close(c);
+	}
 }
 
 /* The page shared with the shim: made, sized and sealed here, so that the
@@ -391,14 +592,21 @@ conn_hello(struct conn *c, const struct tapdp_req *req, struct msghdr *mh,
 		.net_admin = fds[1] >= 0 && creds_opener_net_admin(fds[1]),
 		.other_netns = fds[1] < 0 || other_netns(fds[1]),
 	};
-	*memfd = shared_new(&shared);
-	if (*memfd < 0)
+	if (!privileged(c->uid, creds.net_admin) && in_reserve(fds[0])) {
+		err = -ENFILE;
 		goto out;
+	}
+	*memfd = shared_new(&shared);
+	if (*memfd < 0) {
+		err = *memfd == -EMFILE ? -ENFILE : *memfd;
+		goto out;
+	}
 	c->sk = nlsock_new(fds[0], shared, &creds, protocol, served_net);
 	if (!c->sk) {
 		munmap(shared, sizeof(*shared));
 		close(*memfd);
 		*memfd = -1;
+		err = -ENOMEM;
 		goto out;
 	}
 	c->data_fd = fds[0];
@@ -407,6 +615,7 @@ conn_hello(struct conn *c, const struct tapdp_req *req, struct msghdr *mh,
 	/* HELLO was the connection's first request. */
 	shared->req_read = shared->req_done = shared->sent = 1;
 	fds[0] = -1;
+	conn_count(c);
 	err = 0;
 out:
 	for (int i = 0; i < 2; i++)
@@ -523,6 +732,10 @@ conn_kernel(struct conn *c, struct msghdr *mh)
 			close(fd);
 		return -EINVAL;
 	}
+	if (!conn_privileged(c) && in_reserve(fd)) {
+		close(fd);
+		return -ENFILE;
+	}
 	err = nlsock_set_kernel(c->sk, fd);
 	if (err) {
 		close(fd);
@@ -544,7 +757,10 @@ conn_reply(struct conn *c, const struct tapdp_rep *rep, int fd)
 
 	if (fd >= 0)
 		tapdp_pass_fds(&mh, cbuf, &fd, 1);
-	return sendmsg(c->fd, &mh, MSG_NOSIGNAL) == sizeof(*rep);
+	/* The shim reads each answer before it sends again: answers piling
+	 * up unread are no shim's, and waiting for their reader would stall
+	 * every client. */
+	return sendmsg(c->fd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT) == sizeof(*rep);
 }
 
 /* Hands the connection's descriptors and its socket's state to the keeper
@@ -597,8 +813,7 @@ conn_serve(struct conn *c, char *buf, size_t cap)
 	n = recvmsg(c->fd, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
 	if (n < 0)
 		return errno == EAGAIN || errno == EINTR;
-	if (n < (ssize_t)sizeof(req) || (mh.msg_flags & (MSG_TRUNC |
-							   MSG_CTRUNC))) {
+	if (n < (ssize_t)sizeof(req) || (mh.msg_flags & MSG_TRUNC)) {
 		take_fds(&mh, NULL, 0);
 		return false;
 	}
@@ -610,6 +825,15 @@ conn_serve(struct conn *c, char *buf, size_t cap)
 		rep.seq = ++c->shared->req_read;
 	} else {
 		rep.seq = 1;
+	}
+	if (mh.msg_flags & MSG_CTRUNC) {
+		/* Descriptors lost: to a full table (or more were passed than
+		 * any request takes). A HELLO fails as socket() would. */
+		take_fds(&mh, NULL, 0);
+		rep.err = -ENFILE;
+		if (req.op == TAPDP_OP_HELLO)
+			conn_reply(c, &rep, -1);
+		return false;
 	}
 	if (req.op == TAPDP_OP_HELLO) {
 		rep.err = conn_hello(c, &req, &mh, &memfd);
@@ -666,12 +890,16 @@ server_run(void)
 
 	while (!stop_requested) {
 		struct epoll_event evs[32];
-		int n = epoll_pwait(epoll_fd, evs, 32, -1, &during);
+		int n = epoll_pwait(epoll_fd, evs, 32,
+				    accept_paused ? ACCEPT_RETRY_MS : -1,
+				    &during);
 
 		if (n < 0 && errno != EINTR) {
 			free(buf);
 			return -errno;
 		}
+		if (n == 0)
+			accept_resume();
 		for (int i = 0; i < n; i++) {
 			void *tag = evs[i].data.ptr;
 
@@ -729,6 +957,8 @@ conn_restore(struct keep_entry *e)
 	c->shared = shared;
 	c->keep_id = e->id;
 	c->kept = st;
+	c->uid = st.creds.uid;
+	conn_count(c);
 	conns[n_conns++] = c;
 	if (epoll_watch(c->fd, c)) {
 		conn_close(c);
@@ -808,10 +1038,15 @@ server_close(void)
 		close(epoll_fd);
 	if (listen_fd >= 0)
 		close(listen_fd);
+	if (spare_fd >= 0)
+		close(spare_fd);
+	if (per_uid)
+		g_hash_table_destroy(per_uid);
+	per_uid = NULL;
 	if (sock_path) {
 		unlink(sock_path);
 		free(sock_path);
 	}
-	epoll_fd = listen_fd = -1;
+	epoll_fd = listen_fd = spare_fd = -1;
 	sock_path = NULL;
 }

@@ -11,6 +11,11 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+/* How many connections a uid may hold whose socket's opener lacks
+ * CAP_NET_ADMIN (those that have not said HELLO yet included); root's are
+ * not counted. Set before server_open. */
+#define SERVER_MAX_PER_UID_DEFAULT	1024
+void server_set_max_per_uid(unsigned n);
 /* Binds the socket at path. -EADDRINUSE when another daemon answers there;
  * a stale socket file is replaced. Every socket a client opens acts on
  * net (nlsock_net), the served families' context. */

@@ -19,6 +19,32 @@
  *	on the inherited connections and asks for a datapath. Its last line
  *	says "done, refused" or "done, privilege gained"; the exit status is
  *	the setuid program's.
+ *   hostile-client SOCK flood N
+ *	N requests, each answer waited for, the data socket never read:
+ *	exits 0 when all were answered and the overrun was flagged.
+ *   hostile-client SOCK pipeline N
+ *	N requests sent without reading any answer: exits 0 when the daemon
+ *	closed the connection rather than wait for the reader.
+ *   hostile-client SOCK latency N
+ *	opens a socket and makes N requests, each answer read: the longest
+ *	wait, in milliseconds.
+ *   hostile-client SOCK sockets MAX [bare]
+ *	opens sockets (bare: connections that never say HELLO) until the
+ *	daemon refuses one or MAX are open, says how many and why, then
+ *	holds them until its standard input closes.
+ *   hostile-client SOCK hold PORTID
+ *	binds a socket to PORTID, says so, and when its standard input
+ *	closes, how many datagrams it received.
+ *   hostile-client SOCK intrude PORTID
+ *	binds to PORTID, then sends to it: the errno of each.
+ *   hostile-client SOCK join FAMILY GROUP
+ *	joins FAMILY's multicast group GROUP: the errno.
+ *   hostile-client SOCK dump-busy
+ *	starts a dump, then another before reading it: the second's errno.
+ *   hostile-client SOCK notify FAMILY GROUP
+ *	two sockets, one in FAMILY's GROUP: says "ready", waits (20 s at
+ *	most) for a notification on the member, then counts what each got;
+ *	exits 0 when only the member got any.
  *
  * Prints what happened on stdout. Test program: no shim, no libraries. */
 #define _GNU_SOURCE
@@ -26,11 +52,14 @@
 #include <linux/genetlink.h>
 #include <linux/netlink.h>
 #include <linux/openvswitch.h>
+#include <poll.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <sys/wait.h>
@@ -83,6 +112,7 @@ conn_hello(struct conn *c, int version)
 	struct cmsghdr *cm = CMSG_FIRSTHDR(&mh);
 	struct tapdp_rep rep;
 	int fds[2] = { c->peer, -1 };
+	ssize_t sent, got;
 
 	if (version == 1) {
 		c->memfd = memfd_create("hostile", 0);
@@ -96,15 +126,19 @@ conn_hello(struct conn *c, int version)
 	cm->cmsg_type = SCM_RIGHTS;
 	cm->cmsg_len = CMSG_LEN(sizeof(fds));
 	memcpy(CMSG_DATA(cm), fds, sizeof(fds));
-	if (sendmsg(c->ctl, &mh, MSG_NOSIGNAL) != sizeof(req))
-		return -EPIPE;
+	sent = sendmsg(c->ctl, &mh, MSG_NOSIGNAL);
 	if (version != 1)
 		close(fds[1]);
 	iov = (struct iovec) { &rep, sizeof(rep) };
 	mh = (struct msghdr) { .msg_iov = &iov, .msg_iovlen = 1,
 			       .msg_control = cbuf,
 			       .msg_controllen = sizeof(cbuf) };
-	if (recvmsg(c->ctl, &mh, 0) != sizeof(rep))
+	/* A refusal is answered and closed at once (the send may fail, a
+	 * reset come first): the answer is there. */
+	got = recvmsg(c->ctl, &mh, sent == sizeof(req) ? 0 : MSG_DONTWAIT);
+	if (got < 0 && errno == ECONNRESET)
+		got = recvmsg(c->ctl, &mh, MSG_DONTWAIT);
+	if (got != sizeof(rep))
 		return -EPIPE;
 	cm = CMSG_FIRSTHDR(&mh);
 	if (cm && cm->cmsg_type == SCM_RIGHTS && c->memfd < 0)
@@ -204,24 +238,82 @@ dump_families(struct conn *c)
 	return 0;
 }
 
+/* The attribute of type in the len bytes at p, or NULL. */
+static const struct nlattr *
+attr_find(const void *p, size_t len, uint16_t type)
+{
+	const char *end = (const char *)p + len;
+
+	for (const struct nlattr *a = p;
+	     (const char *)a + NLA_HDRLEN <= end && a->nla_len >= NLA_HDRLEN &&
+	     (const char *)a + a->nla_len <= end;
+	     a = (const void *)((const char *)a + NLA_ALIGN(a->nla_len)))
+		if ((a->nla_type & NLA_TYPE_MASK) == type)
+			return a;
+	return NULL;
+}
+
+#define ATTR_DATA(a)	((const char *)(a) + NLA_HDRLEN)
+#define ATTR_LEN(a)	((size_t)(a)->nla_len - NLA_HDRLEN)
+
+/* The attribute of type in the GETFAMILY answer for name (in buf), or
+ * NULL. */
+static const struct nlattr *
+getfamily(struct conn *c, const char *name, char *buf, size_t size,
+	  uint16_t type)
+{
+	struct nlmsghdr *nlh = (void *)buf;
+	ssize_t n;
+
+	if (send_getfamily(c, name))
+		return NULL;
+	n = recv(c->data, buf, size, MSG_DONTWAIT);
+	if (n < (ssize_t)NLMSG_LENGTH(GENL_HDRLEN) ||
+	    nlh->nlmsg_type != GENL_ID_CTRL || nlh->nlmsg_len > (size_t)n)
+		return NULL;
+	return attr_find((char *)NLMSG_DATA(nlh) + GENL_HDRLEN,
+			 nlh->nlmsg_len - NLMSG_LENGTH(GENL_HDRLEN), type);
+}
+
 /* The family id from a GETFAMILY answer, or 0. */
 static uint16_t
 family_id(struct conn *c, const char *name)
 {
 	char buf[8192];
-	struct nlmsghdr *nlh = (void *)buf;
-	ssize_t n;
+	const struct nlattr *a = getfamily(c, name, buf, sizeof(buf),
+					   CTRL_ATTR_FAMILY_ID);
 
-	if (send_getfamily(c, name))
+	return a && ATTR_LEN(a) >= 2 ? *(const uint16_t *)ATTR_DATA(a) : 0;
+}
+
+/* The id of family's multicast group, or 0. */
+static uint32_t
+group_id(struct conn *c, const char *family, const char *group)
+{
+	char buf[8192];
+	const struct nlattr *grps = getfamily(c, family, buf, sizeof(buf),
+					      CTRL_ATTR_MCAST_GROUPS);
+	const char *p, *end;
+
+	if (!grps)
 		return 0;
-	n = recv(c->data, buf, sizeof(buf), MSG_DONTWAIT);
-	if (n < (ssize_t)NLMSG_HDRLEN || nlh->nlmsg_type != GENL_ID_CTRL)
-		return 0;
-	for (struct nlattr *a = (void *)((char *)NLMSG_DATA(nlh) + GENL_HDRLEN);
-	     (char *)a + NLA_HDRLEN <= buf + n && a->nla_len >= NLA_HDRLEN;
-	     a = (void *)((char *)a + NLA_ALIGN(a->nla_len)))
-		if (a->nla_type == CTRL_ATTR_FAMILY_ID)
-			return *(uint16_t *)((char *)a + NLA_HDRLEN);
+	p = ATTR_DATA(grps);
+	end = p + ATTR_LEN(grps);
+	while (p + NLA_HDRLEN <= end) {
+		const struct nlattr *g = (const void *)p;
+		const struct nlattr *nm, *id;
+
+		if (g->nla_len < NLA_HDRLEN || p + g->nla_len > end)
+			break;
+		nm = attr_find(ATTR_DATA(g), ATTR_LEN(g),
+			       CTRL_ATTR_MCAST_GRP_NAME);
+		id = attr_find(ATTR_DATA(g), ATTR_LEN(g),
+			       CTRL_ATTR_MCAST_GRP_ID);
+		if (nm && id && ATTR_LEN(id) >= 4 &&
+		    !strncmp(ATTR_DATA(nm), group, ATTR_LEN(nm)))
+			return *(const uint32_t *)ATTR_DATA(id);
+		p += NLA_ALIGN(g->nla_len);
+	}
 	return 0;
 }
 
@@ -384,12 +476,329 @@ cmd_setuid_race(char **prog)
 	return escalated;
 }
 
+/* Connects and says HELLO; 0 or the daemon's negative errno. */
+static int
+conn_open(struct conn *c)
+{
+	if (conn_connect(c))
+		return -errno;
+	return conn_hello(c, TAPDP_PROTO_VERSION);
+}
+
+static long
+ms_since(const struct timespec *t0)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (t.tv_sec - t0->tv_sec) * 1000 +
+	       (t.tv_nsec - t0->tv_nsec) / 1000000;
+}
+
+static int
+cmd_flood(long n)
+{
+	struct tapdp_shared *shared;
+	struct conn c;
+
+	if (conn_open(&c))
+		return 2;
+	shared = mmap(NULL, sizeof(*shared), PROT_READ, MAP_SHARED, c.memfd, 0);
+	if (shared == MAP_FAILED)
+		return 2;
+	for (long i = 0; i < n; i++) {
+		if (send_getfamily(&c, OVS_DATAPATH_FAMILY)) {
+			printf("flood: request %ld not answered\n", i);
+			return 1;
+		}
+		if (i == 1000) {
+			printf("flood: started\n");
+			fflush(stdout);
+		}
+	}
+	printf("flood: %ld requests answered, overrun %u\n", n,
+	       shared->overrun);
+	return shared->overrun ? 0 : 1;
+}
+
+static int
+cmd_pipeline(long n)
+{
+	char buf[256];
+	size_t len = genl_req(buf, GENL_ID_CTRL, CTRL_CMD_GETFAMILY, 1, 0,
+			      CTRL_ATTR_FAMILY_NAME, OVS_DATAPATH_FAMILY, 0, 0);
+	struct tapdp_req req = { .op = TAPDP_OP_SEND, .arg = { 0, 65536 } };
+	struct iovec iov[2] = { { &req, sizeof(req) }, { buf, len } };
+	struct msghdr mh = { .msg_iov = iov, .msg_iovlen = 2 };
+	struct conn c;
+
+	if (conn_open(&c))
+		return 2;
+	for (long i = 0; i < n; i++) {
+		if (sendmsg(c.ctl, &mh, MSG_NOSIGNAL) < 0) {
+			printf("pipeline: closed by the daemon after %ld "
+			       "requests (%s)\n", i, strerror(errno));
+			return 0;
+		}
+		/* Past what the daemon's answers and our requests could
+		 * queue: a daemon waiting for us would have stopped us. */
+		if (i == 2000) {
+			printf("pipeline: started\n");
+			fflush(stdout);
+		}
+	}
+	printf("pipeline: %ld requests sent, still open\n", n);
+	return 1;
+}
+
+static int
+cmd_latency(long n)
+{
+	struct timeval tv = { .tv_sec = 5 };
+	struct timespec t0;
+	char buf[8192];
+	struct conn c;
+	long worst;
+	int err;
+
+	/* The socket's opening is a request too. */
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	if (conn_connect(&c))
+		return 2;
+	setsockopt(c.ctl, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	err = conn_hello(&c, TAPDP_PROTO_VERSION);
+	worst = ms_since(&t0);
+	if (err) {
+		printf("latency: HELLO %s after %ld ms\n", strerror(-err), worst);
+		return 1;
+	}
+	for (long i = 0; i < n; i++) {
+		struct timespec t0;
+		long ms;
+
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		if (send_getfamily(&c, OVS_DATAPATH_FAMILY)) {
+			printf("latency: no answer within %ld ms\n",
+			       ms_since(&t0));
+			return 1;
+		}
+		ms = ms_since(&t0);
+		if (ms > worst)
+			worst = ms;
+		while (recv(c.data, buf, sizeof(buf), MSG_DONTWAIT) > 0)
+			;
+	}
+	printf("latency: %ld requests, the longest %ld ms\n", n, worst);
+	return 0;
+}
+
+/* Waits until standard input closes. */
+static void
+hold_until_eof(void)
+{
+	char b;
+
+	while (read(STDIN_FILENO, &b, 1) > 0)
+		;
+}
+
+static int
+cmd_sockets(long max, bool bare)
+{
+	struct conn *cs = calloc(max + 1, sizeof(*cs));
+	struct rlimit rl;
+	long i;
+	int err = 0;
+
+	if (!cs)
+		return 2;
+	/* Our own descriptors must not be what runs out. */
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+	for (i = 0; i <= max; i++) {
+		if (conn_connect(&cs[i])) {
+			printf("sockets: connect: %s\n", strerror(errno));
+			return 2;
+		}
+		if (!bare || i == max)
+			err = conn_hello(&cs[i], TAPDP_PROTO_VERSION);
+		close(cs[i].data);
+		close(cs[i].peer);
+		if (cs[i].memfd >= 0)
+			close(cs[i].memfd);
+		if (err)
+			break;
+	}
+	printf("sockets: %ld %s, the next: %s\n", i, bare ? "bare" : "open",
+	       i > max ? "not tried" : strerror(-err));
+	fflush(stdout);
+	hold_until_eof();
+	return 0;
+}
+
+static int
+cmd_hold(uint32_t portid)
+{
+	char buf[65536];
+	struct conn c;
+	int n = 0;
+
+	if (conn_open(&c) ||
+	    conn_call(&c, TAPDP_OP_BIND, portid, 0, 0, NULL, 0))
+		return 2;
+	printf("hold: bound %u\n", portid);
+	fflush(stdout);
+	hold_until_eof();
+	while (recv(c.data, buf, sizeof(buf), MSG_DONTWAIT) >= 0)
+		n++;
+	printf("hold: received %d\n", n);
+	return 0;
+}
+
+static int
+cmd_intrude(uint32_t portid)
+{
+	char buf[256];
+	size_t len = genl_req(buf, GENL_ID_CTRL, CTRL_CMD_GETFAMILY, 1, 0,
+			      CTRL_ATTR_FAMILY_NAME, OVS_DATAPATH_FAMILY, 0, 0);
+	struct conn c;
+
+	if (conn_open(&c))
+		return 2;
+	printf("intrude: bind %u: %s\n", portid,
+	       strerror(-conn_call(&c, TAPDP_OP_BIND, portid, 0, 0, NULL, 0)));
+	printf("intrude: unicast to %u: %s\n", portid,
+	       strerror(-conn_call(&c, TAPDP_OP_SEND, portid, 65536, 0, buf,
+				   len)));
+	return 0;
+}
+
+static int
+cmd_join(const char *family, const char *group)
+{
+	struct conn c;
+	uint32_t id;
+
+	if (conn_open(&c))
+		return 2;
+	id = group_id(&c, family, group);
+	if (!id) {
+		printf("join %s/%s: no such group\n", family, group);
+		return 2;
+	}
+	printf("join %s/%s: %s\n", family, group,
+	       strerror(-conn_call(&c, TAPDP_OP_SETSOCKOPT, SOL_NETLINK,
+				   NETLINK_ADD_MEMBERSHIP, id, NULL, 0)));
+	return 0;
+}
+
+/* The error the daemon answered request seq with (0: an ACK), or 1 when
+ * none is queued. */
+static int
+answer_to(struct conn *c, uint32_t seq)
+{
+	char buf[65536];
+	ssize_t n;
+
+	while ((n = recv(c->data, buf, sizeof(buf), MSG_DONTWAIT)) > 0) {
+		size_t len = n;
+
+		for (struct nlmsghdr *nlh = (void *)buf; NLMSG_OK(nlh, len);
+		     nlh = NLMSG_NEXT(nlh, len))
+			if (nlh->nlmsg_type == NLMSG_ERROR &&
+			    nlh->nlmsg_seq == seq &&
+			    nlh->nlmsg_len >= NLMSG_LENGTH(sizeof(int)))
+				return *(int *)NLMSG_DATA(nlh);
+	}
+	return 1;
+}
+
+static int
+cmd_dump_busy(void)
+{
+	struct tapdp_req req = { .op = TAPDP_OP_SEND };
+	char buf[NLMSG_LENGTH(GENL_HDRLEN)] = { 0 };
+	struct nlmsghdr *nlh = (void *)buf;
+	struct genlmsghdr *gh = NLMSG_DATA(nlh);
+	struct iovec iov[2] = { { &req, sizeof(req) }, { buf, sizeof(buf) } };
+	struct msghdr mh = { .msg_iov = iov, .msg_iovlen = 2 };
+	struct tapdp_rep rep[2];
+	struct conn c;
+	int err;
+
+	if (conn_open(&c))
+		return 2;
+	/* The smallest parts (no receive buffer size given), so that the
+	 * dump of every family still runs after its first. */
+	nlh->nlmsg_len = sizeof(buf);
+	nlh->nlmsg_type = GENL_ID_CTRL;
+	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
+	gh->cmd = CTRL_CMD_GETFAMILY;
+	gh->version = 1;
+	for (int i = 0; i < 2; i++) {
+		nlh->nlmsg_seq = i + 1;
+		if (sendmsg(c.ctl, &mh, MSG_NOSIGNAL) < 0 ||
+		    recv(c.ctl, &rep[i], sizeof(rep[i]), 0) != sizeof(rep[i]))
+			return 2;
+	}
+	err = answer_to(&c, 2);
+	printf("dump-busy: first running %d, second: %s\n", rep[0].val[1],
+	       err == 1 ? "no answer" : err ? strerror(-err) : "ACK");
+	return 0;
+}
+
+/* Datagrams queued on c's data socket, read. */
+static int
+drain(struct conn *c)
+{
+	char buf[65536];
+	int n = 0;
+
+	while (recv(c->data, buf, sizeof(buf), MSG_DONTWAIT) >= 0)
+		n++;
+	return n;
+}
+
+static int
+cmd_notify(const char *family, const char *group)
+{
+	struct conn member, other;
+	struct pollfd pfd;
+	uint32_t id;
+	int got, other_got;
+
+	if (conn_open(&member) || conn_open(&other))
+		return 2;
+	id = group_id(&member, family, group);
+	if (!id || conn_call(&member, TAPDP_OP_SETSOCKOPT, SOL_NETLINK,
+			     NETLINK_ADD_MEMBERSHIP, id, NULL, 0))
+		return 2;
+	printf("notify: ready\n");
+	fflush(stdout);
+	pfd = (struct pollfd) { .fd = member.data, .events = POLLIN };
+	poll(&pfd, 1, 20000);
+	/* The daemon delivers a notification to every member before it
+	 * serves another request: after this answer, anything for the
+	 * other socket is queued. */
+	conn_call(&other, TAPDP_OP_CONNECT, 0, 0, 0, NULL, 0);
+	got = drain(&member);
+	other_got = drain(&other);
+	printf("notify: the member got %d, the other socket %d\n", got,
+	       other_got);
+	return got > 0 && !other_got ? 0 : 1;
+}
+
 int
 main(int argc, char **argv)
 {
 	if (argc < 3) {
 		fprintf(stderr, "usage: hostile-client SOCK rcvbuf|truncate|"
-				"setuid-race PROG [ARGS]\n");
+				"setuid-race PROG [ARGS]|flood N|pipeline N|"
+				"latency N|sockets MAX [bare]|hold PORTID|"
+				"intrude PORTID|join FAMILY GROUP|dump-busy|"
+				"notify FAMILY GROUP\n");
 		return 2;
 	}
 	sock_path = argv[1];
@@ -399,5 +808,24 @@ main(int argc, char **argv)
 		return cmd_truncate();
 	if (!strcmp(argv[2], "setuid-race") && argc > 3)
 		return cmd_setuid_race(argv + 3);
+	if (!strcmp(argv[2], "flood") && argc > 3)
+		return cmd_flood(atol(argv[3]));
+	if (!strcmp(argv[2], "pipeline") && argc > 3)
+		return cmd_pipeline(atol(argv[3]));
+	if (!strcmp(argv[2], "latency") && argc > 3)
+		return cmd_latency(atol(argv[3]));
+	if (!strcmp(argv[2], "sockets") && argc > 3)
+		return cmd_sockets(atol(argv[3]),
+				   argc > 4 && !strcmp(argv[4], "bare"));
+	if (!strcmp(argv[2], "hold") && argc > 3)
+		return cmd_hold(strtoul(argv[3], NULL, 0));
+	if (!strcmp(argv[2], "intrude") && argc > 3)
+		return cmd_intrude(strtoul(argv[3], NULL, 0));
+	if (!strcmp(argv[2], "join") && argc > 4)
+		return cmd_join(argv[3], argv[4]);
+	if (!strcmp(argv[2], "dump-busy"))
+		return cmd_dump_busy();
+	if (!strcmp(argv[2], "notify") && argc > 4)
+		return cmd_notify(argv[3], argv[4]);
 	return 2;
 }
