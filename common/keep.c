@@ -186,7 +186,8 @@ keep_put(enum keep_kind kind, const int *fds, unsigned n, const void *meta,
 
 	if (n > KEEP_MAX_FDS || len > KEEP_META_MAX)
 		return 0;
-	memcpy(m.meta, meta, len);
+	if (len)
+		memcpy(m.meta, meta, len);
 	pthread_mutex_lock(&keep_lock);
 	if (keeper_fd >= 0) {
 		m.id = id = next_id++;
@@ -207,7 +208,8 @@ keep_update(uint64_t id, const int *fds, unsigned n, const void *meta,
 
 	if (!id || n > KEEP_MAX_FDS || len > KEEP_META_MAX)
 		return;
-	memcpy(m.meta, meta, len);
+	if (len)
+		memcpy(m.meta, meta, len);
 	pthread_mutex_lock(&keep_lock);
 	send_locked(&m, fds, n);
 	pthread_mutex_unlock(&keep_lock);
@@ -220,7 +222,8 @@ keep_meta(uint64_t id, const void *meta, size_t len)
 
 	if (!id || len > KEEP_META_MAX)
 		return;
-	memcpy(m.meta, meta, len);
+	if (len)
+		memcpy(m.meta, meta, len);
 	pthread_mutex_lock(&keep_lock);
 	send_locked(&m, NULL, 0);
 	pthread_mutex_unlock(&keep_lock);

@@ -1021,19 +1021,24 @@ entry_fill(struct conn *c, uint64_t now, struct conntrack_entry *e)
 
 /* Hands events to the tracker's listener if c's eventmask has one of
  * them (nf_conntrack_eventmask_report: the mask lets the events through
- * together or not at all). */
+ * together or not at all), and all of them to the journal. */
 static void
 event_deliver(struct conntrack *ct, struct conn *c, uint32_t events,
 	      uint32_t portid)
 {
 	const struct conntrack_events *ev = &ct->events;
+	bool tell = ev->deliver && (events & c->ctmask) &&
+		    ev->listening(events, ev->arg);
+	bool keep = ev->keep && ev->keeping(ev->arg);
 	struct conntrack_entry e;
 
-	if (!ev->deliver || !(events & c->ctmask) ||
-	    !ev->listening(events, ev->arg))
+	if (!tell && !keep)
 		return;
 	entry_fill(c, clock_now_ms(), &e);
-	ev->deliver(&e, events, portid, ev->arg);
+	if (keep)
+		ev->keep(&e, events, ev->arg);
+	if (tell)
+		ev->deliver(&e, events, portid, ev->arg);
 }
 
 /* Delivers what packets noted on committed connection c (the kernel's

@@ -93,6 +93,12 @@ struct conntrack_events {
 	 * (under the expectation table's lock: it must not call back). */
 	void (*expect_deliver)(const struct ct_expect *e, bool destroy,
 			       uint32_t portid, void *arg);
+	/* Every connection's events whatever its eventmask, for the
+	 * journal a successor takes the table back from, when keeping()
+	 * says it is wanted now (both NULL: never). Any thread. */
+	bool (*keeping)(void *arg);
+	void (*keep)(const struct conntrack_entry *e, uint32_t events,
+		     void *arg);
 	void *arg;
 };
 /* Before any packet (NULL: none). */

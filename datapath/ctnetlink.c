@@ -16,6 +16,7 @@
 #include "ct/conntrack.h"
 #include "datapath/cttimeout.h"
 #include "datapath/datapath.h"
+#include "datapath/journal.h"
 #include "netlink/genl.h"
 #include "netlink/nlsock.h"
 
@@ -363,6 +364,102 @@ event_deliver(const struct conntrack_entry *e, uint32_t events,
 		return;
 	/* Not back to the socket whose request made them. */
 	nlsock_multicast(NETLINK_NETFILTER, group, mb.buf, mb.len, portid);
+}
+
+/* Whether a and b differ in address or port. */
+static bool
+endpoint_moved(const struct ct_tuple *t, const union ct_addr *a,
+	       uint16_t aport, const union ct_addr *b, uint16_t bport)
+{
+	size_t len = t->family == AF_INET ? 4 : 16;
+
+	return memcmp(a, b, len) || aport != bport;
+}
+
+/* A CTA_NAT_SRC or CTA_NAT_DST mapping to exactly addr and port. */
+static void
+put_nat(struct msgbuf *mb, uint16_t type, const struct ct_tuple *t,
+	const union ct_addr *addr, uint16_t port)
+{
+	struct nlattr *nat = nest_start(mb, type), *pr;
+
+	if (t->family == AF_INET)
+		msgbuf_put(mb, CTA_NAT_V4_MINIP, 4, addr);
+	else
+		msgbuf_put(mb, CTA_NAT_V6_MINIP, 16, addr);
+	if (t->proto != ct_icmp_proto(t->family)) {
+		pr = nest_start(mb, CTA_NAT_PROTO);
+		msgbuf_put(mb, CTA_PROTONAT_PORT_MIN, 2, &port);
+		msgbuf_nest_end(mb, pr);
+	}
+	msgbuf_nest_end(mb, nat);
+}
+
+/* The journal's record of a connection's events (datapath/journal.h): the
+ * CT_NEW that makes it again as it is (when committed: its tuples, the NAT
+ * that maps the original to the reply, its master and helper) or changes
+ * it (status, timeout, mark, labels, TCP state), or the CT_DELETE that
+ * removes it. Counters and TCP windows are not kept. Any thread. */
+static void
+journal_conn(const struct conntrack_entry *e, uint32_t events, void *arg)
+{
+	bool destroy = events & 1u << IPCT_DESTROY;
+	bool create = events & (1u << IPCT_NEW | 1u << IPCT_RELATED);
+	const struct ct_tuple *o = &e->orig, *r = &e->reply;
+	char mem[CT_DUMP_ENTRY_MAX * 2];
+	struct msgbuf mb;
+
+	msgbuf_init(&mb, mem, sizeof(mem));
+	if (!msg_start(&mb,
+		       CT_MSG(destroy ? IPCTNL_MSG_CT_DELETE
+				      : IPCTNL_MSG_CT_NEW),
+		       NLM_F_REQUEST | NLM_F_ACK |
+			       (destroy ? 0 : NLM_F_CREATE),
+		       0, 0, o->family))
+		return;
+	put_tuple(&mb, CTA_TUPLE_ORIG, o);
+	put_zone(&mb, e);
+	if (!destroy) {
+		if (create) {
+			put_tuple(&mb, CTA_TUPLE_REPLY, r);
+			if (endpoint_moved(o, &r->dst, r->dport, &o->src,
+					   o->sport))
+				put_nat(&mb, CTA_NAT_SRC, o, &r->dst, r->dport);
+			if (endpoint_moved(o, &r->src, r->sport, &o->dst,
+					   o->dport))
+				put_nat(&mb, CTA_NAT_DST, o, &r->src, r->sport);
+			if (e->has_master)
+				put_tuple(&mb, CTA_TUPLE_MASTER, &e->master);
+			put_helper(&mb, e);
+		}
+		put_be32(&mb, CTA_STATUS, e->status);
+		put_be32(&mb, CTA_TIMEOUT, e->timeout);
+		put_be32(&mb, CTA_MARK, e->mark);
+		put_protoinfo(&mb, e, true);
+		if (e->has_labels)
+			msgbuf_put(&mb, CTA_LABELS, 16, e->labels);
+	}
+	if (!msgbuf_end(&mb))
+		journal_append(&mb);
+}
+
+static bool
+journal_keeping(void *arg)
+{
+	return journal_active();
+}
+
+static int
+journal_visit(const struct conntrack_entry *e, void *arg)
+{
+	journal_conn(e, 1u << IPCT_NEW, arg);
+	return 0;
+}
+
+void
+ctnetlink_journal(struct conntrack *ct)
+{
+	conntrack_dump(ct, -1, journal_visit, NULL);
 }
 
 /* A dump: a snapshot of the matching connections or expectations, sent
@@ -1252,6 +1349,8 @@ ctnetlink_attach(struct conntrack *ct)
 		.listening = event_listening,
 		.deliver = event_deliver,
 		.expect_deliver = exp_event_deliver,
+		.keeping = journal_keeping,
+		.keep = journal_conn,
 	};
 
 	conntrack_set_events(ct, &ev);

@@ -37,5 +37,7 @@ int ctnetlink_parse(const struct nlmsghdr *nlh,
 
 /* Sends ct's events to the conntrack groups. */
 void ctnetlink_attach(struct conntrack *ct);
+/* The journal's records of every connection now (datapath/journal.h). */
+void ctnetlink_journal(struct conntrack *ct);
 
 #endif

@@ -36,6 +36,9 @@ families_journal_state(struct dp_net *net)
 		flow_family_journal(dp);
 	}
 	ct_limit_family_journal(net);
-	if (ct)
+	/* The policies before the connections that name them. */
+	if (ct) {
 		cttimeout_journal(conntrack_timeouts(ct));
+		ctnetlink_journal(ct);
+	}
 }

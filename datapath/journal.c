@@ -601,8 +601,12 @@ replay_one(struct restore r[2], struct dp_net *net, unsigned i,
 		from = hdr->dp_ifindex;
 		hdr->dp_ifindex = map_get(m, from);
 	}
+	/* Connections and timeout policies are netfilter's; the rest
+	 * generic netlink's (whose family ids are none of these). */
 	netfilter = NFNL_SUBSYS_ID(nlh->nlmsg_type) ==
-		    NFNL_SUBSYS_CTNETLINK_TIMEOUT;
+			    NFNL_SUBSYS_CTNETLINK ||
+		    NFNL_SUBSYS_ID(nlh->nlmsg_type) ==
+			    NFNL_SUBSYS_CTNETLINK_TIMEOUT;
 	if (netfilter)
 		ctnetlink_rcv(r[1].sk, buf, nlh->nlmsg_len);
 	else

@@ -24,10 +24,17 @@
  *   are then given back (hole punched, file shortened). The file stays the
  *   same: the fd the keeper holds never changes.
  *
- * Not kept: flow statistics and used times, meter and band statistics, the
- * conntrack table itself (connections, expectations), tunnel devices made
- * over rtnetlink, a chosen ifindex of internal ports, psample and
- * drop-family state.
+ * Tracked connections are kept as ctnetlink requests (CT_NEW that makes
+ * one with its tuples, NAT, master and helper, then CT_NEW that changes
+ * its status, timeout, mark, labels and TCP state, CT_DELETE), written by
+ * the tracker's packet threads whatever the connections' eventmasks
+ * (datapath/ctnetlink.c).
+ *
+ * Not kept: flow statistics and used times, meter and band statistics,
+ * connections' counters, TCP windows and timeout policy names (a
+ * connection comes back with the default timeouts), expectations, tunnel
+ * devices made over rtnetlink, a chosen ifindex of internal ports,
+ * psample and drop-family state.
  *
  * Threads: appends take a mutex, so any thread may write a record; open,
  * close, compaction and replay belong to the control thread, between

@@ -197,6 +197,35 @@ for how in crash_restart upgrade crash_restart; do
 	check "vswitchd: the flows it had are there after $how" \
 		sh -c "comm -23 $T/vflows.before $T/vflows.after | grep -c . | grep -qx 0"
 done
+# Connection tracking: new connections only from r1 and only by a SYN,
+# marked 5 at commit, and only established ones of mark 5 pass otherwise.
+# A TCP stream that crosses a kill -9 keeps flowing only if its connection
+# came back with its state and mark (a lost one would be "new" mid-stream
+# and dropped).
+ovs-ofctl del-flows br0
+ovs-ofctl add-flow br0 "table=0,priority=10,arp,actions=NORMAL"
+ovs-ofctl add-flow br0 "table=0,priority=5,ip,ct_state=-trk,actions=ct(table=1)"
+ovs-ofctl add-flow br0 "table=1,priority=10,in_port=r1,tcp,tcp_flags=+syn,ct_state=+trk+new,actions=ct(commit,exec(set_field:5->ct_mark)),NORMAL"
+ovs-ofctl add-flow br0 "table=1,priority=10,ip,ct_state=+trk+est,ct_mark=5,actions=NORMAL"
+ovs-ofctl add-flow br0 "table=1,priority=1,actions=drop"
+ip netns exec "$2" sh -c "nc -l -p 5002 >$T/stream.out &"
+wait_until 10 listens "$2" tcp 5002
+ip netns exec "$1" sh -c "for i in \$(seq 1 40); do echo line\$i; sleep 0.1; done |
+	timeout 30 nc -q 1 10.9.0.2 5002" &
+STREAM=$!
+check "ct: the stream is flowing" wait_until 5 grep -q line3 "$T/stream.out"
+check_out "ct: its connection is tracked, mark 5" "dport=5002.*mark=5" \
+	dpctl dump-conntrack
+check "ct: kill -9 mid-stream" crash_restart
+check_out "ct: the connection came back, mark 5" "dport=5002.*mark=5" \
+	dpctl dump-conntrack
+wait "$STREAM"
+check "ct: all 40 lines arrived across the takeover" \
+	wait_until 10 grep -qx line40 "$T/stream.out"
+check_out "ct: none lost" "^40$" sh -c "grep -c '^line' $T/stream.out"
+ovs-ofctl del-flows br0
+ovs-ofctl add-flow br0 actions=NORMAL
+
 check "vswitchd: a new port after the takeovers" $VSCTL add-port br0 rint2 -- \
 	set interface rint2 type=internal
 check "vswitchd: its device exists" wait_until 5 in_ns ip link show rint2
