@@ -58,7 +58,20 @@ $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
 
-$(BUILD)/tapdpd: $(BUILD)/obj/daemon/tapdpd.o $(CORE_OBJS)
+# The daemon's main and its sandbox, with the system call names for the
+# sandbox's log lines, generated from the C library's list.
+DAEMON_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard daemon/*.c)) \
+	       $(BUILD)/gen/syscall-names.o
+
+$(BUILD)/gen/syscall-names.c: scripts/gen-syscall-names.sh
+	@mkdir -p $(dir $@)
+	CC="$(CC)" sh $< >$@.tmp && mv $@.tmp $@
+
+$(BUILD)/gen/syscall-names.o: $(BUILD)/gen/syscall-names.c \
+			      daemon/syscall-names.h
+	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+$(BUILD)/tapdpd: $(DAEMON_OBJS) $(CORE_OBJS)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 # The shim is loaded into every client: no sanitizer runtime, no libraries
@@ -177,4 +190,4 @@ clean:
 
 .PHONY: all unit asan fuzz bench selftest check install clean
 -include $(CORE_OBJS:.o=.d) $(UNIT_LIB_OBJS:.o=.d) \
-	$(BUILD)/obj/daemon/tapdpd.d
+	$(filter $(BUILD)/obj/%,$(DAEMON_OBJS:.o=.d))

@@ -15,6 +15,7 @@
 
 #include "common/kernel-profile.h"
 #include "common/log.h"
+#include "daemon/sandbox.h"
 #include "datapath/datapath.h"
 #include "datapath/dp-notify.h"
 #include "datapath/families.h"
@@ -57,6 +58,12 @@ usage(FILE *f)
 		"                    (default: one per usable CPU)\n"
 		"  --kernel VERSION  answer as that Linux release's openvswitch\n"
 		"                    module: %s\n"
+		"  --no-sandbox      keep every capability and allow every system\n"
+		"                    call (by default, once set up, only those it\n"
+		"                    uses)\n"
+		"  --sandbox-check   sandbox this process as the daemon would, make\n"
+		"                    a system call the sandbox refuses, say whether\n"
+		"                    it failed with EPERM and was logged, and exit\n"
 		"  -v, --verbose     log more (repeat for debug)\n"
 		"  -h, --help        show this help\n"
 		"  -V, --version     show the version\n",
@@ -147,6 +154,15 @@ serve_open(const char *sock, struct dp_net *net)
 	return dp_notify_open(net);
 }
 
+/* What the sandbox refused since the last tick, logged on the loop (the
+ * SIGSYS handler only records it). */
+static void
+report_refusals(void *arg)
+{
+	(void)arg;
+	sandbox_report();
+}
+
 /* Clients first, then the datapaths and their tracker (their threads may
  * still deliver upcalls to sockets until then), then what they freed after
  * a grace period, then the server. */
@@ -174,6 +190,8 @@ main(int argc, char **argv)
 		{ "ct-max", required_argument, NULL, 'c' },
 		{ "rx-queues", required_argument, NULL, 'q' },
 		{ "kernel", required_argument, NULL, 'k' },
+		{ "no-sandbox", no_argument, NULL, 'n' },
+		{ "sandbox-check", no_argument, NULL, 'C' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -186,8 +204,8 @@ main(int argc, char **argv)
 				     .drops = drop_family_sink };
 	int verbose = 0, ready_fd = -1, c, err;
 	struct dp_net *net;
+	bool bg = false, sandboxed = true, check = false;
 	unsigned long n;
-	bool bg = false;
 
 	while ((c = getopt_long(argc, argv, "vhV", opts, NULL)) != -1) {
 		switch (c) {
@@ -227,6 +245,12 @@ main(int argc, char **argv)
 			kernel_profile_use(p);
 			break;
 		}
+		case 'n':
+			sandboxed = false;
+			break;
+		case 'C':
+			check = true;
+			break;
 		case 'v':
 			verbose++;
 			break;
@@ -252,6 +276,8 @@ main(int argc, char **argv)
 		fprintf(stderr, "tapdpd: %s: %s\n", logfile, strerror(-err));
 		return 1;
 	}
+	if (check)
+		return (!sandboxed || !sandbox_apply()) && sandbox_check() ? 0 : 1;
 	if (bg && (err = detach(&ready_fd))) {
 		fprintf(stderr, "tapdpd: cannot detach: %s\n", strerror(-err));
 		return 1;
@@ -285,11 +311,24 @@ main(int argc, char **argv)
 		detach_done(ready_fd, 1);
 		return 1;
 	}
-	log_info("tapdpd %s serving %s as Linux %s's openvswitch", TAPDP_VERSION,
-		 sock, kernel_profile()->name);
+	/* Everything that needs more than the sandbox allows is open: the
+	 * socket, the link events, /dev/kmsg, the log and the pidfile. */
+	if (sandboxed && ((err = server_every(1000, report_refusals, NULL)) ||
+			  (err = sandbox_apply()))) {
+		log_err("cannot sandbox the daemon: %s", strerror(-err));
+		serve_close(net);
+		unlink(pidfile);
+		detach_done(ready_fd, 1);
+		return 1;
+	}
+	log_info("tapdpd %s serving %s as Linux %s's openvswitch%s",
+		 TAPDP_VERSION, sock, kernel_profile()->name,
+		 sandboxed ? "" : ", not sandboxed");
 	detach_done(ready_fd, 0);
 	err = server_run();
 	serve_close(net);
+	/* Shutdown's refusals too. */
+	sandbox_report();
 	rcu_unregister_thread();
 	if (pidfile)
 		unlink(pidfile);
