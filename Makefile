@@ -58,7 +58,19 @@ $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
 
-DAEMON_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard daemon/*.c))
+# The daemon's main and its sandbox, with the system call names for the
+# sandbox's log lines, generated from the C library's list.
+DAEMON_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard daemon/*.c)) \
+	       $(BUILD)/gen/syscall-names.o
+
+$(BUILD)/gen/syscall-names.c: scripts/gen-syscall-names.sh
+	@mkdir -p $(dir $@)
+	CC="$(CC)" sh $< >$@.tmp && mv $@.tmp $@
+
+$(BUILD)/gen/syscall-names.o: $(BUILD)/gen/syscall-names.c \
+			      daemon/syscall-names.h
+	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
 $(BUILD)/tapdpd: $(DAEMON_OBJS) $(CORE_OBJS)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
@@ -181,4 +193,4 @@ clean:
 
 .PHONY: all unit asan fuzz bench selftest check install clean
 -include $(CORE_OBJS:.o=.d) $(UNIT_LIB_OBJS:.o=.d) \
-	$(DAEMON_OBJS:.o=.d)
+	$(filter $(BUILD)/obj/%,$(DAEMON_OBJS:.o=.d))

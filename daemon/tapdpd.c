@@ -17,6 +17,7 @@
 #include "common/kernel-profile.h"
 #include "common/log.h"
 #include "daemon/keeper.h"
+#include "daemon/sandbox.h"
 #include "datapath/datapath.h"
 #include "datapath/dp-notify.h"
 #include "datapath/families.h"
@@ -69,6 +70,12 @@ usage(FILE *f)
 		"                    may hold (default %u; root: no limit)\n"
 		"  --kernel VERSION  answer as that Linux release's openvswitch\n"
 		"                    module: %s\n"
+		"  --no-sandbox      keep every capability and allow every system\n"
+		"                    call (by default, once set up, only those it\n"
+		"                    uses)\n"
+		"  --sandbox-check   sandbox this process as the daemon would, make\n"
+		"                    a system call the sandbox refuses, say whether\n"
+		"                    it failed with EPERM and was logged, and exit\n"
 		"  -v, --verbose     log more (repeat for debug)\n"
 		"  -h, --help        show this help\n"
 		"  -V, --version     show the version\n",
@@ -213,6 +220,15 @@ journal_take_over(struct dp_net *net)
 	return 0;
 }
 
+/* What the sandbox refused since the last tick, logged on the loop (the
+ * SIGSYS handler only records it). */
+static void
+report_refusals(void *arg)
+{
+	(void)arg;
+	sandbox_report();
+}
+
 /* Clients first, then the datapaths and their tracker (their threads may
  * still deliver upcalls to sockets until then), then what they freed after
  * a grace period, then the server. */
@@ -243,6 +259,8 @@ main(int argc, char **argv)
 		{ "kernel", required_argument, NULL, 'k' },
 		{ "restart-wait", required_argument, NULL, 'w' },
 		{ "max-sockets-per-uid", required_argument, NULL, 'u' },
+		{ "no-sandbox", no_argument, NULL, 'n' },
+		{ "sandbox-check", no_argument, NULL, 'C' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -257,8 +275,8 @@ main(int argc, char **argv)
 	unsigned restart_wait = RESTART_WAIT_DEFAULT;
 	char keeper[108], self[4096];
 	struct dp_net *net;
+	bool bg = false, sandboxed = true, check = false;
 	unsigned long n;
-	bool bg = false;
 
 	while ((c = getopt_long(argc, argv, "vhV", opts, NULL)) != -1) {
 		switch (c) {
@@ -309,6 +327,12 @@ main(int argc, char **argv)
 				return 2;
 			restart_wait = n;
 			break;
+		case 'n':
+			sandboxed = false;
+			break;
+		case 'C':
+			check = true;
+			break;
 		case 'v':
 			verbose++;
 			break;
@@ -334,6 +358,8 @@ main(int argc, char **argv)
 		fprintf(stderr, "tapdpd: %s: %s\n", logfile, strerror(-err));
 		return 1;
 	}
+	if (check)
+		return (!sandboxed || !sandbox_apply()) && sandbox_check() ? 0 : 1;
 	if (bg && (err = detach(&ready_fd))) {
 		fprintf(stderr, "tapdpd: cannot detach: %s\n", strerror(-err));
 		return 1;
@@ -389,8 +415,27 @@ main(int argc, char **argv)
 		detach_done(ready_fd, 1);
 		return 1;
 	}
+	if (pidfile && (err = write_pidfile(pidfile))) {
+		log_err("%s: %s", pidfile, strerror(-err));
+		keep_quit();
+		serve_close(net);
+		detach_done(ready_fd, 1);
+		return 1;
+	}
+	/* Everything that needs more than the sandbox allows is open: the
+	 * socket, the link events, /dev/kmsg, the log and the pidfile. */
+	if (sandboxed && ((err = server_every(1000, report_refusals, NULL)) ||
+			  (err = sandbox_apply()))) {
+		log_err("cannot sandbox the daemon: %s", strerror(-err));
+		keep_quit();
+		serve_close(net);
+		unlink(pidfile);
+		detach_done(ready_fd, 1);
+		return 1;
+	}
 	/* The datapaths before the clients, who must not hear of the
-	 * replay's changes. */
+	 * replay's changes; after the sandbox, which wants one thread, and
+	 * the ports' replay makes theirs. */
 	err = journal_take_over(net);
 	if (err) {
 		log_err("the journal: %s", strerror(-err));
@@ -403,20 +448,17 @@ main(int argc, char **argv)
 		log_info("took over %u client sockets from the daemon before",
 			 server_restore_clients());
 	keep_release_unclaimed();
-	if (pidfile && (err = write_pidfile(pidfile))) {
-		log_err("%s: %s", pidfile, strerror(-err));
-		serve_close(net);
-		detach_done(ready_fd, 1);
-		return 1;
-	}
-	log_info("tapdpd %s serving %s as Linux %s's openvswitch", TAPDP_VERSION,
-		 sock, kernel_profile()->name);
+	log_info("tapdpd %s serving %s as Linux %s's openvswitch%s",
+		 TAPDP_VERSION, sock, kernel_profile()->name,
+		 sandboxed ? "" : ", not sandboxed");
 	detach_done(ready_fd, 0);
 	err = server_run();
 	if (!err && server_upgrade_requested() && self[0])
 		upgrade(self, argv);
 	keep_quit();
 	serve_close(net);
+	/* Shutdown's refusals too. */
+	sandbox_report();
 	rcu_unregister_thread();
 	if (pidfile)
 		unlink(pidfile);

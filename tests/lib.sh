@@ -27,7 +27,10 @@
 #   dpctl ARGS             Debian's ovs-dpctl through tapdp-run, in $NS
 #   pyctl ARGS             the kernel selftest's ovs-dpctl.py (pyroute2)
 #                          through tapdp-run, in $NS
-#   finish                 prints "N passed, N failed" and exits accordingly
+#   finish                 prints "N passed, N failed" and exits accordingly;
+#                          a sanitizer report, or a daemon's log under $T
+#                          (*log) with a system call its sandbox refused,
+#                          is one failure more
 #   tapdp_cleanup          stops the daemon, deletes $NS and the temp dir:
 #                          every script traps it on EXIT
 #   SELFTEST               the kernel selftest's directory (make selftest)
@@ -278,12 +281,24 @@ sanitizer_reports() {
 	ls "$T"/asan* "$T"/ubsan* 2>/dev/null
 }
 
+# Lines of the logs under $T (every daemon's, wherever a script put it,
+# is named *log; copies of the tree are not) saying the sandbox refused a
+# system call (daemon/sandbox.h): each one is a call missing from its list.
+seccomp_refusals() {
+	grep -rIs --include='*log' "seccomp: refused" "$T"
+}
+
 finish() {
-	local reports
+	local reports refused
 	reports=$(sanitizer_reports)
 	if [ -n "$reports" ]; then
 		nok "sanitizer reports: $reports"
 		cat $reports | head -60
+	fi
+	refused=$(seccomp_refusals)
+	if [ -n "$refused" ]; then
+		nok "a daemon's sandbox refused system calls"
+		sed 's/^/    /' <<<"$refused" | head -20
 	fi
 	echo "$PASS passed, $FAIL failed"
 	[ "$FAIL" -eq 0 ]
