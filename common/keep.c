@@ -25,9 +25,8 @@ keep_path(const char *sock_path, char *out, size_t size)
 	snprintf(out, size, "%s.keep", sock_path);
 }
 
-/* One message, with fds; false when the keeper is gone. */
-static bool
-send_msg(const struct keep_msg *m, const int *fds, unsigned n)
+int
+keep_send(int fd, const struct keep_msg *m, const int *fds, unsigned n)
 {
 	char cbuf[CMSG_SPACE(KEEP_MAX_FDS * sizeof(int))];
 	struct iovec iov = { (void *)m, offsetof(struct keep_msg, meta) +
@@ -47,9 +46,16 @@ send_msg(const struct keep_msg *m, const int *fds, unsigned n)
 		memcpy(CMSG_DATA(c), fds, n * sizeof(int));
 	}
 	do
-		r = sendmsg(keeper_fd, &mh, MSG_NOSIGNAL);
+		r = sendmsg(fd, &mh, MSG_NOSIGNAL);
 	while (r < 0 && errno == EINTR);
-	return r == (ssize_t)iov.iov_len;
+	return r == (ssize_t)iov.iov_len ? 0 : -1;
+}
+
+/* One message to the keeper; false when it is gone. */
+static bool
+send_msg(const struct keep_msg *m, const int *fds, unsigned n)
+{
+	return !keep_send(keeper_fd, m, fds, n);
 }
 
 /* The keeper gone, nothing more is kept (and the daemon says so once). */

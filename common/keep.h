@@ -116,6 +116,8 @@ struct keep_msg {
 	uint8_t meta[KEEP_META_MAX];
 };
 
+/* Sends one message with n fds: 0, or -1 (errno). */
+int keep_send(int fd, const struct keep_msg *m, const int *fds, unsigned n);
 /* Reads one message and its fds (at most KEEP_MAX_FDS; more are closed).
  * Returns its length, 0 at the end of the stream, or -errno (-EPROTO:
  * malformed, its fds closed). */

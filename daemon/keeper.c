@@ -93,29 +93,6 @@ held_close_all(void)
 	n_held = 0;
 }
 
-static int
-send_entry(int fd, const struct keep_msg *m, const int *fds, unsigned n)
-{
-	char cbuf[CMSG_SPACE(KEEP_MAX_FDS * sizeof(int))];
-	struct iovec iov = { (void *)m, offsetof(struct keep_msg, meta) +
-					    m->meta_len };
-	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
-
-	if (n) {
-		struct cmsghdr *c;
-
-		mh.msg_control = cbuf;
-		mh.msg_controllen = CMSG_SPACE(n * sizeof(int));
-		c = CMSG_FIRSTHDR(&mh);
-		c->cmsg_level = SOL_SOCKET;
-		c->cmsg_type = SCM_RIGHTS;
-		c->cmsg_len = CMSG_LEN(n * sizeof(int));
-		memcpy(CMSG_DATA(c), fds, n * sizeof(int));
-	}
-	return sendmsg(fd, &mh, MSG_NOSIGNAL) == (ssize_t)iov.iov_len ? 0
-									: -1;
-}
-
 static void
 give_back(int fd)
 {
@@ -128,11 +105,11 @@ give_back(int fd)
 					.id = h->id, .n_fds = h->n_fds,
 					.meta_len = h->meta_len };
 		memcpy(m.meta, h->meta, h->meta_len);
-		if (send_entry(fd, &m, h->fds, h->n_fds))
+		if (keep_send(fd, &m, h->fds, h->n_fds))
 			return;
 	}
 	m = (struct keep_msg) { .op = KEEP_OP_END };
-	send_entry(fd, &m, NULL, 0);
+	keep_send(fd, &m, NULL, 0);
 }
 
 /* One message from the attached daemon; false when it is gone or asked us
@@ -185,7 +162,7 @@ hello(int fd, bool ours)
 {
 	struct keep_msg m = { .op = KEEP_OP_HELLO, .id = ours };
 
-	send_entry(fd, &m, NULL, 0);
+	keep_send(fd, &m, NULL, 0);
 }
 
 static void
