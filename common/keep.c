@@ -113,10 +113,13 @@ keep_recv(int fd, struct keep_msg *m, int *fds, unsigned *n)
 		      (size_t)r != offsetof(struct keep_msg, meta) +
 					   m->meta_len ||
 		      (mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC)))) {
+		bool lost_fds = (mh.msg_flags & MSG_CTRUNC) &&
+				!(mh.msg_flags & MSG_TRUNC);
+
 		for (unsigned i = 0; i < *n; i++)
 			close(fds[i]);
 		*n = 0;
-		return -EPROTO;
+		return lost_fds ? -EMFILE : -EPROTO;
 	}
 	return r;
 }

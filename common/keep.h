@@ -120,7 +120,8 @@ struct keep_msg {
 int keep_send(int fd, const struct keep_msg *m, const int *fds, unsigned n);
 /* Reads one message and its fds (at most KEEP_MAX_FDS; more are closed).
  * Returns its length, 0 at the end of the stream, or -errno (-EPROTO:
- * malformed, its fds closed). */
+ * malformed; -EMFILE: its fds could not be taken, no room for them;
+ * either way its fds are closed). */
 ssize_t keep_recv(int fd, struct keep_msg *m, int *fds, unsigned *n);
 
 #endif

@@ -7,6 +7,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -28,6 +29,7 @@ struct held {
 
 static struct held *held;
 static size_t n_held, cap_held;
+static bool said_full;
 
 static struct held *
 held_find(uint64_t id)
@@ -125,6 +127,15 @@ serve_daemon(int fd, bool *quit)
 
 	if (r == -EAGAIN)
 		return true;
+	if (r == -EMFILE) {
+		/* Out of descriptors: that entry is not kept (its object
+		 * would not survive a restart); the rest still are. */
+		if (!said_full)
+			log_err("keeper: out of descriptors: some of the "
+				"daemon's are not kept");
+		said_full = true;
+		return true;
+	}
 	if (r <= 0)
 		return false;
 	switch (m.op) {
@@ -277,7 +288,13 @@ keeper_spawn(const char *path, unsigned wait_s)
 	}
 	if (pid == 0) {
 		int keep[] = { lfd, sv[1], log_fileno() };
+		struct rlimit rl;
 
+		/* It holds as many as the daemon, which raises its own. */
+		if (!getrlimit(RLIMIT_NOFILE, &rl)) {
+			rl.rlim_cur = rl.rlim_max;
+			setrlimit(RLIMIT_NOFILE, &rl);
+		}
 		setsid();
 		signal(SIGINT, SIG_IGN);
 		signal(SIGHUP, SIG_IGN);

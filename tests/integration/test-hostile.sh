@@ -151,11 +151,12 @@ check "closing them gives the daemon its descriptors back" \
 	wait_until 30 fds_are "$fd0"
 # Connections that never say HELLO count as well.
 as_user "$T/hostile-client" "$SOCK" sockets 1024 bare <"$T/hold1" \
-	>"$T/socks.out" 2>&1 &
+	>"$T/socks-bare.out" 2>&1 &
 writer 7 "$T/hold1"
-wait_until 60 grep -q "^sockets: " "$T/socks.out"
+wait_until 60 grep -q "^sockets: " "$T/socks-bare.out"
 check_out "1024 connections without HELLO, then EMFILE" \
-	"sockets: 1024 bare, the next: Too many open files$" cat "$T/socks.out"
+	"sockets: 1024 bare, the next: Too many open files$" \
+	cat "$T/socks-bare.out"
 exec 7>&-
 check "... and their descriptors come back too" wait_until 30 fds_are "$fd0"
 
@@ -204,13 +205,13 @@ check "a daemon with 256 descriptors starts" in_ns $DAEMON_ENV \
 pid=$(cat "$SMALL.pid")
 fd0=$(fds)
 as_user "$T/hostile-client" "$SMALL.sock" sockets 1000 <"$T/hold1" \
-	>"$T/socks.out" 2>&1 &
+	>"$T/socks-small.out" 2>&1 &
 writer 7 "$T/hold1"
-wait_until 60 grep -q "^sockets: " "$T/socks.out"
-sed 's/^/    /' "$T/socks.out"
+wait_until 60 grep -q "^sockets: " "$T/socks-small.out"
+sed 's/^/    /' "$T/socks-small.out"
 check_out "a user's sockets stop short of the reserve with ENFILE" \
 	"sockets: [0-9]+ open, the next: Too many open files in system$" \
-	cat "$T/socks.out"
+	cat "$T/socks-small.out"
 check "root is still served" small_dpctl dump-dps
 unheld timeout 60 "$T/hostile-client" "$SMALL.sock" sockets 1000 \
 	<"$T/hold2" >"$T/root.out" 2>&1 &
