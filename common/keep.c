@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -124,9 +125,20 @@ keep_recv(int fd, struct keep_msg *m, int *fds, unsigned *n)
 	return r;
 }
 
+/* A keeper that does not answer within 2 s is taken for gone rather than
+ * waited for. */
+static void
+set_timeout(int fd)
+{
+	struct timeval tv = { .tv_sec = 2 };
+
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+}
+
 void
 keep_attach_fd(int fd)
 {
+	set_timeout(fd);
 	keeper_fd = fd;
 }
 
@@ -167,6 +179,7 @@ attach_once(const char *path)
 		close(fd);
 		return -EADDRINUSE;
 	}
+	set_timeout(fd);
 	keeper_fd = fd;
 	return 1;
 }
@@ -242,11 +255,16 @@ void
 keep_drop(uint64_t id)
 {
 	struct keep_msg m = { .op = KEEP_OP_DROP, .id = id };
+	int fds[KEEP_MAX_FDS];
+	unsigned n;
 
 	if (!id)
 		return;
 	pthread_mutex_lock(&keep_lock);
 	send_locked(&m, NULL, 0);
+	if (keeper_fd >= 0 && (keep_recv(keeper_fd, &m, fds, &n) <= 0 ||
+			       m.op != KEEP_OP_DROPPED))
+		keeper_lost();
 	pthread_mutex_unlock(&keep_lock);
 }
 
@@ -329,7 +347,13 @@ keep_quit(void)
 
 	pthread_mutex_lock(&keep_lock);
 	if (keeper_fd >= 0) {
-		send_msg(&m, NULL, 0);
+		char c;
+
+		/* It closes its end last: the end of the stream says it has
+		 * let everything go. */
+		if (send_msg(&m, NULL, 0))
+			while (recv(keeper_fd, &c, 1, 0) > 0)
+				;
 		close(keeper_fd);
 		keeper_fd = -1;
 	}

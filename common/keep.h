@@ -75,7 +75,9 @@ void keep_update(uint64_t id, const int *fds, unsigned n, const void *meta,
 		 size_t len);
 /* Replaces an entry's meta only. */
 void keep_meta(uint64_t id, const void *meta, size_t len);
-/* The entry's descriptors are ours alone again (the object went). */
+/* The entry's descriptors are ours alone again (the object went). When it
+ * returns the keeper has closed its copies: a TAP device deleted is gone,
+ * as the kernel's is when its DEL returns. */
 void keep_drop(uint64_t id);
 
 /* Takes back everything the keeper holds (after keep_attach said 1).
@@ -89,8 +91,9 @@ struct keep_entry *keep_claim(enum keep_kind kind,
 /* Closes what nobody claimed and tells the keeper to forget it. */
 void keep_release_unclaimed(void);
 
-/* A clean stop: the keeper closes everything and exits. (A daemon that
- * dies or execs without it leaves the keeper waiting for its successor.) */
+/* A clean stop: the keeper closes everything and exits, before this
+ * returns. (A daemon that dies or execs without it leaves the keeper
+ * waiting for its successor.) */
 void keep_quit(void);
 
 /* The keeper's side of the conversation (daemon/keeper.c). */
@@ -98,13 +101,14 @@ enum keep_op {
 	KEEP_OP_PUT = 1,	/* new entry (id chosen by the daemon) */
 	KEEP_OP_UPDATE,		/* fds and meta of id */
 	KEEP_OP_META,		/* meta of id */
-	KEEP_OP_DROP,
+	KEEP_OP_DROP,		/* -> KEEP_OP_DROPPED once closed */
 	KEEP_OP_TAKE,		/* -> every entry (KEEP_OP_PUT), then
 				 * KEEP_OP_END */
 	KEEP_OP_END,
 	KEEP_OP_QUIT,
 	KEEP_OP_HELLO,		/* keeper -> daemon, first: id 1 when it
 				 * serves us, 0 when another daemon has it */
+	KEEP_OP_DROPPED,
 };
 
 struct keep_msg {

@@ -154,6 +154,8 @@ serve_daemon(int fd, bool *quit)
 	}
 	case KEEP_OP_DROP:
 		held_drop(m.id);
+		m = (struct keep_msg) { .op = KEEP_OP_DROPPED, .id = m.id };
+		keep_send(fd, &m, NULL, 0);
 		break;
 	case KEEP_OP_TAKE:
 		give_back(fd);
@@ -201,10 +203,12 @@ keeper_main(int listen_fd, int daemon_fd, const char *path, unsigned wait_s)
 		if (daemon_fd >= 0 && p[1].revents) {
 			if (serve_daemon(daemon_fd, &quit))
 				continue;
-			close(daemon_fd);
-			daemon_fd = -1;
+			/* Asked to quit, the daemon waits for our end to
+			 * close, after everything else. */
 			if (quit)
 				break;
+			close(daemon_fd);
+			daemon_fd = -1;
 			alone_since = clock_now_ms();
 			log_warn("keeper: the daemon went away; keeping %zu "
 				 "entries for its successor for %u s", n_held,
@@ -233,6 +237,8 @@ keeper_main(int listen_fd, int daemon_fd, const char *path, unsigned wait_s)
 	unlink(path);
 	close(listen_fd);
 	held_close_all();
+	if (daemon_fd >= 0)
+		close(daemon_fd);
 }
 
 /* Everything the daemon had open except what the keeper uses. */
