@@ -3,6 +3,7 @@
 #include "daemon/keeper.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -300,6 +301,17 @@ keeper_spawn(const char *path, unsigned wait_s)
 		if (!getrlimit(RLIMIT_NOFILE, &rl)) {
 			rl.rlim_cur = rl.rlim_max;
 			setrlimit(RLIMIT_NOFILE, &rl);
+		}
+		/* Nothing of whoever started the daemon is held but the
+		 * log: a pipe there would not see its end while we wait. */
+		int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+
+		if (null >= 0) {
+			dup2(null, STDIN_FILENO);
+			dup2(null, STDOUT_FILENO);
+			if (log_fileno() != STDERR_FILENO)
+				dup2(null, STDERR_FILENO);
+			close(null);
 		}
 		setsid();
 		signal(SIGINT, SIG_IGN);

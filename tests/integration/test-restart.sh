@@ -13,8 +13,11 @@
 HOSTS="rsa$$ rsb$$"
 ovs_env
 LISTENER=
+SERVER=
 cleanup() {
-	[ -z "$LISTENER" ] || kill "$LISTENER" 2>/dev/null
+	# Nothing of ours may outlive the script: a process left holding its
+	# output would keep run-all.sh waiting for the end of it.
+	for p in $LISTENER $SERVER $PINGER; do kill "$p" 2>/dev/null; done
 	ovs_cleanup
 }
 trap cleanup EXIT
@@ -76,9 +79,11 @@ done
 # r1's upcall reader (add-if -u, as the kernel selftest's upcall test)
 # stays connected throughout.
 check "add-dp -V 2:1" pyctl add-dp -V 2:1 rdp
-in_ns env PYTHONPATH="$TOP/tests/ovs-dpctl-py/pyshim" \
+# Run without a shell function between, so that $! is the listener itself
+# (tapdp-run execs it).
+ip netns exec "$NS" env PYTHONPATH="$TOP/tests/ovs-dpctl-py/pyshim" \
 	"$BUILD/tapdp-run" -- /usr/bin/python3 -u "$SELFTEST/ovs-dpctl.py" \
-	add-if -u rdp r1 >"$T/upcalls" 2>&1 &
+	add-if -u rdp r1 >"$T/upcalls" 2>&1 </dev/null &
 LISTENER=$!
 check "add-if -u r1: the upcall listener runs" \
 	wait_until 10 grep -q "listening on upcall" "$T/upcalls"
@@ -105,7 +110,7 @@ ports >"$T/ports.before"
 flows >"$T/flows.before"
 check_out "4 ports with a gap at 4" "port 5: r4" cat "$T/ports.before"
 check_out "4 flows" "^4$" sh -c "wc -l <$T/flows.before"
-ip netns exec "$1" ping -O -i 0.05 -W 1 10.9.0.2 >"$T/ping.bg" 2>&1 &
+ip netns exec "$1" ping -O -i 0.05 -W 1 10.9.0.2 >"$T/ping.bg" 2>&1 </dev/null &
 PINGER=$!
 misses() { grep -c "MISS upcall" "$T/upcalls"; }
 more_misses() { [ "$(misses)" -gt "$1" ]; }
@@ -208,10 +213,12 @@ ovs-ofctl add-flow br0 "table=0,priority=5,ip,ct_state=-trk,actions=ct(table=1)"
 ovs-ofctl add-flow br0 "table=1,priority=10,in_port=r1,tcp,tcp_flags=+syn,ct_state=+trk+new,actions=ct(commit,exec(set_field:5->ct_mark)),NORMAL"
 ovs-ofctl add-flow br0 "table=1,priority=10,ip,ct_state=+trk+est,ct_mark=5,actions=NORMAL"
 ovs-ofctl add-flow br0 "table=1,priority=1,actions=drop"
-ip netns exec "$2" sh -c "nc -l -p 5002 >$T/stream.out &"
+ip netns exec "$2" timeout 30 nc -l -p 5002 >"$T/stream.out" 2>/dev/null \
+	</dev/null &
+SERVER=$!
 wait_until 10 listens "$2" tcp 5002
 ip netns exec "$1" sh -c "for i in \$(seq 1 40); do echo line\$i; sleep 0.1; done |
-	timeout 30 nc -q 1 10.9.0.2 5002" &
+	timeout 30 nc -q 1 10.9.0.2 5002" >/dev/null 2>&1 </dev/null &
 STREAM=$!
 check "ct: the stream is flowing" wait_until 5 grep -q line3 "$T/stream.out"
 check_out "ct: its connection is tracked, mark 5" "dport=5002.*mark=5" \
