@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -152,6 +153,18 @@ detach_done(int ready_fd, char status)
 		dup2(null, STDERR_FILENO);
 		close(null);
 	}
+}
+
+static void
+block_signals(void)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGUSR2);
+	sigprocmask(SIG_BLOCK, &set, NULL);
 }
 
 /* Execs the binary at path with our arguments (but --detach: we are
@@ -389,6 +402,10 @@ main(int argc, char **argv)
 		detach_done(ready_fd, 1);
 		return 1;
 	}
+	/* A stop or an upgrade asked for before the loop runs waits for it
+	 * (server_run takes them), rather than killing us half set up; the
+	 * threads made from here on leave them to this one. */
+	block_signals();
 	net = dp_net_new(&cfg);
 	if (!net) {
 		log_err("cannot serve %s: %s", sock, strerror(ENOMEM));
