@@ -88,7 +88,8 @@ int keep_take(void);
 struct keep_entry *keep_claim(enum keep_kind kind,
 			      bool (*match)(const struct keep_entry *, void *),
 			      void *arg);
-/* Closes what nobody claimed and tells the keeper to forget it. */
+/* Closes what nobody claimed and tells the keeper to forget it. Every
+ * entry keep_claim returned is freed: copy out what is still needed. */
 void keep_release_unclaimed(void);
 
 /* A clean stop: the keeper closes everything and exits, before this

@@ -79,8 +79,9 @@ teardown(void **state)
 static void
 test_takeover(void **state)
 {
-	int rd = first_daemon(0, 10), r;
+	int rd = first_daemon(0, 10), r, jfd;
 	struct keep_entry *e;
+	uint64_t jid;
 	struct keep_tap kt;
 	pid_t pid;
 	char c;
@@ -115,10 +116,13 @@ test_takeover(void **state)
 	assert_non_null(e);
 	assert_memory_equal(e->meta, "j", 1);
 	assert_null(keep_claim(KEEP_TAP, NULL, NULL));
+	/* The entry lives until the release: keep what we need of it. */
+	jfd = e->fds[0];
+	jid = e->id;
 	/* Unclaimed: none left; the journal entry is ours now. */
 	keep_release_unclaimed();
-	close(e->fds[0]);
-	keep_drop(e->id);
+	close(jfd);
+	keep_drop(jid);
 	keep_quit();
 	/* Every writer gone: the keeper let its copies go and ended. */
 	assert_int_equal(read(rd, &c, 1), 0);
