@@ -1167,20 +1167,24 @@ dp_create(struct dp_net *net, const char *name, const uint32_t *pids,
 		return err;
 	}
 	err = meter_table_init(&dp->meters);
-	if (!err)
-		err = port_attach(dp, OVSP_LOCAL, OVS_VPORT_TYPE_INTERNAL,
-				  name, NULL, pids, n_pids, NULL);
-	if (err) {
-		meter_table_destroy(&dp->meters);
-		flow_table_destroy(&dp->table, flow_free);
-		free(dp->ports);
-		free(dp->drops);
-		free(dp);
-		return err == -EBUSY ? -EEXIST : err;
-	}
+	if (err)
+		goto out_table;
+	err = port_attach(dp, OVSP_LOCAL, OVS_VPORT_TYPE_INTERNAL, name, NULL,
+			  pids, n_pids, NULL);
+	if (err)
+		goto out_meters;
 	net->dps[net->n_dps++] = dp;
 	*out = dp;
 	return 0;
+
+out_meters:
+	meter_table_destroy(&dp->meters);
+out_table:
+	flow_table_destroy(&dp->table, flow_free);
+	free(dp->ports);
+	free(dp->drops);
+	free(dp);
+	return err == -EBUSY ? -EEXIST : err;
 }
 
 void
