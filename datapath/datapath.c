@@ -1149,15 +1149,16 @@ dp_create(struct dp_net *net, const char *name, const uint32_t *pids,
 	struct datapath *dp, **grown;
 	int err;
 
-	dp = aligned_alloc(_Alignof(struct datapath), sizeof(*dp));
-	if (dp)
-		memset(dp, 0, sizeof(*dp));
+	/* The list takes the new one's place first: once moved, the old
+	 * block is gone, whatever happens next. */
 	grown = realloc(net->dps, (net->n_dps + 1) * sizeof(*grown));
-	if (!dp || !grown) {
-		free(dp);
+	if (!grown)
 		return -ENOMEM;
-	}
 	net->dps = grown;
+	dp = aligned_alloc(_Alignof(struct datapath), sizeof(*dp));
+	if (!dp)
+		return -ENOMEM;
+	memset(dp, 0, sizeof(*dp));
 	dp->net = net;
 	dp->drops = drop_counters_new();
 	err = dp->drops ? flow_table_init(&dp->table) : -ENOMEM;
