@@ -72,6 +72,7 @@ fx_new(struct dp_net *net, int protocol, bool admin)
 	shared = mmap(NULL, sizeof(*shared), PROT_READ | PROT_WRITE,
 		      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	assert_true(shared != MAP_FAILED);
+	f->shared = shared;
 	f->peer = sv[0];
 	f->sk = nlsock_new(sv[1], shared, &creds, protocol, net);
 	assert_non_null(f->sk);

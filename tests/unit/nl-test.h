@@ -19,6 +19,7 @@
 
 struct dp_net;
 struct nlsock;
+struct tapdp_shared;
 
 /* A client's netlink socket of protocol (NETLINK_GENERIC or
  * NETLINK_NETFILTER), bound to its autobind portid, opened with or
@@ -26,6 +27,7 @@ struct nlsock;
 struct fx {
 	int peer;			/* the client's end */
 	struct nlsock *sk;
+	struct tapdp_shared *shared;	/* the page the shim reads */
 	/* Requests not sent yet: msgbuf_put*() and msgbuf_nest_*() on it
 	 * add attributes to the one begun. */
 	struct msgbuf req;
