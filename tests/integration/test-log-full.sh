@@ -24,19 +24,8 @@ mount -t tmpfs -o size=64k tmpfs "$FS" || { nok "tmpfs mounted"; finish; }
 LOG=$FS/tapdpd.log
 
 tapdp_ns_up
-ip netns add $A
-ip netns add $B
-for n in $A $B; do
-	ip netns exec $n sysctl -qw net.ipv6.conf.all.disable_ipv6=1
-	ip netns exec $n sysctl -qw net.ipv6.conf.default.disable_ipv6=1
-done
-ip link add va netns "$NS" type veth peer name eth0 netns $A
-ip link add vb netns "$NS" type veth peer name eth0 netns $B
-for n in "$NS:va" "$NS:vb" "$A:eth0" "$B:eth0"; do
-	ip netns exec "${n%%:*}" ip link set "${n#*:}" up
-done
-ip netns exec $A ip addr add 10.8.0.1/24 dev eth0
-ip netns exec $B ip addr add 10.8.0.2/24 dev eth0
+host_add $A va 10.8.0.1/24
+host_add $B vb 10.8.0.2/24
 
 check "daemon starts, logging to a 64 KiB tmpfs" tapdpd_start
 PID=$(cat "$PIDF")
