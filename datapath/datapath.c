@@ -62,10 +62,11 @@ struct dp_net {
 	struct dp_drop_sink drops;
 	const struct vport_ops *(*port_ops)(enum ovs_vport_type type);
 	void (*psample)(const struct dp_psample *sample);
-	/* The tracker, created on first use (by any thread) and kept. */
+	/* The tracker, created on first use (by any thread) and kept;
+	 * tried again at each use while it cannot be made. */
 	pthread_mutex_t conntrack_lock;
 	struct conntrack *conntrack;	/* atomic */
-	bool conntrack_tried;
+	bool conntrack_failed;		/* the last try: said once */
 	uint32_t conntrack_max;
 };
 
@@ -1259,17 +1260,19 @@ dp_net_conntrack(struct dp_net *net)
 	if (ct)
 		return ct;
 	pthread_mutex_lock(&net->conntrack_lock);
-	if (!net->conntrack_tried) {
-		net->conntrack_tried = true;
+	ct = net->conntrack;
+	if (!ct) {
 		ct = conntrack_create(net->conntrack_max);
-		if (ct)
+		if (ct) {
 			ctnetlink_attach(ct);
-		else
+			__atomic_store_n(&net->conntrack, ct,
+					 __ATOMIC_RELEASE);
+		} else if (!net->conntrack_failed) {
 			log_err("conntrack: cannot create the connection "
 				"table");
-		__atomic_store_n(&net->conntrack, ct, __ATOMIC_RELEASE);
+		}
+		net->conntrack_failed = !ct;
 	}
-	ct = net->conntrack;
 	pthread_mutex_unlock(&net->conntrack_lock);
 	return ct;
 }
