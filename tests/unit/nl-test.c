@@ -35,7 +35,7 @@ nl_serve_end(void)
 }
 
 struct dp_net *
-nl_serve_net(void)
+nl_net_new(void)
 {
 	const struct dp_net_config cfg = {
 		.upcall = packet_family_upcalls,
@@ -44,10 +44,16 @@ nl_serve_net(void)
 		.drops = drop_family_sink,
 	};
 
+	return dp_net_new(&cfg);
+}
+
+struct dp_net *
+nl_serve_net(void)
+{
 	rcu_register_thread();
 	vport_set_rx_queues(1);
 	nl_serve();
-	return dp_net_new(&cfg);
+	return nl_net_new();
 }
 
 void

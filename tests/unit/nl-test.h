@@ -46,6 +46,8 @@ void nl_serve_end(void);
  * nl_serve_net_end() undoes it all. */
 struct dp_net *nl_serve_net(void);
 void nl_serve_net_end(struct dp_net *net);
+/* Another context as nl_serve_net()'s, for its caller to destroy. */
+struct dp_net *nl_net_new(void);
 
 struct fx *fx_new(struct dp_net *net, int protocol, bool admin);
 void fx_free(struct fx *f);
