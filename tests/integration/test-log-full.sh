@@ -54,16 +54,18 @@ check "the log is full ($size bytes: less than a line left in its page)" \
 check_fails "a refused request: del-dp of no datapath" dpctl del-dp nodp
 check_fails "a refused request: a bad flow" \
 	dpctl add-flow dp0 "in_port(1),eth(),eth_type(0x0806),ipv4()" 2
-check "add-flow (1->2)" dpctl add-flow dp0 "in_port(1),eth(),eth_type(0x0806),arp()" 2
-check "add-flow (2->1)" dpctl add-flow dp0 "in_port(2),eth(),eth_type(0x0806),arp()" 1
-check "add-flow (IPv4 1->2)" dpctl add-flow dp0 "in_port(1),eth(),eth_type(0x0800),ipv4()" 2
-check "add-flow (IPv4 2->1)" dpctl add-flow dp0 "in_port(2),eth(),eth_type(0x0800),ipv4()" 1
+for f in "1 0806 arp 2" "2 0806 arp 1" "1 0800 ipv4 2" "2 0800 ipv4 1"; do
+	set -- $f
+	check "add-flow in_port $1, eth_type 0x$2 -> $4" \
+		dpctl add-flow dp0 "in_port($1),eth(),eth_type(0x$2),$3()" "$4"
+done
 check "ping through the datapath" in_ns_of $A ping -c 3 -i 0.2 -W 1 10.8.0.2
 # Misses: traffic no flow matches goes up, with nobody to take it.
 check "del-flows" dpctl del-flows dp0
 check "no ping without flows" unanswered $A -c 2 -i 0.2 -W 1 10.8.0.2
 check_out "show: the ports and the lookups" "port 2: vb" dpctl show dp0
-check "the log did not grow ($size bytes)" test "$(stat -c %s "$LOG")" -eq "$size"
+check "the log did not grow ($size bytes)" \
+	test "$(stat -c %s "$LOG")" -eq "$size"
 check "the daemon lives" test -e "/proc/$PID"
 # Not spinning: CPU time over an idle second.
 ticks() { awk '{ print $14 + $15 }' "/proc/$PID/stat"; }
