@@ -92,6 +92,11 @@ $(BUILD)/tapdp-run: compat/tapdp-run.c include/tapdp/proto.h
 $(BUILD)/test-%: tests/unit/test-%.c $(UNIT_LIB_OBJS) $(CORE_OBJS)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS) -lcmocka
 
+# Every allocation the core makes can be made to fail.
+$(BUILD)/test-alloc-fail: LDFLAGS += -Wl,--wrap=malloc,--wrap=calloc \
+	-Wl,--wrap=realloc,--wrap=strdup,--wrap=posix_memalign \
+	-Wl,--wrap=aligned_alloc
+
 # The keeper is the daemon's, not the core's.
 $(BUILD)/test-keep: $(BUILD)/obj/daemon/keeper.o
 

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Logging for tapdpd: to stderr or a log file, with a verbosity threshold.
- * Thread-safe (one write(2) per line). */
+ * Thread-safe (one write(2) per line). A line that cannot be written (the
+ * disk full) is dropped whole; the next one written follows a note of how
+ * many were lost. */
 #ifndef TAPDP_LOG_H
 #define TAPDP_LOG_H
 

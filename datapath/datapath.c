@@ -62,10 +62,11 @@ struct dp_net {
 	struct dp_drop_sink drops;
 	const struct vport_ops *(*port_ops)(enum ovs_vport_type type);
 	void (*psample)(const struct dp_psample *sample);
-	/* The tracker, created on first use (by any thread) and kept. */
+	/* The tracker, created on first use (by any thread) and kept;
+	 * tried again at each use while it cannot be made. */
 	pthread_mutex_t conntrack_lock;
 	struct conntrack *conntrack;	/* atomic */
-	bool conntrack_tried;
+	bool conntrack_failed;		/* the last try: said once */
 	uint32_t conntrack_max;
 };
 
@@ -1149,15 +1150,16 @@ dp_create(struct dp_net *net, const char *name, const uint32_t *pids,
 	struct datapath *dp, **grown;
 	int err;
 
-	dp = aligned_alloc(_Alignof(struct datapath), sizeof(*dp));
-	if (dp)
-		memset(dp, 0, sizeof(*dp));
+	/* The list takes the new one's place first: once moved, the old
+	 * block is gone, whatever happens next. */
 	grown = realloc(net->dps, (net->n_dps + 1) * sizeof(*grown));
-	if (!dp || !grown) {
-		free(dp);
+	if (!grown)
 		return -ENOMEM;
-	}
 	net->dps = grown;
+	dp = aligned_alloc(_Alignof(struct datapath), sizeof(*dp));
+	if (!dp)
+		return -ENOMEM;
+	memset(dp, 0, sizeof(*dp));
 	dp->net = net;
 	dp->drops = drop_counters_new();
 	err = dp->drops ? flow_table_init(&dp->table) : -ENOMEM;
@@ -1167,20 +1169,24 @@ dp_create(struct dp_net *net, const char *name, const uint32_t *pids,
 		return err;
 	}
 	err = meter_table_init(&dp->meters);
-	if (!err)
-		err = port_attach(dp, OVSP_LOCAL, OVS_VPORT_TYPE_INTERNAL,
-				  name, NULL, pids, n_pids, NULL);
-	if (err) {
-		meter_table_destroy(&dp->meters);
-		flow_table_destroy(&dp->table, flow_free);
-		free(dp->ports);
-		free(dp->drops);
-		free(dp);
-		return err == -EBUSY ? -EEXIST : err;
-	}
+	if (err)
+		goto out_table;
+	err = port_attach(dp, OVSP_LOCAL, OVS_VPORT_TYPE_INTERNAL, name, NULL,
+			  pids, n_pids, NULL);
+	if (err)
+		goto out_meters;
 	net->dps[net->n_dps++] = dp;
 	*out = dp;
 	return 0;
+
+out_meters:
+	meter_table_destroy(&dp->meters);
+out_table:
+	flow_table_destroy(&dp->table, flow_free);
+	free(dp->ports);
+	free(dp->drops);
+	free(dp);
+	return err == -EBUSY ? -EEXIST : err;
 }
 
 void
@@ -1254,17 +1260,19 @@ dp_net_conntrack(struct dp_net *net)
 	if (ct)
 		return ct;
 	pthread_mutex_lock(&net->conntrack_lock);
-	if (!net->conntrack_tried) {
-		net->conntrack_tried = true;
+	ct = net->conntrack;
+	if (!ct) {
 		ct = conntrack_create(net->conntrack_max);
-		if (ct)
+		if (ct) {
 			ctnetlink_attach(ct);
-		else
+			__atomic_store_n(&net->conntrack, ct,
+					 __ATOMIC_RELEASE);
+		} else if (!net->conntrack_failed) {
 			log_err("conntrack: cannot create the connection "
 				"table");
-		__atomic_store_n(&net->conntrack, ct, __ATOMIC_RELEASE);
+		}
+		net->conntrack_failed = !ct;
 	}
-	ct = net->conntrack;
 	pthread_mutex_unlock(&net->conntrack_lock);
 	return ct;
 }

@@ -125,7 +125,8 @@ struct dp_net *dp_net_new(const struct dp_net_config *cfg);
  * RCU is freed after a grace period (rcu_barrier() waits for it). */
 void dp_net_destroy(struct dp_net *net);
 /* The tracker, created on first use (one for all datapaths, as one
- * namespace's nf_conntrack); NULL when it cannot be. Any thread. */
+ * namespace's nf_conntrack); NULL when it cannot be (the next call tries
+ * again). Any thread. */
 struct conntrack *dp_net_conntrack(struct dp_net *net);
 /* The tracker if it was made, NULL otherwise. Any thread. */
 struct conntrack *dp_net_conntrack_made(const struct dp_net *net);

@@ -139,6 +139,7 @@ send_ack(struct nlsock *sk, const struct nlmsghdr *nlh, int err,
 	size_t payload = 0, cap;
 	uint16_t flags = 0;
 	struct nlmsgerr *e;
+	char small[2048];
 	struct msgbuf mb;
 	char *mem;
 
@@ -149,9 +150,14 @@ send_ack(struct nlsock *sk, const struct nlmsghdr *nlh, int err,
 	if (want_tlvs(sk, err, ack))
 		flags |= NLM_F_ACK_TLVS;
 	cap = NLMSG_SPACE(sizeof(*e) + payload) + 1024;
-	mem = malloc(cap);
-	if (!mem)
+	/* An ack echoing no request needs no allocation: the answer to a
+	 * change made is never lost for want of memory. */
+	mem = cap <= sizeof(small) ? small : malloc(cap);
+	if (!mem) {
+		/* As the kernel: the client's next read fails. */
+		nlsock_report_enobufs(sk);
 		return;
+	}
 	msgbuf_init(&mb, mem, cap);
 	e = msgbuf_start(&mb, NLMSG_ERROR, flags, nlh->nlmsg_seq,
 			 nlsock_portid(sk), sizeof(*e) + payload);
@@ -164,7 +170,8 @@ send_ack(struct nlsock *sk, const struct nlmsghdr *nlh, int err,
 	 * normal reply; it always fits in what we allocated. */
 	msgbuf_end(&mb);
 	nlsock_unicast(sk, mb.buf, mb.len);
-	free(mem);
+	if (mem != small)
+		free(mem);
 }
 
 /* Commands past resv_start_op get the kernel's stricter header checks. */
@@ -385,8 +392,18 @@ genl_dump_next(struct nlsock *sk)
 	if (cap > GENL_DUMP_PART)
 		cap = GENL_DUMP_PART;
 	mem = malloc(cap);
-	if (!mem)
-		return true;
+	if (!mem) {
+		/* Nothing would ask for the part again: the dump ends as one
+		 * whose dumpit found no memory. */
+		char done[NLMSG_SPACE(sizeof(int))];
+
+		d->done_errno = -ENOMEM;
+		msgbuf_init(&mb, done, sizeof(done));
+		put_done(&mb, d, &ack);
+		nlsock_unicast(sk, mb.buf, mb.len);
+		nlsock_set_dump(sk, NULL, NULL, 0);
+		return false;
+	}
 	msgbuf_init(&mb, mem, cap);
 	ret = d->op->dumpit(d, &mb);
 	if (ret == -EMSGSIZE && mb.len)

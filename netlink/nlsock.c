@@ -386,11 +386,17 @@ nlsock_recv_hint(const struct nlsock *sk)
 	return sk->max_recv;
 }
 
+void
+nlsock_report_enobufs(struct nlsock *sk)
+{
+	__atomic_store_n(&sk->shared->overrun, 1, __ATOMIC_RELEASE);
+}
+
 static void
 overrun(struct nlsock *sk)
 {
 	if (!(sk->flags & F_NO_ENOBUFS))
-		__atomic_store_n(&sk->shared->overrun, 1, __ATOMIC_RELEASE);
+		nlsock_report_enobufs(sk);
 }
 
 /* Writes one datagram, with info in front for a client that asked for

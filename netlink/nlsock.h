@@ -70,6 +70,9 @@ int nlsock_unicast(struct nlsock *sk, const void *buf, size_t len);
  * none. */
 int nlsock_unicast_portid(int protocol, uint32_t portid, const void *buf,
 			  size_t len);
+/* The client's next read fails with ENOBUFS, whatever NETLINK_NO_ENOBUFS
+ * says: what the kernel does when it cannot answer a request at all. */
+void nlsock_report_enobufs(struct nlsock *sk);
 /* Delivers to every member of group of protocol except exclude_portid (0:
  * none). The daemon's groups are, on NETLINK_GENERIC sockets, the ids it
  * hands out; on the others, the protocol's own numbers (1 to

@@ -60,6 +60,7 @@ for b in build build-asan; do
 		 tests/integration/test-hostile.sh \
 		 tests/integration/test-restart.sh \
 		 tests/integration/test-sandbox.sh \
+		 tests/integration/test-log-full.sh \
 		 tests/integration/test-netns.sh tests/integration/test-tunnel.sh \
 		 tests/integration/test-nsh.sh \
 		 tests/integration/test-vswitchd-tunnel.sh tests/integration/test-ovn.sh \

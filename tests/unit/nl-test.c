@@ -35,7 +35,7 @@ nl_serve_end(void)
 }
 
 struct dp_net *
-nl_serve_net(void)
+nl_net_new(void)
 {
 	const struct dp_net_config cfg = {
 		.upcall = packet_family_upcalls,
@@ -44,10 +44,16 @@ nl_serve_net(void)
 		.drops = drop_family_sink,
 	};
 
+	return dp_net_new(&cfg);
+}
+
+struct dp_net *
+nl_serve_net(void)
+{
 	rcu_register_thread();
 	vport_set_rx_queues(1);
 	nl_serve();
-	return dp_net_new(&cfg);
+	return nl_net_new();
 }
 
 void
@@ -72,6 +78,7 @@ fx_new(struct dp_net *net, int protocol, bool admin)
 	shared = mmap(NULL, sizeof(*shared), PROT_READ | PROT_WRITE,
 		      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	assert_true(shared != MAP_FAILED);
+	f->shared = shared;
 	f->peer = sv[0];
 	f->sk = nlsock_new(sv[1], shared, &creds, protocol, net);
 	assert_non_null(f->sk);

@@ -19,6 +19,7 @@
 
 struct dp_net;
 struct nlsock;
+struct tapdp_shared;
 
 /* A client's netlink socket of protocol (NETLINK_GENERIC or
  * NETLINK_NETFILTER), bound to its autobind portid, opened with or
@@ -26,6 +27,7 @@ struct nlsock;
 struct fx {
 	int peer;			/* the client's end */
 	struct nlsock *sk;
+	struct tapdp_shared *shared;	/* the page the shim reads */
 	/* Requests not sent yet: msgbuf_put*() and msgbuf_nest_*() on it
 	 * add attributes to the one begun. */
 	struct msgbuf req;
@@ -44,6 +46,8 @@ void nl_serve_end(void);
  * nl_serve_net_end() undoes it all. */
 struct dp_net *nl_serve_net(void);
 void nl_serve_net_end(struct dp_net *net);
+/* Another context as nl_serve_net()'s, for its caller to destroy. */
+struct dp_net *nl_net_new(void);
 
 struct fx *fx_new(struct dp_net *net, int protocol, bool admin);
 void fx_free(struct fx *f);
