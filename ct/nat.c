@@ -84,10 +84,16 @@ try_tuple(const struct nat_table *table, struct conn *c,
 	return true;
 }
 
+/* A free port for cand (the tuple orig is mapped to, addresses chosen),
+ * searched from an offset of orig's own: the connections a range maps to
+ * one address have one mapped tuple before their port is chosen, and
+ * starting all of them at its offset made each search walk past every
+ * port the others took (1,000,000 connections onto 254 addresses: 1,600
+ * set up per second instead of 100,000s). */
 static bool
 find_port(const struct nat_table *table, struct conn *c,
-	  struct ct_tuple *cand, const struct ct_nat_range *r,
-	  enum ct_manip manip)
+	  struct ct_tuple *cand, const struct ct_tuple *orig,
+	  const struct ct_nat_range *r, enum ct_manip manip)
 {
 	bool icmp = is_icmp(cand);
 	uint16_t *port = icmp || manip == CT_MANIP_SRC ? &cand->sport
@@ -117,7 +123,7 @@ find_port(const struct nat_table *table, struct conn *c,
 	if (!rnd && cur >= lo && cur <= hi && try_tuple(table, c, cand))
 		return true;
 	span = hi - lo + 1;
-	off = rnd ? (uint32_t)random() : ct_tuple_hash(cand, 0x5eed);
+	off = rnd ? (uint32_t)random() : ct_tuple_hash(orig, 0x5eed);
 	for (uint32_t i = 0; i < span && i < PORT_ATTEMPTS; i++) {
 		*port = htons(lo + (off + i) % span);
 		if (try_tuple(table, c, cand))
@@ -144,7 +150,7 @@ nat_setup(const struct nat_table *table, struct conn *c,
 	if (r && (r->flags & CT_RANGE_MAP_IPS))
 		pick_addr(r, &cur, manip == CT_MANIP_SRC ? &cand.src
 							 : &cand.dst);
-	if (!find_port(table, c, &cand, r, manip))
+	if (!find_port(table, c, &cand, &cur, r, manip))
 		return false;
 	c->status |= done;
 	if (!ct_tuple_equal(&cand, &cur))
