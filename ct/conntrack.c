@@ -49,6 +49,7 @@ struct conntrack {
 	struct conntrack_events events;	/* set before any packet */
 
 	pthread_t sweeper;
+	unsigned long buckets;		/* the sweeper's last resize */
 	pthread_mutex_t lock;		/* guards stop */
 	pthread_cond_t cond;
 	bool stop;
@@ -1438,6 +1439,28 @@ conntrack_sweep(struct conntrack *ct)
 	expect_forget(&ct->expects, 0, now);
 }
 
+/* Grows the table to a bucket per node. liburcu grows it by itself from
+ * counts it commits in steps, and past a few thousand nodes only when
+ * the count reaches a power of two: that check missed, the table stayed
+ * small while connections went in by the hundred thousand (chains of
+ * hundreds, setup down from 200,000 to 10,000 per second). Once a sweep
+ * bounds how long that lasts. Not under the read lock: it waits for
+ * readers. */
+static void
+table_fit(struct conntrack *ct)
+{
+	unsigned long nodes = 2ul * __atomic_load_n(&ct->n_conns,
+						    __ATOMIC_RELAXED);
+	unsigned long want = ct->buckets;
+
+	while (want < nodes)
+		want <<= 1;
+	if (want != ct->buckets) {
+		cds_lfht_resize(ct->ht, want);
+		ct->buckets = want;
+	}
+}
+
 static void *
 sweeper_main(void *arg)
 {
@@ -1455,6 +1478,7 @@ sweeper_main(void *arg)
 			break;
 		pthread_mutex_unlock(&ct->lock);
 		conntrack_sweep(ct);
+		table_fit(ct);
 		pthread_mutex_lock(&ct->lock);
 	}
 	pthread_mutex_unlock(&ct->lock);
@@ -1471,6 +1495,7 @@ conntrack_create(uint32_t max_conns)
 	if (!ct)
 		return NULL;
 	ct->max_conns = max_conns;
+	ct->buckets = HT_MIN_BUCKETS;
 	ct->basis = (uint32_t)random();
 	ct->zone_count = calloc(N_ZONES, sizeof(uint32_t));
 	ct->zone_limit = calloc(N_ZONES, sizeof(uint32_t));
