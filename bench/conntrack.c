@@ -13,11 +13,14 @@
  * looked up. Prints the wall time between the start and end barriers,
  * "conntrack: N ms", as OVS does.
  *
- *   bench-conntrack --million [N]
+ *   bench-conntrack --million [N] [nat]
  *
  * N (default 1,000,000) live connections: the time to set them up, the
  * memory they take (RSS growth per connection), then lookups of random
- * established connections per second, one thread.
+ * established connections per second, one thread. With "nat", each is
+ * committed with source NAT to a pool of 254 addresses and their ports
+ * (as OVN's SNAT for a subnet), and the replies go to the mapped address,
+ * undone by ct(nat).
  *
  *   bench-conntrack --separate THREADS PACKETS BATCH [1]
  *
@@ -152,6 +155,13 @@ benchmark(unsigned n_threads)
 	return 0;
 }
 
+/* Where replies of connection i go: its source, or what NAT mapped it
+ * to (host order). NULL without NAT. */
+static struct mapped {
+	uint32_t addr;
+	uint16_t port;
+} *mapped;
+
 /* Connection i: a distinct source address and port. */
 static void
 conn_frame(struct frame *f, uint32_t i, bool reply)
@@ -159,17 +169,59 @@ conn_frame(struct frame *f, uint32_t i, bool reply)
 	uint32_t a = 0x0b000000 + (i >> 4), b = 0x0c000001;
 	uint16_t sp = 1024 + (i & 15), dp = 80;
 
-	if (reply)
+	if (reply && mapped)
+		frame_build(f, b, mapped[i].addr, dp, mapped[i].port);
+	else if (reply)
 		frame_build(f, b, a, dp, sp);
 	else
 		frame_build(f, a, b, sp, dp);
 }
 
+/* The source the tracker gave connection i's first frame, read back from
+ * the rewritten headers. 0 when it was not rewritten. */
 static int
-million(uint32_t n)
+record_mapping(const struct frame *f, uint32_t i)
 {
-	const struct ct_action commit = { .family = AF_INET, .commit = true };
-	const struct ct_action lookup = { .family = AF_INET };
+	const uint8_t *l3 = f->pkt.data + f->pkt.layers.l3;
+	const uint8_t *l4 = f->pkt.data + f->pkt.layers.l4;
+
+	mapped[i].addr = get_be32(l3 + offsetof(struct iphdr, saddr));
+	mapped[i].port = get_be16(l4 + offsetof(struct udphdr, source));
+	return mapped[i].addr >= 0x0ac80001 && mapped[i].addr <= 0x0ac800fe;
+}
+
+/* Whether the tracker holds fewer than the n connections set up; says
+ * where the others went. */
+static bool
+table_short(uint32_t n)
+{
+	struct conntrack_stats st;
+
+	conntrack_get_stats(ct, &st);
+	if (st.n_conns == n)
+		return false;
+	fprintf(stderr, "%llu connections of %u in the table: %llu refused, "
+		"%llu expired\n", (unsigned long long)st.n_conns, n,
+		(unsigned long long)st.n_refused,
+		(unsigned long long)st.n_expired);
+	return true;
+}
+
+static int
+million(uint32_t n, bool nat)
+{
+	/* SNAT to 10.200.0.1-254, ports 1024-65535: 16 M mappings. */
+	const struct ct_action commit = {
+		.family = AF_INET, .commit = true,
+		.nat = nat ? CT_ACTION_NAT | CT_ACTION_SNAT : 0,
+		.range = { .flags = CT_RANGE_MAP_IPS | CT_RANGE_PROTO,
+			   .min_addr.ip = htonl(0x0ac80001),
+			   .max_addr.ip = htonl(0x0ac800fe),
+			   .min_port = 1024, .max_port = 65535 },
+	};
+	const struct ct_action lookup = {
+		.family = AF_INET, .nat = nat ? CT_ACTION_NAT : 0
+	};
 	const uint32_t lookups = 2000000;
 	struct frame f;
 	uint64_t t0, t1;
@@ -177,6 +229,12 @@ million(uint32_t n)
 	uint32_t x = 1;
 
 	rcu_register_thread();
+	/* The table of mappings is the benchmark's, not the tracker's:
+	 * touched before the first measure. */
+	if (nat && !(mapped = calloc(n, sizeof(*mapped)))) {
+		fprintf(stderr, "out of memory\n");
+		return 1;
+	}
 	ct = conntrack_create(n);
 	rss0 = rss_kib();
 	t0 = now_ns();
@@ -185,6 +243,10 @@ million(uint32_t n)
 		rcu_read_lock();
 		conntrack_execute(ct, &f.pkt, &f.key, &commit);
 		rcu_read_unlock();
+		if (nat && !record_mapping(&f, i)) {
+			fprintf(stderr, "connection %u not mapped\n", i);
+			return 1;
+		}
 		conn_frame(&f, i, true);
 		rcu_read_lock();
 		conntrack_execute(ct, &f.pkt, &f.key, &lookup);
@@ -192,11 +254,14 @@ million(uint32_t n)
 	}
 	t1 = now_ns();
 	rss1 = rss_kib();
-	printf("setup: %u connections in %llu ms (%.0f per second)\n", n,
+	printf("setup: %u connections%s in %llu ms (%.0f per second)\n", n,
+	       nat ? " with source NAT" : "",
 	       (unsigned long long)((t1 - t0) / 1000000),
 	       n / ((t1 - t0) / 1e9));
 	printf("memory: %.0f bytes per connection (RSS %ld -> %ld KiB)\n",
 	       (rss1 - rss0) * 1024.0 / n, rss0, rss1);
+	if (table_short(n))
+		return 1;
 	t0 = now_ns();
 	for (uint32_t k = 0; k < lookups; k++) {
 		x ^= x << 13, x ^= x >> 17, x ^= x << 5;
@@ -206,6 +271,7 @@ million(uint32_t n)
 		rcu_read_unlock();
 		if (!(f.key.ct_state & OVS_CS_F_ESTABLISHED)) {
 			fprintf(stderr, "connection %u lost\n", x % n);
+			table_short(n);
 			return 1;
 		}
 	}
@@ -215,6 +281,7 @@ million(uint32_t n)
 	       lookups / ((t1 - t0) / 1e3), n);
 	conntrack_destroy(ct);
 	rcu_unregister_thread();
+	free(mapped);
 	return 0;
 }
 
@@ -222,7 +289,8 @@ int
 main(int argc, char **argv)
 {
 	if (argc >= 2 && !strcmp(argv[1], "--million"))
-		return million(argc > 2 ? strtoul(argv[2], NULL, 0) : 1000000);
+		return million(argc > 2 ? strtoul(argv[2], NULL, 0) : 1000000,
+			       argc > 3 && !strcmp(argv[3], "nat"));
 	if (argc >= 2 && !strcmp(argv[1], "--separate")) {
 		separate = true;
 		argc--;
@@ -230,7 +298,7 @@ main(int argc, char **argv)
 	}
 	if (argc != 1 && argc != 4 && argc != 5) {
 		fprintf(stderr, "usage: bench-conntrack [--separate] THREADS PACKETS BATCH [1]\n"
-				"       bench-conntrack --million [N]\n");
+				"       bench-conntrack --million [N] [nat]\n");
 		return 2;
 	}
 	n_pkts = argc > 1 ? strtoul(argv[2], NULL, 0) : 1000000;
