@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "common/clock.h"
+#include "common/lfht-fit.h"
 #include "ct/conn.h"
 #include "ct/expect.h"
 #include "flow/extract.h"
@@ -49,7 +50,7 @@ struct conntrack {
 	struct conntrack_events events;	/* set before any packet */
 
 	pthread_t sweeper;
-	unsigned long buckets;		/* the sweeper's last resize */
+	unsigned long buckets;		/* the sweeper's lfht_fit */
 	pthread_mutex_t lock;		/* guards stop */
 	pthread_cond_t cond;
 	bool stop;
@@ -1439,28 +1440,6 @@ conntrack_sweep(struct conntrack *ct)
 	expect_forget(&ct->expects, 0, now);
 }
 
-/* Grows the table to a bucket per node. liburcu grows it by itself from
- * counts it commits in steps, and past a few thousand nodes only when
- * the count reaches a power of two: that check missed, the table stayed
- * small while connections went in by the hundred thousand (chains of
- * hundreds, setup down from 200,000 to 10,000 per second). Once a sweep
- * bounds how long that lasts. Not under the read lock: it waits for
- * readers. */
-static void
-table_fit(struct conntrack *ct)
-{
-	unsigned long nodes = 2ul * __atomic_load_n(&ct->n_conns,
-						    __ATOMIC_RELAXED);
-	unsigned long want = ct->buckets;
-
-	while (want < nodes)
-		want <<= 1;
-	if (want != ct->buckets) {
-		cds_lfht_resize(ct->ht, want);
-		ct->buckets = want;
-	}
-}
-
 static void *
 sweeper_main(void *arg)
 {
@@ -1478,7 +1457,11 @@ sweeper_main(void *arg)
 			break;
 		pthread_mutex_unlock(&ct->lock);
 		conntrack_sweep(ct);
-		table_fit(ct);
+		/* Both directions' nodes; once a second bounds how long a
+		 * table liburcu failed to grow stays small. */
+		lfht_fit(ct->ht, 2ul * __atomic_load_n(&ct->n_conns,
+						       __ATOMIC_RELAXED),
+			 &ct->buckets, HT_MIN_BUCKETS);
 		pthread_mutex_lock(&ct->lock);
 	}
 	pthread_mutex_unlock(&ct->lock);

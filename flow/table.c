@@ -12,6 +12,7 @@
 #include <sys/random.h>
 
 #include "common/hash.h"
+#include "common/lfht-fit.h"
 
 #define FLOW_TABLE_BUCKETS	1024	/* hash buckets at first, and at least */
 #define FLOW_TABLE_MASKS_MIN	16	/* mask slots at first, and at least */
@@ -382,6 +383,7 @@ flow_table_init(struct flow_table *t)
 		t->seed = (uint32_t)(uintptr_t)t;
 	t->cache_size = FLOW_MASK_CACHE_DEFAULT;
 	CDS_INIT_LIST_HEAD(&t->list);
+	t->flows_asked = t->ufids_asked = FLOW_TABLE_BUCKETS;
 	t->flows = cds_lfht_new(FLOW_TABLE_BUCKETS, FLOW_TABLE_BUCKETS, 0,
 	    flags, NULL);
 	t->ufids = cds_lfht_new(FLOW_TABLE_BUCKETS, FLOW_TABLE_BUCKETS, 0,
@@ -600,6 +602,12 @@ flow_table_insert(struct flow_table *t, struct flow *flow,
 	t->count++;
 out:
 	rcu_read_unlock();
+	if (!err) {
+		lfht_fit(t->flows, t->count, &t->flows_asked,
+			 FLOW_TABLE_BUCKETS);
+		lfht_fit(t->ufids, t->count, &t->ufids_asked,
+			 FLOW_TABLE_BUCKETS);
+	}
 	return err;
 }
 

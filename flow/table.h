@@ -86,6 +86,7 @@ struct flow_table {
 	struct flow_mask_array *masks;	/* RCU */
 	struct cds_list_head list;
 	unsigned count;
+	unsigned long flows_asked, ufids_asked;	/* lfht_fit's */
 	unsigned n_masks;
 	unsigned n_stripes;		/* usage counter copies, a power of 2 */
 	uint32_t cache_size;		/* entries of the mask caches in use */
@@ -128,7 +129,8 @@ struct flow *flow_table_lookup_ufid(struct flow_table *t, const uint8_t *ufid,
  * key is the flow's key as given (the flow keeps key & mask); ufid and
  * ufid_len come from the flow. -EEXIST when the UFID or the masked key
  * under that mask is in the table already, -EINVAL for a UFID longer than
- * FLOW_UFID_MAX, -ENOMEM. */
+ * FLOW_UFID_MAX, -ENOMEM. The writer's, outside rcu_read_lock(): it
+ * may resize the tables (common/lfht-fit.h). */
 int flow_table_insert(struct flow_table *t, struct flow *flow,
     const struct flow_key *key, const struct flow_key *mask);
 void flow_table_remove(struct flow_table *t, struct flow *flow);
