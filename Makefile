@@ -94,6 +94,8 @@ $(BUILD)/test-%: tests/unit/test-%.c $(UNIT_LIB_OBJS) $(CORE_OBJS)
 
 # The keeper is the daemon's, not the core's.
 $(BUILD)/test-keep: $(BUILD)/obj/daemon/keeper.o
+# The fuzz targets' mutator.
+$(BUILD)/test-nl-mutator: $(BUILD)/obj/tests/fuzz/nl-mutator.o
 
 $(BUILD)/shim-check: tests/integration/shim-check.c
 	$(CC) $(TAPDP_CFLAGS) $(CPPFLAGS) $(CFLAGS) -o $@ $< -lpthread
@@ -132,18 +134,22 @@ unit: $(UNIT_TESTS)
 asan:
 	$(MAKE) BUILD=build-asan SAN=1 all
 
-# libFuzzer targets (clang), one per parser.
+# libFuzzer targets (clang), one per parser, with the netlink mutator
+# those of netlink-shaped input use (tests/fuzz/nl-mutator.h).
 FUZZ_SRCS := $(wildcard tests/fuzz/fuzz-*.c)
+FUZZ_LIB := tests/fuzz/nl-mutator.c
 FUZZ_TARGETS := $(patsubst %.c,build-fuzz/%,$(notdir $(FUZZ_SRCS)))
 FUZZ_FLAGS := -fsanitize=fuzzer,address,undefined -fno-omit-frame-pointer \
 	      -fno-sanitize-recover=undefined
 FUZZ_SECONDS ?= 15
 
 define fuzz_rule
-build-fuzz/$(basename $(notdir $(1))): $(1) $(CORE_SRCS)
+build-fuzz/$(basename $(notdir $(1))): $(1) $(FUZZ_LIB) $(CORE_SRCS) \
+		tests/fuzz/nl-mutator.h
 	@mkdir -p build-fuzz
 	clang $(TAPDP_CFLAGS) -g -O1 $(FUZZ_FLAGS) \
-		$(shell pkg-config --cflags $(PKGS)) -o $$@ $$^ $(LDLIBS)
+		$(shell pkg-config --cflags $(PKGS)) -o $$@ \
+		$$(filter %.c,$$^) $(LDLIBS)
 endef
 $(foreach f,$(FUZZ_SRCS),$(eval $(call fuzz_rule,$(f))))
 

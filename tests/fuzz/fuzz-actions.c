@@ -11,6 +11,7 @@
 #include "actions/actions.h"
 #include "datapath/families.h"
 #include "netlink/attr.h"
+#include "tests/fuzz/nl-mutator.h"
 
 static uint8_t sink;
 
@@ -89,6 +90,13 @@ psample(void *ctx, const struct packet *pkt, const struct flow_key *key,
 	touch(pkt);
 	free(mem);
 }
+
+/* A frame, then actions (OVS_ACTION_ATTR_MAX is under 40). */
+static const struct nl_mut_layout layout = {
+	.split = true, .region = { NL_MUT_RAW, NL_MUT_ATTRS },
+	.max_type = 40, .malformed_one_in = 8,
+};
+NL_MUTATOR(layout)
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
