@@ -18,7 +18,7 @@ static uint8_t sink;
 static void
 touch(const struct packet *pkt)
 {
-	for (uint32_t i = 0; i < pkt->len - pkt->cutlen; i++)
+	for (uint32_t i = 0; i < packet_out_len(pkt); i++)
 		sink ^= pkt->data[i];
 }
 
@@ -77,7 +77,7 @@ psample(void *ctx, const struct packet *pkt, const struct flow_key *key,
 		.cookie_len = cookie ? attr_len(cookie) : 0,
 		.data = pkt->data,
 		.len = pkt->len,
-		.trunc_size = pkt->len - pkt->cutlen,
+		.trunc_size = packet_out_len(pkt),
 		.tun = pkt->egress_tun,
 	};
 	size_t size = psample_sample_size(&s);
