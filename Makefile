@@ -9,6 +9,12 @@
 #   make fuzz            explores: runs each libFuzzer target FUZZ_SECONDS (15) s
 #                        from its kept inputs (make check only replays them;
 #                        a crash found here goes to tests/fuzz-seeds/<target>/)
+#   make fuzz-campaign   each target FUZZ_CAMPAIGN_SECONDS (3600) s with
+#                        FUZZ_JOBS (the cores) processes, what adds
+#                        coverage merged into tests/fuzz-seeds/<target>/;
+#                        prints runs, corpus, coverage and crashes per
+#                        target (tests/fuzz/campaign.sh); FUZZ_CAMPAIGN=
+#                        "fuzz-X ..." picks targets
 #   make bench           builds and runs bench/*.c
 #   make install         PREFIX (/usr/local) and DESTDIR honoured
 
@@ -164,6 +170,10 @@ fuzz: $(FUZZ_TARGETS)
 		tail -1 $$t.log; \
 	done
 
+FUZZ_CAMPAIGN ?= $(notdir $(FUZZ_TARGETS))
+fuzz-campaign: $(FUZZ_CAMPAIGN:%=build-fuzz/%)
+	tests/fuzz/campaign.sh $^
+
 # The kernel's own OVS selftest, extracted at test time, never committed.
 SELFTEST_DIR := build/selftest
 $(SELFTEST_DIR)/ovs-dpctl.py:
@@ -197,6 +207,6 @@ install: all
 clean:
 	rm -rf build build-asan build-fuzz
 
-.PHONY: all unit asan fuzz bench selftest check install clean
+.PHONY: all unit asan fuzz fuzz-campaign bench selftest check install clean
 -include $(CORE_OBJS:.o=.d) $(UNIT_LIB_OBJS:.o=.d) \
 	$(filter $(BUILD)/obj/%,$(DAEMON_OBJS:.o=.d))
