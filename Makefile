@@ -9,6 +9,12 @@
 #   make fuzz            explores: runs each libFuzzer target FUZZ_SECONDS (15) s
 #                        from its kept inputs (make check only replays them;
 #                        a crash found here goes to tests/fuzz-seeds/<target>/)
+#   make fuzz-campaign   each target FUZZ_CAMPAIGN_SECONDS (3600) s with
+#                        FUZZ_JOBS (the cores) processes, what adds
+#                        coverage merged into tests/fuzz-seeds/<target>/;
+#                        prints runs, corpus, coverage and crashes per
+#                        target (tests/fuzz/campaign.sh); FUZZ_CAMPAIGN=
+#                        "fuzz-X ..." picks targets
 #   make bench           builds and runs bench/*.c
 #   make install         PREFIX (/usr/local) and DESTDIR honoured
 
@@ -99,6 +105,8 @@ $(BUILD)/test-alloc-fail: LDFLAGS += -Wl,--wrap=malloc,--wrap=calloc \
 
 # The keeper is the daemon's, not the core's.
 $(BUILD)/test-keep: $(BUILD)/obj/daemon/keeper.o
+# The fuzz targets' mutator.
+$(BUILD)/test-nl-mutator: $(BUILD)/obj/tests/fuzz/nl-mutator.o
 
 $(BUILD)/shim-check: tests/integration/shim-check.c
 	$(CC) $(TAPDP_CFLAGS) $(CPPFLAGS) $(CFLAGS) -o $@ $< -lpthread
@@ -137,18 +145,22 @@ unit: $(UNIT_TESTS)
 asan:
 	$(MAKE) BUILD=build-asan SAN=1 all
 
-# libFuzzer targets (clang), one per parser.
+# libFuzzer targets (clang), one per parser, with the netlink mutator
+# those of netlink-shaped input use (tests/fuzz/nl-mutator.h).
 FUZZ_SRCS := $(wildcard tests/fuzz/fuzz-*.c)
+FUZZ_LIB := tests/fuzz/nl-mutator.c
 FUZZ_TARGETS := $(patsubst %.c,build-fuzz/%,$(notdir $(FUZZ_SRCS)))
 FUZZ_FLAGS := -fsanitize=fuzzer,address,undefined -fno-omit-frame-pointer \
 	      -fno-sanitize-recover=undefined
 FUZZ_SECONDS ?= 15
 
 define fuzz_rule
-build-fuzz/$(basename $(notdir $(1))): $(1) $(CORE_SRCS)
+build-fuzz/$(basename $(notdir $(1))): $(1) $(FUZZ_LIB) $(CORE_SRCS) \
+		tests/fuzz/nl-mutator.h
 	@mkdir -p build-fuzz
 	clang $(TAPDP_CFLAGS) -g -O1 $(FUZZ_FLAGS) \
-		$(shell pkg-config --cflags $(PKGS)) -o $$@ $$^ $(LDLIBS)
+		$(shell pkg-config --cflags $(PKGS)) -o $$@ \
+		$$(filter %.c,$$^) $(LDLIBS)
 endef
 $(foreach f,$(FUZZ_SRCS),$(eval $(call fuzz_rule,$(f))))
 
@@ -162,6 +174,10 @@ fuzz: $(FUZZ_TARGETS)
 			{ tail -40 $$t.log; exit 1; }; \
 		tail -1 $$t.log; \
 	done
+
+FUZZ_CAMPAIGN ?= $(notdir $(FUZZ_TARGETS))
+fuzz-campaign: $(FUZZ_CAMPAIGN:%=build-fuzz/%)
+	tests/fuzz/campaign.sh $^
 
 # The kernel's own OVS selftest, extracted at test time, never committed.
 SELFTEST_DIR := build/selftest
@@ -196,6 +212,6 @@ install: all
 clean:
 	rm -rf build build-asan build-fuzz
 
-.PHONY: all unit asan fuzz bench selftest check install clean
+.PHONY: all unit asan fuzz fuzz-campaign bench selftest check install clean
 -include $(CORE_OBJS:.o=.d) $(UNIT_LIB_OBJS:.o=.d) \
 	$(filter $(BUILD)/obj/%,$(DAEMON_OBJS:.o=.d))

@@ -867,14 +867,13 @@ execute_list(struct exec *x, struct packet *pkt, struct flow_key *key,
 			env->output(env->ctx, pkt, key, attr_get_u32(a));
 			if (last)
 				return;
-			pkt->cutlen = 0;
+			pkt->trunc = 0;
 			break;
 		case OVS_ACTION_ATTR_TRUNC: {
 			struct ovs_action_trunc t;
 
 			memcpy(&t, attr_data(a), sizeof(t));
-			if (pkt->len > t.max_len)
-				pkt->cutlen = pkt->len - t.max_len;
+			pkt->trunc = t.max_len;
 			break;
 		}
 		case OVS_ACTION_ATTR_USERSPACE:
@@ -883,7 +882,7 @@ execute_list(struct exec *x, struct packet *pkt, struct flow_key *key,
 				       x->acts->len);
 			if (last)
 				return;
-			pkt->cutlen = 0;
+			pkt->trunc = 0;
 			break;
 		case OVS_ACTION_ATTR_HASH: {
 			struct ovs_action_hash h;
@@ -980,7 +979,7 @@ execute_list(struct exec *x, struct packet *pkt, struct flow_key *key,
 			break;
 		case TAPDP_ACTION_ATTR_PSAMPLE:
 			psample(x, pkt, key, a);
-			pkt->cutlen = 0;
+			pkt->trunc = 0;
 			/* As the last action it takes the packet: no drop. */
 			if (last)
 				return;

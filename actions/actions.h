@@ -56,7 +56,7 @@ struct actions_stored {
 
 struct actions_env {
 	void *ctx;
-	/* Sends the packet (len - cutlen bytes) out of port_no; a tunnel
+	/* Sends the packet (packet_out_len() bytes) out of port_no; a tunnel
 	 * port encapsulates it as pkt->egress_tun says. key: the packet's
 	 * (an L3 packet's protocol is its eth_type). */
 	void (*output)(void *ctx, const struct packet *pkt,
@@ -79,9 +79,9 @@ struct actions_env {
 	 * reassembly is none). */
 	bool (*ct)(void *ctx, struct packet *pkt, struct flow_key *key,
 		   const struct ct_action *ct);
-	/* The psample action: the packet (its first len - cutlen bytes
-	 * sent) to psample group 'group' with the cookie (NULL: none), at
-	 * 'rate', a probability scaled to UINT32_MAX. */
+	/* The psample action: the packet (its first packet_out_len()
+	 * bytes sent) to psample group 'group' with the cookie (NULL:
+	 * none), at 'rate', a probability scaled to UINT32_MAX. */
 	void (*psample)(void *ctx, const struct packet *pkt,
 			const struct flow_key *key, uint32_t group,
 			const struct nlattr *cookie, uint32_t rate);

@@ -160,7 +160,7 @@ upcall(const struct dp_ctx *ctx, uint8_t cmd, uint32_t portid,
 {
 	struct datapath *dp = ctx->dp;
 	const struct dp_upcall_sink *sink = &dp->net->upcall;
-	uint32_t plen = pkt->len - pkt->cutlen;
+	uint32_t plen = packet_out_len(pkt);
 	struct ovs_header *hdr;
 	struct genlmsghdr *gh;
 	struct nlattr *nest;
@@ -204,7 +204,7 @@ upcall(const struct dp_ctx *ctx, uint8_t cmd, uint32_t portid,
 	}
 	if (pkt->mru)
 		msgbuf_put_u16(&mb, OVS_PACKET_ATTR_MRU, pkt->mru);
-	if (pkt->cutlen)
+	if (packet_truncated(pkt))
 		msgbuf_put_u32(&mb, OVS_PACKET_ATTR_LEN, pkt->len);
 	hash = packet_hash(pkt, key) | HASH_SW_BIT;
 	if (key->ip_proto == IPPROTO_TCP || key->ip_proto == IPPROTO_UDP)
@@ -231,7 +231,6 @@ upcall_segments(const struct dp_ctx *ctx, uint8_t cmd, uint32_t portid,
 		const struct nlattr *userdata, const struct tun_key *egress,
 		const void *acts, int acts_len)
 {
-	uint32_t max_len = pkt->len - pkt->cutlen;
 	struct packet seg;
 	struct gso g;
 	int err;
@@ -246,12 +245,10 @@ upcall_segments(const struct dp_ctx *ctx, uint8_t cmd, uint32_t portid,
 	seg.data = segment_buf;
 	seg.headroom = seg.tailroom = 0;
 	memset(&seg.vnet, 0, sizeof(seg.vnet));
-	while (!err && (seg.len = gso_next(&g, segment_buf))) {
-		seg.cutlen = pkt->cutlen && seg.len > max_len
-				     ? seg.len - max_len : 0;
+	/* Each keeps the frame's trunc(): cut to it when longer. */
+	while (!err && (seg.len = gso_next(&g, segment_buf)))
 		err = upcall(ctx, cmd, portid, &seg, key, userdata, egress,
 			     acts, acts_len);
-	}
 	/* Made again, failure being rare, for each drop to show its own. */
 	if (err && !gso_init(&g, pkt->data, pkt->len, pkt->l3, &pkt->vnet, 0))
 		while ((seg.len = gso_next(&g, segment_buf)))
@@ -388,11 +385,10 @@ env_output(void *c, const struct packet *pkt, const struct flow_key *key,
 		dp_drop(ctx, pkt, TAPDP_DROP_NOT_SPECIFIED);
 		return;
 	}
-	if (pkt->cutlen) {
+	if (packet_truncated(pkt)) {
 		uint32_t min = pkt->l3 ? 0 : ETH_HLEN;
 
-		len = pkt->len - pkt->cutlen > min ? pkt->len - pkt->cutlen
-						   : min;
+		len = packet_out_len(pkt) > min ? packet_out_len(pkt) : min;
 		/* A cut frame is no longer one GSO unit. */
 		reason = send_drop_reason(vport_send(port->vport, pkt->data,
 						     len, NULL, pkt->egress_tun,
@@ -437,7 +433,7 @@ env_userspace(void *c, const struct packet *pkt, const struct flow_key *key,
 
 		egress = *pkt->egress_tun;
 		if (out && !vport_egress_info(out->vport, pkt->data,
-					      pkt->len - pkt->cutlen, &egress))
+					      packet_out_len(pkt), &egress))
 			has_egress = true;
 	}
 	err = upcall(ctx, OVS_PACKET_CMD_ACTION, portid, (struct packet *)pkt,
@@ -497,7 +493,7 @@ env_psample(void *c, const struct packet *pkt, const struct flow_key *key,
 		.cookie_len = cookie ? attr_len(cookie) : 0,
 		.data = pkt->data,
 		.len = pkt->len,
-		.trunc_size = pkt->len - pkt->cutlen,
+		.trunc_size = packet_out_len(pkt),
 		.tun = pkt->egress_tun ? pkt->egress_tun : ctx->in_tun,
 	};
 

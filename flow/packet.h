@@ -24,7 +24,10 @@ struct packet {
 	uint32_t headroom;		/* free bytes before data */
 	uint32_t tailroom;		/* free bytes after data + len */
 	uint32_t hash;			/* 0: not computed yet */
-	uint32_t cutlen;		/* bytes trunc() removes at output */
+	/* What the last trunc() keeps at output, 0: all. A length, not
+	 * the bytes to cut, as the kernel's cutlen: actions after trunc()
+	 * that change the packet's length do not move it. */
+	uint32_t trunc;
 	uint32_t probability;		/* of the sample() running the
 					 * actions, 0: none (a psample's
 					 * rate) */
@@ -49,6 +52,20 @@ packet_csum_partial(const struct packet *p)
 	return p->vnet.flags & VIRTIO_NET_HDR_F_NEEDS_CSUM;
 }
 
+/* Whether trunc() cuts the packet at output, and the bytes output gives
+ * of it (the kernel's min(skb->len, cutlen)). */
+static inline bool
+packet_truncated(const struct packet *p)
+{
+	return p->trunc && p->trunc < p->len;
+}
+
+static inline uint32_t
+packet_out_len(const struct packet *p)
+{
+	return packet_truncated(p) ? p->trunc : p->len;
+}
+
 static inline void
 packet_init(struct packet *p, uint8_t *buf, uint32_t size, uint32_t len)
 {
@@ -57,7 +74,7 @@ packet_init(struct packet *p, uint8_t *buf, uint32_t size, uint32_t len)
 	p->headroom = FRAME_HEADROOM;
 	p->tailroom = size - FRAME_HEADROOM - len;
 	p->hash = 0;
-	p->cutlen = 0;
+	p->trunc = 0;
 	p->probability = 0;
 	p->mru = 0;
 	p->key_valid = false;

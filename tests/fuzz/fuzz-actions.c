@@ -11,13 +11,14 @@
 #include "actions/actions.h"
 #include "datapath/families.h"
 #include "netlink/attr.h"
+#include "tests/fuzz/nl-mutator.h"
 
 static uint8_t sink;
 
 static void
 touch(const struct packet *pkt)
 {
-	for (uint32_t i = 0; i < pkt->len - pkt->cutlen; i++)
+	for (uint32_t i = 0; i < packet_out_len(pkt); i++)
 		sink ^= pkt->data[i];
 }
 
@@ -76,7 +77,7 @@ psample(void *ctx, const struct packet *pkt, const struct flow_key *key,
 		.cookie_len = cookie ? attr_len(cookie) : 0,
 		.data = pkt->data,
 		.len = pkt->len,
-		.trunc_size = pkt->len - pkt->cutlen,
+		.trunc_size = packet_out_len(pkt),
 		.tun = pkt->egress_tun,
 	};
 	size_t size = psample_sample_size(&s);
@@ -89,6 +90,13 @@ psample(void *ctx, const struct packet *pkt, const struct flow_key *key,
 	touch(pkt);
 	free(mem);
 }
+
+/* A frame, then actions (OVS_ACTION_ATTR_MAX is under 40). */
+static const struct nl_mut_layout layout = {
+	.split = true, .region = { NL_MUT_RAW, NL_MUT_ATTRS },
+	.max_type = 40, .malformed_one_in = 8,
+};
+NL_MUTATOR(layout)
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

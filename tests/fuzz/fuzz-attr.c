@@ -3,6 +3,7 @@
 #include <stdint.h>
 
 #include "netlink/attr.h"
+#include "tests/fuzz/nl-mutator.h"
 
 static const struct attr_policy pol[] = {
 	[1] = { .kind = ATTR_U8 },
@@ -19,6 +20,11 @@ static const struct attr_policy pol[] = {
 	[12] = { .kind = ATTR_BE32 },
 	[13] = { .kind = ATTR_UNSPEC, .len = 8 },
 };
+
+static const struct nl_mut_layout layout = {
+	.region = { NL_MUT_ATTRS }, .max_type = 14, .malformed_one_in = 8,
+};
+NL_MUTATOR(layout)
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

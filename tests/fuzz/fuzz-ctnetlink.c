@@ -17,6 +17,7 @@
 #include "datapath/families.h"
 #include "netlink/genl.h"
 #include "netlink/nlsock.h"
+#include "tests/fuzz/nl-mutator.h"
 
 static struct nlsock *sk;
 static struct dp_net *net;
@@ -42,6 +43,13 @@ setup(void)
 	sk = nlsock_new(sv[1], shared, &creds, NETLINK_NETFILTER, net);
 	nlsock_autobind(sk);
 }
+
+/* nfgenmsg, then attributes (CTA_MAX is under 32). */
+static const struct nl_mut_layout layout = {
+	.region = { NL_MUT_MSGS }, .hdr_len = 4, .max_type = 32,
+	.max_cmd = 12, .malformed_one_in = 8,
+};
+NL_MUTATOR(layout)
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

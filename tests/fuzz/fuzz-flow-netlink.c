@@ -8,6 +8,7 @@
 
 #include "actions/actions-netlink.h"
 #include "flow/key-netlink.h"
+#include "tests/fuzz/nl-mutator.h"
 
 static struct nlattr *
 as_nest(uint8_t *buf, const uint8_t *data, size_t len)
@@ -19,6 +20,14 @@ as_nest(uint8_t *buf, const uint8_t *data, size_t len)
 	memcpy(buf + NLA_HDRLEN, data, len);
 	return nla;
 }
+
+/* Key attributes, then mask or actions (OVS_KEY_ATTR_MAX and
+ * OVS_ACTION_ATTR_MAX are under 40). */
+static const struct nl_mut_layout layout = {
+	.split = true, .region = { NL_MUT_ATTRS, NL_MUT_ATTRS },
+	.max_type = 40, .malformed_one_in = 8,
+};
+NL_MUTATOR(layout)
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -12,6 +12,7 @@
 #include "datapath/families.h"
 #include "netlink/genl.h"
 #include "netlink/nlsock.h"
+#include "tests/fuzz/nl-mutator.h"
 
 static struct nlsock *sk;
 static struct dp_net *net;
@@ -39,6 +40,15 @@ setup(void)
 	sk = nlsock_new(sv[1], shared, &creds, NETLINK_GENERIC, net);
 	nlsock_autobind(sk);
 }
+
+/* Requests of the OVS families: genlmsghdr and ovs_header, then
+ * attributes (OVS_FLOW_ATTR_MAX, the largest, is under 32). nlctrl's
+ * have no ovs_header: their first attribute is taken for one. */
+static const struct nl_mut_layout layout = {
+	.region = { NL_MUT_MSGS }, .hdr_len = 8, .max_type = 32,
+	.max_cmd = 12, .malformed_one_in = 8,
+};
+NL_MUTATOR(layout)
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

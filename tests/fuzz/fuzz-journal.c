@@ -21,6 +21,7 @@
 #include "datapath/journal.h"
 #include "netlink/genl.h"
 #include "netlink/nlsock.h"
+#include "tests/fuzz/nl-mutator.h"
 
 /* magic, version, live slot, two slots {start, used}. */
 #define JHDR_LEN	48
@@ -91,6 +92,14 @@ setup(void)
 	nlctrl_register();
 	families_register();
 }
+
+/* The header's bytes, then records: requests of the OVS families
+ * (genlmsghdr and ovs_header, then attributes). */
+static const struct nl_mut_layout layout = {
+	.prefix = JHDR_LEN, .region = { NL_MUT_MSGS }, .hdr_len = 8,
+	.max_type = 32, .max_cmd = 4, .malformed_one_in = 16,
+};
+NL_MUTATOR(layout)
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -13,6 +13,7 @@
 
 #include "netlink/msg.h"
 #include "vport/tnl-dev.h"
+#include "tests/fuzz/nl-mutator.h"
 
 static const char *const kinds[] = { "vxlan", "geneve", "gre", "gretap",
 				     "ip6gretap", "erspan", "ip6erspan" };
@@ -26,6 +27,14 @@ parse(const struct tnl_kind *k, const struct nlattr *data,
 	memset(dev, 0, sizeof(*dev));
 	return tnl_kind_parse(k, data, dev, md, &ack);
 }
+
+/* The kind's byte, then IFLA_INFO_DATA's attributes (IFLA_VXLAN_MAX,
+ * the largest, is under 32). */
+static const struct nl_mut_layout layout = {
+	.prefix = 1, .region = { NL_MUT_ATTRS }, .max_type = 32,
+	.malformed_one_in = 8,
+};
+NL_MUTATOR(layout)
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *in, size_t size)

@@ -38,7 +38,7 @@ output(void *ctx, const struct packet *pkt, const struct flow_key *key,
 {
 	struct out *o = &outs[n_outs++];
 
-	o->len = pkt->len - pkt->cutlen;
+	o->len = packet_out_len(pkt);
 	o->port = port;
 	memcpy(o->frame, pkt->data, o->len);
 	if (pkt->egress_tun)
@@ -90,7 +90,7 @@ psample(void *ctx, const struct packet *pkt, const struct flow_key *key,
 
 	s->group = group;
 	s->rate = rate;
-	s->len = pkt->len - pkt->cutlen;
+	s->len = packet_out_len(pkt);
 	s->cookie_len = cookie ? attr_len(cookie) : 0;
 	if (cookie)
 		memcpy(s->cookie, attr_data(cookie), s->cookie_len);
@@ -390,7 +390,7 @@ test_vlan_push_pop_and_trunc(void **state)
 {
 	struct ovs_action_push_vlan pv = { htons(ETH_P_8021Q),
 					   htons(0x1000 | 100) };
-	struct ovs_action_trunc tr = { 20 };
+	struct ovs_action_trunc tr = { 20 }, tr14 = { 14 };
 	uint8_t f[TCP_FRAME_MAX], buf[4096];
 	static struct attrs a;
 	uint32_t len = tcp_frame(f, 0, 64);
@@ -404,8 +404,19 @@ test_vlan_push_pop_and_trunc(void **state)
 	msgbuf_put_u32(&a.mb, OVS_ACTION_ATTR_OUTPUT, 2);
 	attrs_put(&a, OVS_ACTION_ATTR_POP_VLAN, NULL, 0);
 	msgbuf_put_u32(&a.mb, OVS_ACTION_ATTR_OUTPUT, 1);
+	/* trunc() keeps a length, as the kernel's: an action after it that
+	 * shrinks the packet does not make the output shorter (when it took
+	 * more than trunc() kept, as pop_nsh may, the bytes to cut were once
+	 * more than the packet's: fuzz-actions' crash-*). */
+	attrs_put(&a, OVS_ACTION_ATTR_PUSH_VLAN, &pv, sizeof(pv));
+	attrs_put(&a, OVS_ACTION_ATTR_TRUNC, &tr, sizeof(tr));
+	attrs_put(&a, OVS_ACTION_ATTR_POP_VLAN, NULL, 0);
+	msgbuf_put_u32(&a.mb, OVS_ACTION_ATTR_OUTPUT, 1);
+	attrs_put(&a, OVS_ACTION_ATTR_TRUNC, &tr14, sizeof(tr14));
+	attrs_put(&a, OVS_ACTION_ATTR_POP_ETH, NULL, 0);
+	msgbuf_put_u32(&a.mb, OVS_ACTION_ATTR_OUTPUT, 2);
 	run(f, len, &a, &pkt, &key, buf);
-	assert_int_equal(n_outs, 3);
+	assert_int_equal(n_outs, 5);
 	/* Tagged: 802.1Q, VID 100, the CFI bit not on the wire. */
 	assert_int_equal(outs[0].len, len + 4);
 	assert_memory_equal(outs[0].frame + 12, "\x81\x00\x00\x64\x08\x00", 6);
@@ -413,6 +424,11 @@ test_vlan_push_pop_and_trunc(void **state)
 	assert_int_equal(outs[1].len, 20);
 	assert_int_equal(outs[2].len, len);
 	assert_memory_equal(outs[2].frame, f, len);
+	assert_int_equal(outs[3].len, 20);
+	assert_memory_equal(outs[3].frame, f, 20);
+	/* The IPv4 packet's first 14 bytes. */
+	assert_int_equal(outs[4].len, 14);
+	assert_memory_equal(outs[4].frame, f + 14, 14);
 }
 
 /* psample(group, cookie) nested in a. */
