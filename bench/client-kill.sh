@@ -1,0 +1,109 @@
+#!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
+# Clients killed (SIGKILL) in the middle of what they do leave nothing
+# behind in tapdpd. A datapath with ports and FLOWS flows is the known
+# state; then N clients (bench/tools/client-kill.c), each a long flow dump,
+# a batch of 100 flow puts in one sendmsg, a single flow put, an ovs_flow
+# group join and listen, or a port's upcall pid set, at random, each killed
+# after a random 0 to 20 ms. Once the daemon has seen every client go:
+#   - its descriptors, and its keeper's, are those of the baseline (each
+#     emulated socket holds its connection, data socket, shared page and
+#     kernel socket in both; a dump or a group membership lives in its
+#     socket and goes with it);
+#   - no dead client's portid is still bound (a new socket binds to each);
+#   - the flows are the baseline's plus pool flows alone (the only keys the
+#     put clients use), counted, then deleted: then the flows and ports are
+#     exactly the baseline's;
+#   - its VmRSS grew by less than 1% over the loop, measured from after a
+#     warm-up of 50 clients, each time with the pool flows deleted.
+#
+#   bash bench/client-kill.sh [N]   (default 1000; as root)
+#   CLIENT_KILL_FLOWS=N             the baseline's flows (default 3000)
+#   CLIENT_KILL_SEED=S              the clients' random sequence (default
+#                                   the time)
+set -u
+cd "$(dirname "$0")/.." || exit 1
+make -s all build/client-kill || exit 1
+. tests/lib.sh
+N=${1:-1000}
+FLOWS=${CLIENT_KILL_FLOWS:-3000}
+SEED=${CLIENT_KILL_SEED:-$(date +%s)}
+WARMUP=50
+trap tapdp_cleanup EXIT
+
+ck() { in_ns "$BUILD/tapdp-run" -- "$BUILD/client-kill" "$@"; }
+fds() { ls "/proc/$1/fd" | wc -l; }
+rss() { awk '/^VmRSS:/ { print $2 }' "/proc/$1/status"; }
+fds_are() { [ "$(fds "$1")" -eq "$2" ]; }
+# The flows as ovs-dpctl prints them, sorted; the ports, without counters.
+flows() { dpctl dump-flows dp0 | sort; }
+ports() { dpctl show dp0 | grep -E '^\s+port '; }
+# Back to the known state: the pool flows deleted, p1's upcall pid reset;
+# prints how many pool flows there were.
+restore() {
+	ck del-pool dp0 | awk '{ print $2 }'
+	ck port-pid dp0 p1 "$PID0"
+}
+
+tapdp_ns_up
+tapdpd_start || exit 1
+DPID=$(cat "$PIDF")
+KPID=$(awk '{ print $1 }' "/proc/$DPID/task/$DPID/children")
+dpctl add-dp dp0
+for p in p1 p2 p3; do dpctl add-if dp0 "$p,type=internal"; done
+ck setup dp0 "$FLOWS" || exit 1
+check "the baseline's $FLOWS flows are in place" \
+	test "$(ck dump dp0 | grep -c '^02:')" -eq "$FLOWS"
+PID0=$(ck port-pid dp0 p1)
+flows >"$T/flows0"
+ports >"$T/ports0"
+FD0=$(fds "$DPID")
+KFD0=$(fds "$KPID")
+
+echo "client-kill: $(nproc) CPUs, $FLOWS flows, 3 ports, $N clients after $WARMUP of warm-up, seed $SEED"
+ck loop dp0 p1 "$WARMUP" "$((SEED + 1))" "$T/pids.warmup" >/dev/null
+wait_until 20 fds_are "$DPID" "$FD0"
+restore >/dev/null
+RSS0=$(rss "$DPID")
+
+t0=$(date +%s.%N)
+ck loop dp0 p1 "$N" "$SEED" "$T/pids"
+t1=$(date +%s.%N)
+check "every close seen: the daemon's descriptors are the baseline's ($FD0)" \
+	wait_until 30 fds_are "$DPID" "$FD0"
+check "the keeper's descriptors are the baseline's ($KFD0)" \
+	wait_until 30 fds_are "$KPID" "$KFD0"
+check_out "no dead client's portid is still bound" ', still bound 0$' \
+	ck probe "$T/pids"
+ck dump dp0 >"$T/macs"
+base=$(grep -c '^02:' "$T/macs")
+pool=$(grep -c '^0a:00:00:00:' "$T/macs")
+other=$(($(wc -l <"$T/macs") - base - pool))
+check "the baseline's flows are all there ($base of $FLOWS)" \
+	test "$base" -eq "$FLOWS"
+check "no flow but the baseline's and the pool's ($other others)" \
+	test "$other" -eq 0
+upid=$(ck port-pid dp0 p1)
+deleted=$(restore)
+check "the pool flows counted are those deleted ($pool, $deleted)" \
+	test "$pool" -eq "$deleted"
+check "the flows are the baseline's, exactly" \
+	diff "$T/flows0" <(flows)
+check "the ports are the baseline's" diff "$T/ports0" <(ports)
+check "the daemon's descriptors are still the baseline's" \
+	fds_are "$DPID" "$FD0"
+RSS1=$(rss "$DPID")
+growth=$(awk -v a="$RSS0" -v b="$RSS1" 'BEGIN { printf "%.2f", (b - a) * 100 / a }')
+check "VmRSS grew by less than 1% ($RSS0 -> $RSS1 KiB: $growth%)" \
+	awk -v a="$RSS0" -v b="$RSS1" 'BEGIN { exit !(b < a * 1.01) }'
+check "the daemon is alive and answers" dpctl show dp0
+echo
+echo "| figure | value |"
+echo "|---|---:|"
+echo "| clients killed | $N in $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }') s |"
+echo "| daemon's descriptors (baseline, after) | $FD0, $(fds "$DPID") |"
+echo "| keeper's descriptors (baseline, after) | $KFD0, $(fds "$KPID") |"
+echo "| pool flows the killed put clients left | $pool |"
+echo "| p1's upcall pid after the loop (baseline $PID0) | $upid |"
+echo "| VmRSS after warm-up, after the loop (KiB) | $RSS0, $RSS1 ($growth%) |"
+finish
