@@ -123,9 +123,9 @@ $(BUILD)/bench-conntrack: $(BUILD)/obj/tests/unit/builders.o
 $(BUILD)/udpgen: bench/tools/udpgen.c
 	$(CC) $(TAPDP_CFLAGS) $(CPPFLAGS) $(CFLAGS) -o $@ $<
 
-# bench/client-kill.sh's clients: run under the shim, so no sanitizer
+# The fault benchmarks' clients: run under the shim, so no sanitizer
 # runtime.
-$(BUILD)/client-kill: bench/tools/client-kill.c
+$(BUILD)/dpclient: bench/tools/dpclient.c
 	$(CC) $(TAPDP_CFLAGS) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS:-fsanitize%=) \
 	      -o $@ $< $(shell pkg-config --libs libmnl)
 

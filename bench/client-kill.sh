@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: Apache-2.0
 # Clients killed (SIGKILL) in the middle of what they do leave nothing
 # behind in tapdpd. A datapath with ports and FLOWS flows is the known
-# state; then N clients (bench/tools/client-kill.c), each a long flow dump,
+# state; then N clients (bench/tools/dpclient.c), each a long flow dump,
 # a batch of 100 flow puts in one sendmsg, a single flow put, an ovs_flow
 # group join and listen, or a port's upcall pid set, at random, each killed
 # after a random 0 to 20 ms. Once the daemon has seen every client go:
@@ -23,7 +23,7 @@
 #                                   the time)
 set -u
 cd "$(dirname "$0")/.." || exit 1
-make -s all build/client-kill || exit 1
+make -s all build/dpclient || exit 1
 . tests/lib.sh
 N=${1:-1000}
 FLOWS=${CLIENT_KILL_FLOWS:-3000}
@@ -31,7 +31,7 @@ SEED=${CLIENT_KILL_SEED:-$(date +%s)}
 WARMUP=50
 trap tapdp_cleanup EXIT
 
-ck() { in_ns "$BUILD/tapdp-run" -- "$BUILD/client-kill" "$@"; }
+ck() { in_ns "$BUILD/tapdp-run" -- "$BUILD/dpclient" "$@"; }
 fds() { ls "/proc/$1/fd" | wc -l; }
 rss() { awk '/^VmRSS:/ { print $2 }' "/proc/$1/status"; }
 fds_are() { [ "$(fds "$1")" -eq "$2" ]; }
@@ -49,7 +49,7 @@ tapdp_ns_up
 tapdpd_start || exit 1
 DPID=$(cat "$PIDF")
 KPID=$(awk '{ print $1 }' "/proc/$DPID/task/$DPID/children")
-dpctl add-dp dp0
+dpctl add-dp dp0 2>/dev/null || exit 1
 for p in p1 p2 p3; do dpctl add-if dp0 "$p,type=internal"; done
 ck setup dp0 "$FLOWS" || exit 1
 check "the baseline's $FLOWS flows are in place" \

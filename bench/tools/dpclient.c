@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* client-kill: the clients bench/client-kill.sh kills, and what it checks
- * the daemon with afterwards. Run it under tapdp-run, in the daemon's
- * namespace.
+/* dpclient: the OVS clients of the fault benchmarks: those
+ * bench/client-kill.sh kills and what it checks the daemon with
+ * afterwards, and bench/upcall-storm.sh's upcall handler. Run it under
+ * tapdp-run, in the daemon's namespace.
  *
- *   client-kill setup DP N
+ *   dpclient setup DP N
  *	puts N flows (the base: eth src 02:00:00:xx:xx:xx) into DP, 100 per
  *	sendmsg, each acknowledged
- *   client-kill loop DP PORT N SEED PIDS
+ *   dpclient loop DP PORT N SEED PIDS
  *	N times: forks a client that starts, right away and over again, one
  *	of a long flow dump, a batch of 100 flow puts in one sendmsg, one
  *	flow put, an ovs_flow group join and listen, or a set of PORT's
@@ -17,15 +18,22 @@
  *	requests they had completed.
  *	The flows the put clients install come from a pool of POOL keys
  *	(eth src 0a:00:00:00:xx:xx): the state can grow by those alone.
- *   client-kill dump DP
+ *   dpclient dump DP
  *	one line per flow of DP: its eth src
- *   client-kill del-pool DP
+ *   dpclient del-pool DP
  *	deletes every pool flow there is; prints "deleted N"
- *   client-kill probe PIDS
+ *   dpclient probe PIDS
  *	binds a new socket to each portid of the file PIDS; prints "probed
  *	N, still bound M": M portids a dead client's socket still holds
- *   client-kill port-pid DP PORT [PID]
+ *   dpclient port-pid DP PORT [PID]
  *	prints PORT's upcall pid, or sets it to PID
+ *   dpclient upcall-listen DP RATE MARK-IP
+ *	DP's upcall handler (DP dispatches per CPU, as ovs-dpctl makes it:
+ *	every CPU's upcalls come to this socket), reading at most RATE
+ *	upcalls a second: prints "ready" once it is, and on SIGUSR1
+ *	"received N overruns M" (M: reads that found the socket overrun).
+ *	The upcall of a frame from MARK-IP prints "mark T" (T: the
+ *	realtime clock's seconds when it was read). SIGTERM ends it.
  *
  * Exit status: 0, or 1 when a request failed or a check found something
  * (the message says which), 2 when the tool itself failed. */
@@ -35,6 +43,7 @@
 #include <libmnl/libmnl.h>
 #include <linux/genetlink.h>
 #include <linux/openvswitch.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -54,7 +63,7 @@
 static void __attribute__((noreturn))
 die(const char *what)
 {
-	fprintf(stderr, "client-kill: %s: %s\n", what, strerror(errno));
+	fprintf(stderr, "dpclient: %s: %s\n", what, strerror(errno));
 	exit(2);
 }
 
@@ -63,7 +72,8 @@ struct ovs {
 	uint32_t portid;
 	uint32_t seq;
 	int dp_ifindex;
-	uint16_t dp_family, flow_family, vport_family;
+	uint32_t dp_features;
+	uint16_t dp_family, flow_family, vport_family, packet_family;
 	uint32_t flow_group;
 };
 
@@ -166,7 +176,7 @@ resolve(struct ovs *o, const char *name, const char *group,
 	mnl_attr_put_strz(nlh, CTRL_ATTR_FAMILY_NAME, name);
 	send_msg(o, buf, nlh->nlmsg_len);
 	if (receive(o, o->seq, BUF_SIZE, family_cb, &fa) || !fa.id) {
-		fprintf(stderr, "client-kill: no family %s\n", name);
+		fprintf(stderr, "dpclient: no family %s\n", name);
 		exit(2);
 	}
 	if (group_id)
@@ -179,8 +189,14 @@ dp_cb(const struct nlmsghdr *nlh, void *arg)
 {
 	const struct ovs_header *oh = (const void *)((const char *)
 		mnl_nlmsg_get_payload(nlh) + sizeof(struct genlmsghdr));
+	struct ovs *o = arg;
+	const struct nlattr *a;
 
-	*(int *)arg = oh->dp_ifindex;
+	o->dp_ifindex = oh->dp_ifindex;
+	mnl_attr_for_each(a, nlh, sizeof(struct genlmsghdr) + sizeof(*oh))
+		if (mnl_attr_get_type(a) == OVS_DP_ATTR_USER_FEATURES &&
+		    mnl_attr_get_payload_len(a) >= 4)
+			o->dp_features = mnl_attr_get_u32(a);
 	return MNL_CB_OK;
 }
 
@@ -201,6 +217,7 @@ ovs_open(struct ovs *o, const char *dp)
 	o->flow_family = resolve(o, OVS_FLOW_FAMILY, OVS_FLOW_MCGROUP,
 				 &o->flow_group);
 	o->vport_family = resolve(o, OVS_VPORT_FAMILY, NULL, NULL);
+	o->packet_family = resolve(o, OVS_PACKET_FAMILY, NULL, NULL);
 	if (!dp)
 		return;
 	nlh = genl_msg(buf, o->dp_family, OVS_DP_CMD_GET, NLM_F_ACK, ++o->seq,
@@ -208,9 +225,9 @@ ovs_open(struct ovs *o, const char *dp)
 	mnl_attr_put_strz(nlh, OVS_DP_ATTR_NAME, dp);
 	send_msg(o, buf, nlh->nlmsg_len);
 	o->dp_ifindex = -1;
-	if (receive(o, o->seq, BUF_SIZE, dp_cb, &o->dp_ifindex) ||
+	if (receive(o, o->seq, BUF_SIZE, dp_cb, o) ||
 	    o->dp_ifindex < 0) {
-		fprintf(stderr, "client-kill: no datapath %s\n", dp);
+		fprintf(stderr, "dpclient: no datapath %s\n", dp);
 		exit(2);
 	}
 }
@@ -506,6 +523,122 @@ cmd_del_pool(struct ovs *o)
 	return 0;
 }
 
+static volatile sig_atomic_t listen_stop, listen_report;
+
+static void
+listen_signal(int sig)
+{
+	if (sig == SIGUSR1)
+		listen_report = 1;
+	else
+		listen_stop = 1;
+}
+
+static double
+now_s(clockid_t clock)
+{
+	struct timespec ts;
+
+	clock_gettime(clock, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Whether the upcall nlh carries an IPv4 frame from mark. */
+static bool
+upcall_marked(const struct nlmsghdr *nlh, in_addr_t mark)
+{
+	size_t off = sizeof(struct genlmsghdr) + sizeof(struct ovs_header);
+	const struct nlattr *a;
+
+	mnl_attr_for_each(a, nlh, off) {
+		const uint8_t *f = mnl_attr_get_payload(a);
+
+		if (mnl_attr_get_type(a) == OVS_PACKET_ATTR_PACKET &&
+		    mnl_attr_get_payload_len(a) >= 30 &&
+		    f[12] == 0x08 && f[13] == 0x00 && !memcmp(f + 26, &mark, 4))
+			return true;
+	}
+	return false;
+}
+
+/* Every CPU's upcalls to this socket: the datapath's features as they
+ * are, its per-CPU pids this socket's portid. */
+static void
+take_upcalls(struct ovs *o)
+{
+	char buf[256];
+	struct nlmsghdr *nlh = genl_msg(buf, o->dp_family, OVS_DP_CMD_SET,
+					NLM_F_ACK, ++o->seq, o->dp_ifindex);
+
+	if (!(o->dp_features & OVS_DP_F_DISPATCH_UPCALL_PER_CPU)) {
+		fprintf(stderr, "dpclient: the datapath does not dispatch "
+			"per CPU\n");
+		exit(2);
+	}
+	mnl_attr_put_u32(nlh, OVS_DP_ATTR_USER_FEATURES, o->dp_features);
+	mnl_attr_put(nlh, OVS_DP_ATTR_PER_CPU_PIDS, sizeof(o->portid),
+		     &o->portid);
+	send_msg(o, buf, nlh->nlmsg_len);
+	errno = 0;
+	if (receive(o, o->seq, BUF_SIZE, NULL, NULL))
+		die("setting the per-CPU pids");
+}
+
+static int
+cmd_upcall_listen(struct ovs *o, double rate, in_addr_t mark)
+{
+	static char buf[BUF_SIZE];
+	struct sigaction sa = { .sa_handler = listen_signal };
+	unsigned long received = 0, overruns = 0;
+	struct pollfd pfd = { .fd = mnl_socket_get_fd(o->nl),
+			      .events = POLLIN };
+	double next = 0;
+
+	take_upcalls(o);
+	sigaction(SIGUSR1, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	printf("ready\n");
+	while (!listen_stop) {
+		double t = now_s(CLOCK_MONOTONIC);
+		ssize_t n;
+
+		if (listen_report) {
+			listen_report = 0;
+			printf("received %lu overruns %lu\n", received,
+			       overruns);
+		}
+		/* One read every 1/rate s; no credit saved while idle. */
+		if (t < next) {
+			usleep((next - t) * 1e6);
+			continue;
+		}
+		if (poll(&pfd, 1, 100) <= 0)
+			continue;
+		n = recv(pfd.fd, buf, sizeof(buf), MSG_DONTWAIT);
+		if (n < 0) {
+			if (errno == ENOBUFS)
+				overruns++;
+			else if (errno != EAGAIN && errno != EINTR)
+				die("recv");
+			continue;
+		}
+		next = (next < t - 0.01 ? t : next) + 1 / rate;
+		for (struct nlmsghdr *nlh = (void *)buf; mnl_nlmsg_ok(nlh, n);
+		     nlh = mnl_nlmsg_next(nlh, (int *)&n)) {
+			const struct genlmsghdr *g = mnl_nlmsg_get_payload(nlh);
+
+			if (nlh->nlmsg_type != o->packet_family ||
+			    g->cmd != OVS_PACKET_CMD_MISS)
+				continue;
+			received++;
+			if (upcall_marked(nlh, mark))
+				printf("mark %.6f\n", now_s(CLOCK_REALTIME));
+		}
+	}
+	printf("received %lu overruns %lu\n", received, overruns);
+	return 0;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -521,7 +654,7 @@ main(int argc, char **argv)
 			failed += put_flows(&o, base_mac, i,
 					    n - i < BATCH ? n - i : BATCH);
 		if (failed)
-			fprintf(stderr, "client-kill: %u puts failed\n", failed);
+			fprintf(stderr, "dpclient: %u puts failed\n", failed);
 		return failed ? 1 : 0;
 	}
 	if (!strcmp(cmd, "loop") && argc == 7)
@@ -555,7 +688,12 @@ main(int argc, char **argv)
 		printf("%u\n", pid);
 		return 0;
 	}
-	fprintf(stderr, "usage: client-kill setup|loop|dump|del-pool|probe|"
-		"port-pid ... (see the source)\n");
+	if (!strcmp(cmd, "upcall-listen") && argc == 5) {
+		ovs_open(&o, argv[2]);
+		return cmd_upcall_listen(&o, strtod(argv[3], NULL),
+					 inet_addr(argv[4]));
+	}
+	fprintf(stderr, "usage: dpclient setup|loop|dump|del-pool|probe|"
+		"port-pid|upcall-listen ... (see the source)\n");
 	return 2;
 }
