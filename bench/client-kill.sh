@@ -94,8 +94,14 @@ check "the daemon's descriptors are still the baseline's" \
 	fds_are "$DPID" "$FD0"
 RSS1=$(rss "$DPID")
 growth=$(awk -v a="$RSS0" -v b="$RSS1" 'BEGIN { printf "%.2f", (b - a) * 100 / a }')
-check "VmRSS grew by less than 1% ($RSS0 -> $RSS1 KiB: $growth%)" \
-	awk -v a="$RSS0" -v b="$RSS1" 'BEGIN { exit !(b < a * 1.01) }'
+# ASan's quarantine holds freed memory a while: its VmRSS says nothing
+# of leaks (its leak check at the daemon's exit does).
+if ldd "$BUILD/tapdpd" | grep -q libasan; then
+	echo "(ASan build: VmRSS not compared)"
+else
+	check "VmRSS grew by less than 1% ($RSS0 -> $RSS1 KiB: $growth%)" \
+		awk -v a="$RSS0" -v b="$RSS1" 'BEGIN { exit !(b < a * 1.01) }'
+fi
 check "the daemon is alive and answers" dpctl show dp0
 echo
 echo "| figure | value |"
@@ -106,4 +112,6 @@ echo "| keeper's descriptors (baseline, after) | $KFD0, $(fds "$KPID") |"
 echo "| pool flows the killed put clients left | $pool |"
 echo "| p1's upcall pid after the loop (baseline $PID0) | $upid |"
 echo "| VmRSS after warm-up, after the loop (KiB) | $RSS0, $RSS1 ($growth%) |"
+# Its exit, where the sanitizers' leak check runs, before the count.
+check "the daemon stops" tapdpd_stop
 finish

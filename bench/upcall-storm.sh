@@ -36,12 +36,14 @@ field() { # missed | lost | hit: the datapath's counter
 		END { print v[f] + 0 }'
 }
 dev_dropped() { in_ns cat /sys/class/net/p1/statistics/tx_dropped; }
-# The handler's count: asked for with SIGUSR1, the last line it printed.
+counts() { grep -c '^received' "$T/listen"; }
+counts_beyond() { [ "$(counts)" -gt "$1" ]; }
+# The handler's count: asked for with SIGUSR1, the line it prints then.
 received() {
 	local n
-	n=$(grep -c '^received' "$T/listen")
+	n=$(counts)
 	kill -USR1 "$LPID"
-	wait_until 5 test "$(grep -c '^received' "$T/listen")" -gt "$n" &&
+	wait_until 5 counts_beyond "$n" &&
 		grep '^received' "$T/listen" | tail -1 | awk '{ print $2 }'
 }
 accounted() { [ "$(received)" -eq $(($(field missed) - $(field lost))) ]; }
@@ -113,8 +115,14 @@ check "within 1 s ($latency s)" \
 	awk -v l="$latency" 'BEGIN { exit !(l >= 0 && l < 1) }'
 RSS1=$(rss "$DPID")
 growth=$(awk -v a="$RSS0" -v b="$RSS1" 'BEGIN { printf "%.2f", (b - a) * 100 / a }')
-check "VmRSS back within 1% of before the storm, after the warm-up ($RSS0 -> $RSS1 KiB: $growth%)" \
-	awk -v a="$RSS0" -v b="$RSS1" 'BEGIN { exit !(b < a * 1.01) }'
+# ASan's quarantine holds freed memory a while: its VmRSS says nothing
+# of leaks (its leak check at the daemon's exit does).
+if ldd "$BUILD/tapdpd" | grep -q libasan; then
+	echo "(ASan build: VmRSS not compared)"
+else
+	check "VmRSS back within 1% of before the storm, after the warm-up ($RSS0 -> $RSS1 KiB: $growth%)" \
+		awk -v a="$RSS0" -v b="$RSS1" 'BEGIN { exit !(b < a * 1.01) }'
+fi
 check "the daemon answers" dpctl show dp0
 kill -TERM "$LPID"
 wait "$LPID"
@@ -130,4 +138,6 @@ echo "| lost (datapath n_lost) | $lost |"
 echo "| handler reads that found its socket overrun | $overruns |"
 echo "| fresh frame to its upcall after the storm | $latency s |"
 echo "| VmRSS at start, after a warm-up storm, after the storm (KiB) | $RSS_START, $RSS0, $RSS1 ($growth%) |"
+# Its exit, where the sanitizers' leak check runs, before the count.
+check "the daemon stops" tapdpd_stop
 finish
