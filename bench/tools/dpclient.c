@@ -601,6 +601,7 @@ cmd_upcall_listen(struct ovs *o, double rate, in_addr_t mark)
 	while (!listen_stop) {
 		double t = now_s(CLOCK_MONOTONIC);
 		ssize_t n;
+		int left;
 
 		if (listen_report) {
 			listen_report = 0;
@@ -623,8 +624,9 @@ cmd_upcall_listen(struct ovs *o, double rate, in_addr_t mark)
 			continue;
 		}
 		next = (next < t - 0.01 ? t : next) + 1 / rate;
-		for (struct nlmsghdr *nlh = (void *)buf; mnl_nlmsg_ok(nlh, n);
-		     nlh = mnl_nlmsg_next(nlh, (int *)&n)) {
+		left = n;
+		for (struct nlmsghdr *nlh = (void *)buf;
+		     mnl_nlmsg_ok(nlh, left); nlh = mnl_nlmsg_next(nlh, &left)) {
 			const struct genlmsghdr *g = mnl_nlmsg_get_payload(nlh);
 
 			if (nlh->nlmsg_type != o->packet_family ||
