@@ -136,6 +136,12 @@ $(BUILD)/bench-conntrack: $(BUILD)/obj/tests/unit/builders.o
 $(BUILD)/udpgen: bench/tools/udpgen.c
 	$(CC) $(TAPDP_CFLAGS) $(CPPFLAGS) $(CFLAGS) -o $@ $<
 
+# The fault benchmarks' clients: run under the shim, so no sanitizer
+# runtime.
+$(BUILD)/dpclient: bench/tools/dpclient.c
+	$(CC) $(TAPDP_CFLAGS) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS:-fsanitize%=) \
+	      -o $@ $< $(shell pkg-config --libs libmnl)
+
 bench: $(BENCHES) $(BUILD)/udpgen
 	@for b in $(BENCHES); do echo "== $$b"; $$b || exit 1; done
 

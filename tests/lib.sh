@@ -43,6 +43,14 @@
 #                          joined by a veth to PORT in $NS
 #   vm_add HOST-NS VM-NS PORT ADDR MTU   the same behind another namespace,
 #                          eth0 with that MTU (a tunnel's VM)
+#   mem_kib PID            PID's resident memory less the pages of files
+#                          it maps (RssAnon + RssShmem), in KiB: what it
+#                          allocated, not the code it paged in
+#   growth_pct A B         (B - A) * 100 / A, two decimals
+#   check_mem_growth DESC A B  passes when B (KiB) is within 1% of A (KiB);
+#                          with the sanitizers, whose quarantine keeps
+#                          freed memory, says so and compares nothing
+#                          (their leak check at the daemon's exit does)
 # BUILD selects the build tree (build, or build-asan for the sanitizers).
 
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -270,6 +278,23 @@ vm_add() {
 	ip netns exec "$1" ip link set "$3" up
 	ip netns exec "$2" ip link set eth0 mtu "$5" up
 	ip netns exec "$2" ip addr add "$4" dev eth0
+}
+
+mem_kib() {
+	awk '/^(RssAnon|RssShmem):/ { n += $2 } END { print n }' \
+		"/proc/$1/status"
+}
+
+growth_pct() {
+	awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", (b - a) * 100 / a }'
+}
+
+check_mem_growth() {
+	if ldd "$BUILD/tapdpd" | grep -q libasan; then
+		echo "(sanitizer build: memory not compared: $1)"
+	else
+		check "$1" awk -v a="$2" -v b="$3" 'BEGIN { exit !(b < a * 1.01) }'
+	fi
 }
 
 check_vswitchd_log() {
