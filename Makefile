@@ -9,7 +9,8 @@
 #   make fuzz            explores: runs each libFuzzer target FUZZ_SECONDS (15) s
 #                        from its kept inputs (make check only replays them;
 #                        a crash found here goes to tests/fuzz-seeds/<target>/)
-#   make bench           builds and runs bench/*.c
+#   make bench           builds and runs bench/*.c (bench-flow-load only
+#                        built: bench/flow-load.sh runs it)
 #   make install         PREFIX (/usr/local) and DESTDIR honoured
 
 PREFIX  ?= /usr/local
@@ -112,7 +113,10 @@ $(BUILD)/nl-client: tests/integration/nl-client.c
 	      $(shell pkg-config --libs libnl-genl-3.0)
 
 # Benchmarks: each prints its figures and a ratio to a baseline it runs.
-BENCHES := $(patsubst bench/%.c,$(BUILD)/bench-%,$(wildcard bench/*.c))
+# bench-flow-load is a client of a running daemon: bench/flow-load.sh runs
+# it.
+BENCHES := $(patsubst bench/%.c,$(BUILD)/bench-%,\
+	$(filter-out bench/flow-load.c,$(wildcard bench/*.c)))
 
 $(BUILD)/bench-%: bench/%.c $(CORE_OBJS)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
@@ -120,10 +124,16 @@ $(BUILD)/bench-%: bench/%.c $(CORE_OBJS)
 # Its frames come from the unit tests' builders (without cmocka).
 $(BUILD)/bench-conntrack: $(BUILD)/obj/tests/unit/builders.o
 
+# Run under the shim, as nl-client: no sanitizer runtime, libmnl only.
+$(BUILD)/bench-flow-load: bench/flow-load.c
+	@mkdir -p $(BUILD)
+	$(CC) $(TAPDP_CFLAGS) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS:-fsanitize%=) \
+	      -o $@ $< $(shell pkg-config --libs libmnl)
+
 $(BUILD)/udpgen: bench/tools/udpgen.c
 	$(CC) $(TAPDP_CFLAGS) $(CPPFLAGS) $(CFLAGS) -o $@ $<
 
-bench: $(BENCHES) $(BUILD)/udpgen
+bench: $(BENCHES) $(BUILD)/udpgen $(BUILD)/bench-flow-load
 	@for b in $(BENCHES); do echo "== $$b"; $$b || exit 1; done
 
 unit: $(UNIT_TESTS)
