@@ -125,12 +125,12 @@ $(BUILD)/bench-%: bench/%.c $(CORE_OBJS)
 $(BUILD)/bench-conntrack: $(BUILD)/obj/tests/unit/builders.o
 
 # Run under the shim, as nl-client: no sanitizer runtime, libmnl only.
-$(BUILD)/bench-flow-load: bench/flow-load.c
+$(BUILD)/bench-flow-load: bench/flow-load.c bench/clock.h
 	@mkdir -p $(BUILD)
 	$(CC) $(TAPDP_CFLAGS) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS:-fsanitize%=) \
 	      -o $@ $< $(shell pkg-config --libs libmnl)
 
-$(BUILD)/udpgen: bench/tools/udpgen.c
+$(BUILD)/udpgen: bench/tools/udpgen.c bench/clock.h
 	$(CC) $(TAPDP_CFLAGS) $(CPPFLAGS) $(CFLAGS) -o $@ $<
 
 bench: $(BENCHES) $(BUILD)/udpgen $(BUILD)/bench-flow-load

@@ -15,7 +15,7 @@
 #     more adds and deletes flows over a working set of W: every dump ends
 #     with NLMSG_DONE and no error, the table afterwards is what the churner
 #     holds installed, the daemon's descriptors come back and its VmRSS
-#     ends within a quarter (plus 16 MiB) of where the phase began.
+#     ends within 32 MiB of where the phase began.
 #
 #   bash bench/flow-load.sh        (as root)
 #   FLOWS=N (1000000) BATCH=N (50, as ovs-vswitchd's dpif_netlink_operate)
@@ -47,6 +47,9 @@ load() {
 }
 
 fds() { ls "/proc/$PID/fd" | wc -l; }
+mem() {
+	awk '/^VmRSS|^VmHWM/ { printf " %s %s KiB", $1, $2 }' "/proc/$PID/status"
+}
 devices() { in_ns ip -o link show | grep -cE '^[0-9]+: fl[0-9]+[:@]'; }
 
 echo "flow-load: $(nproc) CPUs, $(lscpu | sed -n 's/^Model name: *//p'), $(date -u '+%F %H:%M UTC')"
@@ -61,8 +64,9 @@ load flows dp0 "$FLOWS" "$BATCH" "$PID"
 echo
 echo "== b) $PORTS internal ports"
 fd0=$(fds)
-echo "  daemon descriptors before: $fd0"
+echo "  daemon descriptors before: $fd0, memory:$(mem)"
 load ports-add dp0 "$PORTS"
+echo "  daemon descriptors with the ports: $(fds), memory:$(mem)"
 n=$(devices)
 check "$n of $PORTS ports' devices present in the namespace" \
 	test "$n" -eq "$PORTS"
@@ -70,7 +74,7 @@ load ports-del dp0 "$PORTS"
 n=$(devices)
 check "every port's device gone ($n left)" test "$n" -eq 0
 fd1=$(fds)
-echo "  daemon descriptors after: $fd1"
+echo "  daemon descriptors after: $fd1, memory:$(mem)"
 check "the daemon's descriptors back to $fd0 ($fd1)" test "$fd1" -eq "$fd0"
 
 echo
