@@ -524,10 +524,10 @@ cmd_flows(const char *dp, uint32_t n, unsigned batch, pid_t pid)
 	char *buf = malloc((size_t)batch * MSG_MAX);
 	int *errs = calloc(batch, sizeof(*errs));
 	unsigned long bad = 0, lost = 0;
+	double t, slowest = 0;
 	int first_err = 0;
 	struct dump_result r;
 	struct nl nl;
-	double t;
 	int err;
 
 	if (!buf || !errs)
@@ -545,11 +545,16 @@ cmd_flows(const char *dp, uint32_t n, unsigned batch, pid_t pid)
 		uint32_t first = nl.seq + 1;
 		unsigned k = 0;
 		size_t len = 0;
+		double bt;
 
 		for (; k < batch && i < n; k++, i++)
 			len += flow_new(buf + len, &nl, FLOW_TAG, i)->nlmsg_len;
 		memset(errs, 0, k * sizeof(*errs));
+		bt = now_s();
 		err = batch_run(&nl, buf, len, first, k, errs);
+		bt = now_s() - bt;
+		if (bt > slowest)
+			slowest = bt;
 		if (err) {
 			/* The answers of this batch are lost, not its puts. */
 			lost++;
@@ -565,8 +570,9 @@ cmd_flows(const char *dp, uint32_t n, unsigned batch, pid_t pid)
 			}
 	}
 	t = now_s() - t;
-	printf("  installed %u flows in %.2f s: %.0f puts/s (%u per sendmsg)\n",
-	       n, t, n / t, batch);
+	printf("  installed %u flows in %.2f s: %.0f puts/s (%u per sendmsg; "
+	       "the slowest sendmsg answered in %.1f ms)\n", n, t, n / t,
+	       batch, slowest * 1e3);
 	check(!bad && !lost, "every put acknowledged without error (%lu "
 	      "errors, %lu batches' answers lost; first: %s)", bad, lost,
 	      strerror(-first_err));
@@ -689,12 +695,13 @@ cmd_ports(const char *dp, uint32_t n, bool add)
 struct client_stats {
 	uint64_t dumps, intr, errors, not_done, flows;
 	int first_err;
+	double slowest;			/* a whole dump's time */
 };
 
 struct churn_stats {
 	uint64_t ops, errors;
 	int first_err;
-	double secs;
+	double secs, slowest;		/* slowest: a batch's answers */
 };
 
 static volatile sig_atomic_t stop;
@@ -715,8 +722,13 @@ dumper(const char *dp, unsigned secs, struct client_stats *s)
 	signal(SIGALRM, on_alarm);
 	alarm(secs);
 	while (!stop) {
+		double t = now_s();
+
 		/* Half the clients dump as revalidators do, tersely. */
 		flow_dump(&nl, getpid() & 1, NULL, 0, &r);
+		t = now_s() - t;
+		if (t > s->slowest)
+			s->slowest = t;
 		if (r.err == -EINTR && r.intr) {
 			s->intr++;
 			continue;
@@ -761,6 +773,7 @@ churner(const char *dp, unsigned secs, uint32_t set, uint8_t *installed,
 	while (!stop) {
 		uint32_t first = nl.seq + 1;
 		size_t len = 0;
+		double bt;
 		int err;
 
 		for (unsigned k = 0; k < BATCH; k++) {
@@ -771,7 +784,11 @@ churner(const char *dp, unsigned secs, uint32_t set, uint8_t *installed,
 			len += (installed[idx[k]] ? flow_new : flow_del)
 				(buf + len, &nl, CHURN_TAG, idx[k])->nlmsg_len;
 		}
+		bt = now_s();
 		err = batch_run(&nl, buf, len, first, BATCH, errs);
+		bt = now_s() - bt;
+		if (bt > s->slowest)
+			s->slowest = bt;
 		if (err) {
 			/* The answers are lost: the state is unknown. */
 			s->errors++;
@@ -810,6 +827,7 @@ cmd_churn(const char *dp, unsigned clients, unsigned secs, uint32_t set,
 	struct churn_stats *chs = shared(sizeof(*chs));
 	uint8_t *installed = shared(set), *seen = calloc(set, 1);
 	uint64_t dumps = 0, intr = 0, errors = 0, not_done = 0, flows = 0;
+	double slowest = 0;
 	unsigned long want = 0, missing = 0, extra = 0, twice = 0;
 	int fds0 = fd_count(pid), fds = -1, first_err = 0, status;
 	long rss0 = proc_kib(pid, "VmRSS"), rss;
@@ -844,15 +862,20 @@ cmd_churn(const char *dp, unsigned clients, unsigned secs, uint32_t set,
 		errors += cs[c].errors;
 		not_done += cs[c].not_done;
 		flows += cs[c].flows;
+		if (cs[c].slowest > slowest)
+			slowest = cs[c].slowest;
 		if (!first_err)
 			first_err = cs[c].first_err;
 	}
 	printf("  %u clients dumped %llu times in %u s (%.1f dumps/s, %.0f "
-	       "flows per dump), %llu flagged NLM_F_DUMP_INTR\n", clients,
-	       (unsigned long long)dumps, secs, (double)dumps / secs,
-	       dumps ? (double)flows / dumps : 0.0, (unsigned long long)intr);
-	printf("  the churner made %llu changes in %.1f s: %.0f ops/s\n",
-	       (unsigned long long)chs->ops, chs->secs, chs->ops / chs->secs);
+	       "flows per dump, the slowest in %.0f ms), %llu flagged "
+	       "NLM_F_DUMP_INTR\n", clients, (unsigned long long)dumps, secs,
+	       (double)dumps / secs, dumps ? (double)flows / dumps : 0.0,
+	       slowest * 1e3, (unsigned long long)intr);
+	printf("  the churner made %llu changes in %.1f s: %.0f ops/s (50 per "
+	       "sendmsg; the slowest answered in %.1f ms)\n",
+	       (unsigned long long)chs->ops, chs->secs, chs->ops / chs->secs,
+	       chs->slowest * 1e3);
 	check(dumps > 0 && !errors && !not_done, "every dump ended with "
 	      "NLMSG_DONE and no error (%llu errors, %llu without DONE; "
 	      "first: %s)", (unsigned long long)errors,
