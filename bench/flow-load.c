@@ -134,12 +134,12 @@ struct nl {
 };
 
 /* Reads one datagram; returns its length or -errno. */
-static ssize_t
+static int
 nl_recv(struct nl *nl)
 {
 	ssize_t n = mnl_socket_recvfrom(nl->sock, nl->buf, RECV_BUF);
 
-	return n < 0 ? -errno : n;
+	return n < 0 ? -errno : (int)n;
 }
 
 /* The error of an NLMSG_ERROR (0 for an ACK). */
@@ -163,12 +163,12 @@ nl_transact(struct nl *nl, struct nlmsghdr *req,
 	if (mnl_socket_sendto(nl->sock, req, req->nlmsg_len) < 0)
 		return -errno;
 	for (;;) {
-		ssize_t n = nl_recv(nl);
+		int n = nl_recv(nl);
 		const struct nlmsghdr *h = (const void *)nl->buf;
 
 		if (n < 0)
 			return n;
-		for (; mnl_nlmsg_ok(h, n); h = mnl_nlmsg_next(h, (int *)&n)) {
+		for (; mnl_nlmsg_ok(h, n); h = mnl_nlmsg_next(h, &n)) {
 			if (h->nlmsg_seq != seq)
 				continue;
 			if (h->nlmsg_type == NLMSG_ERROR)
@@ -419,12 +419,12 @@ batch_run(struct nl *nl, const char *buf, size_t len, uint32_t first,
 	if (mnl_socket_sendto(nl->sock, buf, len) < 0)
 		return -errno;
 	while (got < n) {
-		ssize_t r = nl_recv(nl);
+		int r = nl_recv(nl);
 		const struct nlmsghdr *h = (const void *)nl->buf;
 
 		if (r < 0)
 			return r;
-		for (; mnl_nlmsg_ok(h, r); h = mnl_nlmsg_next(h, (int *)&r)) {
+		for (; mnl_nlmsg_ok(h, r); h = mnl_nlmsg_next(h, &r)) {
 			uint32_t k = h->nlmsg_seq - first;
 
 			if (h->nlmsg_type != NLMSG_ERROR || k >= n)
@@ -462,7 +462,7 @@ flow_dump(struct nl *nl, bool terse, uint8_t *seen, uint32_t set,
 		return;
 	}
 	while (!r->done) {
-		ssize_t n = nl_recv(nl);
+		int n = nl_recv(nl);
 		const struct nlmsghdr *h = (const void *)nl->buf;
 
 		if (n < 0) {
@@ -470,7 +470,7 @@ flow_dump(struct nl *nl, bool terse, uint8_t *seen, uint32_t set,
 			return;
 		}
 		r->bytes += n;
-		for (; mnl_nlmsg_ok(h, n); h = mnl_nlmsg_next(h, (int *)&n)) {
+		for (; mnl_nlmsg_ok(h, n); h = mnl_nlmsg_next(h, &n)) {
 			const struct nlattr *a;
 
 			if (h->nlmsg_seq != req->nlmsg_seq)
@@ -666,7 +666,7 @@ cmd_ports(const char *dp, uint32_t n, bool add)
 		if (mnl_socket_sendto(nl.sock, h, h->nlmsg_len) < 0)
 			die("send");
 		while (!done && !err) {
-			ssize_t r = nl_recv(&nl);
+			int r = nl_recv(&nl);
 			const struct nlmsghdr *m = (const void *)nl.buf;
 
 			if (r < 0) {
@@ -674,7 +674,7 @@ cmd_ports(const char *dp, uint32_t n, bool add)
 				break;
 			}
 			for (; mnl_nlmsg_ok(m, r);
-			     m = mnl_nlmsg_next(m, (int *)&r)) {
+			     m = mnl_nlmsg_next(m, &r)) {
 				if (m->nlmsg_type == NLMSG_DONE)
 					done = true;
 				else if (m->nlmsg_type == NLMSG_ERROR)
