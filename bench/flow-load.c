@@ -525,7 +525,9 @@ cmd_flows(const char *dp, uint32_t n, unsigned batch, pid_t pid)
 	int *errs = calloc(batch, sizeof(*errs));
 	unsigned long bad = 0, lost = 0;
 	double t, slowest = 0;
+	time_t slowest_at = 0;		/* for the daemon's log */
 	int first_err = 0;
+	char at[16];
 	struct dump_result r;
 	struct nl nl;
 	int err;
@@ -553,8 +555,10 @@ cmd_flows(const char *dp, uint32_t n, unsigned batch, pid_t pid)
 		bt = now_s();
 		err = batch_run(&nl, buf, len, first, k, errs);
 		bt = now_s() - bt;
-		if (bt > slowest)
+		if (bt > slowest) {
 			slowest = bt;
+			slowest_at = time(NULL);
+		}
 		if (err) {
 			/* The answers of this batch are lost, not its puts. */
 			lost++;
@@ -570,9 +574,10 @@ cmd_flows(const char *dp, uint32_t n, unsigned batch, pid_t pid)
 			}
 	}
 	t = now_s() - t;
+	strftime(at, sizeof(at), "%H:%M:%S", gmtime(&slowest_at));
 	printf("  installed %u flows in %.2f s: %.0f puts/s (%u per sendmsg; "
-	       "the slowest sendmsg answered in %.1f ms)\n", n, t, n / t,
-	       batch, slowest * 1e3);
+	       "the slowest sendmsg answered in %.1f ms, at %s UTC)\n", n, t,
+	       n / t, batch, slowest * 1e3, at);
 	check(!bad && !lost, "every put acknowledged without error (%lu "
 	      "errors, %lu batches' answers lost; first: %s)", bad, lost,
 	      strerror(-first_err));
