@@ -15,7 +15,8 @@
 #                        prints runs, corpus, coverage and crashes per
 #                        target (tests/fuzz/campaign.sh); FUZZ_CAMPAIGN=
 #                        "fuzz-X ..." picks targets
-#   make bench           builds and runs bench/*.c
+#   make bench           builds and runs bench/*.c (bench-flow-load only
+#                        built: bench/flow-load.sh runs it)
 #   make install         PREFIX (/usr/local) and DESTDIR honoured
 
 PREFIX  ?= /usr/local
@@ -125,7 +126,10 @@ $(BUILD)/nl-client: tests/integration/nl-client.c
 	      $(shell pkg-config --libs libnl-genl-3.0)
 
 # Benchmarks: each prints its figures and a ratio to a baseline it runs.
-BENCHES := $(patsubst bench/%.c,$(BUILD)/bench-%,$(wildcard bench/*.c))
+# bench-flow-load is a client of a running daemon: bench/flow-load.sh runs
+# it.
+BENCHES := $(patsubst bench/%.c,$(BUILD)/bench-%,\
+	$(filter-out bench/flow-load.c,$(wildcard bench/*.c)))
 
 $(BUILD)/bench-%: bench/%.c $(CORE_OBJS)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
@@ -133,7 +137,13 @@ $(BUILD)/bench-%: bench/%.c $(CORE_OBJS)
 # Its frames come from the unit tests' builders (without cmocka).
 $(BUILD)/bench-conntrack: $(BUILD)/obj/tests/unit/builders.o
 
-$(BUILD)/udpgen: bench/tools/udpgen.c
+# Run under the shim, as nl-client: no sanitizer runtime, libmnl only.
+$(BUILD)/bench-flow-load: bench/flow-load.c bench/clock.h
+	@mkdir -p $(BUILD)
+	$(CC) $(TAPDP_CFLAGS) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS:-fsanitize%=) \
+	      -o $@ $< $(shell pkg-config --libs libmnl)
+
+$(BUILD)/udpgen: bench/tools/udpgen.c bench/clock.h
 	$(CC) $(TAPDP_CFLAGS) $(CPPFLAGS) $(CFLAGS) -o $@ $<
 
 # The fault benchmarks' clients: run under the shim, so no sanitizer
@@ -142,7 +152,7 @@ $(BUILD)/dpclient: bench/tools/dpclient.c
 	$(CC) $(TAPDP_CFLAGS) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS:-fsanitize%=) \
 	      -o $@ $< $(shell pkg-config --libs libmnl)
 
-bench: $(BENCHES) $(BUILD)/udpgen
+bench: $(BENCHES) $(BUILD)/udpgen $(BUILD)/bench-flow-load
 	@for b in $(BENCHES); do echo "== $$b"; $$b || exit 1; done
 
 unit: $(UNIT_TESTS)

@@ -257,8 +257,13 @@ queue_add(struct frag_table *t, struct frag_queue *q,
 /* The whole datagram when the completing fragment's buffer cannot hold
  * it (a 2 KiB receive ring slot): the thread's own. A thread processes one
  * packet at a time and a whole datagram is never gathered again, so one
- * buffer per thread is enough. */
-static __thread uint8_t gather_buf[FRAME_BUF_SIZE];
+ * buffer per thread is enough. Allocated at its first use: an array
+ * declared per thread would be resident in every thread, fragments or
+ * not (glibc zeroes it beside each thread's stack), and every port runs
+ * threads. */
+static __thread uint8_t *gather_buf;
+/* Each fragment frag_split() sends, likewise. */
+static __thread uint8_t *split_buf;
 
 /* Writes q's datagram over pkt from l3 on, moving pkt to the thread's
  * buffer when its own is too small; false if the datagram is too long
@@ -276,6 +281,8 @@ rebuild(struct frag_queue *q, struct packet *pkt, uint32_t l3, int family)
 		return false;
 	if (len > cap) {
 		if (FRAME_HEADROOM + len > FRAME_BUF_SIZE)
+			return false;
+		if (!gather_buf && !(gather_buf = malloc(FRAME_BUF_SIZE)))
 			return false;
 		memmove(gather_buf + FRAME_HEADROOM, pkt->data, l3);
 		pkt->data = gather_buf + FRAME_HEADROOM;
@@ -427,13 +434,16 @@ frag_split(const uint8_t *frame, uint32_t len, uint32_t l3, int family,
 	   void (*send)(void *arg, const uint8_t *frame, uint32_t len),
 	   void *arg)
 {
-	static __thread uint8_t buf[FRAME_MAX];
 	const unsigned checks = IP_CHECK_VERSION | IP_CHECK_LENGTH;
 	const uint8_t *ip = frame + l3;
 	uint32_t hdr, tot, per, off, n = 0;
+	uint8_t *buf;
 
 	if (l3 > len || l3 > FRAME_L2_MAX)
 		return -EINVAL;
+	if (!split_buf && !(split_buf = malloc(FRAME_MAX)))
+		return -ENOMEM;
+	buf = split_buf;
 	if (family == AF_INET) {
 		const struct ipv4_header *ip4 = ipv4_header_at(frame, len, l3,
 							       checks);
@@ -511,4 +521,13 @@ frag_split(const uint8_t *frame, uint32_t len, uint32_t l3, int family,
 		send(arg, buf, l3 + hdr + sizeof(*fh) + chunk);
 	}
 	return n;
+}
+
+void
+frag_thread_free(void)
+{
+	free(gather_buf);
+	gather_buf = NULL;
+	free(split_buf);
+	split_buf = NULL;
 }

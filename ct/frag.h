@@ -12,7 +12,10 @@
  * which new fragments are dropped. Every drop is counted.
  *
  * Thread-safety: a frag_table takes its own lock (fragments are the slow
- * path); frag_split() is a pure function. */
+ * path); frag_split() changes nothing but its thread's buffer. Each
+ * thread's buffers (frag_gather()'s for a datagram its packet cannot
+ * hold, frag_split()'s) are allocated at their first use and freed by
+ * frag_thread_free(). */
 #ifndef TAPDP_CT_FRAG_H
 #define TAPDP_CT_FRAG_H
 
@@ -58,10 +61,14 @@ void frag_get_stats(struct frag_table *t, struct frag_stats *s);
  * header in front) into fragments whose IP part is at most mru bytes, and
  * gives each whole frame to send. Returns the number of frames sent, or
  * -EINVAL when it cannot be cut (a malformed header, an mru too small for
- * eight bytes of data). */
+ * eight bytes of data), -ENOMEM without its thread's buffer. */
 int frag_split(const uint8_t *frame, uint32_t len, uint32_t l3, int family,
 	       uint16_t mru,
 	       void (*send)(void *arg, const uint8_t *frame, uint32_t len),
 	       void *arg);
+
+/* Frees the calling thread's buffers, as a thread that handled packets
+ * ends. */
+void frag_thread_free(void);
 
 #endif

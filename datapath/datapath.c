@@ -584,6 +584,7 @@ rx_stop(void *owner)
 	free(segment_buf);
 	segment_buf = NULL;
 	actions_thread_free();
+	frag_thread_free();
 	rcu_unregister_thread();
 }
 

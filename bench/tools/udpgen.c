@@ -28,6 +28,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench/clock.h"
+
 #define BATCH 64
 #define FRAME 60	/* 64 on the wire with the FCS */
 #define FRAME_MAX 1514
@@ -44,15 +46,6 @@ ip_csum(const void *p, size_t n)
 	while (s >> 16)
 		s = (s & 0xffff) + (s >> 16);
 	return ~s;
-}
-
-static double
-now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
 static bool
