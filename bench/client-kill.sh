@@ -37,11 +37,6 @@ trap tapdp_cleanup EXIT
 
 ck() { in_ns "$BUILD/tapdp-run" -- "$BUILD/dpclient" "$@"; }
 fds() { ls "/proc/$1/fd" | wc -l; }
-# The journal's resident KiB (its mapping's Rss).
-journal_rss() {
-	awk '/tapdp-journal/ { j = 1; next } j && /^Rss:/ { print $2; exit }' \
-		"/proc/$1/smaps"
-}
 fds_are() { [ "$(fds "$1")" -eq "$2" ]; }
 # The flows as ovs-dpctl prints them, sorted; the ports, without counters.
 flows() { dpctl dump-flows dp0 | sort; }

@@ -9,6 +9,7 @@
 #include <libmnl/libmnl.h>
 #include <linux/net_namespace.h>
 #include <linux/rtnetlink.h>
+#include <stdbool.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -25,6 +26,17 @@
 #define PERIODIC_MS 4000
 
 static struct mnl_socket *rtnl;
+
+/* Lets port go, its device gone (why): the journal forgets it; the vport
+ * group is told if notify. */
+static void
+port_detach(struct dp_port *port, const char *why, bool notify)
+{
+	log_info("%s: port %u %s: %s, detaching", dp_name(port->dp),
+		 port->port_no, dp_port_name(port), why);
+	vport_family_gone(port, notify);
+	dp_port_del(port);
+}
 
 /* RTM_DELLINK: a port's device was deleted, or moved to another namespace.
  * The kernel detaches a netdev port either way; an internal port's device
@@ -63,15 +75,17 @@ port_gone(struct dp_net *net, int netnsid, int ifindex)
 			return;
 		}
 	}
-	log_info("%s: port %u %s: device deleted or moved away, detaching",
-		 dp_name(dp), port->port_no, dp_port_name(port));
-	vport_family_notify_gone(port);
-	dp_port_del(port);
+	port_detach(port, "device deleted or moved away", true);
 }
 
-/* Internal ports' devices destroyed where the daemon sees no link event:
- * with the namespace they had been moved to. The kernel detaches those
- * ports as the namespace exits, with no notification. */
+/* Internal ports whose TAP device reports an error and is nowhere: destroyed
+ * with the namespace it had been moved to, where the daemon sees no link
+ * event (the kernel detaches those ports as the namespace exits, with no
+ * notification), or deleted (ip link del, which the kernel refuses for its
+ * internal devices and a TAP device cannot) in the daemon's namespace,
+ * whose RTM_DELLINK may come after: detached as a netdev port whose device
+ * is deleted, with the notification. Either way the journal forgets the
+ * port, or a restarted daemon would make it again. */
 static void
 ports_lost(void *arg)
 {
@@ -86,13 +100,18 @@ ports_lost(void *arg)
 		struct dp_port *port;
 
 		for (; (port = dp_port_next(dp, &p)); p++) {
+			bool home = port->vport->netnsid ==
+				    NETNSA_NSID_NOT_ASSIGNED;
+
 			if (!vport_take_error(port->vport) ||
 			    vport_locate(port->vport) != -ENODEV)
 				continue;
-			log_info("%s: port %u %s: device destroyed with its "
-				 "namespace, detaching", dp_name(dp),
-				 port->port_no, dp_port_name(port));
-			dp_port_del(port);
+			if (home)
+				port_detach(port, "device deleted or moved "
+					    "away", true);
+			else
+				port_detach(port, "device destroyed with its "
+					    "namespace", false);
 		}
 	}
 }

@@ -79,7 +79,10 @@ void ct_limit_family_journal(struct dp_net *net);
 
 /* Tells the ovs_datapath group that dp is gone with its local device. */
 void dp_family_notify_gone(struct datapath *dp);
-/* Tells the ovs_vport group that port's device left the system. */
-void vport_family_notify_gone(struct dp_port *port);
+/* port's device left the system and the datapath lets port go: the
+ * journal forgets it and, if notify, the ovs_vport group is told (the
+ * kernel tells it of a netdev port's device unregistered, not of ports
+ * detached as their namespace exits). */
+void vport_family_gone(struct dp_port *port, bool notify);
 
 #endif

@@ -163,7 +163,7 @@ link_del(struct dp_net *net, struct tnl_dev *dev)
 	if (port) {
 		log_info("%s: port %u %s: device deleted, detaching",
 			 dp_name(port->dp), port->port_no, dev->name);
-		vport_family_notify_gone(port);
+		vport_family_gone(port, true);
 		dp_port_del(port);
 	}
 	if (!with_port)

@@ -340,15 +340,17 @@ vport_cmd_dump(struct genl_dump *d, struct msgbuf *mb)
 	return mb->len;
 }
 
-/* Sent when a port's device vanished from the system: the datapath lets the
- * port go and says so to the group, unasked. */
+/* A port's device vanished from the system: the datapath lets the port go
+ * and, if notify, says so to the group, unasked. */
 void
-vport_family_notify_gone(struct dp_port *port)
+vport_family_gone(struct dp_port *port, bool notify)
 {
 	struct msgbuf mb;
 	char mem[1024];
 
 	vport_journal(port, OVS_VPORT_CMD_DEL);
+	if (!notify)
+		return;
 	msgbuf_init(&mb, mem, sizeof(mem));
 	if (!vport_fill(port, &mb, 0, 0, 0, OVS_VPORT_CMD_DEL))
 		genl_multicast(GROUP_VPORT, &mb);

@@ -46,6 +46,11 @@
 #   mem_kib PID            PID's resident memory less the pages of files
 #                          it maps (RssAnon + RssShmem), in KiB: what it
 #                          allocated, not the code it paged in
+#   journal_rss PID        the resident KiB of the journal PID maps
+#                          (datapath/journal.h), which takes a record for
+#                          every change and gives pages back only when it
+#                          compacts: mem_kib counts them
+#   heap_kib PID           mem_kib PID less journal_rss PID
 #   growth_pct A B         (B - A) * 100 / A, two decimals
 #   check_mem_growth DESC A B  passes when B (KiB) is within 1% of A (KiB);
 #                          with the sanitizers, whose quarantine keeps
@@ -284,6 +289,13 @@ mem_kib() {
 	awk '/^(RssAnon|RssShmem):/ { n += $2 } END { print n }' \
 		"/proc/$1/status"
 }
+
+journal_rss() {
+	awk '/tapdp-journal/ { j = 1; next } j && /^Rss:/ { print $2; exit }' \
+		"/proc/$1/smaps"
+}
+
+heap_kib() { echo $(($(mem_kib "$1") - $(journal_rss "$1"))); }
 
 growth_pct() {
 	awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", (b - a) * 100 / a }'

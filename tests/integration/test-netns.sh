@@ -5,7 +5,8 @@
 # (and on, and back), its MTU followed, its stats read; deleting the port
 # removes the device where it is; deleting the namespace it is in detaches
 # it. A netdev (veth) port whose device leaves is detached, as the kernel
-# does. With ovs-vswitchd (NORMAL) and with plain ovs-dpctl.
+# does; so is an internal port whose TAP device is deleted. With
+# ovs-vswitchd (NORMAL) and with plain ovs-dpctl.
 . "$(dirname "$0")/../lib.sh"
 
 NSA=nsa$$ NSB=nsb$$ NSC=nsc$$ NSD=nsd$$ NSE=nse$$
@@ -176,6 +177,14 @@ wait_for "a netdev port whose device moved away is detached" absent ve0
 check "the moved internal port stays" lists q1
 check_out "the log says where q1 went" "q1: device moved \(netns id [0-9]+" \
 	cat "$LOG"
+# An internal port's TAP device deleted from outside (the kernel refuses
+# it for its internal devices; a TAP device cannot): detached as a netdev
+# port whose device is deleted.
+check "add-if q3 (internal)" dpctl add-if dp1 q3,type=internal
+check "delete q3's device" in_ns ip link del q3
+wait_for "an internal port whose device is deleted is detached" absent q3
+check_out "the log says q3's device was deleted" \
+	"q3: device deleted or moved away, detaching" cat "$LOG"
 check "add-if q2 (internal)" dpctl add-if dp1 q2,type=internal
 check "move q2 to $NSD" in_ns ip link set q2 netns "$NSD"
 ip netns del "$NSD"

@@ -164,6 +164,25 @@ check "the port deleted since stays deleted" \
 	diff "$T/ports.before" "$T/ports.after"
 check "the flow added since is there" diff "$T/flows.before" "$T/flows.after"
 
+# Ports the datapath let go as their devices went, no client asking, are
+# forgotten too: an internal port whose TAP device is deleted from
+# outside, one whose namespace is deleted with its device.
+gone() { output_lacks "port [0-9]+: $1 " pyctl show rdp; }
+check "add-if -t internal r5" pyctl add-if -t internal rdp r5
+check "add-if -t internal r6" pyctl add-if -t internal rdp r6
+in_ns ip link del r5
+ip netns add rsm$$
+in_ns ip link set r6 netns rsm$$
+ip netns del rsm$$
+check "r5, its device deleted, is detached" wait_until 10 gone r5
+check "r6, deleted with its namespace, is detached" wait_until 10 gone r6
+ports >"$T/ports.before"
+check "kill -9 again" crash_restart
+ports >"$T/ports.after"
+check "ports detached as their devices went stay detached" \
+	diff "$T/ports.before" "$T/ports.after"
+check "r5's device is not made again" link_gone "$NS" r5
+
 kill -INT "$PINGER" 2>/dev/null
 wait "$PINGER" 2>/dev/null
 # The longest run of echoes without an answer, at 50 ms each: how long
