@@ -4,7 +4,7 @@
 # four hosts on one bridge, for SOAK_SECONDS running all at once
 #   - mixed traffic: TCP (iperf3 A->B, and C->D through an OpenFlow ct()
 #     firewall), UDP (udpgen, each frame a new connection, C->D through
-#     conntrack), ping A->C and ping6 B->D;
+#     conntrack), ping C->D (through conntrack) and ping6 B->D;
 #   - flow churn: OpenFlow rules added and deleted in a loop, the datapath's
 #     flows deleted (dpctl/del-flows) and expired by the revalidators (a
 #     short max-idle);
@@ -148,14 +148,15 @@ udp() {
 		add udp_frames "${sent:-0}"
 	done
 }
-# pings NS ARGS: 25 echo requests at a time, the requests and replies.
+# pings NAME NS ARGS: 25 echo requests at a time, the requests and
+# replies counted under NAME.
 pings() {
-	local ns=$1 out
-	shift
+	local name=$1 ns=$2 out
+	shift 2
 	while ! stopping; do
 		out=$(ip netns exec "$ns" ping -c 25 -i 0.2 -W 1 "$@" 2>&1)
-		add ping_sent "$(sed -n 's/^\([0-9]*\) packets transmitted.*/\1/p' <<<"$out")"
-		add ping_recv "$(sed -n 's/.*, \([0-9]*\) received.*/\1/p' <<<"$out")"
+		add "$name.sent" "$(sed -n 's/^\([0-9]*\) packets transmitted.*/\1/p' <<<"$out")"
+		add "$name.recv" "$(sed -n 's/.*, \([0-9]*\) received.*/\1/p' <<<"$out")"
 	done
 }
 # OpenFlow rules added and deleted, 50 at a time, on UDP ports nothing
@@ -225,8 +226,8 @@ restart_clients() {
 tcp "$A" 10.13.0.2 &
 tcp "$C" 10.13.0.4 &
 udp &
-pings "$A" 10.13.0.3 &
-pings "$B" -6 fd00:13::4 &
+pings ping "$C" 10.13.0.4 &
+pings ping6 "$B" -6 fd00:13::4 &
 churn &
 sample &
 start=$SECONDS
@@ -285,7 +286,8 @@ echo "open files: $fds_first at the start, $fds_last at the end"
 echo "TCP transferred: $(awk -v b="$(total tcp_bytes)" 'BEGIN { printf "%.1f MB\n", b / 1e6 }')" \
 	"($(total tcp_failed) transfers failed)"
 echo "UDP frames (new connections through conntrack): $(total udp_frames)"
-echo "pings: $(total ping_recv) replies to $(total ping_sent) requests"
+echo "pings C-D (conntrack): $(total ping.recv) replies to $(total ping.sent) requests"
+echo "ping6 B-D: $(total ping6.recv) replies to $(total ping6.sent) requests"
 echo "OpenFlow rules churned: $(total of_rules) added and deleted"
 echo "datapath flushes (dpctl/del-flows): $(total dp_flush)"
 echo "datapath misses (upcalls): ${missed:-?}, lost: ${lost:-?}"
