@@ -231,7 +231,9 @@ pings ping6 "$B" -6 fd00:13::4 &
 churn &
 sample &
 start=$SECONDS
-next=$((start + RESTART))
+# Restarts half a period out of step with the minute: the RSS after the
+# warm-up and at the end are not read in the middle of one.
+next=$((start + RESTART / 2))
 while [ $((SECONDS - start)) -lt "$DUR" ] && [ ! -e "$T/dead" ]; do
 	if [ "$SECONDS" -ge "$next" ]; then
 		restart_clients
