@@ -287,6 +287,7 @@ main(int argc, char **argv)
 	int verbose = 0, ready_fd = -1, c, err, kept;
 	unsigned restart_wait = RESTART_WAIT_DEFAULT;
 	char keeper[108], self[4096];
+	ssize_t len;
 	struct dp_net *net;
 	bool bg = false, sandboxed = true, check = false;
 	unsigned long n;
@@ -378,10 +379,11 @@ main(int argc, char **argv)
 		return 1;
 	}
 	/* Who to exec for an upgrade: the binary now at our path. */
-	if (readlink("/proc/self/exe", self, sizeof(self) - 1) < 0)
-		self[0] = '\0';
-	else
-		self[sizeof(self) - 1] = '\0';
+	len = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	/* readlink() does not terminate the path: whatever the stack held
+	 * after it became part of the name (an upgrade under ASan failed
+	 * with ENOENT on "tapdpd\020"). */
+	self[len < 0 ? 0 : len] = '\0';
 	/* A keeper that outlived our predecessor hands its state over;
 	 * else we start one (before any thread). */
 	keep_path(sock, keeper, sizeof(keeper));
