@@ -44,6 +44,7 @@
 #include "ct/conntrack.h"
 #include "flow/extract.h"
 #include "packet/frame.h"
+#include "bench/clock.h"
 #include "bench/rss.h"
 #include "tests/unit/builders.h"
 
@@ -58,15 +59,6 @@ static struct conntrack *own[64];	/* --separate: one per thread */
 static unsigned long n_pkts, batch;
 static bool change, separate;
 static pthread_barrier_t barrier;
-
-static uint64_t
-now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
 
 /* The frame builders' mistakes (tests/unit/builders.h) end the run. */
 void

@@ -24,6 +24,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench/clock.h"
 #include "flow/table.h"
 
 #define RUN_NS		20000000ULL	/* per run */
@@ -59,15 +60,6 @@ struct result {
 	double probes;			/* masks probed per lookup */
 	double cached;			/* share of cache hits */
 };
-
-static uint64_t
-now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
 
 static uint32_t
 rnd(void)
