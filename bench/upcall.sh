@@ -67,7 +67,7 @@ echo
 echo "| offered conn/s | sent | in s | megaflows | set up in s | new flows/s | upcalls lost |"
 echo "|---:|---:|---:|---:|---:|---:|---:|"
 for rate in $RATES; do
-	appctl revalidator/purge >/dev/null
+	vswitchd_flush_flows >/dev/null
 	# ovs-vswitchd admits new flows up to a limit it starts at 10,000 and
 	# raises by 1,000 per revalidation round; the datapath's capacity is
 	# what is measured here, so the limit starts at its maximum (it still

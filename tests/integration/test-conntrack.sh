@@ -100,7 +100,7 @@ check_out "firewall: IPv6 fragments through conntrack (ping -6 -s 3000)" \
 # Fragments straight from ct(commit) to a port, and back through ct and
 # recirculation: 2 (a datagram that fits in a receive ring's slot, and
 # one that does not), 3 and 6 fragments each way, IPv4 and IPv6. The
-# datapath's flows are purged first, so that the first datagram goes up
+# datapath's flows are flushed first, so that the first datagram goes up
 # to ovs-vswitchd and comes back executed (its MRU in the upcall), the
 # later ones are gathered on the installed flows, from the receive
 # ring's 2 KiB slots. IPv6's later fragments
@@ -122,8 +122,8 @@ for v in 4 6; do
 	dst=10.7.0.2
 	[ $v = 6 ] && dst=fd07::2
 	for s in 1600:2 2800:2 3200:3 8000:6; do
-		check "IPv$v, ${s#*:} fragments: datapath flows purged" \
-			appctl revalidator/purge
+		check "IPv$v, ${s#*:} fragments: datapath flows flushed" \
+			vswitchd_flush_flows
 		check_out "IPv$v, ${s#*:} fragments each way through ct (ping -s ${s%:*})" \
 			"4 packets transmitted, 4 received," \
 			ip netns exec "$A" ping -$v -c 4 -i 0.2 -W 2 -s "${s%:*}" $dst

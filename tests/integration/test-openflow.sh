@@ -217,7 +217,7 @@ TWO="$ONE,push_mpls:0x8847,set_field:4->mpls_label"
 mpls_flows bra "$MA" "$MB" "$TWO" "decap(packet_type(ns=1,type=0x8847))," 4
 mpls_flows brb "$MB" "$MA" "$TWO" "decap(packet_type(ns=1,type=0x8847))," 4
 # Fresh megaflows, so the counts below are the two labels' only.
-appctl revalidator/purge
+check "datapath flows flushed" vswitchd_flush_flows
 check_out "two labels: every IPv4 ping answered" " 5 received" \
 	ip netns exec "${1}m" ping -c 5 -i 0.2 -W 2 10.6.2.2
 check_out "two labels: the recirculated megaflow matched the later packets" \
