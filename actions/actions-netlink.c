@@ -746,9 +746,28 @@ store_list(struct store *s, const void *data, int len)
 		case OVS_ACTION_ATTR_SAMPLE:
 			store_nest(s, a, OVS_SAMPLE_ATTR_ACTIONS);
 			break;
-		case OVS_ACTION_ATTR_DEC_TTL:
-			store_nest(s, a, OVS_DEC_TTL_ATTR_ACTION);
+		case OVS_ACTION_ATTR_DEC_TTL: {
+			/* Its list alone, as the kernel copies it: execution
+			 * takes the nest's first attribute for the list, and
+			 * an attribute validation skipped (a later kernel's)
+			 * must not be that. */
+			struct nlattr *n = msgbuf_nest_start(mb, attr_type(a));
+			const struct nlattr *b;
+			int r2;
+
+			attr_for_each(b, attr_data(a), attr_len(a), r2) {
+				if (attr_type(b) == OVS_DEC_TTL_ATTR_ACTION) {
+					struct nlattr *l = msgbuf_nest_start(
+						mb, OVS_DEC_TTL_ATTR_ACTION);
+
+					store_list(s, attr_data(b),
+						   attr_len(b));
+					msgbuf_nest_end(mb, l);
+				}
+			}
+			msgbuf_nest_end(mb, n);
 			break;
+		}
 		case OVS_ACTION_ATTR_CHECK_PKT_LEN: {
 			struct nlattr *n = msgbuf_nest_start(mb, attr_type(a));
 			const struct nlattr *b;

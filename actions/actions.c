@@ -2,6 +2,7 @@
 #include "actions/actions.h"
 
 #include <arpa/inet.h>
+#include <errno.h>
 #include <limits.h>
 #include <linux/if_ether.h>
 #include <stddef.h>
@@ -38,6 +39,7 @@
 struct exec {
 	const struct actions_env *env;
 	const struct actions_stored *acts;	/* the whole list */
+	int err;	/* what ended it, as do_execute_actions() returns */
 };
 
 /* Actions (a recirculation when actions is NULL) waiting for the
@@ -68,6 +70,15 @@ drop(const struct exec *x, const struct packet *pkt, uint32_t reason)
 {
 	if (x->env->drop)
 		x->env->drop(x->env->ctx, pkt, reason);
+}
+
+/* An action failed with err: the packet is dropped and the lists it was
+ * in end, err going back to whoever executed them. */
+static void
+fail(struct exec *x, const struct packet *pkt, int err)
+{
+	drop(x, pkt, TAPDP_DROP_OVS_ACTION_ERROR);
+	x->err = err;
 }
 
 static uint32_t
@@ -432,9 +443,9 @@ set_ports(struct packet *pkt, struct flow_key *key, const uint8_t *v,
 	key->tp_dst = ports->dst;
 }
 
-/* false when the packet must be dropped, as the kernel's execution fails
- * a set of the conntrack fields (validation lets them through). */
-static bool
+/* -EINVAL for a set of the conntrack fields, which validation lets
+ * through and the kernel's execution fails. */
+static int
 set_masked(struct packet *pkt, struct flow_key *key, const struct nlattr *a,
 	   bool masked)
 {
@@ -450,7 +461,7 @@ set_masked(struct packet *pkt, struct flow_key *key, const struct nlattr *a,
 		memset(ones, 0xff, sizeof(ones));
 		mask = ones;
 		if (len > (int)sizeof(ones))
-			return true;	/* validation allows none */
+			return 0;	/* validation allows none */
 	}
 	refresh(pkt, key);
 	switch (attr_type(k)) {
@@ -499,9 +510,9 @@ set_masked(struct packet *pkt, struct flow_key *key, const struct nlattr *a,
 	}
 	default:
 		/* CT_MARK, CT_LABELS: set through the ct action only. */
-		return false;
+		return -EINVAL;
 	}
-	return true;
+	return 0;
 }
 
 static void
@@ -624,9 +635,9 @@ pop_eth(struct packet *pkt, struct flow_key *key)
 
 /* push_nsh: the whole packet, Ethernet header included, behind the NSH
  * header the action builds, whose next protocol says what it carries, as
- * the kernel's nsh_push(). The packet is then an L3 NSH packet. false:
- * dropped (an L3 protocol NSH cannot name). */
-static bool
+ * the kernel's nsh_push(), with its errors. The packet is then an L3 NSH
+ * packet. */
+static int
 push_nsh(struct packet *pkt, struct flow_key *key, const struct nlattr *a)
 {
 	uint8_t hdr[NSH_HLEN_MAX];
@@ -634,8 +645,10 @@ push_nsh(struct packet *pkt, struct flow_key *key, const struct nlattr *a)
 	uint8_t np = pkt->l3 ? nsh_np_from_eth_type(key->eth_type)
 			     : NSH_NP_ETHERNET;
 
-	if (!np || !packet_insert(pkt, 0, hlen))
-		return false;
+	if (!np)
+		return -EAFNOSUPPORT;
+	if (!packet_insert(pkt, 0, hlen))
+		return -ENOMEM;
 	memcpy(pkt->data, hdr, hlen);
 	/* A header whose length wrapped to 0 still gets its protocol
 	 * written, into the packet, as the kernel writes it. */
@@ -645,14 +658,14 @@ push_nsh(struct packet *pkt, struct flow_key *key, const struct nlattr *a)
 	key->eth_type = htons(ETH_P_NSH);
 	key->mac_proto = FLOW_MAC_NONE;
 	pkt->key_valid = false;
-	return true;
+	return 0;
 }
 
 /* pop_nsh: what the header carried becomes the packet, an Ethernet frame
  * or an L3 packet, as the kernel's nsh_pop(). The header is read at the
  * packet's start, as the kernel reads it, even from a frame that still
- * has its Ethernet header. false: dropped. */
-static bool
+ * has its Ethernet header. Its errors are nsh_pop()'s. */
+static int
 pop_nsh(struct packet *pkt, struct flow_key *key)
 {
 	const struct nsh_header *nsh = header_at(pkt->data, pkt->len, 0,
@@ -661,18 +674,21 @@ pop_nsh(struct packet *pkt, struct flow_key *key)
 	size_t hlen;
 
 	if (!nsh)
-		return false;
+		return -ENOMEM;
 	hlen = nsh_hlen(nsh);
 	proto = nsh_np_to_eth_type(nsh->next_proto);
-	if (hlen < NSH_BASE_HLEN || !header_at(pkt->data, pkt->len, 0, hlen) ||
-	    !proto)
-		return false;
+	if (hlen < NSH_BASE_HLEN)
+		return -EINVAL;
+	if (!header_at(pkt->data, pkt->len, 0, hlen))
+		return -ENOMEM;
+	if (!proto)
+		return -EAFNOSUPPORT;
 	packet_remove(pkt, 0, hlen);
 	pkt->l3 = proto != htons(ETH_P_TEB);
 	key->eth_type = proto;
 	key->mac_proto = pkt->l3 ? FLOW_MAC_NONE : FLOW_MAC_ETHERNET;
 	pkt->key_valid = false;
-	return true;
+	return 0;
 }
 
 /* Returns true when the TTL ran out: the nested actions then take the
@@ -827,7 +843,8 @@ set_tunnel(const struct exec *x, struct packet *pkt, const struct nlattr *a)
 	pkt->egress_tun = p ? &p->tun : NULL;
 }
 
-/* The ct action a on the packet; false: it goes no further. A packet
+/* The ct action a on the packet; false: it goes no further, with the
+ * tracker's error for the list (none for a fragment it holds). A packet
  * that an earlier action (an MPLS push) took out of the IP version the
  * action was parsed for is dropped, as conntrack drops what it cannot
  * track. */
@@ -836,13 +853,17 @@ run_ct(struct exec *x, struct packet *pkt, struct flow_key *key,
        const struct nlattr *a)
 {
 	const struct ct_action *ct = parsed_ct(x->acts, a);
+	int err;
 
 	refresh(pkt, key);
 	if (!ct || ct->family != flow_key_family(key)) {
 		drop(x, pkt, TAPDP_DROP_OVS_CONNTRACK);
 		return false;
 	}
-	return x->env->ct(x->env->ctx, pkt, key, ct);
+	err = x->env->ct(x->env->ctx, pkt, key, ct);
+	if (err && err != -EINPROGRESS)
+		x->err = err;
+	return !err;
 }
 
 static bool
@@ -857,7 +878,7 @@ execute_list(struct exec *x, struct packet *pkt, struct flow_key *key,
 {
 	const struct actions_env *env = x->env;
 	const struct nlattr *a;
-	int rem;
+	int rem, err;
 
 	attr_for_each(a, acts, len, rem) {
 		bool last = is_last(a, rem);
@@ -906,9 +927,10 @@ execute_list(struct exec *x, struct packet *pkt, struct flow_key *key,
 			}
 			/* fall through */
 		case OVS_ACTION_ATTR_SET_MASKED:
-			if (!set_masked(pkt, key, a,
-					attr_type(a) == OVS_ACTION_ATTR_SET_MASKED)) {
-				drop(x, pkt, TAPDP_DROP_OVS_ACTION_ERROR);
+			err = set_masked(pkt, key, a,
+					 attr_type(a) == OVS_ACTION_ATTR_SET_MASKED);
+			if (err) {
+				fail(x, pkt, err);
 				return;
 			}
 			break;
@@ -918,21 +940,34 @@ execute_list(struct exec *x, struct packet *pkt, struct flow_key *key,
 		case OVS_ACTION_ATTR_POP_VLAN:
 			pop_vlan(pkt, key);
 			break;
+		/* A branch's error ends the list that holds it too. */
 		case OVS_ACTION_ATTR_SAMPLE:
 			sample(x, pkt, key, a, last);
 			if (last)
 				return;
+			if (x->err) {
+				drop(x, pkt, TAPDP_DROP_OVS_ACTION_ERROR);
+				return;
+			}
 			break;
 		case OVS_ACTION_ATTR_CLONE:
 			execute_nested(x, pkt, key, attr_data(a), attr_len(a),
 				       last);
 			if (last)
 				return;
+			if (x->err) {
+				drop(x, pkt, TAPDP_DROP_OVS_ACTION_ERROR);
+				return;
+			}
 			break;
 		case OVS_ACTION_ATTR_CHECK_PKT_LEN:
 			check_pkt_len(x, pkt, key, a, last);
 			if (last)
 				return;
+			if (x->err) {
+				drop(x, pkt, TAPDP_DROP_OVS_ACTION_ERROR);
+				return;
+			}
 			break;
 		case OVS_ACTION_ATTR_DEC_TTL:
 			if (dec_ttl(x, pkt, key, a))
@@ -985,14 +1020,16 @@ execute_list(struct exec *x, struct packet *pkt, struct flow_key *key,
 				return;
 			break;
 		case OVS_ACTION_ATTR_PUSH_NSH:
-			if (!push_nsh(pkt, key, a)) {
-				drop(x, pkt, TAPDP_DROP_OVS_ACTION_ERROR);
+			err = push_nsh(pkt, key, a);
+			if (err) {
+				fail(x, pkt, err);
 				return;
 			}
 			break;
 		case OVS_ACTION_ATTR_POP_NSH:
-			if (!pop_nsh(pkt, key)) {
-				drop(x, pkt, TAPDP_DROP_OVS_ACTION_ERROR);
+			err = pop_nsh(pkt, key);
+			if (err) {
+				fail(x, pkt, err);
 				return;
 			}
 			break;
@@ -1006,7 +1043,7 @@ execute_list(struct exec *x, struct packet *pkt, struct flow_key *key,
 	drop(x, pkt, TAPDP_DROP_OVS_LAST_ACTION);
 }
 
-void
+int
 actions_execute(const struct actions_env *env, struct packet *pkt,
 		struct flow_key *key, const struct actions_stored *acts)
 {
@@ -1015,13 +1052,14 @@ actions_execute(const struct actions_env *env, struct packet *pkt,
 	/* A loop through ports back into the datapath ends here. */
 	if (exec_level >= RECURSION_LIMIT) {
 		drop(&x, pkt, TAPDP_DROP_OVS_RECURSION_LIMIT);
-		return;
+		return -ENETDOWN;
 	}
 	exec_level++;
 	execute_list(&x, pkt, key, acts->data, acts->len);
 	if (exec_level == 1)
 		run_deferred();
 	exec_level--;
+	return x.err;
 }
 
 void

@@ -74,11 +74,12 @@ struct actions_env {
 	bool (*meter)(void *ctx, const struct packet *pkt, uint32_t meter_id);
 	/* The ct action on the packet, whose header offsets are current
 	 * and whose key is of the action's family; updates the key's ct_*
-	 * fields and may rewrite the packet (NAT). false: the packet goes no
-	 * further, and the callback reports its drop (a fragment held for
-	 * reassembly is none). */
-	bool (*ct)(void *ctx, struct packet *pkt, struct flow_key *key,
-		   const struct ct_action *ct);
+	 * fields and may rewrite the packet (NAT). Not 0: the packet goes no
+	 * further; -EINPROGRESS for a fragment held for reassembly, else
+	 * the tracker's error (the kernel's ovs_ct_execute() ones), with
+	 * the drop reported by the callback. */
+	int (*ct)(void *ctx, struct packet *pkt, struct flow_key *key,
+		  const struct ct_action *ct);
 	/* The psample action: the packet (its first packet_out_len()
 	 * bytes sent) to psample group 'group' with the cookie (NULL:
 	 * none), at 'rate', a probability scaled to UINT32_MAX. */
@@ -99,8 +100,13 @@ struct actions_env {
  * (env->drop). An execution nested 5 deep (through env callbacks) drops
  * the packet with OVS_DROP_RECURSION_LIMIT; the outermost one runs what
  * its nested ones deferred before it returns, so env and everything the
- * actions point to must outlive it (one RCU read-side section). */
-void actions_execute(const struct actions_env *env, struct packet *pkt,
+ * actions point to must outlive it (one RCU read-side section).
+ * Returns 0, or the error of the action that ended the list (a failed
+ * ct, set, push_nsh or pop_nsh, in the list or in a branch of it that
+ * ran at once), -ENETDOWN past the recursion limit: what the kernel's
+ * ovs_execute_actions() returns to a client's packet execute. What was
+ * deferred, and the lists a recirculation runs, return nothing. */
+int actions_execute(const struct actions_env *env, struct packet *pkt,
 		     struct flow_key *key, const struct actions_stored *acts);
 
 /* Frees the calling thread's buffers (copies, the deferral queue), as a

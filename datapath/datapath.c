@@ -457,7 +457,7 @@ env_meter(void *c, const struct packet *pkt, uint32_t meter_id)
 	return meter_execute(&ctx->dp->meters, meter_id, pkt->len);
 }
 
-static bool
+static int
 env_ct(void *c, struct packet *pkt, struct flow_key *key,
        const struct ct_action *a)
 {
@@ -468,7 +468,7 @@ env_ct(void *c, struct packet *pkt, struct flow_key *key,
 	/* A fragment held for its datagram is no drop. */
 	if (err && err != -EINPROGRESS)
 		dp_drop(ctx, pkt, TAPDP_DROP_OVS_CONNTRACK);
-	return !err;
+	return err;
 }
 
 static void
@@ -681,7 +681,7 @@ dp_execute(struct datapath *dp, const void *frame, size_t len,
 		err = -ENODEV;
 	} else {
 		env.ctx = &ctx;
-		actions_execute(&env, &pkt, &key, acts);
+		err = actions_execute(&env, &pkt, &key, acts);
 	}
 	rcu_read_unlock();
 	return err;

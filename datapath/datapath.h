@@ -219,7 +219,8 @@ void dp_flow_clear_stats(struct flow *flow);
  * metadata of key (in_port..., and mac_proto/eth_type for an L3 packet)
  * and the MRU of a reassembled datagram (0:
  * none). -ENODEV when neither the input port nor the local port exists;
- * -EINVAL when the frame's key cannot be extracted. */
+ * -EINVAL when the frame's key cannot be extracted; else what
+ * actions_execute() returns (a ct refused by a zone limit: -ENOMEM). */
 int dp_execute(struct datapath *dp, const void *frame, size_t len,
 	       const struct flow_key *metadata, uint64_t hash, uint16_t mru,
 	       const struct actions_stored *acts);

@@ -3,6 +3,7 @@
  * first two bytes split the input into a frame and an actions nest), with
  * callbacks that check what leaves the engine stays inside the buffer, and
  * that a psample action's message builds. */
+#include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,13 +55,14 @@ drop(void *ctx, const struct packet *pkt, uint32_t reason)
 	touch(pkt);
 }
 
-/* The tracker has its own target (fuzz-conntrack.c). */
-static bool
+/* The tracker has its own target (fuzz-conntrack.c); this one refuses
+ * some packets, as a full zone would, so that the error paths run too. */
+static int
 ct(void *ctx, struct packet *pkt, struct flow_key *key,
    const struct ct_action *a)
 {
 	touch(pkt);
-	return true;
+	return pkt->len % 3 ? 0 : -ENOMEM;
 }
 
 /* The sample message psample would send of it must build. */

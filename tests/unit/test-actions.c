@@ -2,9 +2,11 @@
 /* Action execution on real frames: header rewrites with correct checksums,
  * tags pushed and popped, truncation, nesting, TTL expiry, the hash; the
  * stored form of set(tunnel) and the tunnel a packet leaves by; psample's
- * data, cookie and rate. */
+ * data, cookie and rate; the errors a failed action returns to whoever
+ * executed the list, and the lists they end. */
 #include <arpa/inet.h>
 #include <endian.h>
+#include <errno.h>
 #include <linux/if_ether.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -16,6 +18,7 @@
 #include <cmocka.h>
 
 #include "actions/actions.h"
+#include "include/tapdp/drop-uapi.h"
 #include "include/tapdp/ovs-uapi.h"
 #include "netlink/attr.h"
 #include "tests/unit/builders.h"
@@ -96,9 +99,30 @@ psample(void *ctx, const struct packet *pkt, const struct flow_key *key,
 		memcpy(s->cookie, attr_data(cookie), s->cookie_len);
 }
 
+/* What the tracker answers the ct action. */
+static int ct_err;
+
+static int
+ct(void *ctx, struct packet *pkt, struct flow_key *key,
+   const struct ct_action *a)
+{
+	return ct_err;
+}
+
+/* The drops the engine reported since run(), and the last one's reason. */
+static int n_drops;
+static uint32_t drop_reason;
+
+static void
+drop(void *ctx, const struct packet *pkt, uint32_t reason)
+{
+	n_drops++;
+	drop_reason = reason;
+}
+
 static const struct actions_env env = {
 	.output = output, .userspace = userspace, .recirc = recirc,
-	.meter = meter, .psample = psample,
+	.meter = meter, .psample = psample, .ct = ct, .drop = drop,
 };
 
 #define TCP_FRAME_MAX	128
@@ -140,6 +164,9 @@ sums_ok(const uint8_t *f, uint32_t len)
 	return fb_csums_ok(f + ETH_HLEN, len - ETH_HLEN);
 }
 
+/* What the last run()'s actions_execute() returned. */
+static int run_err;
+
 static void
 run(uint8_t *frame, uint32_t len, const struct attrs *acts,
     struct packet *pkt, struct flow_key *key, uint8_t *buf)
@@ -147,6 +174,7 @@ run(uint8_t *frame, uint32_t len, const struct attrs *acts,
 	struct actions_stored *stored;
 
 	n_outs = 0;
+	n_drops = 0;
 	memset(outs, 0, sizeof(outs));
 	packet_init(pkt, buf, 4096, len);
 	memcpy(pkt->data, frame, len);
@@ -155,7 +183,7 @@ run(uint8_t *frame, uint32_t len, const struct attrs *acts,
 			 0);
 	pkt->key_valid = true;
 	stored = attrs_store_actions(acts, key);
-	actions_execute(&env, pkt, key, stored);
+	run_err = actions_execute(&env, pkt, key, stored);
 	free(stored);
 }
 
@@ -554,7 +582,7 @@ test_clone_isolates_and_drop_stops(void **state)
 }
 
 /* The kernel validates a set of ct_mark but fails it when it runs: the
- * packet goes no further. */
+ * packet goes no further, and the execution returns -EINVAL. */
 static void
 test_set_ct_mark_drops(void **state)
 {
@@ -570,6 +598,130 @@ test_set_ct_mark_drops(void **state)
 	msgbuf_put_u32(&a.mb, OVS_ACTION_ATTR_OUTPUT, 1);
 	run(f, len, &a, &pkt, &key, buf);
 	assert_int_equal(n_outs, 1);
+	assert_int_equal(run_err, -EINVAL);
+	assert_int_equal(n_drops, 1);
+	assert_int_equal(drop_reason, TAPDP_DROP_OVS_ACTION_ERROR);
+}
+
+/* clone(set(ct_mark), output:2) then output:1, or the same in a sample
+ * of probability 1: the branch's error ends the list around it too (the
+ * kernel frees the original as an action error), first packet out or
+ * not; as the last action, the branch ends it by itself. */
+static void
+test_branch_error_ends_list(void **state)
+{
+	uint8_t f[TCP_FRAME_MAX], buf[4096];
+	uint32_t len = tcp_frame(f, 0, 64), mark = 5;
+	static struct attrs a;
+	struct nlattr *br, *acts;
+	struct flow_key key;
+	struct packet pkt;
+
+	for (int sample = 0; sample < 2; sample++) {
+		for (int last = 0; last < 2; last++) {
+			attrs_init(&a);
+			if (sample) {
+				br = msgbuf_nest_start(&a.mb,
+						       OVS_ACTION_ATTR_SAMPLE);
+				msgbuf_put_u32(&a.mb,
+					       OVS_SAMPLE_ATTR_PROBABILITY,
+					       UINT32_MAX);
+				acts = msgbuf_nest_start(
+					&a.mb, OVS_SAMPLE_ATTR_ACTIONS);
+			} else {
+				br = msgbuf_nest_start(&a.mb,
+						       OVS_ACTION_ATTR_CLONE);
+				acts = NULL;
+			}
+			put_set(&a, OVS_ACTION_ATTR_SET, OVS_KEY_ATTR_CT_MARK,
+				&mark, 4);
+			msgbuf_put_u32(&a.mb, OVS_ACTION_ATTR_OUTPUT, 2);
+			if (acts)
+				msgbuf_nest_end(&a.mb, acts);
+			msgbuf_nest_end(&a.mb, br);
+			if (!last)
+				msgbuf_put_u32(&a.mb, OVS_ACTION_ATTR_OUTPUT,
+					       1);
+			run(f, len, &a, &pkt, &key, buf);
+			assert_int_equal(run_err, -EINVAL);
+			assert_int_equal(n_outs, 0);
+			assert_int_equal(n_drops, last ? 1 : 2);
+			assert_int_equal(drop_reason,
+					 TAPDP_DROP_OVS_ACTION_ERROR);
+		}
+	}
+}
+
+/* The tracker's error (a zone at its limit: -ENOMEM) ends the list and is
+ * returned; a fragment it holds (-EINPROGRESS) ends it without one. */
+static void
+test_ct_error_returned(void **state)
+{
+	static const int errs[] = { 0, -ENOMEM, -EINPROGRESS };
+	uint8_t f[TCP_FRAME_MAX], buf[4096];
+	uint32_t len = tcp_frame(f, 0, 64);
+	static struct attrs a;
+	struct flow_key key;
+	struct packet pkt;
+	struct nlattr *c;
+
+	attrs_init(&a);
+	c = msgbuf_nest_start(&a.mb, OVS_ACTION_ATTR_CT);
+	msgbuf_put(&a.mb, OVS_CT_ATTR_COMMIT, 0, NULL);
+	msgbuf_nest_end(&a.mb, c);
+	msgbuf_put_u32(&a.mb, OVS_ACTION_ATTR_OUTPUT, 1);
+	for (size_t i = 0; i < sizeof(errs) / sizeof(errs[0]); i++) {
+		ct_err = errs[i];
+		run(f, len, &a, &pkt, &key, buf);
+		assert_int_equal(run_err, errs[i] == -ENOMEM ? -ENOMEM : 0);
+		assert_int_equal(n_outs, errs[i] ? 0 : 1);
+		/* The tracker's callback reports its own drops. */
+		assert_int_equal(n_drops, 0);
+	}
+	ct_err = 0;
+}
+
+/* pop_nsh fails as nsh_pop(): a length under the base header's -EINVAL,
+ * a next protocol it cannot name -EAFNOSUPPORT, a header longer than the
+ * packet -ENOMEM. */
+static void
+test_pop_nsh_errors(void **state)
+{
+	static const struct {
+		uint8_t len_words, np;
+		int err;
+	} cases[] = {
+		{ 1, 1, -EINVAL }, { 2, 0x7f, -EAFNOSUPPORT },
+		{ 63, 1, -ENOMEM },
+	};
+	uint8_t f[TCP_FRAME_MAX], buf[4096];
+	uint32_t len = tcp_frame(f, 0, 64);
+	static struct attrs a;
+	struct flow_key key;
+	struct packet pkt;
+
+	attrs_init(&a);
+	msgbuf_put(&a.mb, OVS_ACTION_ATTR_POP_NSH, 0, NULL);
+	msgbuf_put_u32(&a.mb, OVS_ACTION_ATTR_OUTPUT, 1);
+	/* An Ethernet frame of an NSH packet (MD type 1, 6 words, over
+	 * IPv4), which validation lets pop_nsh run on. */
+	f[12] = ETH_P_NSH >> 8;
+	f[13] = ETH_P_NSH & 0xff;
+	memset(f + 14, 0, 24);
+	f[15] = 6;
+	f[16] = 1;
+	f[17] = 1;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		/* The header is read at the packet's start, as nsh_pop()
+		 * reads it: here in the Ethernet addresses. */
+		f[0] = 0;
+		f[1] = cases[i].len_words;
+		f[3] = cases[i].np;
+		run(f, len, &a, &pkt, &key, buf);
+		assert_int_equal(run_err, cases[i].err);
+		assert_int_equal(n_outs, 0);
+		assert_int_equal(drop_reason, TAPDP_DROP_OVS_ACTION_ERROR);
+	}
 }
 
 static void
@@ -601,6 +753,25 @@ test_dec_ttl_expiry(void **state)
 	assert_int_equal(n_outs, 1);
 	assert_int_equal(outs[0].frame[22], 63);
 	assert_true(sums_ok(outs[0].frame, len));
+
+	/* An attribute of a later kernel in front of the list is skipped,
+	 * kept nowhere: the list is what runs on expiry. (It was kept,
+	 * first in the nest, and run in the list's place.) */
+	attrs_init(&a);
+	dec = msgbuf_nest_start(&a.mb, OVS_ACTION_ATTR_DEC_TTL);
+	act = msgbuf_nest_start(&a.mb, OVS_DEC_TTL_ATTR_MAX + 1);
+	msgbuf_put_u32(&a.mb, OVS_ACTION_ATTR_OUTPUT, 2);
+	msgbuf_nest_end(&a.mb, act);
+	act = msgbuf_nest_start(&a.mb, OVS_DEC_TTL_ATTR_ACTION);
+	user = msgbuf_nest_start(&a.mb, OVS_ACTION_ATTR_USERSPACE);
+	msgbuf_put_u32(&a.mb, OVS_USERSPACE_ATTR_PID, 7);
+	msgbuf_nest_end(&a.mb, user);
+	msgbuf_nest_end(&a.mb, act);
+	msgbuf_nest_end(&a.mb, dec);
+	len = tcp_frame(f, 0, 1);
+	run(f, len, &a, &pkt, &key, buf);
+	assert_int_equal(outs[0].upcalls, 1);
+	assert_int_equal(n_outs, 0);
 }
 
 static void
@@ -889,6 +1060,9 @@ main(void)
 		cmocka_unit_test(test_clone_isolates_and_drop_stops),
 		cmocka_unit_test(test_dec_ttl_expiry),
 		cmocka_unit_test(test_set_ct_mark_drops),
+		cmocka_unit_test(test_branch_error_ends_list),
+		cmocka_unit_test(test_ct_error_returned),
+		cmocka_unit_test(test_pop_nsh_errors),
 		cmocka_unit_test(test_mpls_push_pop_roundtrip),
 		cmocka_unit_test(test_mpls_to_l3_and_back),
 		cmocka_unit_test(test_hash_action),

@@ -393,12 +393,12 @@ static int n_ct_given;
 static uint32_t out_src[4];
 static int n_out;
 
-static bool
+static int
 env_ct(void *ctx, struct packet *pkt, struct flow_key *key,
        const struct ct_action *a)
 {
 	ct_given[n_ct_given++] = a;
-	return conntrack_execute(ct, pkt, key, a) == 0;
+	return conntrack_execute(ct, pkt, key, a);
 }
 
 static void
