@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Allocation failure on the control path: for each request a client makes
- * (datapath, port, flow, meter and ct limit commands, a packet execute,
- * dumps of one part and of several), the k-th allocation the daemon makes
+ * (datapath, port, flow, meter and ct limit commands, packet executes, one
+ * committing to conntrack, dumps of one part and of several), the k-th
+ * allocation the daemon makes
  * while serving it fails, for k = 1, 2, ... until one where none failed.
  * Each time the client gets an error (an NLMSG_ERROR or NLMSG_DONE with a
  * negative errno, or ENOBUFS on its next read where the kernel could not
@@ -324,8 +325,39 @@ req_execute(struct fx *f)
 	msgbuf_nest_end(&f->req, acts);
 }
 
+/* A UDP datagram from port 1 committed in zone 3, then out of the
+ * internal port: a connection committed while the client waits. A
+ * failure is the kernel's: ovs_ct_execute()'s -ENOMEM, the packet not
+ * sent. (Each time in a new context with the tracker made, so that the
+ * connection is new.) */
+static void
+req_execute_ct(struct fx *f)
+{
+	uint8_t frame[128];
+	struct nlattr *acts, *a;
+	struct fb b;
+	size_t len;
+
+	fb_init(&b, frame, sizeof(frame));
+	fb_eth(&b, ETH_P_IP);
+	fb_ipv4(&b, 0x0a000001, 0x0a000002, IPPROTO_UDP);
+	fb_udp(&b, 1000, 2000);
+	fb_put(&b, "data", 4);
+	len = fb_end(&b);
+	ovs_req(f, FAMILY_ID_PACKET, NLM_F_ACK, OVS_PACKET_CMD_EXECUTE);
+	msgbuf_put(&f->req, OVS_PACKET_ATTR_PACKET, len, frame);
+	fake_frame_key(&f->req, OVS_PACKET_ATTR_KEY, 1, fb_mac_src);
+	acts = msgbuf_nest_start(&f->req, OVS_PACKET_ATTR_ACTIONS);
+	a = msgbuf_nest_start(&f->req, OVS_ACTION_ATTR_CT);
+	msgbuf_put(&f->req, OVS_CT_ATTR_COMMIT, 0, NULL);
+	msgbuf_put_u16(&f->req, OVS_CT_ATTR_ZONE, 3);
+	msgbuf_nest_end(&f->req, a);
+	msgbuf_put_u32(&f->req, OVS_ACTION_ATTR_OUTPUT, 1);
+	msgbuf_nest_end(&f->req, acts);
+}
+
 /* The states requests start from. */
-enum prep { P_NONE, P_DP, P_PORT, P_FLOW, P_METER, P_FLOWS };
+enum prep { P_NONE, P_DP, P_PORT, P_FLOW, P_METER, P_FLOWS, P_PORT_CT };
 
 static void
 prepare(struct fx *f, enum prep p)
@@ -350,6 +382,11 @@ prepare(struct fx *f, enum prep p)
 	}
 	if (p == P_METER) {
 		put_meter(f, 5, 1000);
+		assert_int_equal(must_ask(f), 0);
+	}
+	if (p == P_PORT_CT) {
+		/* Asking for the ct limits makes the tracker. */
+		req_start(f, FAMILY_ID_CT_LIMIT, 0, OVS_CT_LIMIT_CMD_GET, HDR);
 		assert_int_equal(must_ask(f), 0);
 	}
 	if (p == P_FLOWS)
@@ -572,6 +609,7 @@ static const struct request requests[] = {
 	{ "datapath del", P_FLOW, req_dp_del, false },
 	{ "flow dump of many parts", P_FLOWS, req_flow_dump, false },
 	{ "ct limit set, the tracker made", P_NONE, req_ct_limit_set, true },
+	{ "packet execute (ct commit)", P_PORT_CT, req_execute_ct, true },
 };
 
 static char before[STATE_MAX], after[STATE_MAX], want[STATE_MAX];
