@@ -1,7 +1,11 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include "tests/unit/nl-test.h"
 
+#include <arpa/inet.h>
 #include <linux/genetlink.h>
+#include <linux/netfilter/nfnetlink.h>
+#include <linux/netfilter/nfnetlink_conntrack.h>
+#include <linux/netfilter/nfnetlink_cttimeout.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <sys/mman.h>
@@ -103,6 +107,57 @@ req_msg(struct fx *f, uint16_t type, uint16_t flags, size_t hdrsize)
 
 	assert_non_null(hdr);
 	return hdr;
+}
+
+void
+ct_req(struct fx *f, uint8_t msg, uint16_t flags, uint8_t family,
+       uint8_t version)
+{
+	struct nfgenmsg *nf = req_msg(f, NFNL_SUBSYS_CTNETLINK << 8 | msg,
+				      flags, sizeof(*nf));
+
+	nf->nfgen_family = family;
+	nf->version = version;
+}
+
+void
+put_tuple_of(struct msgbuf *mb, uint16_t type, uint8_t proto, uint32_t src,
+	     uint16_t sport, uint32_t dst, uint16_t dport)
+{
+	struct nlattr *tuple, *ip, *l4;
+
+	tuple = msgbuf_nest_start(mb, type | NLA_F_NESTED);
+	ip = msgbuf_nest_start(mb, CTA_TUPLE_IP | NLA_F_NESTED);
+	msgbuf_put_u32(mb, CTA_IP_V4_SRC, htonl(src));
+	msgbuf_put_u32(mb, CTA_IP_V4_DST, htonl(dst));
+	msgbuf_nest_end(mb, ip);
+	l4 = msgbuf_nest_start(mb, CTA_TUPLE_PROTO | NLA_F_NESTED);
+	msgbuf_put_u8(mb, CTA_PROTO_NUM, proto);
+	msgbuf_put_u16(mb, CTA_PROTO_SRC_PORT, htons(sport));
+	msgbuf_put_u16(mb, CTA_PROTO_DST_PORT, htons(dport));
+	msgbuf_nest_end(mb, l4);
+	msgbuf_nest_end(mb, tuple);
+}
+
+void
+tp_req(struct fx *f, uint8_t msg, uint16_t flags, const char *name,
+       uint8_t l4num, uint32_t first)
+{
+	struct nfgenmsg *nf = req_msg(f, NFNL_SUBSYS_CTNETLINK_TIMEOUT << 8 |
+						 msg,
+				      flags, sizeof(*nf));
+	struct nlattr *data;
+
+	nf->nfgen_family = AF_UNSPEC;
+	if (name)
+		msgbuf_put_string(&f->req, CTA_TIMEOUT_NAME, name);
+	if (!first)
+		return;
+	msgbuf_put_u16(&f->req, CTA_TIMEOUT_L3PROTO, htons(AF_INET));
+	msgbuf_put_u8(&f->req, CTA_TIMEOUT_L4PROTO, l4num);
+	data = msgbuf_nest_start(&f->req, CTA_TIMEOUT_DATA | NLA_F_NESTED);
+	msgbuf_put_u32(&f->req, 1, htonl(first));
+	msgbuf_nest_end(&f->req, data);
 }
 
 void *

@@ -82,4 +82,16 @@ int dump_all(struct fx *f, void (*fn)(const struct nlmsghdr *, void *),
 /* An attribute of the attributes at p (rem bytes). */
 const struct nlattr *attrs_find(const void *p, int rem, uint16_t type);
 
+/* A ctnetlink request (IPCTNL_MSG_CT_*) for family, with its nfgenmsg. */
+void ct_req(struct fx *f, uint8_t msg, uint16_t flags, uint8_t family,
+	    uint8_t version);
+/* A tuple (CTA_TUPLE_ORIG, REPLY, MASTER...) of IPv4 proto from
+ * src:sport to dst:dport, host order. */
+void put_tuple_of(struct msgbuf *mb, uint16_t type, uint8_t proto,
+		  uint32_t src, uint16_t sport, uint32_t dst, uint16_t dport);
+/* A cttimeout request of msg for policy name (NULL: none), of l4num with
+ * its first value, UDP's UNREPLIED (0: no data). */
+void tp_req(struct fx *f, uint8_t msg, uint16_t flags, const char *name,
+	    uint8_t l4num, uint32_t first);
+
 #endif

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Allocation failure on the control path: for each request a client makes
  * (datapath, port, flow, meter and ct limit commands, packet executes, one
- * committing to conntrack, dumps of one part and of several), the k-th
- * allocation the daemon makes
+ * committing to conntrack, dumps of one part and of several; ctnetlink's
+ * connection get, dump, delete and flush, cttimeout's policy new, dump
+ * and delete), the k-th allocation the daemon makes
  * while serving it fails, for k = 1, 2, ... until one where none failed.
  * Each time the client gets an error (an NLMSG_ERROR or NLMSG_DONE with a
  * negative errno, or ENOBUFS on its next read where the kernel could not
@@ -20,6 +21,9 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <linux/genetlink.h>
+#include <linux/netfilter/nfnetlink.h>
+#include <linux/netfilter/nfnetlink_conntrack.h>
+#include <linux/netfilter/nfnetlink_cttimeout.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -108,6 +112,7 @@ __wrap_aligned_alloc(size_t align, size_t size)
 }
 
 static struct dp_net *net;
+static struct fx *nff;		/* the client's ctnetlink socket */
 static int dpi;			/* the datapath's ifindex, once made */
 static uint8_t dump_src[6] = { 2, 0, 0, 0, 1, 0 };
 
@@ -356,8 +361,64 @@ req_execute_ct(struct fx *f)
 	msgbuf_nest_end(&f->req, acts);
 }
 
+/* ctnetlink and cttimeout requests, on nff: the connection
+ * req_execute_ct() committed, the policy "tp0" P_CT made. */
+static void
+put_conn_tuple(struct fx *f)
+{
+	put_tuple_of(&f->req, CTA_TUPLE_ORIG, IPPROTO_UDP, 0x0a000001, 1000,
+		     0x0a000002, 2000);
+	msgbuf_put_u16(&f->req, CTA_ZONE, htons(3));
+}
+
+static void
+req_ct_get(struct fx *f)
+{
+	ct_req(f, IPCTNL_MSG_CT_GET, 0, AF_INET, NFNETLINK_V0);
+	put_conn_tuple(f);
+}
+
+static void
+req_ct_dump(struct fx *f)
+{
+	ct_req(f, IPCTNL_MSG_CT_GET, NLM_F_DUMP, AF_INET, NFNETLINK_V0);
+}
+
+static void
+req_ct_del(struct fx *f)
+{
+	ct_req(f, IPCTNL_MSG_CT_DELETE, NLM_F_ACK, AF_INET, NFNETLINK_V0);
+	put_conn_tuple(f);
+}
+
+static void
+req_ct_flush(struct fx *f)
+{
+	ct_req(f, IPCTNL_MSG_CT_DELETE, NLM_F_ACK, AF_INET, NFNETLINK_V0);
+}
+
+static void
+req_tp_new(struct fx *f)
+{
+	tp_req(f, IPCTNL_MSG_TIMEOUT_NEW, NLM_F_ACK | NLM_F_CREATE, "tp1",
+	       IPPROTO_UDP, 7);
+}
+
+static void
+req_tp_dump(struct fx *f)
+{
+	tp_req(f, IPCTNL_MSG_TIMEOUT_GET, NLM_F_DUMP, NULL, 0, 0);
+}
+
+static void
+req_tp_del(struct fx *f)
+{
+	tp_req(f, IPCTNL_MSG_TIMEOUT_DELETE, NLM_F_ACK, "tp0", 0, 0);
+}
+
 /* The states requests start from. */
-enum prep { P_NONE, P_DP, P_PORT, P_FLOW, P_METER, P_FLOWS, P_PORT_CT };
+enum prep { P_NONE, P_DP, P_PORT, P_FLOW, P_METER, P_FLOWS, P_PORT_CT,
+	    P_CT };
 
 static void
 prepare(struct fx *f, enum prep p)
@@ -384,10 +445,17 @@ prepare(struct fx *f, enum prep p)
 		put_meter(f, 5, 1000);
 		assert_int_equal(must_ask(f), 0);
 	}
-	if (p == P_PORT_CT) {
+	if (p >= P_PORT_CT) {
 		/* Asking for the ct limits makes the tracker. */
 		req_start(f, FAMILY_ID_CT_LIMIT, 0, OVS_CT_LIMIT_CMD_GET, HDR);
 		assert_int_equal(must_ask(f), 0);
+	}
+	if (p == P_CT) {
+		req_execute_ct(f);
+		assert_int_equal(must_ask(f), 0);
+		tp_req(nff, IPCTNL_MSG_TIMEOUT_NEW, NLM_F_ACK | NLM_F_CREATE,
+		       "tp0", IPPROTO_UDP, 5);
+		assert_int_equal(must_ask(nff), 0);
 	}
 	if (p == P_FLOWS)
 		for (int i = 0; i < N_DUMP_FLOWS; i++) {
@@ -496,8 +564,20 @@ normalize(char *p, size_t len)
 		const struct nlattr *at;
 		int rem;
 
-		hdr->dp_ifindex = 0;
 		m->nlmsg_flags &= ~NLM_F_MULTI;
+		if (m->nlmsg_type >> 8 == NFNL_SUBSYS_CTNETLINK) {
+			/* A connection's id counts connections ever made. */
+			off = NLMSG_LENGTH(sizeof(struct nfgenmsg));
+			attr_for_each(at, (char *)m + off,
+				      m->nlmsg_len - off, rem)
+				if (attr_type(at) == CTA_ID)
+					memset((char *)attr_data(at), 0,
+					       attr_len(at));
+			continue;
+		}
+		if (m->nlmsg_type >> 8 == NFNL_SUBSYS_CTNETLINK_TIMEOUT)
+			continue;
+		hdr->dp_ifindex = 0;
 		attr_for_each(at, (char *)m + off, m->nlmsg_len - off, rem)
 			if (m->nlmsg_type == FAMILY_ID_VPORT &&
 			    attr_type(at) == OVS_VPORT_ATTR_IFINDEX)
@@ -540,7 +620,8 @@ sort_msgs(char *p, size_t len)
 }
 
 /* The state as a client reads it: datapaths, ports, flows, meters 5 and
- * 6, the ct limits once there is a tracker (asking for them makes it). */
+ * 6; once there is a tracker (asking for its limits makes it), the ct
+ * limits, connections and timeout policies. */
 static size_t
 state(struct fx *f, char *buf)
 {
@@ -578,6 +659,16 @@ state(struct fx *f, char *buf)
 		send_req(f);
 		read_answer(f, &a, buf, &len);
 		assert_int_equal(a.err, 0);
+		req_ct_dump(nff);
+		req_end(nff);
+		send_req(nff);
+		read_answer(nff, &a, buf, &len);
+		assert_int_equal(a.err, 0);
+		req_tp_dump(nff);
+		req_end(nff);
+		send_req(nff);
+		read_answer(nff, &a, buf, &len);
+		assert_int_equal(a.err, 0);
 	}
 	normalize(buf, len);
 	sort_msgs(buf, len);
@@ -589,27 +680,39 @@ struct request {
 	enum prep prep;
 	void (*build)(struct fx *f);
 	bool fresh;		/* each time in a new context: no tracker */
+	bool nf;		/* on the ctnetlink socket */
 };
 
 static const struct request requests[] = {
-	{ "datapath new", P_NONE, req_dp_new, false },
-	{ "vport new (internal)", P_DP, req_vport_new, false },
+	{ "datapath new", P_NONE, req_dp_new, false, false },
+	{ "vport new (internal)", P_DP, req_vport_new, false, false },
 	{ "flow new (set, ct, userspace, output)", P_PORT, req_flow_new,
+	  false, false },
+	{ "flow set", P_FLOW, req_flow_set, false, false },
+	{ "flow get", P_FLOW, req_flow_get, false, false },
+	{ "flow dump", P_FLOW, req_flow_dump, false, false },
+	{ "flow del", P_FLOW, req_flow_del, false, false },
+	{ "meter new", P_DP, req_meter_new, false, false },
+	{ "meter set", P_METER, req_meter_set, false, false },
+	{ "ct limit set", P_DP, req_ct_limit_set, false, false },
+	{ "packet execute (userspace, output)", P_PORT, req_execute, false,
 	  false },
-	{ "flow set", P_FLOW, req_flow_set, false },
-	{ "flow get", P_FLOW, req_flow_get, false },
-	{ "flow dump", P_FLOW, req_flow_dump, false },
-	{ "flow del", P_FLOW, req_flow_del, false },
-	{ "meter new", P_DP, req_meter_new, false },
-	{ "meter set", P_METER, req_meter_set, false },
-	{ "ct limit set", P_DP, req_ct_limit_set, false },
-	{ "packet execute (userspace, output)", P_PORT, req_execute, false },
-	{ "vport set", P_PORT, req_vport_set, false },
-	{ "vport del", P_PORT, req_vport_del, false },
-	{ "datapath del", P_FLOW, req_dp_del, false },
-	{ "flow dump of many parts", P_FLOWS, req_flow_dump, false },
-	{ "ct limit set, the tracker made", P_NONE, req_ct_limit_set, true },
-	{ "packet execute (ct commit)", P_PORT_CT, req_execute_ct, true },
+	{ "vport set", P_PORT, req_vport_set, false, false },
+	{ "vport del", P_PORT, req_vport_del, false, false },
+	{ "datapath del", P_FLOW, req_dp_del, false, false },
+	{ "flow dump of many parts", P_FLOWS, req_flow_dump, false,
+	  false },
+	{ "ct limit set, the tracker made", P_NONE, req_ct_limit_set, true,
+	  false },
+	{ "packet execute (ct commit)", P_PORT_CT, req_execute_ct, true,
+	  false },
+	{ "ctnetlink: connection get", P_CT, req_ct_get, true, true },
+	{ "ctnetlink: connection dump", P_CT, req_ct_dump, true, true },
+	{ "ctnetlink: connection delete", P_CT, req_ct_del, true, true },
+	{ "ctnetlink: flush", P_CT, req_ct_flush, true, true },
+	{ "cttimeout: policy new", P_CT, req_tp_new, true, true },
+	{ "cttimeout: policy dump", P_CT, req_tp_dump, true, true },
+	{ "cttimeout: policy delete (unused)", P_CT, req_tp_del, true, true },
 };
 
 static char before[STATE_MAX], after[STATE_MAX], want[STATE_MAX];
@@ -620,12 +723,14 @@ static bool
 run(struct fx *f, const struct request *r, unsigned long k,
     struct answer *a)
 {
-	r->build(f);
-	req_end(f);
+	struct fx *to = r->nf ? nff : f;
+
+	r->build(to);
+	req_end(to);
 	fail_at = k;
 	failed = false;
-	send_req(f);
-	read_answer(f, a, NULL, NULL);
+	send_req(to);
+	read_answer(to, a, NULL, NULL);
 	fail_at = 0;
 	return failed;
 }
@@ -641,10 +746,12 @@ static struct fx *
 renew(struct fx *f)
 {
 	fx_free(f);
+	fx_free(nff);
 	dp_net_destroy(net);
 	rcu_barrier();
 	net = nl_net_new();
 	assert_non_null(net);
+	nff = fx_new(net, NETLINK_NETFILTER, true);
 	return fx_new(net, NETLINK_GENERIC, true);
 }
 
@@ -717,8 +824,10 @@ test_requests(void **state)
 {
 	struct fx *f = fx_new(net, NETLINK_GENERIC, true);
 
+	nff = fx_new(net, NETLINK_NETFILTER, true);
 	for (size_t i = 0; i < sizeof(requests) / sizeof(requests[0]); i++)
 		f = test_request(&requests[i], f);
+	fx_free(nff);
 	fx_free(f);
 }
 
