@@ -104,8 +104,9 @@ $(BUILD)/test-alloc-fail: LDFLAGS += -Wl,--wrap=malloc,--wrap=calloc \
 	-Wl,--wrap=realloc,--wrap=strdup,--wrap=posix_memalign \
 	-Wl,--wrap=aligned_alloc
 
-# The keeper is the daemon's, not the core's.
-$(BUILD)/test-keep: $(BUILD)/obj/daemon/keeper.o
+# The keeper is the daemon's, not the core's; it sandboxes itself.
+$(BUILD)/test-keep: $(BUILD)/obj/daemon/keeper.o \
+	$(BUILD)/obj/daemon/sandbox.o $(BUILD)/gen/syscall-names.o
 # The fuzz targets' mutator.
 $(BUILD)/test-nl-mutator: $(BUILD)/obj/tests/fuzz/nl-mutator.o
 

@@ -18,6 +18,7 @@
 #include "common/clock.h"
 #include "common/keep.h"
 #include "common/log.h"
+#include "daemon/sandbox.h"
 
 struct held {
 	uint64_t id;
@@ -199,6 +200,7 @@ keeper_main(int listen_fd, int daemon_fd, const char *path, unsigned wait_s)
 		}
 		if (poll(p, 2, timeout) < 0 && errno != EINTR)
 			break;
+		sandbox_report();
 		/* The attached daemon's last words before a newcomer: one
 		 * that died has gone once its messages are read. */
 		if (daemon_fd >= 0 && p[1].revents) {
@@ -263,7 +265,7 @@ close_others(const int *keep, unsigned n)
 }
 
 int
-keeper_spawn(const char *path, unsigned wait_s)
+keeper_spawn(const char *path, unsigned wait_s, bool sandboxed)
 {
 	struct sockaddr_un sun = { .sun_family = AF_UNIX };
 	int lfd, sv[2];
@@ -318,6 +320,10 @@ keeper_spawn(const char *path, unsigned wait_s)
 		signal(SIGHUP, SIG_IGN);
 		signal(SIGPIPE, SIG_IGN);
 		close_others(keep, 3);
+		/* Unsandboxed if that fails: it holds what the daemon needs,
+		 * and says why in the log. */
+		if (sandboxed)
+			sandbox_apply_keeper();
 		keeper_main(lfd, sv[1], path, wait_s);
 		_exit(0);
 	}

@@ -12,9 +12,13 @@
 #ifndef TAPDP_DAEMON_KEEPER_H
 #define TAPDP_DAEMON_KEEPER_H
 
+#include <stdbool.h>
+
 /* Starts a keeper listening at path and attaches the daemon to it
- * (keep_attach_fd). Must be called before the daemon makes any thread.
- * 0 or -errno. */
-int keeper_spawn(const char *path, unsigned wait_s);
+ * (keep_attach_fd); sandboxed, the keeper drops every capability and runs
+ * under the daemon's seccomp filter (sandbox_apply_keeper), reporting the
+ * calls it refused as it wakes. Must be called before the daemon makes
+ * any thread. 0 or -errno. */
+int keeper_spawn(const char *path, unsigned wait_s, bool sandboxed);
 
 #endif

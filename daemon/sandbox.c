@@ -130,8 +130,10 @@ _Static_assert(__atomic_always_lock_free(sizeof(uint64_t), 0) &&
 	       __atomic_always_lock_free(sizeof(long), 0),
 	       "the SIGSYS handler needs lock-free atomics");
 
+/* Keeps kept of the capabilities (bounding and permitted), used of them
+ * effective. */
 static int
-caps_limit(void)
+caps_limit(uint64_t kept, uint64_t used)
 {
 	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
 	struct __user_cap_data_struct d[_LINUX_CAPABILITY_U32S_3];
@@ -145,7 +147,7 @@ caps_limit(void)
 	/* The bounding set first: dropping from it takes CAP_SETPCAP. */
 	for (unsigned c = 0; c < 64 && (in = prctl(PR_CAPBSET_READ, c)) >= 0;
 	     c++) {
-		if (!in || (CAPS_KEPT & CAP(c)))
+		if (!in || (kept & CAP(c)))
 			continue;
 		if (prctl(PR_CAPBSET_DROP, c) == 0)
 			continue;
@@ -153,14 +155,16 @@ caps_limit(void)
 			return -errno;
 		bounded = false;
 	}
-	if (!bounded)
+	/* With nothing permitted (the keeper's) under NO_NEW_PRIVS, the
+	 * bounding set bounds nothing: no need to say it stayed. */
+	if (!bounded && kept)
 		log_warn("sandbox: no CAP_SETPCAP, the bounding set stays as "
 			 "it was (NO_NEW_PRIVS still keeps an execve() from "
 			 "gaining capabilities)");
 	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) < 0)
 		return -errno;
-	permitted &= CAPS_KEPT;
-	eff = permitted & CAPS_USED;
+	permitted &= kept;
+	eff = permitted & used;
 	for (unsigned i = 0; i < _LINUX_CAPABILITY_U32S_3; i++)
 		d[i] = (struct __user_cap_data_struct) {
 			.effective = (uint32_t)(eff >> 32 * i),
@@ -257,8 +261,8 @@ one_thread(void)
 	return n == 1;
 }
 
-int
-sandbox_apply(void)
+static int
+apply(uint64_t kept, uint64_t used)
 {
 	struct sigaction sa = { .sa_sigaction = on_sigsys,
 				.sa_flags = SA_SIGINFO };
@@ -269,7 +273,7 @@ sandbox_apply(void)
 		log_err("sandbox: more than one thread (or no /proc/self/task)");
 		return -EBUSY;
 	}
-	err = caps_limit();
+	err = caps_limit(kept, used);
 	if (err) {
 		log_err("sandbox: capabilities: %s", strerror(-err));
 		return err;
@@ -287,6 +291,18 @@ sandbox_apply(void)
 	if (err)
 		log_err("sandbox: seccomp filter: %s", strerror(-err));
 	return err;
+}
+
+int
+sandbox_apply(void)
+{
+	return apply(CAPS_KEPT, CAPS_USED);
+}
+
+int
+sandbox_apply_keeper(void)
+{
+	return apply(0, 0);
 }
 
 static void

@@ -2,7 +2,7 @@
 /* tapdpd's least privilege, applied once setup is done: only the
  * capabilities it still uses, NO_NEW_PRIVS, and a seccomp filter that
  * allows the system calls it makes, nothing else
- * (docs/ARCHITECTURE.md, "The daemon").
+ * (docs/ARCHITECTURE.md, "The daemon"); and its keeper's.
  *
  * A call outside the list does not kill the daemon: the filter traps it,
  * a SIGSYS handler makes it fail with EPERM and records its number, and
@@ -20,6 +20,10 @@
 /* Drops the capabilities, sets NO_NEW_PRIVS and installs the handler and
  * the filter. 0 or -errno (the step that failed is logged). */
 int sandbox_apply(void);
+/* The same for the keeper (daemon/keeper.h), which holds descriptors and
+ * needs no capability: it keeps none, and runs under the daemon's filter
+ * (its calls are a few of the daemon's). */
+int sandbox_apply_keeper(void);
 
 /* Logs "seccomp: refused system call NAME/NR" (an error) once for each
  * call refused since the last report; returns how many it logged. */

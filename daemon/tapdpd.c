@@ -391,7 +391,7 @@ main(int argc, char **argv)
 	if (kept == 1)
 		kept = keep_take() ? -EPROTO : 1;
 	else if (kept == 0)
-		kept = keeper_spawn(keeper, restart_wait);
+		kept = keeper_spawn(keeper, restart_wait, sandboxed);
 	if (kept == -EADDRINUSE) {
 		log_err("another tapdpd is already serving %s", sock);
 		fprintf(stderr, "tapdpd: another tapdpd is already serving %s\n",

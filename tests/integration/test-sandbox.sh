@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: Apache-2.0
 # Least privilege (daemon/sandbox.h): once set up, tapdpd keeps only the
 # capabilities it uses and runs under NO_NEW_PRIVS and a seccomp filter,
-# its port threads too; a system call outside the filter's list fails with
+# its port threads too, and its keeper with no capability at all; a system call outside the filter's list fails with
 # EPERM and is logged; --no-sandbox does none of it; and a daemon started
 # as an execve() from a sandboxed one would be (no new privileges, only the
 # capabilities kept) starts and serves.
@@ -72,6 +72,14 @@ check "CapPrm: $KEPT" status_is "$PID" CapPrm "$KEPT"
 check "CapBnd: $KEPT" status_is "$PID" CapBnd "$KEPT"
 check "CapInh: none" status_is "$PID" CapInh 0000000000000000
 check "CapAmb: none" status_is "$PID" CapAmb 0000000000000000
+# The keeper, the daemon's child: it holds descriptors, nothing more.
+KPID=$(pgrep -P "$PID" -x tapdpd)
+NONE=0000000000000000
+check "the keeper: Seccomp: 2" status_is "$KPID" Seccomp 2
+check "the keeper: NoNewPrivs: 1" status_is "$KPID" NoNewPrivs 1
+for c in CapEff CapPrm CapBnd CapInh CapAmb; do
+	check "the keeper: $c: none" status_is "$KPID" $c $NONE
+done
 
 # Ports, their receive threads, upcalls, conntrack and teardown, all in
 # the sandbox.
@@ -108,6 +116,10 @@ check "CapEff: all of ours" status_is "$PID" CapEff \
 	"$(awk '/^CapEff:/ { print $2 }' /proc/self/status)"
 check "CapBnd: all" status_is "$PID" CapBnd \
 	"$(awk '/^CapBnd:/ { print $2 }' /proc/self/status)"
+KPID=$(pgrep -P "$PID" -x tapdpd)
+check "the keeper: Seccomp: 0" status_is "$KPID" Seccomp 0
+check "the keeper: CapEff: all of ours" status_is "$KPID" CapEff \
+	"$(awk '/^CapEff:/ { print $2 }' /proc/self/status)"
 tapdpd_stop
 
 # A system call outside the list: EPERM on the thread that made it, and

@@ -41,7 +41,7 @@ first_daemon(int how, unsigned wait_s)
 		uint64_t a, b;
 
 		close(p[0]);
-		if (keeper_spawn(path, wait_s))
+		if (keeper_spawn(path, wait_s, true))
 			_exit(1);
 		a = keep_put(KEEP_TAP, &p[1], 1, &kt, sizeof(kt));
 		b = keep_put(KEEP_LISTEN, &p[1], 1, NULL, 0);
