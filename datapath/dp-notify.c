@@ -127,6 +127,7 @@ tunnel_dev_gone(int ifindex)
 
 	if (dev && !netdev_ifindex(dev->name)) {
 		log_info("tunnel device %s deleted or moved away", dev->name);
+		rtnl_link_journal_del(dev);
 		tnl_dev_destroy(dev);
 	}
 }

@@ -29,6 +29,8 @@ families_journal_state(struct dp_net *net)
 	struct conntrack *ct = dp_net_conntrack_made(net);
 	struct datapath *dp;
 
+	/* The tunnel devices before the ports on them. */
+	rtnl_link_journal();
 	for (unsigned i = 0; (dp = dp_at(net, i)); i++) {
 		dp_family_journal(dp);
 		vport_family_journal(dp);

@@ -48,6 +48,10 @@ void drop_family_register(void);
 /* NETLINK_ROUTE's link requests about the daemon's tunnel devices
  * (rtnl-link.c). */
 void rtnl_link_register(void);
+/* Link requests about the daemon's tunnel devices (RTM_NEWLINK, GETLINK,
+ * DELLINK) handled on sk, a NETLINK_ROUTE socket, without asking whether
+ * they are the daemon's: the journal's records, replayed. */
+void rtnl_link_rcv(struct nlsock *sk, const void *buf, size_t len);
 
 /* Upcalls as ovs_packet messages to generic netlink portids: the sink of
  * the contexts the families serve. */
@@ -76,6 +80,11 @@ void vport_family_journal(struct datapath *dp);
 void meter_family_journal(struct datapath *dp);
 void flow_family_journal(struct datapath *dp);
 void ct_limit_family_journal(struct dp_net *net);
+/* The tunnel devices made over rtnetlink, and one's deletion (a device
+ * gone from outside, whose port dp_notify detached). */
+void rtnl_link_journal(void);
+struct tnl_dev;
+void rtnl_link_journal_del(const struct tnl_dev *dev);
 
 /* Tells the ovs_datapath group that dp is gone with its local device. */
 void dp_family_notify_gone(struct datapath *dp);

@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <linux/genetlink.h>
 #include <linux/netfilter/nfnetlink.h>
+#include <linux/rtnetlink.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -536,7 +537,9 @@ read_answers(int fd, unsigned i, const struct nlmsghdr *req, int before)
 }
 
 /* The sockets replay speaks on, as an admin client of net: generic
- * netlink for the OVS families, netfilter for cttimeout. */
+ * netlink for the OVS families, netfilter for cttimeout and ctnetlink,
+ * route for the tunnel devices made over rtnetlink. */
+enum { R_GENL, R_NETFILTER, R_ROUTE, R_N };
 struct restore {
 	struct nlsock *sk;
 	int peer;			/* the client's end */
@@ -579,14 +582,13 @@ restore_close(struct restore *r)
 
 /* One record, copied out of the journal (its datapath index rewritten). */
 static bool
-replay_one(struct restore r[2], struct dp_net *net, unsigned i,
+replay_one(struct restore r[R_N], struct dp_net *net, unsigned i,
 	   const struct nlmsghdr *rec, struct ifindex_map *m, int before)
 {
 	static char buf[1 << 16];
 	struct nlmsghdr *nlh = (void *)buf;
 	struct ovs_header *hdr;
-	bool netfilter;
-	int from = 0;
+	int from = 0, on;
 	bool failed;
 
 	if (rec->nlmsg_len > sizeof(buf)) {
@@ -601,17 +603,24 @@ replay_one(struct restore r[2], struct dp_net *net, unsigned i,
 		from = hdr->dp_ifindex;
 		hdr->dp_ifindex = map_get(m, from);
 	}
-	/* Connections and timeout policies are netfilter's; the rest
-	 * generic netlink's (whose family ids are none of these). */
-	netfilter = NFNL_SUBSYS_ID(nlh->nlmsg_type) ==
-			    NFNL_SUBSYS_CTNETLINK ||
-		    NFNL_SUBSYS_ID(nlh->nlmsg_type) ==
-			    NFNL_SUBSYS_CTNETLINK_TIMEOUT;
-	if (netfilter)
-		ctnetlink_rcv(r[1].sk, buf, nlh->nlmsg_len);
+	/* Connections and timeout policies are netfilter's, tunnel
+	 * devices rtnetlink's; the rest generic netlink's (whose family
+	 * ids are none of these). */
+	if (nlh->nlmsg_type == RTM_NEWLINK || nlh->nlmsg_type == RTM_DELLINK)
+		on = R_ROUTE;
+	else if (NFNL_SUBSYS_ID(nlh->nlmsg_type) == NFNL_SUBSYS_CTNETLINK ||
+		 NFNL_SUBSYS_ID(nlh->nlmsg_type) ==
+			 NFNL_SUBSYS_CTNETLINK_TIMEOUT)
+		on = R_NETFILTER;
 	else
-		genl_rcv(r[0].sk, buf, nlh->nlmsg_len);
-	failed = read_answers(r[netfilter].peer, i, nlh, before);
+		on = R_GENL;
+	if (on == R_ROUTE)
+		rtnl_link_rcv(r[on].sk, buf, nlh->nlmsg_len);
+	else if (on == R_NETFILTER)
+		ctnetlink_rcv(r[on].sk, buf, nlh->nlmsg_len);
+	else
+		genl_rcv(r[on].sk, buf, nlh->nlmsg_len);
+	failed = read_answers(r[on].peer, i, nlh, before);
 	if (hdr)
 		note_datapath(net, nlh, from, failed, m);
 	return failed;
@@ -620,20 +629,22 @@ replay_one(struct restore r[2], struct dp_net *net, unsigned i,
 int
 journal_replay(struct dp_net *net)
 {
+	static const int protocol[R_N] = { NETLINK_GENERIC, NETLINK_NETFILTER,
+					   NETLINK_ROUTE };
 	struct ifindex_map m = { 0 };
-	struct restore r[2];
+	struct restore r[R_N];
 	uint64_t off, used;
-	unsigned i = 0;
-	int failed = 0, err;
+	unsigned i = 0, n;
+	int failed = 0, err = 0;
 
 	if (j.fd < 0)
 		return -EBADF;
-	err = restore_open(&r[0], net, NETLINK_GENERIC);
-	if (err)
-		return err;
-	err = restore_open(&r[1], net, NETLINK_NETFILTER);
+	for (n = 0; n < R_N && !err; n++)
+		err = restore_open(&r[n], net, protocol[n]);
 	if (err) {
-		restore_close(&r[0]);
+		/* r[n - 1] failed to open. */
+		for (unsigned k = 0; k + 1 < n; k++)
+			restore_close(&r[k]);
 		return err;
 	}
 	j.replaying = true;
@@ -646,8 +657,8 @@ journal_replay(struct dp_net *net)
 		off += rec_size(rec);
 	}
 	j.replaying = false;
-	restore_close(&r[0]);
-	restore_close(&r[1]);
+	for (n = 0; n < R_N; n++)
+		restore_close(&r[n]);
 	free(m.e);
 	if (failed > LOGGED_FAILURES)
 		log_warn("journal: %d more records failed",

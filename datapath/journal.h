@@ -3,11 +3,12 @@
  * loss: a memory file (memfd) another process keeps open across the
  * daemon's death, which the successor adopts and replays.
  *
- * Records are netlink requests of the OVS families and of cttimeout,
- * exactly what a client would send to make an object as it is now (a
- * datapath NEW with its features and pids, a port NEW with the number it
- * got, a flow NEW with its key, mask, actions and UFID, a timeout policy
- * NEW...) or to remove it (DEL). Replay feeds them in order through the
+ * Records are netlink requests of the OVS families, of cttimeout and of
+ * rtnetlink, exactly what a client would send to make an object as it is
+ * now (a datapath NEW with its features and pids, a port NEW with the
+ * number it got, a flow NEW with its key, mask, actions and UFID, a
+ * timeout policy NEW, a tunnel device's RTM_NEWLINK...) or to remove it
+ * (DEL, RTM_DELLINK). Replay feeds them in order through the
  * families' own handlers, so one path creates objects. The families write a record after each change that succeeded,
  * and only while a journal is open.
  *
@@ -32,9 +33,8 @@
  *
  * Not kept: flow statistics and used times, meter and band statistics,
  * connections' counters, TCP windows and timeout policy names (a
- * connection comes back with the default timeouts), expectations, tunnel
- * devices made over rtnetlink, a chosen ifindex of internal ports,
- * psample and drop-family state.
+ * connection comes back with the default timeouts), expectations, a
+ * chosen ifindex of internal ports, psample and drop-family state.
  *
  * Threads: appends take a mutex, so any thread may write a record; open,
  * close, compaction and replay belong to the control thread, between

@@ -11,6 +11,9 @@
  *  - RTM_DELLINK of one detaches the port on it, if any (and tells the
  *    ovs_vport group, as dp_notify does for a vanished device), and
  *    deletes it.
+ * The journal keeps the devices made here as the requests that make them
+ * again (named as they were named), and their deletion; a restarted
+ * daemon replays them before the ports on them, taking back their TAPs.
  * Everything else, and every request from another namespace, stays the
  * kernel's: a plain vxlan device, dumps, addresses, routes.
  *
@@ -18,12 +21,14 @@
 #include <errno.h>
 #include <linux/if_link.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <linux/rtnetlink.h>
 #include <string.h>
 
 #include "common/log.h"
 #include "datapath/datapath.h"
 #include "datapath/families.h"
+#include "datapath/journal.h"
 #include "netlink/genl.h"
 #include "netlink/nlsock.h"
 #include "netlink/server.h"
@@ -153,6 +158,81 @@ link_get(struct nlsock *sk, const struct nlmsghdr *nlh,
 	return 0;
 }
 
+/* An attribute of len bytes, with its header and padding. */
+#define ATTR_SPACE(len)	(NLA_HDRLEN + NLA_ALIGN(len))
+
+/* The journal's record of dev's deletion: RTM_DELLINK by name. */
+void
+rtnl_link_journal_del(const struct tnl_dev *dev)
+{
+	char buf[NLMSG_SPACE(sizeof(struct ifinfomsg)) + ATTR_SPACE(IFNAMSIZ)];
+	struct msgbuf mb;
+
+	if (!dev->made_by || !journal_active())
+		return;
+	msgbuf_init(&mb, buf, sizeof(buf));
+	msgbuf_start(&mb, RTM_DELLINK, 0, 0, 0, sizeof(struct ifinfomsg));
+	msgbuf_put_string(&mb, IFLA_IFNAME, dev->name);
+	if (!msgbuf_end(&mb))
+		journal_append(&mb);
+}
+
+void
+rtnl_link_journal(void)
+{
+	const struct tnl_dev *dev;
+
+	for (size_t i = 0; (dev = tnl_dev_at(i)); i++) {
+		struct msgbuf mb;
+
+		if (!dev->made_by)
+			continue;
+		msgbuf_init(&mb, dev->made_by, dev->made_by_len);
+		mb.len = dev->made_by_len;
+		journal_append(&mb);
+	}
+}
+
+/* The request that makes dev again as it is: r's, under the name it got,
+ * in dev->made_by; then in the journal. -ENOMEM: not kept. */
+static int
+link_keep(struct tnl_dev *dev, const struct link_req *r)
+{
+	size_t size = NLMSG_SPACE(sizeof(struct ifinfomsg)) +
+		      ATTR_SPACE(IFNAMSIZ) + ATTR_SPACE(4) +
+		      ATTR_SPACE(ATTR_SPACE(32) +
+				 (r->data ? NLA_ALIGN(r->data->nla_len) : 0));
+	struct ifinfomsg *ifi;
+	struct nlattr *info;
+	struct msgbuf mb;
+	void *buf = malloc(size);
+
+	if (!buf)
+		return -ENOMEM;
+	msgbuf_init(&mb, buf, size);
+	ifi = msgbuf_start(&mb, RTM_NEWLINK, NLM_F_CREATE | NLM_F_EXCL, 0, 0,
+			   sizeof(*ifi));
+	ifi->ifi_flags = r->ifi->ifi_flags & r->ifi->ifi_change & IFF_UP;
+	ifi->ifi_change = ifi->ifi_flags;
+	msgbuf_put_string(&mb, IFLA_IFNAME, dev->name);
+	if (r->mtu)
+		msgbuf_put_u32(&mb, IFLA_MTU, r->mtu);
+	info = msgbuf_nest_start(&mb, IFLA_LINKINFO);
+	msgbuf_put_string(&mb, IFLA_INFO_KIND, tnl_kind_name(dev->kind));
+	if (r->data)
+		msgbuf_put(&mb, r->data->nla_type, attr_len(r->data),
+			   attr_data(r->data));
+	msgbuf_nest_end(&mb, info);
+	if (msgbuf_end(&mb)) {
+		free(buf);
+		return -EMSGSIZE;
+	}
+	dev->made_by = buf;
+	dev->made_by_len = mb.len;
+	journal_append(&mb);
+	return 0;
+}
+
 /* A compat port's device goes with its port. */
 static void
 link_del(struct dp_net *net, struct tnl_dev *dev)
@@ -166,15 +246,17 @@ link_del(struct dp_net *net, struct tnl_dev *dev)
 		vport_family_gone(port, true);
 		dp_port_del(port);
 	}
-	if (!with_port)
+	if (!with_port) {
+		rtnl_link_journal_del(dev);
 		tnl_dev_destroy(dev);
+	}
 }
 
 static int
 link_new(const struct nlmsghdr *nlh,
 	 const struct link_req *r, struct extack *ack)
 {
-	struct tnl_dev want = { 0 };
+	struct tnl_dev want = { 0 }, *dev;
 	bool collect_md, up;
 	int err;
 
@@ -194,10 +276,16 @@ link_new(const struct nlmsghdr *nlh,
 		snprintf(want.name, sizeof(want.name), "%s%%d",
 			 tnl_kind_name(r->kind));
 	up = r->ifi->ifi_change & r->ifi->ifi_flags & IFF_UP;
-	if (!tnl_dev_create(&want, r->mtu, up, &err))
+	dev = tnl_dev_create(&want, r->mtu, up, &err);
+	if (!dev)
 		return err;
+	err = link_keep(dev, r);
+	if (err) {
+		tnl_dev_destroy(dev);
+		return err;
+	}
 	log_info("created %s device %s over rtnetlink", tnl_kind_name(r->kind),
-		 want.name);
+		 dev->name);
 	return 0;
 }
 
@@ -244,6 +332,12 @@ rtnl_link_offer(struct nlsock *sk, const void *buf, size_t len)
 		return false;
 	netlink_rcv(sk, nlh, nlh->nlmsg_len, link_handle);
 	return true;
+}
+
+void
+rtnl_link_rcv(struct nlsock *sk, const void *buf, size_t len)
+{
+	netlink_rcv(sk, buf, len, link_handle);
 }
 
 void

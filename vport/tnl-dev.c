@@ -260,9 +260,9 @@ tnl_dev_create(const struct tnl_dev *want, uint32_t mtu, bool up, int *err)
 {
 	struct tnl_dev *dev, **grown;
 
+	/* Another device of the name: tap_open's exclusive open says
+	 * -EEXIST, after taking back the TAP a dead daemon left. */
 	*err = conflict(want);
-	if (!*err && !strchr(want->name, '%') && netdev_ifindex(want->name))
-		*err = -EEXIST;
 	if (*err)
 		return NULL;
 	dev = malloc(sizeof(*dev));
@@ -303,7 +303,14 @@ tnl_dev_destroy(struct tnl_dev *dev)
 		}
 	}
 	tap_close(dev->fd);
+	free(dev->made_by);
 	free(dev);
+}
+
+struct tnl_dev *
+tnl_dev_at(size_t i)
+{
+	return i < n_devs ? devs[i] : NULL;
 }
 
 void

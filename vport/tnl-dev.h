@@ -36,6 +36,11 @@ struct tnl_dev {
 	struct vport_tunnel_config cfg;	/* cfg.dev is this device */
 	bool learning;			/* vxlan: as created, for GETLINK */
 	uint8_t erspan_ver;		/* erspan: as created */
+	/* Made over rtnetlink: the RTM_NEWLINK that would make it again
+	 * (datapath/rtnl-link.c writes it, the journal keeps it); NULL for
+	 * a compat port's device. Freed with the device. */
+	void *made_by;
+	uint32_t made_by_len;
 };
 
 /* The kind called name, if the daemon serves it. */
@@ -48,8 +53,10 @@ int tnl_kind_parse(const struct tnl_kind *kind, const struct nlattr *data,
 		   struct tnl_dev *dev, bool *collect_md, struct extack *ack);
 
 /* Creates the device dev describes (name, kind, configuration), with
- * mtu (0: the TAP's) and up or not. Adds it to the table and returns it,
- * or NULL with -errno in *err: -EEXIST when a device has the name, and
+ * mtu (0: the TAP's) and up or not; a restarted daemon takes back the TAP
+ * its predecessor left with the keeper under that name. Adds it to the
+ * table and returns it, or NULL with -errno in *err: -EEXIST when another
+ * device has the name, and
  * the kernel's errno for a second collect-metadata device on the same
  * UDP port (vxlan: -EEXIST, geneve: -EBUSY, another kind: -EADDRINUSE) or
  * of the same GRE kind (-EEXIST).
@@ -61,6 +68,8 @@ void tnl_dev_destroy(struct tnl_dev *dev);
 /* By index (if ifindex > 0) or name (if not NULL); NULL when the daemon
  * serves no such device. */
 struct tnl_dev *tnl_dev_find(int ifindex, const char *name);
+/* The i-th device, NULL past the last (the order changes as they go). */
+struct tnl_dev *tnl_dev_at(size_t i);
 /* The device's ops, for the port a datapath adds on it. */
 const struct vport_ops *tnl_dev_ops(const struct tnl_dev *dev);
 /* IFLA_LINKINFO as the kernel's driver gives it. */

@@ -183,6 +183,42 @@ check "ports detached as their devices went stay detached" \
 	diff "$T/ports.before" "$T/ports.after"
 check "r5's device is not made again" link_gone "$NS" r5
 
+# Tunnel ports: on collect-metadata devices made over rtnetlink
+# (ovs-dpctl.py's default, and how ovs-vswitchd makes them; one made by
+# ip link), and of a compat type, which makes its own device. They come
+# back, devices and ports, after a kill -9 and after an upgrade; a device
+# deleted since stays deleted.
+link_ns() { in_ns "$BUILD/tapdp-run" -- ip -d link show "$@"; }
+check "add-if -t vxlan rvx (a device over rtnetlink)" \
+	pyctl add-if -t vxlan rdp rvx
+check "add-if -t geneve --lwt '' rgn (compat)" \
+	pyctl add-if -t geneve --lwt '' rdp rgn
+check "ip link add rvz type vxlan external dstport 4800, add-if rvz" \
+	eval "in_ns $BUILD/tapdp-run -- ip link add rvz type vxlan external \
+	      dstport 4800 && pyctl add-if rdp rvz"
+ports >"$T/ports.before"
+for how in crash_restart upgrade; do
+	check "$how with tunnel ports" $how
+	ports >"$T/ports.after"
+	check "after $how: the same ports, tunnel ports included" \
+		diff "$T/ports.before" "$T/ports.after"
+	check_out "after $how: rvx is the collect-metadata vxlan device it was" \
+		"vxlan external id 0 .*dstport 4789" link_ns rvx
+	check_out "after $how: so is rvz, on its port" \
+		"vxlan external id 0 .*dstport 4800" link_ns rvz
+	check "after $how: rgn's device stayed" in_ns ip link show rgn
+done
+check "rvz's device deleted over rtnetlink" \
+	in_ns "$BUILD/tapdp-run" -- ip link del rvz
+check "...its port with it" wait_until 10 gone rvz
+ports >"$T/ports.before"
+check "kill -9 after the deletion" crash_restart
+ports >"$T/ports.after"
+check "rvz stays deleted, the other tunnel ports stay" \
+	diff "$T/ports.before" "$T/ports.after"
+check "rvz's device is not made again" link_gone "$NS" rvz
+check_out "rvx still answers as a vxlan device" "vxlan external" link_ns rvx
+
 kill -INT "$PINGER" 2>/dev/null
 wait "$PINGER" 2>/dev/null
 # The longest run of echoes without an answer, at 50 ms each: how long

@@ -189,6 +189,8 @@ send_req(struct fx *f)
 {
 	if (nlsock_protocol(f->sk) == NETLINK_NETFILTER)
 		ctnetlink_rcv(f->sk, f->req.buf, f->req.len);
+	else if (nlsock_protocol(f->sk) == NETLINK_ROUTE)
+		rtnl_link_rcv(f->sk, f->req.buf, f->req.len);
 	else
 		genl_rcv(f->sk, f->req.buf, f->req.len);
 	msgbuf_init(&f->req, f->req_mem, sizeof(f->req_mem));

@@ -21,9 +21,10 @@ struct dp_net;
 struct nlsock;
 struct tapdp_shared;
 
-/* A client's netlink socket of protocol (NETLINK_GENERIC or
- * NETLINK_NETFILTER), bound to its autobind portid, opened with or
- * without CAP_NET_ADMIN, acting on net. */
+/* A client's netlink socket of protocol (NETLINK_GENERIC,
+ * NETLINK_NETFILTER, or NETLINK_ROUTE for the daemon's tunnel devices),
+ * bound to its autobind portid, opened with or without CAP_NET_ADMIN,
+ * acting on net. */
 struct fx {
 	int peer;			/* the client's end */
 	struct nlsock *sk;

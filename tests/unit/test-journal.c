@@ -12,8 +12,11 @@
 #include <fcntl.h>
 #include <arpa/inet.h>
 #include <linux/genetlink.h>
+#include <linux/if_link.h>
 #include <linux/netfilter/nfnetlink.h>
 #include <linux/netfilter/nfnetlink_cttimeout.h>
+#include <linux/rtnetlink.h>
+#include <sched.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -37,6 +40,7 @@
 #include "tests/unit/builders.h"
 #include "tests/unit/fake-port.h"
 #include "tests/unit/nl-test.h"
+#include "vport/tnl-dev.h"
 
 #define HDR		sizeof(struct ovs_header)
 
@@ -727,6 +731,81 @@ test_compact(void **state)
 	snap_free(&got);
 }
 
+/* RTM_NEWLINK of a collect-metadata device of kind on UDP port. */
+static void
+link_new(struct fx *rt, const char *name, const char *kind, uint16_t port)
+{
+	struct nlattr *info, *data;
+	bool vxlan = !strcmp(kind, "vxlan");
+
+	req_msg(rt, RTM_NEWLINK, NLM_F_ACK | NLM_F_CREATE | NLM_F_EXCL,
+		sizeof(struct ifinfomsg));
+	msgbuf_put_string(&rt->req, IFLA_IFNAME, name);
+	info = msgbuf_nest_start(&rt->req, IFLA_LINKINFO);
+	msgbuf_put_string(&rt->req, IFLA_INFO_KIND, kind);
+	data = msgbuf_nest_start(&rt->req, IFLA_INFO_DATA);
+	msgbuf_put(&rt->req, vxlan ? IFLA_VXLAN_COLLECT_METADATA
+				   : IFLA_GENEVE_COLLECT_METADATA,
+		   vxlan ? 1 : 0, &(uint8_t){ 1 });
+	msgbuf_put_u16(&rt->req, vxlan ? IFLA_VXLAN_PORT : IFLA_GENEVE_PORT,
+		       htons(port));
+	msgbuf_nest_end(&rt->req, data);
+	msgbuf_nest_end(&rt->req, info);
+	assert_int_equal(ask(rt), 0);
+}
+
+/* The daemon's tunnel devices, forgotten (their TAPs closed) as by a
+ * daemon's death with no keeper; then whether the successor has name
+ * (a vxlan device on port) and not gone. */
+static struct dp_net *
+tunnels_replayed(const char *name, uint16_t port, const char *gone)
+{
+	const struct tnl_dev *dev;
+	struct snap s;
+	struct dp_net *n;
+
+	tnl_dev_destroy_all();
+	clear_net(net);
+	n = adopt_replay(dup(journal_fd()), &s);
+	snap_free(&s);
+	dev = tnl_dev_find(0, name);
+	assert_non_null(dev);
+	assert_string_equal(tnl_kind_name(dev->kind), "vxlan");
+	assert_int_equal(dev->cfg.dst_port, port);
+	assert_non_null(dev->made_by);
+	assert_null(tnl_dev_find(0, gone));
+	return n;
+}
+
+/* Tunnel devices made over rtnetlink are kept as the requests that make
+ * them, their deletion too: a successor makes them again from the live
+ * records, and from a compaction's. In a namespace of the test's own: the
+ * devices are TAPs. */
+static void
+test_tunnel_devices(void **state)
+{
+	struct fx *rt;
+	struct dp_net *n;
+
+	if (unshare(CLONE_NEWNET)) {
+		fprintf(stderr, "test-journal: unshare(CLONE_NEWNET): %s\n",
+			strerror(errno));
+		skip();
+	}
+	rt = fx_new(net, NETLINK_ROUTE, true);
+	link_new(rt, "jvx0", "vxlan", 4789);
+	link_new(rt, "jgn0", "geneve", 6081);
+	req_msg(rt, RTM_DELLINK, NLM_F_ACK, sizeof(struct ifinfomsg));
+	msgbuf_put_string(&rt->req, IFLA_IFNAME, "jgn0");
+	assert_int_equal(ask(rt), 0);
+	fx_free(rt);
+	n = tunnels_replayed("jvx0", 4789, "jgn0");
+	assert_int_equal(journal_compact(n), 0);
+	drop_net(n);
+	drop_net(tunnels_replayed("jvx0", 4789, "jgn0"));
+	tnl_dev_destroy_all();
+}
+
 /* A datapath whose NEW fails at replay takes its records with it: they
  * fail, and never reach another datapath. The journal is then compacted
  * to what the successor holds. */
@@ -822,6 +901,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_cut_last_record, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_compact, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_tunnel_devices, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_failed_datapath, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_refused, setup, teardown),
