@@ -6,8 +6,9 @@
 # new daemon takes them back. Checked with the kernel selftest's
 # ovs-dpctl.py (an upcall listener that stays connected) and with
 # ovs-vswitchd: the same ports, port numbers and flows before and after,
-# traffic through within 1 s of the new daemon's start, the same client
-# processes, and no WARN or ERR in ovs-vswitchd's log.
+# tunnel ports and their devices included, traffic through within 1 s of
+# the new daemon's start, the same client processes, and no WARN or ERR in
+# ovs-vswitchd's log.
 . "$(dirname "$0")/../lib.sh"
 
 HOSTS="rsa$$ rsb$$"
@@ -218,6 +219,9 @@ check "rvz stays deleted, the other tunnel ports stay" \
 	diff "$T/ports.before" "$T/ports.after"
 check "rvz's device is not made again" link_gone "$NS" rvz
 check_out "rvx still answers as a vxlan device" "vxlan external" link_ns rvx
+# It would hold UDP port 4789, which ovs-vswitchd's vxlan port wants.
+check "rvx's device deleted over rtnetlink" \
+	in_ns "$BUILD/tapdp-run" -- ip link del rvx
 
 kill -INT "$PINGER" 2>/dev/null
 wait "$PINGER" 2>/dev/null
@@ -241,6 +245,18 @@ $VSCTL add-br br0 && $VSCTL add-port br0 r1 && $VSCTL add-port br0 r2
 check "NORMAL: ping" ip netns exec "$1" ping -c 3 -i 0.2 -W 2 10.9.0.2
 vports() { dpctl show | grep -E '^ *port [0-9]+:'; }
 vflows() { appctl dpctl/dump-flows | sed -E 's/packets:[0-9]+, bytes:[0-9]+, used:[^,]+, //' | sort; }
+# Tunnel ports as OVN's chassis have them: ovs-vswitchd makes their
+# devices over rtnetlink (genev_sys_6081, vxlan_sys_4789).
+$VSCTL add-port br0 gnv0 -- set interface gnv0 type=geneve \
+	options:remote_ip=10.9.9.9 options:key=flow
+$VSCTL add-port br0 vx0 -- set interface vx0 type=vxlan \
+	options:remote_ip=10.9.9.10
+tunnel_ports() {
+	dpctl show | grep -q 'genev_sys_6081' &&
+		dpctl show | grep -q 'vxlan_sys_4789'
+}
+check "vswitchd: its tunnel ports, on devices over rtnetlink" \
+	wait_until 10 tunnel_ports
 vports >"$T/vports.before"
 check_out "ovs-system has br0, r1, r2" "port 3: r2" cat "$T/vports.before"
 for how in crash_restart upgrade crash_restart; do
