@@ -259,12 +259,14 @@ struct tnl_dev *
 tnl_dev_create(const struct tnl_dev *want, uint32_t mtu, bool up, int *err)
 {
 	struct tnl_dev *dev, **grown;
+	bool kept;
 
 	/* Another device of the name: tap_open's exclusive open says
 	 * -EEXIST, after taking back the TAP a dead daemon left. */
 	*err = conflict(want);
 	if (*err)
 		return NULL;
+	kept = !strchr(want->name, '%') && netdev_ifindex(want->name);
 	dev = malloc(sizeof(*dev));
 	grown = realloc(devs, (n_devs + 1) * sizeof(*devs));
 	if (grown)
@@ -283,7 +285,8 @@ tnl_dev_create(const struct tnl_dev *want, uint32_t mtu, bool up, int *err)
 		return NULL;
 	}
 	dev->ifindex = netdev_ifindex(dev->name);
-	*err = set_mtu_up(dev->name, mtu, up);
+	/* A TAP taken back keeps the MTU and state it has now. */
+	*err = kept ? 0 : set_mtu_up(dev->name, mtu, up);
 	if (*err) {
 		tap_close(dev->fd);
 		free(dev);

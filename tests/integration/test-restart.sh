@@ -194,9 +194,11 @@ check "add-if -t vxlan rvx (a device over rtnetlink)" \
 	pyctl add-if -t vxlan rdp rvx
 check "add-if -t geneve --lwt '' rgn (compat)" \
 	pyctl add-if -t geneve --lwt '' rdp rgn
-check "ip link add rvz type vxlan external dstport 4800, add-if rvz" \
-	eval "in_ns $BUILD/tapdp-run -- ip link add rvz type vxlan external \
-	      dstport 4800 && pyctl add-if rdp rvz"
+check "ip link add rvz mtu 9000 type vxlan external dstport 4800, add-if rvz" \
+	eval "in_ns $BUILD/tapdp-run -- ip link add rvz mtu 9000 type vxlan \
+	      external dstport 4800 && pyctl add-if rdp rvz"
+# Changed since it was made: kept as it is, not as it was made.
+in_ns ip link set rvz mtu 1400 up
 ports >"$T/ports.before"
 for how in crash_restart upgrade; do
 	check "$how with tunnel ports" $how
@@ -208,6 +210,8 @@ for how in crash_restart upgrade; do
 	check_out "after $how: so is rvz, on its port" \
 		"vxlan external id 0 .*dstport 4800" link_ns rvz
 	check "after $how: rgn's device stayed" in_ns ip link show rgn
+	check_out "after $how: rvz has the MTU and state set since" \
+		"<.*UP.*> mtu 1400 " in_ns ip link show rvz
 done
 check "rvz's device deleted over rtnetlink" \
 	in_ns "$BUILD/tapdp-run" -- ip link del rvz
