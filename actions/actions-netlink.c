@@ -697,10 +697,11 @@ is_set_tunnel(const struct nlattr *a)
 	       attr_type(attr_data(a)) == OVS_KEY_ATTR_TUNNEL;
 }
 
-/* A nest whose attributes are copied, except the one holding an action
- * list (list_type), which is stored as a list. */
+/* A nest whose attribute holding an action list (list_type) is stored as
+ * a list, the others copied, or left out when list_only. */
 static void
-store_nest(struct store *s, const struct nlattr *nest, int list_type)
+store_nest(struct store *s, const struct nlattr *nest, int list_type,
+	   bool list_only)
 {
 	struct msgbuf *mb = &s->mb;
 	struct nlattr *out = msgbuf_nest_start(mb, attr_type(nest));
@@ -713,7 +714,7 @@ store_nest(struct store *s, const struct nlattr *nest, int list_type)
 
 			store_list(s, attr_data(a), attr_len(a));
 			msgbuf_nest_end(mb, l);
-		} else {
+		} else if (!list_only) {
 			msgbuf_put(mb, a->nla_type, attr_len(a), attr_data(a));
 		}
 	}
@@ -744,30 +745,15 @@ store_list(struct store *s, const void *data, int len)
 			break;
 		}
 		case OVS_ACTION_ATTR_SAMPLE:
-			store_nest(s, a, OVS_SAMPLE_ATTR_ACTIONS);
+			store_nest(s, a, OVS_SAMPLE_ATTR_ACTIONS, false);
 			break;
-		case OVS_ACTION_ATTR_DEC_TTL: {
+		case OVS_ACTION_ATTR_DEC_TTL:
 			/* Its list alone, as the kernel copies it: execution
 			 * takes the nest's first attribute for the list, and
 			 * an attribute validation skipped (a later kernel's)
 			 * must not be that. */
-			struct nlattr *n = msgbuf_nest_start(mb, attr_type(a));
-			const struct nlattr *b;
-			int r2;
-
-			attr_for_each(b, attr_data(a), attr_len(a), r2) {
-				if (attr_type(b) == OVS_DEC_TTL_ATTR_ACTION) {
-					struct nlattr *l = msgbuf_nest_start(
-						mb, OVS_DEC_TTL_ATTR_ACTION);
-
-					store_list(s, attr_data(b),
-						   attr_len(b));
-					msgbuf_nest_end(mb, l);
-				}
-			}
-			msgbuf_nest_end(mb, n);
+			store_nest(s, a, OVS_DEC_TTL_ATTR_ACTION, true);
 			break;
-		}
 		case OVS_ACTION_ATTR_CHECK_PKT_LEN: {
 			struct nlattr *n = msgbuf_nest_start(mb, attr_type(a));
 			const struct nlattr *b;

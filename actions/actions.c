@@ -940,30 +940,19 @@ execute_list(struct exec *x, struct packet *pkt, struct flow_key *key,
 		case OVS_ACTION_ATTR_POP_VLAN:
 			pop_vlan(pkt, key);
 			break;
-		/* A branch's error ends the list that holds it too. */
 		case OVS_ACTION_ATTR_SAMPLE:
-			sample(x, pkt, key, a, last);
-			if (last)
-				return;
-			if (x->err) {
-				drop(x, pkt, TAPDP_DROP_OVS_ACTION_ERROR);
-				return;
-			}
-			break;
 		case OVS_ACTION_ATTR_CLONE:
-			execute_nested(x, pkt, key, attr_data(a), attr_len(a),
-				       last);
-			if (last)
-				return;
-			if (x->err) {
-				drop(x, pkt, TAPDP_DROP_OVS_ACTION_ERROR);
-				return;
-			}
-			break;
 		case OVS_ACTION_ATTR_CHECK_PKT_LEN:
-			check_pkt_len(x, pkt, key, a, last);
+			if (attr_type(a) == OVS_ACTION_ATTR_SAMPLE)
+				sample(x, pkt, key, a, last);
+			else if (attr_type(a) == OVS_ACTION_ATTR_CLONE)
+				execute_nested(x, pkt, key, attr_data(a),
+					       attr_len(a), last);
+			else
+				check_pkt_len(x, pkt, key, a, last);
 			if (last)
 				return;
+			/* A branch's error ends the list that holds it too. */
 			if (x->err) {
 				drop(x, pkt, TAPDP_DROP_OVS_ACTION_ERROR);
 				return;
