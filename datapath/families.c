@@ -19,6 +19,7 @@ families_register(void)
 	ct_limit_family_register();
 	psample_family_register();
 	drop_family_register();
+	ctl_family_register();
 	server_set_protocol(NETLINK_NETFILTER, ctnetlink_rcv);
 	rtnl_link_register();
 }

@@ -19,6 +19,7 @@
 #define FAMILY_ID_CT_LIMIT	(TAPDP_FAMILY_ID_FIRST + 5)
 #define FAMILY_ID_PSAMPLE	(TAPDP_FAMILY_ID_FIRST + 6)
 #define FAMILY_ID_DROP		(TAPDP_FAMILY_ID_FIRST + 7)
+#define FAMILY_ID_CTL		(TAPDP_FAMILY_ID_FIRST + 8)
 
 enum {
 	GROUP_DATAPATH = NLSOCK_GROUP_BASE,
@@ -45,6 +46,9 @@ void ct_limit_family_register(void);
 void psample_family_register(void);
 /* tapdp_drop, tapdpd's own (include/tapdp/drop-uapi.h). */
 void drop_family_register(void);
+/* tapdp_ctl, tapdpd's own (include/tapdp/ctl-uapi.h); its uptime counts
+ * from this call. */
+void ctl_family_register(void);
 /* NETLINK_ROUTE's link requests about the daemon's tunnel devices
  * (rtnl-link.c). */
 void rtnl_link_register(void);

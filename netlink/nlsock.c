@@ -274,6 +274,41 @@ group_bit(int protocol, uint32_t group)
 	return group - NLSOCK_GROUP_BASE;
 }
 
+/* The group of bit on a socket of protocol: group_bit()'s inverse. */
+static uint32_t
+bit_group(int protocol, int bit)
+{
+	return protocol != NETLINK_GENERIC ? (uint32_t)bit + 1
+					   : NLSOCK_GROUP_BASE + (uint32_t)bit;
+}
+
+unsigned
+nlsock_groups(const struct nlsock *sk, uint32_t *out, unsigned max)
+{
+	unsigned n = 0;
+
+	for (int bit = 0; bit < NLSOCK_MAX_GROUPS; bit++) {
+		if (!(sk->groups & 1ULL << bit))
+			continue;
+		if (n < max)
+			out[n] = bit_group(sk->protocol, bit);
+		n++;
+	}
+	return n;
+}
+
+const struct nlsock *
+nlsock_at(unsigned i)
+{
+	const struct nlsock *sk = NULL;
+
+	pthread_rwlock_rdlock(&reg_lock);
+	if (all_socks && i < all_socks->len)
+		sk = g_ptr_array_index(all_socks, i);
+	pthread_rwlock_unlock(&reg_lock);
+	return sk;
+}
+
 int
 nlsock_setsockopt(struct nlsock *sk, int level, int name, int value)
 {

@@ -83,6 +83,13 @@ void nlsock_multicast(int protocol, uint32_t group, const void *buf,
  * every event it may send). */
 bool nlsock_has_listeners(int protocol, uint32_t group);
 
+/* The i-th socket open (in no lasting order: a socket closed moves the
+ * last one into its place), NULL past the last. Control thread. */
+const struct nlsock *nlsock_at(unsigned i);
+/* The groups sk joined, at most max of them into out; returns how many
+ * it joined. */
+unsigned nlsock_groups(const struct nlsock *sk, uint32_t *out, unsigned max);
+
 /* Bytes queued and not yet read by the client. */
 size_t nlsock_queued(const struct nlsock *sk);
 size_t nlsock_rcvbuf(const struct nlsock *sk);

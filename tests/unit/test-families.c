@@ -15,6 +15,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/socket.h>
 
 #include <cmocka.h>
@@ -24,6 +25,7 @@
 #include "common/kernel-profile.h"
 #include "datapath/datapath.h"
 #include "datapath/drop.h"
+#include "include/tapdp/ctl-uapi.h"
 #include "datapath/families.h"
 #include "netlink/genl.h"
 #include "tests/unit/builders.h"
@@ -968,19 +970,29 @@ test_ct_limit(void **state)
 	assert_int_equal(transact(f, 0), -EINVAL);
 }
 
-/* The tapdp_drop GET message nlh, parsed into tb. */
+/* A message nlh of one of tapdpd's own families (no family header):
+ * checks its type, cmd and version, and parses it into tb. */
+static void
+own_msg_parse(const struct nlmsghdr *nlh, uint16_t type, uint8_t cmd,
+	      uint8_t version, uint16_t maxattr, const struct nlattr **tb)
+{
+	const struct genlmsghdr *gh = NLMSG_DATA(nlh);
+
+	assert_int_equal(nlh->nlmsg_type, type);
+	assert_int_equal(gh->cmd, cmd);
+	assert_int_equal(gh->version, version);
+	assert_int_equal(attr_parse((const char *)gh + GENL_HDRLEN,
+				    nlh->nlmsg_len - NLMSG_HDRLEN - GENL_HDRLEN,
+				    NULL, maxattr, tb, NULL), 0);
+}
+
+/* The tapdp_drop message nlh, parsed into tb. */
 static void
 drop_msg_parse(const struct nlmsghdr *nlh, uint8_t cmd,
 	       const struct nlattr *tb[TAPDP_DROP_ATTR_MAX + 1])
 {
-	const struct genlmsghdr *gh = NLMSG_DATA(nlh);
-
-	assert_int_equal(nlh->nlmsg_type, FAMILY_ID_DROP);
-	assert_int_equal(gh->cmd, cmd);
-	assert_int_equal(gh->version, TAPDP_DROP_VERSION);
-	assert_int_equal(attr_parse((const char *)gh + GENL_HDRLEN,
-				    nlh->nlmsg_len - NLMSG_HDRLEN - GENL_HDRLEN,
-				    NULL, TAPDP_DROP_ATTR_MAX, tb, NULL), 0);
+	own_msg_parse(nlh, FAMILY_ID_DROP, cmd, TAPDP_DROP_VERSION,
+		      TAPDP_DROP_ATTR_MAX, tb);
 }
 
 /* The packets of reason in a TAPDP_DROP_ATTR_COUNTS nest (0: not
@@ -1282,6 +1294,139 @@ test_kernel_profiles(void **state)
 	serve_as(NULL);
 }
 
+/* The tapdp_ctl message nlh (cmd), parsed into tb. */
+static void
+ctl_msg_parse(const struct nlmsghdr *nlh, uint8_t cmd,
+	      const struct nlattr *tb[TAPDP_CTL_ATTR_MAX + 1])
+{
+	own_msg_parse(nlh, FAMILY_ID_CTL, cmd, TAPDP_CTL_VERSION,
+		      TAPDP_CTL_ATTR_MAX, tb);
+}
+
+/* The entries of table name (of datapath dp, NULL: of none) in a
+ * TAPDP_CTL_ATTR_TABLES nest; -1 when it is not listed. */
+static int64_t
+ctl_table_entries(const struct nlattr *tables, const char *name,
+		  const char *dp)
+{
+	const struct nlattr *t, *tb[TAPDP_CTL_ATTR_MAX + 1];
+	int rem;
+
+	attr_for_each(t, attr_data(tables), attr_len(tables), rem) {
+		assert_int_equal(attr_type(t), TAPDP_CTL_ATTR_TABLE);
+		assert_int_equal(attr_parse_nested(t, NULL, TAPDP_CTL_ATTR_MAX,
+						   tb, NULL), 0);
+		if (strcmp(attr_data(tb[TAPDP_CTL_ATTR_NAME]), name) ||
+		    !dp != !tb[TAPDP_CTL_ATTR_DP_NAME] ||
+		    (dp && strcmp(attr_data(tb[TAPDP_CTL_ATTR_DP_NAME]), dp)))
+			continue;
+		return attr_get_u64(tb[TAPDP_CTL_ATTR_ENTRIES]);
+	}
+	return -1;
+}
+
+struct ctl_clients {
+	int n;
+	uint32_t admin_portid, user_portid;
+	bool admin_seen, user_seen;
+};
+
+static void
+on_ctl_client(const struct nlmsghdr *nlh, void *arg)
+{
+	const struct nlattr *tb[TAPDP_CTL_ATTR_MAX + 1];
+	struct ctl_clients *c = arg;
+	uint32_t portid;
+
+	ctl_msg_parse(nlh, TAPDP_CTL_CMD_CLIENTS, tb);
+	c->n++;
+	/* The fixtures' sockets say pid 4242 opened them: no such comm. */
+	assert_int_equal(attr_get_u32(tb[TAPDP_CTL_ATTR_CLIENT_PID]), 4242);
+	assert_int_equal(attr_get_u32(tb[TAPDP_CTL_ATTR_PROTOCOL]),
+			 NETLINK_GENERIC);
+	assert_int_equal(attr_get_u32(tb[TAPDP_CTL_ATTR_RCVBUF]), 212992);
+	portid = attr_get_u32(tb[TAPDP_CTL_ATTR_PORTID]);
+	if (portid == c->admin_portid) {
+		c->admin_seen = true;
+		assert_int_equal(attr_len(tb[TAPDP_CTL_ATTR_GROUPS]), 8);
+		assert_int_equal(((const uint32_t *)attr_data(
+					 tb[TAPDP_CTL_ATTR_GROUPS]))[0],
+				 GROUP_DATAPATH);
+		assert_int_equal(((const uint32_t *)attr_data(
+					 tb[TAPDP_CTL_ATTR_GROUPS]))[1],
+				 GROUP_DROP);
+	} else if (portid == c->user_portid) {
+		c->user_seen = true;
+		assert_int_equal(attr_len(tb[TAPDP_CTL_ATTR_GROUPS]), 0);
+	}
+}
+
+/* tapdp_ctl: STATUS tells the daemon's figures and each table's entries,
+ * to anyone; CLIENTS lists every socket with its portid and groups, one
+ * message each, and forgets a socket once it is closed. */
+static void
+test_ctl_family(void **state)
+{
+	struct fx *f = *state;
+	struct fx *user = fx_new(net, NETLINK_GENERIC, false);
+	struct fx *gone = fx_new(net, NETLINK_GENERIC, false);
+	const struct nlattr *tb[TAPDP_CTL_ATTR_MAX + 1], *t;
+	struct ctl_clients c = { 0 };
+	int rem, n_threads = 0;
+
+	dp_new(f, "tctl0");
+	req_start(user, FAMILY_ID_CTL, 0, TAPDP_CTL_CMD_STATUS, 0);
+	req_end(user);
+	assert_int_equal(transact(user, FAMILY_ID_CTL), 0);
+	ctl_msg_parse((const void *)user->rep, TAPDP_CTL_CMD_STATUS, tb);
+	assert_string_equal(attr_data(tb[TAPDP_CTL_ATTR_VERSION]),
+			    TAPDP_VERSION);
+	assert_int_equal(attr_get_u32(tb[TAPDP_CTL_ATTR_PID]), getpid());
+	assert_string_equal(attr_data(tb[TAPDP_CTL_ATTR_KERNEL]), "6.12");
+	assert_true(attr_get_u64(tb[TAPDP_CTL_ATTR_RSS]) > 0);
+	assert_true(attr_get_u64(tb[TAPDP_CTL_ATTR_HEAP]) > 0);
+	assert_non_null(tb[TAPDP_CTL_ATTR_UPTIME_MS]);
+	assert_int_equal(attr_get_u32(tb[TAPDP_CTL_ATTR_CLIENTS]), 3);
+	attr_for_each(t, attr_data(tb[TAPDP_CTL_ATTR_THREADS]),
+		      attr_len(tb[TAPDP_CTL_ATTR_THREADS]), rem) {
+		const struct nlattr *th[TAPDP_CTL_ATTR_MAX + 1];
+
+		assert_int_equal(attr_parse_nested(t, NULL, TAPDP_CTL_ATTR_MAX,
+						   th, NULL), 0);
+		assert_true(attr_get_u32(th[TAPDP_CTL_ATTR_TID]) > 0);
+		assert_non_null(th[TAPDP_CTL_ATTR_NAME]);
+		assert_non_null(th[TAPDP_CTL_ATTR_CPU_MS]);
+		n_threads++;
+	}
+	assert_true(n_threads >= 1);
+	assert_int_equal(ctl_table_entries(tb[TAPDP_CTL_ATTR_TABLES], "flows",
+					   "tctl0"), 0);
+	assert_int_equal(ctl_table_entries(tb[TAPDP_CTL_ATTR_TABLES], "masks",
+					   "tctl0"), 0);
+	assert_int_equal(ctl_table_entries(tb[TAPDP_CTL_ATTR_TABLES], "flows",
+					   "nosuchdp"), -1);
+
+	/* The clients: the closed one gone, the others with their groups. */
+	fx_free(gone);
+	nlsock_setsockopt(f->sk, SOL_NETLINK, NETLINK_ADD_MEMBERSHIP,
+			  GROUP_DROP);
+	nlsock_setsockopt(f->sk, SOL_NETLINK, NETLINK_ADD_MEMBERSHIP,
+			  GROUP_DATAPATH);
+	c.admin_portid = portid(f);
+	c.user_portid = portid(user);
+	req_start(user, FAMILY_ID_CTL, NLM_F_DUMP, TAPDP_CTL_CMD_CLIENTS, 0);
+	req_end(user);
+	assert_true(dump_all(user, on_ctl_client, &c) >= 1);
+	assert_int_equal(c.n, 2);
+	assert_true(c.admin_seen);
+	assert_true(c.user_seen);
+	nlsock_setsockopt(f->sk, SOL_NETLINK, NETLINK_DROP_MEMBERSHIP,
+			  GROUP_DROP);
+	nlsock_setsockopt(f->sk, SOL_NETLINK, NETLINK_DROP_MEMBERSHIP,
+			  GROUP_DATAPATH);
+	fx_free(user);
+}
+
 static int
 group_setup(void **state)
 {
@@ -1319,6 +1464,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_ct_limit, setup, teardown),
 		cmocka_unit_test(test_drop_event),
 		cmocka_unit_test_setup_teardown(test_drop_family, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_ctl_family, setup,
 						teardown),
 		cmocka_unit_test(test_kernel_profiles),
 		cmocka_unit_test_setup_teardown(test_changes_need_net_admin,

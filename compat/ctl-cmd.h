@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* tapdpctl's commands: each is a name, its usage line and a run function
+ * given the command's own arguments (argv[0] is its name) and a netlink
+ * client of the daemon; it prints to standard output, human or JSON as
+ * ctx->json says, its errors to standard error, and returns the exit
+ * status. Single-threaded. */
+#ifndef TAPDP_CTL_CMD_H
+#define TAPDP_CTL_CMD_H
+
+#include <stdbool.h>
+
+#include "compat/genl-client.h"
+
+struct ctl_ctx {
+	bool json;
+	struct gclient nl;
+};
+
+struct ctl_cmd {
+	const char *name;
+	const char *usage;
+	const char *help;
+	int (*run)(struct ctl_ctx *ctx, int argc, char **argv);
+};
+
+extern const struct ctl_cmd ctl_cmd_status;
+extern const struct ctl_cmd ctl_cmd_drops;
+
+/* "tapdpctl: WHAT: strerror(-err)" on standard error; returns 1, the exit
+ * status of a failed command. */
+int ctl_fail(const char *what, int err);
+/* The id of family (and of its group, when group is not NULL), or, when
+ * that fails, the reason on standard error (no tapdpd serving the socket
+ * when the family is unknown) and 1. */
+int ctl_family(struct ctl_ctx *ctx, const char *family, uint16_t *id,
+	       const char *group, uint32_t *group_id);
+
+#endif

@@ -1,0 +1,265 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* tapdpctl drops: why tapdpd dropped packets, from its tapdp_drop family
+ * (include/tapdp/drop-uapi.h).
+ *
+ *   drops                the counts, per datapath then per port, one
+ *                        line per reason that dropped a packet:
+ *                        DATAPATH PORT_NO|- PORT_NAME|- 0xREASON NAME N
+ *   drops --follow [--count N] [--timeout S]
+ *                        each drop as it happens (CAP_NET_ADMIN: events
+ *                        carry packet bytes): DP_IFINDEX PORT_NO 0xREASON
+ *                        NAME ufid=HEX|- len=N HEX-OF-THE-FIRST-BYTES;
+ *                        after N drops it stops, after S seconds without
+ *                        one it gives up (exit status 1)
+ *
+ * The reasons are the kernel's numbers, those perf shows for
+ * skb:kfree_skb (0x30001 is OVS_DROP_LAST_ACTION). --json gives one JSON
+ * object a line. */
+#include <errno.h>
+#include <getopt.h>
+#include <linux/genetlink.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "compat/ctl-cmd.h"
+#include "compat/json.h"
+#include "include/tapdp/drop-uapi.h"
+
+struct drops {
+	bool json;
+	unsigned seen;
+};
+
+/* The attributes of one message (or nest) by type; the others NULL. */
+static void
+attrs_of(const struct nlattr *first, size_t len,
+	 const struct nlattr *tb[TAPDP_DROP_ATTR_MAX + 1])
+{
+	const struct nlattr *a = first;
+	int n = len;
+
+	memset(tb, 0, sizeof(*tb) * (TAPDP_DROP_ATTR_MAX + 1));
+	for (; mnl_attr_ok(a, n); a = mnl_attr_next(a)) {
+		if (mnl_attr_get_type(a) <= TAPDP_DROP_ATTR_MAX)
+			tb[mnl_attr_get_type(a)] = a;
+		n -= MNL_ALIGN(a->nla_len);
+	}
+}
+
+static const char *
+str_or(const struct nlattr *a, const char *dflt)
+{
+	return a && mnl_attr_validate(a, MNL_TYPE_NUL_STRING) == 0
+		       ? mnl_attr_get_str(a) : dflt;
+}
+
+static uint64_t
+u64_or0(const struct nlattr *a)
+{
+	if (!a)
+		return 0;
+	if (mnl_attr_get_payload_len(a) == 8)
+		return mnl_attr_get_u64(a);
+	return mnl_attr_get_payload_len(a) == 4 ? mnl_attr_get_u32(a) : 0;
+}
+
+static void
+print_hex(FILE *f, const struct nlattr *a)
+{
+	const unsigned char *p = mnl_attr_get_payload(a);
+
+	for (unsigned i = 0; i < mnl_attr_get_payload_len(a); i++)
+		fprintf(f, "%02x", p[i]);
+}
+
+/* The hex of a binary attribute as a JSON string. */
+static void
+json_hex(struct json *j, const char *key, const struct nlattr *a)
+{
+	unsigned len = a ? mnl_attr_get_payload_len(a) : 0;
+	const unsigned char *p = a ? mnl_attr_get_payload(a) : NULL;
+	char *s = malloc(2 * len + 1);
+
+	if (!s)
+		return;
+	for (unsigned i = 0; i < len; i++)
+		sprintf(s + 2 * i, "%02x", p[i]);
+	s[2 * len] = '\0';
+	json_string(j, key, s);
+	free(s);
+}
+
+static int
+count_cb(const struct nlmsghdr *h, void *data)
+{
+	const struct nlattr *tb[TAPDP_DROP_ATTR_MAX + 1], *ctb[TAPDP_DROP_ATTR_MAX + 1];
+	const struct nlattr *c;
+	struct drops *d = data;
+
+	attrs_of(mnl_nlmsg_get_payload_offset(h, GENL_HDRLEN),
+		 mnl_nlmsg_get_payload_len(h) - GENL_HDRLEN, tb);
+	if (!tb[TAPDP_DROP_ATTR_COUNTS])
+		return MNL_CB_OK;
+	mnl_attr_for_each_nested(c, tb[TAPDP_DROP_ATTR_COUNTS]) {
+		attrs_of(mnl_attr_get_payload(c), mnl_attr_get_payload_len(c),
+			 ctb);
+		if (d->json) {
+			struct json j;
+
+			json_init(&j, stdout);
+			json_object_begin(&j, NULL);
+			json_string(&j, "datapath",
+				    str_or(tb[TAPDP_DROP_ATTR_DP_NAME], ""));
+			if (tb[TAPDP_DROP_ATTR_PORT_NO]) {
+				json_uint(&j, "port",
+					  u64_or0(tb[TAPDP_DROP_ATTR_PORT_NO]));
+				json_string(&j, "port_name",
+					    str_or(tb[TAPDP_DROP_ATTR_PORT_NAME],
+						   ""));
+			}
+			json_uint(&j, "reason",
+				  u64_or0(ctb[TAPDP_DROP_ATTR_REASON]));
+			json_string(&j, "name",
+				    str_or(ctb[TAPDP_DROP_ATTR_REASON_NAME], ""));
+			json_uint(&j, "packets",
+				  u64_or0(ctb[TAPDP_DROP_ATTR_PACKETS]));
+			json_object_end(&j);
+			continue;
+		}
+		printf("%s ", str_or(tb[TAPDP_DROP_ATTR_DP_NAME], "-"));
+		if (tb[TAPDP_DROP_ATTR_PORT_NO])
+			printf("%llu ", (unsigned long long)
+					u64_or0(tb[TAPDP_DROP_ATTR_PORT_NO]));
+		else
+			printf("- ");
+		printf("%s 0x%llx %s %llu\n",
+		       str_or(tb[TAPDP_DROP_ATTR_PORT_NAME], "-"),
+		       (unsigned long long)u64_or0(ctb[TAPDP_DROP_ATTR_REASON]),
+		       str_or(ctb[TAPDP_DROP_ATTR_REASON_NAME], "-"),
+		       (unsigned long long)u64_or0(ctb[TAPDP_DROP_ATTR_PACKETS]));
+	}
+	return MNL_CB_OK;
+}
+
+static int
+event_cb(const struct nlmsghdr *h, void *data)
+{
+	const struct genlmsghdr *g = mnl_nlmsg_get_payload(h);
+	const struct nlattr *tb[TAPDP_DROP_ATTR_MAX + 1];
+	struct drops *d = data;
+
+	if (h->nlmsg_len < mnl_nlmsg_size(GENL_HDRLEN) ||
+	    g->cmd != TAPDP_DROP_CMD_EVENT)
+		return MNL_CB_OK;
+	attrs_of(mnl_nlmsg_get_payload_offset(h, GENL_HDRLEN),
+		 mnl_nlmsg_get_payload_len(h) - GENL_HDRLEN, tb);
+	d->seen++;
+	if (d->json) {
+		struct json j;
+
+		json_init(&j, stdout);
+		json_object_begin(&j, NULL);
+		json_uint(&j, "dp_ifindex",
+			  u64_or0(tb[TAPDP_DROP_ATTR_DP_IFINDEX]));
+		json_uint(&j, "port", u64_or0(tb[TAPDP_DROP_ATTR_PORT_NO]));
+		json_uint(&j, "reason", u64_or0(tb[TAPDP_DROP_ATTR_REASON]));
+		json_string(&j, "name",
+			    str_or(tb[TAPDP_DROP_ATTR_REASON_NAME], ""));
+		json_hex(&j, "ufid", tb[TAPDP_DROP_ATTR_UFID]);
+		json_uint(&j, "len", u64_or0(tb[TAPDP_DROP_ATTR_PACKET_LEN]));
+		json_hex(&j, "packet", tb[TAPDP_DROP_ATTR_PACKET]);
+		json_object_end(&j);
+	} else {
+		printf("%llu %llu 0x%llx %s ufid=",
+		       (unsigned long long)u64_or0(tb[TAPDP_DROP_ATTR_DP_IFINDEX]),
+		       (unsigned long long)u64_or0(tb[TAPDP_DROP_ATTR_PORT_NO]),
+		       (unsigned long long)u64_or0(tb[TAPDP_DROP_ATTR_REASON]),
+		       str_or(tb[TAPDP_DROP_ATTR_REASON_NAME], "-"));
+		if (tb[TAPDP_DROP_ATTR_UFID])
+			print_hex(stdout, tb[TAPDP_DROP_ATTR_UFID]);
+		else
+			printf("-");
+		printf(" len=%llu ",
+		       (unsigned long long)u64_or0(tb[TAPDP_DROP_ATTR_PACKET_LEN]));
+		if (tb[TAPDP_DROP_ATTR_PACKET])
+			print_hex(stdout, tb[TAPDP_DROP_ATTR_PACKET]);
+		printf("\n");
+	}
+	fflush(stdout);
+	return MNL_CB_OK;
+}
+
+static int
+follow(struct gclient *nl, uint32_t group, long count, double timeout,
+       struct drops *d)
+{
+	int err = gclient_join(nl, group);
+
+	if (err)
+		return ctl_fail("joining " TAPDP_DROP_FAMILY " "
+				TAPDP_DROP_MCGROUP, err);
+	fprintf(stderr, "following %s %s\n", TAPDP_DROP_FAMILY,
+		TAPDP_DROP_MCGROUP);
+	while (count < 0 || d->seen < (unsigned long)count) {
+		err = gclient_listen(nl, timeout < 0 ? -1 : timeout * 1000,
+				     event_cb, d);
+		if (err == 0)
+			return 1;
+		if (err < 0)
+			return ctl_fail("events", err);
+	}
+	return 0;
+}
+
+static int
+drops_run(struct ctl_ctx *ctx, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "follow", no_argument, NULL, 'f' },
+		{ "count", required_argument, NULL, 'c' },
+		{ "timeout", required_argument, NULL, 't' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct drops d = { .json = ctx->json };
+	bool follow_ = false;
+	double timeout = -1;
+	long count = -1;
+	uint32_t group;
+	uint16_t family;
+	int c, err;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (c) {
+		case 'f':
+			follow_ = true;
+			break;
+		case 'c':
+			count = strtol(optarg, NULL, 10);
+			break;
+		case 't':
+			timeout = strtod(optarg, NULL);
+			break;
+		default:
+			fprintf(stderr, "usage: tapdpctl drops [--follow "
+					"[--count N] [--timeout S]]\n");
+			return 2;
+		}
+	}
+	if (ctl_family(ctx, TAPDP_DROP_FAMILY, &family, TAPDP_DROP_MCGROUP,
+		       &group))
+		return 1;
+	if (follow_)
+		return follow(&ctx->nl, group, count, timeout, &d);
+	err = gclient_request(&ctx->nl, family, TAPDP_DROP_CMD_GET,
+			      TAPDP_DROP_VERSION, NLM_F_DUMP, NULL, 0,
+			      count_cb, &d);
+	return err ? ctl_fail("drops", err) : 0;
+}
+
+const struct ctl_cmd ctl_cmd_drops = {
+	.name = "drops",
+	.usage = "drops [--follow [--count N] [--timeout S]]",
+	.help = "drops by reason per datapath and port, or as they happen",
+	.run = drops_run,
+};

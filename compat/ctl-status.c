@@ -1,0 +1,588 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* tapdpctl status: the daemon (tapdp_ctl STATUS), its datapaths and ports
+ * (the OVS families' dumps), and its clients (tapdp_ctl CLIENTS), read
+ * first and printed after, so that one document describes one moment. The
+ * JSON form is described by docs/tapdpctl-status.schema.json. */
+#include <errno.h>
+#include <linux/genetlink.h>
+#include <linux/if.h>
+#include <linux/netlink.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "compat/ctl-cmd.h"
+#include "compat/json.h"
+#include "include/tapdp/ctl-uapi.h"
+#include "include/tapdp/ovs-uapi.h"
+#include "include/tapdp/proto.h"
+
+struct thread {
+	uint32_t tid;
+	char name[64];
+	uint64_t cpu_ms;
+};
+
+struct table {
+	char name[32], dp[IFNAMSIZ];
+	uint64_t entries;
+};
+
+struct port {
+	uint32_t port_no, type;
+	char name[IFNAMSIZ];
+	struct ovs_vport_stats stats;
+	unsigned n_pids;
+};
+
+struct dp {
+	int ifindex;
+	char name[IFNAMSIZ];
+	struct ovs_dp_stats stats;
+	struct ovs_dp_megaflow_stats mf;
+	struct port *ports;
+	unsigned n_ports;
+};
+
+struct client {
+	uint32_t pid, uid, protocol, portid, queued, rcvbuf;
+	char comm[64];
+	uint32_t groups[TAPDP_GROUP_COUNT];
+	unsigned n_groups;
+};
+
+struct status {
+	char version[32], kernel[16];
+	uint32_t pid, n_clients;
+	uint64_t uptime_ms, rss, heap;
+	struct thread *threads;
+	struct table *tables;
+	struct dp *dps;
+	struct client *clients;
+	unsigned n_threads, n_tables, n_dps, n_clients_seen;
+};
+
+/* One more element at the end of *arr (n of size each), zeroed; NULL when
+ * memory runs out. */
+static void *
+grow(void *arr, unsigned *n, size_t size)
+{
+	void **p = arr;
+	char *bigger = realloc(*p, (*n + 1) * size);
+
+	if (!bigger)
+		return NULL;
+	*p = bigger;
+	memset(bigger + *n * size, 0, size);
+	return bigger + (*n)++ * size;
+}
+
+static void
+copy_str(char *dst, size_t len, const struct nlattr *a)
+{
+	size_t n = mnl_attr_get_payload_len(a);
+
+	if (n >= len)
+		n = len - 1;
+	memcpy(dst, mnl_attr_get_payload(a), n);
+	dst[n] = '\0';
+}
+
+static uint64_t
+get_uint(const struct nlattr *a)
+{
+	switch (mnl_attr_get_payload_len(a)) {
+	case 8:
+		return mnl_attr_get_u64(a);
+	case 4:
+		return mnl_attr_get_u32(a);
+	default:
+		return 0;
+	}
+}
+
+static int
+thread_parse(const struct nlattr *nest, struct status *st)
+{
+	struct thread *t = grow(&st->threads, &st->n_threads, sizeof(*t));
+	const struct nlattr *a;
+
+	if (!t)
+		return -ENOMEM;
+	mnl_attr_for_each_nested(a, nest) {
+		switch (mnl_attr_get_type(a)) {
+		case TAPDP_CTL_ATTR_TID:
+			t->tid = get_uint(a);
+			break;
+		case TAPDP_CTL_ATTR_NAME:
+			copy_str(t->name, sizeof(t->name), a);
+			break;
+		case TAPDP_CTL_ATTR_CPU_MS:
+			t->cpu_ms = get_uint(a);
+			break;
+		}
+	}
+	return 0;
+}
+
+static int
+table_parse(const struct nlattr *nest, struct status *st)
+{
+	struct table *t = grow(&st->tables, &st->n_tables, sizeof(*t));
+	const struct nlattr *a;
+
+	if (!t)
+		return -ENOMEM;
+	mnl_attr_for_each_nested(a, nest) {
+		switch (mnl_attr_get_type(a)) {
+		case TAPDP_CTL_ATTR_NAME:
+			copy_str(t->name, sizeof(t->name), a);
+			break;
+		case TAPDP_CTL_ATTR_DP_NAME:
+			copy_str(t->dp, sizeof(t->dp), a);
+			break;
+		case TAPDP_CTL_ATTR_ENTRIES:
+			t->entries = get_uint(a);
+			break;
+		}
+	}
+	return 0;
+}
+
+/* Each nest in list through parse. */
+static int
+parse_list(const struct nlattr *list, struct status *st,
+	   int (*parse)(const struct nlattr *, struct status *))
+{
+	const struct nlattr *a;
+	int err;
+
+	mnl_attr_for_each_nested(a, list) {
+		err = parse(a, st);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static int
+status_cb(const struct nlmsghdr *h, void *data)
+{
+	struct status *st = data;
+	const struct nlattr *a;
+	int err = 0;
+
+	mnl_attr_for_each(a, h, GENL_HDRLEN) {
+		switch (mnl_attr_get_type(a)) {
+		case TAPDP_CTL_ATTR_VERSION:
+			copy_str(st->version, sizeof(st->version), a);
+			break;
+		case TAPDP_CTL_ATTR_KERNEL:
+			copy_str(st->kernel, sizeof(st->kernel), a);
+			break;
+		case TAPDP_CTL_ATTR_PID:
+			st->pid = get_uint(a);
+			break;
+		case TAPDP_CTL_ATTR_UPTIME_MS:
+			st->uptime_ms = get_uint(a);
+			break;
+		case TAPDP_CTL_ATTR_RSS:
+			st->rss = get_uint(a);
+			break;
+		case TAPDP_CTL_ATTR_HEAP:
+			st->heap = get_uint(a);
+			break;
+		case TAPDP_CTL_ATTR_CLIENTS:
+			st->n_clients = get_uint(a);
+			break;
+		case TAPDP_CTL_ATTR_THREADS:
+			err = parse_list(a, st, thread_parse);
+			break;
+		case TAPDP_CTL_ATTR_TABLES:
+			err = parse_list(a, st, table_parse);
+			break;
+		}
+		if (err)
+			return err;
+	}
+	return MNL_CB_OK;
+}
+
+static int
+client_cb(const struct nlmsghdr *h, void *data)
+{
+	struct status *st = data;
+	struct client *c = grow(&st->clients, &st->n_clients_seen,
+				sizeof(*c));
+	const struct nlattr *a;
+
+	if (!c)
+		return -ENOMEM;
+	mnl_attr_for_each(a, h, GENL_HDRLEN) {
+		switch (mnl_attr_get_type(a)) {
+		case TAPDP_CTL_ATTR_CLIENT_PID:
+			c->pid = get_uint(a);
+			break;
+		case TAPDP_CTL_ATTR_CLIENT_UID:
+			c->uid = get_uint(a);
+			break;
+		case TAPDP_CTL_ATTR_COMM:
+			copy_str(c->comm, sizeof(c->comm), a);
+			break;
+		case TAPDP_CTL_ATTR_PROTOCOL:
+			c->protocol = get_uint(a);
+			break;
+		case TAPDP_CTL_ATTR_PORTID:
+			c->portid = get_uint(a);
+			break;
+		case TAPDP_CTL_ATTR_GROUPS:
+			c->n_groups = mnl_attr_get_payload_len(a) /
+				      sizeof(uint32_t);
+			if (c->n_groups > TAPDP_GROUP_COUNT)
+				c->n_groups = TAPDP_GROUP_COUNT;
+			memcpy(c->groups, mnl_attr_get_payload(a),
+			       c->n_groups * sizeof(uint32_t));
+			break;
+		case TAPDP_CTL_ATTR_QUEUED:
+			c->queued = get_uint(a);
+			break;
+		case TAPDP_CTL_ATTR_RCVBUF:
+			c->rcvbuf = get_uint(a);
+			break;
+		}
+	}
+	return MNL_CB_OK;
+}
+
+/* The struct an attribute carries, when it has its size. */
+static void
+copy_struct(void *dst, size_t len, const struct nlattr *a)
+{
+	if (mnl_attr_get_payload_len(a) >= len)
+		memcpy(dst, mnl_attr_get_payload(a), len);
+}
+
+static int
+dp_cb(const struct nlmsghdr *h, void *data)
+{
+	struct status *st = data;
+	const struct ovs_header *oh = mnl_nlmsg_get_payload_offset(h,
+								    GENL_HDRLEN);
+	struct dp *dp;
+	const struct nlattr *a;
+
+	if (h->nlmsg_len < mnl_nlmsg_size(GENL_HDRLEN + sizeof(*oh)))
+		return -EBADMSG;
+	dp = grow(&st->dps, &st->n_dps, sizeof(*dp));
+	if (!dp)
+		return -ENOMEM;
+	dp->ifindex = oh->dp_ifindex;
+	mnl_attr_for_each(a, h, GENL_HDRLEN + sizeof(*oh)) {
+		switch (mnl_attr_get_type(a)) {
+		case OVS_DP_ATTR_NAME:
+			copy_str(dp->name, sizeof(dp->name), a);
+			break;
+		case OVS_DP_ATTR_STATS:
+			copy_struct(&dp->stats, sizeof(dp->stats), a);
+			break;
+		case OVS_DP_ATTR_MEGAFLOW_STATS:
+			copy_struct(&dp->mf, sizeof(dp->mf), a);
+			break;
+		}
+	}
+	return MNL_CB_OK;
+}
+
+static int
+port_cb(const struct nlmsghdr *h, void *data)
+{
+	struct dp *dp = data;
+	struct port *p = grow(&dp->ports, &dp->n_ports, sizeof(*p));
+	const struct nlattr *a;
+
+	if (!p)
+		return -ENOMEM;
+	mnl_attr_for_each(a, h, GENL_HDRLEN + sizeof(struct ovs_header)) {
+		switch (mnl_attr_get_type(a)) {
+		case OVS_VPORT_ATTR_PORT_NO:
+			p->port_no = get_uint(a);
+			break;
+		case OVS_VPORT_ATTR_TYPE:
+			p->type = get_uint(a);
+			break;
+		case OVS_VPORT_ATTR_NAME:
+			copy_str(p->name, sizeof(p->name), a);
+			break;
+		case OVS_VPORT_ATTR_STATS:
+			copy_struct(&p->stats, sizeof(p->stats), a);
+			break;
+		case OVS_VPORT_ATTR_UPCALL_PID:
+			p->n_pids = mnl_attr_get_payload_len(a) /
+				    sizeof(uint32_t);
+			break;
+		}
+	}
+	return MNL_CB_OK;
+}
+
+static const char *
+port_type(uint32_t type)
+{
+	static const char *const names[] = {
+		[OVS_VPORT_TYPE_NETDEV] = "netdev",
+		[OVS_VPORT_TYPE_INTERNAL] = "internal",
+		[OVS_VPORT_TYPE_GRE] = "gre",
+		[OVS_VPORT_TYPE_VXLAN] = "vxlan",
+		[OVS_VPORT_TYPE_GENEVE] = "geneve",
+	};
+
+	return type < sizeof(names) / sizeof(names[0]) && names[type]
+		       ? names[type] : "unknown";
+}
+
+static const char *
+protocol_name(uint32_t protocol)
+{
+	switch (protocol) {
+	case NETLINK_ROUTE:
+		return "route";
+	case NETLINK_NETFILTER:
+		return "netfilter";
+	case NETLINK_GENERIC:
+		return "generic";
+	default:
+		return "other";
+	}
+}
+
+/* Everything, in the order printed. */
+static int
+status_read(struct ctl_ctx *ctx, struct status *st)
+{
+	struct gclient *nl = &ctx->nl;
+	uint16_t ctl, dpf, vport;
+	int err;
+
+	if (ctl_family(ctx, TAPDP_CTL_FAMILY, &ctl, NULL, NULL) ||
+	    ctl_family(ctx, OVS_DATAPATH_FAMILY, &dpf, NULL, NULL) ||
+	    ctl_family(ctx, OVS_VPORT_FAMILY, &vport, NULL, NULL))
+		return 1;
+	err = gclient_request(nl, ctl, TAPDP_CTL_CMD_STATUS,
+			      TAPDP_CTL_VERSION, 0, NULL, 0, status_cb, st);
+	if (err)
+		return ctl_fail("status", err);
+	{
+		struct ovs_header oh = { 0 };
+
+		err = gclient_request(nl, dpf, OVS_DP_CMD_GET,
+				      OVS_DATAPATH_VERSION, NLM_F_DUMP, &oh,
+				      sizeof(oh), dp_cb, st);
+		if (err)
+			return ctl_fail("datapaths", err);
+	}
+	for (unsigned i = 0; i < st->n_dps; i++) {
+		struct ovs_header oh = { .dp_ifindex = st->dps[i].ifindex };
+
+		err = gclient_request(nl, vport, OVS_VPORT_CMD_GET,
+				      OVS_VPORT_VERSION, NLM_F_DUMP, &oh,
+				      sizeof(oh), port_cb, &st->dps[i]);
+		/* A datapath deleted since its dump has no ports. */
+		if (err && err != -ENODEV)
+			return ctl_fail("ports", err);
+	}
+	err = gclient_request(nl, ctl, TAPDP_CTL_CMD_CLIENTS,
+			      TAPDP_CTL_VERSION, NLM_F_DUMP, NULL, 0,
+			      client_cb, st);
+	if (err)
+		return ctl_fail("clients", err);
+	return 0;
+}
+
+static void
+print_json(const struct status *st)
+{
+	struct json j;
+
+	json_init(&j, stdout);
+	json_object_begin(&j, NULL);
+	json_string(&j, "version", st->version);
+	json_uint(&j, "pid", st->pid);
+	json_uint(&j, "uptime_ms", st->uptime_ms);
+	json_string(&j, "kernel", st->kernel);
+	json_object_begin(&j, "memory");
+	json_uint(&j, "resident", st->rss);
+	json_uint(&j, "heap", st->heap);
+	json_array_begin(&j, "tables");
+	for (unsigned i = 0; i < st->n_tables; i++) {
+		const struct table *t = &st->tables[i];
+
+		json_object_begin(&j, NULL);
+		json_string(&j, "name", t->name);
+		if (t->dp[0])
+			json_string(&j, "datapath", t->dp);
+		json_uint(&j, "entries", t->entries);
+		json_object_end(&j);
+	}
+	json_array_end(&j);
+	json_object_end(&j);
+	json_array_begin(&j, "threads");
+	for (unsigned i = 0; i < st->n_threads; i++) {
+		json_object_begin(&j, NULL);
+		json_uint(&j, "tid", st->threads[i].tid);
+		json_string(&j, "name", st->threads[i].name);
+		json_uint(&j, "cpu_ms", st->threads[i].cpu_ms);
+		json_object_end(&j);
+	}
+	json_array_end(&j);
+	json_array_begin(&j, "datapaths");
+	for (unsigned i = 0; i < st->n_dps; i++) {
+		const struct dp *dp = &st->dps[i];
+
+		json_object_begin(&j, NULL);
+		json_string(&j, "name", dp->name);
+		json_uint(&j, "ifindex", dp->ifindex);
+		json_uint(&j, "hit", dp->stats.n_hit);
+		json_uint(&j, "missed", dp->stats.n_missed);
+		json_uint(&j, "lost", dp->stats.n_lost);
+		json_uint(&j, "flows", dp->stats.n_flows);
+		json_uint(&j, "masks", dp->mf.n_masks);
+		json_uint(&j, "mask_hit", dp->mf.n_mask_hit);
+		json_uint(&j, "cache_hit", dp->mf.n_cache_hit);
+		json_array_begin(&j, "ports");
+		for (unsigned k = 0; k < dp->n_ports; k++) {
+			const struct port *p = &dp->ports[k];
+
+			json_object_begin(&j, NULL);
+			json_uint(&j, "port_no", p->port_no);
+			json_string(&j, "name", p->name);
+			json_string(&j, "type", port_type(p->type));
+			json_uint(&j, "rx_packets", p->stats.rx_packets);
+			json_uint(&j, "tx_packets", p->stats.tx_packets);
+			json_uint(&j, "rx_dropped", p->stats.rx_dropped);
+			json_uint(&j, "tx_dropped", p->stats.tx_dropped);
+			json_uint(&j, "upcall_pids", p->n_pids);
+			json_object_end(&j);
+		}
+		json_array_end(&j);
+		json_object_end(&j);
+	}
+	json_array_end(&j);
+	json_array_begin(&j, "clients");
+	for (unsigned i = 0; i < st->n_clients_seen; i++) {
+		const struct client *c = &st->clients[i];
+
+		json_object_begin(&j, NULL);
+		json_uint(&j, "pid", c->pid);
+		json_uint(&j, "uid", c->uid);
+		json_string(&j, "command", c->comm);
+		json_string(&j, "protocol", protocol_name(c->protocol));
+		json_uint(&j, "portid", c->portid);
+		json_array_begin(&j, "groups");
+		for (unsigned k = 0; k < c->n_groups; k++)
+			json_uint(&j, NULL, c->groups[k]);
+		json_array_end(&j);
+		json_uint(&j, "queued", c->queued);
+		json_uint(&j, "rcvbuf", c->rcvbuf);
+		json_object_end(&j);
+	}
+	json_array_end(&j);
+	json_object_end(&j);
+}
+
+static void
+print_human(const struct status *st)
+{
+	uint64_t s = st->uptime_ms / 1000;
+
+	printf("tapdpd %s, pid %u, up %llu:%02llu:%02llu, answering as "
+	       "Linux %s\n", st->version, st->pid,
+	       (unsigned long long)(s / 3600),
+	       (unsigned long long)(s / 60 % 60),
+	       (unsigned long long)(s % 60), st->kernel);
+	printf("memory: %.1f MiB resident, %.1f MiB heap in use\n",
+	       st->rss / 1048576.0, st->heap / 1048576.0);
+	for (unsigned i = 0; i < st->n_dps; i++) {
+		const struct dp *dp = &st->dps[i];
+
+		printf("datapath %s: hit %llu missed %llu lost %llu, "
+		       "%llu flows, %u masks\n", dp->name,
+		       (unsigned long long)dp->stats.n_hit,
+		       (unsigned long long)dp->stats.n_missed,
+		       (unsigned long long)dp->stats.n_lost,
+		       (unsigned long long)dp->stats.n_flows, dp->mf.n_masks);
+		for (unsigned k = 0; k < dp->n_ports; k++) {
+			const struct port *p = &dp->ports[k];
+
+			printf("  port %u: %s (%s) rx %llu tx %llu "
+			       "dropped %llu/%llu\n", p->port_no, p->name,
+			       port_type(p->type),
+			       (unsigned long long)p->stats.rx_packets,
+			       (unsigned long long)p->stats.tx_packets,
+			       (unsigned long long)p->stats.rx_dropped,
+			       (unsigned long long)p->stats.tx_dropped);
+		}
+	}
+	printf("tables:\n");
+	for (unsigned i = 0; i < st->n_tables; i++)
+		printf("  %-14s %-16s %llu\n", st->tables[i].name,
+		       st->tables[i].dp[0] ? st->tables[i].dp : "-",
+		       (unsigned long long)st->tables[i].entries);
+	printf("threads:\n  %-8s %-16s %s\n", "TID", "NAME", "CPU_MS");
+	for (unsigned i = 0; i < st->n_threads; i++)
+		printf("  %-8u %-16s %llu\n", st->threads[i].tid,
+		       st->threads[i].name,
+		       (unsigned long long)st->threads[i].cpu_ms);
+	printf("clients: %u sockets\n  %-8s %-6s %-16s %-9s %-10s %-14s %s\n",
+	       st->n_clients, "PID", "UID", "COMMAND", "PROTOCOL", "PORTID",
+	       "QUEUED/RCVBUF", "GROUPS");
+	for (unsigned i = 0; i < st->n_clients_seen; i++) {
+		const struct client *c = &st->clients[i];
+		char q[32];
+
+		snprintf(q, sizeof(q), "%u/%u", c->queued, c->rcvbuf);
+		printf("  %-8u %-6u %-16s %-9s %-10u %-14s", c->pid, c->uid,
+		       c->comm[0] ? c->comm : "-", protocol_name(c->protocol),
+		       c->portid, q);
+		for (unsigned k = 0; k < c->n_groups; k++)
+			printf("%s%u", k ? "," : "", c->groups[k]);
+		printf("%s\n", c->n_groups ? "" : "-");
+	}
+}
+
+static void
+status_free(struct status *st)
+{
+	for (unsigned i = 0; i < st->n_dps; i++)
+		free(st->dps[i].ports);
+	free(st->dps);
+	free(st->threads);
+	free(st->tables);
+	free(st->clients);
+}
+
+static int
+status_run(struct ctl_ctx *ctx, int argc, char **argv)
+{
+	struct status st = { .n_threads = 0 };
+	int err;
+
+	if (argc != 1) {
+		fprintf(stderr, "usage: tapdpctl status\n");
+		return 2;
+	}
+	err = status_read(ctx, &st);
+	if (!err) {
+		if (ctx->json)
+			print_json(&st);
+		else
+			print_human(&st);
+	}
+	status_free(&st);
+	return err;
+}
+
+const struct ctl_cmd ctl_cmd_status = {
+	.name = "status",
+	.usage = "status",
+	.help = "the daemon, its datapaths, ports, tables, threads, clients",
+	.run = status_run,
+};

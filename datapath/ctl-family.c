@@ -1,0 +1,248 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* tapdp_ctl (include/tapdp/ctl-uapi.h), a family of tapdpd's own: what the
+ * daemon is and holds (STATUS) and who talks to it (CLIENTS), for
+ * tapdpctl. The figures of the process come from /proc, as ps would read
+ * them. */
+#include <dirent.h>
+#include <errno.h>
+#include <malloc.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/clock.h"
+#include "common/kernel-profile.h"
+#include "ct/conntrack.h"
+#include "datapath/families.h"
+#include "datapath/meter.h"
+#include "include/tapdp/ctl-uapi.h"
+#include "netlink/genl.h"
+
+static const struct genl_family ctl_family;
+static uint64_t started_ms;
+
+/* The first line of a small /proc file into buf, its newline cut; false
+ * when it cannot be read. */
+static bool
+read_line(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "re");
+	bool ok;
+
+	if (!f)
+		return false;
+	ok = fgets(buf, len, f) != NULL;
+	fclose(f);
+	if (ok)
+		buf[strcspn(buf, "\n")] = '\0';
+	return ok;
+}
+
+/* A thread's name and its user and system time in ms, from its stat line
+ * (the name, in parentheses, may hold spaces and parentheses itself). */
+static bool
+thread_stat(const char *tid, char *name, size_t len, uint64_t *cpu_ms)
+{
+	unsigned long utime, stime;
+	char path[300], line[512], *open, *close;
+	long hz = sysconf(_SC_CLK_TCK);
+
+	snprintf(path, sizeof(path), "/proc/self/task/%s/stat", tid);
+	if (!read_line(path, line, sizeof(line)))
+		return false;
+	open = strchr(line, '(');
+	close = strrchr(line, ')');
+	if (!open || !close || close < open ||
+	    sscanf(close + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u "
+			      "%lu %lu", &utime, &stime) != 2)
+		return false;
+	snprintf(name, len, "%.*s", (int)(close - open - 1), open + 1);
+	*cpu_ms = (uint64_t)(utime + stime) * 1000 / (hz > 0 ? hz : 100);
+	return true;
+}
+
+static void
+put_threads(struct msgbuf *mb)
+{
+	DIR *d = opendir("/proc/self/task");
+	struct nlattr *threads, *thread;
+	struct dirent *e;
+	char name[64];
+	uint64_t cpu;
+
+	if (!d)
+		return;
+	threads = msgbuf_nest_start(mb, TAPDP_CTL_ATTR_THREADS);
+	while ((e = readdir(d))) {
+		if (e->d_name[0] == '.' ||
+		    !thread_stat(e->d_name, name, sizeof(name), &cpu))
+			continue;
+		thread = msgbuf_nest_start(mb, TAPDP_CTL_ATTR_THREAD);
+		msgbuf_put_u32(mb, TAPDP_CTL_ATTR_TID, atoi(e->d_name));
+		msgbuf_put_string(mb, TAPDP_CTL_ATTR_NAME, name);
+		msgbuf_put_u64(mb, TAPDP_CTL_ATTR_CPU_MS, cpu);
+		msgbuf_nest_end(mb, thread);
+	}
+	msgbuf_nest_end(mb, threads);
+	closedir(d);
+}
+
+static void
+put_table(struct msgbuf *mb, const char *name, const struct datapath *dp,
+	  uint64_t entries)
+{
+	struct nlattr *table = msgbuf_nest_start(mb, TAPDP_CTL_ATTR_TABLE);
+
+	msgbuf_put_string(mb, TAPDP_CTL_ATTR_NAME, name);
+	if (dp)
+		msgbuf_put_string(mb, TAPDP_CTL_ATTR_DP_NAME, dp_name(dp));
+	msgbuf_put_u64(mb, TAPDP_CTL_ATTR_ENTRIES, entries);
+	msgbuf_nest_end(mb, table);
+}
+
+static void
+put_tables(struct msgbuf *mb, struct dp_net *net)
+{
+	struct conntrack *ct = dp_net_conntrack_made(net);
+	struct nlattr *tables;
+	struct datapath *dp;
+
+	tables = msgbuf_nest_start(mb, TAPDP_CTL_ATTR_TABLES);
+	for (unsigned i = 0; (dp = dp_at(net, i)); i++) {
+		put_table(mb, "flows", dp, dp_flow_count(dp));
+		put_table(mb, "masks", dp, dp_mask_count(dp));
+		put_table(mb, "meters", dp, dp_meters(dp)->count);
+	}
+	if (ct) {
+		struct conntrack_stats s;
+
+		conntrack_get_stats(ct, &s);
+		put_table(mb, "connections", NULL, s.n_conns);
+		put_table(mb, "expectations", NULL, s.n_expects);
+	}
+	msgbuf_nest_end(mb, tables);
+}
+
+/* Resident bytes, from statm's second field (pages). */
+static uint64_t
+rss_bytes(void)
+{
+	unsigned long size, resident;
+	char line[128];
+
+	if (!read_line("/proc/self/statm", line, sizeof(line)) ||
+	    sscanf(line, "%lu %lu", &size, &resident) != 2)
+		return 0;
+	return (uint64_t)resident * sysconf(_SC_PAGESIZE);
+}
+
+/* Under a sanitizer the allocator is its own, and says so here. */
+size_t __sanitizer_get_current_allocated_bytes(void) __attribute__((weak));
+
+static uint64_t
+heap_bytes(void)
+{
+	struct mallinfo2 mi;
+
+	if (__sanitizer_get_current_allocated_bytes)
+		return __sanitizer_get_current_allocated_bytes();
+	mi = mallinfo2();
+	return mi.uordblks + mi.hblkhd;
+}
+
+static unsigned
+n_clients(void)
+{
+	unsigned n = 0;
+
+	while (nlsock_at(n))
+		n++;
+	return n;
+}
+
+static int
+ctl_cmd_status(struct genl_info *info)
+{
+	static char mem[GENL_MSG_MAX];
+	struct msgbuf mb;
+
+	msgbuf_init(&mb, mem, sizeof(mem));
+	if (!genl_msg_start(&mb, &ctl_family, nlsock_portid(info->sk),
+			    info->nlh->nlmsg_seq, 0, TAPDP_CTL_CMD_STATUS))
+		return -EMSGSIZE;
+	msgbuf_put_string(&mb, TAPDP_CTL_ATTR_VERSION, TAPDP_VERSION);
+	msgbuf_put_u32(&mb, TAPDP_CTL_ATTR_PID, getpid());
+	msgbuf_put_u64(&mb, TAPDP_CTL_ATTR_UPTIME_MS,
+		       clock_now_ms() - started_ms);
+	msgbuf_put_string(&mb, TAPDP_CTL_ATTR_KERNEL, kernel_profile()->name);
+	msgbuf_put_u64(&mb, TAPDP_CTL_ATTR_RSS, rss_bytes());
+	msgbuf_put_u64(&mb, TAPDP_CTL_ATTR_HEAP, heap_bytes());
+	msgbuf_put_u32(&mb, TAPDP_CTL_ATTR_CLIENTS, n_clients());
+	put_threads(&mb);
+	put_tables(&mb, nlsock_net(info->sk));
+	if (msgbuf_end(&mb))
+		return -EMSGSIZE;
+	return genl_reply(info, &mb);
+}
+
+static int
+ctl_client_fill(struct msgbuf *mb, const struct nlsock *sk, uint32_t portid,
+		uint32_t seq)
+{
+	const struct nlsock_creds *cr = nlsock_creds(sk);
+	uint32_t groups[NLSOCK_MAX_GROUPS];
+	unsigned n = nlsock_groups(sk, groups, NLSOCK_MAX_GROUPS);
+	char path[64], comm[64];
+
+	if (!genl_msg_start(mb, &ctl_family, portid, seq, NLM_F_MULTI,
+			    TAPDP_CTL_CMD_CLIENTS))
+		return -EMSGSIZE;
+	msgbuf_put_u32(mb, TAPDP_CTL_ATTR_CLIENT_PID, cr->pid);
+	msgbuf_put_u32(mb, TAPDP_CTL_ATTR_CLIENT_UID, cr->uid);
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)cr->pid);
+	if (read_line(path, comm, sizeof(comm)))
+		msgbuf_put_string(mb, TAPDP_CTL_ATTR_COMM, comm);
+	msgbuf_put_u32(mb, TAPDP_CTL_ATTR_PROTOCOL, nlsock_protocol(sk));
+	msgbuf_put_u32(mb, TAPDP_CTL_ATTR_PORTID, nlsock_portid(sk));
+	msgbuf_put(mb, TAPDP_CTL_ATTR_GROUPS, n * sizeof(groups[0]), groups);
+	msgbuf_put_u32(mb, TAPDP_CTL_ATTR_QUEUED, nlsock_queued(sk));
+	msgbuf_put_u32(mb, TAPDP_CTL_ATTR_RCVBUF, nlsock_rcvbuf(sk));
+	return msgbuf_end(mb);
+}
+
+/* args[0]: the next socket's index (nlsock_at). */
+static int
+ctl_cmd_clients(struct genl_dump *d, struct msgbuf *mb)
+{
+	const struct nlsock *sk;
+
+	while ((sk = nlsock_at(d->args[0]))) {
+		if (ctl_client_fill(mb, sk, nlsock_portid(d->sk),
+				    d->nlh->nlmsg_seq))
+			return mb->len;
+		d->args[0]++;
+	}
+	return mb->len;
+}
+
+static const struct genl_ops_entry ctl_ops[] = {
+	{ .cmd = TAPDP_CTL_CMD_STATUS, .doit = ctl_cmd_status },
+	{ .cmd = TAPDP_CTL_CMD_CLIENTS, .dumpit = ctl_cmd_clients },
+};
+
+static const struct genl_family ctl_family = {
+	.name = TAPDP_CTL_FAMILY,
+	.id = FAMILY_ID_CTL,
+	.version = TAPDP_CTL_VERSION,
+	.maxattr = TAPDP_CTL_ATTR_MAX,
+	.resv_start_op = TAPDP_CTL_CMD_CLIENTS + 1,
+	.ops = ctl_ops,
+	.n_ops = sizeof(ctl_ops) / sizeof(ctl_ops[0]),
+};
+
+void
+ctl_family_register(void)
+{
+	started_ms = clock_now_ms();
+	genl_register(&ctl_family);
+}

@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* tapdp_ctl: a generic netlink family of tapdpd's own (the kernel has
+ * none by this name) that tells what the daemon is doing, for tapdpctl.
+ * What the OVS families already serve (datapaths, ports, flows, their
+ * statistics) is not repeated here: tapdpctl asks them.
+ *
+ * - TAPDP_CTL_CMD_STATUS, a doit: one message about the daemon itself:
+ *   its version, pid, uptime, the Linux release whose openvswitch module
+ *   it answers as, its memory (resident, heap in use), its threads with
+ *   the CPU each used, and its tables with their entries.
+ * - TAPDP_CTL_CMD_CLIENTS, a dump: one message per emulated netlink
+ *   socket: the pid and uid of the process that opened it, that process's
+ *   command name, the protocol, the portid (0 while unbound), the groups
+ *   it joined, the bytes waiting in it and its receive buffer.
+ *
+ * Anyone may ask, as anyone may dump the kernel's OVS families: nothing
+ * here is a packet's content. */
+#ifndef TAPDP_CTL_UAPI_H
+#define TAPDP_CTL_UAPI_H
+
+#define TAPDP_CTL_FAMILY	"tapdp_ctl"
+#define TAPDP_CTL_VERSION	1
+
+enum tapdp_ctl_cmd {
+	TAPDP_CTL_CMD_UNSPEC,
+	TAPDP_CTL_CMD_STATUS,
+	TAPDP_CTL_CMD_CLIENTS,
+};
+
+enum tapdp_ctl_attr {
+	TAPDP_CTL_ATTR_UNSPEC,
+	TAPDP_CTL_ATTR_VERSION,		/* string: tapdpd's */
+	TAPDP_CTL_ATTR_PID,		/* u32 */
+	TAPDP_CTL_ATTR_UPTIME_MS,	/* u64: since this process started */
+	TAPDP_CTL_ATTR_KERNEL,		/* string: the release answered as */
+	TAPDP_CTL_ATTR_RSS,		/* u64: resident bytes */
+	TAPDP_CTL_ATTR_HEAP,		/* u64: bytes allocated and in use */
+	TAPDP_CTL_ATTR_THREADS,		/* nest of TAPDP_CTL_ATTR_THREAD */
+	TAPDP_CTL_ATTR_THREAD,		/* nest: TID, NAME, CPU_MS */
+	TAPDP_CTL_ATTR_TID,		/* u32 */
+	TAPDP_CTL_ATTR_NAME,		/* string */
+	TAPDP_CTL_ATTR_CPU_MS,		/* u64: user and system time */
+	TAPDP_CTL_ATTR_TABLES,		/* nest of TAPDP_CTL_ATTR_TABLE */
+	TAPDP_CTL_ATTR_TABLE,		/* nest: NAME, DP_NAME?, ENTRIES */
+	TAPDP_CTL_ATTR_DP_NAME,		/* string: the table's datapath */
+	TAPDP_CTL_ATTR_ENTRIES,		/* u64 */
+	TAPDP_CTL_ATTR_CLIENT_PID,	/* u32: the opener's (SO_PEERCRED) */
+	TAPDP_CTL_ATTR_CLIENT_UID,	/* u32 */
+	TAPDP_CTL_ATTR_COMM,		/* string: /proc/PID/comm, when readable */
+	TAPDP_CTL_ATTR_PROTOCOL,	/* u32: NETLINK_GENERIC, ... */
+	TAPDP_CTL_ATTR_PORTID,		/* u32 */
+	TAPDP_CTL_ATTR_GROUPS,		/* u32 array: the groups joined */
+	TAPDP_CTL_ATTR_QUEUED,		/* u32: bytes waiting to be read */
+	TAPDP_CTL_ATTR_RCVBUF,		/* u32 */
+	TAPDP_CTL_ATTR_CLIENTS,		/* u32: sockets open (in STATUS) */
+	__TAPDP_CTL_ATTR_MAX
+};
+#define TAPDP_CTL_ATTR_MAX	(__TAPDP_CTL_ATTR_MAX - 1)
+
+#endif
