@@ -59,7 +59,8 @@ UNIT_LIB_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,\
 	$(filter-out tests/unit/test-%,$(wildcard tests/unit/*.c)))
 .SECONDARY: $(UNIT_LIB_OBJS)
 
-all: $(BUILD)/tapdpd $(BUILD)/libtapdp.so $(BUILD)/tapdp-run
+all: $(BUILD)/tapdpd $(BUILD)/libtapdp.so $(BUILD)/tapdp-run \
+     $(BUILD)/tapdpctl
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -91,10 +92,20 @@ $(BUILD)/libtapdp.so: $(SHIM_SRCS) compat/shim.h compat/route.h \
 	      -fvisibility=hidden $(LDFLAGS:-fsanitize%=) -o $@ $(SHIM_SRCS) \
 	      -ldl -lpthread
 
-$(BUILD)/tapdp-run: compat/tapdp-run.c include/tapdp/proto.h
+# The programs that preload the shim find it as compat/shim-path.h says.
+RUN_SRCS := compat/tapdp-run.c compat/shim-path.c
+CTL_SRCS := compat/tapdpctl.c compat/shim-path.c compat/genl-client.c \
+	    compat/json.c compat/ctl-status.c compat/ctl-drops.c
+$(BUILD)/tapdp-run: $(RUN_SRCS) compat/shim-path.h include/tapdp/proto.h
 	@mkdir -p $(BUILD)
 	$(CC) $(TAPDP_CFLAGS) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) \
-	      -DTAPDP_LIBDIR='"$(LIBDIR)"' -o $@ compat/tapdp-run.c
+	      -DTAPDP_LIBDIR='"$(LIBDIR)"' -o $@ $(RUN_SRCS)
+
+# tapdpctl runs under the shim: no sanitizer runtime.
+$(BUILD)/tapdpctl: $(CTL_SRCS) $(wildcard compat/*.h include/tapdp/*.h)
+	@mkdir -p $(BUILD)
+	$(CC) $(TAPDP_CFLAGS) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS:-fsanitize%=) \
+	      -DTAPDP_LIBDIR='"$(LIBDIR)"' -o $@ $(CTL_SRCS) -lmnl
 
 $(BUILD)/test-%: tests/unit/test-%.c $(UNIT_LIB_OBJS) $(CORE_OBJS)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS) -lcmocka
@@ -107,6 +118,8 @@ $(BUILD)/test-alloc-fail: LDFLAGS += -Wl,--wrap=malloc,--wrap=calloc \
 # The keeper is the daemon's, not the core's; it sandboxes itself.
 $(BUILD)/test-keep: $(BUILD)/obj/daemon/keeper.o \
 	$(BUILD)/obj/daemon/sandbox.o $(BUILD)/gen/syscall-names.o
+# tapdpctl's JSON writer.
+$(BUILD)/test-json: $(BUILD)/obj/compat/json.o
 # The fuzz targets' mutator.
 $(BUILD)/test-nl-mutator: $(BUILD)/obj/tests/fuzz/nl-mutator.o
 
@@ -221,10 +234,15 @@ install: all
 	install -m 0755 $(BUILD)/tapdpd $(DESTDIR)$(SBINDIR)/tapdpd
 	$(CC) $(TAPDP_CFLAGS) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) \
 	      -DTAPDP_LIBDIR='"$(LIBDIR)"' \
-	      -o $(BUILD)/tapdp-run.install compat/tapdp-run.c
+	      -o $(BUILD)/tapdp-run.install $(RUN_SRCS)
+	$(CC) $(TAPDP_CFLAGS) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS:-fsanitize%=) \
+	      -DTAPDP_LIBDIR='"$(LIBDIR)"' \
+	      -o $(BUILD)/tapdpctl.install $(CTL_SRCS) -lmnl
 	install -m 0755 $(BUILD)/tapdp-run.install $(DESTDIR)$(BINDIR)/tapdp-run
+	install -m 0755 $(BUILD)/tapdpctl.install $(DESTDIR)$(BINDIR)/tapdpctl
 	install -m 0644 $(BUILD)/libtapdp.so $(DESTDIR)$(LIBDIR)/libtapdp.so
-	install -m 0644 docs/tapdpd.8 docs/tapdp-run.8 $(DESTDIR)$(MANDIR)/man8/
+	install -m 0644 docs/tapdpd.8 docs/tapdp-run.8 docs/tapdpctl.8 \
+		$(DESTDIR)$(MANDIR)/man8/
 
 clean:
 	rm -rf build build-asan build-fuzz

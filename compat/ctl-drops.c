@@ -30,39 +30,6 @@ struct drops {
 	unsigned seen;
 };
 
-/* The attributes of one message (or nest) by type; the others NULL. */
-static void
-attrs_of(const struct nlattr *first, size_t len,
-	 const struct nlattr *tb[TAPDP_DROP_ATTR_MAX + 1])
-{
-	const struct nlattr *a = first;
-	int n = len;
-
-	memset(tb, 0, sizeof(*tb) * (TAPDP_DROP_ATTR_MAX + 1));
-	for (; mnl_attr_ok(a, n); a = mnl_attr_next(a)) {
-		if (mnl_attr_get_type(a) <= TAPDP_DROP_ATTR_MAX)
-			tb[mnl_attr_get_type(a)] = a;
-		n -= MNL_ALIGN(a->nla_len);
-	}
-}
-
-static const char *
-str_or(const struct nlattr *a, const char *dflt)
-{
-	return a && mnl_attr_validate(a, MNL_TYPE_NUL_STRING) == 0
-		       ? mnl_attr_get_str(a) : dflt;
-}
-
-static uint64_t
-u64_or0(const struct nlattr *a)
-{
-	if (!a)
-		return 0;
-	if (mnl_attr_get_payload_len(a) == 8)
-		return mnl_attr_get_u64(a);
-	return mnl_attr_get_payload_len(a) == 4 ? mnl_attr_get_u32(a) : 0;
-}
-
 static void
 print_hex(FILE *f, const struct nlattr *a)
 {
@@ -96,47 +63,49 @@ count_cb(const struct nlmsghdr *h, void *data)
 	const struct nlattr *c;
 	struct drops *d = data;
 
-	attrs_of(mnl_nlmsg_get_payload_offset(h, GENL_HDRLEN),
-		 mnl_nlmsg_get_payload_len(h) - GENL_HDRLEN, tb);
+	gclient_attrs(mnl_nlmsg_get_payload_offset(h, GENL_HDRLEN),
+		      mnl_nlmsg_get_payload_len(h) - GENL_HDRLEN, tb,
+		      TAPDP_DROP_ATTR_MAX);
 	if (!tb[TAPDP_DROP_ATTR_COUNTS])
 		return MNL_CB_OK;
 	mnl_attr_for_each_nested(c, tb[TAPDP_DROP_ATTR_COUNTS]) {
-		attrs_of(mnl_attr_get_payload(c), mnl_attr_get_payload_len(c),
-			 ctb);
+		gclient_attrs(mnl_attr_get_payload(c),
+			      mnl_attr_get_payload_len(c), ctb,
+			      TAPDP_DROP_ATTR_MAX);
 		if (d->json) {
 			struct json j;
 
 			json_init(&j, stdout);
 			json_object_begin(&j, NULL);
 			json_string(&j, "datapath",
-				    str_or(tb[TAPDP_DROP_ATTR_DP_NAME], ""));
+				    gclient_str(tb[TAPDP_DROP_ATTR_DP_NAME], ""));
 			if (tb[TAPDP_DROP_ATTR_PORT_NO]) {
 				json_uint(&j, "port",
-					  u64_or0(tb[TAPDP_DROP_ATTR_PORT_NO]));
+					  gclient_uint(tb[TAPDP_DROP_ATTR_PORT_NO]));
 				json_string(&j, "port_name",
-					    str_or(tb[TAPDP_DROP_ATTR_PORT_NAME],
+					    gclient_str(tb[TAPDP_DROP_ATTR_PORT_NAME],
 						   ""));
 			}
 			json_uint(&j, "reason",
-				  u64_or0(ctb[TAPDP_DROP_ATTR_REASON]));
+				  gclient_uint(ctb[TAPDP_DROP_ATTR_REASON]));
 			json_string(&j, "name",
-				    str_or(ctb[TAPDP_DROP_ATTR_REASON_NAME], ""));
+				    gclient_str(ctb[TAPDP_DROP_ATTR_REASON_NAME], ""));
 			json_uint(&j, "packets",
-				  u64_or0(ctb[TAPDP_DROP_ATTR_PACKETS]));
+				  gclient_uint(ctb[TAPDP_DROP_ATTR_PACKETS]));
 			json_object_end(&j);
 			continue;
 		}
-		printf("%s ", str_or(tb[TAPDP_DROP_ATTR_DP_NAME], "-"));
+		printf("%s ", gclient_str(tb[TAPDP_DROP_ATTR_DP_NAME], "-"));
 		if (tb[TAPDP_DROP_ATTR_PORT_NO])
 			printf("%llu ", (unsigned long long)
-					u64_or0(tb[TAPDP_DROP_ATTR_PORT_NO]));
+					gclient_uint(tb[TAPDP_DROP_ATTR_PORT_NO]));
 		else
 			printf("- ");
 		printf("%s 0x%llx %s %llu\n",
-		       str_or(tb[TAPDP_DROP_ATTR_PORT_NAME], "-"),
-		       (unsigned long long)u64_or0(ctb[TAPDP_DROP_ATTR_REASON]),
-		       str_or(ctb[TAPDP_DROP_ATTR_REASON_NAME], "-"),
-		       (unsigned long long)u64_or0(ctb[TAPDP_DROP_ATTR_PACKETS]));
+		       gclient_str(tb[TAPDP_DROP_ATTR_PORT_NAME], "-"),
+		       (unsigned long long)gclient_uint(ctb[TAPDP_DROP_ATTR_REASON]),
+		       gclient_str(ctb[TAPDP_DROP_ATTR_REASON_NAME], "-"),
+		       (unsigned long long)gclient_uint(ctb[TAPDP_DROP_ATTR_PACKETS]));
 	}
 	return MNL_CB_OK;
 }
@@ -151,8 +120,9 @@ event_cb(const struct nlmsghdr *h, void *data)
 	if (h->nlmsg_len < mnl_nlmsg_size(GENL_HDRLEN) ||
 	    g->cmd != TAPDP_DROP_CMD_EVENT)
 		return MNL_CB_OK;
-	attrs_of(mnl_nlmsg_get_payload_offset(h, GENL_HDRLEN),
-		 mnl_nlmsg_get_payload_len(h) - GENL_HDRLEN, tb);
+	gclient_attrs(mnl_nlmsg_get_payload_offset(h, GENL_HDRLEN),
+		      mnl_nlmsg_get_payload_len(h) - GENL_HDRLEN, tb,
+		      TAPDP_DROP_ATTR_MAX);
 	d->seen++;
 	if (d->json) {
 		struct json j;
@@ -160,27 +130,27 @@ event_cb(const struct nlmsghdr *h, void *data)
 		json_init(&j, stdout);
 		json_object_begin(&j, NULL);
 		json_uint(&j, "dp_ifindex",
-			  u64_or0(tb[TAPDP_DROP_ATTR_DP_IFINDEX]));
-		json_uint(&j, "port", u64_or0(tb[TAPDP_DROP_ATTR_PORT_NO]));
-		json_uint(&j, "reason", u64_or0(tb[TAPDP_DROP_ATTR_REASON]));
+			  gclient_uint(tb[TAPDP_DROP_ATTR_DP_IFINDEX]));
+		json_uint(&j, "port", gclient_uint(tb[TAPDP_DROP_ATTR_PORT_NO]));
+		json_uint(&j, "reason", gclient_uint(tb[TAPDP_DROP_ATTR_REASON]));
 		json_string(&j, "name",
-			    str_or(tb[TAPDP_DROP_ATTR_REASON_NAME], ""));
+			    gclient_str(tb[TAPDP_DROP_ATTR_REASON_NAME], ""));
 		json_hex(&j, "ufid", tb[TAPDP_DROP_ATTR_UFID]);
-		json_uint(&j, "len", u64_or0(tb[TAPDP_DROP_ATTR_PACKET_LEN]));
+		json_uint(&j, "len", gclient_uint(tb[TAPDP_DROP_ATTR_PACKET_LEN]));
 		json_hex(&j, "packet", tb[TAPDP_DROP_ATTR_PACKET]);
 		json_object_end(&j);
 	} else {
 		printf("%llu %llu 0x%llx %s ufid=",
-		       (unsigned long long)u64_or0(tb[TAPDP_DROP_ATTR_DP_IFINDEX]),
-		       (unsigned long long)u64_or0(tb[TAPDP_DROP_ATTR_PORT_NO]),
-		       (unsigned long long)u64_or0(tb[TAPDP_DROP_ATTR_REASON]),
-		       str_or(tb[TAPDP_DROP_ATTR_REASON_NAME], "-"));
+		       (unsigned long long)gclient_uint(tb[TAPDP_DROP_ATTR_DP_IFINDEX]),
+		       (unsigned long long)gclient_uint(tb[TAPDP_DROP_ATTR_PORT_NO]),
+		       (unsigned long long)gclient_uint(tb[TAPDP_DROP_ATTR_REASON]),
+		       gclient_str(tb[TAPDP_DROP_ATTR_REASON_NAME], "-"));
 		if (tb[TAPDP_DROP_ATTR_UFID])
 			print_hex(stdout, tb[TAPDP_DROP_ATTR_UFID]);
 		else
 			printf("-");
 		printf(" len=%llu ",
-		       (unsigned long long)u64_or0(tb[TAPDP_DROP_ATTR_PACKET_LEN]));
+		       (unsigned long long)gclient_uint(tb[TAPDP_DROP_ATTR_PACKET_LEN]));
 		if (tb[TAPDP_DROP_ATTR_PACKET])
 			print_hex(stdout, tb[TAPDP_DROP_ATTR_PACKET]);
 		printf("\n");

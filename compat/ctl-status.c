@@ -7,6 +7,7 @@
 #include <linux/genetlink.h>
 #include <linux/if.h>
 #include <linux/netlink.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -79,25 +80,7 @@ grow(void *arr, unsigned *n, size_t size)
 static void
 copy_str(char *dst, size_t len, const struct nlattr *a)
 {
-	size_t n = mnl_attr_get_payload_len(a);
-
-	if (n >= len)
-		n = len - 1;
-	memcpy(dst, mnl_attr_get_payload(a), n);
-	dst[n] = '\0';
-}
-
-static uint64_t
-get_uint(const struct nlattr *a)
-{
-	switch (mnl_attr_get_payload_len(a)) {
-	case 8:
-		return mnl_attr_get_u64(a);
-	case 4:
-		return mnl_attr_get_u32(a);
-	default:
-		return 0;
-	}
+	snprintf(dst, len, "%s", gclient_str(a, ""));
 }
 
 static int
@@ -111,13 +94,13 @@ thread_parse(const struct nlattr *nest, struct status *st)
 	mnl_attr_for_each_nested(a, nest) {
 		switch (mnl_attr_get_type(a)) {
 		case TAPDP_CTL_ATTR_TID:
-			t->tid = get_uint(a);
+			t->tid = gclient_uint(a);
 			break;
 		case TAPDP_CTL_ATTR_NAME:
 			copy_str(t->name, sizeof(t->name), a);
 			break;
 		case TAPDP_CTL_ATTR_CPU_MS:
-			t->cpu_ms = get_uint(a);
+			t->cpu_ms = gclient_uint(a);
 			break;
 		}
 	}
@@ -141,7 +124,7 @@ table_parse(const struct nlattr *nest, struct status *st)
 			copy_str(t->dp, sizeof(t->dp), a);
 			break;
 		case TAPDP_CTL_ATTR_ENTRIES:
-			t->entries = get_uint(a);
+			t->entries = gclient_uint(a);
 			break;
 		}
 	}
@@ -180,19 +163,19 @@ status_cb(const struct nlmsghdr *h, void *data)
 			copy_str(st->kernel, sizeof(st->kernel), a);
 			break;
 		case TAPDP_CTL_ATTR_PID:
-			st->pid = get_uint(a);
+			st->pid = gclient_uint(a);
 			break;
 		case TAPDP_CTL_ATTR_UPTIME_MS:
-			st->uptime_ms = get_uint(a);
+			st->uptime_ms = gclient_uint(a);
 			break;
 		case TAPDP_CTL_ATTR_RSS:
-			st->rss = get_uint(a);
+			st->rss = gclient_uint(a);
 			break;
 		case TAPDP_CTL_ATTR_HEAP:
-			st->heap = get_uint(a);
+			st->heap = gclient_uint(a);
 			break;
 		case TAPDP_CTL_ATTR_CLIENTS:
-			st->n_clients = get_uint(a);
+			st->n_clients = gclient_uint(a);
 			break;
 		case TAPDP_CTL_ATTR_THREADS:
 			err = parse_list(a, st, thread_parse);
@@ -220,19 +203,19 @@ client_cb(const struct nlmsghdr *h, void *data)
 	mnl_attr_for_each(a, h, GENL_HDRLEN) {
 		switch (mnl_attr_get_type(a)) {
 		case TAPDP_CTL_ATTR_CLIENT_PID:
-			c->pid = get_uint(a);
+			c->pid = gclient_uint(a);
 			break;
 		case TAPDP_CTL_ATTR_CLIENT_UID:
-			c->uid = get_uint(a);
+			c->uid = gclient_uint(a);
 			break;
 		case TAPDP_CTL_ATTR_COMM:
 			copy_str(c->comm, sizeof(c->comm), a);
 			break;
 		case TAPDP_CTL_ATTR_PROTOCOL:
-			c->protocol = get_uint(a);
+			c->protocol = gclient_uint(a);
 			break;
 		case TAPDP_CTL_ATTR_PORTID:
-			c->portid = get_uint(a);
+			c->portid = gclient_uint(a);
 			break;
 		case TAPDP_CTL_ATTR_GROUPS:
 			c->n_groups = mnl_attr_get_payload_len(a) /
@@ -243,10 +226,10 @@ client_cb(const struct nlmsghdr *h, void *data)
 			       c->n_groups * sizeof(uint32_t));
 			break;
 		case TAPDP_CTL_ATTR_QUEUED:
-			c->queued = get_uint(a);
+			c->queued = gclient_uint(a);
 			break;
 		case TAPDP_CTL_ATTR_RCVBUF:
-			c->rcvbuf = get_uint(a);
+			c->rcvbuf = gclient_uint(a);
 			break;
 		}
 	}
@@ -304,10 +287,10 @@ port_cb(const struct nlmsghdr *h, void *data)
 	mnl_attr_for_each(a, h, GENL_HDRLEN + sizeof(struct ovs_header)) {
 		switch (mnl_attr_get_type(a)) {
 		case OVS_VPORT_ATTR_PORT_NO:
-			p->port_no = get_uint(a);
+			p->port_no = gclient_uint(a);
 			break;
 		case OVS_VPORT_ATTR_TYPE:
-			p->type = get_uint(a);
+			p->type = gclient_uint(a);
 			break;
 		case OVS_VPORT_ATTR_NAME:
 			copy_str(p->name, sizeof(p->name), a);

@@ -238,3 +238,40 @@ gclient_listen(struct gclient *c, int timeout_ms, mnl_cb_t cb, void *data)
 	free(buf);
 	return r;
 }
+
+void
+gclient_attrs(const void *first, size_t len, const struct nlattr **tb,
+	      unsigned maxattr)
+{
+	const struct nlattr *a = first;
+	int n = len;
+
+	memset(tb, 0, sizeof(*tb) * (maxattr + 1));
+	for (; mnl_attr_ok(a, n); a = mnl_attr_next(a)) {
+		if (mnl_attr_get_type(a) <= maxattr)
+			tb[mnl_attr_get_type(a)] = a;
+		n -= MNL_ALIGN(a->nla_len);
+	}
+}
+
+uint64_t
+gclient_uint(const struct nlattr *a)
+{
+	if (!a)
+		return 0;
+	switch (mnl_attr_get_payload_len(a)) {
+	case 8:
+		return mnl_attr_get_u64(a);
+	case 4:
+		return mnl_attr_get_u32(a);
+	default:
+		return 0;
+	}
+}
+
+const char *
+gclient_str(const struct nlattr *a, const char *dflt)
+{
+	return a && mnl_attr_validate(a, MNL_TYPE_NUL_STRING) == 0
+		       ? mnl_attr_get_str(a) : dflt;
+}

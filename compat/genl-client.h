@@ -30,6 +30,15 @@ int gclient_family(struct gclient *c, const char *name, uint16_t *id,
 int gclient_request(struct gclient *c, uint16_t family, uint8_t cmd,
 		    uint8_t version, uint16_t flags, const void *hdr,
 		    size_t hdrlen, mnl_cb_t cb, void *data);
+/* The attributes in the len bytes at first, by type into tb[0..maxattr]
+ * (the others NULL). */
+void gclient_attrs(const void *first, size_t len, const struct nlattr **tb,
+		   unsigned maxattr);
+/* An unsigned attribute of 4 or 8 bytes; 0 for NULL or another size. */
+uint64_t gclient_uint(const struct nlattr *a);
+/* A NUL-terminated string attribute, dflt for NULL or a bad one. */
+const char *gclient_str(const struct nlattr *a, const char *dflt);
+
 /* Joins a multicast group: 0 or -errno (-EPERM: the group is
  * CAP_NET_ADMIN's). */
 int gclient_join(struct gclient *c, uint32_t group);

@@ -65,7 +65,8 @@ for b in build build-asan; do
 		 tests/integration/test-nsh.sh \
 		 tests/integration/test-vswitchd-tunnel.sh tests/integration/test-ovn.sh \
 		 tests/ovs-dpctl-py/run.sh tests/ovs-dpctl-py/selftest.sh \
-		 tests/ovs-dpctl-py/drop-reasons.sh; do
+		 tests/ovs-dpctl-py/drop-reasons.sh \
+		 tests/integration/test-tapdpctl.sh; do
 		run_script "$b" "$s"
 	done
 done

@@ -4,7 +4,7 @@
 # and flows of the 6.12 selftest's test_drop_reason (which needs perf on the
 # kernel's skb:kfree_skb tracepoint), then further reasons, each checked in
 # the counters (per datapath and per port) and in the event stream, as
-# scripts/tapdp-drops.py reads them.
+# tapdpctl drops reads them.
 . "$(dirname "$0")/../lib.sh"
 CLIENT=dc$$
 SERVER=ds$$
@@ -12,7 +12,7 @@ HOSTS="$CLIENT $SERVER"
 trap ovs_cleanup EXIT
 
 drops() {
-	in_ns "$BUILD/tapdp-run" -- /usr/bin/python3 "$TOP/scripts/tapdp-drops.py" "$@"
+	in_ns "$BUILD/tapdpctl" drops "$@"
 }
 # count DP PORT|- REASON: the packets the counters give (0: none listed).
 count() {
@@ -21,7 +21,7 @@ count() {
 }
 # events REASON PORT: the events of the follower with that reason and port.
 events() {
-	grep -c "\"port\": $2, \"reason\": $(($1))," "$T/events"
+	grep -c "\"port\":$2,\"reason\":$(($1))," "$T/events"
 }
 # flow_packets RE: the packets of the flow whose dump line matches RE.
 flow_packets() {
@@ -53,8 +53,8 @@ check "add-if s0 (port 2)" pyctl add-if dropreason s0
 check_absent "no drops yet" "." drops
 
 # The follower joins the events group before any traffic.
-in_ns "$BUILD/tapdp-run" -- /usr/bin/python3 "$TOP/scripts/tapdp-drops.py" \
-	--follow --json --timeout 60 >"$T/events" 2>"$T/follow.err" &
+in_ns "$BUILD/tapdpctl" --json drops --follow --timeout 60 \
+	>"$T/events" 2>"$T/follow.err" &
 FOLLOWER=$!
 check "the follower joins the events group" \
 	wait_until 10 grep -q "following" "$T/follow.err"
@@ -108,13 +108,13 @@ check "$((N7000 + 1)) x 0x30003 from port 1" \
 	wait_until 10 test "$(events 0x30003 1)" -eq "$((N7000 + 1))"
 DPIDX=$(in_ns cat /sys/class/net/dropreason/ifindex)
 check_out "an event names the datapath by its ifindex" \
-	"\"dp_ifindex\": $DPIDX, \"port\": 2, \"reason\": 196609" cat "$T/events"
+	"\"dp_ifindex\":$DPIDX,\"port\":2,\"reason\":196609" cat "$T/events"
 check_out "... the flow by its UFID" \
-	"\"reason\": 196609, \"name\": \"OVS_DROP_LAST_ACTION\", \"ufid\": \"[0-9a-f]{32}\"" \
+	"\"reason\":196609,\"name\":\"OVS_DROP_LAST_ACTION\",\"ufid\":\"[0-9a-f]{32}\"" \
 	cat "$T/events"
 # An echo reply from 172.31.110.20 (ac1f6e14) to .10, 98 bytes long.
 check_out "... and carries the packet" \
-	"\"len\": 98, \"packet\": \"[0-9a-f]{52}ac1f6e14ac1f6e0a00" cat "$T/events"
+	"\"len\":98,\"packet\":\"[0-9a-f]{52}ac1f6e14ac1f6e0a00" cat "$T/events"
 
 # No flow, no upcall pid (ovs-dpctl.py's sockets are gone): the kernel's
 # failed upcall, NOT_SPECIFIED, counted on the port it came in by.
@@ -123,7 +123,7 @@ udp 40001 8000 10
 check_out "a miss whose upcall fails: 2 x NOT_SPECIFIED (2) on port 1" \
 	"^2$" count dropreason 1 0x2
 check "... with no UFID in the events" wait_until 10 \
-	grep -q '"port": 1, "reason": 2, "name": "NOT_SPECIFIED", "ufid": ""' \
+	grep -q '"port":1,"reason":2,"name":"NOT_SPECIFIED","ufid":""' \
 	"$T/events"
 
 # Over the output port's MTU: ovs_vport_send's drop, NOT_SPECIFIED.
@@ -195,7 +195,7 @@ check_out "port 2 saw none of the client's drops" "^0$" \
 # Without CAP_NET_ADMIN the counts are readable, the events (packets) not.
 nocap() {
 	in_ns setpriv --inh-caps=-all --bounding-set=-net_admin -- \
-		"$BUILD/tapdp-run" -- /usr/bin/python3 "$TOP/scripts/tapdp-drops.py" "$@"
+		"$BUILD/tapdpctl" drops "$@"
 }
 check_out "without CAP_NET_ADMIN: the counts" "0x30001 OVS_DROP_LAST_ACTION [0-9]+$" \
 	nocap
