@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* tapdpctl status: the daemon (tapdp_ctl STATUS), its datapaths and ports
- * (the OVS families' dumps), and its clients (tapdp_ctl CLIENTS), read
+ * (the OVS families' dumps), its threads and clients (tapdp_ctl THREADS
+ * and CLIENTS), read
  * first and printed after, so that one document describes one moment. The
  * JSON form is described by docs/tapdpctl-status.schema.json. */
 #include <errno.h>
@@ -84,14 +85,15 @@ copy_str(char *dst, size_t len, const struct nlattr *a)
 }
 
 static int
-thread_parse(const struct nlattr *nest, struct status *st)
+thread_cb(const struct nlmsghdr *h, void *data)
 {
+	struct status *st = data;
 	struct thread *t = grow(&st->threads, &st->n_threads, sizeof(*t));
 	const struct nlattr *a;
 
 	if (!t)
 		return -ENOMEM;
-	mnl_attr_for_each_nested(a, nest) {
+	mnl_attr_for_each(a, h, GENL_HDRLEN) {
 		switch (mnl_attr_get_type(a)) {
 		case TAPDP_CTL_ATTR_TID:
 			t->tid = gclient_uint(a);
@@ -104,7 +106,7 @@ thread_parse(const struct nlattr *nest, struct status *st)
 			break;
 		}
 	}
-	return 0;
+	return MNL_CB_OK;
 }
 
 static int
@@ -176,9 +178,6 @@ status_cb(const struct nlmsghdr *h, void *data)
 			break;
 		case TAPDP_CTL_ATTR_CLIENTS:
 			st->n_clients = gclient_uint(a);
-			break;
-		case TAPDP_CTL_ATTR_THREADS:
-			err = parse_list(a, st, thread_parse);
 			break;
 		case TAPDP_CTL_ATTR_TABLES:
 			err = parse_list(a, st, table_parse);
@@ -372,6 +371,11 @@ status_read(struct ctl_ctx *ctx, struct status *st)
 		if (err && err != -ENODEV)
 			return ctl_fail("ports", err);
 	}
+	err = gclient_request(nl, ctl, TAPDP_CTL_CMD_THREADS,
+			      TAPDP_CTL_VERSION, NLM_F_DUMP, NULL, 0,
+			      thread_cb, st);
+	if (err)
+		return ctl_fail("threads", err);
 	err = gclient_request(nl, ctl, TAPDP_CTL_CMD_CLIENTS,
 			      TAPDP_CTL_VERSION, NLM_F_DUMP, NULL, 0,
 			      client_cb, st);

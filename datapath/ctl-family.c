@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* tapdp_ctl (include/tapdp/ctl-uapi.h), a family of tapdpd's own: what the
- * daemon is and holds (STATUS) and who talks to it (CLIENTS), for
- * tapdpctl. The figures of the process come from /proc, as ps would read
+ * daemon is and holds (STATUS), its threads (THREADS) and who talks to
+ * it (CLIENTS), for tapdpctl. The figures of the process come from /proc, as ps would read
  * them. */
 #include <dirent.h>
 #include <errno.h>
@@ -61,30 +61,38 @@ thread_stat(const char *tid, char *name, size_t len, uint64_t *cpu_ms)
 	return true;
 }
 
-static void
-put_threads(struct msgbuf *mb)
+/* args[0]: how many threads of /proc/self/task sent so far (a thread
+ * that ends between two parts shifts the rest: one may be skipped or
+ * repeated, as a kernel dump over a changing list). */
+static int
+ctl_cmd_threads(struct genl_dump *d, struct msgbuf *mb)
 {
-	DIR *d = opendir("/proc/self/task");
-	struct nlattr *threads, *thread;
+	DIR *dir = opendir("/proc/self/task");
 	struct dirent *e;
-	char name[64];
-	uint64_t cpu;
+	long i = 0;
 
-	if (!d)
-		return;
-	threads = msgbuf_nest_start(mb, TAPDP_CTL_ATTR_THREADS);
-	while ((e = readdir(d))) {
-		if (e->d_name[0] == '.' ||
+	if (!dir)
+		return -errno;
+	while ((e = readdir(dir))) {
+		char name[64];
+		uint64_t cpu;
+
+		if (e->d_name[0] == '.' || i++ < d->args[0] ||
 		    !thread_stat(e->d_name, name, sizeof(name), &cpu))
 			continue;
-		thread = msgbuf_nest_start(mb, TAPDP_CTL_ATTR_THREAD);
+		if (!genl_msg_start(mb, &ctl_family, nlsock_portid(d->sk),
+				    d->nlh->nlmsg_seq, NLM_F_MULTI,
+				    TAPDP_CTL_CMD_THREADS))
+			break;
 		msgbuf_put_u32(mb, TAPDP_CTL_ATTR_TID, atoi(e->d_name));
 		msgbuf_put_string(mb, TAPDP_CTL_ATTR_NAME, name);
 		msgbuf_put_u64(mb, TAPDP_CTL_ATTR_CPU_MS, cpu);
-		msgbuf_nest_end(mb, thread);
+		if (msgbuf_end(mb))
+			break;
+		d->args[0] = i;
 	}
-	msgbuf_nest_end(mb, threads);
-	closedir(d);
+	closedir(dir);
+	return mb->len;
 }
 
 static void
@@ -178,7 +186,6 @@ ctl_cmd_status(struct genl_info *info)
 	msgbuf_put_u64(&mb, TAPDP_CTL_ATTR_RSS, rss_bytes());
 	msgbuf_put_u64(&mb, TAPDP_CTL_ATTR_HEAP, heap_bytes());
 	msgbuf_put_u32(&mb, TAPDP_CTL_ATTR_CLIENTS, n_clients());
-	put_threads(&mb);
 	put_tables(&mb, nlsock_net(info->sk));
 	if (msgbuf_end(&mb))
 		return -EMSGSIZE;
@@ -228,6 +235,7 @@ ctl_cmd_clients(struct genl_dump *d, struct msgbuf *mb)
 static const struct genl_ops_entry ctl_ops[] = {
 	{ .cmd = TAPDP_CTL_CMD_STATUS, .doit = ctl_cmd_status },
 	{ .cmd = TAPDP_CTL_CMD_CLIENTS, .dumpit = ctl_cmd_clients },
+	{ .cmd = TAPDP_CTL_CMD_THREADS, .dumpit = ctl_cmd_threads },
 };
 
 static const struct genl_family ctl_family = {
@@ -235,7 +243,7 @@ static const struct genl_family ctl_family = {
 	.id = FAMILY_ID_CTL,
 	.version = TAPDP_CTL_VERSION,
 	.maxattr = TAPDP_CTL_ATTR_MAX,
-	.resv_start_op = TAPDP_CTL_CMD_CLIENTS + 1,
+	.resv_start_op = TAPDP_CTL_CMD_THREADS + 1,
 	.ops = ctl_ops,
 	.n_ops = sizeof(ctl_ops) / sizeof(ctl_ops[0]),
 };

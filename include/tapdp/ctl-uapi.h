@@ -6,8 +6,11 @@
  *
  * - TAPDP_CTL_CMD_STATUS, a doit: one message about the daemon itself:
  *   its version, pid, uptime, the Linux release whose openvswitch module
- *   it answers as, its memory (resident, heap in use), its threads with
- *   the CPU each used, and its tables with their entries.
+ *   it answers as, its memory (resident, heap in use), the sockets open,
+ *   and its tables with their entries.
+ * - TAPDP_CTL_CMD_THREADS, a dump: one message per thread of the daemon
+ *   (a port's receive queues have one each, so there may be thousands):
+ *   its tid, name and the CPU time it used.
  * - TAPDP_CTL_CMD_CLIENTS, a dump: one message per emulated netlink
  *   socket: the pid and uid of the process that opened it, that process's
  *   command name, the protocol, the portid (0 while unbound), the groups
@@ -25,6 +28,7 @@ enum tapdp_ctl_cmd {
 	TAPDP_CTL_CMD_UNSPEC,
 	TAPDP_CTL_CMD_STATUS,
 	TAPDP_CTL_CMD_CLIENTS,
+	TAPDP_CTL_CMD_THREADS,
 };
 
 enum tapdp_ctl_attr {
@@ -35,8 +39,6 @@ enum tapdp_ctl_attr {
 	TAPDP_CTL_ATTR_KERNEL,		/* string: the release answered as */
 	TAPDP_CTL_ATTR_RSS,		/* u64: resident bytes */
 	TAPDP_CTL_ATTR_HEAP,		/* u64: bytes allocated and in use */
-	TAPDP_CTL_ATTR_THREADS,		/* nest of TAPDP_CTL_ATTR_THREAD */
-	TAPDP_CTL_ATTR_THREAD,		/* nest: TID, NAME, CPU_MS */
 	TAPDP_CTL_ATTR_TID,		/* u32 */
 	TAPDP_CTL_ATTR_NAME,		/* string */
 	TAPDP_CTL_ATTR_CPU_MS,		/* u64: user and system time */

@@ -117,6 +117,24 @@ check "clients: the follower gone once it exits" wait_until 5 \
 	eval '[ "$(json "len([c for c in s[\"clients\"] if c[\"pid\"] == $FPID])")" = 0 ]'
 check_out "clients: only the asker's socket left" "^1$" json 'len(s["clients"])'
 
+# Many ports: 300 more, each with its receive threads, so the threads
+# and ports take several dump parts.
+check "add-dp dp1" dpctl add-dp dp1
+for i in $(seq 1 300); do
+	echo "add-if dp1 m$i,type=internal"
+done | sed 's/^/ovs-dpctl /' | in_ns "$BUILD/tapdp-run" -- sh -e >/dev/null
+check_out "--json: dp1's 301 ports" "^301$" \
+	json '[len(d["ports"]) for d in s["datapaths"] if d["name"] == "dp1"][0]'
+check_out "--json: over 301 threads, m1's, m150's and m300's among them" \
+	"^True$" json 'len(s["threads"]) > 301 and all(any(t["name"] == "rx0:m%d" % i for t in s["threads"]) for i in (1, 150, 300))'
+check_out "--json: still valid by the schema" "^ok$" \
+	eval '/usr/bin/python3 -c "import json, sys, jsonschema
+jsonschema.validate(json.load(open(sys.argv[1])), json.load(open(sys.argv[2])))
+print(\"ok\")" "$T/status.json" "$TOP/docs/tapdpctl-status.schema.json"'
+check "del-dp dp1" dpctl del-dp dp1
+check_out "--json: dp1 and its threads gone" "^\[\] 0$" \
+	json '"%s %d" % ([d for d in s["datapaths"] if d["name"] == "dp1"], len([t for t in s["threads"] if t["name"].startswith("rx0:m")]))'
+
 # Through tapdp-run as well as by itself; errors as a tool gives them.
 check_out "under tapdp-run too" "^datapath dp0:" \
 	in_ns "$BUILD/tapdp-run" -- "$BUILD/tapdpctl" status
