@@ -240,6 +240,9 @@ install: all
 	      -o $(BUILD)/tapdpctl.install $(CTL_SRCS) -lmnl
 	install -m 0755 $(BUILD)/tapdp-run.install $(DESTDIR)$(BINDIR)/tapdp-run
 	install -m 0755 $(BUILD)/tapdpctl.install $(DESTDIR)$(BINDIR)/tapdpctl
+	install -d $(DESTDIR)$(PREFIX)/share/bash-completion/completions
+	install -m 0644 compat/tapdpctl.bash \
+		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/tapdpctl
 	install -m 0644 $(BUILD)/libtapdp.so $(DESTDIR)$(LIBDIR)/libtapdp.so
 	install -m 0644 docs/tapdpd.8 docs/tapdp-run.8 docs/tapdpctl.8 \
 		$(DESTDIR)$(MANDIR)/man8/

@@ -135,6 +135,19 @@ check "del-dp dp1" dpctl del-dp dp1
 check_out "--json: dp1 and its threads gone" "^\[\] 0$" \
 	json '"%s %d" % ([d for d in s["datapaths"] if d["name"] == "dp1"], len([t for t in s["threads"] if t["name"].startswith("rx0:m")]))'
 
+# Completion (compat/tapdpctl.bash): COMPREPLY for a command line.
+complete_of() {
+	bash -c '. "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1))
+		_tapdpctl; echo "${COMPREPLY[*]}"' _ "$TOP/compat/tapdpctl.bash" "$@"
+}
+check_out "completion: the commands" "^status$" complete_of tapdpctl st
+check_out "completion: after the options" "^drops$" \
+	complete_of tapdpctl --json --socket /x dr
+check_out "completion: a command's options" "^--follow$" \
+	complete_of tapdpctl drops --fo
+check_out "completion: none where a number goes" "^$" \
+	complete_of tapdpctl drops --count ""
+
 # Through tapdp-run as well as by itself; errors as a tool gives them.
 check_out "under tapdp-run too" "^datapath dp0:" \
 	in_ns "$BUILD/tapdp-run" -- "$BUILD/tapdpctl" status

@@ -1,0 +1,32 @@
+# SPDX-License-Identifier: Apache-2.0
+# bash completion for tapdpctl: its options, commands and their options.
+_tapdpctl() {
+	local cur prev cmd i
+	cur=${COMP_WORDS[COMP_CWORD]}
+	prev=${COMP_WORDS[COMP_CWORD - 1]}
+	for ((i = 1; i < COMP_CWORD; i++)); do
+		case ${COMP_WORDS[i]} in
+		--socket) ((i++)) ;;
+		-*) ;;
+		*) cmd=${COMP_WORDS[i]}; break ;;
+		esac
+	done
+	if [ "$prev" = --socket ]; then
+		COMPREPLY=($(compgen -f -- "$cur"))
+		return
+	fi
+	case $cmd in
+	"")
+		COMPREPLY=($(compgen -W "--json --socket --help status drops" \
+			-- "$cur")) ;;
+	drops)
+		case $prev in
+		--count|--timeout) COMPREPLY=() ;;
+		*) COMPREPLY=($(compgen -W "--follow --count --timeout" \
+			-- "$cur")) ;;
+		esac ;;
+	*)
+		COMPREPLY=() ;;
+	esac
+}
+complete -F _tapdpctl tapdpctl
