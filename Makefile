@@ -96,12 +96,13 @@ $(BUILD)/libtapdp.so: $(SHIM_SRCS) compat/shim.h compat/route.h \
 RUN_SRCS := compat/tapdp-run.c compat/shim-path.c
 CTL_SRCS := compat/tapdpctl.c compat/shim-path.c compat/genl-client.c \
 	    compat/json.c compat/ctl-status.c compat/ctl-drops.c
+# Neither needs a sanitizer runtime: tapdp-run becomes the client it runs,
+# tapdpctl runs under the shim.
 $(BUILD)/tapdp-run: $(RUN_SRCS) compat/shim-path.h include/tapdp/proto.h
 	@mkdir -p $(BUILD)
-	$(CC) $(TAPDP_CFLAGS) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) \
+	$(CC) $(TAPDP_CFLAGS) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS:-fsanitize%=) \
 	      -DTAPDP_LIBDIR='"$(LIBDIR)"' -o $@ $(RUN_SRCS)
 
-# tapdpctl runs under the shim: no sanitizer runtime.
 $(BUILD)/tapdpctl: $(CTL_SRCS) $(wildcard compat/*.h include/tapdp/*.h)
 	@mkdir -p $(BUILD)
 	$(CC) $(TAPDP_CFLAGS) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS:-fsanitize%=) \
