@@ -95,7 +95,9 @@ $(BUILD)/libtapdp.so: $(SHIM_SRCS) compat/shim.h compat/route.h \
 # The programs that preload the shim find it as compat/shim-path.h says.
 RUN_SRCS := compat/tapdp-run.c compat/shim-path.c
 CTL_SRCS := compat/tapdpctl.c compat/shim-path.c compat/genl-client.c \
-	    compat/json.c compat/ctl-status.c compat/ctl-drops.c
+	    compat/json.c compat/odp-key.c compat/ctl-status.c \
+	    compat/ctl-drops.c compat/ctl-flows.c compat/ctl-capture.c \
+	    compat/pcapng.c
 # Neither needs a sanitizer runtime: tapdp-run becomes the client it runs,
 # tapdpctl runs under the shim.
 $(BUILD)/tapdp-run: $(RUN_SRCS) compat/shim-path.h include/tapdp/proto.h
@@ -119,8 +121,10 @@ $(BUILD)/test-alloc-fail: LDFLAGS += -Wl,--wrap=malloc,--wrap=calloc \
 # The keeper is the daemon's, not the core's; it sandboxes itself.
 $(BUILD)/test-keep: $(BUILD)/obj/daemon/keeper.o \
 	$(BUILD)/obj/daemon/sandbox.o $(BUILD)/gen/syscall-names.o
-# tapdpctl's JSON writer.
+# tapdpctl's JSON, flow-key and pcapng writers.
 $(BUILD)/test-json: $(BUILD)/obj/compat/json.o
+$(BUILD)/test-odp-key: $(BUILD)/obj/compat/odp-key.o
+$(BUILD)/test-pcapng: $(BUILD)/obj/compat/pcapng.o
 # The fuzz targets' mutator.
 $(BUILD)/test-nl-mutator: $(BUILD)/obj/tests/fuzz/nl-mutator.o
 
@@ -194,6 +198,8 @@ build-fuzz/$(basename $(notdir $(1))): $(1) $(FUZZ_LIB) $(CORE_SRCS) \
 		$$(filter %.c,$$^) $(LDLIBS)
 endef
 $(foreach f,$(FUZZ_SRCS),$(eval $(call fuzz_rule,$(f))))
+# tapdpctl's flow-key writer is the client's, not the daemon's.
+build-fuzz/fuzz-odp-key: compat/odp-key.c compat/odp-key.h
 
 fuzz: $(FUZZ_TARGETS)
 	@for t in $(FUZZ_TARGETS); do \

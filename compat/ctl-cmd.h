@@ -8,6 +8,7 @@
 #define TAPDP_CTL_CMD_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "compat/genl-client.h"
 
@@ -25,10 +26,17 @@ struct ctl_cmd {
 
 extern const struct ctl_cmd ctl_cmd_status;
 extern const struct ctl_cmd ctl_cmd_drops;
+extern const struct ctl_cmd ctl_cmd_flows;
+extern const struct ctl_cmd ctl_cmd_capture;
 
 /* "tapdpctl: WHAT: strerror(-err)" on standard error; returns 1, the exit
  * status of a failed command. */
 int ctl_fail(const char *what, int err);
+/* One more element at the end of *arr, an array of *n elements of size
+ * bytes (a pointer to the array's pointer), zeroed; *n counts it. NULL
+ * when memory runs out (the array is left as it was). */
+void *ctl_grow(void *arr, unsigned *n, size_t size);
+
 /* The id of family (and of its group, when group is not NULL), or, when
  * that fails, the reason on standard error (no tapdpd serving the socket
  * when the family is unknown) and 1. */

@@ -198,7 +198,9 @@ drops_run(struct ctl_ctx *ctx, int argc, char **argv)
 	uint16_t family;
 	int c, err;
 
-	optind = 1;
+	/* 0: glibc starts afresh, permuting again (main's options stop at
+	 * the command). */
+	optind = 0;
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (c) {
 		case 'f':

@@ -63,21 +63,6 @@ struct status {
 	unsigned n_threads, n_tables, n_dps, n_clients_seen;
 };
 
-/* One more element at the end of *arr (n of size each), zeroed; NULL when
- * memory runs out. */
-static void *
-grow(void *arr, unsigned *n, size_t size)
-{
-	void **p = arr;
-	char *bigger = realloc(*p, (*n + 1) * size);
-
-	if (!bigger)
-		return NULL;
-	*p = bigger;
-	memset(bigger + *n * size, 0, size);
-	return bigger + (*n)++ * size;
-}
-
 static void
 copy_str(char *dst, size_t len, const struct nlattr *a)
 {
@@ -88,7 +73,7 @@ static int
 thread_cb(const struct nlmsghdr *h, void *data)
 {
 	struct status *st = data;
-	struct thread *t = grow(&st->threads, &st->n_threads, sizeof(*t));
+	struct thread *t = ctl_grow(&st->threads, &st->n_threads, sizeof(*t));
 	const struct nlattr *a;
 
 	if (!t)
@@ -112,7 +97,7 @@ thread_cb(const struct nlmsghdr *h, void *data)
 static int
 table_parse(const struct nlattr *nest, struct status *st)
 {
-	struct table *t = grow(&st->tables, &st->n_tables, sizeof(*t));
+	struct table *t = ctl_grow(&st->tables, &st->n_tables, sizeof(*t));
 	const struct nlattr *a;
 
 	if (!t)
@@ -193,7 +178,7 @@ static int
 client_cb(const struct nlmsghdr *h, void *data)
 {
 	struct status *st = data;
-	struct client *c = grow(&st->clients, &st->n_clients_seen,
+	struct client *c = ctl_grow(&st->clients, &st->n_clients_seen,
 				sizeof(*c));
 	const struct nlattr *a;
 
@@ -254,7 +239,7 @@ dp_cb(const struct nlmsghdr *h, void *data)
 
 	if (h->nlmsg_len < mnl_nlmsg_size(GENL_HDRLEN + sizeof(*oh)))
 		return -EBADMSG;
-	dp = grow(&st->dps, &st->n_dps, sizeof(*dp));
+	dp = ctl_grow(&st->dps, &st->n_dps, sizeof(*dp));
 	if (!dp)
 		return -ENOMEM;
 	dp->ifindex = oh->dp_ifindex;
@@ -278,7 +263,7 @@ static int
 port_cb(const struct nlmsghdr *h, void *data)
 {
 	struct dp *dp = data;
-	struct port *p = grow(&dp->ports, &dp->n_ports, sizeof(*p));
+	struct port *p = ctl_grow(&dp->ports, &dp->n_ports, sizeof(*p));
 	const struct nlattr *a;
 
 	if (!p)

@@ -17,8 +17,20 @@ _tapdpctl() {
 	fi
 	case $cmd in
 	"")
-		COMPREPLY=($(compgen -W "--json --socket --help status drops" \
+		COMPREPLY=($(compgen -W "--json --socket --help status drops flows capture" \
 			-- "$cur")) ;;
+	capture)
+		case $prev in
+		-w) COMPREPLY=($(compgen -f -- "$cur")) ;;
+		--count|--timeout) COMPREPLY=() ;;
+		*) COMPREPLY=($(compgen -W "all upcalls drops -w --count --timeout" \
+			-- "$cur")) ;;
+		esac ;;
+	flows)
+		case $prev in
+		--rate) COMPREPLY=() ;;
+		*) COMPREPLY=($(compgen -W "--rate" -- "$cur")) ;;
+		esac ;;
 	drops)
 		case $prev in
 		--count|--timeout) COMPREPLY=() ;;

@@ -21,6 +21,8 @@
 static const struct ctl_cmd *const cmds[] = {
 	&ctl_cmd_status,
 	&ctl_cmd_drops,
+	&ctl_cmd_flows,
+	&ctl_cmd_capture,
 };
 #define N_CMDS (sizeof(cmds) / sizeof(cmds[0]))
 
@@ -47,6 +49,19 @@ run_again(char **argv)
 	execv(exe, argv);
 	fprintf(stderr, "tapdpctl: %s: %s\n", exe, strerror(errno));
 	return 127;
+}
+
+void *
+ctl_grow(void *arr, unsigned *n, size_t size)
+{
+	void **p = arr;
+	char *bigger = realloc(*p, (*n + 1) * size);
+
+	if (!bigger)
+		return NULL;
+	*p = bigger;
+	memset(bigger + *n * size, 0, size);
+	return bigger + (*n)++ * size;
 }
 
 int

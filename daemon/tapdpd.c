@@ -283,7 +283,7 @@ main(int argc, char **argv)
 	const char *logfile = NULL;
 	struct dp_net_config cfg = { .upcall = packet_family_upcalls,
 				     .psample = psample_family_sample,
-				     .drops = drop_family_sink };
+				     .packets = families_packet_sink };
 	int verbose = 0, ready_fd = -1, c, err, kept;
 	unsigned restart_wait = RESTART_WAIT_DEFAULT;
 	char keeper[108], self[4096];

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* tapdp_ctl (include/tapdp/ctl-uapi.h), a family of tapdpd's own: what the
  * daemon is and holds (STATUS), its threads (THREADS) and who talks to
- * it (CLIENTS), for tapdpctl. The figures of the process come from /proc,
- * as ps would read them. Control thread. */
+ * it (CLIENTS), for tapdpctl, and every step of every packet to the
+ * capture group while someone listens (from the packet's thread). The
+ * figures of the process come from /proc, as ps would read them; the
+ * commands run on the control thread. */
 #include <dirent.h>
 #include <errno.h>
 #include <malloc.h>
@@ -14,6 +16,7 @@
 #include "common/clock.h"
 #include "common/kernel-profile.h"
 #include "ct/conntrack.h"
+#include "datapath/drop.h"
 #include "datapath/families.h"
 #include "datapath/meter.h"
 #include "include/tapdp/ctl-uapi.h"
@@ -236,10 +239,66 @@ ctl_cmd_clients(struct genl_dump *d, struct msgbuf *mb)
 	return mb->len;
 }
 
+bool
+ctl_family_capturing(void)
+{
+	return nlsock_has_listeners(NETLINK_GENERIC, GROUP_CAPTURE);
+}
+
+static const uint32_t kinds[] = {
+	[DP_PACKET_RX] = TAPDP_CTL_KIND_RX,
+	[DP_PACKET_TX] = TAPDP_CTL_KIND_TX,
+	[DP_PACKET_UPCALL] = TAPDP_CTL_KIND_UPCALL,
+	[DP_PACKET_DROP] = TAPDP_CTL_KIND_DROP,
+};
+
+int
+ctl_family_packet(struct msgbuf *mb, const struct dp_packet_event *ev,
+		  uint64_t now_ns)
+{
+	uint32_t snap = ev->len < TAPDP_CTL_CAPTURE_SNAPLEN
+				? ev->len : TAPDP_CTL_CAPTURE_SNAPLEN;
+
+	if (!genl_msg_start(mb, &ctl_family, 0, 0, 0, TAPDP_CTL_CMD_PACKET))
+		return -EMSGSIZE;
+	msgbuf_put_u32(mb, TAPDP_CTL_ATTR_DP_IFINDEX, ev->dp_ifindex);
+	msgbuf_put_u32(mb, TAPDP_CTL_ATTR_PORT_NO, ev->port_no);
+	msgbuf_put_u32(mb, TAPDP_CTL_ATTR_KIND, kinds[ev->kind]);
+	if (ev->kind == DP_PACKET_DROP) {
+		msgbuf_put_u32(mb, TAPDP_CTL_ATTR_REASON, ev->reason);
+		msgbuf_put_string(mb, TAPDP_CTL_ATTR_REASON_NAME,
+				  drop_reason_name(ev->reason));
+	}
+	if (ev->ufid)
+		msgbuf_put(mb, TAPDP_CTL_ATTR_UFID, ev->ufid_len, ev->ufid);
+	msgbuf_put_u64(mb, TAPDP_CTL_ATTR_TIMESTAMP_NS, now_ns);
+	msgbuf_put_u32(mb, TAPDP_CTL_ATTR_PACKET_LEN, ev->len);
+	msgbuf_put(mb, TAPDP_CTL_ATTR_PACKET, snap, ev->data);
+	return msgbuf_end(mb);
+}
+
+void
+ctl_family_capture(const struct dp_packet_event *ev)
+{
+	/* Room for the snap and the attributes: on the packet thread's
+	 * stack, no allocation per packet. */
+	char mem[TAPDP_CTL_CAPTURE_SNAPLEN + 256];
+	struct msgbuf mb;
+
+	msgbuf_init(&mb, mem, sizeof(mem));
+	if (!ctl_family_packet(&mb, ev, clock_real_ns()))
+		genl_multicast(GROUP_CAPTURE, &mb);
+}
+
 static const struct genl_ops_entry ctl_ops[] = {
 	{ .cmd = TAPDP_CTL_CMD_STATUS, .doit = ctl_cmd_status },
 	{ .cmd = TAPDP_CTL_CMD_CLIENTS, .dumpit = ctl_cmd_clients },
 	{ .cmd = TAPDP_CTL_CMD_THREADS, .dumpit = ctl_cmd_threads },
+};
+
+static const struct genl_mcgrp ctl_groups[] = {
+	{ .name = TAPDP_CTL_MCGROUP_CAPTURE, .id = GROUP_CAPTURE,
+	  .flags = GENL_MCAST_CAP_NET_ADMIN },
 };
 
 static const struct genl_family ctl_family = {
@@ -247,9 +306,11 @@ static const struct genl_family ctl_family = {
 	.id = FAMILY_ID_CTL,
 	.version = TAPDP_CTL_VERSION,
 	.maxattr = TAPDP_CTL_ATTR_MAX,
-	.resv_start_op = TAPDP_CTL_CMD_THREADS + 1,
+	.resv_start_op = TAPDP_CTL_CMD_PACKET + 1,
 	.ops = ctl_ops,
 	.n_ops = sizeof(ctl_ops) / sizeof(ctl_ops[0]),
+	.mcgrps = ctl_groups,
+	.n_mcgrps = 1,
 };
 
 void

@@ -59,7 +59,7 @@ struct dp_net {
 	struct datapath **dps;		/* in creation order */
 	unsigned n_dps;
 	struct dp_upcall_sink upcall;
-	struct dp_drop_sink drops;
+	struct dp_packet_sink packets;
 	const struct vport_ops *(*port_ops)(enum ovs_vport_type type);
 	void (*psample)(const struct dp_psample *sample);
 	/* The tracker, created on first use (by any thread) and kept;
@@ -149,6 +149,9 @@ static int upcall_segments(const struct dp_ctx *ctx, uint8_t cmd,
 			   int acts_len);
 static void dp_drop(const struct dp_ctx *ctx, const struct packet *pkt,
 		    uint32_t reason);
+static void dp_tell(const struct dp_ctx *ctx, const struct packet *pkt,
+		    enum dp_packet_kind kind, uint32_t port_no, uint32_t len,
+		    uint32_t reason);
 
 /* Builds and sends an ovs_packet upcall of the packet on ctx's datapath;
  * 0 when delivered. */
@@ -166,6 +169,7 @@ upcall(const struct dp_ctx *ctx, uint8_t cmd, uint32_t portid,
 	struct nlattr *nest;
 	struct msgbuf mb;
 	uint64_t hash;
+	int err;
 
 	if (!portid)
 		return -ENOTCONN;
@@ -217,7 +221,10 @@ upcall(const struct dp_ctx *ctx, uint8_t cmd, uint32_t portid,
 		mb.cur->nlmsg_len -= NLA_ALIGN(plen) - plen;
 	if (msgbuf_end(&mb))
 		return -EMSGSIZE;
-	return sink->send(portid, mb.buf, mb.len);
+	err = sink->send(portid, mb.buf, mb.len);
+	if (!err && ctx->in)
+		dp_tell(ctx, pkt, DP_PACKET_UPCALL, ctx->in->port_no, plen, 0);
+	return err;
 }
 
 /* Each segment of a GSO frame its own upcall, with the frame's key and
@@ -273,30 +280,41 @@ count_upcall(struct datapath *dp, struct dp_port *in, int err)
 static void dp_process(struct dp_ctx *ctx, struct packet *pkt,
 		       struct flow_key *key);
 
-/* pkt is dropped for reason (enum tapdp_drop_reason): counted on the
- * datapath and on the port it came in by, and told to whoever listens. */
+/* Tells whoever listens what happened to pkt (kind) at port_no, len of
+ * its bytes, with the flow it hit (a drop's reason). */
 static void
-dp_drop(const struct dp_ctx *ctx, const struct packet *pkt, uint32_t reason)
+dp_tell(const struct dp_ctx *ctx, const struct packet *pkt,
+	enum dp_packet_kind kind, uint32_t port_no, uint32_t len,
+	uint32_t reason)
 {
-	const struct dp_drop_sink *sink = &ctx->dp->net->drops;
-	struct dp_drop_event ev;
+	const struct dp_packet_sink *sink = &ctx->dp->net->packets;
+	struct dp_packet_event ev;
 
-	drop_count(ctx->dp->drops, stats_slot, reason);
-	drop_count(ctx->in->drops, stats_slot, reason);
-	if (!sink->listening || !sink->listening())
+	if (!sink->listening || !sink->listening(kind))
 		return;
-	ev = (struct dp_drop_event){
+	ev = (struct dp_packet_event){
+		.kind = kind,
 		.dp_ifindex = dp_ifindex(ctx->dp),
-		.port_no = ctx->in->port_no,
+		.port_no = port_no,
 		.reason = reason,
 		.data = pkt->data,
-		.len = pkt->len,
+		.len = len,
 	};
 	if (ctx->flow && ctx->flow->ufid_len) {
 		ev.ufid = ctx->flow->ufid;
 		ev.ufid_len = ctx->flow->ufid_len;
 	}
 	sink->send(&ev);
+}
+
+/* pkt is dropped for reason (enum tapdp_drop_reason): counted on the
+ * datapath and on the port it came in by, and told to whoever listens. */
+static void
+dp_drop(const struct dp_ctx *ctx, const struct packet *pkt, uint32_t reason)
+{
+	drop_count(ctx->dp->drops, stats_slot, reason);
+	drop_count(ctx->in->drops, stats_slot, reason);
+	dp_tell(ctx, pkt, DP_PACKET_DROP, ctx->in->port_no, pkt->len, reason);
 }
 
 struct frag_out {
@@ -405,6 +423,8 @@ env_output(void *c, const struct packet *pkt, const struct flow_key *key,
 	}
 	if (reason)
 		dp_drop(ctx, pkt, reason);
+	else
+		dp_tell(ctx, pkt, DP_PACKET_TX, port->port_no, len, 0);
 }
 
 static void
@@ -600,6 +620,7 @@ rx_frame(struct vport *vport, uint8_t *buf, size_t size, size_t len,
 
 	packet_init(&pkt, buf, size, len);
 	pkt.vnet = *vh;
+	dp_tell(&ctx, &pkt, DP_PACKET_RX, port->port_no, len, 0);
 	memset(&key, 0, sizeof(key));
 	if (tun)
 		key.tun = *tun;
@@ -1220,7 +1241,7 @@ dp_net_new(const struct dp_net_config *cfg)
 	if (!net)
 		return NULL;
 	net->upcall = cfg->upcall;
-	net->drops = cfg->drops;
+	net->packets = cfg->packets;
 	net->port_ops = cfg->port_ops ? cfg->port_ops : vport_ops_for;
 	net->psample = cfg->psample;
 	net->conntrack_max = cfg->conntrack_max ? cfg->conntrack_max

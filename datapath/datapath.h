@@ -84,23 +84,33 @@ struct dp_psample {
 	const struct tun_key *tun;
 };
 
-/* A dropped packet, as the context's drop sink gets it. */
-struct dp_drop_event {
+/* What happened to a packet, as the context's packet sink is told. */
+enum dp_packet_kind {
+	DP_PACKET_RX,			/* came in by a port */
+	DP_PACKET_TX,			/* left by a port */
+	DP_PACKET_UPCALL,		/* went to userspace */
+	DP_PACKET_DROP,			/* was dropped */
+};
+
+struct dp_packet_event {
+	enum dp_packet_kind kind;
 	int dp_ifindex;
-	uint32_t port_no;		/* the port it came in by */
-	uint32_t reason;		/* enum tapdp_drop_reason */
+	uint32_t port_no;		/* TX: the port it left by; else the
+					 * one it came in by */
+	uint32_t reason;		/* DROP: enum tapdp_drop_reason */
 	const uint8_t *ufid;		/* of the flow it hit; NULL: none */
 	uint8_t ufid_len;
 	const void *data;		/* the packet */
 	uint32_t len;
 };
 
-/* Where drops are told as they happen: listening() is asked first, on
- * every drop, and must cost next to nothing; send() only when it says
- * someone listens. Any packet thread. */
-struct dp_drop_sink {
-	bool (*listening)(void);
-	void (*send)(const struct dp_drop_event *ev);
+/* Where packets are told as they come, leave, go up and are dropped:
+ * listening(kind) is asked first, for every packet at every step, and
+ * must cost next to nothing; send() only when it says someone listens.
+ * Any packet thread. */
+struct dp_packet_sink {
+	bool (*listening)(enum dp_packet_kind kind);
+	void (*send)(const struct dp_packet_event *ev);
 };
 
 /* The connection tracker of a context's datapaths, by default with room
@@ -109,7 +119,7 @@ struct dp_drop_sink {
 
 struct dp_net_config {
 	struct dp_upcall_sink upcall;
-	struct dp_drop_sink drops;	/* may be all NULL: not told */
+	struct dp_packet_sink packets;	/* may be all NULL: not told */
 	uint32_t conntrack_max;		/* 0: DP_CONNTRACK_MAX_DEFAULT */
 	/* A port type's ops, NULL for a type without support; NULL:
 	 * vport_ops_for (this system's devices). */

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* tapdp_drop (include/tapdp/drop-uapi.h), a family of tapdpd's own: the
  * datapaths' drop counters by reason, dumped, and each drop as an event to
- * the "events" group while someone listens (the drop sink of the contexts
- * the families serve). Events carry packet bytes, so joining the group
- * needs CAP_NET_ADMIN, as reading the kernel's tracepoint needs root. */
+ * the "events" group while someone listens (through families.c's packet
+ * sink). Events carry packet bytes, so joining the group needs
+ * CAP_NET_ADMIN, as reading the kernel's tracepoint needs root. */
 #include <errno.h>
 
 #include "datapath/datapath.h"
@@ -91,7 +91,7 @@ drop_cmd_dump(struct genl_dump *d, struct msgbuf *mb)
 }
 
 int
-drop_family_event(struct msgbuf *mb, const struct dp_drop_event *ev)
+drop_family_event(struct msgbuf *mb, const struct dp_packet_event *ev)
 {
 	uint32_t snap = ev->len < TAPDP_DROP_EVENT_SNAPLEN
 				? ev->len : TAPDP_DROP_EVENT_SNAPLEN;
@@ -108,14 +108,14 @@ drop_family_event(struct msgbuf *mb, const struct dp_drop_event *ev)
 	return msgbuf_end(mb);
 }
 
-static bool
-drop_listening(void)
+bool
+drop_family_listening(void)
 {
 	return nlsock_has_listeners(NETLINK_GENERIC, GROUP_DROP);
 }
 
-static void
-drop_send(const struct dp_drop_event *ev)
+void
+drop_family_send(const struct dp_packet_event *ev)
 {
 	char mem[512];
 	struct msgbuf mb;
@@ -124,11 +124,6 @@ drop_send(const struct dp_drop_event *ev)
 	if (!drop_family_event(&mb, ev))
 		genl_multicast(GROUP_DROP, &mb);
 }
-
-const struct dp_drop_sink drop_family_sink = {
-	.listening = drop_listening,
-	.send = drop_send,
-};
 
 static const struct genl_ops_entry drop_ops[] = {
 	{ .cmd = TAPDP_DROP_CMD_GET, .dumpit = drop_cmd_dump },

@@ -24,6 +24,27 @@ families_register(void)
 	rtnl_link_register();
 }
 
+static bool
+packets_listening(enum dp_packet_kind kind)
+{
+	return (kind == DP_PACKET_DROP && drop_family_listening()) ||
+	       ctl_family_capturing();
+}
+
+static void
+packets_send(const struct dp_packet_event *ev)
+{
+	if (ev->kind == DP_PACKET_DROP && drop_family_listening())
+		drop_family_send(ev);
+	if (ctl_family_capturing())
+		ctl_family_capture(ev);
+}
+
+const struct dp_packet_sink families_packet_sink = {
+	.listening = packets_listening,
+	.send = packets_send,
+};
+
 void
 families_journal_state(struct dp_net *net)
 {

@@ -30,6 +30,7 @@ enum {
 	GROUP_PSAMPLE_CONFIG,
 	GROUP_PSAMPLE_PACKETS,
 	GROUP_DROP,
+	GROUP_CAPTURE,
 };
 
 /* Registers every family below and ctnetlink with the netlink server. They
@@ -70,11 +71,24 @@ void psample_family_sample(const struct dp_psample *sample);
 size_t psample_sample_size(const struct dp_psample *sample);
 int psample_sample_msg(struct msgbuf *mb, const struct dp_psample *sample,
 		       uint64_t now_ns);
-/* Drops as tapdp_drop events to whoever listens: the drop sink of the
- * contexts the families serve. */
-extern const struct dp_drop_sink drop_family_sink;
-/* A tapdp_drop EVENT message for ev; 0 or -EMSGSIZE. */
-int drop_family_event(struct msgbuf *mb, const struct dp_drop_event *ev);
+/* What packets do, told to the families' listeners: drops as tapdp_drop
+ * events, and every step to tapdp_ctl's capture group. The packet sink of
+ * the contexts the families serve. */
+extern const struct dp_packet_sink families_packet_sink;
+/* Whether the tapdp_drop events group has a member; a drop as an event
+ * to it. */
+bool drop_family_listening(void);
+void drop_family_send(const struct dp_packet_event *ev);
+/* A tapdp_drop EVENT message for ev, a drop; 0 or -EMSGSIZE. */
+int drop_family_event(struct msgbuf *mb, const struct dp_packet_event *ev);
+/* Whether tapdp_ctl's capture group has a member; a packet as a PACKET
+ * event to it. */
+bool ctl_family_capturing(void);
+void ctl_family_capture(const struct dp_packet_event *ev);
+/* The PACKET message for ev with timestamp now_ns, its packet cut to
+ * TAPDP_CTL_CAPTURE_SNAPLEN; 0 or -EMSGSIZE. */
+int ctl_family_packet(struct msgbuf *mb, const struct dp_packet_event *ev,
+		      uint64_t now_ns);
 
 /* The journal's records (datapath/journal.h) of the state now: all of
  * it (cttimeout's policies included), then each family's part of it. */

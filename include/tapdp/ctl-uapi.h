@@ -16,19 +16,39 @@
  *   command name, the protocol, the portid (0 while unbound), the groups
  *   it joined, the bytes waiting in it and its receive buffer.
  *
- * Anyone may ask, as anyone may dump the kernel's OVS families: nothing
- * here is a packet's content. */
+ * - the multicast group "capture": while someone listens, one
+ *   TAPDP_CTL_CMD_PACKET per step of every packet: in by a port (RX), out
+ *   by a port (TX), up to userspace (UPCALL), dropped (DROP, with the
+ *   reason of tapdp_drop): the datapath, the port, the flow's UFID when it
+ *   hit one, the time, the length and the first TAPDP_CTL_CAPTURE_SNAPLEN
+ *   bytes.
+ *
+ * Anyone may ask STATUS, THREADS and CLIENTS, as anyone may dump the
+ * kernel's OVS families; the capture carries packets, so joining it
+ * needs CAP_NET_ADMIN, as a packet socket does. */
 #ifndef TAPDP_CTL_UAPI_H
 #define TAPDP_CTL_UAPI_H
 
 #define TAPDP_CTL_FAMILY	"tapdp_ctl"
 #define TAPDP_CTL_VERSION	1
+#define TAPDP_CTL_MCGROUP_CAPTURE	"capture"
+/* Bytes of a packet a PACKET event carries at most: a jumbo frame. */
+#define TAPDP_CTL_CAPTURE_SNAPLEN	9216
 
 enum tapdp_ctl_cmd {
 	TAPDP_CTL_CMD_UNSPEC,
 	TAPDP_CTL_CMD_STATUS,
 	TAPDP_CTL_CMD_CLIENTS,
 	TAPDP_CTL_CMD_THREADS,
+	TAPDP_CTL_CMD_PACKET,
+};
+
+/* TAPDP_CTL_ATTR_KIND of a PACKET. */
+enum tapdp_ctl_kind {
+	TAPDP_CTL_KIND_RX,
+	TAPDP_CTL_KIND_TX,
+	TAPDP_CTL_KIND_UPCALL,
+	TAPDP_CTL_KIND_DROP,
 };
 
 enum tapdp_ctl_attr {
@@ -55,6 +75,15 @@ enum tapdp_ctl_attr {
 	TAPDP_CTL_ATTR_QUEUED,		/* u32: bytes waiting to be read */
 	TAPDP_CTL_ATTR_RCVBUF,		/* u32 */
 	TAPDP_CTL_ATTR_CLIENTS,		/* u32: sockets open (in STATUS) */
+	TAPDP_CTL_ATTR_DP_IFINDEX,	/* u32 */
+	TAPDP_CTL_ATTR_PORT_NO,		/* u32 */
+	TAPDP_CTL_ATTR_KIND,		/* u32: enum tapdp_ctl_kind */
+	TAPDP_CTL_ATTR_REASON,		/* u32: a drop's, as tapdp_drop's */
+	TAPDP_CTL_ATTR_REASON_NAME,	/* string, as the tracepoint names it */
+	TAPDP_CTL_ATTR_UFID,		/* binary, 1 to 16 bytes */
+	TAPDP_CTL_ATTR_TIMESTAMP_NS,	/* u64: since the epoch */
+	TAPDP_CTL_ATTR_PACKET_LEN,	/* u32: the whole packet's */
+	TAPDP_CTL_ATTR_PACKET,		/* binary: its first bytes */
 	__TAPDP_CTL_ATTR_MAX
 };
 #define TAPDP_CTL_ATTR_MAX	(__TAPDP_CTL_ATTR_MAX - 1)

@@ -117,6 +117,126 @@ check "clients: the follower gone once it exits" wait_until 5 \
 	eval '[ "$(json "len([c for c in s[\"clients\"] if c[\"pid\"] == $FPID])")" = 0 ]'
 check_out "clients: only the asker's socket left" "^1$" json 'len(s["clients"])'
 
+# flows: every key as ovs-dpctl writes it (the traffic's flows, and on a
+# datapath of their own, where no other flow matches them, one of each
+# kind: ARP, IPv4 and IPv6 with partial masks, metadata, ct, VLAN
+# with an encapsulated key, MPLS, TCP flags exact and masked, ND, ct
+# labels and tuples, tunnels over IPv4 and IPv6 with geneve options and
+# VXLAN's group policy).
+check "add-dp keys" dpctl add-dp keys
+while read -r k; do
+	check "add-flow $k" dpctl add-flow keys "$k" 3
+done <<'KEYS'
+in_port(1),eth(src=00:01:02:03:04:05,dst=ff:ff:ff:ff:ff:ff),eth_type(0x0806),arp(sip=10.0.0.1,tip=10.0.0.2,op=1,sha=00:01:02:03:04:05,tha=00:00:00:00:00:00)
+recirc_id(0x5),dp_hash(0x12/0xff),skb_mark(0x1/0x3),in_port(2),eth(),eth_type(0x86dd),ipv6(src=2001:db8::1,dst=2001:db8::/ffff:ffff::,label=0x12345/0xfffff,proto=17,tclass=0x10,hlimit=255,frag=first),udp(src=53)
+ct_state(+trk-new+est),ct_zone(5),ct_mark(0x10/0xf0),in_port(1),eth(),eth_type(0x0800),ipv4(proto=1,frag=no),icmp(type=8,code=0)
+in_port(1),eth(),eth_type(0x8100),vlan(vid=10,pcp=3),encap(eth_type(0x0800),ipv4(src=1.2.3.4,frag=no))
+in_port(2),eth(),eth_type(0x8847),mpls(label=100,tc=3,ttl=64,bos=1)
+in_port(2),eth(),eth_type(0x0800),ipv4(proto=6,frag=no),tcp(),tcp_flags(syn|ack)
+in_port(2),eth(),eth_type(0x0800),ipv4(proto=6,frag=no),tcp(),tcp_flags(+syn-ack)
+skb_priority(0x7),in_port(2),eth(src=02:00:00:00:00:00/ff:00:00:00:00:00),eth_type(0x0800),ipv4(src=9.9.9.9,tos=0x20/0xfc,ttl=3,frag=later)
+in_port(1),eth(),eth_type(0x86dd),ipv6(proto=58,frag=no),icmpv6(type=135,code=0),nd(target=fe80::1,sll=00:11:22:33:44:55)
+in_port(3),eth(),eth_type(0x0800),ipv4(dst=10.9.0.0/255.255.0.0,proto=17,frag=no),udp(dst=4789/0xff00)
+ct_label(0x1234/0xffff),ct_tuple4(src=1.1.1.1,dst=2.2.2.2,proto=6,tp_src=5,tp_dst=80),ct_state(+trk+new),in_port(3),eth(),eth_type(0x0800),ipv4(frag=no)
+tunnel(tun_id=0x5,src=1.1.1.1,dst=2.2.2.2,ttl=64,tp_dst=4789,flags(-df+csum+key)),in_port(2),eth(),eth_type(0x0800),ipv4(frag=no)
+tunnel(tun_id=0x0/0xff,dst=2.2.2.3,ttl=3,flags(+key)),in_port(1),eth(),eth_type(0x0806),arp()
+tunnel(ipv6_src=2001:db8::1,ipv6_dst=2001:db8::2,tos=0x10/0xfc,ttl=64,geneve({class=0x102,type=0x80,len=4,0xa/0xf}),flags(-df-csum)),in_port(1),eth(),eth_type(0x86dd),ipv6(frag=no)
+tunnel(tun_id=0x7,src=1.1.1.1,dst=2.2.2.2,ttl=64,vxlan(gbp(id=10,flags=0x1)),flags(+key)),in_port(3),eth(),eth_type(0x0800),ipv4(proto=17,frag=no),udp()
+tunnel(src=1.1.1.1,dst=2.2.2.2,ttl=64,geneve({class=0xffff,type=0x1,len=8,0x1122334455667788}{class=0x1,type=0x2,len=0}),flags(df)),in_port(2),eth(),eth_type(0x0800),ipv4(frag=no)
+KEYS
+for dp in dp0 keys; do
+	dpctl dump-flows $dp | sed 's/, packets:.*//' | sort
+done >"$T/dpctl-keys"
+for dp in dp0 keys; do
+	ctl flows $dp | grep '^  [^m]' |
+		sed -E 's/^  [^ ]+ //; s/ packets:.*//' | sort
+done >"$T/ctl-keys"
+check_out "flows: the 6 and 16 flows" "^22 " wc -l "$T/ctl-keys"
+check "flows: every key as ovs-dpctl dump-flows writes it" \
+	diff "$T/dpctl-keys" "$T/ctl-keys"
+masks=$(dpctl show keys | sed -nE 's/.*masks: hit:[0-9]+ total:([0-9]+).*/\1/p')
+check_out "flows: the mask table's $masks masks, as ovs-dpctl show counts them" \
+	"^datapath keys: 16 flows, $masks masks," ctl flows keys
+check_out "flows: a mask names the fields it matches" \
+	"^  mask [0-9]+: 1 flows in_port,eth_type,ipv4\(dst,proto,frag\),udp\(dst\)$" \
+	ctl flows keys
+check_out "flows: a flow never hit is idle:never" \
+	"in_port\(2\),eth\(\),eth_type\(0x8847\).* packets:0 bytes:0 idle:never mask:[0-9]+$" \
+	ctl flows keys
+check "del-dp keys" dpctl del-dp keys
+# Rates: pings every 100 ms over the two dumps, a second apart.
+ip netns exec "$A" ping -c 30 -i 0.1 -W 1 10.9.0.2 >/dev/null &
+PING=$!
+ctl --json flows --rate 1 dp0 >"$T/flows.json"
+wait "$PING"
+check_out "flows --rate: the pings' flow at about 10 packets/s" "^ok$" \
+	/usr/bin/python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+r = [f for f in d["flows"] if f["key"].startswith("in_port(1),eth(),eth_type(0x0800)")]
+print("ok" if len(r) == 1 and 5 <= r[0]["packets_per_s"] <= 15 and r[0]["idle_ms"] < 1000 else r)' "$T/flows.json"
+check_out "flows --rate: an idle flow at 0/s" "^ok$" \
+	/usr/bin/python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+r = [f for f in d["flows"] if f["key"].startswith("in_port(3),eth(),eth_type(0x0806)")]
+print("ok" if len(r) == 1 and r[0]["packets_per_s"] == 0 else r)' "$T/flows.json"
+check_out "flows: no such datapath: exit status 1" "^1$" \
+	eval 'ctl flows nosuch >/dev/null 2>&1; echo $?'
+
+# capture: every step of the pings as pcapng, which tcpdump and tshark
+# read (each packet's port, step and flow in its comment); one port's;
+# the drops; not without CAP_NET_ADMIN.
+capture_bg() { # FILE-PREFIX ARGS...: in the background, its pid in CPID
+	local out=$1
+	shift
+	ip netns exec "$NS" "$BUILD/tapdpctl" capture "$@" \
+		>"$T/$out.out" 2>"$T/$out.err" &
+	CPID=$!
+	wait_until 10 grep -q capturing "$T/$out.err"
+}
+# Only the pings: no ARP in between.
+mac() { ip netns exec "$1" cat /sys/class/net/eth0/address; }
+for pair in "$A 10.9.0.2 $B" "$B 10.9.0.1 $A" "$A 10.9.0.3 $C" "$C 10.9.0.1 $A"; do
+	set -- $pair
+	ip netns exec "$1" ip neigh replace "$2" lladdr "$(mac "$3")" \
+		dev eth0 nud permanent
+done
+check "capture all -w: it starts" \
+	capture_bg all all -w "$T/all.pcapng" --count 12 --timeout 20
+check "... 2 pings from host 1 to 2" \
+	ip netns exec "$A" ping -c 2 -i 0.2 -W 2 10.9.0.2
+check "... and it stops after 12 packets" wait_until 10 eval '! kill -0 $CPID 2>/dev/null'
+# Each in by one port and out by the two others.
+check_out "tcpdump reads the 12: each request and reply 3 times (in, out, out)" \
+	"^6 6$" eval 'tcpdump -nr "$T/all.pcapng" 2>/dev/null |
+		awk "/echo request/ { q++ } /echo reply/ { r++ } END { print q, r }"'
+check_out "tshark reads each packet's comment and interface" \
+	"^dp0 1 v1 rx len=98,dp0:v1$" eval 'tshark -r "$T/all.pcapng" -Y icmp -T fields \
+		-E separator=, -e frame.comment -e frame.interface_name 2>/dev/null | head -1'
+check_out "... a request out by port 2 after in by port 1, with its flow" \
+	"^dp0 2 v2 tx len=98,dp0:v2$" eval 'tshark -r "$T/all.pcapng" -Y icmp -T fields \
+		-E separator=, -e frame.comment -e frame.interface_name 2>/dev/null | sed -n 2p'
+check "capture v3 (text): it starts" capture_bg v3 v3 --count 2 --timeout 20
+check "... a ping from host 1 to 3" ip netns exec "$A" ping -c 1 -W 2 10.9.0.3
+check "... and it stops after 2 packets" wait_until 10 eval '! kill -0 $CPID 2>/dev/null'
+check_out "... the request out by v3, then the reply in" \
+	"^[0-9]+\.[0-9]{6} dp0 3 v3 tx len=98 [0-9]+\.[0-9]{6} dp0 3 v3 rx len=98 $" \
+	eval 'tr "\n" " " <"$T/v3.out"'
+# A frame no flow matches, whose upcall has nobody to go to: dropped.
+check "capture drops: it starts" capture_bg drops drops --count 1 --timeout 20
+ip netns exec "$A" /usr/bin/python3 -c 'import socket
+s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
+s.bind(("eth0", 0))
+s.send(b"\xff" * 6 + b"\x02" * 6 + b"\x88\xb5" + bytes(46))'
+check "... and it stops after the drop" wait_until 10 eval '! kill -0 $CPID 2>/dev/null'
+check_out "... the drop, its port and reason" "^[0-9.]+ dp0 1 v1 drop:NOT_SPECIFIED len=60$" \
+	cat "$T/drops.out"
+check_out "capture without CAP_NET_ADMIN: refused" \
+	"joining tapdp_ctl capture: Operation not permitted" \
+	in_ns setpriv --inh-caps=-all --bounding-set=-net_admin -- \
+	"$BUILD/tapdpctl" capture all --count 1 --timeout 1
+check_out "capture of a port that is not there: exit status 1" "^1$" \
+	eval 'ctl capture nosuch >/dev/null 2>&1; echo $?'
+
 # Many ports: 300 more, each with its receive threads, so the threads
 # and ports take several dump parts.
 check "add-dp dp1" dpctl add-dp dp1
@@ -145,6 +265,10 @@ check_out "completion: after the options" "^drops$" \
 	complete_of tapdpctl --json --socket /x dr
 check_out "completion: a command's options" "^--follow$" \
 	complete_of tapdpctl drops --fo
+check_out "completion: flows' option" "^--rate$" \
+	complete_of tapdpctl flows --r
+check_out "completion: capture's targets" "^all$" \
+	complete_of tapdpctl capture al
 check_out "completion: none where a number goes" "^$" \
 	complete_of tapdpctl drops --count ""
 

@@ -45,7 +45,7 @@ nl_net_new(void)
 		.upcall = packet_family_upcalls,
 		.port_ops = fake_port_ops,
 		.psample = psample_family_sample,
-		.drops = drop_family_sink,
+		.packets = families_packet_sink,
 	};
 
 	return dp_net_new(&cfg);

@@ -39,24 +39,37 @@
 static int sink_err;
 static int sink_fd[2];
 
-/* The drop sink: whether it listens, the drops it was told, the last. */
-static bool drop_listening;
-static uint64_t n_told;
-static struct dp_drop_event told;
+/* The packet sink: whether it listens to drops or to everything, the
+ * drops it was told and the last, and every event's kind and port. */
+static bool drop_listening, all_listening;
+static uint64_t n_told, n_events;
+static struct dp_packet_event told;
 static uint8_t told_data[FAKE_FRAME_LEN];
 static uint8_t told_ufid[16];
+static uint32_t events[16];		/* kind << 16 | port_no */
+
+#define EVENT(kind, port) ((uint32_t)(kind) << 16 | (port))
 
 static bool
-drop_listens(void)
+packets_listen(enum dp_packet_kind kind)
 {
-	return __atomic_load_n(&drop_listening, __ATOMIC_RELAXED);
+	return __atomic_load_n(&all_listening, __ATOMIC_RELAXED) ||
+	       (kind == DP_PACKET_DROP &&
+		__atomic_load_n(&drop_listening, __ATOMIC_RELAXED));
 }
 
-/* The receive thread's: the test reads what it kept once n_told says
- * so. */
+/* The receive thread's: the test reads what it kept once n_told and
+ * n_events say so. */
 static void
-drop_tell(const struct dp_drop_event *ev)
+packets_tell(const struct dp_packet_event *ev)
 {
+	uint64_t n = __atomic_load_n(&n_events, __ATOMIC_RELAXED);
+
+	if (n < sizeof(events) / sizeof(events[0]))
+		events[n] = EVENT(ev->kind, ev->port_no);
+	__atomic_store_n(&n_events, n + 1, __ATOMIC_RELEASE);
+	if (ev->kind != DP_PACKET_DROP)
+		return;
 	told = *ev;
 	memcpy(told_data, ev->data,
 	       ev->len < sizeof(told_data) ? ev->len : sizeof(told_data));
@@ -139,7 +152,8 @@ setup(void **state)
 	const struct dp_net_config cfg = {
 		.upcall = { .family_id = UPCALL_FAMILY,
 			    .version = UPCALL_VERSION, .send = sink_send },
-		.drops = { .listening = drop_listens, .send = drop_tell },
+		.packets = { .listening = packets_listen,
+			     .send = packets_tell },
 		.port_ops = fake_port_ops,
 	};
 	struct fixture *fx = test_calloc(1, sizeof(*fx));
@@ -148,7 +162,9 @@ setup(void **state)
 	assert_int_equal(socketpair(AF_UNIX, SOCK_DGRAM, 0, sink_fd), 0);
 	sink_err = 0;
 	drop_listening = false;
+	all_listening = false;
 	n_told = 0;
+	n_events = 0;
 	fx->net = dp_net_new(&cfg);
 	assert_non_null(fx->net);
 	assert_int_equal(dp_create(fx->net, "tdp0", &pid0, 1, &fx->dp), 0);
@@ -638,6 +654,44 @@ test_drop_told(void **state)
 	assert_int_equal(told.port_no, 2);
 	assert_int_equal(told.reason, TAPDP_DROP_NOT_SPECIFIED);
 	assert_null(told.ufid);
+}
+
+/* While everything is listened to, each step of a packet is told in
+ * order: in by a port and out by another; in and up to userspace (a
+ * miss); in and dropped. (That nothing is told while nobody listens,
+ * test_drops_per_port shows.) */
+static void
+test_packets_told(void **state)
+{
+	struct fixture *fx = *state;
+	static struct attrs out, none;
+	uint8_t f[FAKE_FRAME_LEN], got[128];
+	size_t len = fake_frame(f);
+
+	attrs_init(&out);
+	msgbuf_put_u32(&out.mb, OVS_ACTION_ATTR_OUTPUT, 2);
+	flow_add(fx->dp, 1, &out);
+	__atomic_store_n(&all_listening, true, __ATOMIC_RELAXED);
+	fake_wire_send("tdp-a", f, len);
+	assert_int_equal(fake_wire_recv("tdp-b", got, sizeof(got), WAIT_MS),
+			 len);
+	assert_true(wait_count(&n_events, 2));
+	assert_int_equal(events[0], EVENT(DP_PACKET_RX, 1));
+	assert_int_equal(events[1], EVENT(DP_PACKET_TX, 2));
+	/* A miss on port 2, its upcall delivered. */
+	fake_wire_send("tdp-b", f, len);
+	assert_true(wait_count(&n_events, 4));
+	assert_int_equal(events[2], EVENT(DP_PACKET_RX, 2));
+	assert_int_equal(events[3], EVENT(DP_PACKET_UPCALL, 2));
+	/* A flow without actions: in, then dropped. */
+	attrs_init(&none);
+	dp_flow_flush(fx->dp);
+	flow_add(fx->dp, 1, &none);
+	fake_wire_send("tdp-a", f, len);
+	assert_true(wait_count(&n_events, 6));
+	assert_int_equal(events[4], EVENT(DP_PACKET_RX, 1));
+	assert_int_equal(events[5], EVENT(DP_PACKET_DROP, 1));
+	assert_int_equal(told.reason, TAPDP_DROP_OVS_LAST_ACTION);
 }
 
 /* Output to a port that does not exist: the kernel's DEV_READY. */
@@ -1139,6 +1193,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_drops_per_port, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_drop_told, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_packets_told, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_output_to_no_port_drops,
 						setup, teardown),

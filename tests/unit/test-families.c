@@ -1058,7 +1058,8 @@ test_drop_event(void **state)
 	static const uint8_t ufid[16] = { 1, 2, 3, [15] = 16 };
 	const struct nlattr *tb[TAPDP_DROP_ATTR_MAX + 1];
 	uint8_t pkt[300], mem[512];
-	struct dp_drop_event ev = {
+	struct dp_packet_event ev = {
+		.kind = DP_PACKET_DROP,
 		.dp_ifindex = 12, .port_no = 3,
 		.reason = TAPDP_DROP_OVS_CONNTRACK,
 		.ufid = ufid, .ufid_len = 16, .data = pkt, .len = sizeof(pkt),

@@ -1,0 +1,349 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* tapdpctl capture: the packets the datapath sees, from tapdp_ctl's
+ * capture group (CAP_NET_ADMIN), without touching the ports.
+ *
+ *   capture all|upcalls|drops|PORT [-w FILE] [--count N] [--timeout S]
+ *
+ * all: every step of every packet (in by a port, out by a port, up to
+ * userspace, dropped); upcalls, drops: those steps only; PORT: the
+ * packets in and out by the ports of that name. Without -w, a line per
+ * packet: TIME DATAPATH PORT_NO PORT rx|tx|upcall|drop[:REASON] len=N
+ * [ufid=HEX]. With -w, pcapng (FILE "-": standard output), an interface
+ * per port and per packet a comment of the same words, which tcpdump and
+ * tshark read. Stops after N packets; after S seconds without one it
+ * gives up (exit status 1). */
+#include <errno.h>
+#include <getopt.h>
+#include <linux/genetlink.h>
+#include <linux/if.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "compat/ctl-cmd.h"
+#include "compat/pcapng.h"
+#include "include/tapdp/ctl-uapi.h"
+#include "include/tapdp/ovs-uapi.h"
+
+/* A port of a datapath, and its pcapng interface once it has one. */
+struct cport {
+	int dp_ifindex;
+	uint32_t port_no;
+	char dp[IFNAMSIZ], name[IFNAMSIZ];
+	uint32_t iface;
+	bool has_iface;
+};
+
+struct capture {
+	struct cport *ports;
+	unsigned n_ports;
+	int dp_ifindex;			/* while dumping a datapath's ports */
+	char dp[IFNAMSIZ];
+	const char *target;		/* all, upcalls, drops or a port */
+	struct pcapng pcap;
+	bool pcapng;
+	unsigned long seen;
+};
+
+struct dp_list {
+	int *ifindex;
+	char (*name)[IFNAMSIZ];
+	unsigned n;
+};
+
+static int
+dp_cb(const struct nlmsghdr *h, void *data)
+{
+	const struct ovs_header *oh = mnl_nlmsg_get_payload_offset(h,
+								    GENL_HDRLEN);
+	const struct nlattr *tb[OVS_DP_ATTR_MAX + 1];
+	struct dp_list *l = data;
+	unsigned n = l->n;
+
+	if (h->nlmsg_len < mnl_nlmsg_size(GENL_HDRLEN + sizeof(*oh)))
+		return -EBADMSG;
+	gclient_attrs(oh + 1, mnl_nlmsg_get_payload_len(h) - GENL_HDRLEN -
+				      sizeof(*oh), tb, OVS_DP_ATTR_MAX);
+	if (!ctl_grow(&l->ifindex, &n, sizeof(int)) ||
+	    !ctl_grow(&l->name, &l->n, IFNAMSIZ))
+		return -ENOMEM;
+	l->ifindex[n - 1] = oh->dp_ifindex;
+	snprintf(l->name[n - 1], IFNAMSIZ, "%s",
+		 gclient_str(tb[OVS_DP_ATTR_NAME], ""));
+	return MNL_CB_OK;
+}
+
+static int
+port_cb(const struct nlmsghdr *h, void *data)
+{
+	const struct nlattr *tb[OVS_VPORT_ATTR_MAX + 1];
+	struct capture *c = data;
+	size_t hdr = GENL_HDRLEN + sizeof(struct ovs_header);
+	struct cport *p;
+
+	if (h->nlmsg_len < mnl_nlmsg_size(hdr))
+		return -EBADMSG;
+	gclient_attrs((const char *)mnl_nlmsg_get_payload(h) + hdr,
+		      mnl_nlmsg_get_payload_len(h) - hdr, tb,
+		      OVS_VPORT_ATTR_MAX);
+	p = ctl_grow(&c->ports, &c->n_ports, sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	p->dp_ifindex = c->dp_ifindex;
+	p->port_no = gclient_uint(tb[OVS_VPORT_ATTR_PORT_NO]);
+	snprintf(p->dp, sizeof(p->dp), "%s", c->dp);
+	snprintf(p->name, sizeof(p->name), "%s",
+		 gclient_str(tb[OVS_VPORT_ATTR_NAME], "?"));
+	return MNL_CB_OK;
+}
+
+/* Every datapath's ports, to name the ports packets go by. */
+static int
+ports_read(struct ctl_ctx *ctx, struct capture *c)
+{
+	struct dp_list l = { 0 };
+	struct ovs_header oh = { 0 };
+	uint16_t dpf, vportf;
+	int err;
+
+	if (ctl_family(ctx, OVS_DATAPATH_FAMILY, &dpf, NULL, NULL) ||
+	    ctl_family(ctx, OVS_VPORT_FAMILY, &vportf, NULL, NULL))
+		return 1;
+	err = gclient_request(&ctx->nl, dpf, OVS_DP_CMD_GET,
+			      OVS_DATAPATH_VERSION, NLM_F_DUMP, &oh,
+			      sizeof(oh), dp_cb, &l);
+	for (unsigned i = 0; !err && i < l.n; i++) {
+		oh.dp_ifindex = c->dp_ifindex = l.ifindex[i];
+		snprintf(c->dp, sizeof(c->dp), "%s", l.name[i]);
+		err = gclient_request(&ctx->nl, vportf, OVS_VPORT_CMD_GET,
+				      OVS_VPORT_VERSION, NLM_F_DUMP, &oh,
+				      sizeof(oh), port_cb, c);
+		if (err == -ENODEV)
+			err = 0;
+	}
+	free(l.ifindex);
+	free(l.name);
+	return err ? ctl_fail("ports", err) : 0;
+}
+
+static struct cport *
+port_find(struct capture *c, int dp_ifindex, uint32_t port_no)
+{
+	for (unsigned i = 0; i < c->n_ports; i++)
+		if (c->ports[i].dp_ifindex == dp_ifindex &&
+		    c->ports[i].port_no == port_no)
+			return &c->ports[i];
+	return NULL;
+}
+
+static bool
+port_find_name(const struct capture *c, const char *name)
+{
+	for (unsigned i = 0; i < c->n_ports; i++)
+		if (!strcmp(c->ports[i].name, name))
+			return true;
+	return false;
+}
+
+static const char *const kind_names[] = {
+	[TAPDP_CTL_KIND_RX] = "rx",
+	[TAPDP_CTL_KIND_TX] = "tx",
+	[TAPDP_CTL_KIND_UPCALL] = "upcall",
+	[TAPDP_CTL_KIND_DROP] = "drop",
+};
+
+/* Whether the capture's target takes a packet of kind at port p. */
+static bool
+wanted(const struct capture *c, uint32_t kind, const struct cport *p)
+{
+	if (!strcmp(c->target, "all"))
+		return true;
+	if (!strcmp(c->target, "upcalls"))
+		return kind == TAPDP_CTL_KIND_UPCALL;
+	if (!strcmp(c->target, "drops"))
+		return kind == TAPDP_CTL_KIND_DROP;
+	return p && (kind == TAPDP_CTL_KIND_RX || kind == TAPDP_CTL_KIND_TX) &&
+	       !strcmp(p->name, c->target);
+}
+
+/* The words that describe a packet: DATAPATH PORT_NO PORT KIND[:REASON]
+ * len=N [ufid=HEX]. */
+static void
+describe(char *buf, size_t len, const struct cport *p, uint32_t port_no,
+	 const struct nlattr **tb)
+{
+	uint32_t kind = gclient_uint(tb[TAPDP_CTL_ATTR_KIND]);
+	int n;
+
+	n = snprintf(buf, len, "%s %u %s %s", p ? p->dp : "?", port_no,
+		     p ? p->name : "?",
+		     kind < 4 ? kind_names[kind] : "?");
+	if (kind == TAPDP_CTL_KIND_DROP && n > 0 && (size_t)n < len)
+		n += snprintf(buf + n, len - n, ":%s",
+			      gclient_str(tb[TAPDP_CTL_ATTR_REASON_NAME], "?"));
+	if (n > 0 && (size_t)n < len)
+		n += snprintf(buf + n, len - n, " len=%llu",
+			      (unsigned long long)
+			      gclient_uint(tb[TAPDP_CTL_ATTR_PACKET_LEN]));
+	if (tb[TAPDP_CTL_ATTR_UFID] && n > 0 && (size_t)n < len) {
+		const uint8_t *u = mnl_attr_get_payload(tb[TAPDP_CTL_ATTR_UFID]);
+
+		n += snprintf(buf + n, len - n, " ufid=");
+		for (unsigned i = 0;
+		     i < mnl_attr_get_payload_len(tb[TAPDP_CTL_ATTR_UFID]) &&
+		     n > 0 && (size_t)n < len; i++)
+			n += snprintf(buf + n, len - n, "%02x", u[i]);
+	}
+}
+
+static int
+packet_cb(const struct nlmsghdr *h, void *data)
+{
+	const struct genlmsghdr *g = mnl_nlmsg_get_payload(h);
+	const struct nlattr *tb[TAPDP_CTL_ATTR_MAX + 1], *pkt;
+	struct capture *c = data;
+	uint32_t port_no, kind;
+	uint64_t ts;
+	struct cport *p;
+	char words[256];
+
+	if (h->nlmsg_len < mnl_nlmsg_size(GENL_HDRLEN) ||
+	    g->cmd != TAPDP_CTL_CMD_PACKET)
+		return MNL_CB_OK;
+	gclient_attrs(mnl_nlmsg_get_payload_offset(h, GENL_HDRLEN),
+		      mnl_nlmsg_get_payload_len(h) - GENL_HDRLEN, tb,
+		      TAPDP_CTL_ATTR_MAX);
+	pkt = tb[TAPDP_CTL_ATTR_PACKET];
+	if (!pkt)
+		return MNL_CB_OK;
+	port_no = gclient_uint(tb[TAPDP_CTL_ATTR_PORT_NO]);
+	kind = gclient_uint(tb[TAPDP_CTL_ATTR_KIND]);
+	p = port_find(c, gclient_uint(tb[TAPDP_CTL_ATTR_DP_IFINDEX]), port_no);
+	if (!wanted(c, kind, p))
+		return MNL_CB_OK;
+	c->seen++;
+	ts = gclient_uint(tb[TAPDP_CTL_ATTR_TIMESTAMP_NS]);
+	describe(words, sizeof(words), p, port_no, tb);
+	if (!c->pcapng) {
+		printf("%llu.%06llu %s\n", (unsigned long long)(ts / 1000000000),
+		       (unsigned long long)(ts / 1000 % 1000000), words);
+		fflush(stdout);
+		return MNL_CB_OK;
+	}
+	if (p && !p->has_iface) {
+		char name[2 * IFNAMSIZ + 2];
+
+		snprintf(name, sizeof(name), "%s:%s", p->dp, p->name);
+		if (pcapng_iface(&c->pcap, PCAPNG_LINKTYPE_ETHERNET,
+				 TAPDP_CTL_CAPTURE_SNAPLEN, name, &p->iface))
+			return -EIO;
+		p->has_iface = true;
+	}
+	if (!p)
+		return MNL_CB_OK;
+	if (pcapng_packet(&c->pcap, p->iface, ts / 1000,
+			  mnl_attr_get_payload(pkt), mnl_attr_get_payload_len(pkt),
+			  gclient_uint(tb[TAPDP_CTL_ATTR_PACKET_LEN]), words))
+		return -EIO;
+	fflush(c->pcap.f);
+	return MNL_CB_OK;
+}
+
+static int
+capture_run(struct ctl_ctx *ctx, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "count", required_argument, NULL, 'c' },
+		{ "timeout", required_argument, NULL, 't' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct capture c = { 0 };
+	const char *file = NULL;
+	double timeout = -1;
+	long count = -1;
+	uint16_t family;
+	uint32_t group;
+	FILE *out = NULL;
+	int ch, err;
+
+	/* 0: glibc starts afresh, permuting again (main's options stop at
+	 * the command). */
+	optind = 0;
+	while ((ch = getopt_long(argc, argv, "w:", opts, NULL)) != -1) {
+		switch (ch) {
+		case 'w':
+			file = optarg;
+			break;
+		case 'c':
+			count = strtol(optarg, NULL, 10);
+			break;
+		case 't':
+			timeout = strtod(optarg, NULL);
+			break;
+		default:
+			goto usage;
+		}
+	}
+	if (argc - optind != 1)
+		goto usage;
+	c.target = argv[optind];
+	if (ctl_family(ctx, TAPDP_CTL_FAMILY, &family,
+		       TAPDP_CTL_MCGROUP_CAPTURE, &group))
+		return 1;
+	if (ports_read(ctx, &c))
+		goto fail;
+	if (strcmp(c.target, "all") && strcmp(c.target, "upcalls") &&
+	    strcmp(c.target, "drops") && !port_find_name(&c, c.target)) {
+		fprintf(stderr, "tapdpctl: no port %s\n", c.target);
+		goto fail;
+	}
+	err = gclient_join(&ctx->nl, group);
+	if (err) {
+		ctl_fail("joining " TAPDP_CTL_FAMILY " "
+			 TAPDP_CTL_MCGROUP_CAPTURE, err);
+		goto fail;
+	}
+	if (file) {
+		out = strcmp(file, "-") ? fopen(file, "we") : stdout;
+		if (!out || pcapng_open(&c.pcap, out)) {
+			perror(file);
+			goto fail;
+		}
+		c.pcapng = true;
+	}
+	fprintf(stderr, "capturing %s\n", c.target);
+	while (count < 0 || c.seen < (unsigned long)count) {
+		err = gclient_listen(&ctx->nl, timeout < 0 ? -1 : timeout * 1000,
+				     packet_cb, &c);
+		/* Packets came faster than they were read: say so, go on. */
+		if (err == -ENOBUFS) {
+			fprintf(stderr, "tapdpctl: packets lost (the socket "
+					"was full)\n");
+			continue;
+		}
+		if (err == 0 || err < 0) {
+			if (err < 0)
+				ctl_fail("capture", err);
+			goto fail;
+		}
+	}
+	if (out && out != stdout)
+		fclose(out);
+	free(c.ports);
+	return 0;
+fail:
+	if (out && out != stdout)
+		fclose(out);
+	free(c.ports);
+	return 1;
+usage:
+	fprintf(stderr, "usage: tapdpctl capture all|upcalls|drops|PORT "
+			"[-w FILE] [--count N] [--timeout S]\n");
+	return 2;
+}
+
+const struct ctl_cmd ctl_cmd_capture = {
+	.name = "capture",
+	.usage = "capture all|upcalls|drops|PORT [-w FILE]",
+	.help = "packets as pcapng, with port, step, reason and flow",
+	.run = capture_run,
+};
