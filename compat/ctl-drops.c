@@ -56,10 +56,44 @@ json_hex(struct json *j, const char *key, const struct nlattr *a)
 	free(s);
 }
 
+/* One count: its datapath and port (port NULL: the datapath's own). */
+static void
+put_count(const struct drops *d, const char *dp, const struct nlattr *port,
+	  const char *port_name, const struct nlattr **ctb)
+{
+	unsigned long long reason = gclient_uint(ctb[TAPDP_DROP_ATTR_REASON]);
+	unsigned long long n = gclient_uint(ctb[TAPDP_DROP_ATTR_PACKETS]);
+	const char *name = gclient_str(ctb[TAPDP_DROP_ATTR_REASON_NAME], "");
+	struct json j;
+
+	if (!d->json) {
+		printf("%s ", dp[0] ? dp : "-");
+		if (port)
+			printf("%llu ", (unsigned long long)gclient_uint(port));
+		else
+			printf("- ");
+		printf("%s 0x%llx %s %llu\n", port_name[0] ? port_name : "-",
+		       reason, name[0] ? name : "-", n);
+		return;
+	}
+	json_init(&j, stdout);
+	json_object_begin(&j, NULL);
+	json_string(&j, "datapath", dp);
+	if (port) {
+		json_uint(&j, "port", gclient_uint(port));
+		json_string(&j, "port_name", port_name);
+	}
+	json_uint(&j, "reason", reason);
+	json_string(&j, "name", name);
+	json_uint(&j, "packets", n);
+	json_object_end(&j);
+}
+
 static int
 count_cb(const struct nlmsghdr *h, void *data)
 {
-	const struct nlattr *tb[TAPDP_DROP_ATTR_MAX + 1], *ctb[TAPDP_DROP_ATTR_MAX + 1];
+	const struct nlattr *tb[TAPDP_DROP_ATTR_MAX + 1];
+	const struct nlattr *ctb[TAPDP_DROP_ATTR_MAX + 1];
 	const struct nlattr *c;
 	struct drops *d = data;
 
@@ -72,40 +106,9 @@ count_cb(const struct nlmsghdr *h, void *data)
 		gclient_attrs(mnl_attr_get_payload(c),
 			      mnl_attr_get_payload_len(c), ctb,
 			      TAPDP_DROP_ATTR_MAX);
-		if (d->json) {
-			struct json j;
-
-			json_init(&j, stdout);
-			json_object_begin(&j, NULL);
-			json_string(&j, "datapath",
-				    gclient_str(tb[TAPDP_DROP_ATTR_DP_NAME], ""));
-			if (tb[TAPDP_DROP_ATTR_PORT_NO]) {
-				json_uint(&j, "port",
-					  gclient_uint(tb[TAPDP_DROP_ATTR_PORT_NO]));
-				json_string(&j, "port_name",
-					    gclient_str(tb[TAPDP_DROP_ATTR_PORT_NAME],
-						   ""));
-			}
-			json_uint(&j, "reason",
-				  gclient_uint(ctb[TAPDP_DROP_ATTR_REASON]));
-			json_string(&j, "name",
-				    gclient_str(ctb[TAPDP_DROP_ATTR_REASON_NAME], ""));
-			json_uint(&j, "packets",
-				  gclient_uint(ctb[TAPDP_DROP_ATTR_PACKETS]));
-			json_object_end(&j);
-			continue;
-		}
-		printf("%s ", gclient_str(tb[TAPDP_DROP_ATTR_DP_NAME], "-"));
-		if (tb[TAPDP_DROP_ATTR_PORT_NO])
-			printf("%llu ", (unsigned long long)
-					gclient_uint(tb[TAPDP_DROP_ATTR_PORT_NO]));
-		else
-			printf("- ");
-		printf("%s 0x%llx %s %llu\n",
-		       gclient_str(tb[TAPDP_DROP_ATTR_PORT_NAME], "-"),
-		       (unsigned long long)gclient_uint(ctb[TAPDP_DROP_ATTR_REASON]),
-		       gclient_str(ctb[TAPDP_DROP_ATTR_REASON_NAME], "-"),
-		       (unsigned long long)gclient_uint(ctb[TAPDP_DROP_ATTR_PACKETS]));
+		put_count(d, gclient_str(tb[TAPDP_DROP_ATTR_DP_NAME], ""),
+			  tb[TAPDP_DROP_ATTR_PORT_NO],
+			  gclient_str(tb[TAPDP_DROP_ATTR_PORT_NAME], ""), ctb);
 	}
 	return MNL_CB_OK;
 }
@@ -115,7 +118,10 @@ event_cb(const struct nlmsghdr *h, void *data)
 {
 	const struct genlmsghdr *g = mnl_nlmsg_get_payload(h);
 	const struct nlattr *tb[TAPDP_DROP_ATTR_MAX + 1];
+	unsigned long long dp, port, reason, len;
 	struct drops *d = data;
+	const char *name;
+	struct json j;
 
 	if (h->nlmsg_len < mnl_nlmsg_size(GENL_HDRLEN) ||
 	    g->cmd != TAPDP_DROP_CMD_EVENT)
@@ -124,33 +130,30 @@ event_cb(const struct nlmsghdr *h, void *data)
 		      mnl_nlmsg_get_payload_len(h) - GENL_HDRLEN, tb,
 		      TAPDP_DROP_ATTR_MAX);
 	d->seen++;
+	dp = gclient_uint(tb[TAPDP_DROP_ATTR_DP_IFINDEX]);
+	port = gclient_uint(tb[TAPDP_DROP_ATTR_PORT_NO]);
+	reason = gclient_uint(tb[TAPDP_DROP_ATTR_REASON]);
+	len = gclient_uint(tb[TAPDP_DROP_ATTR_PACKET_LEN]);
+	name = gclient_str(tb[TAPDP_DROP_ATTR_REASON_NAME], "");
 	if (d->json) {
-		struct json j;
-
 		json_init(&j, stdout);
 		json_object_begin(&j, NULL);
-		json_uint(&j, "dp_ifindex",
-			  gclient_uint(tb[TAPDP_DROP_ATTR_DP_IFINDEX]));
-		json_uint(&j, "port", gclient_uint(tb[TAPDP_DROP_ATTR_PORT_NO]));
-		json_uint(&j, "reason", gclient_uint(tb[TAPDP_DROP_ATTR_REASON]));
-		json_string(&j, "name",
-			    gclient_str(tb[TAPDP_DROP_ATTR_REASON_NAME], ""));
+		json_uint(&j, "dp_ifindex", dp);
+		json_uint(&j, "port", port);
+		json_uint(&j, "reason", reason);
+		json_string(&j, "name", name);
 		json_hex(&j, "ufid", tb[TAPDP_DROP_ATTR_UFID]);
-		json_uint(&j, "len", gclient_uint(tb[TAPDP_DROP_ATTR_PACKET_LEN]));
+		json_uint(&j, "len", len);
 		json_hex(&j, "packet", tb[TAPDP_DROP_ATTR_PACKET]);
 		json_object_end(&j);
 	} else {
-		printf("%llu %llu 0x%llx %s ufid=",
-		       (unsigned long long)gclient_uint(tb[TAPDP_DROP_ATTR_DP_IFINDEX]),
-		       (unsigned long long)gclient_uint(tb[TAPDP_DROP_ATTR_PORT_NO]),
-		       (unsigned long long)gclient_uint(tb[TAPDP_DROP_ATTR_REASON]),
-		       gclient_str(tb[TAPDP_DROP_ATTR_REASON_NAME], "-"));
+		printf("%llu %llu 0x%llx %s ufid=", dp, port, reason,
+		       name[0] ? name : "-");
 		if (tb[TAPDP_DROP_ATTR_UFID])
 			print_hex(stdout, tb[TAPDP_DROP_ATTR_UFID]);
 		else
 			printf("-");
-		printf(" len=%llu ",
-		       (unsigned long long)gclient_uint(tb[TAPDP_DROP_ATTR_PACKET_LEN]));
+		printf(" len=%llu ", len);
 		if (tb[TAPDP_DROP_ATTR_PACKET])
 			print_hex(stdout, tb[TAPDP_DROP_ATTR_PACKET]);
 		printf("\n");
