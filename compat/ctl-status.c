@@ -94,42 +94,31 @@ thread_cb(const struct nlmsghdr *h, void *data)
 	return MNL_CB_OK;
 }
 
+/* The TAPDP_CTL_ATTR_TABLE nests of a TABLES list. */
 static int
-table_parse(const struct nlattr *nest, struct status *st)
+tables_parse(const struct nlattr *list, struct status *st)
 {
-	struct table *t = ctl_grow(&st->tables, &st->n_tables, sizeof(*t));
-	const struct nlattr *a;
+	const struct nlattr *nest, *a;
 
-	if (!t)
-		return -ENOMEM;
-	mnl_attr_for_each_nested(a, nest) {
-		switch (mnl_attr_get_type(a)) {
-		case TAPDP_CTL_ATTR_NAME:
-			copy_str(t->name, sizeof(t->name), a);
-			break;
-		case TAPDP_CTL_ATTR_DP_NAME:
-			copy_str(t->dp, sizeof(t->dp), a);
-			break;
-		case TAPDP_CTL_ATTR_ENTRIES:
-			t->entries = gclient_uint(a);
-			break;
+	mnl_attr_for_each_nested(nest, list) {
+		struct table *t = ctl_grow(&st->tables, &st->n_tables,
+					   sizeof(*t));
+
+		if (!t)
+			return -ENOMEM;
+		mnl_attr_for_each_nested(a, nest) {
+			switch (mnl_attr_get_type(a)) {
+			case TAPDP_CTL_ATTR_NAME:
+				copy_str(t->name, sizeof(t->name), a);
+				break;
+			case TAPDP_CTL_ATTR_DP_NAME:
+				copy_str(t->dp, sizeof(t->dp), a);
+				break;
+			case TAPDP_CTL_ATTR_ENTRIES:
+				t->entries = gclient_uint(a);
+				break;
+			}
 		}
-	}
-	return 0;
-}
-
-/* Each nest in list through parse. */
-static int
-parse_list(const struct nlattr *list, struct status *st,
-	   int (*parse)(const struct nlattr *, struct status *))
-{
-	const struct nlattr *a;
-	int err;
-
-	mnl_attr_for_each_nested(a, list) {
-		err = parse(a, st);
-		if (err)
-			return err;
 	}
 	return 0;
 }
@@ -165,7 +154,7 @@ status_cb(const struct nlmsghdr *h, void *data)
 			st->n_clients = gclient_uint(a);
 			break;
 		case TAPDP_CTL_ATTR_TABLES:
-			err = parse_list(a, st, table_parse);
+			err = tables_parse(a, st);
 			break;
 		}
 		if (err)
