@@ -97,7 +97,7 @@ RUN_SRCS := compat/tapdp-run.c compat/shim-path.c
 CTL_SRCS := compat/tapdpctl.c compat/shim-path.c compat/genl-client.c \
 	    compat/json.c compat/odp-key.c compat/ctl-status.c \
 	    compat/ctl-drops.c compat/ctl-flows.c compat/ctl-capture.c \
-	    compat/pcapng.c
+	    compat/ctl-nlmon.c compat/ctl-follow.c compat/pcapng.c
 # Neither needs a sanitizer runtime: tapdp-run becomes the client it runs,
 # tapdpctl runs under the shim.
 $(BUILD)/tapdp-run: $(RUN_SRCS) compat/shim-path.h include/tapdp/proto.h
@@ -251,6 +251,8 @@ install: all
 	install -m 0644 compat/tapdpctl.bash \
 		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/tapdpctl
 	install -m 0644 $(BUILD)/libtapdp.so $(DESTDIR)$(LIBDIR)/libtapdp.so
+	install -d $(DESTDIR)$(PREFIX)/share/tapdp
+	install -m 0644 compat/wireshark-ovs.lua $(DESTDIR)$(PREFIX)/share/tapdp/
 	install -m 0644 docs/tapdpd.8 docs/tapdp-run.8 docs/tapdpctl.8 \
 		$(DESTDIR)$(MANDIR)/man8/
 

@@ -13,13 +13,12 @@
  * tshark read. Stops after N packets; after S seconds without one it
  * gives up (exit status 1). */
 #include <errno.h>
-#include <getopt.h>
 #include <linux/genetlink.h>
 #include <linux/if.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "compat/ctl-cmd.h"
+#include "compat/ctl-follow.h"
 #include "compat/pcapng.h"
 #include "include/tapdp/ctl-uapi.h"
 #include "include/tapdp/ovs-uapi.h"
@@ -40,8 +39,7 @@ struct capture {
 	char dp[IFNAMSIZ];
 	const char *target;		/* all, upcalls, drops or a port */
 	struct pcapng pcap;
-	bool pcapng;
-	unsigned long seen;
+	struct ctl_follow f;
 };
 
 struct dp_list {
@@ -172,26 +170,22 @@ describe(char *buf, size_t len, const struct cport *p, uint32_t port_no,
 	 const struct nlattr **tb)
 {
 	uint32_t kind = gclient_uint(tb[TAPDP_CTL_ATTR_KIND]);
-	int n;
+	const struct nlattr *ufid = tb[TAPDP_CTL_ATTR_UFID];
+	size_t n;
 
-	n = snprintf(buf, len, "%s %u %s %s", p ? p->dp : "?", port_no,
-		     p ? p->name : "?",
-		     kind < 4 ? kind_names[kind] : "?");
-	if (kind == TAPDP_CTL_KIND_DROP && n > 0 && (size_t)n < len)
-		n += snprintf(buf + n, len - n, ":%s",
-			      gclient_str(tb[TAPDP_CTL_ATTR_REASON_NAME], "?"));
-	if (n > 0 && (size_t)n < len)
-		n += snprintf(buf + n, len - n, " len=%llu",
-			      (unsigned long long)
-			      gclient_uint(tb[TAPDP_CTL_ATTR_PACKET_LEN]));
-	if (tb[TAPDP_CTL_ATTR_UFID] && n > 0 && (size_t)n < len) {
-		const uint8_t *u = mnl_attr_get_payload(tb[TAPDP_CTL_ATTR_UFID]);
+	n = ctl_addf(buf, len, 0, "%s %u %s %s", p ? p->dp : "?", port_no,
+		     p ? p->name : "?", kind < 4 ? kind_names[kind] : "?");
+	if (kind == TAPDP_CTL_KIND_DROP)
+		n = ctl_addf(buf, len, n, ":%s",
+			     gclient_str(tb[TAPDP_CTL_ATTR_REASON_NAME], "?"));
+	n = ctl_addf(buf, len, n, " len=%llu", (unsigned long long)
+		     gclient_uint(tb[TAPDP_CTL_ATTR_PACKET_LEN]));
+	if (ufid) {
+		const uint8_t *u = mnl_attr_get_payload(ufid);
 
-		n += snprintf(buf + n, len - n, " ufid=");
-		for (unsigned i = 0;
-		     i < mnl_attr_get_payload_len(tb[TAPDP_CTL_ATTR_UFID]) &&
-		     n > 0 && (size_t)n < len; i++)
-			n += snprintf(buf + n, len - n, "%02x", u[i]);
+		n = ctl_addf(buf, len, n, " ufid=");
+		for (unsigned i = 0; i < mnl_attr_get_payload_len(ufid); i++)
+			n = ctl_addf(buf, len, n, "%02x", u[i]);
 	}
 }
 
@@ -220,13 +214,11 @@ packet_cb(const struct nlmsghdr *h, void *data)
 	p = port_find(c, gclient_uint(tb[TAPDP_CTL_ATTR_DP_IFINDEX]), port_no);
 	if (!wanted(c, kind, p))
 		return MNL_CB_OK;
-	c->seen++;
+	c->f.seen++;
 	ts = gclient_uint(tb[TAPDP_CTL_ATTR_TIMESTAMP_NS]);
 	describe(words, sizeof(words), p, port_no, tb);
-	if (!c->pcapng) {
-		printf("%llu.%06llu %s\n", (unsigned long long)(ts / 1000000000),
-		       (unsigned long long)(ts / 1000 % 1000000), words);
-		fflush(stdout);
+	if (!c->pcap.f) {
+		ctl_follow_line(ts, words);
 		return MNL_CB_OK;
 	}
 	if (p && !p->has_iface) {
@@ -251,94 +243,36 @@ packet_cb(const struct nlmsghdr *h, void *data)
 static int
 capture_run(struct ctl_ctx *ctx, int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "count", required_argument, NULL, 'c' },
-		{ "timeout", required_argument, NULL, 't' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct capture c = { 0 };
-	const char *file = NULL;
-	double timeout = -1;
-	long count = -1;
 	uint16_t family;
 	uint32_t group;
-	FILE *out = NULL;
-	int ch, err;
+	int first, err = 1;
 
-	/* 0: glibc starts afresh, permuting again (main's options stop at
-	 * the command). */
-	optind = 0;
-	while ((ch = getopt_long(argc, argv, "w:", opts, NULL)) != -1) {
-		switch (ch) {
-		case 'w':
-			file = optarg;
-			break;
-		case 'c':
-			count = strtol(optarg, NULL, 10);
-			break;
-		case 't':
-			timeout = strtod(optarg, NULL);
-			break;
-		default:
-			goto usage;
-		}
+	first = ctl_follow_opts(argc, argv, CTL_FOLLOW_OPT_W, &c.f);
+	if (first < 0 || argc - first != 1) {
+		fprintf(stderr, "usage: tapdpctl capture all|upcalls|drops|PORT "
+				"[-w FILE] [--count N] [--timeout S]\n");
+		return 2;
 	}
-	if (argc - optind != 1)
-		goto usage;
-	c.target = argv[optind];
+	c.target = argv[first];
 	if (ctl_family(ctx, TAPDP_CTL_FAMILY, &family,
 		       TAPDP_CTL_MCGROUP_CAPTURE, &group))
 		return 1;
 	if (ports_read(ctx, &c))
-		goto fail;
+		goto out;
 	if (strcmp(c.target, "all") && strcmp(c.target, "upcalls") &&
 	    strcmp(c.target, "drops") && !port_find_name(&c, c.target)) {
 		fprintf(stderr, "tapdpctl: no port %s\n", c.target);
-		goto fail;
+		goto out;
 	}
-	err = gclient_join(&ctx->nl, group);
-	if (err) {
-		ctl_fail("joining " TAPDP_CTL_FAMILY " "
-			 TAPDP_CTL_MCGROUP_CAPTURE, err);
-		goto fail;
-	}
-	if (file) {
-		out = strcmp(file, "-") ? fopen(file, "we") : stdout;
-		if (!out || pcapng_open(&c.pcap, out)) {
-			perror(file);
-			goto fail;
-		}
-		c.pcapng = true;
-	}
-	fprintf(stderr, "capturing %s\n", c.target);
-	while (count < 0 || c.seen < (unsigned long)count) {
-		err = gclient_listen(&ctx->nl, timeout < 0 ? -1 : timeout * 1000,
-				     packet_cb, &c);
-		/* Packets came faster than they were read: say so, go on. */
-		if (err == -ENOBUFS) {
-			fprintf(stderr, "tapdpctl: packets lost (the socket "
-					"was full)\n");
-			continue;
-		}
-		if (err == 0 || err < 0) {
-			if (err < 0)
-				ctl_fail("capture", err);
-			goto fail;
-		}
-	}
-	if (out && out != stdout)
-		fclose(out);
+	if (c.f.file && ctl_follow_pcapng(&c.f, &c.pcap))
+		goto out;
+	err = ctl_follow_run(ctx, group, TAPDP_CTL_FAMILY " "
+			     TAPDP_CTL_MCGROUP_CAPTURE, &c.f, packet_cb, &c);
+out:
+	ctl_follow_close(&c.pcap);
 	free(c.ports);
-	return 0;
-fail:
-	if (out && out != stdout)
-		fclose(out);
-	free(c.ports);
-	return 1;
-usage:
-	fprintf(stderr, "usage: tapdpctl capture all|upcalls|drops|PORT "
-			"[-w FILE] [--count N] [--timeout S]\n");
-	return 2;
+	return err;
 }
 
 const struct ctl_cmd ctl_cmd_capture = {

@@ -28,6 +28,7 @@ extern const struct ctl_cmd ctl_cmd_status;
 extern const struct ctl_cmd ctl_cmd_drops;
 extern const struct ctl_cmd ctl_cmd_flows;
 extern const struct ctl_cmd ctl_cmd_capture;
+extern const struct ctl_cmd ctl_cmd_nlmon;
 
 /* "tapdpctl: WHAT: strerror(-err)" on standard error; returns 1, the exit
  * status of a failed command. */
@@ -36,6 +37,11 @@ int ctl_fail(const char *what, int err);
  * bytes (a pointer to the array's pointer), zeroed; *n counts it. NULL
  * when memory runs out (the array is left as it was). */
 void *ctl_grow(void *arr, unsigned *n, size_t size);
+
+/* Appends to buf (len bytes, n of them used) as snprintf writes; the new
+ * n, which may pass len when the words did not fit (they are cut). */
+size_t ctl_addf(char *buf, size_t len, size_t n, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
 
 /* The id of family (and of its group, when group is not NULL), or, when
  * that fails, the reason on standard error (no tapdpd serving the socket

@@ -16,18 +16,17 @@
  * skb:kfree_skb (0x30001 is OVS_DROP_LAST_ACTION). --json gives one JSON
  * object a line. */
 #include <errno.h>
-#include <getopt.h>
 #include <linux/genetlink.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "compat/ctl-cmd.h"
+#include "compat/ctl-follow.h"
 #include "compat/json.h"
 #include "include/tapdp/drop-uapi.h"
 
 struct drops {
 	bool json;
-	unsigned seen;
+	struct ctl_follow f;
 };
 
 static void
@@ -129,7 +128,7 @@ event_cb(const struct nlmsghdr *h, void *data)
 	gclient_attrs(mnl_nlmsg_get_payload_offset(h, GENL_HDRLEN),
 		      mnl_nlmsg_get_payload_len(h) - GENL_HDRLEN, tb,
 		      TAPDP_DROP_ATTR_MAX);
-	d->seen++;
+	d->f.seen++;
 	dp = gclient_uint(tb[TAPDP_DROP_ATTR_DP_IFINDEX]);
 	port = gclient_uint(tb[TAPDP_DROP_ATTR_PORT_NO]);
 	reason = gclient_uint(tb[TAPDP_DROP_ATTR_REASON]);
@@ -163,69 +162,24 @@ event_cb(const struct nlmsghdr *h, void *data)
 }
 
 static int
-follow(struct gclient *nl, uint32_t group, long count, double timeout,
-       struct drops *d)
-{
-	int err = gclient_join(nl, group);
-
-	if (err)
-		return ctl_fail("joining " TAPDP_DROP_FAMILY " "
-				TAPDP_DROP_MCGROUP, err);
-	fprintf(stderr, "following %s %s\n", TAPDP_DROP_FAMILY,
-		TAPDP_DROP_MCGROUP);
-	while (count < 0 || d->seen < (unsigned long)count) {
-		err = gclient_listen(nl, timeout < 0 ? -1 : timeout * 1000,
-				     event_cb, d);
-		if (err == 0)
-			return 1;
-		if (err < 0)
-			return ctl_fail("events", err);
-	}
-	return 0;
-}
-
-static int
 drops_run(struct ctl_ctx *ctx, int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "follow", no_argument, NULL, 'f' },
-		{ "count", required_argument, NULL, 'c' },
-		{ "timeout", required_argument, NULL, 't' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct drops d = { .json = ctx->json };
-	bool follow_ = false;
-	double timeout = -1;
-	long count = -1;
 	uint32_t group;
 	uint16_t family;
-	int c, err;
+	int err;
 
-	/* 0: glibc starts afresh, permuting again (main's options stop at
-	 * the command). */
-	optind = 0;
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		switch (c) {
-		case 'f':
-			follow_ = true;
-			break;
-		case 'c':
-			count = strtol(optarg, NULL, 10);
-			break;
-		case 't':
-			timeout = strtod(optarg, NULL);
-			break;
-		default:
-			fprintf(stderr, "usage: tapdpctl drops [--follow "
-					"[--count N] [--timeout S]]\n");
-			return 2;
-		}
+	if (ctl_follow_opts(argc, argv, CTL_FOLLOW_OPT_FOLLOW, &d.f) != argc) {
+		fprintf(stderr, "usage: tapdpctl drops [--follow "
+				"[--count N] [--timeout S]]\n");
+		return 2;
 	}
 	if (ctl_family(ctx, TAPDP_DROP_FAMILY, &family, TAPDP_DROP_MCGROUP,
 		       &group))
 		return 1;
-	if (follow_)
-		return follow(&ctx->nl, group, count, timeout, &d);
+	if (d.f.follow)
+		return ctl_follow_run(ctx, group, TAPDP_DROP_FAMILY " "
+				      TAPDP_DROP_MCGROUP, &d.f, event_cb, &d);
 	err = gclient_request(&ctx->nl, family, TAPDP_DROP_CMD_GET,
 			      TAPDP_DROP_VERSION, NLM_F_DUMP, NULL, 0,
 			      count_cb, &d);

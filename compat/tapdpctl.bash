@@ -17,7 +17,7 @@ _tapdpctl() {
 	fi
 	case $cmd in
 	"")
-		COMPREPLY=($(compgen -W "--json --socket --help status drops flows capture" \
+		COMPREPLY=($(compgen -W "--json --socket --help status drops flows capture nlmon" \
 			-- "$cur")) ;;
 	capture)
 		case $prev in
@@ -25,6 +25,12 @@ _tapdpctl() {
 		--count|--timeout) COMPREPLY=() ;;
 		*) COMPREPLY=($(compgen -W "all upcalls drops -w --count --timeout" \
 			-- "$cur")) ;;
+		esac ;;
+	nlmon)
+		case $prev in
+		-w) COMPREPLY=($(compgen -f -- "$cur")) ;;
+		--count|--timeout) COMPREPLY=() ;;
+		*) COMPREPLY=($(compgen -W "-w --count --timeout" -- "$cur")) ;;
 		esac ;;
 	flows)
 		case $prev in

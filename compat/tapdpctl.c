@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +24,7 @@ static const struct ctl_cmd *const cmds[] = {
 	&ctl_cmd_drops,
 	&ctl_cmd_flows,
 	&ctl_cmd_capture,
+	&ctl_cmd_nlmon,
 };
 #define N_CMDS (sizeof(cmds) / sizeof(cmds[0]))
 
@@ -62,6 +64,20 @@ ctl_grow(void *arr, unsigned *n, size_t size)
 	*p = bigger;
 	memset(bigger + *n * size, 0, size);
 	return bigger + (*n)++ * size;
+}
+
+size_t
+ctl_addf(char *buf, size_t len, size_t n, const char *fmt, ...)
+{
+	va_list ap;
+	int r;
+
+	if (n >= len)
+		return n;
+	va_start(ap, fmt);
+	r = vsnprintf(buf + n, len - n, fmt, ap);
+	va_end(ap);
+	return r < 0 ? n : n + r;
 }
 
 int

@@ -2,7 +2,8 @@
 /* tapdp_ctl (include/tapdp/ctl-uapi.h), a family of tapdpd's own: what the
  * daemon is and holds (STATUS), its threads (THREADS) and who talks to
  * it (CLIENTS), for tapdpctl, and every step of every packet to the
- * capture group while someone listens (from the packet's thread). The
+ * capture group while someone listens (from the packet's thread), and
+ * every netlink datagram to the nlmon group likewise. The
  * figures of the process come from /proc, as ps would read them; the
  * commands run on the control thread. */
 #include <dirent.h>
@@ -199,6 +200,18 @@ ctl_cmd_status(struct genl_info *info)
 	return genl_reply(info, &mb);
 }
 
+/* The command of the process that opened sk, into comm; NULL when its
+ * /proc entry is gone or not ours to read. */
+static const char *
+client_comm(const struct nlsock *sk, char *comm, size_t len)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/comm",
+		 (int)nlsock_creds(sk)->pid);
+	return read_line(path, comm, len) ? comm : NULL;
+}
+
 static int
 ctl_client_fill(struct msgbuf *mb, const struct nlsock *sk, uint32_t portid,
 		uint32_t seq)
@@ -206,15 +219,14 @@ ctl_client_fill(struct msgbuf *mb, const struct nlsock *sk, uint32_t portid,
 	const struct nlsock_creds *cr = nlsock_creds(sk);
 	uint32_t groups[NLSOCK_MAX_GROUPS];
 	unsigned n = nlsock_groups(sk, groups, NLSOCK_MAX_GROUPS);
-	char path[64], comm[64];
+	char comm[64];
 
 	if (!genl_msg_start(mb, &ctl_family, portid, seq, NLM_F_MULTI,
 			    TAPDP_CTL_CMD_CLIENTS))
 		return -EMSGSIZE;
 	msgbuf_put_u32(mb, TAPDP_CTL_ATTR_CLIENT_PID, cr->pid);
 	msgbuf_put_u32(mb, TAPDP_CTL_ATTR_CLIENT_UID, cr->uid);
-	snprintf(path, sizeof(path), "/proc/%d/comm", (int)cr->pid);
-	if (read_line(path, comm, sizeof(comm)))
+	if (client_comm(sk, comm, sizeof(comm)))
 		msgbuf_put_string(mb, TAPDP_CTL_ATTR_COMM, comm);
 	msgbuf_put_u32(mb, TAPDP_CTL_ATTR_PROTOCOL, nlsock_protocol(sk));
 	msgbuf_put_u32(mb, TAPDP_CTL_ATTR_PORTID, nlsock_portid(sk));
@@ -290,6 +302,49 @@ ctl_family_capture(const struct dp_packet_event *ev)
 		genl_multicast(GROUP_CAPTURE, &mb);
 }
 
+int
+ctl_family_nlmsg(struct msgbuf *mb, const struct nlsock *sk, const char *comm,
+		 const void *buf, size_t len, bool to_client, uint64_t now_ns)
+{
+	const struct nlsock_creds *cr = nlsock_creds(sk);
+	size_t snap = len < TAPDP_CTL_NLMON_SNAPLEN ? len
+						    : TAPDP_CTL_NLMON_SNAPLEN;
+
+	if (!genl_msg_start(mb, &ctl_family, 0, 0, 0, TAPDP_CTL_CMD_NLMSG))
+		return -EMSGSIZE;
+	msgbuf_put_u32(mb, TAPDP_CTL_ATTR_CLIENT_PID, cr->pid);
+	msgbuf_put_u32(mb, TAPDP_CTL_ATTR_CLIENT_UID, cr->uid);
+	if (comm)
+		msgbuf_put_string(mb, TAPDP_CTL_ATTR_COMM, comm);
+	msgbuf_put_u32(mb, TAPDP_CTL_ATTR_PROTOCOL, nlsock_protocol(sk));
+	msgbuf_put_u32(mb, TAPDP_CTL_ATTR_PORTID, nlsock_portid(sk));
+	if (to_client)
+		msgbuf_put(mb, TAPDP_CTL_ATTR_TO_CLIENT, 0, NULL);
+	msgbuf_put_u64(mb, TAPDP_CTL_ATTR_TIMESTAMP_NS, now_ns);
+	msgbuf_put_u32(mb, TAPDP_CTL_ATTR_PACKET_LEN, len);
+	msgbuf_put(mb, TAPDP_CTL_ATTR_PACKET, snap, buf);
+	return msgbuf_end(mb);
+}
+
+/* The tap (nlsock_set_tap): on whichever thread sends, so the message is
+ * built in memory of its own. */
+static void
+ctl_nlmon_tap(const struct nlsock *sk, const void *buf, size_t len,
+	      bool to_client)
+{
+	size_t size = TAPDP_CTL_NLMON_SNAPLEN + 512;
+	char comm[64], *mem = malloc(size);
+	struct msgbuf mb;
+
+	if (!mem)
+		return;
+	msgbuf_init(&mb, mem, size);
+	if (!ctl_family_nlmsg(&mb, sk, client_comm(sk, comm, sizeof(comm)),
+			      buf, len, to_client, clock_real_ns()))
+		genl_multicast(GROUP_NLMON, &mb);
+	free(mem);
+}
+
 static const struct genl_ops_entry ctl_ops[] = {
 	{ .cmd = TAPDP_CTL_CMD_STATUS, .doit = ctl_cmd_status },
 	{ .cmd = TAPDP_CTL_CMD_CLIENTS, .dumpit = ctl_cmd_clients },
@@ -299,6 +354,8 @@ static const struct genl_ops_entry ctl_ops[] = {
 static const struct genl_mcgrp ctl_groups[] = {
 	{ .name = TAPDP_CTL_MCGROUP_CAPTURE, .id = GROUP_CAPTURE,
 	  .flags = GENL_MCAST_CAP_NET_ADMIN },
+	{ .name = TAPDP_CTL_MCGROUP_NLMON, .id = GROUP_NLMON,
+	  .flags = GENL_MCAST_CAP_NET_ADMIN },
 };
 
 static const struct genl_family ctl_family = {
@@ -306,11 +363,11 @@ static const struct genl_family ctl_family = {
 	.id = FAMILY_ID_CTL,
 	.version = TAPDP_CTL_VERSION,
 	.maxattr = TAPDP_CTL_ATTR_MAX,
-	.resv_start_op = TAPDP_CTL_CMD_PACKET + 1,
+	.resv_start_op = TAPDP_CTL_CMD_NLMSG + 1,
 	.ops = ctl_ops,
 	.n_ops = sizeof(ctl_ops) / sizeof(ctl_ops[0]),
 	.mcgrps = ctl_groups,
-	.n_mcgrps = 1,
+	.n_mcgrps = sizeof(ctl_groups) / sizeof(ctl_groups[0]),
 };
 
 void
@@ -318,4 +375,5 @@ ctl_family_register(void)
 {
 	started_ms = clock_now_ms();
 	genl_register(&ctl_family);
+	nlsock_set_tap(GROUP_NLMON, ctl_nlmon_tap);
 }

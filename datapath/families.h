@@ -31,6 +31,7 @@ enum {
 	GROUP_PSAMPLE_PACKETS,
 	GROUP_DROP,
 	GROUP_CAPTURE,
+	GROUP_NLMON,
 };
 
 /* Registers every family below and ctnetlink with the netlink server. They
@@ -89,6 +90,13 @@ void ctl_family_capture(const struct dp_packet_event *ev);
  * TAPDP_CTL_CAPTURE_SNAPLEN; 0 or -EMSGSIZE. */
 int ctl_family_packet(struct msgbuf *mb, const struct dp_packet_event *ev,
 		      uint64_t now_ns);
+
+/* The NLMSG message for a datagram of len bytes on sk (to_client: the
+ * daemon's), cut to TAPDP_CTL_NLMON_SNAPLEN, with comm the client's
+ * command (NULL: unknown) and timestamp now_ns; 0 or -EMSGSIZE. */
+int ctl_family_nlmsg(struct msgbuf *mb, const struct nlsock *sk,
+		     const char *comm, const void *buf, size_t len,
+		     bool to_client, uint64_t now_ns);
 
 /* The journal's records (datapath/journal.h) of the state now: all of
  * it (cttimeout's policies included), then each family's part of it. */

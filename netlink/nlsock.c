@@ -51,6 +51,9 @@ static pthread_rwlock_t reg_lock = PTHREAD_RWLOCK_INITIALIZER;
 static GHashTable *by_portid;	/* key(protocol, portid) -> nlsock */
 static GPtrArray *all_socks;
 static size_t default_rcvbuf = 212992;
+/* nlsock_set_tap's. */
+static uint32_t tap_group;
+static nlsock_tap_fn *tap_fn;
 
 /* How many sockets are in each of the daemon's groups, by group_bit(), on
  * generic netlink [0] and netfilter [1] sockets: changed under the
@@ -460,18 +463,51 @@ write_dgram(struct nlsock *sk, const void *buf, size_t len,
 	return -ECONNRESET;
 }
 
+void
+nlsock_set_tap(uint32_t group, nlsock_tap_fn *fn)
+{
+	tap_group = group;
+	tap_fn = fn;
+}
+
+bool
+nlsock_member(const struct nlsock *sk, uint32_t group)
+{
+	int bit = group_bit(sk->protocol, group);
+
+	return bit >= 0 && (sk->groups & (1ULL << bit));
+}
+
+static void
+tap(const struct nlsock *sk, const void *buf, size_t len, bool to_client)
+{
+	if (tap_fn && nlsock_has_listeners(NETLINK_GENERIC, tap_group) &&
+	    !(sk->protocol == NETLINK_GENERIC && nlsock_member(sk, tap_group)))
+		tap_fn(sk, buf, len, to_client);
+}
+
+void
+nlsock_tap_sent(const struct nlsock *sk, const void *buf, size_t len)
+{
+	tap(sk, buf, len, false);
+}
+
 /* Queues one datagram sent to group (0: unicast). */
 static int
 deliver(struct nlsock *sk, const void *buf, size_t len, uint32_t group)
 {
 	struct tapdp_dgram_info info = { .group = group };
+	int err;
 
 	/* As the kernel: refuse once the queue is already over the limit. */
 	if (nlsock_queued(sk) > sk->rcvbuf) {
 		overrun(sk);
 		return -ENOBUFS;
 	}
-	return write_dgram(sk, buf, len, &info);
+	err = write_dgram(sk, buf, len, &info);
+	if (!err)
+		tap(sk, buf, len, true);
+	return err;
 }
 
 int

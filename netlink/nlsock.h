@@ -83,6 +83,23 @@ void nlsock_multicast(int protocol, uint32_t group, const void *buf,
  * every event it may send). */
 bool nlsock_has_listeners(int protocol, uint32_t group);
 
+/* Whether sk joined group. */
+bool nlsock_member(const struct nlsock *sk, uint32_t group);
+
+/* The daemon's netlink tap, as the kernel's (what an nlmon device shows):
+ * every datagram a client sends the daemon (to_client false) and every
+ * one the daemon queues to a client, while group, a NETLINK_GENERIC
+ * group, has a member. The members' own datagrams are not told, or what
+ * fn sends them would be told again. fn runs on the sending thread, maybe
+ * under the registry's read lock (glibc's default rwlock lets a reader
+ * take it again while a writer waits). Set once, on the control thread,
+ * before serving. */
+typedef void nlsock_tap_fn(const struct nlsock *sk, const void *buf,
+			   size_t len, bool to_client);
+void nlsock_set_tap(uint32_t group, nlsock_tap_fn *fn);
+/* A datagram the client sent on sk, for the tap. */
+void nlsock_tap_sent(const struct nlsock *sk, const void *buf, size_t len);
+
 /* The i-th socket open (in no lasting order: a socket closed moves the
  * last one into its place), NULL past the last. Control thread. */
 const struct nlsock *nlsock_at(unsigned i);

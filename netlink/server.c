@@ -644,6 +644,7 @@ conn_send(struct conn *c, const struct tapdp_req *req, const void *payload,
 	nlsock_note_recv(c->sk, req->arg[1] > 0 ? req->arg[1] : 0);
 	if (nlsock_protocol(c->sk) == NETLINK_ROUTE)
 		return -EOPNOTSUPP;
+	nlsock_tap_sent(c->sk, payload, len);
 	protocol_rcv[nlsock_protocol(c->sk)](c->sk, payload, len);
 	rep->val[1] = genl_dump_running(c->sk);
 	return 0;
@@ -692,6 +693,8 @@ conn_dispatch(struct conn *c, const struct tapdp_req *req, const void *payload,
 		if (nlsock_protocol(c->sk) != NETLINK_ROUTE)
 			return -EINVAL;
 		nlsock_autobind(c->sk);
+		/* Told whether the daemon answers it or the kernel does. */
+		nlsock_tap_sent(c->sk, payload, len);
 		rep->val[0] = route_offer(c->sk, payload, len);
 		return 0;
 	default:

@@ -23,9 +23,17 @@
  *   hit one, the time, the length and the first TAPDP_CTL_CAPTURE_SNAPLEN
  *   bytes.
  *
+ * - the multicast group "nlmon": while someone listens, one
+ *   TAPDP_CTL_CMD_NLMSG per datagram a client sends the daemon or the
+ *   daemon queues to a client (TO_CLIENT), as the kernel's nlmon device
+ *   shows them: the client's pid, uid, command, protocol and portid, the
+ *   time, the length and the first TAPDP_CTL_NLMON_SNAPLEN bytes. Those
+ *   of the group's own members are left out.
+ *
  * Anyone may ask STATUS, THREADS and CLIENTS, as anyone may dump the
- * kernel's OVS families; the capture carries packets, so joining it
- * needs CAP_NET_ADMIN, as a packet socket does. */
+ * kernel's OVS families; the capture and nlmon carry packets and other
+ * processes' requests, so joining them needs CAP_NET_ADMIN, as a packet
+ * socket does. */
 #ifndef TAPDP_CTL_UAPI_H
 #define TAPDP_CTL_UAPI_H
 
@@ -34,6 +42,10 @@
 #define TAPDP_CTL_MCGROUP_CAPTURE	"capture"
 /* Bytes of a packet a PACKET event carries at most: a jumbo frame. */
 #define TAPDP_CTL_CAPTURE_SNAPLEN	9216
+#define TAPDP_CTL_MCGROUP_NLMON	"nlmon"
+/* Bytes of a datagram an NLMSG event carries at most: what fits in one
+ * attribute. */
+#define TAPDP_CTL_NLMON_SNAPLEN	65000
 
 enum tapdp_ctl_cmd {
 	TAPDP_CTL_CMD_UNSPEC,
@@ -41,6 +53,7 @@ enum tapdp_ctl_cmd {
 	TAPDP_CTL_CMD_CLIENTS,
 	TAPDP_CTL_CMD_THREADS,
 	TAPDP_CTL_CMD_PACKET,
+	TAPDP_CTL_CMD_NLMSG,
 };
 
 /* TAPDP_CTL_ATTR_KIND of a PACKET. */
@@ -84,6 +97,7 @@ enum tapdp_ctl_attr {
 	TAPDP_CTL_ATTR_TIMESTAMP_NS,	/* u64: since the epoch */
 	TAPDP_CTL_ATTR_PACKET_LEN,	/* u32: the whole packet's */
 	TAPDP_CTL_ATTR_PACKET,		/* binary: its first bytes */
+	TAPDP_CTL_ATTR_TO_CLIENT,	/* flag: an NLMSG the daemon sent */
 	__TAPDP_CTL_ATTR_MAX
 };
 #define TAPDP_CTL_ATTR_MAX	(__TAPDP_CTL_ATTR_MAX - 1)

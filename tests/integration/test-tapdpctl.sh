@@ -3,8 +3,10 @@
 # tapdpctl against a live daemon with traffic: status (human and --json,
 # the JSON checked against docs/tapdpctl-status.schema.json and against
 # what ovs-dpctl says of the same datapath), its clients coming and going,
-# and the errors of a missing daemon and a wrong command. drops is checked
-# reason by reason in tests/ovs-dpctl-py/drop-reasons.sh.
+# flows, capture and nlmon (its files decoded by tshark with
+# compat/wireshark-ovs.lua), and the errors of a missing daemon and a
+# wrong command. drops is checked reason by reason in
+# tests/ovs-dpctl-py/drop-reasons.sh.
 . "$(dirname "$0")/../lib.sh"
 
 A=ctla$$
@@ -14,9 +16,10 @@ HOSTS="$A $B $C"
 trap ovs_cleanup EXIT
 ctl() { in_ns "$BUILD/tapdpctl" "$@"; }
 # json EXPR: EXPR of the status document s (Python), printed.
-json() {
-	ctl --json status >"$T/status.json" &&
-		/usr/bin/python3 -c 'import json, sys
+json() { ctl --json status >"$T/status.json" && json_read "$1"; }
+# json_read EXPR: EXPR of the status document last read.
+json_read() {
+	/usr/bin/python3 -c 'import json, sys
 s = json.load(open(sys.argv[1]))
 print(eval(sys.argv[2]))' "$T/status.json" "$1"
 }
@@ -80,13 +83,26 @@ except jsonschema.ValidationError:
 sys.exit(1)' "$T/status.json" "$TOP/docs/tapdpctl-status.schema.json"
 check_out "--json: 4 ports (the local one and 3)" "^\[0, 1, 2, 3\]$" \
 	json '[p["port_no"] for p in s["datapaths"][0]["ports"]]'
-show=$(dpctl show -s dp0)
+# ovs-dpctl's figures and tapdpctl's, read while they held still (an ARP
+# probe may come between two reads): those of ovs-dpctl before and after
+# the status, when they are the same.
+stable_status() {
+	local before after
+	for _ in 1 2 3 4 5; do
+		before=$(dpctl show -s dp0)
+		ctl --json status >"$T/status.json" || return 1
+		after=$(dpctl show -s dp0)
+		[ "$before" = "$after" ] && break
+	done
+	show=$after
+}
+stable_status
 hit=$(sed -nE 's/.*lookups: hit:([0-9]+) missed.*/\1/p' <<<"$show")
 rx3=$(grep -A1 'port 3: v3' <<<"$show" | sed -nE 's/.*RX packets:([0-9]+).*/\1/p')
 check_out "--json: hits as ovs-dpctl show counts them ($hit)" "^$hit$" \
-	json 's["datapaths"][0]["hit"]'
+	json_read 's["datapaths"][0]["hit"]'
 check_out "--json: port 3's RX packets as ovs-dpctl show -s ($rx3)" "^$rx3$" \
-	json 's["datapaths"][0]["ports"][3]["rx_packets"]'
+	json_read 's["datapaths"][0]["ports"][3]["rx_packets"]'
 check_out "--json: the flow table's entries as dump-flows ($(dpctl dump-flows dp0 | wc -l))" \
 	"^$(dpctl dump-flows dp0 | wc -l)$" \
 	json '[t["entries"] for t in s["memory"]["tables"] if t["name"] == "flows"][0]'
@@ -191,7 +207,7 @@ capture_bg() { # FILE-PREFIX ARGS...: in the background, its pid in CPID
 	ip netns exec "$NS" "$BUILD/tapdpctl" capture "$@" \
 		>"$T/$out.out" 2>"$T/$out.err" &
 	CPID=$!
-	wait_until 10 grep -q capturing "$T/$out.err"
+	wait_until 10 grep -q following "$T/$out.err"
 }
 # Only the pings: no ARP in between.
 mac() { ip netns exec "$1" cat /sys/class/net/eth0/address; }
@@ -236,6 +252,66 @@ check_out "capture without CAP_NET_ADMIN: refused" \
 	"$BUILD/tapdpctl" capture all --count 1 --timeout 1
 check_out "capture of a port that is not there: exit status 1" "^1$" \
 	eval 'ctl capture nosuch >/dev/null 2>&1; echo $?'
+
+# nlmon: the netlink datagrams between clients and the daemon, as pcapng
+# that tshark decodes with compat/wireshark-ovs.lua (an ovs_flow NEW with
+# its key, mask, actions and UFID; the daemon's answer), and as lines;
+# nlmon's own traffic left out; not without CAP_NET_ADMIN.
+nlmon_bg() { # FILE-PREFIX ARGS...: in the background, its pid in NPID
+	local out=$1
+	shift
+	ip netns exec "$NS" "$BUILD/tapdpctl" nlmon "$@" \
+		>"$T/$out.out" 2>"$T/$out.err" &
+	NPID=$!
+	wait_until 10 grep -q following "$T/$out.err"
+}
+ovs_tshark() { tshark -X lua_script:"$TOP/compat/wireshark-ovs.lua" "$@" 2>/dev/null; }
+NEWREQ='ovs.cmd_name == "NEW" && netlink.hdr_flags.request == 1 && ovs.key.in_port == 2'
+check "nlmon -w: it starts" nlmon_bg nl -w "$T/nl.pcapng"
+check "... ovs-dpctl add-flow with a UFID, ct and output" dpctl add-flow dp0 \
+	"ufid:5b4ae0a6-7a3b-4b2c-9d1e-0123456789ab,in_port(2),eth(),eth_type(0x86dd),ipv6()" \
+	"ct(commit,zone=7),1"
+check "... ovs-dpctl dump-flows" dpctl dump-flows dp0
+check "... tshark finds the flow's NEW in the file" wait_until 10 eval \
+	'ovs_tshark -r "$T/nl.pcapng" -Y "$NEWREQ" | grep -q .'
+kill "$NPID"
+wait "$NPID" 2>/dev/null
+UFID=$(ovs_tshark -r "$T/nl.pcapng" -Y "$NEWREQ" -T fields -e ovs.ufid)
+check_out "tshark: the NEW request, from ovs-dpctl, its family named" \
+	"^ovs_flow,NEW,ovs-dpctl\[[0-9]+\] portid [0-9]+ -> ovs_flow cmd 1 flags REQUEST\|0x400 seq [0-9]+ len=[0-9]+$" \
+	eval 'ovs_tshark -r "$T/nl.pcapng" -Y "$NEWREQ" \
+		-T fields -E separator=, -e ovs.family -e ovs.cmd_name -e frame.comment'
+check_out "... its key: in_port, Ethernet, Ethernet type, IPv6" \
+	"^ +OVS_KEY_ATTR_IN_PORT: 2 +OVS_KEY_ATTR_ETHERNET: src=00:00:00:00:00:00,dst=00:00:00:00:00:00 +OVS_KEY_ATTR_ETHERTYPE: 0x86dd +OVS_KEY_ATTR_IPV6: src=::,dst=::,label=0,proto=0,tclass=0,hlimit=0,frag=0 $" \
+	eval 'ovs_tshark -r "$T/nl.pcapng" -Y "$NEWREQ" -V | sed -n "/OVS_FLOW_ATTR_KEY/,/OVS_FLOW_ATTR_MASK/p" | grep OVS_KEY | tr "\n" " "'
+check_out "... its actions: ct(commit, zone 7), then output to 1" \
+	"^OVS_ACTION_ATTR_CT OVS_CT_ATTR_COMMIT OVS_CT_ATTR_ZONE: 7 OVS_ACTION_ATTR_OUTPUT: 1 $" \
+	eval 'ovs_tshark -r "$T/nl.pcapng" -Y "$NEWREQ" -V |
+		sed -n "/OVS_FLOW_ATTR_ACTIONS/,/OVS_FLOW_ATTR_UFID/p" | grep -E "OVS_(CT|ACTION)_ATTR" | sed "s/^ *//" | tr "\n" " "'
+check_out "... the dump-flows request, DUMP with ACK and ECHO" "^1$" \
+	eval 'ovs_tshark -r "$T/nl.pcapng" -Y "ovs.family == \"ovs_flow\" && ovs.cmd_name == \"GET\" && netlink.hdr_flags.request == 1 && netlink.hdr_flags.root == 1 && netlink.hdr_flags.match == 1" | wc -l'
+check_out "... the daemon's answer holds the flow by its UFID, as GET, MULTI" \
+	"^ovs_flow,GET,1$" eval 'ovs_tshark -r "$T/nl.pcapng" -Y "ovs.ufid == $UFID && netlink.hdr_flags.multi == 1" \
+		-T fields -E separator=, -E occurrence=f -e ovs.family -e ovs.cmd_name -e netlink.hdr_flags.multi'
+check_out "... and its end, NLMSG_DONE to the same seq" "^1$" \
+	eval 'set -- $(ovs_tshark -r "$T/nl.pcapng" -Y "ovs.ufid == $UFID && netlink.hdr_flags.multi == 1" \
+			-T fields -E occurrence=f -e netlink.hdr_seq -e netlink.hdr_pid)
+		ovs_tshark -r "$T/nl.pcapng" -Y "netlink.hdr_type == 3 && netlink.hdr_seq == $1 && netlink.hdr_pid == $2" | wc -l'
+check_out "... nlmon's own datagrams left out" "^0$" eval \
+	'ovs_tshark -r "$T/nl.pcapng" -T fields -e frame.comment | grep -c "^tapdpctl\[$NPID\]"'
+check "nlmon (text): it starts" nlmon_bg nltext --count 4 --timeout 20
+check "... ovs-dpctl show" dpctl show dp0
+check "... and it stops after 4 datagrams" wait_until 10 eval '! kill -0 $NPID 2>/dev/null'
+check_out "... the first: ovs-dpctl asks nlctrl for a family" \
+	"^[0-9]+\.[0-9]{6} ovs-dpctl\[[0-9]+\] portid [0-9]+ -> nlctrl cmd 3 flags REQUEST seq [0-9]+ len=[0-9]+$" \
+	head -1 "$T/nltext.out"
+check_out "... the second: the daemon's answer" \
+	"^[0-9]+\.[0-9]{6} ovs-dpctl\[[0-9]+\] portid [0-9]+ <- nlctrl cmd 1 flags 0x0 seq [0-9]+ len=[0-9]+$" \
+	sed -n 2p "$T/nltext.out"
+check_out "nlmon without CAP_NET_ADMIN: refused" \
+	"joining tapdp_ctl nlmon: Operation not permitted" \
+	in_ns setpriv --inh-caps=-all --bounding-set=-net_admin -- \
+	"$BUILD/tapdpctl" nlmon --count 1 --timeout 1
 
 # Many ports: 300 more, each with its receive threads, so the threads
 # and ports take several dump parts.

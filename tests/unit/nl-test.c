@@ -187,6 +187,8 @@ req_end(struct fx *f)
 void
 send_req(struct fx *f)
 {
+	/* As the server: the netlink tap first. */
+	nlsock_tap_sent(f->sk, f->req.buf, f->req.len);
 	if (nlsock_protocol(f->sk) == NETLINK_NETFILTER)
 		ctnetlink_rcv(f->sk, f->req.buf, f->req.len);
 	else if (nlsock_protocol(f->sk) == NETLINK_ROUTE)

@@ -1447,6 +1447,92 @@ test_ctl_family(void **state)
 	fx_free(user);
 }
 
+/* The NLMSG event in f's next datagram, parsed into tb; the datagram it
+ * carries must be len bytes at buf, to the daemon or to the client. */
+static void
+ctl_nlmsg_expect(struct fx *f, const struct nlattr **tb, uint32_t portid,
+		 const void *buf, size_t len, bool to_client)
+{
+	assert_true(recv_rep(f) > 0);
+	ctl_msg_parse((const void *)f->rep, TAPDP_CTL_CMD_NLMSG, tb);
+	assert_int_equal(attr_get_u32(tb[TAPDP_CTL_ATTR_CLIENT_PID]), 4242);
+	assert_int_equal(attr_get_u32(tb[TAPDP_CTL_ATTR_PORTID]), portid);
+	assert_int_equal(attr_get_u32(tb[TAPDP_CTL_ATTR_PROTOCOL]),
+			 NETLINK_GENERIC);
+	assert_int_equal(tb[TAPDP_CTL_ATTR_TO_CLIENT] != NULL, to_client);
+	assert_non_null(tb[TAPDP_CTL_ATTR_TIMESTAMP_NS]);
+	assert_int_equal(attr_get_u32(tb[TAPDP_CTL_ATTR_PACKET_LEN]), len);
+	assert_int_equal(attr_len(tb[TAPDP_CTL_ATTR_PACKET]), len);
+	assert_memory_equal(attr_data(tb[TAPDP_CTL_ATTR_PACKET]), buf, len);
+}
+
+/* tapdp_ctl's nlmon group: a client's request and the daemon's answer,
+ * each an NLMSG event with the client's pid, portid and protocol, in
+ * that order; the members' own datagrams are not told; joining needs
+ * CAP_NET_ADMIN; a datagram is cut to the snap length, its length told
+ * whole. */
+static void
+test_ctl_nlmon(void **state)
+{
+	struct fx *f = *state;
+	struct fx *user = fx_new(net, NETLINK_GENERIC, false);
+	const struct nlattr *tb[TAPDP_CTL_ATTR_MAX + 1];
+	static char req[4096], rep[65536], big[TAPDP_CTL_NLMON_SNAPLEN + 100];
+	static char mem[TAPDP_CTL_NLMON_SNAPLEN + 512];
+	struct msgbuf mb;
+	size_t req_len;
+	ssize_t rep_len;
+
+	assert_int_equal(genl_join_check(user->sk, GROUP_NLMON), -EPERM);
+	assert_int_equal(nlsock_setsockopt(f->sk, SOL_NETLINK,
+					   NETLINK_ADD_MEMBERSHIP, GROUP_NLMON),
+			 0);
+	req_start(user, FAMILY_ID_CTL, 0, TAPDP_CTL_CMD_STATUS, 0);
+	req_end(user);
+	req_len = user->req.len;
+	memcpy(req, user->req.buf, req_len);
+	send_req(user);
+	rep_len = recv_rep(user);
+	assert_true(rep_len > 0);
+	memcpy(rep, user->rep, rep_len);
+	ctl_nlmsg_expect(f, tb, portid(user), req, req_len, false);
+	ctl_nlmsg_expect(f, tb, portid(user), rep, rep_len, true);
+	assert_true(recv_rep(f) < 0);
+
+	/* The member's own request: its answer, and no event. */
+	req_start(f, FAMILY_ID_CTL, 0, TAPDP_CTL_CMD_STATUS, 0);
+	req_end(f);
+	send_req(f);
+	assert_true(recv_rep(f) > 0);
+	ctl_msg_parse((const void *)f->rep, TAPDP_CTL_CMD_STATUS, tb);
+	assert_true(recv_rep(f) < 0);
+
+	/* Left: nothing told. */
+	nlsock_setsockopt(f->sk, SOL_NETLINK, NETLINK_DROP_MEMBERSHIP,
+			  GROUP_NLMON);
+	req_start(user, FAMILY_ID_CTL, 0, TAPDP_CTL_CMD_STATUS, 0);
+	req_end(user);
+	send_req(user);
+	assert_true(recv_rep(user) > 0);
+	assert_true(recv_rep(f) < 0);
+
+	/* Cut to the snap length. */
+	memset(big, 0x5a, sizeof(big));
+	msgbuf_init(&mb, mem, sizeof(mem));
+	assert_int_equal(ctl_family_nlmsg(&mb, user->sk, "ovs-vswitchd", big,
+					  sizeof(big), false, 7),
+			 0);
+	ctl_msg_parse((const void *)mem, TAPDP_CTL_CMD_NLMSG, tb);
+	assert_int_equal(attr_get_u32(tb[TAPDP_CTL_ATTR_PACKET_LEN]),
+			 sizeof(big));
+	assert_int_equal(attr_len(tb[TAPDP_CTL_ATTR_PACKET]),
+			 TAPDP_CTL_NLMON_SNAPLEN);
+	assert_string_equal(attr_data(tb[TAPDP_CTL_ATTR_COMM]),
+			    "ovs-vswitchd");
+	assert_int_equal(attr_get_u64(tb[TAPDP_CTL_ATTR_TIMESTAMP_NS]), 7);
+	fx_free(user);
+}
+
 static int
 group_setup(void **state)
 {
@@ -1484,6 +1570,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_ct_limit, setup, teardown),
 		cmocka_unit_test(test_drop_event),
 		cmocka_unit_test_setup_teardown(test_drop_family, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_ctl_nlmon, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_ctl_family, setup,
 						teardown),
