@@ -97,7 +97,8 @@ RUN_SRCS := compat/tapdp-run.c compat/shim-path.c
 CTL_SRCS := compat/tapdpctl.c compat/shim-path.c compat/genl-client.c \
 	    compat/json.c compat/odp-key.c compat/ctl-status.c \
 	    compat/ctl-drops.c compat/ctl-flows.c compat/ctl-capture.c \
-	    compat/ctl-nlmon.c compat/ctl-follow.c compat/pcapng.c
+	    compat/ctl-nlmon.c compat/ctl-follow.c compat/ctl-dp.c \
+	    compat/pcapng.c
 # Neither needs a sanitizer runtime: tapdp-run becomes the client it runs,
 # tapdpctl runs under the shim.
 $(BUILD)/tapdp-run: $(RUN_SRCS) compat/shim-path.h include/tapdp/proto.h

@@ -18,10 +18,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "compat/ctl-dp.h"
 #include "compat/ctl-follow.h"
 #include "compat/pcapng.h"
 #include "include/tapdp/ctl-uapi.h"
-#include "include/tapdp/ovs-uapi.h"
 
 /* A port of a datapath, and its pcapng interface once it has one. */
 struct cport {
@@ -35,92 +35,37 @@ struct cport {
 struct capture {
 	struct cport *ports;
 	unsigned n_ports;
-	int dp_ifindex;			/* while dumping a datapath's ports */
-	char dp[IFNAMSIZ];
 	const char *target;		/* all, upcalls, drops or a port */
 	struct pcapng pcap;
 	struct ctl_follow f;
 };
 
-struct dp_list {
-	int *ifindex;
-	char (*name)[IFNAMSIZ];
-	unsigned n;
-};
-
-static int
-dp_cb(const struct nlmsghdr *h, void *data)
-{
-	const struct ovs_header *oh = mnl_nlmsg_get_payload_offset(h,
-								    GENL_HDRLEN);
-	const struct nlattr *tb[OVS_DP_ATTR_MAX + 1];
-	struct dp_list *l = data;
-	unsigned n = l->n;
-
-	if (h->nlmsg_len < mnl_nlmsg_size(GENL_HDRLEN + sizeof(*oh)))
-		return -EBADMSG;
-	gclient_attrs(oh + 1, mnl_nlmsg_get_payload_len(h) - GENL_HDRLEN -
-				      sizeof(*oh), tb, OVS_DP_ATTR_MAX);
-	if (!ctl_grow(&l->ifindex, &n, sizeof(int)) ||
-	    !ctl_grow(&l->name, &l->n, IFNAMSIZ))
-		return -ENOMEM;
-	l->ifindex[n - 1] = oh->dp_ifindex;
-	snprintf(l->name[n - 1], IFNAMSIZ, "%s",
-		 gclient_str(tb[OVS_DP_ATTR_NAME], ""));
-	return MNL_CB_OK;
-}
-
-static int
-port_cb(const struct nlmsghdr *h, void *data)
-{
-	const struct nlattr *tb[OVS_VPORT_ATTR_MAX + 1];
-	struct capture *c = data;
-	size_t hdr = GENL_HDRLEN + sizeof(struct ovs_header);
-	struct cport *p;
-
-	if (h->nlmsg_len < mnl_nlmsg_size(hdr))
-		return -EBADMSG;
-	gclient_attrs((const char *)mnl_nlmsg_get_payload(h) + hdr,
-		      mnl_nlmsg_get_payload_len(h) - hdr, tb,
-		      OVS_VPORT_ATTR_MAX);
-	p = ctl_grow(&c->ports, &c->n_ports, sizeof(*p));
-	if (!p)
-		return -ENOMEM;
-	p->dp_ifindex = c->dp_ifindex;
-	p->port_no = gclient_uint(tb[OVS_VPORT_ATTR_PORT_NO]);
-	snprintf(p->dp, sizeof(p->dp), "%s", c->dp);
-	snprintf(p->name, sizeof(p->name), "%s",
-		 gclient_str(tb[OVS_VPORT_ATTR_NAME], "?"));
-	return MNL_CB_OK;
-}
-
 /* Every datapath's ports, to name the ports packets go by. */
 static int
 ports_read(struct ctl_ctx *ctx, struct capture *c)
 {
-	struct dp_list l = { 0 };
-	struct ovs_header oh = { 0 };
-	uint16_t dpf, vportf;
-	int err;
+	struct ctl_dps d;
+	int err = 0;
 
-	if (ctl_family(ctx, OVS_DATAPATH_FAMILY, &dpf, NULL, NULL) ||
-	    ctl_family(ctx, OVS_VPORT_FAMILY, &vportf, NULL, NULL))
+	if (ctl_dps_read(ctx, true, &d))
 		return 1;
-	err = gclient_request(&ctx->nl, dpf, OVS_DP_CMD_GET,
-			      OVS_DATAPATH_VERSION, NLM_F_DUMP, &oh,
-			      sizeof(oh), dp_cb, &l);
-	for (unsigned i = 0; !err && i < l.n; i++) {
-		oh.dp_ifindex = c->dp_ifindex = l.ifindex[i];
-		snprintf(c->dp, sizeof(c->dp), "%s", l.name[i]);
-		err = gclient_request(&ctx->nl, vportf, OVS_VPORT_CMD_GET,
-				      OVS_VPORT_VERSION, NLM_F_DUMP, &oh,
-				      sizeof(oh), port_cb, c);
-		if (err == -ENODEV)
-			err = 0;
+	for (unsigned i = 0; !err && i < d.n; i++) {
+		for (unsigned k = 0; k < d.dp[i].n_ports; k++) {
+			struct cport *p = ctl_grow(&c->ports, &c->n_ports,
+						   sizeof(*p));
+
+			if (!p) {
+				err = ctl_fail("ports", -ENOMEM);
+				break;
+			}
+			p->dp_ifindex = d.dp[i].ifindex;
+			p->port_no = d.dp[i].ports[k].port_no;
+			memcpy(p->dp, d.dp[i].name, sizeof(p->dp));
+			memcpy(p->name, d.dp[i].ports[k].name, sizeof(p->name));
+		}
 	}
-	free(l.ifindex);
-	free(l.name);
-	return err ? ctl_fail("ports", err) : 0;
+	ctl_dps_free(&d);
+	return err;
 }
 
 static struct cport *

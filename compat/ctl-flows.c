@@ -22,7 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "compat/ctl-cmd.h"
+#include "compat/ctl-dp.h"
 #include "compat/json.h"
 #include "compat/odp-key.h"
 #include "include/tapdp/ovs-uapi.h"
@@ -44,10 +44,7 @@ struct mask {
 };
 
 struct dp {
-	int ifindex;
-	char name[IFNAMSIZ];
-	struct ovs_dp_stats stats;
-	struct ovs_dp_megaflow_stats mf;
+	struct ctl_dp info;		/* without its ports */
 	struct flow *flows;
 	unsigned n_flows;
 	struct mask *masks;
@@ -70,40 +67,6 @@ dup_payload(const struct nlattr *a, size_t *len)
 	if (p)
 		memcpy(p, mnl_attr_get_payload(a), *len);
 	return p;
-}
-
-static int
-dp_cb(const struct nlmsghdr *h, void *data)
-{
-	const struct ovs_header *oh = mnl_nlmsg_get_payload_offset(h,
-								    GENL_HDRLEN);
-	const struct nlattr *tb[OVS_DP_ATTR_MAX + 1];
-	struct dps *d = data;
-	struct dp *dp;
-
-	if (h->nlmsg_len < mnl_nlmsg_size(GENL_HDRLEN + sizeof(*oh)))
-		return -EBADMSG;
-	gclient_attrs(oh + 1, mnl_nlmsg_get_payload_len(h) - GENL_HDRLEN -
-				      sizeof(*oh), tb, OVS_DP_ATTR_MAX);
-	if (d->only && strcmp(gclient_str(tb[OVS_DP_ATTR_NAME], ""), d->only))
-		return MNL_CB_OK;
-	dp = ctl_grow(&d->dp, &d->n, sizeof(*dp));
-	if (!dp)
-		return -ENOMEM;
-	dp->ifindex = oh->dp_ifindex;
-	snprintf(dp->name, sizeof(dp->name), "%s",
-		 gclient_str(tb[OVS_DP_ATTR_NAME], ""));
-	if (tb[OVS_DP_ATTR_STATS] &&
-	    mnl_attr_get_payload_len(tb[OVS_DP_ATTR_STATS]) >= sizeof(dp->stats))
-		memcpy(&dp->stats, mnl_attr_get_payload(tb[OVS_DP_ATTR_STATS]),
-		       sizeof(dp->stats));
-	if (tb[OVS_DP_ATTR_MEGAFLOW_STATS] &&
-	    mnl_attr_get_payload_len(tb[OVS_DP_ATTR_MEGAFLOW_STATS]) >=
-		    sizeof(dp->mf))
-		memcpy(&dp->mf,
-		       mnl_attr_get_payload(tb[OVS_DP_ATTR_MEGAFLOW_STATS]),
-		       sizeof(dp->mf));
-	return MNL_CB_OK;
 }
 
 static int
@@ -196,27 +159,38 @@ dps_free(struct dps *d)
 }
 
 static int
-dps_read(struct ctl_ctx *ctx, uint16_t dpf, uint16_t flowf, struct dps *d)
+dps_read(struct ctl_ctx *ctx, uint16_t flowf, struct dps *d)
 {
 	struct ovs_header oh = { 0 };
-	int err;
+	struct ctl_dps all;
+	int err = 0;
 
-	err = gclient_request(&ctx->nl, dpf, OVS_DP_CMD_GET,
-			      OVS_DATAPATH_VERSION, NLM_F_DUMP, &oh, sizeof(oh),
-			      dp_cb, d);
-	if (err)
-		return ctl_fail("datapaths", err);
-	for (unsigned i = 0; i < d->n; i++) {
-		oh.dp_ifindex = d->dp[i].ifindex;
+	if (ctl_dps_read(ctx, false, &all))
+		return 1;
+	for (unsigned i = 0; !err && i < all.n; i++) {
+		struct dp *dp;
+
+		if (d->only && strcmp(all.dp[i].name, d->only))
+			continue;
+		dp = ctl_grow(&d->dp, &d->n, sizeof(*dp));
+		if (!dp) {
+			err = ctl_fail("datapaths", -ENOMEM);
+			break;
+		}
+		dp->info = all.dp[i];
+		oh.dp_ifindex = dp->info.ifindex;
 		err = gclient_request(&ctx->nl, flowf, OVS_FLOW_CMD_GET,
 				      OVS_FLOW_VERSION, NLM_F_DUMP, &oh,
-				      sizeof(oh), flow_cb, &d->dp[i]);
-		if (err && err != -ENODEV)
-			return ctl_fail("flows", err);
-		if (number_masks(&d->dp[i]))
-			return ctl_fail("flows", -ENOMEM);
+				      sizeof(oh), flow_cb, dp);
+		if (err == -ENODEV)
+			err = 0;
+		if (!err && number_masks(dp))
+			err = -ENOMEM;
+		if (err)
+			err = ctl_fail("flows", err);
 	}
-	return 0;
+	ctl_dps_free(&all);
+	return err;
 }
 
 /* The same flow in an earlier dump: by UFID, else by key and mask. */
@@ -247,7 +221,7 @@ rates(struct dps *now, const struct dps *before, double secs)
 		const struct dp *old = NULL;
 
 		for (unsigned k = 0; k < before->n; k++)
-			if (before->dp[k].ifindex == now->dp[i].ifindex)
+			if (before->dp[k].info.ifindex == now->dp[i].info.ifindex)
 				old = &before->dp[k];
 		for (unsigned k = 0; k < now->dp[i].n_flows; k++) {
 			struct flow *fl = &now->dp[i].flows[k];
@@ -329,13 +303,13 @@ print_human(const struct dps *d, uint64_t now)
 {
 	for (unsigned i = 0; i < d->n; i++) {
 		const struct dp *dp = &d->dp[i];
-		uint64_t pkts = dp->stats.n_hit + dp->stats.n_missed;
+		uint64_t pkts = dp->info.stats.n_hit + dp->info.stats.n_missed;
 
 		printf("datapath %s: %u flows, %u masks, %.2f masks probed "
-		       "per packet, %llu mask cache hits\n", dp->name,
+		       "per packet, %llu mask cache hits\n", dp->info.name,
 		       dp->n_flows, dp->n_masks,
-		       pkts ? (double)dp->mf.n_mask_hit / pkts : 0.0,
-		       (unsigned long long)dp->mf.n_cache_hit);
+		       pkts ? (double)dp->info.mf.n_mask_hit / pkts : 0.0,
+		       (unsigned long long)dp->info.mf.n_cache_hit);
 		for (unsigned k = 0; k < dp->n_flows; k++) {
 			const struct flow *fl = &dp->flows[k];
 			char ufid[64], *key;
@@ -378,9 +352,9 @@ print_json(const struct dps *d, uint64_t now)
 
 		json_init(&j, stdout);
 		json_object_begin(&j, NULL);
-		json_string(&j, "datapath", dp->name);
-		json_uint(&j, "mask_hit", dp->mf.n_mask_hit);
-		json_uint(&j, "cache_hit", dp->mf.n_cache_hit);
+		json_string(&j, "datapath", dp->info.name);
+		json_uint(&j, "mask_hit", dp->info.mf.n_mask_hit);
+		json_uint(&j, "cache_hit", dp->info.mf.n_cache_hit);
 		json_array_begin(&j, "flows");
 		for (unsigned k = 0; k < dp->n_flows; k++) {
 			const struct flow *fl = &dp->flows[k];
@@ -430,7 +404,7 @@ flows_run(struct ctl_ctx *ctx, int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct dps before = { 0 }, d = { 0 };
-	uint16_t dpf, flowf;
+	uint16_t flowf;
 	double rate = 0;
 	int c, err;
 
@@ -449,21 +423,20 @@ flows_run(struct ctl_ctx *ctx, int argc, char **argv)
 		return 2;
 	}
 	before.only = d.only = argc > optind ? argv[optind] : NULL;
-	if (ctl_family(ctx, OVS_DATAPATH_FAMILY, &dpf, NULL, NULL) ||
-	    ctl_family(ctx, OVS_FLOW_FAMILY, &flowf, NULL, NULL))
+	if (ctl_family(ctx, OVS_FLOW_FAMILY, &flowf, NULL, NULL))
 		return 1;
 	if (rate > 0) {
 		uint64_t t0 = now_ms();
 
-		err = dps_read(ctx, dpf, flowf, &before);
+		err = dps_read(ctx, flowf, &before);
 		if (err)
 			goto out;
 		usleep(rate * 1e6);
-		err = dps_read(ctx, dpf, flowf, &d);
+		err = dps_read(ctx, flowf, &d);
 		if (!err)
 			rates(&d, &before, (now_ms() - t0) / 1000.0);
 	} else {
-		err = dps_read(ctx, dpf, flowf, &d);
+		err = dps_read(ctx, flowf, &d);
 	}
 	if (!err && d.only && !d.n) {
 		fprintf(stderr, "tapdpctl: no datapath %s\n", d.only);

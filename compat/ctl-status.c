@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "compat/ctl-cmd.h"
+#include "compat/ctl-dp.h"
 #include "compat/json.h"
 #include "include/tapdp/ctl-uapi.h"
 #include "include/tapdp/ovs-uapi.h"
@@ -29,22 +29,6 @@ struct table {
 	uint64_t entries;
 };
 
-struct port {
-	uint32_t port_no, type;
-	char name[IFNAMSIZ];
-	struct ovs_vport_stats stats;
-	unsigned n_pids;
-};
-
-struct dp {
-	int ifindex;
-	char name[IFNAMSIZ];
-	struct ovs_dp_stats stats;
-	struct ovs_dp_megaflow_stats mf;
-	struct port *ports;
-	unsigned n_ports;
-};
-
 struct client {
 	uint32_t pid, uid, protocol, portid, queued, rcvbuf;
 	char comm[64];
@@ -58,9 +42,9 @@ struct status {
 	uint64_t uptime_ms, rss, heap;
 	struct thread *threads;
 	struct table *tables;
-	struct dp *dps;
+	struct ctl_dps dps;
 	struct client *clients;
-	unsigned n_threads, n_tables, n_dps, n_clients_seen;
+	unsigned n_threads, n_tables, n_clients_seen;
 };
 
 static void
@@ -209,92 +193,6 @@ client_cb(const struct nlmsghdr *h, void *data)
 	return MNL_CB_OK;
 }
 
-/* The struct an attribute carries, when it has its size. */
-static void
-copy_struct(void *dst, size_t len, const struct nlattr *a)
-{
-	if (mnl_attr_get_payload_len(a) >= len)
-		memcpy(dst, mnl_attr_get_payload(a), len);
-}
-
-static int
-dp_cb(const struct nlmsghdr *h, void *data)
-{
-	struct status *st = data;
-	const struct ovs_header *oh = mnl_nlmsg_get_payload_offset(h,
-								    GENL_HDRLEN);
-	struct dp *dp;
-	const struct nlattr *a;
-
-	if (h->nlmsg_len < mnl_nlmsg_size(GENL_HDRLEN + sizeof(*oh)))
-		return -EBADMSG;
-	dp = ctl_grow(&st->dps, &st->n_dps, sizeof(*dp));
-	if (!dp)
-		return -ENOMEM;
-	dp->ifindex = oh->dp_ifindex;
-	mnl_attr_for_each(a, h, GENL_HDRLEN + sizeof(*oh)) {
-		switch (mnl_attr_get_type(a)) {
-		case OVS_DP_ATTR_NAME:
-			copy_str(dp->name, sizeof(dp->name), a);
-			break;
-		case OVS_DP_ATTR_STATS:
-			copy_struct(&dp->stats, sizeof(dp->stats), a);
-			break;
-		case OVS_DP_ATTR_MEGAFLOW_STATS:
-			copy_struct(&dp->mf, sizeof(dp->mf), a);
-			break;
-		}
-	}
-	return MNL_CB_OK;
-}
-
-static int
-port_cb(const struct nlmsghdr *h, void *data)
-{
-	struct dp *dp = data;
-	struct port *p = ctl_grow(&dp->ports, &dp->n_ports, sizeof(*p));
-	const struct nlattr *a;
-
-	if (!p)
-		return -ENOMEM;
-	mnl_attr_for_each(a, h, GENL_HDRLEN + sizeof(struct ovs_header)) {
-		switch (mnl_attr_get_type(a)) {
-		case OVS_VPORT_ATTR_PORT_NO:
-			p->port_no = gclient_uint(a);
-			break;
-		case OVS_VPORT_ATTR_TYPE:
-			p->type = gclient_uint(a);
-			break;
-		case OVS_VPORT_ATTR_NAME:
-			copy_str(p->name, sizeof(p->name), a);
-			break;
-		case OVS_VPORT_ATTR_STATS:
-			copy_struct(&p->stats, sizeof(p->stats), a);
-			break;
-		case OVS_VPORT_ATTR_UPCALL_PID:
-			p->n_pids = mnl_attr_get_payload_len(a) /
-				    sizeof(uint32_t);
-			break;
-		}
-	}
-	return MNL_CB_OK;
-}
-
-static const char *
-port_type(uint32_t type)
-{
-	static const char *const names[] = {
-		[OVS_VPORT_TYPE_NETDEV] = "netdev",
-		[OVS_VPORT_TYPE_INTERNAL] = "internal",
-		[OVS_VPORT_TYPE_GRE] = "gre",
-		[OVS_VPORT_TYPE_VXLAN] = "vxlan",
-		[OVS_VPORT_TYPE_GENEVE] = "geneve",
-	};
-
-	return type < sizeof(names) / sizeof(names[0]) && names[type]
-		       ? names[type] : "unknown";
-}
-
 static const char *
 protocol_name(uint32_t protocol)
 {
@@ -315,36 +213,17 @@ static int
 status_read(struct ctl_ctx *ctx, struct status *st)
 {
 	struct gclient *nl = &ctx->nl;
-	uint16_t ctl, dpf, vport;
+	uint16_t ctl;
 	int err;
 
-	if (ctl_family(ctx, TAPDP_CTL_FAMILY, &ctl, NULL, NULL) ||
-	    ctl_family(ctx, OVS_DATAPATH_FAMILY, &dpf, NULL, NULL) ||
-	    ctl_family(ctx, OVS_VPORT_FAMILY, &vport, NULL, NULL))
+	if (ctl_family(ctx, TAPDP_CTL_FAMILY, &ctl, NULL, NULL))
 		return 1;
 	err = gclient_request(nl, ctl, TAPDP_CTL_CMD_STATUS,
 			      TAPDP_CTL_VERSION, 0, NULL, 0, status_cb, st);
 	if (err)
 		return ctl_fail("status", err);
-	{
-		struct ovs_header oh = { 0 };
-
-		err = gclient_request(nl, dpf, OVS_DP_CMD_GET,
-				      OVS_DATAPATH_VERSION, NLM_F_DUMP, &oh,
-				      sizeof(oh), dp_cb, st);
-		if (err)
-			return ctl_fail("datapaths", err);
-	}
-	for (unsigned i = 0; i < st->n_dps; i++) {
-		struct ovs_header oh = { .dp_ifindex = st->dps[i].ifindex };
-
-		err = gclient_request(nl, vport, OVS_VPORT_CMD_GET,
-				      OVS_VPORT_VERSION, NLM_F_DUMP, &oh,
-				      sizeof(oh), port_cb, &st->dps[i]);
-		/* A datapath deleted since its dump has no ports. */
-		if (err && err != -ENODEV)
-			return ctl_fail("ports", err);
-	}
+	if (ctl_dps_read(ctx, true, &st->dps))
+		return 1;
 	err = gclient_request(nl, ctl, TAPDP_CTL_CMD_THREADS,
 			      TAPDP_CTL_VERSION, NLM_F_DUMP, NULL, 0,
 			      thread_cb, st);
@@ -395,8 +274,8 @@ print_json(const struct status *st)
 	}
 	json_array_end(&j);
 	json_array_begin(&j, "datapaths");
-	for (unsigned i = 0; i < st->n_dps; i++) {
-		const struct dp *dp = &st->dps[i];
+	for (unsigned i = 0; i < st->dps.n; i++) {
+		const struct ctl_dp *dp = &st->dps.dp[i];
 
 		json_object_begin(&j, NULL);
 		json_string(&j, "name", dp->name);
@@ -410,12 +289,12 @@ print_json(const struct status *st)
 		json_uint(&j, "cache_hit", dp->mf.n_cache_hit);
 		json_array_begin(&j, "ports");
 		for (unsigned k = 0; k < dp->n_ports; k++) {
-			const struct port *p = &dp->ports[k];
+			const struct ctl_port *p = &dp->ports[k];
 
 			json_object_begin(&j, NULL);
 			json_uint(&j, "port_no", p->port_no);
 			json_string(&j, "name", p->name);
-			json_string(&j, "type", port_type(p->type));
+			json_string(&j, "type", ctl_port_type(p->type));
 			json_uint(&j, "rx_packets", p->stats.rx_packets);
 			json_uint(&j, "tx_packets", p->stats.tx_packets);
 			json_uint(&j, "rx_dropped", p->stats.rx_dropped);
@@ -461,8 +340,8 @@ print_human(const struct status *st)
 	       (unsigned long long)(s % 60), st->kernel);
 	printf("memory: %.1f MiB resident, %.1f MiB heap in use\n",
 	       st->rss / 1048576.0, st->heap / 1048576.0);
-	for (unsigned i = 0; i < st->n_dps; i++) {
-		const struct dp *dp = &st->dps[i];
+	for (unsigned i = 0; i < st->dps.n; i++) {
+		const struct ctl_dp *dp = &st->dps.dp[i];
 
 		printf("datapath %s: hit %llu missed %llu lost %llu, "
 		       "%llu flows, %u masks\n", dp->name,
@@ -471,11 +350,11 @@ print_human(const struct status *st)
 		       (unsigned long long)dp->stats.n_lost,
 		       (unsigned long long)dp->stats.n_flows, dp->mf.n_masks);
 		for (unsigned k = 0; k < dp->n_ports; k++) {
-			const struct port *p = &dp->ports[k];
+			const struct ctl_port *p = &dp->ports[k];
 
 			printf("  port %u: %s (%s) rx %llu tx %llu "
 			       "dropped %llu/%llu\n", p->port_no, p->name,
-			       port_type(p->type),
+			       ctl_port_type(p->type),
 			       (unsigned long long)p->stats.rx_packets,
 			       (unsigned long long)p->stats.tx_packets,
 			       (unsigned long long)p->stats.rx_dropped,
@@ -512,9 +391,7 @@ print_human(const struct status *st)
 static void
 status_free(struct status *st)
 {
-	for (unsigned i = 0; i < st->n_dps; i++)
-		free(st->dps[i].ports);
-	free(st->dps);
+	ctl_dps_free(&st->dps);
 	free(st->threads);
 	free(st->tables);
 	free(st->clients);

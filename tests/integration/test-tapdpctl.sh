@@ -201,12 +201,13 @@ check_out "flows: no such datapath: exit status 1" "^1$" \
 # capture: every step of the pings as pcapng, which tcpdump and tshark
 # read (each packet's port, step and flow in its comment); one port's;
 # the drops; not without CAP_NET_ADMIN.
-capture_bg() { # FILE-PREFIX ARGS...: in the background, its pid in CPID
+follow_bg() { # FILE-PREFIX COMMAND ARGS...: tapdpctl following a group in
+	       # the background, its pid in BGPID
 	local out=$1
 	shift
-	ip netns exec "$NS" "$BUILD/tapdpctl" capture "$@" \
+	ip netns exec "$NS" "$BUILD/tapdpctl" "$@" \
 		>"$T/$out.out" 2>"$T/$out.err" &
-	CPID=$!
+	BGPID=$!
 	wait_until 10 grep -q following "$T/$out.err"
 }
 # Only the pings: no ARP in between.
@@ -217,10 +218,10 @@ for pair in "$A 10.9.0.2 $B" "$B 10.9.0.1 $A" "$A 10.9.0.3 $C" "$C 10.9.0.1 $A";
 		dev eth0 nud permanent
 done
 check "capture all -w: it starts" \
-	capture_bg all all -w "$T/all.pcapng" --count 12 --timeout 20
+	follow_bg all capture all -w "$T/all.pcapng" --count 12 --timeout 20
 check "... 2 pings from host 1 to 2" \
 	ip netns exec "$A" ping -c 2 -i 0.2 -W 2 10.9.0.2
-check "... and it stops after 12 packets" wait_until 10 eval '! kill -0 $CPID 2>/dev/null'
+check "... and it stops after 12 packets" wait_until 10 eval '! kill -0 $BGPID 2>/dev/null'
 # Each in by one port and out by the two others.
 check_out "tcpdump reads the 12: each request and reply 3 times (in, out, out)" \
 	"^6 6$" eval 'tcpdump -nr "$T/all.pcapng" 2>/dev/null |
@@ -231,19 +232,19 @@ check_out "tshark reads each packet's comment and interface" \
 check_out "... a request out by port 2 after in by port 1, with its flow" \
 	"^dp0 2 v2 tx len=98,dp0:v2$" eval 'tshark -r "$T/all.pcapng" -Y icmp -T fields \
 		-E separator=, -e frame.comment -e frame.interface_name 2>/dev/null | sed -n 2p'
-check "capture v3 (text): it starts" capture_bg v3 v3 --count 2 --timeout 20
+check "capture v3 (text): it starts" follow_bg v3 capture v3 --count 2 --timeout 20
 check "... a ping from host 1 to 3" ip netns exec "$A" ping -c 1 -W 2 10.9.0.3
-check "... and it stops after 2 packets" wait_until 10 eval '! kill -0 $CPID 2>/dev/null'
+check "... and it stops after 2 packets" wait_until 10 eval '! kill -0 $BGPID 2>/dev/null'
 check_out "... the request out by v3, then the reply in" \
 	"^[0-9]+\.[0-9]{6} dp0 3 v3 tx len=98 [0-9]+\.[0-9]{6} dp0 3 v3 rx len=98 $" \
 	eval 'tr "\n" " " <"$T/v3.out"'
 # A frame no flow matches, whose upcall has nobody to go to: dropped.
-check "capture drops: it starts" capture_bg drops drops --count 1 --timeout 20
+check "capture drops: it starts" follow_bg drops capture drops --count 1 --timeout 20
 ip netns exec "$A" /usr/bin/python3 -c 'import socket
 s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
 s.bind(("eth0", 0))
 s.send(b"\xff" * 6 + b"\x02" * 6 + b"\x88\xb5" + bytes(46))'
-check "... and it stops after the drop" wait_until 10 eval '! kill -0 $CPID 2>/dev/null'
+check "... and it stops after the drop" wait_until 10 eval '! kill -0 $BGPID 2>/dev/null'
 check_out "... the drop, its port and reason" "^[0-9.]+ dp0 1 v1 drop:NOT_SPECIFIED len=60$" \
 	cat "$T/drops.out"
 check_out "capture without CAP_NET_ADMIN: refused" \
@@ -257,25 +258,17 @@ check_out "capture of a port that is not there: exit status 1" "^1$" \
 # that tshark decodes with compat/wireshark-ovs.lua (an ovs_flow NEW with
 # its key, mask, actions and UFID; the daemon's answer), and as lines;
 # nlmon's own traffic left out; not without CAP_NET_ADMIN.
-nlmon_bg() { # FILE-PREFIX ARGS...: in the background, its pid in NPID
-	local out=$1
-	shift
-	ip netns exec "$NS" "$BUILD/tapdpctl" nlmon "$@" \
-		>"$T/$out.out" 2>"$T/$out.err" &
-	NPID=$!
-	wait_until 10 grep -q following "$T/$out.err"
-}
 ovs_tshark() { tshark -X lua_script:"$TOP/compat/wireshark-ovs.lua" "$@" 2>/dev/null; }
 NEWREQ='ovs.cmd_name == "NEW" && netlink.hdr_flags.request == 1 && ovs.key.in_port == 2'
-check "nlmon -w: it starts" nlmon_bg nl -w "$T/nl.pcapng"
+check "nlmon -w: it starts" follow_bg nl nlmon -w "$T/nl.pcapng"
 check "... ovs-dpctl add-flow with a UFID, ct and output" dpctl add-flow dp0 \
 	"ufid:5b4ae0a6-7a3b-4b2c-9d1e-0123456789ab,in_port(2),eth(),eth_type(0x86dd),ipv6()" \
 	"ct(commit,zone=7),1"
 check "... ovs-dpctl dump-flows" dpctl dump-flows dp0
 check "... tshark finds the flow's NEW in the file" wait_until 10 eval \
 	'ovs_tshark -r "$T/nl.pcapng" -Y "$NEWREQ" | grep -q .'
-kill "$NPID"
-wait "$NPID" 2>/dev/null
+kill "$BGPID"
+wait "$BGPID" 2>/dev/null
 UFID=$(ovs_tshark -r "$T/nl.pcapng" -Y "$NEWREQ" -T fields -e ovs.ufid)
 check_out "tshark: the NEW request, from ovs-dpctl, its family named" \
 	"^ovs_flow,NEW,ovs-dpctl\[[0-9]+\] portid [0-9]+ -> ovs_flow cmd 1 flags REQUEST\|0x400 seq [0-9]+ len=[0-9]+$" \
@@ -298,10 +291,10 @@ check_out "... and its end, NLMSG_DONE to the same seq" "^1$" \
 			-T fields -E occurrence=f -e netlink.hdr_seq -e netlink.hdr_pid)
 		ovs_tshark -r "$T/nl.pcapng" -Y "netlink.hdr_type == 3 && netlink.hdr_seq == $1 && netlink.hdr_pid == $2" | wc -l'
 check_out "... nlmon's own datagrams left out" "^0$" eval \
-	'ovs_tshark -r "$T/nl.pcapng" -T fields -e frame.comment | grep -c "^tapdpctl\[$NPID\]"'
-check "nlmon (text): it starts" nlmon_bg nltext --count 4 --timeout 20
+	'ovs_tshark -r "$T/nl.pcapng" -T fields -e frame.comment | grep -c "^tapdpctl\[$BGPID\]"'
+check "nlmon (text): it starts" follow_bg nltext nlmon --count 4 --timeout 20
 check "... ovs-dpctl show" dpctl show dp0
-check "... and it stops after 4 datagrams" wait_until 10 eval '! kill -0 $NPID 2>/dev/null'
+check "... and it stops after 4 datagrams" wait_until 10 eval '! kill -0 $BGPID 2>/dev/null'
 check_out "... the first: ovs-dpctl asks nlctrl for a family" \
 	"^[0-9]+\.[0-9]{6} ovs-dpctl\[[0-9]+\] portid [0-9]+ -> nlctrl cmd 3 flags REQUEST seq [0-9]+ len=[0-9]+$" \
 	head -1 "$T/nltext.out"
