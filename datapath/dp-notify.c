@@ -224,9 +224,17 @@ dp_notify_open(struct dp_net *net)
 	rtnl = mnl_socket_open2(NETLINK_ROUTE, SOCK_CLOEXEC | SOCK_NONBLOCK);
 	if (!rtnl)
 		return -errno;
+	/* The events of devices in other namespaces too (a port's device
+	 * moved away) need CAP_NET_BROADCAST, which a container's default
+	 * set lacks: without it, those of our namespace only. */
 	if (mnl_socket_setsockopt(rtnl, NETLINK_LISTEN_ALL_NSID, &(int){ 1 },
-				  sizeof(int)) < 0 ||
-	    mnl_socket_bind(rtnl, RTMGRP_LINK, MNL_SOCKET_AUTOPID) < 0)
+				  sizeof(int)) < 0) {
+		if (errno != EPERM)
+			return -errno;
+		log_warn("no CAP_NET_BROADCAST: the link events of other "
+			 "namespaces go unheard");
+	}
+	if (mnl_socket_bind(rtnl, RTMGRP_LINK, MNL_SOCKET_AUTOPID) < 0)
 		return -errno;
 	err = server_watch(mnl_socket_get_fd(rtnl), rtnl_read, net);
 	if (!err)
