@@ -72,6 +72,7 @@ for b in build build-asan; do
 done
 run_script build tests/integration/test-unprivileged.sh
 run_script build tests/integration/test-deb.sh
+run_script build tests/integration/test-container.sh
 run_script build tests/test-includes.sh
 
 # The libFuzzer targets replay their kept corpus and crash reproducers
