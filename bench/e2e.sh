@@ -22,6 +22,10 @@
 #   E2E_CASES="bridge tapdp_dpctl" bash bench/e2e.sh
 #                              runs only those setups (ratios to a missing
 #                              baseline print as 0)
+#   E2E_CAPTURE=all bash bench/e2e.sh
+#                              (c) with `tapdpctl capture all -w /dev/null`
+#                              following every packet throughout (any
+#                              capture target works)
 set -u
 cd "$(dirname "$0")/.." || exit 1
 make -s all build/udpgen || exit 1
@@ -145,6 +149,20 @@ case_ovs_netdev() {
 
 dpctl() { ip netns exec $SW "$B/tapdp-run" -- ovs-dpctl "$@" 2>/dev/null; }
 
+# E2E_CAPTURE's capture, until the teardown kills it (its pid file).
+capture_up() {
+	[ -n "${E2E_CAPTURE:-}" ] || return 0
+	ip netns exec $SW "$B/tapdpctl" capture $E2E_CAPTURE -w /dev/null \
+		2>"$T/capture.err" &
+	echo $! >"$T/capture.pid"
+	for _ in $(seq 50); do
+		grep -q following "$T/capture.err" && return 0
+		sleep 0.1
+	done
+	echo "e2e: the capture did not start: $(cat "$T/capture.err")"
+	exit 1
+}
+
 case_tapdp_dpctl() {
 	hosts_up on
 	ip netns exec $SW "$B/tapdpd" --socket "$TAPDP_SOCKET" \
@@ -156,7 +174,8 @@ case_tapdp_dpctl() {
 	dpctl add-flow dp0 "in_port(2),eth(),eth_type(0x0806),arp()" 1
 	dpctl add-flow dp0 "in_port(1),eth(),eth_type(0x0800),ipv4()" 2
 	dpctl add-flow dp0 "in_port(2),eth(),eth_type(0x0800),ipv4()" 1
-	measure "c-tapdp-dpctl"
+	capture_up
+	measure "c-tapdp-dpctl${E2E_CAPTURE:+-capture-$E2E_CAPTURE}"
 	for i in $(seq 0 255); do
 		printf "in_port(1),eth(dst=00:01:00:00:00:%02x/ff:ff:ff:ff:%02x:ff),eth_type(0x0800),ipv4(frag=no) 2\n" $i $i
 	done | while read -r m a; do dpctl add-flow dp0 "$m" "$a"; done
