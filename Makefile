@@ -95,7 +95,8 @@ $(BUILD)/libtapdp.so: $(SHIM_SRCS) compat/shim.h compat/route.h \
 # The programs that preload the shim find it as compat/shim-path.h says.
 RUN_SRCS := compat/tapdp-run.c compat/shim-path.c
 CTL_SRCS := compat/tapdpctl.c compat/shim-path.c compat/genl-client.c \
-	    compat/json.c compat/odp-key.c compat/ctl-status.c \
+	    compat/json.c compat/odp-key.c compat/odp-actions.c \
+	    compat/ctl-status.c compat/ctl-trace.c \
 	    compat/ctl-drops.c compat/ctl-flows.c compat/ctl-capture.c \
 	    compat/ctl-nlmon.c compat/ctl-follow.c compat/ctl-dp.c \
 	    compat/pcapng.c
@@ -122,9 +123,11 @@ $(BUILD)/test-alloc-fail: LDFLAGS += -Wl,--wrap=malloc,--wrap=calloc \
 # The keeper is the daemon's, not the core's; it sandboxes itself.
 $(BUILD)/test-keep: $(BUILD)/obj/daemon/keeper.o \
 	$(BUILD)/obj/daemon/sandbox.o $(BUILD)/gen/syscall-names.o
-# tapdpctl's JSON, flow-key and pcapng writers.
+# tapdpctl's JSON, flow-key, action and pcapng writers.
 $(BUILD)/test-json: $(BUILD)/obj/compat/json.o
 $(BUILD)/test-odp-key: $(BUILD)/obj/compat/odp-key.o
+$(BUILD)/test-odp-actions: $(BUILD)/obj/compat/odp-actions.o \
+	$(BUILD)/obj/compat/odp-key.o
 $(BUILD)/test-pcapng: $(BUILD)/obj/compat/pcapng.o
 # The fuzz targets' mutator.
 $(BUILD)/test-nl-mutator: $(BUILD)/obj/tests/fuzz/nl-mutator.o

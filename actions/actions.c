@@ -883,6 +883,8 @@ execute_list(struct exec *x, struct packet *pkt, struct flow_key *key,
 	attr_for_each(a, acts, len, rem) {
 		bool last = is_last(a, rem);
 
+		if (env->step)
+			env->step(env->ctx, a, pkt, key);
 		switch (attr_type(a)) {
 		case OVS_ACTION_ATTR_OUTPUT:
 			env->output(env->ctx, pkt, key, attr_get_u32(a));

@@ -92,6 +92,10 @@ struct actions_env {
 	 * drop or meter action, an expired TTL, a failed action, the
 	 * recursion limit, a full deferral queue. */
 	void (*drop)(void *ctx, const struct packet *pkt, uint32_t reason);
+	/* Optional, for a trace: told each action a before it runs, with
+	 * the packet and key as they stand. NULL on the packet path. */
+	void (*step)(void *ctx, const struct nlattr *a,
+		     const struct packet *pkt, const struct flow_key *key);
 };
 
 /* Executes acts on pkt, whose key (metadata and fields) is key. The

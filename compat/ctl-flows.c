@@ -243,19 +243,21 @@ now_ms(void)
 	return (uint64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-/* The UFID as OVS writes it: four 32-bit words in host order. */
+/* The UFID as OVS writes it, "-" for none. */
 static void
 ufid_string(const struct flow *fl, char *buf, size_t len)
 {
-	uint32_t w[4] = { 0 };
+	FILE *f = fmemopen(buf, len, "w");
 
-	memcpy(w, fl->ufid, fl->ufid_len);
-	if (!fl->ufid_len)
+	if (!f) {
 		snprintf(buf, len, "-");
+		return;
+	}
+	if (fl->ufid_len)
+		odp_ufid_format(f, fl->ufid, fl->ufid_len);
 	else
-		snprintf(buf, len, "ufid:%08x-%04x-%04x-%04x-%04x%08x", w[0],
-			 w[1] >> 16, w[1] & 0xffff, w[2] >> 16, w[2] & 0xffff,
-			 w[3]);
+		fputs("-", f);
+	fclose(f);
 }
 
 /* A key (mask NULL: exact) as ovs-dpctl writes it, as a string. */

@@ -776,7 +776,7 @@ put_attr(FILE *f, const struct nlattr *a, const struct nlattr *m)
 	const uint8_t *k = mnl_attr_get_payload(a);
 	const uint8_t *mk = m ? mnl_attr_get_payload(m) : NULL;
 	bool exact = !m || mask_is(type, m, 0xff);
-	bool m_empty = !m || all_bytes(mk, mnl_attr_get_payload_len(m), 0);
+	bool m_empty = m && all_bytes(mk, mnl_attr_get_payload_len(m), 0);
 	struct out o = { .f = f, .first = true };
 
 	if (l) {
@@ -1071,4 +1071,14 @@ odp_mask_fields(FILE *f, const void *mask, size_t mask_len)
 		}
 		first = false;
 	}
+}
+
+void
+odp_ufid_format(FILE *f, const void *ufid, size_t len)
+{
+	uint32_t w[4] = { 0 };
+
+	memcpy(w, ufid, len < sizeof(w) ? len : sizeof(w));
+	fprintf(f, "ufid:%08x-%04x-%04x-%04x-%04x%08x", w[0], w[1] >> 16,
+		w[1] & 0xffff, w[2] >> 16, w[2] & 0xffff, w[3]);
 }

@@ -21,5 +21,8 @@ void odp_key_format(FILE *f, const void *key, size_t key_len,
  * attributes and, in their parentheses, the fields its bits are not all
  * zeros for: "in_port,eth_type,ipv4(src,proto,frag),tcp(dst)". */
 void odp_mask_fields(FILE *f, const void *mask, size_t mask_len);
+/* A UFID (1 to 16 bytes) as OVS writes it: "ufid:" and four 32-bit words
+ * in host order as a UUID. */
+void odp_ufid_format(FILE *f, const void *ufid, size_t len);
 
 #endif

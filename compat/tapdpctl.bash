@@ -17,7 +17,7 @@ _tapdpctl() {
 	fi
 	case $cmd in
 	"")
-		COMPREPLY=($(compgen -W "--json --socket --help status drops flows capture nlmon" \
+		COMPREPLY=($(compgen -W "--json --socket --help status drops flows trace capture nlmon" \
 			-- "$cur")) ;;
 	capture)
 		case $prev in
@@ -31,6 +31,11 @@ _tapdpctl() {
 		-w) COMPREPLY=($(compgen -f -- "$cur")) ;;
 		--count|--timeout) COMPREPLY=() ;;
 		*) COMPREPLY=($(compgen -W "-w --count --timeout" -- "$cur")) ;;
+		esac ;;
+	trace)
+		case $prev in
+		--pcap) COMPREPLY=($(compgen -f -- "$cur")) ;;
+		*) COMPREPLY=($(compgen -W "--pcap" -- "$cur")) ;;
 		esac ;;
 	flows)
 		case $prev in

@@ -23,6 +23,7 @@ static const struct ctl_cmd *const cmds[] = {
 	&ctl_cmd_status,
 	&ctl_cmd_drops,
 	&ctl_cmd_flows,
+	&ctl_cmd_trace,
 	&ctl_cmd_capture,
 	&ctl_cmd_nlmon,
 };

@@ -899,6 +899,109 @@ conntrack_execute(struct conntrack *ct, struct packet *pkt,
 	return err;
 }
 
+/* A connection the tracker holds for t, changing nothing (an expired
+ * one is absent, and left for the sweeper). */
+static struct conn *
+peek(struct conntrack *ct, const struct ct_tuple *t, int *dir, uint64_t now)
+{
+	struct conn_node *n = find(ct, t);
+
+	if (!n || expired(n->conn, now))
+		return NULL;
+	*dir = n->dir;
+	return n->conn;
+}
+
+/* track_packet() for a trace: the connection found, or the one the packet
+ * would start (in tr->tmp), without the protocol state machine. */
+static void
+peek_track(struct conntrack *ct, struct track *tr, const uint8_t *l3,
+	   const struct ct_action *a, const struct flow_key *key)
+{
+	bool natted = key->ct_state & OVS_CS_F_NAT_MASK;
+	struct ct_tuple t = tr->p.tuple;
+
+	tr->c = NULL;
+	if (tr->res == CT_PARSE_ICMP_ERROR) {
+		if (ct_tuple_invert(&tr->p.tuple, &t) &&
+		    (tr->c = peek(ct, &t, &tr->dir, tr->now)))
+			tr->info = INFO_REL;
+		return;
+	}
+	if (tr->res != CT_PARSE_OK)
+		return;
+	if (natted && !ct_tuple_invert(&tr->p.tuple, &t))
+		return;
+	tr->c = peek(ct, &t, &tr->dir, tr->now);
+	if (tr->c && natted)
+		tr->dir = !tr->dir;
+	/* force_commit restarts a connection seen from its reply side. */
+	if (tr->c && a->force && tr->dir == CT_DIR_REPLY)
+		tr->c = NULL;
+	if (tr->c) {
+		tr->info = info_of(tr->c, tr->dir);
+	} else if (!natted && conn_new(ct, tr, l3, a)) {
+		tr->c = &tr->tmp;
+		tr->dir = CT_DIR_ORIG;
+		tr->info = tr->tmp.master ? INFO_REL : INFO_NEW;
+	}
+}
+
+int
+conntrack_peek(struct conntrack *ct, struct packet *pkt, struct flow_key *key,
+	       const struct ct_action *a)
+{
+	bool executed = (key->ct_state & OVS_CS_F_TRACKED) &&
+			!(key->ct_state & OVS_CS_F_INVALID) &&
+			key->ct_zone == a->zone;
+	uint32_t l3off = pkt->layers.l3;
+	bool partial, csum_ok;
+	struct track tr;
+
+	tr.c = NULL;
+	tr.tmp_live = false;
+	tr.now = clock_now_ms();
+	if (l3off == FLOW_OFS_NONE || l3off > pkt->len ||
+	    flow_key_family(key) != a->family) {
+		key->ct_state = 0;
+		update_key(key, &tr, a->zone);
+		return 0;
+	}
+	if (key->ip_frag != OVS_FRAG_TYPE_NONE)
+		return -EINPROGRESS;
+	partial = packet_csum_partial(pkt);
+	csum_ok = partial || (pkt->vnet.flags & VIRTIO_NET_HDR_F_DATA_VALID);
+	tr.res = ct_packet_parse(pkt->data + l3off, pkt->len - l3off,
+				 a->family, a->zone, csum_ok, &tr.p);
+	peek_track(ct, &tr, pkt->data + l3off, a, key);
+	/* Tracked in this zone before and found again: the key stands. */
+	if (!(executed && tr.c && tr.c != &tr.tmp)) {
+		key->ct_state = 0;
+		update_key(key, &tr, a->zone);
+	}
+	/* A committed connection's translation changes nothing in it; a new
+	 * one's mapping would take a tuple, so it is left out. */
+	if (tr.c && tr.c != &tr.tmp && a->nat &&
+	    !(key->ct_state & OVS_CS_F_NAT_MASK) &&
+	    !do_nat(ct, &tr, a, pkt->data + l3off, partial, key)) {
+		if (tr.tmp_live)
+			pthread_spin_destroy(&tr.tmp.lock);
+		return -EINVAL;
+	}
+	if (tr.c && a->commit) {
+		key->ct_mark = (key->ct_mark & ~a->mark_mask) |
+			       (a->mark & a->mark_mask);
+		if (a->set_labels)
+			for (int i = 0; i < 16; i++)
+				key->ct_labels[i] =
+					(key->ct_labels[i] & ~a->labels_mask[i]) |
+					(a->labels[i] & a->labels_mask[i]);
+	}
+	if (tr.tmp_live)
+		pthread_spin_destroy(&tr.tmp.lock);
+	return 0;
+}
+
 /* Limits. */
 
 void

@@ -42,6 +42,15 @@ void conntrack_destroy(struct conntrack *ct);
  * NAT impossible, zone limit reached on commit, table full). */
 int conntrack_execute(struct conntrack *ct, struct packet *pkt,
 		      struct flow_key *key, const struct ct_action *a);
+/* What conntrack_execute() would make of pkt, for a trace, changing
+ * nothing in the tracker: the key's ct_* fields from the connection the
+ * packet belongs to (+new for one it would start), a committed
+ * connection's NAT applied to pkt and key, the action's mark and labels
+ * when it commits. Not run: reassembly (a fragment gives -EINPROGRESS),
+ * the protocol state machine (TCP windows), a new connection's NAT
+ * mapping, helpers, zone limits. */
+int conntrack_peek(struct conntrack *ct, struct packet *pkt,
+		   struct flow_key *key, const struct ct_action *a);
 
 /* Zone limits (ovs_ct_limit): a zone without its own limit has the
  * default; 0 means unlimited. */

@@ -7,6 +7,7 @@
  * figures of the process come from /proc, as ps would read them; the
  * commands run on the control thread. */
 #include <dirent.h>
+#include <linux/if_ether.h>
 #include <errno.h>
 #include <malloc.h>
 #include <stdio.h>
@@ -20,6 +21,7 @@
 #include "datapath/drop.h"
 #include "datapath/families.h"
 #include "datapath/meter.h"
+#include "datapath/trace.h"
 #include "include/tapdp/ctl-uapi.h"
 #include "netlink/genl.h"
 
@@ -345,10 +347,56 @@ ctl_nlmon_tap(const struct nlsock *sk, const void *buf, size_t len,
 	free(mem);
 }
 
+/* A dry run of the frame in by the port: its steps (datapath/trace.h). */
+static int
+ctl_cmd_trace(struct genl_info *info)
+{
+	static char mem[GENL_MSG_MAX];
+	const struct nlattr **tb = info->attrs;
+	struct dp_net *net = nlsock_net(info->sk);
+	struct datapath *dp;
+	struct dp_port *in;
+	struct msgbuf mb;
+	int err = 0;
+
+	if (!tb[TAPDP_CTL_ATTR_DP_IFINDEX] || !tb[TAPDP_CTL_ATTR_PORT_NO] ||
+	    !tb[TAPDP_CTL_ATTR_PACKET])
+		return -EINVAL;
+	msgbuf_init(&mb, mem, sizeof(mem));
+	if (!genl_msg_start(&mb, &ctl_family, nlsock_portid(info->sk),
+			    info->nlh->nlmsg_seq, 0, TAPDP_CTL_CMD_TRACE))
+		return -EMSGSIZE;
+	rcu_read_lock();
+	dp = dp_by_ifindex(net, attr_get_u32(tb[TAPDP_CTL_ATTR_DP_IFINDEX]));
+	in = dp ? dp_port_get(dp, attr_get_u32(tb[TAPDP_CTL_ATTR_PORT_NO]))
+		: NULL;
+	if (!in)
+		err = -ENODEV;
+	else
+		dp_trace(dp, in, dp_net_conntrack(net),
+			 attr_data(tb[TAPDP_CTL_ATTR_PACKET]),
+			 attr_len(tb[TAPDP_CTL_ATTR_PACKET]), &mb);
+	rcu_read_unlock();
+	if (err)
+		return err;
+	if (msgbuf_end(&mb))
+		return -EMSGSIZE;
+	return genl_reply(info, &mb);
+}
+
+static const struct attr_policy ctl_policy[TAPDP_CTL_ATTR_MAX + 1] = {
+	[TAPDP_CTL_ATTR_DP_IFINDEX] = { .kind = ATTR_U32 },
+	[TAPDP_CTL_ATTR_PORT_NO] = { .kind = ATTR_U32 },
+	/* A frame of an Ethernet header at least. */
+	[TAPDP_CTL_ATTR_PACKET] = { .kind = ATTR_UNSPEC, .len = ETH_HLEN },
+};
+
 static const struct genl_ops_entry ctl_ops[] = {
 	{ .cmd = TAPDP_CTL_CMD_STATUS, .doit = ctl_cmd_status },
 	{ .cmd = TAPDP_CTL_CMD_CLIENTS, .dumpit = ctl_cmd_clients },
 	{ .cmd = TAPDP_CTL_CMD_THREADS, .dumpit = ctl_cmd_threads },
+	{ .cmd = TAPDP_CTL_CMD_TRACE, .flags = GENL_UNS_ADMIN_PERM,
+	  .doit = ctl_cmd_trace },
 };
 
 static const struct genl_mcgrp ctl_groups[] = {
@@ -363,6 +411,7 @@ static const struct genl_family ctl_family = {
 	.id = FAMILY_ID_CTL,
 	.version = TAPDP_CTL_VERSION,
 	.maxattr = TAPDP_CTL_ATTR_MAX,
+	.policy = ctl_policy,
 	.resv_start_op = TAPDP_CTL_CMD_NLMSG + 1,
 	.ops = ctl_ops,
 	.n_ops = sizeof(ctl_ops) / sizeof(ctl_ops[0]),

@@ -121,8 +121,8 @@ pids_new(const uint32_t *pids, unsigned n, unsigned max, struct dp_pids **out)
 
 /* Upcalls. */
 
-static uint32_t
-miss_portid(struct datapath *dp, struct dp_port *in, uint32_t hash)
+uint32_t
+dp_upcall_portid(struct datapath *dp, struct dp_port *in, uint32_t hash)
 {
 	if (dp->user_features & OVS_DP_F_DISPATCH_UPCALL_PER_CPU) {
 		struct dp_pids *p = rcu_dereference(dp->cpu_pids);
@@ -441,7 +441,7 @@ env_userspace(void *c, const struct packet *pkt, const struct flow_key *key,
 
 	attr_parse_nested(ua, NULL, OVS_USERSPACE_ATTR_MAX, tb, NULL);
 	if (dp->user_features & OVS_DP_F_DISPATCH_UPCALL_PER_CPU)
-		portid = miss_portid(dp, NULL,
+		portid = dp_upcall_portid(dp, NULL,
 				     packet_hash((struct packet *)pkt, key));
 	else
 		portid = attr_get_u32(tb[OVS_USERSPACE_ATTR_PID]);
@@ -565,8 +565,8 @@ dp_process(struct dp_ctx *ctx, struct packet *pkt, struct flow_key *key)
 		__atomic_fetch_add(&st->n_missed, 1, __ATOMIC_RELAXED);
 		ctx->flow = NULL;
 		err = upcall(ctx, OVS_PACKET_CMD_MISS,
-			     miss_portid(dp, ctx->in, hash), pkt, key, NULL,
-			     NULL, NULL, 0);
+			     dp_upcall_portid(dp, ctx->in, hash), pkt, key,
+			     NULL, NULL, NULL, 0);
 		count_upcall(dp, ctx->in, err);
 		/* A full socket is no drop for the kernel (EAGAIN: the
 		 * packet is consumed), only a lost upcall; no pid, no socket
@@ -1042,11 +1042,13 @@ dp_flow_set_actions(struct flow *flow, struct actions_stored *acts)
 }
 
 struct flow *
-dp_flow_lookup(struct datapath *dp, const struct flow_key *key)
+dp_flow_lookup(struct datapath *dp, const struct flow_key *key,
+	       uint32_t *n_mask_hit)
 {
-	uint32_t n_mask_hit, n_cache_hit;
+	uint32_t n_masks, n_cache_hit;
 
-	return flow_table_lookup(&dp->table, NULL, key, 0, &n_mask_hit,
+	return flow_table_lookup(&dp->table, NULL, key, 0,
+				 n_mask_hit ? n_mask_hit : &n_masks,
 				 &n_cache_hit);
 }
 

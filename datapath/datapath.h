@@ -207,8 +207,10 @@ int dp_port_set_pids(struct dp_port *port, const uint32_t *pids, unsigned n);
  * replaced actions and removed flows after a grace period. A flow's
  * actions (flow->actions) are a struct actions_stored. */
 struct actions_stored;
-/* The flow a packet with key would hit (masks applied). */
-struct flow *dp_flow_lookup(struct datapath *dp, const struct flow_key *key);
+/* The flow a packet with key would hit (masks applied), with the masks
+ * probed for it (n_mask_hit may be NULL); no mask cache. */
+struct flow *dp_flow_lookup(struct datapath *dp, const struct flow_key *key,
+			    uint32_t *n_mask_hit);
 /* The flow whose unmasked key is key, or whose UFID is ufid. */
 struct flow *dp_flow_lookup_exact(struct datapath *dp,
 				  const struct flow_key *key);
@@ -224,6 +226,12 @@ int dp_flow_insert(struct datapath *dp, struct flow *flow,
 void dp_flow_remove(struct datapath *dp, struct flow *flow);
 void dp_flow_flush(struct datapath *dp);
 void dp_flow_clear_stats(struct flow *flow);
+
+/* The portid a miss of a packet with this hash that came in by port in
+ * goes to (in NULL: a userspace action's, with per-CPU dispatch); 0:
+ * none. Inside rcu_read_lock(). */
+uint32_t dp_upcall_portid(struct datapath *dp, struct dp_port *in,
+			  uint32_t hash);
 
 /* OVS_PACKET_CMD_EXECUTE: runs actions on a copy of frame, with the
  * metadata of key (in_port..., and mac_proto/eth_type for an L3 packet)

@@ -263,7 +263,7 @@ flow_cmd_new(struct genl_info *info)
 	if (id.len)
 		flow = dp_flow_lookup_ufid(dp, id.ufid, id.len);
 	if (!flow)
-		flow = dp_flow_lookup(dp, &key);
+		flow = dp_flow_lookup(dp, &key, NULL);
 	if (!flow) {
 		/* A flow without UFID keeps its key behind it. */
 		nf = calloc(1, sizeof(*nf) + (id.len ? 0 : sizeof(key)));

@@ -63,6 +63,21 @@ msgbuf_cancel(struct msgbuf *mb)
 	mb->overflow = false;
 }
 
+size_t
+msgbuf_mark(const struct msgbuf *mb)
+{
+	return mb->cur ? mb->cur->nlmsg_len : 0;
+}
+
+void
+msgbuf_rewind(struct msgbuf *mb, size_t mark)
+{
+	if (!mb->cur || mark > mb->cur->nlmsg_len)
+		return;
+	mb->cur->nlmsg_len = mark;
+	mb->overflow = false;
+}
+
 void
 msgbuf_put(struct msgbuf *mb, uint16_t type, size_t len, const void *data)
 {

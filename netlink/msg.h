@@ -33,6 +33,11 @@ void *msgbuf_start(struct msgbuf *mb, uint16_t type, uint16_t flags,
 		   uint32_t seq, uint32_t portid, size_t hdrlen);
 int msgbuf_end(struct msgbuf *mb);
 void msgbuf_cancel(struct msgbuf *mb);
+/* The open message's length, to rewind() to: what was put after the mark
+ * goes, and an overflow with it (the nests opened since must not be
+ * ended). */
+size_t msgbuf_mark(const struct msgbuf *mb);
+void msgbuf_rewind(struct msgbuf *mb, size_t mark);
 
 void msgbuf_put(struct msgbuf *mb, uint16_t type, size_t len,
 		const void *data);

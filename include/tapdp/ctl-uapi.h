@@ -30,10 +30,26 @@
  *   time, the length and the first TAPDP_CTL_NLMON_SNAPLEN bytes. Those
  *   of the group's own members are left out.
  *
+ * - TAPDP_CTL_CMD_TRACE, a doit: a dry run of a frame (PACKET) that came
+ *   in by port PORT_NO of datapath DP_IFINDEX. The answer holds TRACE, a
+ *   nest of STEP nests in the order they happened, each with its
+ *   STEP_KIND and DEPTH (recirculations so far) and, by kind:
+ *   KEY (KEY: the OVS_KEY_ATTR_* extracted), MISS (MASKS_PROBED, PORTID
+ *   the upcall would go to), FLOW (the megaflow hit: UFID, FLOW_KEY,
+ *   FLOW_MASK and FLOW_ACTIONS as ovs_flow dumps them, MASKS_PROBED),
+ *   ACTION (ACTION: the action attribute, whole), CT (CT_STATE, CT_ZONE,
+ *   CT_MARK; ERRNO when the tracker would drop it), OUTPUT (PORT_NO,
+ *   NAME, PACKET_LEN), USERSPACE (PORTID), RECIRC (RECIRC_ID), METER,
+ *   PSAMPLE (GROUP), DROP (REASON, REASON_NAME). TRUNCATED: the steps
+ *   left did not fit in the answer. Nothing is sent, counted, metered
+ *   or committed: conntrack is looked up, not changed (a new connection
+ *   shows +new, a committed one's NAT applies, a new one's does not).
+ *
  * Anyone may ask STATUS, THREADS and CLIENTS, as anyone may dump the
  * kernel's OVS families; the capture and nlmon carry packets and other
  * processes' requests, so joining them needs CAP_NET_ADMIN, as a packet
- * socket does. */
+ * socket does, and a TRACE, a dry OVS_PACKET_CMD_EXECUTE that reads the
+ * tracker, needs it as the execute does. */
 #ifndef TAPDP_CTL_UAPI_H
 #define TAPDP_CTL_UAPI_H
 
@@ -54,6 +70,22 @@ enum tapdp_ctl_cmd {
 	TAPDP_CTL_CMD_THREADS,
 	TAPDP_CTL_CMD_PACKET,
 	TAPDP_CTL_CMD_NLMSG,
+	TAPDP_CTL_CMD_TRACE,
+};
+
+/* TAPDP_CTL_ATTR_STEP_KIND of a TRACE's STEP. */
+enum tapdp_ctl_step {
+	TAPDP_CTL_STEP_KEY,
+	TAPDP_CTL_STEP_MISS,
+	TAPDP_CTL_STEP_FLOW,
+	TAPDP_CTL_STEP_ACTION,
+	TAPDP_CTL_STEP_CT,
+	TAPDP_CTL_STEP_OUTPUT,
+	TAPDP_CTL_STEP_USERSPACE,
+	TAPDP_CTL_STEP_RECIRC,
+	TAPDP_CTL_STEP_METER,
+	TAPDP_CTL_STEP_PSAMPLE,
+	TAPDP_CTL_STEP_DROP,
 };
 
 /* TAPDP_CTL_ATTR_KIND of a PACKET. */
@@ -98,6 +130,23 @@ enum tapdp_ctl_attr {
 	TAPDP_CTL_ATTR_PACKET_LEN,	/* u32: the whole packet's */
 	TAPDP_CTL_ATTR_PACKET,		/* binary: its first bytes */
 	TAPDP_CTL_ATTR_TO_CLIENT,	/* flag: an NLMSG the daemon sent */
+	TAPDP_CTL_ATTR_TRACE,		/* nest of TAPDP_CTL_ATTR_STEP */
+	TAPDP_CTL_ATTR_STEP,		/* nest */
+	TAPDP_CTL_ATTR_STEP_KIND,	/* u32: enum tapdp_ctl_step */
+	TAPDP_CTL_ATTR_DEPTH,		/* u32 */
+	TAPDP_CTL_ATTR_KEY,		/* nest of OVS_KEY_ATTR_* */
+	TAPDP_CTL_ATTR_FLOW_KEY,	/* nest of OVS_KEY_ATTR_* */
+	TAPDP_CTL_ATTR_FLOW_MASK,	/* nest of OVS_KEY_ATTR_* */
+	TAPDP_CTL_ATTR_FLOW_ACTIONS,	/* nest of OVS_ACTION_ATTR_* */
+	TAPDP_CTL_ATTR_MASKS_PROBED,	/* u32 */
+	TAPDP_CTL_ATTR_ACTION,		/* binary: one OVS_ACTION_ATTR_* */
+	TAPDP_CTL_ATTR_CT_STATE,	/* u32: OVS_CS_F_* */
+	TAPDP_CTL_ATTR_CT_ZONE,		/* u32 */
+	TAPDP_CTL_ATTR_CT_MARK,		/* u32 */
+	TAPDP_CTL_ATTR_ERRNO,		/* u32: positive */
+	TAPDP_CTL_ATTR_RECIRC_ID,	/* u32 */
+	TAPDP_CTL_ATTR_GROUP,		/* u32: a psample group */
+	TAPDP_CTL_ATTR_TRUNCATED,	/* flag */
 	__TAPDP_CTL_ATTR_MAX
 };
 #define TAPDP_CTL_ATTR_MAX	(__TAPDP_CTL_ATTR_MAX - 1)

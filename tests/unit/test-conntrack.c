@@ -702,6 +702,99 @@ test_snat(void **s)
 	assert_sums(&f);
 }
 
+/* A trace's peek: the states execute would give, the tracker unchanged. */
+static uint8_t
+peek_state(struct frame *f, const struct ct_action *a)
+{
+	int err;
+
+	rcu_read_lock();
+	err = conntrack_peek(ct, &f->pkt, &f->key, a);
+	rcu_read_unlock();
+	assert_int_equal(err, 0);
+	return f->key.ct_state;
+}
+
+static uint64_t
+n_conns(void)
+{
+	struct conntrack_stats st;
+
+	conntrack_get_stats(ct, &st);
+	return st.n_conns;
+}
+
+static void
+test_peek(void **s)
+{
+	struct ct_action c = act(true, 19), l = act(false, 19);
+	struct ct_action n = act(false, 20), sn = act(true, 20);
+	uint64_t before = n_conns();
+	struct frame f;
+	uint16_t p1;
+
+	/* Nothing held: new for what may start one, invalid otherwise;
+	 * a commit peeked commits nothing. */
+	udp(&f, A, B, 6000, 53);
+	assert_int_equal(peek_state(&f, &c), TRK | NEW);
+	c.mark = 0x42;
+	c.mark_mask = 0xff;
+	udp(&f, A, B, 6000, 53);
+	assert_int_equal(peek_state(&f, &c), TRK | NEW);
+	assert_int_equal(f.key.ct_mark, 0x42);
+	c.mark_mask = 0;
+	tcp(&f, A, B, 6001, 80, 1, 1, FB_RST);
+	assert_int_equal(peek_state(&f, &l), TRK | INV);
+	echo(&f, B, A, 0, 91);
+	assert_int_equal(peek_state(&f, &l), TRK | INV);
+	assert_int_equal(n_conns(), before);
+
+	/* Committed: both directions found; a peeked reply is no reply
+	 * seen, so the original direction stays new until a real one. */
+	udp(&f, A, B, 6000, 53);
+	assert_int_equal(state(&f, &c), TRK | NEW);
+	assert_int_equal(n_conns(), before + 1);
+	udp(&f, B, A, 53, 6000);
+	assert_int_equal(peek_state(&f, &l), TRK | EST | RPL);
+	udp(&f, A, B, 6000, 53);
+	assert_int_equal(peek_state(&f, &l), TRK | NEW);
+	udp(&f, B, A, 53, 6000);
+	assert_int_equal(state(&f, &l), TRK | EST | RPL);
+	udp(&f, A, B, 6000, 53);
+	assert_int_equal(peek_state(&f, &l), TRK | EST);
+	assert_int_equal(f.key.ct_orig_tp_dst, htons(53));
+	/* Recirculated after a real pass in the zone: the key stands. */
+	assert_int_equal(peek_state(&f, &l), TRK | EST);
+	/* Another zone holds none of it. */
+	udp(&f, A, B, 6000, 53);
+	assert_int_equal(peek_state(&f, &n), TRK | NEW);
+	assert_int_equal(n_conns(), before + 1);
+
+	/* A committed connection's NAT is applied to the peeked packet. */
+	sn.nat = CT_ACTION_NAT | CT_ACTION_SNAT;
+	sn.range.flags = CT_RANGE_MAP_IPS;
+	sn.range.min_addr.ip = sn.range.max_addr.ip = htonl(NATIP);
+	n.nat = CT_ACTION_NAT;
+	tcp(&f, A, B, 6002, 80, 1, 0, FB_SYN);
+	assert_int_equal(state(&f, &sn), TRK | NEW | SNAT);
+	p1 = ntohs(f.key.tp_src);
+	tcp(&f, B, NATIP, 80, p1, 500, 2, FB_SYN | FB_ACK);
+	assert_int_equal(peek_state(&f, &n), TRK | EST | RPL | DNAT);
+	assert_int_equal(f.key.ipv4_dst, htonl(A));
+	assert_int_equal(ntohs(f.key.tp_dst), 6002);
+	assert_sums(&f);
+	tcp(&f, B, NATIP, 80, p1, 500, 2, FB_SYN | FB_ACK);
+	assert_int_equal(state(&f, &n), TRK | EST | RPL | DNAT);
+	tcp(&f, A, B, 6002, 80, 2, 501, FB_ACK);
+	assert_int_equal(peek_state(&f, &n), TRK | EST | SNAT);
+	assert_int_equal(f.key.ipv4_src, htonl(NATIP));
+	/* ... but a new connection is not given a mapping. */
+	tcp(&f, A, B, 6003, 80, 1, 0, FB_SYN);
+	assert_int_equal(peek_state(&f, &sn), TRK | NEW);
+	assert_int_equal(f.key.ipv4_src, htonl(A));
+	assert_int_equal(n_conns(), before + 2);
+}
+
 static void
 test_dnat_icmp_error(void **s)
 {
@@ -2177,6 +2270,7 @@ main(void)
 		cmocka_unit_test(test_parse_once),
 		cmocka_unit_test(test_tcp),
 		cmocka_unit_test(test_udp_icmp),
+		cmocka_unit_test(test_peek),
 		cmocka_unit_test(test_zones),
 		cmocka_unit_test(test_mark_labels),
 		cmocka_unit_test(test_snat),

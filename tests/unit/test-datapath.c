@@ -25,6 +25,10 @@
 #include <urcu.h>
 
 #include "datapath/datapath.h"
+#include "datapath/drop.h"
+#include "datapath/trace.h"
+#include "include/tapdp/ctl-uapi.h"
+#include "netlink/genl.h"
 #include "flow/key-netlink.h"
 #include "netlink/attr.h"
 #include "tests/unit/builders.h"
@@ -751,6 +755,140 @@ test_recirc_chain_and_loop(void **state)
 	assert_true(fake_wire_recv("tdp-a", out, sizeof(out), 0) < 0);
 }
 
+/* A trace's steps, from the TRACE nest of a message built in mb. */
+struct steps {
+	unsigned n;
+	uint32_t kind[256];
+	const struct nlattr *tb[256][TAPDP_CTL_ATTR_MAX + 1];
+	bool truncated;
+};
+
+/* Runs dp_trace on fake_frame() in by port in, into a message of cap
+ * bytes, and reads its steps back. */
+static void
+trace(struct fixture *fx, struct dp_port *in, size_t cap, struct steps *st)
+{
+	static char mem[GENL_MSG_MAX];
+	const struct nlattr *tb[TAPDP_CTL_ATTR_MAX + 1], *nest, *a;
+	uint8_t f[FAKE_FRAME_LEN];
+	size_t len = fake_frame(f);
+	struct msgbuf mb;
+	int rem;
+
+	memset(st, 0, sizeof(*st));
+	msgbuf_init(&mb, mem, cap);
+	assert_non_null(msgbuf_start(&mb, 0x20, 0, 1, 0, GENL_HDRLEN));
+	rcu_read_lock();
+	dp_trace(fx->dp, in, dp_net_conntrack(fx->net), f, len, &mb);
+	rcu_read_unlock();
+	assert_int_equal(msgbuf_end(&mb), 0);
+	nest = attrs_find(mem + NLMSG_LENGTH(GENL_HDRLEN),
+			  mb.len - NLMSG_LENGTH(GENL_HDRLEN),
+			  TAPDP_CTL_ATTR_TRACE);
+	assert_non_null(nest);
+	assert_int_equal(attr_parse_nested(nest, NULL, TAPDP_CTL_ATTR_MAX, tb,
+					   NULL), 0);
+	st->truncated = tb[TAPDP_CTL_ATTR_TRUNCATED];
+	attr_for_each(a, attr_data(nest), attr_len(nest), rem) {
+		if (attr_type(a) != TAPDP_CTL_ATTR_STEP)
+			continue;
+		assert_true(st->n < 256);
+		assert_int_equal(attr_parse_nested(a, NULL,
+						   TAPDP_CTL_ATTR_MAX,
+						   st->tb[st->n], NULL), 0);
+		st->kind[st->n] = attr_get_u32(
+			st->tb[st->n][TAPDP_CTL_ATTR_STEP_KIND]);
+		st->n++;
+	}
+}
+
+static unsigned
+steps_of(const struct steps *st, uint32_t kind)
+{
+	unsigned n = 0;
+
+	for (unsigned i = 0; i < st->n; i++)
+		n += st->kind[i] == kind;
+	return n;
+}
+
+/* A trace tells what the packet path would do, and does none of it: the
+ * chain of recirculations with each megaflow, the port it would leave
+ * by; no frame sent, no counter moved. A loop ends as the packet path
+ * ends it, and an answer too small for the steps says it was cut. */
+static void
+test_trace(void **state)
+{
+	struct fixture *fx = *state;
+	static struct attrs acts;
+	uint8_t out[128];
+	struct flow *flow[3];
+	static struct steps st;
+	struct dp_stats ds;
+	uint32_t portid;
+	unsigned last;
+
+	for (uint32_t id = 0; id < 3; id++) {
+		attrs_init(&acts);
+		if (id < 2)
+			msgbuf_put_u32(&acts.mb, OVS_ACTION_ATTR_RECIRC, id + 1);
+		else
+			msgbuf_put_u32(&acts.mb, OVS_ACTION_ATTR_OUTPUT, 2);
+		flow[id] = flow_add_recirc(fx->dp, 1, id, &acts);
+	}
+	trace(fx, fx->a, GENL_MSG_MAX, &st);
+	assert_false(st.truncated);
+	/* key, megaflow, action, recirc: twice; key, megaflow, action,
+	 * output. */
+	assert_int_equal(st.n, 12);
+	assert_int_equal(steps_of(&st, TAPDP_CTL_STEP_FLOW), 3);
+	assert_int_equal(steps_of(&st, TAPDP_CTL_STEP_RECIRC), 2);
+	assert_int_equal(st.kind[0], TAPDP_CTL_STEP_KEY);
+	assert_int_equal(st.kind[1], TAPDP_CTL_STEP_FLOW);
+	assert_memory_equal(attr_data(st.tb[1][TAPDP_CTL_ATTR_UFID]), "ufid",
+			    4);
+	assert_non_null(st.tb[1][TAPDP_CTL_ATTR_FLOW_MASK]);
+	assert_non_null(st.tb[1][TAPDP_CTL_ATTR_FLOW_ACTIONS]);
+	last = st.n - 1;
+	assert_int_equal(st.kind[last], TAPDP_CTL_STEP_OUTPUT);
+	assert_int_equal(attr_get_u32(st.tb[last][TAPDP_CTL_ATTR_PORT_NO]), 2);
+	assert_string_equal(attr_data(st.tb[last][TAPDP_CTL_ATTR_NAME]),
+			    "tdp-b");
+	assert_int_equal(attr_get_u32(st.tb[last][TAPDP_CTL_ATTR_DEPTH]), 2);
+	assert_true(fake_wire_recv("tdp-b", out, sizeof(out), 0) < 0);
+	for (uint32_t id = 0; id < 3; id++)
+		assert_int_equal(atomic_read(&flow[id]->packets), 0);
+	dp_get_stats(fx->dp, &ds);
+	assert_int_equal(ds.n_hit + ds.n_missed, 0);
+
+	/* From port 2: a miss, to port 2's pid, sent nowhere. */
+	trace(fx, fx->b, GENL_MSG_MAX, &st);
+	assert_int_equal(st.n, 2);
+	assert_int_equal(st.kind[1], TAPDP_CTL_STEP_MISS);
+	assert_int_equal(attr_get_u32(st.tb[1][TAPDP_CTL_ATTR_PORTID]), 78);
+	assert_true(upcall_recv(&portid, out, sizeof(out), 0) < 0);
+
+	/* A flow that recirculates to itself: ended by the deferral limit,
+	 * as the packet path ends it; in 2 KiB, cut. */
+	attrs_init(&acts);
+	msgbuf_put_u32(&acts.mb, OVS_ACTION_ATTR_RECIRC, 1);
+	flow_add_recirc(fx->dp, 2, 0, &acts);
+	flow[0] = flow_add_recirc(fx->dp, 2, 1, &acts);
+	trace(fx, fx->b, GENL_MSG_MAX, &st);
+	assert_false(st.truncated);
+	last = st.n - 1;
+	assert_int_equal(st.kind[last], TAPDP_CTL_STEP_DROP);
+	assert_int_equal(attr_get_u32(st.tb[last][TAPDP_CTL_ATTR_REASON]),
+			 TAPDP_DROP_OVS_DEFERRED_LIMIT);
+	/* recirc_id 0's, then the 30 of test_recirc_chain_and_loop. */
+	assert_int_equal(steps_of(&st, TAPDP_CTL_STEP_FLOW), 31);
+	assert_int_equal(atomic_read(&flow[0]->packets), 0);
+	assert_int_equal(dp_drops(fx->dp, TAPDP_DROP_OVS_DEFERRED_LIMIT), 0);
+	trace(fx, fx->b, 2048, &st);
+	assert_true(st.truncated);
+	assert_true(st.n > 2 && st.n < 30);
+}
+
 /* A TCP segment of 4000 bytes from 10.0.0.1:40000 to 10.0.0.2:80 that
  * asks for segmentation into 1448-byte segments and a partial checksum, as
  * a TAP device hands one over. */
@@ -1204,6 +1342,7 @@ main(void)
 			test_miss_gso_refused_drops_segments, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_recirc_chain_and_loop,
 						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_trace, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_miss_gso_lie_is_lost,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(

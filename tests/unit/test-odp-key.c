@@ -124,6 +124,37 @@ test_exact(void **state)
 		   "dst=ff:00:00:00:00:00),eth_type(0x0800),"
 		   "ipv4(src=10.0.0.1,dst=10.0.0.2,proto=6,tos=0x10,ttl=64,"
 		   "frag=no),tcp(src=1000,dst=80),tcp_flags(syn|ack)");
+
+	/* The tracker's fields, zero or not, as a packet's key has them. */
+	attrs_init(&k);
+	mnl_attr_put_u32(k.h, OVS_KEY_ATTR_CT_STATE, 0);
+	mnl_attr_put_u16(k.h, OVS_KEY_ATTR_CT_ZONE, 0);
+	mnl_attr_put_u32(k.h, OVS_KEY_ATTR_CT_MARK, 0);
+	mnl_attr_put(k.h, OVS_KEY_ATTR_CT_LABELS, 16, (uint8_t[16]){ 0 });
+	mnl_attr_put_u32(k.h, OVS_KEY_ATTR_CT_STATE, 0x22);
+	mnl_attr_put_u16(k.h, OVS_KEY_ATTR_CT_ZONE, 5);
+	mnl_attr_put_u32(k.h, OVS_KEY_ATTR_CT_MARK, 0x42);
+	assert_fmt(&k, NULL,
+		   "ct_state(0),ct_zone(0),ct_mark(0),ct_label(0),"
+		   "ct_state(est|trk),ct_zone(0x5),ct_mark(0x42)");
+}
+
+/* A UFID as OVS writes it, a short one padded with zeros. */
+static void
+test_ufid(void **state)
+{
+	uint32_t w[4] = { 0x01020304, 0x05060708, 0x090a0b0c, 0x0d0e0f10 };
+	char *s = NULL;
+	size_t n = 0;
+	FILE *f = open_memstream(&s, &n);
+
+	odp_ufid_format(f, w, sizeof(w));
+	fputc(' ', f);
+	odp_ufid_format(f, w, 4);
+	fclose(f);
+	assert_string_equal(s, "ufid:01020304-0506-0708-090a-0b0c0d0e0f10 "
+			       "ufid:01020304-0000-0000-0000-000000000000");
+	free(s);
 }
 
 /* Masks: wildcarded fields and attributes left out (but eth()), partial
@@ -224,6 +255,7 @@ main(void)
 		cmocka_unit_test(test_masked),
 		cmocka_unit_test(test_encap),
 		cmocka_unit_test(test_odd),
+		cmocka_unit_test(test_ufid),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
