@@ -96,7 +96,7 @@ $(BUILD)/libtapdp.so: $(SHIM_SRCS) compat/shim.h compat/route.h \
 RUN_SRCS := compat/tapdp-run.c compat/shim-path.c
 CTL_SRCS := compat/tapdpctl.c compat/shim-path.c compat/genl-client.c \
 	    compat/json.c compat/odp-key.c compat/odp-actions.c \
-	    compat/ctl-status.c compat/ctl-trace.c \
+	    compat/ctl-status.c compat/ctl-trace.c compat/ctl-upcalls.c \
 	    compat/ctl-drops.c compat/ctl-flows.c compat/ctl-capture.c \
 	    compat/ctl-nlmon.c compat/ctl-follow.c compat/ctl-dp.c \
 	    compat/pcapng.c

@@ -5,13 +5,15 @@
  *   capture all|upcalls|drops|PORT [-w FILE] [--count N] [--timeout S]
  *
  * all: every step of every packet (in by a port, out by a port, up to
- * userspace, dropped); upcalls, drops: those steps only; PORT: the
- * packets in and out by the ports of that name. Without -w, a line per
- * packet: TIME DATAPATH PORT_NO PORT rx|tx|upcall|drop[:REASON] len=N
- * [ufid=HEX]. With -w, pcapng (FILE "-": standard output), an interface
+ * userspace, its upcall lost, dropped); upcalls (sent and lost), drops:
+ * those steps only; PORT: the packets in and out by the ports of that
+ * name. Without -w, a line per packet: TIME DATAPATH PORT_NO PORT
+ * rx|tx|drop:REASON|upcall:CMD portid=N|lost:CMD portid=N ERRNO len=N
+ * [ufid=HEX], CMD miss or action. With -w, pcapng (FILE "-": standard output), an interface
  * per port and per packet a comment of the same words, which tcpdump and
  * tshark read. Stops after N packets; after S seconds without one it
  * gives up (exit status 1). */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <linux/genetlink.h>
 #include <linux/if.h>
@@ -22,6 +24,7 @@
 #include "compat/ctl-follow.h"
 #include "compat/pcapng.h"
 #include "include/tapdp/ctl-uapi.h"
+#include "include/tapdp/ovs-uapi.h"
 
 /* A port of a datapath, and its pcapng interface once it has one. */
 struct cport {
@@ -92,7 +95,9 @@ static const char *const kind_names[] = {
 	[TAPDP_CTL_KIND_TX] = "tx",
 	[TAPDP_CTL_KIND_UPCALL] = "upcall",
 	[TAPDP_CTL_KIND_DROP] = "drop",
+	[TAPDP_CTL_KIND_UPCALL_LOST] = "lost",
 };
+#define N_KINDS	(sizeof(kind_names) / sizeof(kind_names[0]))
 
 /* Whether the capture's target takes a packet of kind at port p. */
 static bool
@@ -101,7 +106,8 @@ wanted(const struct capture *c, uint32_t kind, const struct cport *p)
 	if (!strcmp(c->target, "all"))
 		return true;
 	if (!strcmp(c->target, "upcalls"))
-		return kind == TAPDP_CTL_KIND_UPCALL;
+		return kind == TAPDP_CTL_KIND_UPCALL ||
+		       kind == TAPDP_CTL_KIND_UPCALL_LOST;
 	if (!strcmp(c->target, "drops"))
 		return kind == TAPDP_CTL_KIND_DROP;
 	return p && (kind == TAPDP_CTL_KIND_RX || kind == TAPDP_CTL_KIND_TX) &&
@@ -119,10 +125,27 @@ describe(char *buf, size_t len, const struct cport *p, uint32_t port_no,
 	size_t n;
 
 	n = ctl_addf(buf, len, 0, "%s %u %s %s", p ? p->dp : "?", port_no,
-		     p ? p->name : "?", kind < 4 ? kind_names[kind] : "?");
+		     p ? p->name : "?", kind < N_KINDS ? kind_names[kind] : "?");
 	if (kind == TAPDP_CTL_KIND_DROP)
 		n = ctl_addf(buf, len, n, ":%s",
 			     gclient_str(tb[TAPDP_CTL_ATTR_REASON_NAME], "?"));
+	if (tb[TAPDP_CTL_ATTR_UPCALL_CMD])
+		n = ctl_addf(buf, len, n, ":%s portid=%llu",
+			     gclient_uint(tb[TAPDP_CTL_ATTR_UPCALL_CMD]) ==
+					     OVS_PACKET_CMD_MISS
+				     ? "miss"
+				     : "action",
+			     (unsigned long long)gclient_uint(
+				     tb[TAPDP_CTL_ATTR_PORTID]));
+	if (tb[TAPDP_CTL_ATTR_ERRNO]) {
+		int e = gclient_uint(tb[TAPDP_CTL_ATTR_ERRNO]);
+		const char *name = strerrorname_np(e);
+
+		if (name)
+			n = ctl_addf(buf, len, n, " %s", name);
+		else
+			n = ctl_addf(buf, len, n, " errno=%d", e);
+	}
 	n = ctl_addf(buf, len, n, " len=%llu", (unsigned long long)
 		     gclient_uint(tb[TAPDP_CTL_ATTR_PACKET_LEN]));
 	if (ufid) {
@@ -185,21 +208,14 @@ packet_cb(const struct nlmsghdr *h, void *data)
 	return MNL_CB_OK;
 }
 
-static int
-capture_run(struct ctl_ctx *ctx, int argc, char **argv)
+int
+ctl_capture(struct ctl_ctx *ctx, const char *target, const struct ctl_follow *f)
 {
-	struct capture c = { 0 };
+	struct capture c = { .target = target, .f = *f };
 	uint16_t family;
 	uint32_t group;
-	int first, err = 1;
+	int err = 1;
 
-	first = ctl_follow_opts(argc, argv, CTL_FOLLOW_OPT_W, &c.f);
-	if (first < 0 || argc - first != 1) {
-		fprintf(stderr, "usage: tapdpctl capture all|upcalls|drops|PORT "
-				"[-w FILE] [--count N] [--timeout S]\n");
-		return 2;
-	}
-	c.target = argv[first];
 	if (ctl_family(ctx, TAPDP_CTL_FAMILY, &family,
 		       TAPDP_CTL_MCGROUP_CAPTURE, &group))
 		return 1;
@@ -218,6 +234,20 @@ out:
 	ctl_follow_close(&c.pcap);
 	free(c.ports);
 	return err;
+}
+
+static int
+capture_run(struct ctl_ctx *ctx, int argc, char **argv)
+{
+	struct ctl_follow f;
+	int first = ctl_follow_opts(argc, argv, CTL_FOLLOW_OPT_W, &f);
+
+	if (first < 0 || argc - first != 1) {
+		fprintf(stderr, "usage: tapdpctl capture all|upcalls|drops|PORT "
+				"[-w FILE] [--count N] [--timeout S]\n");
+		return 2;
+	}
+	return ctl_capture(ctx, argv[first], &f);
 }
 
 const struct ctl_cmd ctl_cmd_capture = {

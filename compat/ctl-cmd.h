@@ -30,6 +30,7 @@ extern const struct ctl_cmd ctl_cmd_flows;
 extern const struct ctl_cmd ctl_cmd_capture;
 extern const struct ctl_cmd ctl_cmd_nlmon;
 extern const struct ctl_cmd ctl_cmd_trace;
+extern const struct ctl_cmd ctl_cmd_upcalls;
 
 /* "tapdpctl: WHAT: strerror(-err)" on standard error; returns 1, the exit
  * status of a failed command. */

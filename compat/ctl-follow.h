@@ -44,4 +44,9 @@ void ctl_follow_close(struct pcapng *p);
  * microseconds, then words; written at once. */
 void ctl_follow_line(uint64_t ts_ns, const char *words);
 
+/* capture TARGET with f's options (ctl-capture.c), which upcalls
+ * --follow is too: all, upcalls, drops or a port's name. */
+int ctl_capture(struct ctl_ctx *ctx, const char *target,
+		const struct ctl_follow *f);
+
 #endif

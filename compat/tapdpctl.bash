@@ -17,7 +17,7 @@ _tapdpctl() {
 	fi
 	case $cmd in
 	"")
-		COMPREPLY=($(compgen -W "--json --socket --help status drops flows trace capture nlmon" \
+		COMPREPLY=($(compgen -W "--json --socket --help status drops upcalls flows trace capture nlmon" \
 			-- "$cur")) ;;
 	capture)
 		case $prev in
@@ -42,7 +42,7 @@ _tapdpctl() {
 		--rate) COMPREPLY=() ;;
 		*) COMPREPLY=($(compgen -W "--rate" -- "$cur")) ;;
 		esac ;;
-	drops)
+	upcalls|drops)
 		case $prev in
 		--count|--timeout) COMPREPLY=() ;;
 		*) COMPREPLY=($(compgen -W "--follow --count --timeout" \

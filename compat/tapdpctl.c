@@ -22,6 +22,7 @@
 static const struct ctl_cmd *const cmds[] = {
 	&ctl_cmd_status,
 	&ctl_cmd_drops,
+	&ctl_cmd_upcalls,
 	&ctl_cmd_flows,
 	&ctl_cmd_trace,
 	&ctl_cmd_capture,

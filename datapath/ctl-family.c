@@ -22,6 +22,7 @@
 #include "datapath/families.h"
 #include "datapath/meter.h"
 #include "datapath/trace.h"
+#include "datapath/upcall-stats.h"
 #include "include/tapdp/ctl-uapi.h"
 #include "netlink/genl.h"
 
@@ -253,6 +254,62 @@ ctl_cmd_clients(struct genl_dump *d, struct msgbuf *mb)
 	return mb->len;
 }
 
+/* One datapath's upcall figures (upcall-stats.h). */
+static int
+ctl_upcalls_fill(struct msgbuf *mb, const struct datapath *dp,
+		 uint32_t portid, uint32_t seq)
+{
+	static struct upcall_figures f;	/* the control thread's */
+	struct nlattr *hs;
+
+	dp_upcall_figures(dp, &f);
+	if (!genl_msg_start(mb, &ctl_family, portid, seq, NLM_F_MULTI,
+			    TAPDP_CTL_CMD_UPCALLS))
+		return -EMSGSIZE;
+	msgbuf_put_u32(mb, TAPDP_CTL_ATTR_DP_IFINDEX, dp_ifindex(dp));
+	msgbuf_put_string(mb, TAPDP_CTL_ATTR_DP_NAME, dp_name(dp));
+	msgbuf_put_u64(mb, TAPDP_CTL_ATTR_UPCALL_MISS, f.miss);
+	msgbuf_put_u64(mb, TAPDP_CTL_ATTR_UPCALL_ACTION, f.action);
+	msgbuf_put_u64(mb, TAPDP_CTL_ATTR_LOST_FULL,
+		       f.lost[UPCALL_LOST_FULL]);
+	msgbuf_put_u64(mb, TAPDP_CTL_ATTR_LOST_NO_SOCKET,
+		       f.lost[UPCALL_LOST_NO_SOCKET]);
+	msgbuf_put_u64(mb, TAPDP_CTL_ATTR_LOST_OTHER,
+		       f.lost[UPCALL_LOST_OTHER]);
+	msgbuf_put(mb, TAPDP_CTL_ATTR_WAIT, sizeof(f.wait), f.wait);
+	msgbuf_put_u64(mb, TAPDP_CTL_ATTR_WAIT_N, f.wait_n);
+	msgbuf_put_u64(mb, TAPDP_CTL_ATTR_WAIT_SUM_US, f.wait_sum_us);
+	msgbuf_put_u64(mb, TAPDP_CTL_ATTR_WAIT_MAX_US, f.wait_max_us);
+	hs = msgbuf_nest_start(mb, TAPDP_CTL_ATTR_HANDLERS);
+	for (unsigned i = 0; i < f.n_handlers; i++) {
+		struct nlattr *h = msgbuf_nest_start(mb,
+						     TAPDP_CTL_ATTR_HANDLER);
+
+		msgbuf_put_u32(mb, TAPDP_CTL_ATTR_PORTID,
+			       f.handler[i].portid);
+		msgbuf_put_u64(mb, TAPDP_CTL_ATTR_SENT, f.handler[i].sent);
+		msgbuf_put_u64(mb, TAPDP_CTL_ATTR_LOST, f.handler[i].lost);
+		msgbuf_nest_end(mb, h);
+	}
+	msgbuf_nest_end(mb, hs);
+	return msgbuf_end(mb);
+}
+
+/* args[0]: the next datapath's index (dp_at). */
+static int
+ctl_cmd_upcalls(struct genl_dump *d, struct msgbuf *mb)
+{
+	const struct datapath *dp;
+
+	while ((dp = dp_at(nlsock_net(d->sk), d->args[0]))) {
+		if (ctl_upcalls_fill(mb, dp, nlsock_portid(d->sk),
+				     d->nlh->nlmsg_seq))
+			return mb->len;
+		d->args[0]++;
+	}
+	return mb->len;
+}
+
 bool
 ctl_family_capturing(void)
 {
@@ -264,6 +321,7 @@ static const uint32_t kinds[] = {
 	[DP_PACKET_TX] = TAPDP_CTL_KIND_TX,
 	[DP_PACKET_UPCALL] = TAPDP_CTL_KIND_UPCALL,
 	[DP_PACKET_DROP] = TAPDP_CTL_KIND_DROP,
+	[DP_PACKET_UPCALL_LOST] = TAPDP_CTL_KIND_UPCALL_LOST,
 };
 
 int
@@ -283,6 +341,12 @@ ctl_family_packet(struct msgbuf *mb, const struct dp_packet_event *ev,
 		msgbuf_put_string(mb, TAPDP_CTL_ATTR_REASON_NAME,
 				  drop_reason_name(ev->reason));
 	}
+	if (ev->kind == DP_PACKET_UPCALL || ev->kind == DP_PACKET_UPCALL_LOST) {
+		msgbuf_put_u32(mb, TAPDP_CTL_ATTR_UPCALL_CMD, ev->upcall_cmd);
+		msgbuf_put_u32(mb, TAPDP_CTL_ATTR_PORTID, ev->portid);
+	}
+	if (ev->kind == DP_PACKET_UPCALL_LOST)
+		msgbuf_put_u32(mb, TAPDP_CTL_ATTR_ERRNO, ev->reason);
 	if (ev->ufid)
 		msgbuf_put(mb, TAPDP_CTL_ATTR_UFID, ev->ufid_len, ev->ufid);
 	msgbuf_put_u64(mb, TAPDP_CTL_ATTR_TIMESTAMP_NS, now_ns);
@@ -397,6 +461,7 @@ static const struct genl_ops_entry ctl_ops[] = {
 	{ .cmd = TAPDP_CTL_CMD_THREADS, .dumpit = ctl_cmd_threads },
 	{ .cmd = TAPDP_CTL_CMD_TRACE, .flags = GENL_UNS_ADMIN_PERM,
 	  .doit = ctl_cmd_trace },
+	{ .cmd = TAPDP_CTL_CMD_UPCALLS, .dumpit = ctl_cmd_upcalls },
 };
 
 static const struct genl_mcgrp ctl_groups[] = {

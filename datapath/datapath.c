@@ -19,6 +19,7 @@
 #include "ct/frag.h"
 #include "actions/actions.h"
 #include "datapath/ctnetlink.h"
+#include "datapath/upcall-stats.h"
 #include "flow/extract.h"
 #include "flow/key-netlink.h"
 #include "flow/packet.h"
@@ -50,6 +51,7 @@ struct datapath {
 	struct drop_counters *drops;
 	uint32_t user_features;
 	struct dp_pids *cpu_pids;	/* RCU: per-CPU upcall pids, or NULL */
+	struct upcall_stats *upcalls;
 	struct dp_port_array *ports;	/* RCU, indexed by port number */
 	struct meter_table meters;
 	struct flow_table table;
@@ -152,6 +154,9 @@ static void dp_drop(const struct dp_ctx *ctx, const struct packet *pkt,
 static void dp_tell(const struct dp_ctx *ctx, const struct packet *pkt,
 		    enum dp_packet_kind kind, uint32_t port_no, uint32_t len,
 		    uint32_t reason);
+static void dp_tell_upcall(const struct dp_ctx *ctx, const struct packet *pkt,
+			   uint8_t cmd, uint32_t portid, uint32_t len,
+			   int err);
 
 /* Builds and sends an ovs_packet upcall of the packet on ctx's datapath;
  * 0 when delivered. */
@@ -222,8 +227,8 @@ upcall(const struct dp_ctx *ctx, uint8_t cmd, uint32_t portid,
 	if (msgbuf_end(&mb))
 		return -EMSGSIZE;
 	err = sink->send(portid, mb.buf, mb.len);
-	if (!err && ctx->in)
-		dp_tell(ctx, pkt, DP_PACKET_UPCALL, ctx->in->port_no, plen, 0);
+	if (!err)
+		dp_tell_upcall(ctx, pkt, cmd, portid, plen, 0);
 	return err;
 }
 
@@ -263,16 +268,24 @@ upcall_segments(const struct dp_ctx *ctx, uint8_t cmd, uint32_t portid,
 	return err;
 }
 
+/* An upcall of cmd to portid was made, err its outcome; key: a miss's,
+ * whose flow's install is timed. */
 static void
-count_upcall(struct datapath *dp, struct dp_port *in, int err)
+count_upcall(const struct dp_ctx *ctx, const struct packet *pkt, uint8_t cmd,
+	     uint32_t portid, int err, const struct flow_key *key)
 {
-	if (err)
+	struct datapath *dp = ctx->dp;
+
+	if (err) {
 		__atomic_fetch_add(&dp->stats[stats_slot].n_lost, 1,
 				   __ATOMIC_RELAXED);
-	if (in)
-		__atomic_fetch_add(err ? &in->upcall_fail
-				       : &in->upcall_success, 1,
+		dp_tell_upcall(ctx, pkt, cmd, portid, pkt->len, err);
+	}
+	if (ctx->in)
+		__atomic_fetch_add(err ? &ctx->in->upcall_fail
+				       : &ctx->in->upcall_success, 1,
 				   __ATOMIC_RELAXED);
+	upcall_stats_count(dp->upcalls, cmd, portid, err, key);
 }
 
 /* The packet path. */
@@ -304,6 +317,31 @@ dp_tell(const struct dp_ctx *ctx, const struct packet *pkt,
 		ev.ufid = ctx->flow->ufid;
 		ev.ufid_len = ctx->flow->ufid_len;
 	}
+	sink->send(&ev);
+}
+
+/* An upcall of pkt (len of its bytes) to portid, sent (err 0) or lost. */
+static void
+dp_tell_upcall(const struct dp_ctx *ctx, const struct packet *pkt,
+	       uint8_t cmd, uint32_t portid, uint32_t len, int err)
+{
+	const struct dp_packet_sink *sink = &ctx->dp->net->packets;
+	enum dp_packet_kind kind = err ? DP_PACKET_UPCALL_LOST
+				       : DP_PACKET_UPCALL;
+	struct dp_packet_event ev;
+
+	if (!ctx->in || !sink->listening || !sink->listening(kind))
+		return;
+	ev = (struct dp_packet_event){
+		.kind = kind,
+		.dp_ifindex = dp_ifindex(ctx->dp),
+		.port_no = ctx->in->port_no,
+		.reason = -err,
+		.portid = portid,
+		.upcall_cmd = cmd,
+		.data = pkt->data,
+		.len = len,
+	};
 	sink->send(&ev);
 }
 
@@ -460,7 +498,7 @@ env_userspace(void *c, const struct packet *pkt, const struct flow_key *key,
 		     key, tb[OVS_USERSPACE_ATTR_USERDATA],
 		     has_egress ? &egress : NULL,
 		     tb[OVS_USERSPACE_ATTR_ACTIONS] ? acts : NULL, acts_len);
-	count_upcall(dp, ctx->in, err);
+	count_upcall(ctx, pkt, OVS_PACKET_CMD_ACTION, portid, err, NULL);
 }
 
 static void
@@ -564,10 +602,11 @@ dp_process(struct dp_ctx *ctx, struct packet *pkt, struct flow_key *key)
 	if (!flow) {
 		__atomic_fetch_add(&st->n_missed, 1, __ATOMIC_RELAXED);
 		ctx->flow = NULL;
-		err = upcall(ctx, OVS_PACKET_CMD_MISS,
-			     dp_upcall_portid(dp, ctx->in, hash), pkt, key,
-			     NULL, NULL, NULL, 0);
-		count_upcall(dp, ctx->in, err);
+		uint32_t portid = dp_upcall_portid(dp, ctx->in, hash);
+
+		err = upcall(ctx, OVS_PACKET_CMD_MISS, portid, pkt, key, NULL,
+			     NULL, NULL, 0);
+		count_upcall(ctx, pkt, OVS_PACKET_CMD_MISS, portid, err, key);
 		/* A full socket is no drop for the kernel (EAGAIN: the
 		 * packet is consumed), only a lost upcall; no pid, no socket
 		 * at the pid, no memory are. */
@@ -1182,8 +1221,11 @@ dp_create(struct dp_net *net, const char *name, const uint32_t *pids,
 	memset(dp, 0, sizeof(*dp));
 	dp->net = net;
 	dp->drops = drop_counters_new();
-	err = dp->drops ? flow_table_init(&dp->table) : -ENOMEM;
+	dp->upcalls = upcall_stats_new();
+	err = dp->drops && dp->upcalls ? flow_table_init(&dp->table)
+				       : -ENOMEM;
 	if (err) {
+		upcall_stats_free(dp->upcalls);
 		free(dp->drops);
 		free(dp);
 		return err;
@@ -1204,6 +1246,7 @@ out_meters:
 out_table:
 	flow_table_destroy(&dp->table, flow_free);
 	free(dp->ports);
+	upcall_stats_free(dp->upcalls);
 	free(dp->drops);
 	free(dp);
 	return err == -EBUSY ? -EEXIST : err;
@@ -1229,8 +1272,21 @@ dp_destroy(struct datapath *dp)
 	meter_table_destroy(&dp->meters);
 	free(dp->ports);
 	free(dp->cpu_pids);
+	upcall_stats_free(dp->upcalls);
 	free(dp->drops);
 	free(dp);
+}
+
+void
+dp_upcall_figures(const struct datapath *dp, struct upcall_figures *f)
+{
+	upcall_stats_read(dp->upcalls, f);
+}
+
+void
+dp_upcall_answered(struct datapath *dp, const struct flow_key *key)
+{
+	upcall_stats_installed(dp->upcalls, key);
 }
 
 /* The context. */

@@ -90,6 +90,7 @@ enum dp_packet_kind {
 	DP_PACKET_TX,			/* left by a port */
 	DP_PACKET_UPCALL,		/* went to userspace */
 	DP_PACKET_DROP,			/* was dropped */
+	DP_PACKET_UPCALL_LOST,		/* its upcall failed */
 };
 
 struct dp_packet_event {
@@ -97,7 +98,10 @@ struct dp_packet_event {
 	int dp_ifindex;
 	uint32_t port_no;		/* TX: the port it left by; else the
 					 * one it came in by */
-	uint32_t reason;		/* DROP: enum tapdp_drop_reason */
+	uint32_t reason;		/* DROP: enum tapdp_drop_reason;
+					 * UPCALL_LOST: the errno */
+	uint32_t portid;		/* UPCALL*: where it went */
+	uint8_t upcall_cmd;		/* UPCALL*: OVS_PACKET_CMD_* */
 	const uint8_t *ufid;		/* of the flow it hit; NULL: none */
 	uint8_t ufid_len;
 	const void *data;		/* the packet */
@@ -226,6 +230,13 @@ int dp_flow_insert(struct datapath *dp, struct flow *flow,
 void dp_flow_remove(struct datapath *dp, struct flow *flow);
 void dp_flow_flush(struct datapath *dp);
 void dp_flow_clear_stats(struct flow *flow);
+
+/* The upcall figures of tapdpctl upcalls (upcall-stats.h). */
+struct upcall_figures;
+void dp_upcall_figures(const struct datapath *dp, struct upcall_figures *f);
+/* A flow installed from userspace, whose unmasked key is key: the end of
+ * the wait of the miss it answers. Control thread. */
+void dp_upcall_answered(struct datapath *dp, const struct flow_key *key);
 
 /* The portid a miss of a packet with this hash that came in by port in
  * goes to (in NULL: a userspace action's, with per-CPU dispatch); 0:

@@ -285,6 +285,7 @@ flow_cmd_new(struct genl_info *info)
 			return err;
 		}
 		journal_new(info);
+		dp_upcall_answered(dp, &key);
 		return flow_reply(info, nf, OVS_FLOW_CMD_NEW, false);
 	}
 	/* An existing flow: NLM_F_CREATE (or EXCL) asks for a new one. */

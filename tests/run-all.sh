@@ -66,7 +66,8 @@ for b in build build-asan; do
 		 tests/integration/test-vswitchd-tunnel.sh tests/integration/test-ovn.sh \
 		 tests/ovs-dpctl-py/run.sh tests/ovs-dpctl-py/selftest.sh \
 		 tests/ovs-dpctl-py/drop-reasons.sh \
-		 tests/integration/test-tapdpctl.sh tests/integration/test-trace.sh; do
+		 tests/integration/test-tapdpctl.sh tests/integration/test-trace.sh \
+		 tests/integration/test-upcalls.sh; do
 		run_script "$b" "$s"
 	done
 done

@@ -16,12 +16,21 @@
  *   command name, the protocol, the portid (0 while unbound), the groups
  *   it joined, the bytes waiting in it and its receive buffer.
  *
+ * - TAPDP_CTL_CMD_UPCALLS, a dump: one message per datapath (DP_IFINDEX,
+ *   DP_NAME) with its upcalls beyond the kernel's missed and lost: by
+ *   command (UPCALL_MISS, UPCALL_ACTION), lost by reason (LOST_FULL,
+ *   LOST_NO_SOCKET, LOST_OTHER), each handler's (HANDLERS: the portid
+ *   they went to, SENT, LOST) in the order of its first, and how long
+ *   misses waited for their flow NEW (WAIT buckets by decade of
+ *   microseconds, WAIT_N, WAIT_SUM_US, WAIT_MAX_US).
+ *
  * - the multicast group "capture": while someone listens, one
  *   TAPDP_CTL_CMD_PACKET per step of every packet: in by a port (RX), out
- *   by a port (TX), up to userspace (UPCALL), dropped (DROP, with the
- *   reason of tapdp_drop): the datapath, the port, the flow's UFID when it
- *   hit one, the time, the length and the first TAPDP_CTL_CAPTURE_SNAPLEN
- *   bytes.
+ *   by a port (TX), up to userspace (UPCALL: its UPCALL_CMD and PORTID),
+ *   its upcall lost (UPCALL_LOST: the same, and the ERRNO), dropped (DROP,
+ *   with the reason of tapdp_drop): the datapath, the port, the flow's
+ *   UFID when it hit one, the time, the length and the first
+ *   TAPDP_CTL_CAPTURE_SNAPLEN bytes.
  *
  * - the multicast group "nlmon": while someone listens, one
  *   TAPDP_CTL_CMD_NLMSG per datagram a client sends the daemon or the
@@ -45,7 +54,7 @@
  *   or committed: conntrack is looked up, not changed (a new connection
  *   shows +new, a committed one's NAT applies, a new one's does not).
  *
- * Anyone may ask STATUS, THREADS and CLIENTS, as anyone may dump the
+ * Anyone may ask STATUS, THREADS, CLIENTS and UPCALLS, as anyone may dump the
  * kernel's OVS families; the capture and nlmon carry packets and other
  * processes' requests, so joining them needs CAP_NET_ADMIN, as a packet
  * socket does, and a TRACE, a dry OVS_PACKET_CMD_EXECUTE that reads the
@@ -71,6 +80,7 @@ enum tapdp_ctl_cmd {
 	TAPDP_CTL_CMD_PACKET,
 	TAPDP_CTL_CMD_NLMSG,
 	TAPDP_CTL_CMD_TRACE,
+	TAPDP_CTL_CMD_UPCALLS,
 };
 
 /* TAPDP_CTL_ATTR_STEP_KIND of a TRACE's STEP. */
@@ -94,6 +104,7 @@ enum tapdp_ctl_kind {
 	TAPDP_CTL_KIND_TX,
 	TAPDP_CTL_KIND_UPCALL,
 	TAPDP_CTL_KIND_DROP,
+	TAPDP_CTL_KIND_UPCALL_LOST,
 };
 
 enum tapdp_ctl_attr {
@@ -147,6 +158,21 @@ enum tapdp_ctl_attr {
 	TAPDP_CTL_ATTR_RECIRC_ID,	/* u32 */
 	TAPDP_CTL_ATTR_GROUP,		/* u32: a psample group */
 	TAPDP_CTL_ATTR_TRUNCATED,	/* flag */
+	TAPDP_CTL_ATTR_UPCALL_CMD,	/* u32: OVS_PACKET_CMD_* */
+	TAPDP_CTL_ATTR_UPCALL_MISS,	/* u64: misses sent up or lost */
+	TAPDP_CTL_ATTR_UPCALL_ACTION,	/* u64: userspace actions, the same */
+	TAPDP_CTL_ATTR_LOST_FULL,	/* u64: the socket's queue full */
+	TAPDP_CTL_ATTR_LOST_NO_SOCKET,	/* u64: no pid, no socket at it */
+	TAPDP_CTL_ATTR_LOST_OTHER,	/* u64 */
+	TAPDP_CTL_ATTR_WAIT,		/* u64 array: waits < 10 us, < 100 us,
+					 * ..., < 10 s, longer */
+	TAPDP_CTL_ATTR_WAIT_N,		/* u64: misses whose flow came */
+	TAPDP_CTL_ATTR_WAIT_SUM_US,	/* u64 */
+	TAPDP_CTL_ATTR_WAIT_MAX_US,	/* u64 */
+	TAPDP_CTL_ATTR_HANDLERS,	/* nest of TAPDP_CTL_ATTR_HANDLER */
+	TAPDP_CTL_ATTR_HANDLER,		/* nest: PORTID, SENT, LOST */
+	TAPDP_CTL_ATTR_SENT,		/* u64 */
+	TAPDP_CTL_ATTR_LOST,		/* u64 */
 	__TAPDP_CTL_ATTR_MAX
 };
 #define TAPDP_CTL_ATTR_MAX	(__TAPDP_CTL_ATTR_MAX - 1)
