@@ -19,6 +19,7 @@
 #include "common/kernel-profile.h"
 #include "common/log.h"
 #include "daemon/keeper.h"
+#include "daemon/metrics-server.h"
 #include "daemon/sandbox.h"
 #include "datapath/datapath.h"
 #include "datapath/dp-notify.h"
@@ -64,6 +65,8 @@ usage(FILE *f)
 		"  --ct-max N        track at most N connections (default %u)\n"
 		"  --rx-queues N     receive queues and threads per port, 1 to %d\n"
 		"                    (default: one per usable CPU)\n"
+		"  --metrics ADDR    serve counters for Prometheus at\n"
+		"                    http://ADDR/metrics (PORT, HOST:PORT)\n"
 		"  --restart-wait S  after a crash, keep the datapath's devices,\n"
 		"                    clients and state S seconds for a new\n"
 		"                    tapdpd to take over (default %u)\n"
@@ -287,6 +290,7 @@ main(int argc, char **argv)
 		{ "rx-queues", required_argument, NULL, 'q' },
 		{ "kernel", required_argument, NULL, 'k' },
 		{ "restart-wait", required_argument, NULL, 'w' },
+		{ "metrics", required_argument, NULL, 'm' },
 		{ "max-sockets-per-uid", required_argument, NULL, 'u' },
 		{ "no-sandbox", no_argument, NULL, 'n' },
 		{ "sandbox-check", no_argument, NULL, 'C' },
@@ -296,7 +300,7 @@ main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *sock = getenv(TAPDP_SOCKET_ENV), *pidfile = NULL;
-	const char *logfile = NULL;
+	const char *logfile = NULL, *metrics = NULL;
 	struct dp_net_config cfg = { .upcall = packet_family_upcalls,
 				     .psample = psample_family_sample,
 				     .packets = families_packet_sink };
@@ -356,6 +360,9 @@ main(int argc, char **argv)
 			if (!parse_count("--restart-wait", optarg, 86400, &n))
 				return 2;
 			restart_wait = n;
+			break;
+		case 'm':
+			metrics = optarg;
 			break;
 		case 'n':
 			sandboxed = false;
@@ -457,8 +464,20 @@ main(int argc, char **argv)
 		detach_done(ready_fd, 1);
 		return 1;
 	}
+	if (metrics && (err = metrics_server_open(metrics, net))) {
+		log_err("--metrics %s: %s", metrics, strerror(-err));
+		fprintf(stderr, "tapdpd: --metrics %s: %s\n", metrics,
+			strerror(-err));
+		keep_quit();
+		serve_close(net);
+		if (pidfile)
+			unlink(pidfile);
+		detach_done(ready_fd, 1);
+		return 1;
+	}
 	/* Everything that needs more than the sandbox allows is open: the
-	 * socket, the link events, /dev/kmsg, the log and the pidfile. */
+	 * socket, the link events, /dev/kmsg, the log, the pidfile and the
+	 * metrics' socket. */
 	if ((err = server_every(TRIM_MS, trim_memory, NULL)) ||
 	    (sandboxed && ((err = server_every(1000, report_refusals, NULL)) ||
 			   (err = sandbox_apply())))) {
@@ -481,6 +500,14 @@ main(int argc, char **argv)
 		detach_done(ready_fd, 1);
 		return 1;
 	}
+	if ((err = metrics_server_start())) {
+		log_err("the metrics' thread: %s", strerror(-err));
+		keep_quit();
+		metrics_server_close();
+		serve_close(net);
+		detach_done(ready_fd, 1);
+		return 1;
+	}
 	if (kept == 1)
 		log_info("took over %u client sockets from the daemon before",
 			 server_restore_clients());
@@ -493,6 +520,7 @@ main(int argc, char **argv)
 	if (!err && server_upgrade_requested() && self[0])
 		upgrade(self, argv);
 	keep_quit();
+	metrics_server_close();
 	serve_close(net);
 	/* Shutdown's refusals too. */
 	sandbox_report();

@@ -67,7 +67,7 @@ for b in build build-asan; do
 		 tests/ovs-dpctl-py/run.sh tests/ovs-dpctl-py/selftest.sh \
 		 tests/ovs-dpctl-py/drop-reasons.sh \
 		 tests/integration/test-tapdpctl.sh tests/integration/test-trace.sh \
-		 tests/integration/test-upcalls.sh; do
+		 tests/integration/test-upcalls.sh tests/integration/test-metrics.sh; do
 		run_script "$b" "$s"
 	done
 done

@@ -26,6 +26,7 @@
 
 #include "datapath/datapath.h"
 #include "datapath/drop.h"
+#include "datapath/metrics.h"
 #include "datapath/trace.h"
 #include "include/tapdp/ctl-uapi.h"
 #include "netlink/genl.h"
@@ -889,6 +890,47 @@ test_trace(void **state)
 	assert_true(st.n > 2 && st.n < 30);
 }
 
+/* The Prometheus text: a sample per datapath and port, a name with a
+ * double quote and a backslash escaped, the upcall histogram's
+ * cumulative buckets. */
+static void
+test_metrics(void **state)
+{
+	struct fixture *fx = *state;
+	uint8_t f[FAKE_FRAME_LEN], out[128];
+	size_t len = fake_frame(f), n = 0;
+	struct datapath *odd;
+	uint32_t pid = 0, portid;
+	char *text = NULL;
+	FILE *mf;
+
+	assert_int_equal(dp_create(fx->net, "q\"d\\p", &pid, 1, &odd), 0);
+	fake_wire_send("tdp-a", f, len);
+	assert_true(upcall_recv(&portid, out, sizeof(out), WAIT_MS) > 0);
+	assert_true(wait_count(&fx->a->upcall_success, 1));
+	mf = open_memstream(&text, &n);
+	assert_non_null(mf);
+	dp_metrics_write(mf, fx->net);
+	fclose(mf);
+	assert_non_null(strstr(text, "\ntapdp_datapath_lookups_total{"
+				     "datapath=\"tdp0\",result=\"missed\"} 1\n"));
+	assert_non_null(strstr(text, "\ntapdp_datapath_flows{datapath="
+				     "\"q\\\"d\\\\p\"} 0\n"));
+	assert_non_null(strstr(text, "\ntapdp_port_packets_total{"
+				     "datapath=\"tdp0\",port=\"tdp-a\","
+				     "direction=\"rx\"} "));
+	assert_non_null(strstr(text, "\ntapdp_upcalls_total{datapath=\"tdp0\","
+				     "command=\"miss\"} 1\n"));
+	assert_non_null(strstr(text, "\ntapdp_upcall_handler_sent_total{"
+				     "datapath=\"tdp0\",portid=\"77\"} 1\n"));
+	assert_non_null(strstr(text, "\ntapdp_miss_to_flow_seconds_bucket{"
+				     "datapath=\"tdp0\",le=\"+Inf\"} 0\n"));
+	assert_non_null(strstr(text, "# TYPE tapdp_miss_to_flow_seconds "
+				     "histogram\n"));
+	free(text);
+	dp_destroy(odd);
+}
+
 /* A TCP segment of 4000 bytes from 10.0.0.1:40000 to 10.0.0.2:80 that
  * asks for segmentation into 1448-byte segments and a partial checksum, as
  * a TAP device hands one over. */
@@ -1343,6 +1385,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_recirc_chain_and_loop,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_trace, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_metrics, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_miss_gso_lie_is_lost,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(
