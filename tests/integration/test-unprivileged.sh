@@ -17,7 +17,8 @@ chmod 0666 /dev/net/tun
 
 # The unprivileged user needs to reach the binaries.
 mkdir -p "$T/bin" "$T/run"
-cp "$BUILD/tapdpd" "$BUILD/tapdp-run" "$BUILD/libtapdp.so" "$T/bin/"
+cp "$BUILD/tapdpd" "$BUILD/tapdp-run" "$BUILD/libtapdp.so" "$BUILD/tapdpctl" \
+	"$T/bin/"
 cp -r "$TOP/tests/ovs-dpctl-py/pyshim" "$T/bin/"
 cp "$SELFTEST/ovs-dpctl.py" "$T/bin/"
 chmod -R a+rX "$T/bin"
@@ -42,6 +43,21 @@ setpriv --inh-caps=-all --bounding-set=-net_admin -- \$B/tapdp-run -- ovs-dpctl 
 setpriv --inh-caps=-all --bounding-set=-net_admin -- env PYTHONPATH=\$B/pyshim \$B/tapdp-run -- /usr/bin/python3 \$B/ovs-dpctl.py show 2>&1 | sed 's/^/NOCAP: /'
 # ovs-dpctl show opens the datapath with a SET: refused, as on the kernel.
 setpriv --inh-caps=-all --bounding-set=-net_admin -- \$B/tapdp-run -- ovs-dpctl show 2>&1 | sed 's/^/NOCAP-SHOW: /'
+# What tapdpctl sees, as root of the user namespace only: a frame no flow
+# matches, captured as its upcall is lost, counted by upcalls, traced.
+sysctl -qw net.ipv6.conf.all.disable_ipv6=1
+ip link set uv0 up
+ip link set uv1 up
+\$B/tapdpctl capture upcalls --count 1 --timeout 10 >$T/run/cap 2>&1 &
+cap=\$!
+wait_until 10 grep -q following $T/run/cap
+/usr/bin/python3 -c 'import socket
+s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
+s.bind(("uv1", 0))
+s.send(b"\\xff" * 6 + b"\\x02" * 6 + b"\\x88\\xb5" + bytes(46))'
+wait \$cap && sed 's/^/CAPTURE: /' $T/run/cap
+\$B/tapdpctl upcalls udp0 | sed 's/^/UPCALLS: /'
+\$B/tapdpctl trace uv0 ffffffffffff02020202020288b5\$(printf '%092d' 0) | sed 's/^/TRACE: /'
 \$B/tapdp-run -- ovs-dpctl del-dp udp0 && echo "DEL-DP OK"
 pid=\$(cat $T/run/pid)
 kill -TERM \$pid
@@ -70,6 +86,13 @@ check_out "no CAP_NET_ADMIN: reads (ovs-dpctl.py show) still work" \
 check_out "no CAP_NET_ADMIN: show's SET refused, as on the kernel" \
 	"NOCAP-SHOW: .*opening datapath udp0 failed \(Operation not permitted\)" \
 	cat "$T/scen.out"
+check_out "tapdpctl capture: the frame's upcall lost (no pid)" \
+	"CAPTURE: [0-9.]+ udp0 2 uv0 lost:miss portid=0 ENOTCONN len=60" cat "$T/scen.out"
+check_out "tapdpctl upcalls: the miss, lost for want of a socket" \
+	"UPCALLS: datapath udp0: upcalls [1-9][0-9]* \(miss [1-9][0-9]*, action 0\), lost [1-9][0-9]* \(socket full 0, no socket [1-9][0-9]*, other 0\)" \
+	cat "$T/scen.out"
+check_out "tapdpctl trace: no megaflow, and where its upcall would go" \
+	"TRACE: no megaflow \(masks probed: 0\): upcall to portid 0" cat "$T/scen.out"
 check_out "del-dp" "DEL-DP OK" cat "$T/scen.out"
 check_out "SIGTERM cleans up" "CLEAN OK" cat "$T/scen.out"
 [ "$FAIL" -eq 0 ] || sed 's/^/    | /' "$T/scen.out"
