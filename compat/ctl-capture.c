@@ -9,9 +9,9 @@
  * those steps only; PORT: the packets in and out by the ports of that
  * name. Without -w, a line per packet: TIME DATAPATH PORT_NO PORT
  * rx|tx|drop:REASON|upcall:CMD portid=N|lost:CMD portid=N ERRNO len=N
- * [ufid=HEX], CMD miss or action. With -w, pcapng (FILE "-": standard output), an interface
- * per port and per packet a comment of the same words, which tcpdump and
- * tshark read. Stops after N packets; after S seconds without one it
+ * [ufid=HEX], CMD miss or action. With -w, pcapng (FILE "-": standard
+ * output), an interface per port and per packet a comment of the same
+ * words, which tcpdump and tshark read. Stops after N packets; after S seconds without one it
  * gives up (exit status 1). */
 #define _GNU_SOURCE
 #include <errno.h>

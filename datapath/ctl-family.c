@@ -1,14 +1,15 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* tapdp_ctl (include/tapdp/ctl-uapi.h), a family of tapdpd's own: what the
- * daemon is and holds (STATUS), its threads (THREADS) and who talks to
- * it (CLIENTS), for tapdpctl, and every step of every packet to the
- * capture group while someone listens (from the packet's thread), and
- * every netlink datagram to the nlmon group likewise. The
- * figures of the process come from /proc, as ps would read them; the
- * commands run on the control thread. */
+ * daemon is and holds (STATUS), its threads (THREADS), who talks to it
+ * (CLIENTS), its datapaths' upcalls (UPCALLS), a frame's dry run
+ * (TRACE, datapath/trace.h), for tapdpctl; and every step of every packet
+ * to the capture group while someone listens (from the packet's thread),
+ * and every netlink datagram to the nlmon group likewise. The figures of
+ * the process come from /proc, as ps would read them; the commands run on
+ * the control thread. */
 #include <dirent.h>
-#include <linux/if_ether.h>
 #include <errno.h>
+#include <linux/if_ether.h>
 #include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>

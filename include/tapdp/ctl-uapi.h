@@ -54,11 +54,11 @@
  *   or committed: conntrack is looked up, not changed (a new connection
  *   shows +new, a committed one's NAT applies, a new one's does not).
  *
- * Anyone may ask STATUS, THREADS, CLIENTS and UPCALLS, as anyone may dump the
- * kernel's OVS families; the capture and nlmon carry packets and other
- * processes' requests, so joining them needs CAP_NET_ADMIN, as a packet
- * socket does, and a TRACE, a dry OVS_PACKET_CMD_EXECUTE that reads the
- * tracker, needs it as the execute does. */
+ * Anyone may ask STATUS, THREADS, CLIENTS and UPCALLS, as anyone may dump
+ * the kernel's OVS families; the capture and nlmon carry packets and
+ * other processes' requests, so joining them needs CAP_NET_ADMIN, as a
+ * packet socket does, and a TRACE, a dry OVS_PACKET_CMD_EXECUTE that
+ * reads the tracker, needs it as the execute does. */
 #ifndef TAPDP_CTL_UAPI_H
 #define TAPDP_CTL_UAPI_H
 
