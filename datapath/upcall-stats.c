@@ -2,6 +2,7 @@
 #include "datapath/upcall-stats.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 
 #include "common/clock.h"
@@ -176,6 +177,8 @@ upcall_stats_installed(struct upcall_stats *s, const struct flow_key *key)
 void
 upcall_stats_read(const struct upcall_stats *s, struct upcall_figures *f)
 {
+	bool at[UPCALL_HANDLERS] = { false };
+
 	f->miss = get(&s->miss);
 	f->action = get(&s->action);
 	for (unsigned i = 0; i < UPCALL_LOST_REASONS; i++)
@@ -185,22 +188,23 @@ upcall_stats_read(const struct upcall_stats *s, struct upcall_figures *f)
 	f->wait_n = s->wait_n;
 	f->wait_sum_us = s->wait_sum_us;
 	f->wait_max_us = s->wait_max_us;
-	f->n_handlers = 0;
-	/* In the order they first had an upcall. */
-	for (uint32_t order = 1; order <= UPCALL_HANDLERS; order++) {
-		for (unsigned i = 0; i < UPCALL_HANDLERS; i++) {
-			const struct handler_slot *h = &s->handler[i];
-			struct upcall_handler *o;
+	/* In the order they first had an upcall: each slot at its order's
+	 * place, then the places not yet published closed up. */
+	for (unsigned i = 0; i < UPCALL_HANDLERS; i++) {
+		const struct handler_slot *h = &s->handler[i];
+		uint32_t order = __atomic_load_n(&h->order, __ATOMIC_ACQUIRE);
+		struct upcall_handler *o;
 
-			if (__atomic_load_n(&h->order, __ATOMIC_ACQUIRE) !=
-			    order)
-				continue;
-			o = &f->handler[f->n_handlers++];
-			o->portid = __atomic_load_n(&h->portid,
-						    __ATOMIC_RELAXED);
-			o->sent = get(&h->sent);
-			o->lost = get(&h->lost);
-			break;
-		}
+		if (!order || order > UPCALL_HANDLERS)
+			continue;
+		o = &f->handler[order - 1];
+		o->portid = __atomic_load_n(&h->portid, __ATOMIC_RELAXED);
+		o->sent = get(&h->sent);
+		o->lost = get(&h->lost);
+		at[order - 1] = true;
 	}
+	f->n_handlers = 0;
+	for (unsigned k = 0; k < UPCALL_HANDLERS; k++)
+		if (at[k])
+			f->handler[f->n_handlers++] = f->handler[k];
 }
