@@ -20,6 +20,7 @@
 #include "actions/actions.h"
 #include "datapath/ctnetlink.h"
 #include "datapath/upcall-stats.h"
+#include "flow/emc.h"
 #include "flow/extract.h"
 #include "flow/key-netlink.h"
 #include "flow/packet.h"
@@ -74,6 +75,7 @@ struct dp_net {
 
 /* The receive (or executing) thread's state. */
 static __thread struct flow_mask_cache *mask_cache;
+static __thread struct flow_emc *emc;
 static __thread char *upcall_buf;
 static __thread uint8_t *segment_buf;	/* a GSO upcall's segments */
 static __thread uint8_t *exec_buf;	/* dp_execute's packet buffer */
@@ -594,8 +596,8 @@ dp_process(struct dp_ctx *ctx, struct packet *pkt, struct flow_key *key)
 	int err;
 
 	hash = packet_hash(pkt, key);
-	flow = flow_table_lookup(&dp->table, mask_cache, key, hash,
-				 &n_mask_hit, &n_cache_hit);
+	flow = flow_emc_lookup(emc, &dp->table, mask_cache, key, hash,
+			       &n_mask_hit, &n_cache_hit);
 	st = &dp->stats[stats_slot];
 	__atomic_fetch_add(&st->n_mask_hit, n_mask_hit, __ATOMIC_RELAXED);
 	__atomic_fetch_add(&st->n_cache_hit, n_cache_hit, __ATOMIC_RELAXED);
@@ -629,6 +631,7 @@ rx_start(void *owner)
 {
 	rcu_register_thread();
 	mask_cache = flow_mask_cache_new();
+	emc = flow_emc_new();
 	stats_slot = __atomic_fetch_add(&stats_slot_next, 1,
 					__ATOMIC_RELAXED) % DP_STATS_SLOTS;
 }
@@ -638,6 +641,8 @@ rx_stop(void *owner)
 {
 	flow_mask_cache_free(mask_cache);
 	mask_cache = NULL;
+	flow_emc_free(emc);
+	emc = NULL;
 	free(upcall_buf);
 	upcall_buf = NULL;
 	free(segment_buf);

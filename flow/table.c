@@ -74,6 +74,15 @@ struct flow_ufid {
 };
 
 static uint32_t flow_mask_cache_ids;
+static uint64_t flow_table_epochs;	/* the last epoch any table took */
+
+/* A value no table has had: an epoch names one table's state. */
+static void
+epoch_next(struct flow_table *t)
+{
+	__atomic_store_n(&t->epoch, __atomic_add_fetch(&flow_table_epochs, 1,
+	    __ATOMIC_RELAXED), __ATOMIC_RELEASE);
+}
 
 static uint32_t
 bitrev32(uint32_t x)
@@ -382,6 +391,7 @@ flow_table_init(struct flow_table *t)
 	if (getrandom(&t->seed, sizeof(t->seed), GRND_NONBLOCK) < 0)
 		t->seed = (uint32_t)(uintptr_t)t;
 	t->cache_size = FLOW_MASK_CACHE_DEFAULT;
+	epoch_next(t);
 	CDS_INIT_LIST_HEAD(&t->list);
 	t->flows_asked = t->ufids_asked = FLOW_TABLE_BUCKETS;
 	t->flows = cds_lfht_new(FLOW_TABLE_BUCKETS, FLOW_TABLE_BUCKETS, 0,
@@ -513,7 +523,27 @@ flow_table_set_cache_size(struct flow_table *t, uint32_t size)
 uint32_t
 flow_table_cache_size(const struct flow_table *t)
 {
-	return t->cache_size;
+	return __atomic_load_n(&t->cache_size, __ATOMIC_RELAXED);
+}
+
+uint64_t
+flow_table_epoch(const struct flow_table *t)
+{
+	return __atomic_load_n(&t->epoch, __ATOMIC_ACQUIRE);
+}
+
+bool
+flow_table_matches(const struct flow *f, const struct flow_mask *m,
+    const struct flow_key *key)
+{
+	const flow_word *a = key_words(&f->key, m->start);
+	const flow_word *k = key_words(key, m->start);
+	unsigned i, n = (m->end - m->start) / 8;
+
+	for (i = 0; i < n; i++)
+		if ((k[i] & m->words[i]) != a[i])
+			return false;
+	return true;
 }
 
 struct flow *
@@ -618,6 +648,7 @@ unhash(struct flow_table *t, struct flow *flow)
 	cds_lfht_del(t->flows, &flow->node);
 	if (flow->ufid_len)
 		cds_lfht_del(t->ufids, &flow->ufid_node);
+	epoch_next(t);
 	mask_put(t, flow->mask);
 	t->count--;
 }

@@ -34,6 +34,7 @@
 #ifndef TAPDP_FLOW_TABLE_H
 #define TAPDP_FLOW_TABLE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -91,6 +92,7 @@ struct flow_table {
 	unsigned n_stripes;		/* usage counter copies, a power of 2 */
 	uint32_t cache_size;		/* entries of the mask caches in use */
 	uint32_t seed;
+	uint64_t epoch;			/* see flow_table_epoch() */
 };
 
 int flow_table_init(struct flow_table *t);
@@ -112,6 +114,16 @@ struct flow *flow_table_lookup(struct flow_table *t,
  * tables, at the cost of misses; it is never shared by two threads. */
 struct flow_mask_cache *flow_mask_cache_new(void);
 void flow_mask_cache_free(struct flow_mask_cache *cache);
+
+/* For caches of flows (flow/emc.h), inside rcu_read_lock(). The epoch
+ * changes whenever a flow leaves the table, to a value no table has had:
+ * a flow the table gave after the epoch was read is not freed, nor its
+ * mask, while the epoch reads the same. flow_table_matches() tells
+ * whether key, masked by m, is f's key; m is f->mask, which a cache keeps
+ * beside f so that the two are read at once. */
+uint64_t flow_table_epoch(const struct flow_table *t);
+bool flow_table_matches(const struct flow *f, const struct flow_mask *m,
+    const struct flow_key *key);
 
 /* 0 or a power of 2 up to FLOW_MASK_CACHE_MAX, else -EINVAL. */
 int flow_table_set_cache_size(struct flow_table *t, uint32_t size);

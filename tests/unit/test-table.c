@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The megaflow table: lookups, masks, UFIDs, dumps, the mask cache and a
- * reader running beside the writer. */
+/* The megaflow table: lookups, masks, UFIDs, dumps, the mask cache, the
+ * exact-match stage in front of it (flow/emc.h) and a reader running beside
+ * the writer. */
 #include <errno.h>
 #include <pthread.h>
 #include <setjmp.h>
@@ -12,6 +13,7 @@
 
 #include <cmocka.h>
 
+#include "flow/emc.h"
 #include "flow/table.h"
 
 static unsigned n_freed;
@@ -95,6 +97,37 @@ lookup(struct flow_table *t, struct flow_mask_cache *c, unsigned i,
 	    n_mask_hit ? n_mask_hit : &m, n_cache_hit ? n_cache_hit : &h);
 	rcu_read_unlock();
 	return f;
+}
+
+/* Through the exact-match stage: key k with hash_of(i). */
+static struct flow *
+emc_lookup(struct flow_emc *emc, struct flow_table *t,
+    struct flow_mask_cache *c, const struct flow_key *k, unsigned i,
+    uint32_t *n_mask_hit, uint32_t *n_cache_hit)
+{
+	uint32_t m, h;
+	struct flow *f;
+
+	rcu_read_lock();
+	f = flow_emc_lookup(emc, t, c, k, hash_of(i),
+	    n_mask_hit ? n_mask_hit : &m, n_cache_hit ? n_cache_hit : &h);
+	rcu_read_unlock();
+	return f;
+}
+
+/* A new table of n flows, flow i with key i under mask i % n_masks. */
+static void
+fill(struct flow_table *t, struct flow **flows, unsigned n, unsigned n_masks)
+{
+	struct flow_key k, m;
+	unsigned i;
+
+	assert_int_equal(flow_table_init(t), 0);
+	for (i = 0; i < n; i++) {
+		k = key_of(i);
+		m = mask_of(i % n_masks);
+		flows[i] = add(t, &k, &m);
+	}
 }
 
 static void
@@ -473,6 +506,240 @@ test_rebalance_orders_by_use(void **state)
 	flow_table_destroy(&t, free_flow);
 }
 
+enum { N_EMC = 64 };
+
+/* Every answer the table's; the second lookup of a packet one masked
+ * compare, counted as a mask cache hit. */
+static void
+test_emc_gives_the_same_answers(void **state)
+{
+	struct flow_mask_cache *c = flow_mask_cache_new();
+	struct flow_emc *emc = flow_emc_new();
+	struct flow *flows[N_EMC], *apart[3];
+	uint32_t n_mask_hit, n_cache_hit, hits;
+	struct flow_table t;
+	struct flow_key k, m;
+	unsigned i, pass;
+
+	assert_non_null(c);
+	assert_non_null(emc);
+	fill(&t, flows, N_EMC, N_EMC);
+	/* Without a mask cache a table lookup scans: one mask probed and a
+	 * cache hit can only be the stage's. 64 packets in 256 entries, two
+	 * tried each: a few may evict each other. */
+	for (pass = 0; pass < 3; pass++) {
+		for (hits = 0, i = 0; i < N_EMC + 8; i++) {
+			k = key_of(i);
+			assert_ptr_equal(emc_lookup(emc, &t, NULL, &k, i,
+			    &n_mask_hit, &n_cache_hit),
+			    i < N_EMC ? flows[i] : NULL);
+			hits += n_cache_hit;
+			if (i < N_EMC)
+				assert_int_equal(n_mask_hit,
+				    n_cache_hit ? 1 : i + 1);
+		}
+		if (pass)
+			assert_true(hits >= N_EMC * 9 / 10);
+		else
+			assert_int_equal(hits, 0);
+	}
+	assert_int_equal(flow_emc_size(emc), FLOW_EMC_MIN);
+
+	/* The same hash from another port, or recirculated, is another
+	 * packet: each gets its own flow, every time. */
+	m = mask_of(200);
+	m.in_port = m.recirc_id = 0xffffffff;
+	for (i = 0; i < 3; i++) {
+		k = key_of(200);
+		k.in_port = 1 + i % 2;
+		k.recirc_id = i / 2 * 9;
+		apart[i] = add(&t, &k, &m);
+	}
+	for (pass = 0; pass < 3; pass++)
+		for (i = 0; i < 3; i++) {
+			k = key_of(200);
+			k.in_port = 1 + i % 2;
+			k.recirc_id = i / 2 * 9;
+			assert_ptr_equal(emc_lookup(emc, &t, c, &k, 3, NULL,
+			    NULL), apart[i]);
+			assert_ptr_equal(emc_lookup(emc, &t, c, &k, 3, NULL,
+			    &n_cache_hit), apart[i]);
+			assert_int_equal(n_cache_hit, 1);
+		}
+
+	/* A key that shares a packet hash with a cached one but matches
+	 * no flow, or another flow, never gets the cached flow. */
+	for (pass = 0; pass < 2; pass++)
+		for (i = 0; i < N_EMC; i++) {
+			k = key_of(i + 1000);
+			assert_null(emc_lookup(emc, &t, c, &k, i, NULL, NULL));
+			k = key_of((i + 1) % N_EMC);
+			assert_ptr_equal(emc_lookup(emc, &t, c, &k, i, NULL,
+			    NULL), flows[(i + 1) % N_EMC]);
+		}
+
+	/* No hash, or the mask cache turned off: no stage. */
+	k = key_of(5);
+	assert_ptr_equal(emc_lookup(emc, &t, c, &k, 5, NULL, NULL), flows[5]);
+	rcu_read_lock();
+	assert_ptr_equal(flow_emc_lookup(emc, &t, c, &k, 0, &n_mask_hit,
+	    &n_cache_hit), flows[5]);
+	rcu_read_unlock();
+	assert_int_equal(n_cache_hit, 0);
+	assert_int_equal(flow_table_set_cache_size(&t, 0), 0);
+	k = key_of(N_EMC - 1);
+	for (pass = 0; pass < 2; pass++) {
+		assert_ptr_equal(emc_lookup(emc, &t, c, &k, N_EMC - 1,
+		    &n_mask_hit, &n_cache_hit), flows[N_EMC - 1]);
+		assert_int_equal(n_cache_hit, 0);
+		assert_true(n_mask_hit > 1);
+	}
+	/* And a NULL stage is none. */
+	assert_ptr_equal(emc_lookup(NULL, &t, c, &k, N_EMC - 1, NULL, NULL),
+	    flows[N_EMC - 1]);
+	flow_table_destroy(&t, free_flow);
+	flow_mask_cache_free(c);
+	flow_emc_free(emc);
+}
+
+/* A flow that left the table is never given again, even from a stage
+ * filled before; a flow added beside a cached one changes nothing. Under
+ * ASan, a freed flow read here would be reported. */
+static void
+test_emc_forgets_removed_flows(void **state)
+{
+	struct flow_emc *emc = flow_emc_new();
+	struct flow *flows[N_EMC], *f;
+	uint32_t n_cache_hit, hits;
+	struct flow_table t, other;
+	struct flow_key k, m;
+	unsigned i, pass;
+
+	assert_non_null(emc);
+	fill(&t, flows, N_EMC, N_EMC);
+	assert_int_equal(flow_table_init(&other), 0);
+	for (pass = 0; pass < 2; pass++)
+		for (i = 0; i < N_EMC; i++) {
+			k = key_of(i);
+			assert_ptr_equal(emc_lookup(emc, &t, NULL, &k, i, NULL,
+			    NULL), flows[i]);
+		}
+
+	/* Removed and freed: a miss. Its neighbours are still found, from
+	 * the table, then from the stage again. */
+	drop(&t, flows[7]);
+	k = key_of(7);
+	assert_null(emc_lookup(emc, &t, NULL, &k, 7, NULL, NULL));
+	for (pass = 0; pass < 2; pass++) {
+		for (hits = 0, i = 0; i < N_EMC; i++) {
+			k = key_of(i);
+			assert_ptr_equal(emc_lookup(emc, &t, NULL, &k, i, NULL,
+			    &n_cache_hit), i == 7 ? NULL : flows[i]);
+			hits += n_cache_hit;
+		}
+		assert_true(pass ? hits >= N_EMC * 9 / 10 : hits == 0);
+	}
+
+	/* Put back under a wider mask: the new flow. */
+	k = key_of(7);
+	m = mask_of(7);
+	m.ipv4_src = 0xffffffff;
+	flows[7] = add(&t, &k, &m);
+	assert_ptr_equal(emc_lookup(emc, &t, NULL, &k, 7, NULL, NULL),
+	    flows[7]);
+
+	/* Added beside: the cached flows stay cached. */
+	k = key_of(8);
+	assert_ptr_equal(emc_lookup(emc, &t, NULL, &k, 8, NULL, NULL),
+	    flows[8]);
+	k = key_of(500);
+	m = mask_of(500);
+	add(&t, &k, &m);
+	k = key_of(8);
+	assert_ptr_equal(emc_lookup(emc, &t, NULL, &k, 8, NULL, &n_cache_hit),
+	    flows[8]);
+	assert_int_equal(n_cache_hit, 1);
+
+	/* Another table with the same keys: its own flows, both ways. */
+	k = key_of(9);
+	m = mask_of(9);
+	f = add(&other, &k, &m);
+	for (pass = 0; pass < 2; pass++) {
+		assert_ptr_equal(emc_lookup(emc, &other, NULL, &k, 9, NULL,
+		    NULL), f);
+		assert_ptr_equal(emc_lookup(emc, &t, NULL, &k, 9, NULL, NULL),
+		    flows[9]);
+	}
+	flow_table_destroy(&other, free_flow);
+	assert_ptr_equal(emc_lookup(emc, &t, NULL, &k, 9, NULL, NULL),
+	    flows[9]);
+
+	/* Flushed: nothing, and the flows are freed. */
+	flow_table_flush(&t, free_flow);
+	for (i = 0; i < N_EMC; i++) {
+		k = key_of(i);
+		assert_null(emc_lookup(emc, &t, NULL, &k, i, NULL, NULL));
+	}
+	flow_table_destroy(&t, free_flow);
+	flow_emc_free(emc);
+}
+
+enum { N_EMC_WIDE = 2048 };
+
+/* The stage grows while the traffic spreads over more packets than it
+ * holds, up to its limit, and not while the traffic fits. */
+static void
+test_emc_grows_with_the_traffic(void **state)
+{
+	struct flow_mask_cache *c = flow_mask_cache_new();
+	struct flow_emc *emc = flow_emc_new();
+	uint32_t n_cache_hit, hits;
+	struct flow *flows[N_EMC_WIDE];
+	struct flow_table t;
+	struct flow_key k;
+	unsigned i, pass;
+
+	assert_non_null(c);
+	assert_non_null(emc);
+	fill(&t, flows, N_EMC_WIDE, 16);
+	/* 64 packets: it stays small. */
+	for (pass = 0; pass < 200; pass++)
+		for (i = 0; i < N_EMC; i++) {
+			k = key_of(i);
+			assert_ptr_equal(emc_lookup(emc, &t, c, &k, i, NULL,
+			    NULL), flows[i]);
+		}
+	assert_int_equal(flow_emc_size(emc), FLOW_EMC_MIN);
+
+	/* 2048: it grows until nearly all hit. */
+	for (pass = 0; pass < 40; pass++)
+		for (i = 0; i < N_EMC_WIDE; i++) {
+			k = key_of(i);
+			assert_ptr_equal(emc_lookup(emc, &t, c, &k, i, NULL,
+			    NULL), flows[i]);
+		}
+	assert_true(flow_emc_size(emc) >= 2 * N_EMC_WIDE);
+	assert_true(flow_emc_size(emc) <= FLOW_EMC_MAX);
+	for (hits = 0, i = 0; i < N_EMC_WIDE; i++) {
+		k = key_of(i);
+		assert_ptr_equal(emc_lookup(emc, &t, c, &k, i, NULL,
+		    &n_cache_hit), flows[i]);
+		hits += n_cache_hit;
+	}
+	assert_true(hits >= N_EMC_WIDE * 7 / 8);
+
+	/* Traffic never fitting: it stops at its limit. */
+	for (pass = 0; pass < 20; pass++)
+		for (i = 0; i < 4 * FLOW_EMC_MAX; i++) {
+			k = key_of(i % N_EMC_WIDE);
+			emc_lookup(emc, &t, c, &k, i, NULL, NULL);
+		}
+	assert_int_equal(flow_emc_size(emc), FLOW_EMC_MAX);
+	flow_table_destroy(&t, free_flow);
+	flow_mask_cache_free(c);
+	flow_emc_free(emc);
+}
+
 enum { N_MASKS = 1024 };
 
 static void
@@ -544,18 +811,22 @@ reader(void *arg)
 {
 	struct race *r = arg;
 	struct flow_mask_cache *c = flow_mask_cache_new();
+	struct flow_emc *emc = flow_emc_new();
 	struct flow_key k, seen;
 	uint32_t n_mask_hit, n_cache_hit;
 	struct flow *f;
 	unsigned i, j;
 
 	rcu_register_thread();
-	for (j = 0; c && !__atomic_load_n(&r->stop, __ATOMIC_RELAXED); j++) {
+	for (j = 0; c && emc && !__atomic_load_n(&r->stop, __ATOMIC_RELAXED);
+	    j++) {
 		i = j % (N_STABLE + N_CHURN);
 		k = key_of(i);
 		rcu_read_lock();
-		f = flow_table_lookup(&r->t, j & 1 ? c : NULL, &k, hash_of(i),
-		    &n_mask_hit, &n_cache_hit);
+		/* Without a cache, with the mask cache, through the stage. */
+		f = flow_emc_lookup(j % 3 == 2 ? emc : NULL, &r->t,
+		    j % 3 ? c : NULL, &k, hash_of(i), &n_mask_hit,
+		    &n_cache_hit);
 		if (f) {
 			/* Read the whole flow: it must not be freed yet. */
 			seen = *f->unmasked_key;
@@ -570,6 +841,7 @@ reader(void *arg)
 	}
 	rcu_unregister_thread();
 	flow_mask_cache_free(c);
+	flow_emc_free(emc);
 	return NULL;
 }
 
@@ -635,6 +907,9 @@ main(void)
 		cmocka_unit_test(test_dump_sees_every_flow_once),
 		cmocka_unit_test(test_cache_gives_the_same_answers),
 		cmocka_unit_test(test_rebalance_orders_by_use),
+		cmocka_unit_test(test_emc_gives_the_same_answers),
+		cmocka_unit_test(test_emc_forgets_removed_flows),
+		cmocka_unit_test(test_emc_grows_with_the_traffic),
 		cmocka_unit_test(test_1024_masks),
 		cmocka_unit_test(test_reader_beside_writer),
 	};
