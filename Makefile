@@ -169,13 +169,16 @@ $(BUILD)/bench-flow-load: bench/flow-load.c bench/clock.h
 $(BUILD)/udpgen: bench/tools/udpgen.c bench/clock.h
 	$(CC) $(TAPDP_CFLAGS) $(CPPFLAGS) $(CFLAGS) -o $@ $<
 
+$(BUILD)/tcpcrr: bench/tools/tcpcrr.c bench/clock.h
+	$(CC) $(TAPDP_CFLAGS) $(CPPFLAGS) $(CFLAGS) -o $@ $<
+
 # The fault benchmarks' clients: run under the shim, so no sanitizer
 # runtime.
 $(BUILD)/dpclient: bench/tools/dpclient.c
 	$(CC) $(TAPDP_CFLAGS) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS:-fsanitize%=) \
 	      -o $@ $< $(shell pkg-config --libs libmnl)
 
-bench: $(BENCHES) $(BUILD)/udpgen $(BUILD)/bench-flow-load
+bench: $(BENCHES) $(BUILD)/udpgen $(BUILD)/tcpcrr $(BUILD)/bench-flow-load
 	@for b in $(BENCHES); do echo "== $$b"; $$b || exit 1; done
 
 unit: $(UNIT_TESTS)
@@ -232,7 +235,8 @@ $(SELFTEST_DIR)/ovs-dpctl.py:
 selftest: $(SELFTEST_DIR)/ovs-dpctl.py
 
 check: all $(UNIT_TESTS) $(BUILD)/shim-check $(BUILD)/hostile-client \
-	$(BUILD)/nl-client $(BUILD)/udpgen $(FUZZ_TARGETS) selftest
+	$(BUILD)/nl-client $(BUILD)/udpgen $(BUILD)/tcpcrr $(FUZZ_TARGETS) \
+	selftest
 	$(MAKE) BUILD=build-asan SAN=1 all build-asan/shim-check \
 		build-asan/hostile-client build-asan/nl-client \
 		build-asan/udpgen \

@@ -6,12 +6,21 @@
 #       AF_PACKET ports, tx checksum offload off on the hosts as it needs),
 #   (c) tapdp with port-to-port flows from ovs-dpctl,
 #   (d) tapdp driven by ovs-vswitchd with the NORMAL action,
-# and (c) again with 256 extra masks installed. For each: iperf3 TCP
+# and (c) again with 256 extra masks installed, and (b) and (d) again with a
+# conntrack firewall in OpenFlow (ct() rules: new connections from A's side
+# committed, established and related ones forwarded, the rest dropped).
+# For each: iperf3 TCP
 # throughput (one stream, 5 s), 64-byte UDP frames forwarded per second
 # (build/udpgen floods from one side as fast as it can, to a MAC address
 # the other side announced but does not own; that side's rx counter says
-# what arrived), and ping round-trip time. Prints a table and the ratios
-# to (a) and (b).
+# what arrived), new TCP connections per second (build/tcpcrr, netperf's
+# TCP_CRR: connect, a byte each way, close; 4 clients), and ping
+# round-trip time; and what each costs: the CPU
+# time of the whole machine (every CPU's busy time in /proc/stat: the
+# generator, the receiver and the switch) during the TCP run per gigabit
+# delivered, and during the flood per frame delivered, so that a machine
+# whose generator saturates still shows which switch costs less. Prints a
+# table and the ratios to (a) and (b).
 #
 #   bash bench/e2e.sh          (as root; run make first)
 #   E2E_PERF=DIR bash bench/e2e.sh
@@ -28,7 +37,7 @@
 #                              capture target works)
 set -u
 cd "$(dirname "$0")/.." || exit 1
-make -s all build/udpgen || exit 1
+make -s all build/udpgen build/tcpcrr || exit 1
 B=$PWD/build
 T=$(mktemp -d /tmp/tapdp-e2e.XXXXXX)
 SW=e2esw$$ HA=e2ea$$ HB=e2eb$$
@@ -92,18 +101,41 @@ profile_end() { # name: top symbols per command into DIR/name.txt
 		grep -v '^ *[|-]' >"$E2E_PERF/$1.txt"
 }
 
+# Busy time of all CPUs so far, in clock ticks: user, system, irq, softirq
+# and steal; not idle or iowait, and not niced work, so that a background
+# job run with nice does not count (every setup runs at normal priority).
+busy_ticks() {
+	awk '$1 == "cpu" { print $2 + $4 + $7 + $8 + $9 }' /proc/stat
+}
+HZ=$(getconf CLK_TCK)
+
+# New TCP connections per second, A to B, for SECS seconds.
+crr() {
+	local out
+	ip netns exec $HA sysctl -qw net.ipv4.tcp_tw_reuse=1
+	ip netns exec $HA sysctl -qw net.ipv4.ip_local_port_range="1024 65000"
+	ip netns exec $HB "$B/tcpcrr" -s 5001 4 &
+	sleep 0.3
+	out=$(ip netns exec $HA "$B/tcpcrr" 10.4.0.2 5001 "$SECS" 4)
+	pkill -f "tcpcrr -s 5001"
+	echo $(( ${out%% *} / SECS ))
+}
+
 measure() { # name
-	local gbps rtt mac rx0 rx1 sent
+	local gbps rtt mac rx0 rx1 sent c0 c1 c2 c3 cps
 	ip netns exec $HA ping -c 3 -i 0.2 -W 2 10.4.0.2 >/dev/null 2>&1
 	ip netns exec $HB iperf3 -s -D -1 --pidfile "$T/iperf.pid" >/dev/null
 	sleep 0.3
 	profile_start "$1-tcp"
+	c0=$(busy_ticks)
 	gbps=$(ip netns exec $HA iperf3 -c 10.4.0.2 -t "$SECS" -f g 2>/dev/null |
 		awk '/receiver/ { print $(NF-2) }')
+	c1=$(busy_ticks)
 	profile_end "$1-tcp"
 	rtt=$(ip netns exec $HA ping -c 20 -i 0.05 -W 2 10.4.0.2 2>/dev/null |
 		awk -F/ '/^rtt/ { print $5 }')
 	rm -f "$T/iperf.pid"
+	cps=$(crr)
 	# The flood goes to a MAC address B's side announces (one frame) but
 	# B's own device does not have: every switch learns it and forwards
 	# the flood to B alone, B's device counts it, and B's stack drops it
@@ -116,13 +148,22 @@ measure() { # name
 	sleep 0.2
 	rx0=$(ip netns exec $HB cat /sys/class/net/eth0/statistics/rx_packets)
 	profile_start "$1-udp"
+	c2=$(busy_ticks)
 	sent=$(ip netns exec $HA "$B/udpgen" eth0 "$mac" 10.4.0.1 10.4.0.2 \
 		"$SECS")
-	profile_end "$1-udp"
+	# What is still queued gets forwarded after the generator stops.
 	sleep 0.5
+	c3=$(busy_ticks)
+	profile_end "$1-udp"
 	rx1=$(ip netns exec $HB cat /sys/class/net/eth0/statistics/rx_packets)
-	printf '%s %s %s %s %s\n' "$1" "${gbps:-0}" "${rtt:-0}" \
-		"$(( (rx1 - rx0) / SECS ))" "$(( sent / SECS ))" >>"$T/results"
+	# CPU ms per Gbit of TCP, CPU us per forwarded frame.
+	printf '%s %s %s %s %s %s %s %s\n' "$1" "${gbps:-0}" "${rtt:-0}" \
+		"$(( (rx1 - rx0) / SECS ))" "$(( sent / SECS ))" \
+		"$(awk -v t=$((c1 - c0)) -v g="${gbps:-0}" -v s="$SECS" -v hz="$HZ" \
+			'BEGIN { print (g > 0 ? 1e3 * t / hz / (g * s) : 0) }')" \
+		"$(awk -v t=$((c3 - c2)) -v n=$((rx1 - rx0)) -v hz="$HZ" \
+			'BEGIN { print (n > 0 ? 1e6 * t / hz / n : 0) }')" \
+		"${cps:-0}" >>"$T/results"
 }
 
 case_bridge() {
@@ -144,7 +185,24 @@ case_ovs_netdev() {
 		-- add-port br0 va -- add-port br0 vb
 	sleep 1
 	measure "b-ovs-userspace"
+	ct_rules
+	measure "b-ovs-userspace-ct"
 	teardown
+}
+
+# The conntrack firewall, the same OpenFlow rules for (b) and (d): va is
+# the side whose connections are let in.
+ct_rules() {
+	ovs-ofctl del-flows br0
+	ovs-ofctl add-flows br0 - <<-EOF
+	table=0,priority=100,ip,actions=ct(table=1)
+	table=0,priority=1,actions=NORMAL
+	table=1,priority=100,ip,ct_state=+trk+new,in_port=va,actions=ct(commit),NORMAL
+	table=1,priority=100,ip,ct_state=+trk+est,actions=NORMAL
+	table=1,priority=100,ip,ct_state=+trk+rel,actions=NORMAL
+	table=1,priority=1,actions=drop
+	EOF
+	sleep 1
 }
 
 dpctl() { ip netns exec $SW "$B/tapdp-run" -- ovs-dpctl "$@" 2>/dev/null; }
@@ -193,6 +251,8 @@ case_tapdp_vswitchd() {
 		-- add-port br0 va -- add-port br0 vb
 	sleep 1
 	measure "d-tapdp-vswitchd-normal"
+	ct_rules
+	measure "d-tapdp-vswitchd-ct"
 	teardown
 }
 
@@ -203,15 +263,27 @@ done
 
 echo "e2e: $(nproc) CPUs, $(lscpu | sed -n 's/^Model name: *//p'), iperf3 ${SECS}s, one TCP stream"
 echo
-echo "| setup | TCP Gbit/s | TCP vs (a) | TCP vs (b) | UDP 64 B Mpps forwarded (offered) | UDP vs (b) | ping RTT ms |"
-echo "|---|---:|---:|---:|---:|---:|---:|"
-bridge=$(awk '$1 == "a-linux-bridge" { print $2 }' "$T/results")
-ovs=$(awk '$1 == "b-ovs-userspace" { print $2 }' "$T/results")
-ovs_pps=$(awk '$1 == "b-ovs-userspace" { print $4 }' "$T/results")
-while read -r name gbps rtt pps offered; do
-	awk -v n="$name" -v g="$gbps" -v r="$rtt" -v a="$bridge" -v b="$ovs" \
-		-v p="$pps" -v o="$offered" -v bp="$ovs_pps" \
-		'BEGIN { printf "| %s | %.2f | %.2f | %.1f | %.3f (%.3f) | %.1f | %.3f |\n",
-			 n, g, (a > 0 ? g / a : 0), (b > 0 ? g / b : 0),
-			 p / 1e6, o / 1e6, (bp > 0 ? p / bp : 0), r }'
+echo "| setup | TCP Gbit/s | TCP vs (a) | TCP vs (b) | CPU ms per Gbit TCP (vs a, vs b) | UDP 64 B Mpps forwarded (offered) | UDP vs (b) | CPU us per forwarded frame (vs a, vs b) | TCP_CRR conn/s (vs b) | ping RTT ms |"
+echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+col() { awk -v n="$1" -v c="$2" '$1 == n { print $c }' "$T/results"; }
+while read -r name gbps rtt pps offered cg cp cps; do
+	# "vs (b)": the ct setups against OVS userspace under the same rules.
+	case $name in *-ct) b=b-ovs-userspace-ct ;; *) b=b-ovs-userspace ;; esac
+	awk -v n="$name" -v g="$gbps" -v p="$pps" -v o="$offered" \
+		-v cg="$cg" -v cp="$cp" -v c="$cps" -v r="$rtt" \
+		-v ag="$(col a-linux-bridge 2)" -v bg="$(col $b 2)" \
+		-v bp="$(col $b 4)" \
+		-v acg="$(col a-linux-bridge 6)" -v bcg="$(col $b 6)" \
+		-v acp="$(col a-linux-bridge 7)" -v bcp="$(col $b 7)" \
+		-v bc="$(col $b 8)" '
+		function ratio(x, y) { return y > 0 ? x / y : 0 }
+		BEGIN { printf "| %s | %.2f | %.2f | %.1f | %.0f (%.2f, %.2f) | %.3f (%.3f) | %.1f | %.2f (%.2f, %.2f) | %d (%.1f) | %.3f |\n",
+			 n, g, ratio(g, ag), ratio(g, bg),
+			 cg, ratio(cg, acg), ratio(cg, bcg),
+			 p / 1e6, o / 1e6, ratio(p, bp),
+			 cp, ratio(cp, acp), ratio(cp, bcp), c, ratio(c, bc), r }'
 done <"$T/results"
+ct=$(col d-tapdp-vswitchd-ct 2) plain=$(col d-tapdp-vswitchd-normal 2)
+[ -n "$ct" ] && [ -n "$plain" ] &&
+	awk -v c="$ct" -v p="$plain" 'BEGIN { printf "\ntapdp TCP with the ct firewall / without: %.2f\n", p > 0 ? c / p : 0 }'
+exit 0
