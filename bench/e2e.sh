@@ -285,5 +285,5 @@ while read -r name gbps rtt pps offered cg cp cps; do
 done <"$T/results"
 ct=$(col d-tapdp-vswitchd-ct 2) plain=$(col d-tapdp-vswitchd-normal 2)
 [ -n "$ct" ] && [ -n "$plain" ] &&
-	awk -v c="$ct" -v p="$plain" 'BEGIN { printf "\ntapdp TCP with the ct firewall / without: %.2f\n", p > 0 ? c / p : 0 }'
+	awk -v c="$ct" -v p="$plain" 'BEGIN { printf "\ntapdp TCP with the ct firewall / without: %.2f\n", (p > 0 ? c / p : 0) }'
 exit 0
