@@ -111,14 +111,19 @@ stats() {
 		sed -n 's/.*lookups: hit:\([0-9]*\) missed:\([0-9]*\).*/\1 \2/p;s/.*masks: hit:\([0-9]*\).*/\1/p' |
 		tr '\n' ' '
 }
+# per_pkt: masks probed per packet, in hundredths, between the stats read
+# into h1 m1 mh1 and those read into h2 m2 mh2; said for what ($1).
+masks_per_packet() {
+	per_pkt=$(( (mh2 - mh1) * 100 / (h2 + m2 - h1 - m1) ))
+	echo "    masks probed per packet over $1: $((per_pkt / 100)).$(printf %02d $((per_pkt % 100)))"
+}
 # The rebalance is the datapath's own 4 s timer, with nothing to see from
 # outside: time must pass.
 sleep 4.5
 read -r h1 m1 mh1 <<<"$(stats)"
 in_ns_of $A ping -c 200 -i 0.005 -W 1 10.7.0.2 >/dev/null
 read -r h2 m2 mh2 <<<"$(stats)"
-per_pkt=$(( (mh2 - mh1) * 100 / (h2 + m2 - h1 - m1) ))
-echo "    masks probed per packet over 400 packets: $((per_pkt / 100)).$(printf %02d $((per_pkt % 100)))"
+masks_per_packet "400 packets"
 check "masks hit per packet near 1 with 256+ masks" test "$per_pkt" -le 150
 
 # Past the kernel's mask cache: traffic over all 256 of those flows, four
@@ -149,8 +154,7 @@ spread 2
 check "2048 frames over 256 masks all hit their flows" \
 	wait_until 5 hits_reach "$((h1 + 2048))"
 read -r h2 m2 mh2 <<<"$(stats)"
-per_pkt=$(( (mh2 - mh1) * 100 / (h2 + m2 - h1 - m1) ))
-echo "    masks probed per packet over 1024 connections: $((per_pkt / 100)).$(printf %02d $((per_pkt % 100)))"
+masks_per_packet "1024 connections"
 check "1024 connections over 256 masks: about one mask per packet" \
 	test "$per_pkt" -le 150
 check "no miss among them" test "$m2" -eq "$m1"
