@@ -2,6 +2,7 @@
 #include "common/clock.h"
 
 uint64_t clock_fake_ms;
+__thread uint64_t clock_burst_ms;
 
 void
 clock_fake_set(uint64_t ms)

@@ -12,7 +12,8 @@
  * (the sweeper's period, the server's timers) keeps the system's time.
  *
  * Thread-safety: clock_now_ms() from any thread; a time set on one thread
- * is seen by the others (relaxed: a test orders the rest itself). */
+ * is seen by the others (relaxed: a test orders the rest itself). A
+ * burst (clock_burst_start()) is its thread's alone. */
 #ifndef TAPDP_COMMON_CLOCK_H
 #define TAPDP_COMMON_CLOCK_H
 
@@ -21,6 +22,7 @@
 
 /* Inline: conntrack reads it for every packet. */
 extern uint64_t clock_fake_ms;		/* atomic; 0: the system's clock */
+extern __thread uint64_t clock_burst_ms; /* 0: no burst on this thread */
 
 /* The fake time, else the system's clock by id. */
 static inline uint64_t
@@ -38,7 +40,28 @@ clock_read_ms(clockid_t id)
 static inline uint64_t
 clock_now_ms(void)
 {
+	if (clock_burst_ms)
+		return clock_burst_ms;
 	return clock_read_ms(CLOCK_MONOTONIC_COARSE);
+}
+
+/* A burst of packets on this thread reads the clock once: until
+ * clock_burst_end(), clock_now_ms() here returns the time at
+ * clock_burst_start(), as the kernel's jiffies stand still within a
+ * softirq's run. A burst lasts microseconds, a tick milliseconds, so no
+ * reader can tell; every packet of it and its connection would otherwise
+ * read the clock again. */
+static inline void
+clock_burst_start(void)
+{
+	clock_burst_ms = 0;
+	clock_burst_ms = clock_now_ms();
+}
+
+static inline void
+clock_burst_end(void)
+{
+	clock_burst_ms = 0;
 }
 
 /* The same clock to the millisecond rather than to the tick

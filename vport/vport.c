@@ -14,6 +14,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "common/clock.h"
 #include "common/log.h"
 #include "packet/eth.h"
 #include "packet/offload.h"
@@ -222,7 +223,9 @@ rx_main(void *arg)
 		if (rx->ops->begin)
 			rx->ops->begin(rx->owner);
 		tx_deferred = true;
+		clock_burst_start();
 		vport->ops->recv_burst(vport, t->q, buf, size, RX_BURST);
+		clock_burst_end();
 		tx_flush_all();
 		tx_deferred = false;
 		if (rx->ops->end)

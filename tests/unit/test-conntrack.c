@@ -1939,6 +1939,34 @@ test_expiry_udp_icmp(void **s)
 	assert_int_equal(stats().n_expired, 3);
 }
 
+/* A receive burst reads the clock once: its packets see the time it
+ * started, however late in it they come; the next burst sees the time
+ * again. */
+static void
+test_expiry_burst(void **s)
+{
+	struct ct_action c = act(true, 0), l = act(false, 0);
+	static struct frame a, b;
+	struct conntrack_entry e;
+
+	udp(&a, A, B, 6000, 53);
+	udp(&b, A, B, 6000, 53);
+	at(0);
+	assert_int_equal(state(&a, &c), TRK | NEW);
+	e = conn_in(0);
+	/* Due at 30 s: a burst started before then finds it at any time. */
+	at(30000);
+	clock_burst_start();
+	at(90000);
+	assert_int_equal(clock_now_ms(), t0 + 30000);
+	assert_int_equal(state(&b, &l), TRK | NEW);
+	clock_burst_end();
+	/* It restarted the timeout at the burst's time, not the clock's. */
+	assert_int_equal(clock_now_ms(), t0 + 90000);
+	lives_until(&e, 60000);
+	assert_int_equal(stats().n_expired, 1);
+}
+
 /* Opens a TCP connection from port sport in zone at time ms; 'established'
  * completes the handshake. */
 static struct conntrack_entry
@@ -2299,6 +2327,8 @@ main(void)
 		cmocka_unit_test(test_fragment_flood),
 		/* Trackers of their own; after the others, which share one,
 		 * as they move the clock days on. */
+		cmocka_unit_test_setup_teardown(test_expiry_burst,
+						expiry_setup, expiry_teardown),
 		cmocka_unit_test_setup_teardown(test_expiry_udp_icmp,
 						expiry_setup, expiry_teardown),
 		cmocka_unit_test_setup_teardown(test_expiry_tcp, expiry_setup,
