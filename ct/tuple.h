@@ -21,14 +21,20 @@
 #include "ct/ct-types.h"
 
 struct ct_tuple {
-	union ct_addr src, dst;
-	uint16_t sport, dport;		/* be; ICMP: sport is the id */
-	uint8_t icmp_type, icmp_code;	/* ICMP and ICMPv6 only */
-	uint8_t proto;
-	uint8_t family;			/* AF_INET, AF_INET6 */
-	uint16_t zone;
-	uint16_t pad;
-	uint32_t pad2;			/* to 48 bytes: six 64-bit words */
+	union {
+		struct {
+			union ct_addr src, dst;
+			uint16_t sport, dport;	/* be; ICMP: sport is the id */
+			uint8_t icmp_type;	/* ICMP and ICMPv6 only */
+			uint8_t icmp_code;
+			uint8_t proto;
+			uint8_t family;		/* AF_INET, AF_INET6 */
+			uint16_t zone;
+			uint16_t pad;
+			uint32_t pad2;
+		};
+		uint64_t w[6];		/* the same bytes: hashed, compared */
+	};
 } __attribute__((aligned(8)));
 
 enum ct_parse_result {
@@ -63,7 +69,7 @@ uint32_t ct_tuple_hash(const struct ct_tuple *t, uint32_t basis);
 static inline bool
 ct_tuple_equal(const struct ct_tuple *a, const struct ct_tuple *b)
 {
-	const uint64_t *x = (const uint64_t *)a, *y = (const uint64_t *)b;
+	const uint64_t *x = a->w, *y = b->w;
 
 	return !((x[0] ^ y[0]) | (x[1] ^ y[1]) | (x[2] ^ y[2]) |
 		 (x[3] ^ y[3]) | (x[4] ^ y[4]) | (x[5] ^ y[5]));
