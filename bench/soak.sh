@@ -13,9 +13,11 @@
 #     started and killed, ovs-dpctl.py and ovs-dpctl dump;
 # and samples the daemon's VmRSS, threads, fds and resident memory
 # (RssAnon + RssShmem less the journal's pages) every 10 s into
-# DIR/rss.csv, and on the sanitizer build the bytes its heap holds (ASan's
-# count of what is allocated and not freed, read with gdb once a minute:
-# the daemon stops for a fraction of a second). It prints the figures and
+# DIR/rss.csv, and once a minute the bytes its heap holds (on the
+# sanitizer build ASan's count of what is allocated and not freed, read
+# with gdb: the daemon stops for a fraction of a second; on the normal
+# build the allocator's, from tapdpctl status, with its tables' entries).
+# It prints the figures and
 # checks: the daemon alive throughout, traffic at the end, no sanitizer
 # report (LeakSanitizer's at the daemon's exit included), no system call
 # refused by the sandbox, and the daemon's memory growth under 1%: its
@@ -193,25 +195,37 @@ churn() {
 # "dead" if it is gone.
 # heap_kib: what the daemon holds resident (tests/lib.sh), without the
 # code it pages in as new paths run (VmRSS counts that) or the journal's
-# pages. live_kib, every sixth sample on the sanitizer build: what its
-# heap holds, as ASan counts it.
+# pages. live_kib, every sixth sample: what its heap holds, as ASan counts
+# it on the sanitizer build (gdb), as the allocator counts it (mallinfo2,
+# tapdpctl status) on the normal one; then the entries of its tables
+# (flows, masks, connections...), all datapaths' summed.
 live_kib() {
-	timeout 30 gdb -p "$1" -batch -ex \
-		'print (unsigned long)__sanitizer_get_current_allocated_bytes()' \
-		2>/dev/null | awk '/^\$1 = / { print int($3 / 1024) }'
+	if [ -n "$SAN" ]; then
+		timeout 30 gdb -p "$1" -batch -ex \
+			'print (unsigned long)__sanitizer_get_current_allocated_bytes()' \
+			2>/dev/null | awk '/^\$1 = / { print int($3 / 1024) "," }'
+		return
+	fi
+	in_ns "$BUILD/tapdpctl" --json status 2>/dev/null |
+		/usr/bin/python3 -c 'import json, sys
+m = json.load(sys.stdin)["memory"]
+print("%d,%d" % (m["heap"] // 1024, sum(t["entries"] for t in m["tables"])))' \
+		2>/dev/null
 }
 
 sample() {
 	local t0=$SECONDS rss thr fds heap live n=0
-	echo "elapsed_s,rss_kib,threads,fds,heap_kib,live_kib" >"$OUT/rss.csv"
+	echo "elapsed_s,rss_kib,threads,fds,heap_kib,live_kib,entries" \
+		>"$OUT/rss.csv"
 	while ! stopping; do
 		if [ ! -e "/proc/$DPID" ]; then echo dead >"$T/dead"; return; fi
 		rss=$(awk '/^VmRSS:/ { print $2 }' "/proc/$DPID/status")
 		thr=$(awk '/^Threads:/ { print $2 }' "/proc/$DPID/status")
 		fds=$(ls "/proc/$DPID/fd" | wc -l)
 		heap=$(heap_kib "$DPID")
-		live=
-		[ -z "$SAN" ] || [ $((n++ % 6)) -ne 0 ] || live=$(live_kib "$DPID")
+		live=,
+		[ $((n++ % 6)) -ne 0 ] || live=$(live_kib "$DPID")
+		[ -n "$live" ] || live=,
 		echo "$((SECONDS - t0)),$rss,$thr,$fds,$heap,$live" \
 			>>"$OUT/rss.csv"
 		sleep 10
@@ -318,6 +332,7 @@ window_growth() {
 }
 read -r heap_first heap_last heap_growth < <(window_growth 5)
 read -r live_first live_last live_growth < <(window_growth 6)
+read -r entries_first entries_last entries_growth < <(window_growth 7)
 fds_first=$(awk -F, 'NR == 2 { print $4 }' "$OUT/rss.csv")
 fds_last=$(awk -F, 'NR > 1 { v = $4 } END { print v }' "$OUT/rss.csv")
 
@@ -332,10 +347,14 @@ echo "RSS max: $rss_max KiB"
 echo "resident (RssAnon + RssShmem less the journal), mean of a ${WARM} s" \
 	"window: $heap_first KiB after the warm-up, $heap_last KiB at the end," \
 	"growth $heap_growth %"
-[ -z "$SAN" ] ||
-	echo "heap (ASan's allocated bytes), mean of a ${WARM} s window:" \
-		"$live_first KiB after the warm-up, $live_last KiB at the end," \
-		"growth $live_growth %"
+counter="the allocator's"
+[ -z "$SAN" ] || counter="ASan's"
+echo "heap ($counter allocated bytes), mean of a" \
+	"${WARM} s window: $live_first KiB after the warm-up, $live_last KiB" \
+	"at the end, growth $live_growth %"
+[ -n "$SAN" ] ||
+	echo "table entries, mean of a ${WARM} s window: $entries_first after" \
+		"the warm-up, $entries_last at the end, growth $entries_growth %"
 echo "open files: $fds_first at the start, $fds_last at the end"
 echo "TCP transferred: $(awk -v b="$(total tcp_bytes)" 'BEGIN { printf "%.1f MB\n", b / 1e6 }')" \
 	"($(total tcp_failed) transfers failed)"
