@@ -19,37 +19,55 @@
 #define IP_A	0x0a000001
 #define IP_B	0xc0a80102
 
-static const uint8_t ip6_a[16] = { 0x20, 0x01, 0x0d, 0xb8, [15] = 1 };
-static const uint8_t ip6_b[16] = { 0xfe, 0x80, [8] = 0x12, [15] = 0xfe };
+static const uint32_t ip4[2] = { IP_A, IP_B };
+static const uint8_t ip6[2][16] = {
+	{ 0x20, 0x01, 0x0d, 0xb8, [15] = 1 },
+	{ 0xfe, 0x80, [8] = 0x12, [15] = 0xfe },
+};
+static const int families[2] = { AF_INET, AF_INET6 };
 
 static uint8_t frame[512];
 
-/* Parses the frame b built (its last IP header), into p. */
-static enum ct_parse_result
-parse(struct fb *b, int family, uint16_t zone, struct ct_packet *p)
+/* A frame of family from host a to host b (0 or 1) carrying proto. */
+static void
+start(struct fb *fb, int family, int a, int b, uint8_t proto)
 {
-	size_t len = fb_end(b);
+	fb_init(fb, frame, sizeof(frame));
+	if (family == AF_INET) {
+		fb_eth(fb, ETH_P_IP);
+		fb_ipv4(fb, ip4[a], ip4[b], proto);
+	} else {
+		fb_eth(fb, ETH_P_IPV6);
+		fb_ipv6(fb, ip6[a], ip6[b], proto);
+	}
+}
 
-	return ct_packet_parse(frame + b->l3, len - b->l3, family, zone,
+/* Parses the frame fb built (its last IP header), into p. */
+static enum ct_parse_result
+parse(struct fb *fb, int family, uint16_t zone, struct ct_packet *p)
+{
+	size_t len = fb_end(fb);
+
+	return ct_packet_parse(frame + fb->l3, len - fb->l3, family, zone,
 			       false, p);
 }
 
-/* The tuple its fields name, every other byte zero. */
+/* The tuple its fields name, from host a to host b, every other byte
+ * zero. */
 static struct ct_tuple
-named(int family, const void *src, const void *dst, uint8_t proto,
-      uint16_t sport, uint16_t dport, uint8_t type, uint8_t code,
-      uint16_t zone)
+named(int family, int a, int b, uint8_t proto, uint16_t sport,
+      uint16_t dport, uint8_t type, uint8_t code, uint16_t zone)
 {
 	struct ct_tuple t;
 
 	memset(&t, 0, sizeof(t));
 	t.family = family;
 	if (family == AF_INET) {
-		memcpy(&t.src.ip, src, 4);
-		memcpy(&t.dst.ip, dst, 4);
+		t.src.ip = htonl(ip4[a]);
+		t.dst.ip = htonl(ip4[b]);
 	} else {
-		memcpy(&t.src.ip6, src, 16);
-		memcpy(&t.dst.ip6, dst, 16);
+		memcpy(&t.src.ip6, ip6[a], 16);
+		memcpy(&t.dst.ip6, ip6[b], 16);
 	}
 	t.proto = proto;
 	t.sport = htons(sport);
@@ -69,119 +87,94 @@ assert_tuple(const struct ct_tuple *got, const struct ct_tuple *want)
 	assert_int_equal(ct_tuple_hash(got, 7), ct_tuple_hash(want, 7));
 }
 
-/* inv is t's inverse, and t is inv's. */
+/* The packet parsed as want, whose inverse is inv, and inv's is want. */
 static void
-assert_inverse(const struct ct_tuple *t, const struct ct_tuple *want)
+assert_parsed(struct fb *fb, const struct ct_tuple *want,
+	      const struct ct_tuple *inv)
 {
-	struct ct_tuple inv, back;
+	struct ct_tuple got, back;
+	struct ct_packet p;
 
-	assert_true(ct_tuple_invert(t, &inv));
-	assert_tuple(&inv, want);
-	assert_true(ct_tuple_invert(&inv, &back));
-	assert_tuple(&back, t);
+	assert_int_equal(parse(fb, want->family, want->zone, &p),
+			 CT_PARSE_OK);
+	assert_tuple(&p.tuple, want);
+	assert_true(ct_tuple_invert(&p.tuple, &got));
+	assert_tuple(&got, inv);
+	assert_true(ct_tuple_invert(&got, &back));
+	assert_tuple(&back, want);
 }
 
+/* UDP and TCP, both families, zones from 0 to the largest. */
 static void
-test_ipv4_ports(void **state)
+test_ports(void **state)
 {
-	uint32_t a = htonl(IP_A), b4 = htonl(IP_B);
-	static const uint8_t protos[] = { IPPROTO_UDP, IPPROTO_TCP };
-	struct ct_packet p;
-	struct ct_tuple want;
-	struct fb b;
+	static const struct {
+		uint8_t proto;
+		uint16_t sport, dport, zone;
+	} cases[] = {
+		{ IPPROTO_UDP, 40000, 53, 0 },
+		{ IPPROTO_TCP, 1, 65535, 0x1234 },
+		{ IPPROTO_UDP, 65535, 1, 65535 },
+	};
+	struct ct_tuple want, inv;
+	struct fb fb;
 
-	for (unsigned i = 0; i < 2; i++) {
-		fb_init(&b, frame, sizeof(frame));
-		fb_eth(&b, ETH_P_IP);
-		fb_ipv4(&b, IP_A, IP_B, protos[i]);
-		if (protos[i] == IPPROTO_UDP)
-			fb_udp(&b, 40000, 53);
-		else
-			fb_tcp(&b, 40000, 53, 1, 0, FB_SYN);
-		assert_int_equal(parse(&b, AF_INET, 0x1234, &p), CT_PARSE_OK);
-		want = named(AF_INET, &a, &b4, protos[i], 40000, 53, 0, 0,
-			     0x1234);
-		assert_tuple(&p.tuple, &want);
-		want = named(AF_INET, &b4, &a, protos[i], 53, 40000, 0, 0,
-			     0x1234);
-		assert_inverse(&p.tuple, &want);
+	for (unsigned f = 0; f < 2; f++) {
+		for (unsigned i = 0; i < 3; i++) {
+			uint16_t sp = cases[i].sport, dp = cases[i].dport;
+			uint8_t proto = cases[i].proto;
+
+			start(&fb, families[f], 0, 1, proto);
+			if (proto == IPPROTO_UDP)
+				fb_udp(&fb, sp, dp);
+			else
+				fb_tcp(&fb, sp, dp, 1, 0, FB_SYN);
+			want = named(families[f], 0, 1, proto, sp, dp, 0, 0,
+				     cases[i].zone);
+			inv = named(families[f], 1, 0, proto, dp, sp, 0, 0,
+				    cases[i].zone);
+			assert_parsed(&fb, &want, &inv);
+		}
 	}
 }
 
-static void
-test_ipv6_ports(void **state)
-{
-	struct ct_packet p;
-	struct ct_tuple want;
-	struct fb b;
-
-	fb_init(&b, frame, sizeof(frame));
-	fb_eth(&b, ETH_P_IPV6);
-	fb_ipv6(&b, ip6_a, ip6_b, IPPROTO_TCP);
-	fb_tcp(&b, 1, 65535, 1, 0, FB_SYN);
-	assert_int_equal(parse(&b, AF_INET6, 65535, &p), CT_PARSE_OK);
-	want = named(AF_INET6, ip6_a, ip6_b, IPPROTO_TCP, 1, 65535, 0, 0,
-		     65535);
-	assert_tuple(&p.tuple, &want);
-	want = named(AF_INET6, ip6_b, ip6_a, IPPROTO_TCP, 65535, 1, 0, 0,
-		     65535);
-	assert_inverse(&p.tuple, &want);
-}
-
-/* Echo requests: the id where the source port goes, the type and code,
- * the reply's type in the inverse and the same id. */
+/* Echo requests: the id where the source port goes, the type and code;
+ * the inverse has the reply's type and the same id. */
 static void
 test_icmp_echo(void **state)
 {
-	uint32_t a = htonl(IP_A), b4 = htonl(IP_B);
+	static const uint8_t proto[2] = { IPPROTO_ICMP, IPPROTO_ICMPV6 };
+	static const uint8_t req[2] = { 8, 128 }, rep[2] = { 0, 129 };
+	struct ct_tuple want, inv;
 	struct icmphdr *ih;
-	struct ct_packet p;
-	struct ct_tuple want;
-	struct fb b;
+	struct fb fb;
 
-	fb_init(&b, frame, sizeof(frame));
-	fb_eth(&b, ETH_P_IP);
-	fb_ipv4(&b, IP_A, IP_B, IPPROTO_ICMP);
-	ih = fb_icmp(&b, 8, 0);
-	ih->un.echo.id = htons(0x4242);
-	assert_int_equal(parse(&b, AF_INET, 3, &p), CT_PARSE_OK);
-	want = named(AF_INET, &a, &b4, IPPROTO_ICMP, 0x4242, 0, 8, 0, 3);
-	assert_tuple(&p.tuple, &want);
-	want = named(AF_INET, &b4, &a, IPPROTO_ICMP, 0x4242, 0, 0, 0, 3);
-	assert_inverse(&p.tuple, &want);
-
-	fb_init(&b, frame, sizeof(frame));
-	fb_eth(&b, ETH_P_IPV6);
-	fb_ipv6(&b, ip6_b, ip6_a, IPPROTO_ICMPV6);
-	ih = fb_icmp(&b, 128, 0);
-	ih->un.echo.id = htons(7);
-	assert_int_equal(parse(&b, AF_INET6, 0, &p), CT_PARSE_OK);
-	want = named(AF_INET6, ip6_b, ip6_a, IPPROTO_ICMPV6, 7, 0, 128, 0,
-		     0);
-	assert_tuple(&p.tuple, &want);
-	want = named(AF_INET6, ip6_a, ip6_b, IPPROTO_ICMPV6, 7, 0, 129, 0,
-		     0);
-	assert_inverse(&p.tuple, &want);
+	for (unsigned f = 0; f < 2; f++) {
+		start(&fb, families[f], 1, 0, proto[f]);
+		ih = fb_icmp(&fb, req[f], 0);
+		ih->un.echo.id = htons(0x4242);
+		want = named(families[f], 1, 0, proto[f], 0x4242, 0, req[f],
+			     0, 3);
+		inv = named(families[f], 0, 1, proto[f], 0x4242, 0, rep[f],
+			    0, 3);
+		assert_parsed(&fb, &want, &inv);
+	}
 }
 
 /* A protocol without ports: addresses, protocol, family and zone. */
 static void
 test_no_ports(void **state)
 {
-	uint32_t a = htonl(IP_A), b4 = htonl(IP_B);
-	struct ct_packet p;
-	struct ct_tuple want;
-	struct fb b;
+	struct ct_tuple want, inv;
+	struct fb fb;
 
-	fb_init(&b, frame, sizeof(frame));
-	fb_eth(&b, ETH_P_IP);
-	fb_ipv4(&b, IP_A, IP_B, IPPROTO_GRE);
-	fb_put(&b, "\x00\x00\x65\x58", 4);
-	assert_int_equal(parse(&b, AF_INET, 9, &p), CT_PARSE_OK);
-	want = named(AF_INET, &a, &b4, IPPROTO_GRE, 0, 0, 0, 0, 9);
-	assert_tuple(&p.tuple, &want);
-	want = named(AF_INET, &b4, &a, IPPROTO_GRE, 0, 0, 0, 0, 9);
-	assert_inverse(&p.tuple, &want);
+	for (unsigned f = 0; f < 2; f++) {
+		start(&fb, families[f], 0, 1, IPPROTO_GRE);
+		fb_put(&fb, "\x00\x00\x65\x58", 4);
+		want = named(families[f], 0, 1, IPPROTO_GRE, 0, 0, 0, 0, 9);
+		inv = named(families[f], 1, 0, IPPROTO_GRE, 0, 0, 0, 0, 9);
+		assert_parsed(&fb, &want, &inv);
+	}
 }
 
 /* An ICMP error: the tuple is the quoted packet's, as its sender sent
@@ -189,11 +182,10 @@ test_no_ports(void **state)
 static void
 test_icmp_error(void **state)
 {
-	uint32_t a = htonl(IP_A), b4 = htonl(IP_B);
 	struct ct_tuple want, inv;
 	uint8_t quote[28];
 	struct ct_packet p;
-	struct fb b, q;
+	struct fb fb, q;
 	size_t qlen;
 
 	fb_init(&q, quote, sizeof(quote));
@@ -201,16 +193,14 @@ test_icmp_error(void **state)
 	fb_udp(&q, 5000, 6000);
 	qlen = fb_end(&q);
 
-	fb_init(&b, frame, sizeof(frame));
-	fb_eth(&b, ETH_P_IP);
-	fb_ipv4(&b, IP_B, IP_A, IPPROTO_ICMP);
-	fb_icmp(&b, 3, 3);
-	fb_put(&b, quote, qlen);
-	assert_int_equal(parse(&b, AF_INET, 0, &p), CT_PARSE_ICMP_ERROR);
-	want = named(AF_INET, &a, &b4, IPPROTO_UDP, 5000, 6000, 0, 0, 0);
+	start(&fb, AF_INET, 1, 0, IPPROTO_ICMP);
+	fb_icmp(&fb, 3, 3);
+	fb_put(&fb, quote, qlen);
+	assert_int_equal(parse(&fb, AF_INET, 0, &p), CT_PARSE_ICMP_ERROR);
+	want = named(AF_INET, 0, 1, IPPROTO_UDP, 5000, 6000, 0, 0, 0);
 	assert_tuple(&p.tuple, &want);
 
-	want = named(AF_INET, &b4, &a, IPPROTO_ICMP, 0, 0, 3, 3, 0);
+	want = named(AF_INET, 1, 0, IPPROTO_ICMP, 0, 0, 3, 3, 0);
 	assert_false(ct_tuple_invert(&want, &inv));
 }
 
@@ -218,8 +208,7 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_ipv4_ports),
-		cmocka_unit_test(test_ipv6_ports),
+		cmocka_unit_test(test_ports),
 		cmocka_unit_test(test_icmp_echo),
 		cmocka_unit_test(test_no_ports),
 		cmocka_unit_test(test_icmp_error),
