@@ -54,8 +54,7 @@ clock_now_ms(void)
 static inline void
 clock_burst_start(void)
 {
-	clock_burst_ms = 0;
-	clock_burst_ms = clock_now_ms();
+	clock_burst_ms = clock_read_ms(CLOCK_MONOTONIC_COARSE);
 }
 
 static inline void
