@@ -308,6 +308,20 @@ journal_rss() {
 
 heap_kib() { echo $(($(mem_kib "$1") - $(journal_rss "$1"))); }
 
+# The heaps of glibc's arenas besides the main one in process $1: each is
+# mapped 64 MiB-aligned, the part in use read-write, the rest reserved.
+malloc_heaps() {
+	/usr/bin/python3 -c 'import sys
+n = 0
+for line in open("/proc/%s/maps" % sys.argv[1]):
+    f = line.split()
+    start, end = (int(x, 16) for x in f[0].split("-"))
+    if len(f) == 5 and f[1] == "rw-p" and start % (64 << 20) == 0 \
+            and end - start <= 64 << 20:
+        n += 1
+print(n)' "$1"
+}
+
 growth_pct() {
 	awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", (b - a) * 100 / a }'
 }

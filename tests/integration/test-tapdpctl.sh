@@ -326,6 +326,16 @@ check_out "--json: still valid by the schema" "^ok$" \
 	eval '/usr/bin/python3 -c "import json, sys, jsonschema
 jsonschema.validate(json.load(open(sys.argv[1])), json.load(open(sys.argv[2])))
 print(\"ok\")" "$T/status.json" "$TOP/docs/tapdpctl-status.schema.json"'
+# Each of those threads allocated its buffer: the allocator's arenas stay
+# at 2 per CPU, not one per thread (glibc's default, to 8 per CPU).
+if ldd "$BUILD/tapdpd" | grep -q libasan; then
+	echo "(sanitizer build: its allocator has no arenas to count)"
+else
+	heaps=$(malloc_heaps "$(cat "$PIDF")")
+	cpus=$(getconf _NPROCESSORS_ONLN)
+	check "300 ports' threads share at most $((2 * cpus)) arenas ($heaps)" \
+		test "$heaps" -ge 1 -a "$heaps" -le $((2 * cpus))
+fi
 check "del-dp dp1" dpctl del-dp dp1
 check_out "--json: dp1 and its threads gone" "^\[\] 0$" \
 	json '"%s %d" % ([d for d in s["datapaths"] if d["name"] == "dp1"], len([t for t in s["threads"] if t["name"].startswith("rx0:m")]))'
