@@ -52,7 +52,7 @@ struct deferred {
 	int len;
 	struct packet pkt;
 	struct flow_key key;
-	uint8_t *buf;			/* FRAME_BUF_SIZE, kept */
+	uint8_t *buf;			/* FRAME_BUF_SIZE, held */
 };
 
 static __thread uint8_t *scratch[SCRATCH_LEVELS];
@@ -112,14 +112,15 @@ packet_hash(struct packet *pkt, const struct flow_key *key)
 	return pkt->hash;
 }
 
-/* A copy of pkt into *buf (FRAME_BUF_SIZE, allocated at first use and
- * kept), for actions that must not touch the original. */
+/* A copy of pkt into *buf (from the frame pool, taken at first use and
+ * held until actions_release()), for actions that must not touch the
+ * original. */
 static bool
 packet_copy(uint8_t **buf, const struct packet *pkt, struct packet *copy)
 {
 	if (pkt->len > FRAME_MAX)
 		return false;
-	if (!*buf && !(*buf = malloc(FRAME_BUF_SIZE)))
+	if (!*buf && !(*buf = buf_pool_get(&frame_pool)))
 		return false;
 	*copy = *pkt;
 	copy->data = *buf + FRAME_HEADROOM;
@@ -1054,16 +1055,23 @@ actions_execute(const struct actions_env *env, struct packet *pkt,
 }
 
 void
-actions_thread_free(void)
+actions_release(void)
 {
-	for (unsigned i = 0; i < SCRATCH_LEVELS; i++) {
-		free(scratch[i]);
+	for (unsigned i = 0; i < SCRATCH_LEVELS && scratch[i]; i++) {
+		buf_pool_put(&frame_pool, scratch[i]);
 		scratch[i] = NULL;
 	}
-	if (defer_q) {
-		for (unsigned i = 0; i < DEFER_SLOTS; i++)
-			free(defer_q[i].buf);
-		free(defer_q);
-		defer_q = NULL;
+	for (unsigned i = 0; defer_q && i < DEFER_SLOTS && defer_q[i].buf;
+	     i++) {
+		buf_pool_put(&frame_pool, defer_q[i].buf);
+		defer_q[i].buf = NULL;
 	}
+}
+
+void
+actions_thread_free(void)
+{
+	actions_release();
+	free(defer_q);
+	defer_q = NULL;
 }

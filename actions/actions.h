@@ -113,8 +113,13 @@ struct actions_env {
 int actions_execute(const struct actions_env *env, struct packet *pkt,
 		     struct flow_key *key, const struct actions_stored *acts);
 
-/* Frees the calling thread's buffers (copies, the deferral queue), as a
- * thread that ran actions ends. */
+/* Gives back the frame buffers the calling thread's executions took for
+ * copies (clone, sample, deferral), once the packets they ran on are
+ * done: at the end of a receive burst or an execute, not per packet, so
+ * the pool's lock is taken once per burst. */
+void actions_release(void);
+/* That, and frees the thread's deferral queue, as a thread that ran
+ * actions ends. */
 void actions_thread_free(void);
 
 /* The packet's hash for dispatch and the hash action, computed once. */

@@ -255,12 +255,11 @@ queue_add(struct frag_table *t, struct frag_queue *q,
 }
 
 /* The whole datagram when the completing fragment's buffer cannot hold
- * it (a 2 KiB receive ring slot): the thread's own. A thread processes one
- * packet at a time and a whole datagram is never gathered again, so one
- * buffer per thread is enough. Allocated at its first use: an array
- * declared per thread would be resident in every thread, fragments or
- * not (glibc zeroes it beside each thread's stack), and every port runs
- * threads. */
+ * it (a 2 KiB receive ring slot). A thread processes one packet at a time
+ * and a whole datagram is never gathered again, so one buffer per thread
+ * is enough: taken from the frame pool at its first use and held until
+ * frag_release(), so that threads that meet no fragment hold none, and
+ * those that did give it back after their burst. */
 static __thread uint8_t *gather_buf;
 /* Each fragment frag_split() sends, likewise. */
 static __thread uint8_t *split_buf;
@@ -282,7 +281,7 @@ rebuild(struct frag_queue *q, struct packet *pkt, uint32_t l3, int family)
 	if (len > cap) {
 		if (FRAME_HEADROOM + len > FRAME_BUF_SIZE)
 			return false;
-		if (!gather_buf && !(gather_buf = malloc(FRAME_BUF_SIZE)))
+		if (!gather_buf && !(gather_buf = buf_pool_get(&frame_pool)))
 			return false;
 		memmove(gather_buf + FRAME_HEADROOM, pkt->data, l3);
 		pkt->data = gather_buf + FRAME_HEADROOM;
@@ -441,7 +440,7 @@ frag_split(const uint8_t *frame, uint32_t len, uint32_t l3, int family,
 
 	if (l3 > len || l3 > FRAME_L2_MAX)
 		return -EINVAL;
-	if (!split_buf && !(split_buf = malloc(FRAME_MAX)))
+	if (!split_buf && !(split_buf = buf_pool_get(&frame_pool)))
 		return -ENOMEM;
 	buf = split_buf;
 	if (family == AF_INET) {
@@ -524,10 +523,10 @@ frag_split(const uint8_t *frame, uint32_t len, uint32_t l3, int family,
 }
 
 void
-frag_thread_free(void)
+frag_release(void)
 {
-	free(gather_buf);
+	buf_pool_put(&frame_pool, gather_buf);
 	gather_buf = NULL;
-	free(split_buf);
+	buf_pool_put(&frame_pool, split_buf);
 	split_buf = NULL;
 }

@@ -14,8 +14,8 @@
  * Thread-safety: a frag_table takes its own lock (fragments are the slow
  * path); frag_split() changes nothing but its thread's buffer. Each
  * thread's buffers (frag_gather()'s for a datagram its packet cannot
- * hold, frag_split()'s) are allocated at their first use and freed by
- * frag_thread_free(). */
+ * hold, frag_split()'s) are taken from the frame pool at their first use
+ * and given back by frag_release(). */
 #ifndef TAPDP_CT_FRAG_H
 #define TAPDP_CT_FRAG_H
 
@@ -67,8 +67,8 @@ int frag_split(const uint8_t *frame, uint32_t len, uint32_t l3, int family,
 	       void (*send)(void *arg, const uint8_t *frame, uint32_t len),
 	       void *arg);
 
-/* Frees the calling thread's buffers, as a thread that handled packets
- * ends. */
-void frag_thread_free(void);
+/* Gives back the calling thread's buffers once the packets in them are
+ * done (the end of a receive burst or an execute, a thread's end). */
+void frag_release(void);
 
 #endif

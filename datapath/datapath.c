@@ -37,6 +37,9 @@
 #define HASH_SW_BIT	(1ULL << 32)	/* OVS_PACKET_ATTR_HASH flags */
 #define HASH_L4_BIT	(1ULL << 33)
 
+/* Upcalls' buffers, taken for one upcall each. */
+static struct buf_pool upcall_pool = BUF_POOL_INIT(UPCALL_BUF);
+
 /* Packet counters: each packet thread adds to its own slot (atomically,
  * since threads past DP_STATS_SLOTS share slots) and readers sum them. */
 #define DP_STATS_SLOTS	16
@@ -76,8 +79,6 @@ struct dp_net {
 /* The receive (or executing) thread's state. */
 static __thread struct flow_mask_cache *mask_cache;
 static __thread struct flow_emc *emc;
-static __thread char *upcall_buf;
-static __thread uint8_t *segment_buf;	/* a GSO upcall's segments */
 static __thread uint8_t *exec_buf;	/* dp_execute's packet buffer */
 static __thread size_t exec_size;
 /* This thread's slot of the datapaths' counters (the control thread: 0). */
@@ -160,13 +161,13 @@ static void dp_tell_upcall(const struct dp_ctx *ctx, const struct packet *pkt,
 			   uint8_t cmd, uint32_t portid, uint32_t len,
 			   int err);
 
-/* Builds and sends an ovs_packet upcall of the packet on ctx's datapath;
- * 0 when delivered. */
+/* Builds in buf (UPCALL_BUF) and sends an ovs_packet upcall of the
+ * packet, not a GSO one, on ctx's datapath; 0 when delivered. */
 static int
-upcall(const struct dp_ctx *ctx, uint8_t cmd, uint32_t portid,
-       struct packet *pkt, const struct flow_key *key,
-       const struct nlattr *userdata, const struct tun_key *egress,
-       const void *acts, int acts_len)
+upcall_send(const struct dp_ctx *ctx, uint8_t cmd, uint32_t portid,
+	    struct packet *pkt, const struct flow_key *key,
+	    const struct nlattr *userdata, const struct tun_key *egress,
+	    const void *acts, int acts_len, char *buf)
 {
 	struct datapath *dp = ctx->dp;
 	const struct dp_upcall_sink *sink = &dp->net->upcall;
@@ -178,20 +179,8 @@ upcall(const struct dp_ctx *ctx, uint8_t cmd, uint32_t portid,
 	uint64_t hash;
 	int err;
 
-	if (!portid)
-		return -ENOTCONN;
-	if (!sink->send)
-		return -ENOTCONN;
-	/* Userspace gets frames without offload metadata: a GSO frame goes
-	 * as the segments it stands for, a partial checksum finished, as the
-	 * kernel does before an upcall. */
-	if (pkt->vnet.gso_type != VIRTIO_NET_HDR_GSO_NONE)
-		return upcall_segments(ctx, cmd, portid, pkt, key, userdata,
-				       egress, acts, acts_len);
-	if (!upcall_buf && !(upcall_buf = malloc(UPCALL_BUF)))
-		return -ENOMEM;
 	packet_csum_finish(pkt);
-	msgbuf_init(&mb, upcall_buf, UPCALL_BUF);
+	msgbuf_init(&mb, buf, UPCALL_BUF);
 	gh = msgbuf_start(&mb, sink->family_id, 0, 0, 0,
 			  GENL_HDRLEN + sizeof(*hdr));
 	if (!gh)
@@ -234,6 +223,34 @@ upcall(const struct dp_ctx *ctx, uint8_t cmd, uint32_t portid,
 	return err;
 }
 
+/* An ovs_packet upcall of the packet on ctx's datapath, in a buffer taken
+ * for it; 0 when delivered. */
+static int
+upcall(const struct dp_ctx *ctx, uint8_t cmd, uint32_t portid,
+       struct packet *pkt, const struct flow_key *key,
+       const struct nlattr *userdata, const struct tun_key *egress,
+       const void *acts, int acts_len)
+{
+	char *buf;
+	int err;
+
+	if (!portid || !ctx->dp->net->upcall.send)
+		return -ENOTCONN;
+	/* Userspace gets frames without offload metadata: a GSO frame goes
+	 * as the segments it stands for, a partial checksum finished, as the
+	 * kernel does before an upcall. */
+	if (pkt->vnet.gso_type != VIRTIO_NET_HDR_GSO_NONE)
+		return upcall_segments(ctx, cmd, portid, pkt, key, userdata,
+				       egress, acts, acts_len);
+	buf = buf_pool_get(&upcall_pool);
+	if (!buf)
+		return -ENOMEM;
+	err = upcall_send(ctx, cmd, portid, pkt, key, userdata, egress, acts,
+			  acts_len, buf);
+	buf_pool_put(&upcall_pool, buf);
+	return err;
+}
+
 /* Each segment of a GSO frame its own upcall, with the frame's key and
  * hash, cut to the length the frame was to be cut to, as the kernel's
  * queue_gso_packets(); the first that fails ends them, and then every
@@ -245,15 +262,17 @@ upcall_segments(const struct dp_ctx *ctx, uint8_t cmd, uint32_t portid,
 		const struct nlattr *userdata, const struct tun_key *egress,
 		const void *acts, int acts_len)
 {
+	uint8_t *segment_buf;
 	struct packet seg;
 	struct gso g;
 	int err;
 
-	if (!segment_buf && !(segment_buf = malloc(FRAME_MAX)))
-		return -ENOMEM;
 	err = gso_init(&g, pkt->data, pkt->len, pkt->l3, &pkt->vnet, 0);
 	if (err)
 		return err;
+	segment_buf = buf_pool_get(&frame_pool);
+	if (!segment_buf)
+		return -ENOMEM;
 	packet_hash(pkt, key);
 	seg = *pkt;
 	seg.data = segment_buf;
@@ -267,6 +286,7 @@ upcall_segments(const struct dp_ctx *ctx, uint8_t cmd, uint32_t portid,
 	if (err && !gso_init(&g, pkt->data, pkt->len, pkt->l3, &pkt->vnet, 0))
 		while ((seg.len = gso_next(&g, segment_buf)))
 			dp_drop(ctx, &seg, TAPDP_DROP_NOT_SPECIFIED);
+	buf_pool_put(&frame_pool, segment_buf);
 	return err;
 }
 
@@ -643,12 +663,8 @@ rx_stop(void *owner)
 	mask_cache = NULL;
 	flow_emc_free(emc);
 	emc = NULL;
-	free(upcall_buf);
-	upcall_buf = NULL;
-	free(segment_buf);
-	segment_buf = NULL;
 	actions_thread_free();
-	frag_thread_free();
+	frag_release();
 	rcu_unregister_thread();
 }
 
@@ -684,7 +700,8 @@ rx_frame(struct vport *vport, uint8_t *buf, size_t size, size_t len,
 }
 
 /* A burst of frames is one RCU read-side section: the ports its frames
- * were queued for stay until the queues are flushed. */
+ * were queued for stay until the queues are flushed. After it, the
+ * buffers its packets' copies took go back to the pool. */
 static void
 rx_begin(void *owner)
 {
@@ -695,6 +712,8 @@ static void
 rx_end(void *owner)
 {
 	rcu_read_unlock();
+	actions_release();
+	frag_release();
 }
 
 static const struct vport_rx_ops rx_ops = {
@@ -749,6 +768,8 @@ dp_execute(struct datapath *dp, const void *frame, size_t len,
 		err = actions_execute(&env, &pkt, &key, acts);
 	}
 	rcu_read_unlock();
+	actions_release();
+	frag_release();
 	return err;
 }
 

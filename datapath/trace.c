@@ -292,6 +292,7 @@ dp_trace(struct datapath *dp, struct dp_port *in, struct conntrack *ct,
 		pkt.key_valid = true;
 		trace_lookup(&t, &pkt, &key);
 	}
+	actions_release();
 	free(buf);
 	if (t.full)
 		msgbuf_put(mb, TAPDP_CTL_ATTR_TRUNCATED, 0, NULL);

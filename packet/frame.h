@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Frame sizes every buffer is made from: ports receive into them, the
- * action engine copies into them, reassembly and upcalls build in them.
- * Constants only. */
+/* Frame sizes every buffer is made from, and the pool of buffers for any
+ * frame: ports receive into them, the action engine copies into them,
+ * reassembly and upcalls build in them. */
 #ifndef TAPDP_PACKET_FRAME_H
 #define TAPDP_PACKET_FRAME_H
+
+#include "common/buf-pool.h"
 
 /* The largest IP datagram, rounded to 64 KiB: a GSO frame's payload, a
  * reassembled datagram. */
@@ -24,5 +26,8 @@
 
 /* A buffer for any frame, with both rooms. */
 #define FRAME_BUF_SIZE	(FRAME_HEADROOM + FRAME_MAX + FRAME_TAILROOM)
+
+/* FRAME_BUF_SIZE buffers, taken for a burst or a use (common/buf-pool.h). */
+extern struct buf_pool frame_pool;
 
 #endif

@@ -173,8 +173,7 @@ rx_main(void *arg)
 	struct rx_thread *t = arg;
 	struct vport *vport = t->vport;
 	struct vport_rx *rx = vport->priv;
-	size_t size = FRAME_HEADROOM + FRAME_MAX;
-	uint8_t *buf = malloc(size);
+	uint8_t *buf;
 	struct pollfd pfd[2] = {
 		{ .fd = t->q->fd, .events = POLLIN },
 		{ .fd = rx->stop_fd, .events = POLLIN },
@@ -188,7 +187,7 @@ rx_main(void *arg)
 
 	if (rx->ops->start)
 		rx->ops->start(rx->owner);
-	while (buf) {
+	for (;;) {
 		if (poll(pfd, 2, -1) < 0) {
 			if (errno == EINTR)
 				continue;
@@ -219,22 +218,31 @@ rx_main(void *arg)
 			continue;
 		}
 		/* Drain what is queued before sleeping again: one poll per
-		 * burst, not per frame (bounded, to notice a stop). */
+		 * burst, not per frame (bounded, to notice a stop), in a
+		 * buffer held for the burst only: a sleeping thread holds
+		 * none. Without one, the frames wait in the queue while
+		 * the thread waits a millisecond for memory. */
+		buf = buf_pool_get(&frame_pool);
+		if (!buf) {
+			poll(NULL, 0, 1);
+			continue;
+		}
 		if (rx->ops->begin)
 			rx->ops->begin(rx->owner);
 		tx_deferred = true;
 		clock_burst_start();
-		vport->ops->recv_burst(vport, t->q, buf, size, RX_BURST);
+		vport->ops->recv_burst(vport, t->q, buf,
+				       FRAME_HEADROOM + FRAME_MAX, RX_BURST);
 		clock_burst_end();
 		tx_flush_all();
 		tx_deferred = false;
 		if (rx->ops->end)
 			rx->ops->end(rx->owner);
+		buf_pool_put(&frame_pool, buf);
 	}
 	if (rx->ops->stop)
 		rx->ops->stop(rx->owner);
 	tx_free();
-	free(buf);
 	return NULL;
 }
 
