@@ -22,7 +22,9 @@
 
 #define RX_BURST 64
 
-/* Transmit batching: per receive thread, a few queues of small frames. */
+/* Transmit batching: per receive burst, a few queues of small frames,
+ * taken from a pool as the burst first sends to a port and given back
+ * when it is flushed, so that a thread holds none between bursts. */
 #define TX_BATCH	32
 #define TX_SLOT		2048
 #define TX_QUEUES	4
@@ -36,6 +38,7 @@ struct tx_queue {
 	uint8_t frame[TX_BATCH][TX_SLOT];
 };
 
+static struct buf_pool txq_pool = BUF_POOL_INIT(sizeof(struct tx_queue));
 static __thread struct tx_queue *txq[TX_QUEUES];
 static __thread bool tx_deferred;	/* inside a receive burst */
 
@@ -80,15 +83,7 @@ tx_flush_all(void)
 	for (int i = 0; i < TX_QUEUES && txq[i]; i++) {
 		if (txq[i]->n)
 			txq_flush(txq[i]);
-		txq[i]->vport = NULL;
-	}
-}
-
-static void
-tx_free(void)
-{
-	for (int i = 0; i < TX_QUEUES; i++) {
-		free(txq[i]);
+		buf_pool_put(&txq_pool, txq[i]);
 		txq[i] = NULL;
 	}
 }
@@ -107,9 +102,10 @@ txq_for(struct vport *vport)
 		txq_flush(txq[0]);
 		i = 0;
 	} else if (!txq[i]) {
-		txq[i] = calloc(1, sizeof(*txq[i]));
+		txq[i] = buf_pool_get(&txq_pool);
 		if (!txq[i])
 			return NULL;
+		txq[i]->n = 0;
 	}
 	txq[i]->vport = vport;
 	return txq[i];
@@ -242,7 +238,6 @@ rx_main(void *arg)
 	}
 	if (rx->ops->stop)
 		rx->ops->stop(rx->owner);
-	tx_free();
 	return NULL;
 }
 
