@@ -699,6 +699,15 @@ rx_frame(struct vport *vport, uint8_t *buf, size_t size, size_t len,
 	dp_process(&ctx, &pkt, &key);
 }
 
+/* Gives back the pooled buffers the thread's packets took (copies,
+ * reassembly), once they are done: after a burst or an execute. */
+static void
+release_buffers(void)
+{
+	actions_release();
+	frag_release();
+}
+
 /* A burst of frames is one RCU read-side section: the ports its frames
  * were queued for stay until the queues are flushed. After it, the
  * buffers its packets' copies took go back to the pool. */
@@ -712,8 +721,7 @@ static void
 rx_end(void *owner)
 {
 	rcu_read_unlock();
-	actions_release();
-	frag_release();
+	release_buffers();
 }
 
 static const struct vport_rx_ops rx_ops = {
@@ -768,8 +776,7 @@ dp_execute(struct datapath *dp, const void *frame, size_t len,
 		err = actions_execute(&env, &pkt, &key, acts);
 	}
 	rcu_read_unlock();
-	actions_release();
-	frag_release();
+	release_buffers();
 	return err;
 }
 
