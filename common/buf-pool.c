@@ -23,14 +23,36 @@ buf_pool_get(struct buf_pool *pool)
 	return buf;
 }
 
+/* Called with the lock held. */
+static void
+push(struct buf_pool *pool, void *buf)
+{
+	*(void **)buf = pool->free;
+	pool->free = buf;
+	pool->n_free++;
+}
+
 void
 buf_pool_put(struct buf_pool *pool, void *buf)
 {
 	if (!buf)
 		return;
 	pthread_mutex_lock(&pool->lock);
-	*(void **)buf = pool->free;
-	pool->free = buf;
-	pool->n_free++;
+	push(pool, buf);
+	pthread_mutex_unlock(&pool->lock);
+}
+
+void
+buf_pool_reserve(struct buf_pool *pool, unsigned n)
+{
+	pthread_mutex_lock(&pool->lock);
+	while (__atomic_load_n(&pool->n_made, __ATOMIC_RELAXED) < n) {
+		void *buf = malloc(pool->size);
+
+		if (!buf)
+			break;
+		__atomic_fetch_add(&pool->n_made, 1, __ATOMIC_RELAXED);
+		push(pool, buf);
+	}
 	pthread_mutex_unlock(&pool->lock);
 }

@@ -8,9 +8,14 @@
  * the ports, sleeping threads held them, and they appeared whenever a
  * thread first met a kind of packet.
  *
- * Thread-safety: get and put from any thread (a mutex, taken once per
- * use). A buffer taken is its taker's until put back, to the pool it came
- * from. A pool keeps its buffers until the process ends. */
+ * A pool grows by one buffer whenever more are in use at once than ever
+ * before; buf_pool_reserve() makes the usual number up front (as many as
+ * CPUs can use at once), so the footprint is set when the first port
+ * starts, not reached by steps over hours as uses happen to coincide.
+ *
+ * Thread-safety: get, put and reserve from any thread (a mutex, taken once
+ * per use). A buffer taken is its taker's until put back, to the pool it
+ * came from. A pool keeps its buffers until the process ends. */
 #ifndef TAPDP_COMMON_BUF_POOL_H
 #define TAPDP_COMMON_BUF_POOL_H
 
@@ -33,5 +38,8 @@ struct buf_pool {
 void *buf_pool_get(struct buf_pool *pool);
 /* Gives buf back; NULL is nothing. */
 void buf_pool_put(struct buf_pool *pool, void *buf);
+/* Makes buffers, free until taken, until the pool has made n or memory
+ * runs out: short of n, the pool grows on use as without a reserve. */
+void buf_pool_reserve(struct buf_pool *pool, unsigned n);
 
 #endif

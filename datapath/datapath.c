@@ -994,6 +994,9 @@ port_attach(struct datapath *dp, uint32_t port_no, enum ovs_vport_type type,
 		  : -EAFNOSUPPORT;
 	if (err)
 		goto fail;
+	/* Upcalls built at once, per CPU: a running thread's and a
+	 * preempted one's. */
+	buf_pool_reserve(&upcall_pool, 2 * port->vport->n_rxq);
 	rcu_assign_pointer(dp->ports->port[port_no], port);
 	log_info("%s: added port %u %s (%s)", dp_name(dp), port_no, name,
 		 ops->name);

@@ -308,6 +308,11 @@ vport_create(const struct vport_ops *ops, const char *name,
 	vport->fd = -1;
 	vport->netnsid = NETNSA_NSID_NOT_ASSIGNED;
 	vport->n_rxq = rx_queue_count();
+	/* What the threads of all ports use at once, per CPU: a burst's
+	 * frame, a copy of one and the frame of a thread preempted mid-burst;
+	 * a queue for each port a burst sends to. */
+	buf_pool_reserve(&frame_pool, 3 * vport->n_rxq);
+	buf_pool_reserve(&txq_pool, TX_QUEUES * vport->n_rxq);
 	snprintf(vport->name, sizeof(vport->name), "%s", name);
 	if (tnl)
 		vport->tnl = *tnl;
