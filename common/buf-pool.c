@@ -56,3 +56,12 @@ buf_pool_reserve(struct buf_pool *pool, unsigned n)
 	}
 	pthread_mutex_unlock(&pool->lock);
 }
+
+void
+buf_pool_stats(struct buf_pool *pool, unsigned *made, unsigned *free)
+{
+	pthread_mutex_lock(&pool->lock);
+	*made = __atomic_load_n(&pool->n_made, __ATOMIC_RELAXED);
+	*free = pool->n_free;
+	pthread_mutex_unlock(&pool->lock);
+}

@@ -41,5 +41,8 @@ void buf_pool_put(struct buf_pool *pool, void *buf);
 /* Makes buffers, free until taken, until the pool has made n or memory
  * runs out: short of n, the pool grows on use as without a reserve. */
 void buf_pool_reserve(struct buf_pool *pool, unsigned n);
+/* How many buffers it has made, and how many of them are free: all of
+ * them whenever no packet is being handled (tapdpctl status). */
+void buf_pool_stats(struct buf_pool *pool, unsigned *made, unsigned *free);
 
 #endif

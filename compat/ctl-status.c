@@ -29,6 +29,13 @@ struct table {
 	uint64_t entries;
 };
 
+struct buffer {
+	char name[16];
+	uint32_t size, made, free;
+};
+
+#define MAX_BUFFERS	8
+
 struct client {
 	uint32_t pid, uid, protocol, portid, queued, rcvbuf;
 	char comm[64];
@@ -44,7 +51,8 @@ struct status {
 	struct table *tables;
 	struct ctl_dps dps;
 	struct client *clients;
-	unsigned n_threads, n_tables, n_clients_seen;
+	struct buffer buffers[MAX_BUFFERS];
+	unsigned n_threads, n_tables, n_clients_seen, n_buffers;
 };
 
 static void
@@ -107,6 +115,37 @@ tables_parse(const struct nlattr *list, struct status *st)
 	return 0;
 }
 
+/* The TAPDP_CTL_ATTR_BUFFER nests of a BUFFERS list. */
+static void
+buffers_parse(const struct nlattr *list, struct status *st)
+{
+	const struct nlattr *nest, *a;
+
+	mnl_attr_for_each_nested(nest, list) {
+		struct buffer *b = &st->buffers[st->n_buffers];
+
+		if (st->n_buffers == MAX_BUFFERS)
+			return;
+		st->n_buffers++;
+		mnl_attr_for_each_nested(a, nest) {
+			switch (mnl_attr_get_type(a)) {
+			case TAPDP_CTL_ATTR_NAME:
+				copy_str(b->name, sizeof(b->name), a);
+				break;
+			case TAPDP_CTL_ATTR_SIZE:
+				b->size = gclient_uint(a);
+				break;
+			case TAPDP_CTL_ATTR_MADE:
+				b->made = gclient_uint(a);
+				break;
+			case TAPDP_CTL_ATTR_FREE:
+				b->free = gclient_uint(a);
+				break;
+			}
+		}
+	}
+}
+
 static int
 status_cb(const struct nlmsghdr *h, void *data)
 {
@@ -139,6 +178,9 @@ status_cb(const struct nlmsghdr *h, void *data)
 			break;
 		case TAPDP_CTL_ATTR_TABLES:
 			err = tables_parse(a, st);
+			break;
+		case TAPDP_CTL_ATTR_BUFFERS:
+			buffers_parse(a, st);
 			break;
 		}
 		if (err)
@@ -263,6 +305,18 @@ print_json(const struct status *st)
 		json_object_end(&j);
 	}
 	json_array_end(&j);
+	json_array_begin(&j, "buffers");
+	for (unsigned i = 0; i < st->n_buffers; i++) {
+		const struct buffer *b = &st->buffers[i];
+
+		json_object_begin(&j, NULL);
+		json_string(&j, "name", b->name);
+		json_uint(&j, "size", b->size);
+		json_uint(&j, "made", b->made);
+		json_uint(&j, "free", b->free);
+		json_object_end(&j);
+	}
+	json_array_end(&j);
 	json_object_end(&j);
 	json_array_begin(&j, "threads");
 	for (unsigned i = 0; i < st->n_threads; i++) {
@@ -361,6 +415,12 @@ print_human(const struct status *st)
 			       (unsigned long long)p->stats.tx_dropped);
 		}
 	}
+	printf("buffers:\n  %-14s %-8s %-6s %s\n", "NAME", "SIZE", "MADE",
+	       "FREE");
+	for (unsigned i = 0; i < st->n_buffers; i++)
+		printf("  %-14s %-8u %-6u %u\n", st->buffers[i].name,
+		       st->buffers[i].size, st->buffers[i].made,
+		       st->buffers[i].free);
 	printf("tables:\n");
 	for (unsigned i = 0; i < st->n_tables; i++)
 		printf("  %-14s %-16s %llu\n", st->tables[i].name,

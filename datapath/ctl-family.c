@@ -16,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/buf-pool.h"
 #include "common/clock.h"
 #include "common/kernel-profile.h"
 #include "ct/conntrack.h"
@@ -140,6 +141,35 @@ put_tables(struct msgbuf *mb, struct dp_net *net)
 	msgbuf_nest_end(mb, tables);
 }
 
+/* The packet threads' pooled buffers (common/buf-pool.h). */
+static void
+put_buffers(struct msgbuf *mb)
+{
+	static const struct {
+		const char *name;
+		struct buf_pool *pool;
+	} pools[] = {
+		{ "frame", &frame_pool },
+		{ "transmit", &vport_txq_pool },
+		{ "upcall", &dp_upcall_pool },
+	};
+	struct nlattr *list = msgbuf_nest_start(mb, TAPDP_CTL_ATTR_BUFFERS);
+
+	for (size_t i = 0; i < sizeof(pools) / sizeof(pools[0]); i++) {
+		struct nlattr *nest = msgbuf_nest_start(mb,
+							TAPDP_CTL_ATTR_BUFFER);
+		unsigned made, free;
+
+		buf_pool_stats(pools[i].pool, &made, &free);
+		msgbuf_put_string(mb, TAPDP_CTL_ATTR_NAME, pools[i].name);
+		msgbuf_put_u32(mb, TAPDP_CTL_ATTR_SIZE, pools[i].pool->size);
+		msgbuf_put_u32(mb, TAPDP_CTL_ATTR_MADE, made);
+		msgbuf_put_u32(mb, TAPDP_CTL_ATTR_FREE, free);
+		msgbuf_nest_end(mb, nest);
+	}
+	msgbuf_nest_end(mb, list);
+}
+
 /* Resident bytes, from statm's second field (pages). */
 static uint64_t
 rss_bytes(void)
@@ -199,6 +229,7 @@ ctl_cmd_status(struct genl_info *info)
 	msgbuf_put_u64(&mb, TAPDP_CTL_ATTR_HEAP, heap_bytes());
 	msgbuf_put_u32(&mb, TAPDP_CTL_ATTR_CLIENTS, n_clients());
 	put_tables(&mb, nlsock_net(info->sk));
+	put_buffers(&mb);
 	if (msgbuf_end(&mb))
 		return -EMSGSIZE;
 	return genl_reply(info, &mb);

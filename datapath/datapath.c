@@ -37,8 +37,7 @@
 #define HASH_SW_BIT	(1ULL << 32)	/* OVS_PACKET_ATTR_HASH flags */
 #define HASH_L4_BIT	(1ULL << 33)
 
-/* Upcalls' buffers, taken for one upcall each. */
-static struct buf_pool upcall_pool = BUF_POOL_INIT(UPCALL_BUF);
+struct buf_pool dp_upcall_pool = BUF_POOL_INIT(UPCALL_BUF);
 
 /* Packet counters: each packet thread adds to its own slot (atomically,
  * since threads past DP_STATS_SLOTS share slots) and readers sum them. */
@@ -242,12 +241,12 @@ upcall(const struct dp_ctx *ctx, uint8_t cmd, uint32_t portid,
 	if (pkt->vnet.gso_type != VIRTIO_NET_HDR_GSO_NONE)
 		return upcall_segments(ctx, cmd, portid, pkt, key, userdata,
 				       egress, acts, acts_len);
-	buf = buf_pool_get(&upcall_pool);
+	buf = buf_pool_get(&dp_upcall_pool);
 	if (!buf)
 		return -ENOMEM;
 	err = upcall_send(ctx, cmd, portid, pkt, key, userdata, egress, acts,
 			  acts_len, buf);
-	buf_pool_put(&upcall_pool, buf);
+	buf_pool_put(&dp_upcall_pool, buf);
 	return err;
 }
 
@@ -996,7 +995,7 @@ port_attach(struct datapath *dp, uint32_t port_no, enum ovs_vport_type type,
 		goto fail;
 	/* Upcalls built at once, per CPU: a running thread's and a
 	 * preempted one's. */
-	buf_pool_reserve(&upcall_pool, 2 * port->vport->n_rxq);
+	buf_pool_reserve(&dp_upcall_pool, 2 * port->vport->n_rxq);
 	rcu_assign_pointer(dp->ports->port[port_no], port);
 	log_info("%s: added port %u %s (%s)", dp_name(dp), port_no, name,
 		 ops->name);

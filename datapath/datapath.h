@@ -261,4 +261,7 @@ int dp_execute(struct datapath *dp, const void *frame, size_t len,
 void dp_execute_refused(struct datapath *dp, const void *frame, size_t len,
 			uint32_t in_port);
 
+/* Upcalls' buffers, taken for one upcall each. */
+extern struct buf_pool dp_upcall_pool;
+
 #endif

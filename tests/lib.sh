@@ -334,6 +334,25 @@ check_mem_growth() {
 	fi
 }
 
+# Every buffer the daemon's pools made is back in its pool (between
+# packets no thread holds one) and each pool has some: the status, or why
+# not. $1: the namespace tapdpctl reaches the daemon from (default $NS).
+buffers_free() {
+	ip netns exec "${1:-$NS}" "$BUILD/tapdpctl" --json status |
+		/usr/bin/python3 -c 'import json, sys
+b = json.load(sys.stdin)["memory"]["buffers"]
+print(b)
+sys.exit(not (len(b) == 3 and
+              all(0 < x["made"] == x["free"] for x in b)))'
+}
+
+# check_buffers_free DESC: buffers_free within 5 s (a frame in flight
+# holds one), or a failure showing the last status.
+check_buffers_free() {
+	wait_until 5 buffers_free
+	check "$1" buffers_free
+}
+
 check_vswitchd_log() {
 	if [ -n "${1:-}" ]; then
 		check_absent "no WARN, ERR or EMER line in ovs-vswitchd's log but the kernel's /$1/" \

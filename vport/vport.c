@@ -38,7 +38,7 @@ struct tx_queue {
 	uint8_t frame[TX_BATCH][TX_SLOT];
 };
 
-static struct buf_pool txq_pool = BUF_POOL_INIT(sizeof(struct tx_queue));
+struct buf_pool vport_txq_pool = BUF_POOL_INIT(sizeof(struct tx_queue));
 static __thread struct tx_queue *txq[TX_QUEUES];
 static __thread bool tx_deferred;	/* inside a receive burst */
 
@@ -83,7 +83,7 @@ tx_flush_all(void)
 	for (int i = 0; i < TX_QUEUES && txq[i]; i++) {
 		if (txq[i]->n)
 			txq_flush(txq[i]);
-		buf_pool_put(&txq_pool, txq[i]);
+		buf_pool_put(&vport_txq_pool, txq[i]);
 		txq[i] = NULL;
 	}
 }
@@ -102,7 +102,7 @@ txq_for(struct vport *vport)
 		txq_flush(txq[0]);
 		i = 0;
 	} else if (!txq[i]) {
-		txq[i] = buf_pool_get(&txq_pool);
+		txq[i] = buf_pool_get(&vport_txq_pool);
 		if (!txq[i])
 			return NULL;
 		txq[i]->n = 0;
@@ -312,7 +312,7 @@ vport_create(const struct vport_ops *ops, const char *name,
 	 * frame, a copy of one and the frame of a thread preempted mid-burst;
 	 * a queue for each port a burst sends to. */
 	buf_pool_reserve(&frame_pool, 3 * vport->n_rxq);
-	buf_pool_reserve(&txq_pool, TX_QUEUES * vport->n_rxq);
+	buf_pool_reserve(&vport_txq_pool, TX_QUEUES * vport->n_rxq);
 	snprintf(vport->name, sizeof(vport->name), "%s", name);
 	if (tnl)
 		vport->tnl = *tnl;

@@ -207,6 +207,9 @@ bool vport_offload_valid(const struct virtio_net_hdr *vh, size_t len);
  * receive queues full: rx_dropped; over the MTU: tx_errors). */
 int vport_get_stats(struct vport *vport, struct ovs_vport_stats *st);
 
+/* The receive threads' transmit queues, taken for a burst. */
+extern struct buf_pool vport_txq_pool;
+
 extern const struct vport_ops vport_internal_ops;
 extern const struct vport_ops vport_netdev_ops;
 extern const struct vport_ops vport_vxlan_ops;

@@ -173,6 +173,11 @@ enum tapdp_ctl_attr {
 	TAPDP_CTL_ATTR_HANDLER,		/* nest: PORTID, SENT, LOST */
 	TAPDP_CTL_ATTR_SENT,		/* u64 */
 	TAPDP_CTL_ATTR_LOST,		/* u64 */
+	TAPDP_CTL_ATTR_BUFFERS,		/* nest of TAPDP_CTL_ATTR_BUFFER */
+	TAPDP_CTL_ATTR_BUFFER,		/* nest: NAME, SIZE, MADE, FREE */
+	TAPDP_CTL_ATTR_SIZE,		/* u32: bytes each */
+	TAPDP_CTL_ATTR_MADE,		/* u32: allocated, in use or free */
+	TAPDP_CTL_ATTR_FREE,		/* u32 */
 	__TAPDP_CTL_ATTR_MAX
 };
 #define TAPDP_CTL_ATTR_MAX	(__TAPDP_CTL_ATTR_MAX - 1)

@@ -410,5 +410,6 @@ check_out "ct-get-limits counts the zone's connections" \
 check_out "the execute past the limit failed with the kernel's ENOMEM" \
 	"execute ct\(commit,zone=7\).* failed \(Cannot allocate memory\) on packet .*tp_dst=8203" \
 	cat "$T/vswitchd.log"
+check_buffers_free "every pooled buffer back in its pool after the traffic"
 check_vswitchd_log "execute ct\(commit,zone=7\).* failed \(Cannot allocate memory\) on packet"
 finish

@@ -312,4 +312,5 @@ check "re-added $readded times, va took $got datagrams, $again of them twice" \
 # The daemon's leak check at exit (ptrace) needs strace gone.
 kill $tracer
 wait $tracer
+check_buffers_free "every pooled buffer back in its pool after the traffic"
 finish

@@ -111,6 +111,10 @@ check "--json: uptime counts" wait_until 5 \
 	eval '[ "$(json "s[\"uptime_ms\"]")" -gt "$up1" ]'
 check_out "--json: resident and heap memory" "^True$" \
 	json 's["memory"]["resident"] > 1000000 and s["memory"]["heap"] > 0'
+check_buffers_free "--json: the pooled buffers, each back in its pool"
+fsize=$(json '[b["size"] for b in s["memory"]["buffers"] if b["name"] == "frame"][0]')
+check_out "status: the frame buffers, their size ($fsize), how many made and free" \
+	"^  frame +$fsize +[1-9][0-9]* +[0-9]+$" ctl status
 
 # Clients: a follower of the drop events shows with its pid, command and
 # group, and goes when it exits; tapdpctl sees itself too.

@@ -242,6 +242,7 @@ check_out "... each through the +est+trk megaflow" "^4$" \
 	eval 'grep -cE "^  megaflow: ufid:[^ ]+ recirc_id\(0x[0-9a-f]+\),.*ct_state\([^)]*\+est[^)]*\)" "$T/vs"'
 check_out "... and out by k2's port" "^4$" \
 	eval 'grep -cE "^    out by port [0-9]+ \(k2\)" "$T/vs"'
+check_buffers_free "every pooled buffer back in its pool after the traffic"
 check_vswitchd_log
 
 finish

@@ -171,6 +171,7 @@ check_out "... no more timed than there were misses" "^True$" \
 check_out "the human form: the waits" \
 	"^  miss to flow: [1-9][0-9]* timed, mean [0-9]+ us, max [0-9]+ us; <10us [0-9]+, <100us" \
 	ctl upcalls
+check_buffers_free "every pooled buffer back in its pool after the traffic"
 check_vswitchd_log
 
 finish

@@ -1327,6 +1327,36 @@ ctl_table_entries(const struct nlattr *tables, const char *name,
 	return -1;
 }
 
+/* The pools the BUFFERS list names, in order, each with every buffer it
+ * made free (nothing is being handled), the frames' of their size. */
+static void
+ctl_buffers_check(const struct nlattr *list)
+{
+	static const char *const names[] = { "frame", "transmit", "upcall" };
+	const struct nlattr *b, *tb[TAPDP_CTL_ATTR_MAX + 1];
+	unsigned n = 0;
+	int rem;
+
+	assert_non_null(list);
+	attr_for_each(b, attr_data(list), attr_len(list), rem) {
+		assert_int_equal(attr_type(b), TAPDP_CTL_ATTR_BUFFER);
+		assert_true(n < 3);
+		assert_int_equal(attr_parse_nested(b, NULL, TAPDP_CTL_ATTR_MAX,
+						   tb, NULL), 0);
+		assert_string_equal(attr_data(tb[TAPDP_CTL_ATTR_NAME]),
+				    names[n]);
+		if (n == 0)
+			assert_int_equal(attr_get_u32(tb[TAPDP_CTL_ATTR_SIZE]),
+					 FRAME_BUF_SIZE);
+		else
+			assert_true(attr_get_u32(tb[TAPDP_CTL_ATTR_SIZE]) > 0);
+		assert_int_equal(attr_get_u32(tb[TAPDP_CTL_ATTR_FREE]),
+				 attr_get_u32(tb[TAPDP_CTL_ATTR_MADE]));
+		n++;
+	}
+	assert_int_equal(n, 3);
+}
+
 struct ctl_clients {
 	int n;
 	uint32_t admin_portid, user_portid;
@@ -1418,6 +1448,7 @@ test_ctl_family(void **state)
 					   "tctl0"), 0);
 	assert_int_equal(ctl_table_entries(tb[TAPDP_CTL_ATTR_TABLES], "flows",
 					   "nosuchdp"), -1);
+	ctl_buffers_check(tb[TAPDP_CTL_ATTR_BUFFERS]);
 
 	/* The threads: this one at least, under its own name. */
 	req_start(user, FAMILY_ID_CTL, NLM_F_DUMP, TAPDP_CTL_CMD_THREADS, 0);
