@@ -3,6 +3,17 @@
 
 #include <stdlib.h>
 
+/* A new buffer, counted; NULL without memory. */
+static void *
+make(struct buf_pool *pool)
+{
+	void *buf = malloc(pool->size);
+
+	if (buf)
+		__atomic_fetch_add(&pool->n_made, 1, __ATOMIC_RELAXED);
+	return buf;
+}
+
 void *
 buf_pool_get(struct buf_pool *pool)
 {
@@ -15,12 +26,7 @@ buf_pool_get(struct buf_pool *pool)
 		pool->n_free--;
 	}
 	pthread_mutex_unlock(&pool->lock);
-	if (buf)
-		return buf;
-	buf = malloc(pool->size);
-	if (buf)
-		__atomic_fetch_add(&pool->n_made, 1, __ATOMIC_RELAXED);
-	return buf;
+	return buf ? buf : make(pool);
 }
 
 /* Called with the lock held. */
@@ -47,11 +53,10 @@ buf_pool_reserve(struct buf_pool *pool, unsigned n)
 {
 	pthread_mutex_lock(&pool->lock);
 	while (__atomic_load_n(&pool->n_made, __ATOMIC_RELAXED) < n) {
-		void *buf = malloc(pool->size);
+		void *buf = make(pool);
 
 		if (!buf)
 			break;
-		__atomic_fetch_add(&pool->n_made, 1, __ATOMIC_RELAXED);
 		push(pool, buf);
 	}
 	pthread_mutex_unlock(&pool->lock);

@@ -34,8 +34,6 @@ struct buffer {
 	uint32_t size, made, free;
 };
 
-#define MAX_BUFFERS	8
-
 struct client {
 	uint32_t pid, uid, protocol, portid, queued, rcvbuf;
 	char comm[64];
@@ -51,7 +49,7 @@ struct status {
 	struct table *tables;
 	struct ctl_dps dps;
 	struct client *clients;
-	struct buffer buffers[MAX_BUFFERS];
+	struct buffer *buffers;
 	unsigned n_threads, n_tables, n_clients_seen, n_buffers;
 };
 
@@ -116,17 +114,17 @@ tables_parse(const struct nlattr *list, struct status *st)
 }
 
 /* The TAPDP_CTL_ATTR_BUFFER nests of a BUFFERS list. */
-static void
+static int
 buffers_parse(const struct nlattr *list, struct status *st)
 {
 	const struct nlattr *nest, *a;
 
 	mnl_attr_for_each_nested(nest, list) {
-		struct buffer *b = &st->buffers[st->n_buffers];
+		struct buffer *b = ctl_grow(&st->buffers, &st->n_buffers,
+					    sizeof(*b));
 
-		if (st->n_buffers == MAX_BUFFERS)
-			return;
-		st->n_buffers++;
+		if (!b)
+			return -ENOMEM;
 		mnl_attr_for_each_nested(a, nest) {
 			switch (mnl_attr_get_type(a)) {
 			case TAPDP_CTL_ATTR_NAME:
@@ -144,6 +142,7 @@ buffers_parse(const struct nlattr *list, struct status *st)
 			}
 		}
 	}
+	return 0;
 }
 
 static int
@@ -180,7 +179,7 @@ status_cb(const struct nlmsghdr *h, void *data)
 			err = tables_parse(a, st);
 			break;
 		case TAPDP_CTL_ATTR_BUFFERS:
-			buffers_parse(a, st);
+			err = buffers_parse(a, st);
 			break;
 		}
 		if (err)
@@ -454,6 +453,7 @@ status_free(struct status *st)
 	ctl_dps_free(&st->dps);
 	free(st->threads);
 	free(st->tables);
+	free(st->buffers);
 	free(st->clients);
 }
 

@@ -336,9 +336,9 @@ check_mem_growth() {
 
 # Every buffer the daemon's pools made is back in its pool (between
 # packets no thread holds one) and each pool has some: the status, or why
-# not. $1: the namespace tapdpctl reaches the daemon from (default $NS).
+# not.
 buffers_free() {
-	ip netns exec "${1:-$NS}" "$BUILD/tapdpctl" --json status |
+	in_ns "$BUILD/tapdpctl" --json status |
 		/usr/bin/python3 -c 'import json, sys
 b = json.load(sys.stdin)["memory"]["buffers"]
 print(b)
