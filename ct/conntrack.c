@@ -216,26 +216,37 @@ helper_locked(struct conntrack *ct, struct track *tr,
 	return 0;
 }
 
-/* nf_ct_helper(): runs committed connection c's helper on its packet,
- * after NAT: what it announces is expected, with c's mark, labels and
- * mapping to inherit; then sequence numbers are adjusted. 0, or a
- * negative errno when the packet must be dropped. */
-static int
-helper_run(struct conntrack *ct, struct track *tr, struct packet *pkt,
-	   uint32_t l3off, bool partial)
+/* helper_run()'s part for a connection that has a helper. */
+static __attribute__((noinline)) int
+helper_run_locked(struct conntrack *ct, struct track *tr, struct packet *pkt,
+		  uint32_t l3off, bool partial)
 {
 	struct nat_tcp_packet tp = {
 		.pkt = pkt, .l3off = l3off, .p = &tr->p, .partial = partial,
 	};
-	struct conn *c = tr->c;
 	int err;
+
+	pthread_spin_lock(&tr->c->lock);
+	err = helper_locked(ct, tr, &tp);
+	pthread_spin_unlock(&tr->c->lock);
+	return err;
+}
+
+/* nf_ct_helper(): runs committed connection c's helper on its packet,
+ * after NAT: what it announces is expected, with c's mark, labels and
+ * mapping to inherit; then sequence numbers are adjusted. 0, or a
+ * negative errno when the packet must be dropped. Inline: most
+ * connections have no helper, and a call only to learn that was 4% of
+ * a tracked packet's time. */
+static inline int
+helper_run(struct conntrack *ct, struct track *tr, struct packet *pkt,
+	   uint32_t l3off, bool partial)
+{
+	const struct conn *c = tr->c;
 
 	if (!c->helper || !c->help || tr->res != CT_PARSE_OK)
 		return 0;
-	pthread_spin_lock(&c->lock);
-	err = helper_locked(ct, tr, &tp);
-	pthread_spin_unlock(&c->lock);
-	return err;
+	return helper_run_locked(ct, tr, pkt, l3off, partial);
 }
 
 static void event_deliver(struct conntrack *ct, struct conn *c,
