@@ -109,6 +109,8 @@ unsigned nlsock_groups(const struct nlsock *sk, uint32_t *out, unsigned max);
 
 /* Bytes queued and not yet read by the client. */
 size_t nlsock_queued(const struct nlsock *sk);
+/* The most one datagram of len bytes adds to nlsock_queued(). */
+size_t nlsock_dgram_charge_max(size_t len);
 size_t nlsock_rcvbuf(const struct nlsock *sk);
 /* The largest buffer the client has read with (the kernel's
  * max_recvmsg_len), which sizes dump parts. */

@@ -4,6 +4,7 @@
  * real nlsock over a socketpair, as the shim does. */
 #include <errno.h>
 #include <linux/openvswitch.h>
+#include <linux/sockios.h>
 #include <net/if.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -11,11 +12,14 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
 #include "datapath/families.h"
+#include "include/tapdp/proto.h"
 #include "netlink/genl.h"
 #include "netlink/nlsock.h"
 #include "tests/unit/nl-test.h"
@@ -518,6 +522,74 @@ group_teardown(void **state)
 	return 0;
 }
 
+/* nlsock_dgram_charge_max() bounds what one datagram adds to an AF_UNIX
+ * socket's queue on the running kernel, from empty to past the point
+ * where the kernel pages the datagram. */
+static void
+test_dgram_charge_bound(void **state)
+{
+	static const size_t lens[] = { 0, 1, 20, 64, 200, 400, 1000, 2000,
+				       4000, 4097, 8000, 16000, 33000, 65536,
+				       150000 };
+	static char buf[150000];
+	int sv[2], big = 1 << 20;
+
+	(void)state;
+	assert_int_equal(socketpair(AF_UNIX, SOCK_DGRAM, 0, sv), 0);
+	setsockopt(sv[0], SOL_SOCKET, SO_SNDBUFFORCE, &big, sizeof(big));
+	setsockopt(sv[1], SOL_SOCKET, SO_RCVBUFFORCE, &big, sizeof(big));
+	for (size_t i = 0; i < sizeof(lens) / sizeof(lens[0]); i++) {
+		int before = 0, after = 0;
+
+		assert_int_equal(ioctl(sv[0], SIOCOUTQ, &before), 0);
+		assert_int_equal(send(sv[0], buf, lens[i], 0),
+				 (ssize_t)lens[i]);
+		assert_int_equal(ioctl(sv[0], SIOCOUTQ, &after), 0);
+		assert_true(after > before);
+		assert_true((size_t)(after - before) <=
+			    nlsock_dgram_charge_max(lens[i]));
+		assert_int_equal(recv(sv[1], buf, sizeof(buf), 0),
+				 (ssize_t)lens[i]);
+	}
+	close(sv[0]);
+	close(sv[1]);
+}
+
+/* A unicast is refused exactly when the queue is over rcvbuf before it,
+ * the kernel's rule, whatever the daemon skips asking; once the client
+ * reads, deliveries go on. */
+static void
+test_unicast_refused_over_rcvbuf(void **state)
+{
+	struct fx *f = *state;
+	static char msg[400], rbuf[1000];
+	unsigned sent = 0, refused = 0;
+
+	assert_int_equal(nlsock_setsockopt(f->sk, SOL_SOCKET, SO_RCVBUF,
+					   20000), 0);
+	for (int round = 0; round < 3; round++) {
+		for (int i = 0; i < 200; i++) {
+			size_t q = nlsock_queued(f->sk);
+			int err = nlsock_unicast(f->sk, msg, sizeof(msg));
+
+			assert_int_equal(err, q > 20000 ? -ENOBUFS : 0);
+			if (err)
+				refused++;
+			else
+				sent++;
+		}
+		assert_int_not_equal(__atomic_exchange_n(&f->shared->overrun,
+							 0, __ATOMIC_RELAXED),
+				     0);
+		while (recv(f->peer, rbuf, sizeof(rbuf), MSG_DONTWAIT) > 0)
+			;
+		assert_int_equal(nlsock_queued(f->sk), 0);
+	}
+	/* A 400-byte datagram takes about 1.3 KB of the 20,000. */
+	assert_true(sent >= 3 * 10);
+	assert_true(refused >= 3 * 150);
+}
+
 int
 main(void)
 {
@@ -548,6 +620,9 @@ main(void)
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_meter_errors, setup,
 						teardown),
+		cmocka_unit_test(test_dgram_charge_bound),
+		cmocka_unit_test_setup_teardown(test_unicast_refused_over_rcvbuf,
+						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ct_limit_get_short_tail,
 						setup, teardown),
 	};
