@@ -60,9 +60,17 @@ struct datapath {
 	struct flow_table table;
 };
 
+/* The datapaths in creation order, published whole: a packet execute
+ * finds its datapath under RCU, without the control lock. A destroyed one
+ * leaves a hole (NULL) until the next creation copies the list. */
+struct dp_list {
+	struct rcu_head rcu;
+	unsigned n;
+	struct datapath *dp[];
+};
+
 struct dp_net {
-	struct datapath **dps;		/* in creation order */
-	unsigned n_dps;
+	struct dp_list *dps;		/* RCU; never NULL */
 	struct dp_upcall_sink upcall;
 	struct dp_packet_sink packets;
 	const struct vport_ops *(*port_ops)(enum ovs_vport_type type);
@@ -849,10 +857,37 @@ dp_port_name(const struct dp_port *port)
 	return port->vport->name;
 }
 
+/* The next datapath at or after *i in the list, *i moved past it; NULL at
+ * the end. Under the control lock or RCU. */
+static struct datapath *
+dp_list_next(const struct dp_net *net, unsigned *i)
+{
+	const struct dp_list *l = rcu_dereference(net->dps);
+
+	while (*i < l->n) {
+		struct datapath *dp = rcu_dereference(l->dp[(*i)++]);
+
+		if (dp)
+			return dp;
+	}
+	return NULL;
+}
+
+static void
+dp_list_free_rcu(struct rcu_head *head)
+{
+	free(caa_container_of(head, struct dp_list, rcu));
+}
+
 struct datapath *
 dp_at(const struct dp_net *net, unsigned i)
 {
-	return i < net->n_dps ? net->dps[i] : NULL;
+	struct datapath *dp;
+
+	for (unsigned k = 0; (dp = dp_list_next(net, &k));)
+		if (!i--)
+			return dp;
+	return NULL;
 }
 
 static struct dp_port *
@@ -860,8 +895,10 @@ find_port(const struct dp_net *net,
 	  bool (*match)(const struct dp_port *, const void *),
 	  const void *arg)
 {
-	for (unsigned i = 0; i < net->n_dps; i++) {
-		struct dp_port_array *a = net->dps[i]->ports;
+	struct datapath *dp;
+
+	for (unsigned i = 0; (dp = dp_list_next(net, &i));) {
+		struct dp_port_array *a = dp->ports;
 
 		for (uint32_t p = 0; p < a->n; p++)
 			if (a->port[p] && match(a->port[p], arg))
@@ -918,9 +955,11 @@ dp_ifindex(const struct datapath *dp)
 struct datapath *
 dp_by_ifindex(const struct dp_net *net, int ifindex)
 {
-	for (unsigned i = 0; i < net->n_dps; i++)
-		if (dp_ifindex(net->dps[i]) == ifindex)
-			return net->dps[i];
+	struct datapath *dp;
+
+	for (unsigned i = 0; (dp = dp_list_next(net, &i));)
+		if (dp_ifindex(dp) == ifindex)
+			return dp;
 	return NULL;
 }
 
@@ -1201,8 +1240,10 @@ dp_flow_clear_stats(struct flow *flow)
 void
 dp_net_run_periodic(struct dp_net *net)
 {
-	for (unsigned i = 0; i < net->n_dps; i++)
-		flow_table_rebalance(&net->dps[i]->table);
+	struct datapath *dp;
+
+	for (unsigned i = 0; (dp = dp_list_next(net, &i));)
+		flow_table_rebalance(&dp->table);
 }
 
 /* Datapaths. */
@@ -1241,18 +1282,20 @@ int
 dp_create(struct dp_net *net, const char *name, const uint32_t *pids,
 	  unsigned n_pids, struct datapath **out)
 {
-	struct datapath *dp, **grown;
+	struct dp_list *old = net->dps, *grown;
+	struct datapath *dp, *d;
+	unsigned n = 0;
 	int err;
 
-	/* The list takes the new one's place first: once moved, the old
-	 * block is gone, whatever happens next. */
-	grown = realloc(net->dps, (net->n_dps + 1) * sizeof(*grown));
+	/* The new list first: nothing can fail once the datapath is made. */
+	grown = malloc(sizeof(*grown) + (old->n + 1) * sizeof(grown->dp[0]));
 	if (!grown)
 		return -ENOMEM;
-	net->dps = grown;
 	dp = aligned_alloc(_Alignof(struct datapath), sizeof(*dp));
-	if (!dp)
+	if (!dp) {
+		free(grown);
 		return -ENOMEM;
+	}
 	memset(dp, 0, sizeof(*dp));
 	dp->net = net;
 	dp->drops = drop_counters_new();
@@ -1263,6 +1306,7 @@ dp_create(struct dp_net *net, const char *name, const uint32_t *pids,
 		upcall_stats_free(dp->upcalls);
 		free(dp->drops);
 		free(dp);
+		free(grown);
 		return err;
 	}
 	err = meter_table_init(&dp->meters);
@@ -1272,7 +1316,12 @@ dp_create(struct dp_net *net, const char *name, const uint32_t *pids,
 			  pids, n_pids, NULL);
 	if (err)
 		goto out_meters;
-	net->dps[net->n_dps++] = dp;
+	for (unsigned i = 0; (d = dp_list_next(net, &i));)
+		grown->dp[n++] = d;
+	grown->dp[n++] = dp;
+	grown->n = n;
+	rcu_assign_pointer(net->dps, grown);
+	call_rcu(&old->rcu, dp_list_free_rcu);
 	*out = dp;
 	return 0;
 
@@ -1284,6 +1333,7 @@ out_table:
 	upcall_stats_free(dp->upcalls);
 	free(dp->drops);
 	free(dp);
+	free(grown);
 	return err == -EBUSY ? -EEXIST : err;
 }
 
@@ -1292,17 +1342,15 @@ dp_destroy(struct datapath *dp)
 {
 	struct dp_net *net = dp->net;
 
+	/* Out of the list first: an execute that finds it (under RCU, not
+	 * the control lock) then finds its ports too, until it is done. */
+	for (unsigned i = 0; i < net->dps->n; i++)
+		if (net->dps->dp[i] == dp)
+			rcu_assign_pointer(net->dps->dp[i], NULL);
+	synchronize_rcu();
 	for (uint32_t p = dp->ports->n; p-- > 0;)
 		if (dp->ports->port[p])
 			dp_port_del(dp->ports->port[p]);
-	for (unsigned i = 0; i < net->n_dps; i++) {
-		if (net->dps[i] == dp) {
-			memmove(net->dps + i, net->dps + i + 1,
-				(net->n_dps - i - 1) * sizeof(*net->dps));
-			net->n_dps--;
-			break;
-		}
-	}
 	flow_table_destroy(&dp->table, flow_free);
 	meter_table_destroy(&dp->meters);
 	free(dp->ports);
@@ -1333,6 +1381,11 @@ dp_net_new(const struct dp_net_config *cfg)
 
 	if (!net)
 		return NULL;
+	net->dps = calloc(1, sizeof(*net->dps));
+	if (!net->dps) {
+		free(net);
+		return NULL;
+	}
 	net->upcall = cfg->upcall;
 	net->packets = cfg->packets;
 	net->port_ops = cfg->port_ops ? cfg->port_ops : vport_ops_for;
@@ -1348,8 +1401,9 @@ dp_net_destroy(struct dp_net *net)
 {
 	if (!net)
 		return;
-	while (net->n_dps)
-		dp_destroy(net->dps[net->n_dps - 1]);
+	for (unsigned i = net->dps->n; i-- > 0;)
+		if (net->dps->dp[i])
+			dp_destroy(net->dps->dp[i]);
 	free(net->dps);
 	conntrack_destroy(net->conntrack);
 	pthread_mutex_destroy(&net->conntrack_lock);

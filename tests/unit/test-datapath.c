@@ -12,10 +12,13 @@
 #include <errno.h>
 #include <linux/genetlink.h>
 #include <poll.h>
+#include <pthread.h>
+#include <sched.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -1257,6 +1260,86 @@ test_execute_fragment_drops(void **state)
 	assert_int_equal(dp_drops(fx->dp, TAPDP_DROP_OVS_LAST_ACTION), 0);
 }
 
+/* What an unlocked execute does (datapath/packet-family.c): a datapath
+ * found by its ifindex and executed on under RCU, here by two threads
+ * that loop on it, while this one creates and destroys datapaths, as
+ * requests under the control lock do. Nothing is read after it is freed
+ * (the sanitizer build says so) and the executes go on. */
+struct exec_race {
+	struct dp_net *net;
+	struct actions_stored *acts;
+	int ifindex;			/* atomic: the datapath to look for */
+	bool stop;			/* atomic */
+	unsigned long found;		/* atomic */
+};
+
+static void *
+exec_race_thread(void *arg)
+{
+	struct exec_race *r = arg;
+	struct flow_key md = { .in_port = OVSP_LOCAL,
+			       .mac_proto = FLOW_MAC_ETHERNET };
+	uint8_t f[FAKE_FRAME_LEN];
+	size_t len = fake_frame(f);
+
+	rcu_register_thread();
+	while (!__atomic_load_n(&r->stop, __ATOMIC_ACQUIRE)) {
+		struct datapath *dp;
+
+		rcu_read_lock();
+		dp = dp_by_ifindex(r->net, __atomic_load_n(&r->ifindex,
+							   __ATOMIC_RELAXED));
+		if (dp) {
+			dp_execute(dp, f, len, &md, 0, 0, r->acts);
+			__atomic_fetch_add(&r->found, 1, __ATOMIC_RELAXED);
+		}
+		rcu_read_unlock();
+	}
+	rcu_unregister_thread();
+	return NULL;
+}
+
+static void
+test_execute_races_destroy(void **state)
+{
+	struct fixture *fx = *state;
+	struct exec_race r = { .net = fx->net };
+	struct flow_key md = { .in_port = OVSP_LOCAL,
+			       .mac_proto = FLOW_MAC_ETHERNET };
+	static struct attrs acts;
+	pthread_t th[2];
+	uint32_t pid = 0;
+
+	attrs_init(&acts);
+	msgbuf_put_u32(&acts.mb, OVS_ACTION_ATTR_OUTPUT, OVSP_LOCAL);
+	r.acts = attrs_store_actions(&acts, &md);
+	for (int i = 0; i < 2; i++)
+		assert_int_equal(pthread_create(&th[i], NULL, exec_race_thread,
+						&r), 0);
+	for (int round = 0; round < 200; round++) {
+		unsigned long before;
+		struct datapath *dp;
+		char name[16];
+
+		snprintf(name, sizeof(name), "race%d", round % 3);
+		assert_int_equal(dp_create(fx->net, name, &pid, 1, &dp), 0);
+		before = __atomic_load_n(&r.found, __ATOMIC_RELAXED);
+		__atomic_store_n(&r.ifindex, dp_ifindex(dp), __ATOMIC_RELAXED);
+		/* Destroyed while the threads execute on it. */
+		for (int spin = 0; spin < 1000000 &&
+		     __atomic_load_n(&r.found, __ATOMIC_RELAXED) < before + 4;
+		     spin++)
+			sched_yield();
+		dp_destroy(dp);
+	}
+	__atomic_store_n(&r.stop, true, __ATOMIC_RELEASE);
+	for (int i = 0; i < 2; i++)
+		pthread_join(th[i], NULL);
+	free(r.acts);
+	assert_true(r.found >= 200 * 4);
+	assert_non_null(dp_by_ifindex(fx->net, dp_ifindex(fx->dp)));
+}
+
 static void
 test_ports_and_names(void **state)
 {
@@ -1392,6 +1475,8 @@ main(void)
 			test_userspace_action_gso_segments, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_execute, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_execute_fragment_drops,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_execute_races_destroy,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ports_and_names, setup,
 						teardown),
