@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <linux/if_ether.h>
 #include <stdlib.h>
+#include <urcu.h>
 
 #include "common/nlerr.h"
 #include "datapath/datapath.h"
@@ -16,8 +17,10 @@
 #include "netlink/genl.h"
 #include "include/tapdp/ovs-uapi.h"
 
+/* Unlocked: the datapath and all it reaches are read under RCU, as the
+ * kernel's ovs_packet_cmd_execute(). */
 static int
-packet_cmd_execute(struct genl_info *info)
+packet_cmd_execute_rcu(struct genl_info *info)
 {
 	const struct ovs_header *hdr = info->userhdr;
 	const struct nlattr **a = info->attrs;
@@ -76,6 +79,17 @@ refused:
 	return err;
 }
 
+static int
+packet_cmd_execute(struct genl_info *info)
+{
+	int err;
+
+	rcu_read_lock();
+	err = packet_cmd_execute_rcu(info);
+	rcu_read_unlock();
+	return err;
+}
+
 static const struct attr_policy packet_policy[OVS_PACKET_ATTR_MAX + 1] = {
 	[OVS_PACKET_ATTR_PACKET] = { .kind = ATTR_UNSPEC, .len = ETH_HLEN },
 	[OVS_PACKET_ATTR_KEY] = { .kind = ATTR_NESTED },
@@ -87,7 +101,7 @@ static const struct attr_policy packet_policy[OVS_PACKET_ATTR_MAX + 1] = {
 
 static const struct genl_ops_entry packet_ops[] = {
 	{ .cmd = OVS_PACKET_CMD_EXECUTE, .flags = GENL_UNS_ADMIN_PERM,
-	  .doit = packet_cmd_execute },
+	  .unlocked = true, .doit = packet_cmd_execute },
 };
 
 static const struct genl_family packet_family = {

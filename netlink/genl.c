@@ -8,6 +8,7 @@
 
 #include "common/log.h"
 #include "common/nlerr.h"
+#include "netlink/ctl-lock.h"
 #include "netlink/nlsock.h"
 
 #define MAX_FAMILIES 16
@@ -312,7 +313,15 @@ rcv_msg(struct nlsock *sk, const struct nlmsghdr *nlh, struct extack *ack)
 		.family = family,
 		.ack = ack,
 	};
-	err = op->doit(&info);
+	/* Unlocked only when the server's lock is this request's alone: a
+	 * caller that took it around more keeps it. */
+	if (op->unlocked && ctl_depth() == 1) {
+		ctl_unlock();
+		err = op->doit(&info);
+		ctl_lock();
+	} else {
+		err = op->doit(&info);
+	}
 	/* The datapath's validation words travel in the extended ACK too. */
 	if (err < 0 && !ack->msg)
 		ack->msg = nlerr_last();

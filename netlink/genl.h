@@ -10,7 +10,9 @@
  * their continuation in struct genl_dump, stored on the socket; the next part
  * is produced when the client has read the previous one (genl_dump_next).
  *
- * Threads: everything here runs on the control thread. */
+ * Threads: everything here runs under the control lock (ctl-lock.h), but
+ * the doit of an op marked unlocked, which genl_rcv() runs without it
+ * when its caller holds it once, as the server does. */
 #ifndef TAPDP_GENL_H
 #define TAPDP_GENL_H
 
@@ -56,6 +58,11 @@ struct genl_dump {
 struct genl_ops_entry {
 	uint8_t cmd;
 	uint8_t flags;		/* GENL_ADMIN_PERM, GENL_UNS_ADMIN_PERM */
+	/* doit runs without the control lock (netlink/ctl-lock.h), on
+	 * state it reaches under RCU, so that clients' requests of it go
+	 * on in parallel (the kernel's parallel_ops families that take no
+	 * ovs_lock for it). */
+	bool unlocked;
 	int (*doit)(struct genl_info *info);
 	/* Appends messages to mb; returns mb->len (0: finished) or -errno. */
 	int (*dumpit)(struct genl_dump *dump, struct msgbuf *mb);

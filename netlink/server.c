@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
@@ -19,6 +20,7 @@
 #include <sys/timerfd.h>
 #include <sys/un.h>
 #include <unistd.h>
+#include <pthread.h>
 #include <urcu.h>
 
 #include "common/keep.h"
@@ -26,6 +28,7 @@
 #include "common/nlerr.h"
 #include "include/tapdp/proto.h"
 #include "netlink/creds.h"
+#include "netlink/ctl-lock.h"
 #include "netlink/genl.h"
 #include "netlink/kernel-relay.h"
 #include "netlink/nlsock.h"
@@ -56,6 +59,14 @@ struct watch {
 static char tag_listen;
 
 static int listen_fd = -1, epoll_fd = -1;
+/* The connections' requests, one thread at a time per connection
+ * (EPOLLONESHOT), waited on by the serving threads and, through epoll_fd,
+ * by the loop; wake_fd tells the serving threads to stop. */
+static int conn_epoll_fd = -1, wake_fd = -1;
+static char tag_conns, tag_wake;
+#define SERVER_THREADS_MAX	8
+static pthread_t serving[SERVER_THREADS_MAX];
+static unsigned n_serving;
 static struct watch **watches;
 static size_t n_watches;
 static char *sock_path;
@@ -127,6 +138,17 @@ epoll_watch(int fd, void *tag)
 	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = tag };
 
 	return epoll_ctl(epoll_fd, EPOLL_CTL_ADD, fd, &ev) < 0 ? -errno : 0;
+}
+
+/* Arms c's requests for one serving thread (op: EPOLL_CTL_ADD, or
+ * EPOLL_CTL_MOD once served). */
+static int
+conn_watch(struct conn *c, int op)
+{
+	struct epoll_event ev = { .events = EPOLLIN | EPOLLONESHOT,
+				  .data.ptr = c };
+
+	return epoll_ctl(conn_epoll_fd, op, c->fd, &ev) < 0 ? -errno : 0;
 }
 
 static bool
@@ -326,6 +348,12 @@ server_open(const char *path, void *net)
 	err = epoll_watch(listen_fd, &tag_listen);
 	if (err)
 		return err;
+	conn_epoll_fd = epoll_create1(EPOLL_CLOEXEC);
+	if (conn_epoll_fd < 0)
+		return -errno;
+	err = epoll_watch(conn_epoll_fd, &tag_conns);
+	if (err)
+		return err;
 	spare_fd = fcntl(listen_fd, F_DUPFD_CLOEXEC, 0);
 	per_uid = g_hash_table_new(g_direct_hash, g_direct_equal);
 	nlerr_open_kmsg();
@@ -388,7 +416,7 @@ conn_close(struct conn *c)
 			break;
 		}
 	}
-	epoll_ctl(epoll_fd, EPOLL_CTL_DEL, c->fd, NULL);
+	epoll_ctl(conn_epoll_fd, EPOLL_CTL_DEL, c->fd, NULL);
 	close(c->fd);
 	if (c->sk && nlsock_kernel_fd(c->sk) >= 0)
 		epoll_ctl(epoll_fd, EPOLL_CTL_DEL, nlsock_kernel_fd(c->sk),
@@ -501,7 +529,7 @@ accept_conns(void)
 		c->uid = uc.uid;
 		conn_count(c);
 		conns[n_conns++] = c;
-		if (epoll_watch(fd, c))
+		if (conn_watch(c, EPOLL_CTL_ADD))
 			conn_close(c);
 	}
 }
@@ -838,6 +866,7 @@ conn_serve(struct conn *c, char *buf, size_t cap)
 			conn_reply(c, &rep, -1);
 		return false;
 	}
+	ctl_lock();
 	if (req.op == TAPDP_OP_HELLO) {
 		rep.err = conn_hello(c, &req, &mh, &memfd);
 		if (!rep.err)
@@ -847,12 +876,14 @@ conn_serve(struct conn *c, char *buf, size_t cap)
 		if (!rep.err)
 			conn_keep(c);
 	} else if (take_fds(&mh, NULL, 0) || !c->sk) {
+		ctl_unlock();
 		return false;
 	} else {
 		rep.err = conn_dispatch(c, &req, buf + sizeof(req),
 					n - sizeof(req), &rep);
 		conn_keep_state(c);
 	}
+	ctl_unlock();
 	sent = conn_reply(c, &rep, memfd);
 	if (c->sk)
 		c->shared->req_done = rep.seq;
@@ -868,6 +899,91 @@ kernel_readable(void *tag)
 		nlsock_kernel_drain(c->sk);
 }
 
+/* A connection's requests, on the thread its event woke; buf holds one
+ * request. Closed, or armed again for the next. */
+static void
+conn_event(struct conn *c, char *buf, size_t cap)
+{
+	/* One request: the shim waits for its answer before the next. */
+	if (conn_serve(c, buf, cap) && !conn_watch(c, EPOLL_CTL_MOD))
+		return;
+	ctl_lock();
+	conn_close(c);
+	ctl_unlock();
+}
+
+/* A serving thread: requests of whichever connection is ready, one
+ * thread per connection at a time, so that one client's requests keep
+ * their order and different clients' go on in parallel. */
+static void *
+serve_main(void *arg)
+{
+	size_t cap = sizeof(struct tapdp_req) + TAPDP_MAX_SEND;
+	char *buf = malloc(cap);
+	char name[16];
+
+	snprintf(name, sizeof(name), "ctl%u", (unsigned)(uintptr_t)arg);
+	pthread_setname_np(pthread_self(), name);
+	rcu_register_thread();
+	while (buf) {
+		struct epoll_event ev;
+		int n = epoll_pwait(conn_epoll_fd, &ev, 1, -1, NULL);
+
+		if (n < 0 && errno != EINTR)
+			break;
+		if (n == 1 && ev.data.ptr == &tag_wake)
+			break;
+		if (n == 1)
+			conn_event(ev.data.ptr, buf, cap);
+	}
+	rcu_unregister_thread();
+	free(buf);
+	return NULL;
+}
+
+/* The serving threads beside the loop's own: one per CPU, at most
+ * SERVER_THREADS_MAX. None when they cannot be made: the loop serves. */
+static void
+serving_start(void)
+{
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = &tag_wake };
+	unsigned want = cpus < 1 ? 1
+			: cpus > SERVER_THREADS_MAX ? SERVER_THREADS_MAX
+						    : (unsigned)cpus;
+
+	wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (wake_fd < 0 ||
+	    epoll_ctl(conn_epoll_fd, EPOLL_CTL_ADD, wake_fd, &ev) < 0) {
+		log_warn("server: no serving threads: %s", strerror(errno));
+		return;
+	}
+	for (n_serving = 0; n_serving < want; n_serving++)
+		if (pthread_create(&serving[n_serving], NULL, serve_main,
+				   (void *)(uintptr_t)(n_serving + 1))) {
+			log_warn("server: %u serving threads of %u", n_serving,
+				 want);
+			break;
+		}
+}
+
+static void
+serving_stop(void)
+{
+	uint64_t one = 1;
+
+	if (wake_fd < 0)
+		return;
+	if (write(wake_fd, &one, sizeof(one)) != sizeof(one))
+		log_warn("server: cannot stop the serving threads: %s",
+			 strerror(errno));
+	while (n_serving)
+		pthread_join(serving[--n_serving], NULL);
+	epoll_ctl(conn_epoll_fd, EPOLL_CTL_DEL, wake_fd, NULL);
+	close(wake_fd);
+	wake_fd = -1;
+}
+
 int
 server_run(void)
 {
@@ -875,6 +991,7 @@ server_run(void)
 	struct sigaction sa = { .sa_handler = on_signal };
 	sigset_t block, during;
 	char *buf = malloc(cap);
+	int err = 0;
 
 	if (!buf)
 		return -ENOMEM;
@@ -890,6 +1007,8 @@ server_run(void)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGUSR2, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
+	/* Made with the signals blocked: they keep them so. */
+	serving_start();
 
 	while (!stop_requested) {
 		struct epoll_event evs[32];
@@ -898,14 +1017,21 @@ server_run(void)
 				    &during);
 
 		if (n < 0 && errno != EINTR) {
-			free(buf);
-			return -errno;
+			err = -errno;
+			break;
 		}
-		if (n == 0)
-			accept_resume();
 		for (int i = 0; i < n; i++) {
 			void *tag = evs[i].data.ptr;
+			struct epoll_event ev;
 
+			if (tag == &tag_conns) {
+				/* A serving thread may have taken it. */
+				if (epoll_pwait(conn_epoll_fd, &ev, 1, 0, NULL) == 1 &&
+				    ev.data.ptr != &tag_wake)
+					conn_event(ev.data.ptr, buf, cap);
+				continue;
+			}
+			ctl_lock();
 			if (tag == &tag_listen)
 				accept_conns();
 			else if ((uintptr_t)tag & 1)
@@ -914,14 +1040,20 @@ server_run(void)
 				timer_fire(tag);
 			else if (is_watch(tag))
 				((struct watch *)tag)->fn(((struct watch *)tag)->arg);
-			else if (!conn_serve(tag, buf, cap))
-				conn_close(tag);
+			ctl_unlock();
+		}
+		if (n == 0) {
+			ctl_lock();
+			accept_resume();
+			ctl_unlock();
 		}
 	}
+	serving_stop();
 	free(buf);
-	log_info(upgrade_requested ? "handing over to a successor"
-				   : "shutting down");
-	return 0;
+	if (!err)
+		log_info(upgrade_requested ? "handing over to a successor"
+					   : "shutting down");
+	return err;
 }
 
 bool
@@ -963,7 +1095,7 @@ conn_restore(struct keep_entry *e)
 	c->uid = st.creds.uid;
 	conn_count(c);
 	conns[n_conns++] = c;
-	if (epoll_watch(c->fd, c)) {
+	if (conn_watch(c, EPOLL_CTL_ADD)) {
 		conn_close(c);
 		return;
 	}

@@ -1,10 +1,15 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* tapdpd's control thread: the listening socket, the shim connections (one
- * emulated netlink socket each), and the loop that serves them, and the
- * sources its users add, until a signal asks it to stop. It knows netlink,
- * not what the families serve: nlctrl is its own, the others register.
+/* tapdpd's serving side: the listening socket, the shim connections (one
+ * emulated netlink socket each), the loop that serves them and the
+ * sources its users add, until a signal asks it to stop, and the serving
+ * threads beside it. It knows netlink, not what the families serve:
+ * nlctrl is its own, the others register.
  *
- * Everything here runs on the one control thread. */
+ * Threads: the calls here are the loop's thread's, before server_run and
+ * after it returns; during it, each connection's requests are served on
+ * one thread at a time, and everything but the unlocked generic netlink
+ * ops under the control lock (netlink/ctl-lock.h), as are the watched
+ * sources and the periodic work. */
 #ifndef TAPDP_SERVER_H
 #define TAPDP_SERVER_H
 
@@ -20,10 +25,11 @@ void server_set_max_per_uid(unsigned n);
  * a stale socket file is replaced. Every socket a client opens acts on
  * net (nlsock_net), the served families' context. */
 int server_open(const char *path, void *net);
-/* fn(arg) runs on the loop whenever fd is readable; fd stays the
- * caller's. 0 or -errno. */
+/* fn(arg) runs on the loop, under the control lock, whenever fd is
+ * readable; fd stays the caller's. 0 or -errno. */
 int server_watch(int fd, void (*fn)(void *), void *arg);
-/* fn(arg) runs on the loop every ms milliseconds. 0 or -errno. */
+/* fn(arg) runs on the loop, under the control lock, every ms
+ * milliseconds. 0 or -errno. */
 int server_every(unsigned ms, void (*fn)(void *), void *arg);
 struct nlsock;
 /* Serves requests of sockets of this protocol (NETLINK_GENERIC is the

@@ -25,6 +25,11 @@
  *	pop_eth,pop_nsh,output:OUT_PORT
  *	Debian's ovs-dpctl (3.1) cannot say either: its nsh() key parser
  *	fails every key, and it parses push_eth only after a userspace().
+ *   nl-client execute-flood DP N
+ *	N executes of an LLDP frame from port 0 to port 0, each answered
+ *	before the next: "execute-flood: started" once the datapath is
+ *	found, then "execute-flood: N executed, K ENODEV", K 1 when the
+ *	datapath was deleted meanwhile, which ends it; any other error fails
  *   nl-client malformed dp-no-pid|vport-no-type|flow-no-key DP
  *	a request without an attribute the command requires
  *   nl-client malformed execute-bad-actions DP
@@ -409,10 +414,12 @@ put_flow_key(struct nl_msg *msg, int type, uint32_t port_no)
 	nla_nest_end(msg, key);
 }
 
+/* The actions output:PORT_NO, in the nest of type (a flow's or an
+ * execute's). */
 static void
-put_flow_actions(struct nl_msg *msg, uint32_t port_no)
+put_actions(struct nl_msg *msg, int type, uint32_t port_no)
 {
-	struct nlattr *actions = nla_nest_start(msg, OVS_FLOW_ATTR_ACTIONS);
+	struct nlattr *actions = nla_nest_start(msg, type);
 
 	if (!actions)
 		fail("building the request: no room");
@@ -583,7 +590,7 @@ flow_put(struct nl_sock *sk, const char *dp, uint32_t port_no)
 				     dp_ifindex(sk, dp));
 
 	put_flow_key(msg, OVS_FLOW_ATTR_KEY, port_no);
-	put_flow_actions(msg, port_no);
+	put_actions(msg, OVS_FLOW_ATTR_ACTIONS, port_no);
 	expect_ok(transact(sk, msg, print_flow, NULL));
 }
 
@@ -612,7 +619,7 @@ malformed(struct nl_sock *sk, const char *what, const char *dp)
 	} else if (!strcmp(what, "flow-no-key")) {
 		msg = request(sk, FLOW, OVS_FLOW_CMD_NEW, NLM_F_CREATE,
 			      dp_ifindex(sk, dp));
-		put_flow_actions(msg, 0);
+		put_actions(msg, OVS_FLOW_ATTR_ACTIONS, 0);
 	} else if (!strcmp(what, "execute-bad-actions")) {
 		uint8_t frame[60] = { 0x01, 0x80, 0xc2, 0, 0, 0x0e,
 				      0x02, 0, 0, 0, 0, 1,
@@ -633,6 +640,42 @@ malformed(struct nl_sock *sk, const char *what, const char *dp)
 		fail("unknown malformed request %s", what);
 	}
 	expect_ok(transact(sk, msg, NULL, NULL));
+}
+
+/* n executes of an LLDP frame from port 0 to port 0 of datapath dp, each
+ * answered before the next, until ENODEV (the datapath deleted
+ * meanwhile); any other error fails. */
+static void
+execute_flood(struct nl_sock *sk, const char *dp, unsigned long n)
+{
+	static const uint8_t frame[60] = {
+		0x01, 0x80, 0xc2, 0, 0, 0x0e, 0x02, 0, 0, 0, 0, 1,
+		FLOW_ETH_TYPE >> 8, FLOW_ETH_TYPE & 0xff,
+	};
+	unsigned long ok = 0, gone = 0;
+	int ifindex = dp_ifindex(sk, dp);
+
+	/* Told to whoever waits for the flood to be under way. */
+	printf("execute-flood: started\n");
+	fflush(stdout);
+	for (unsigned long i = 0; i < n; i++) {
+		struct nl_msg *msg = request(sk, PACKET,
+					     OVS_PACKET_CMD_EXECUTE, 0, ifindex);
+		int err;
+
+		put(msg, nla_put(msg, OVS_PACKET_ATTR_PACKET, sizeof(frame),
+				 frame));
+		put_flow_key(msg, OVS_PACKET_ATTR_KEY, 0);
+		put_actions(msg, OVS_PACKET_ATTR_ACTIONS, 0);
+		err = transact(sk, msg, NULL, NULL);
+		if (err == -ENODEV) {
+			gone++;
+			break;
+		}
+		expect_ok(err);
+		ok++;
+	}
+	printf("execute-flood: %lu executed, %lu ENODEV\n", ok, gone);
 }
 
 static void
@@ -739,6 +782,8 @@ main(int argc, char **argv)
 		nsh_push_flow(sk, argv + 2);
 	} else if (!strcmp(command, "nsh-pop-flow") && n == 6) {
 		nsh_pop_flow(sk, argv + 2);
+	} else if (!strcmp(command, "execute-flood") && n == 2) {
+		execute_flood(sk, argv[2], strtoul(argv[3], NULL, 10));
 	} else if (!strcmp(command, "malformed") && n == 2) {
 		malformed(sk, argv[2], argv[3]);
 	} else {
