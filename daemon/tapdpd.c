@@ -65,6 +65,8 @@ usage(FILE *f)
 		"  --ct-max N        track at most N connections (default %u)\n"
 		"  --rx-queues N     receive queues and threads per port, 1 to %d\n"
 		"                    (default: one per usable CPU)\n"
+		"  --ctl-threads N   threads serving clients' requests beside the\n"
+		"                    loop, 0 to %d (default: one per CPU)\n"
 		"  --metrics ADDR    serve counters for Prometheus at\n"
 		"                    http://ADDR/metrics (PORT, HOST:PORT)\n"
 		"  --restart-wait S  after a crash, keep the datapath's devices,\n"
@@ -85,8 +87,9 @@ usage(FILE *f)
 		"  -h, --help        show this help\n"
 		"  -V, --version     show the version\n",
 		TAPDP_SOCKET_ENV, TAPDP_DEFAULT_SOCKET,
-		DP_CONNTRACK_MAX_DEFAULT, VPORT_RXQ_MAX, RESTART_WAIT_DEFAULT,
-		SERVER_MAX_PER_UID_DEFAULT, profile_names());
+		DP_CONNTRACK_MAX_DEFAULT, VPORT_RXQ_MAX, SERVER_THREADS_MAX,
+		RESTART_WAIT_DEFAULT, SERVER_MAX_PER_UID_DEFAULT,
+		profile_names());
 }
 
 /* A count option's value, 1 to max; complains and returns false if not. */
@@ -311,6 +314,7 @@ main(int argc, char **argv)
 		{ "log-file", required_argument, NULL, 'l' },
 		{ "ct-max", required_argument, NULL, 'c' },
 		{ "rx-queues", required_argument, NULL, 'q' },
+		{ "ctl-threads", required_argument, NULL, 't' },
 		{ "kernel", required_argument, NULL, 'k' },
 		{ "restart-wait", required_argument, NULL, 'w' },
 		{ "metrics", required_argument, NULL, 'm' },
@@ -360,6 +364,14 @@ main(int argc, char **argv)
 					 &n))
 				return 2;
 			vport_set_rx_queues(n);
+			break;
+		case 't':
+			/* 0: the loop alone serves, as before the threads. */
+			if (strcmp(optarg, "0") &&
+			    !parse_count("--ctl-threads", optarg,
+					 SERVER_THREADS_MAX, &n))
+				return 2;
+			server_set_threads(strcmp(optarg, "0") ? n : 0);
 			break;
 		case 'u':
 			if (!parse_count("--max-sockets-per-uid", optarg,

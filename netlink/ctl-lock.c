@@ -19,9 +19,3 @@ ctl_unlock(void)
 	if (!--depth)
 		pthread_mutex_unlock(&lock);
 }
-
-unsigned
-ctl_depth(void)
-{
-	return depth;
-}

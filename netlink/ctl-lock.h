@@ -14,7 +14,5 @@
 
 void ctl_lock(void);
 void ctl_unlock(void);
-/* How many times the calling thread holds it (0: not at all). */
-unsigned ctl_depth(void);
 
 #endif

@@ -290,8 +290,12 @@ rcv_msg(struct nlsock *sk, const struct nlmsghdr *nlh, struct extack *ack)
 	if ((op->flags & (GENL_ADMIN_PERM | GENL_UNS_ADMIN_PERM)) &&
 	    !nlsock_creds(sk)->net_admin)
 		return -EPERM;
-	if (dump)
-		return dump_begin(sk, family, op, nlh, NULL, ack);
+	if (dump) {
+		ctl_lock();
+		err = dump_begin(sk, family, op, nlh, NULL, ack);
+		ctl_unlock();
+		return err;
+	}
 
 	if (family->maxattr) {
 		size_t off = NLMSG_ALIGN(hdrlen);
@@ -313,14 +317,12 @@ rcv_msg(struct nlsock *sk, const struct nlmsghdr *nlh, struct extack *ack)
 		.family = family,
 		.ack = ack,
 	};
-	/* Unlocked only when the server's lock is this request's alone: a
-	 * caller that took it around more keeps it. */
-	if (op->unlocked && ctl_depth() == 1) {
-		ctl_unlock();
+	if (op->unlocked) {
 		err = op->doit(&info);
-		ctl_lock();
 	} else {
+		ctl_lock();
 		err = op->doit(&info);
+		ctl_unlock();
 	}
 	/* The datapath's validation words travel in the extended ACK too. */
 	if (err < 0 && !ack->msg)

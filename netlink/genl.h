@@ -10,9 +10,9 @@
  * their continuation in struct genl_dump, stored on the socket; the next part
  * is produced when the client has read the previous one (genl_dump_next).
  *
- * Threads: everything here runs under the control lock (ctl-lock.h), but
- * the doit of an op marked unlocked, which genl_rcv() runs without it
- * when its caller holds it once, as the server does. */
+ * Threads: genl_rcv() takes the control lock (ctl-lock.h) around each
+ * op's doit and dump start, but the doit of an op marked unlocked; the
+ * rest runs under the control lock. */
 #ifndef TAPDP_GENL_H
 #define TAPDP_GENL_H
 

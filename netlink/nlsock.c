@@ -208,6 +208,10 @@ nlsock_autobind(struct nlsock *sk)
 	uint32_t portid = sk->creds.pid;
 	int32_t rover = -4097;
 
+	/* Bound by its own requests only, which come one at a time: no
+	 * write lock on the registry for each send. */
+	if (sk->bound)
+		return 0;
 	pthread_rwlock_wrlock(&reg_lock);
 	if (!sk->bound) {
 		while (!portid || portid_taken(sk->protocol, portid))

@@ -21,6 +21,10 @@
  * not counted. Set before server_open. */
 #define SERVER_MAX_PER_UID_DEFAULT	1024
 void server_set_max_per_uid(unsigned n);
+/* Threads that serve requests beside the loop, at most SERVER_THREADS_MAX
+ * (0: the loop alone); by default one per CPU. Set before server_run. */
+#define SERVER_THREADS_MAX	8
+void server_set_threads(unsigned n);
 /* Binds the socket at path. -EADDRINUSE when another daemon answers there;
  * a stale socket file is replaced. Every socket a client opens acts on
  * net (nlsock_net), the served families' context. */
