@@ -715,6 +715,35 @@ release_buffers(void)
 	frag_release();
 }
 
+/* A thread that executed packets gives back what it kept for them when
+ * it ends (serving threads end before the daemon does). */
+static pthread_key_t exec_key;
+static pthread_once_t exec_key_once = PTHREAD_ONCE_INIT;
+
+static void
+exec_thread_end(void *unused)
+{
+	free(exec_buf);
+	exec_buf = NULL;
+	exec_size = 0;
+	actions_thread_free();
+	frag_release();
+}
+
+static void
+exec_key_make(void)
+{
+	pthread_key_create(&exec_key, exec_thread_end);
+}
+
+static void
+exec_thread_begin(void)
+{
+	pthread_once(&exec_key_once, exec_key_make);
+	/* Any value but NULL has the destructor run. */
+	pthread_setspecific(exec_key, &exec_key);
+}
+
 /* A burst of frames is one RCU read-side section: the ports its frames
  * were queued for stay until the queues are flushed. After it, the
  * buffers its packets' copies took go back to the pool. */
@@ -759,6 +788,8 @@ dp_execute(struct datapath *dp, const void *frame, size_t len,
 
 		if (!grown)
 			return -ENOMEM;
+		if (!exec_buf)
+			exec_thread_begin();
 		exec_buf = grown;
 		exec_size = size;
 	}
