@@ -41,7 +41,7 @@ struct nlsock {
 	uint64_t groups;	/* the daemon's groups joined: see group_bit() */
 	size_t rcvbuf;
 	/* Atomic: bytes that may be queued before the queue must be read
-	 * again (room_take()); 0 or less: read it at the next delivery. */
+	 * again (over_rcvbuf()); 0 or less: read it at the next delivery. */
 	long room;
 	size_t max_recv;
 	void *dump;

@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <glib.h>
 #include <linux/netlink.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -20,7 +21,6 @@
 #include <sys/timerfd.h>
 #include <sys/un.h>
 #include <unistd.h>
-#include <pthread.h>
 #include <urcu.h>
 
 #include "common/keep.h"
@@ -1060,7 +1060,8 @@ server_run(void)
 
 			if (tag == &tag_conns) {
 				/* A serving thread may have taken it. */
-				if (epoll_pwait(conn_epoll_fd, &ev, 1, 0, NULL) == 1 &&
+				if (epoll_pwait(conn_epoll_fd, &ev, 1, 0,
+						NULL) == 1 &&
 				    ev.data.ptr != &tag_wake)
 					conn_event(ev.data.ptr, buf, cap);
 				continue;
@@ -1205,6 +1206,8 @@ server_close(void)
 	n_watches = 0;
 	if (epoll_fd >= 0)
 		close(epoll_fd);
+	if (conn_epoll_fd >= 0)
+		close(conn_epoll_fd);
 	if (listen_fd >= 0)
 		close(listen_fd);
 	if (spare_fd >= 0)
@@ -1216,6 +1219,6 @@ server_close(void)
 		unlink(sock_path);
 		free(sock_path);
 	}
-	epoll_fd = listen_fd = spare_fd = -1;
+	epoll_fd = conn_epoll_fd = listen_fd = spare_fd = -1;
 	sock_path = NULL;
 }
