@@ -172,13 +172,17 @@ $(BUILD)/udpgen: bench/tools/udpgen.c bench/clock.h
 $(BUILD)/tcpcrr: bench/tools/tcpcrr.c bench/clock.h
 	$(CC) $(TAPDP_CFLAGS) $(CPPFLAGS) $(CFLAGS) -o $@ $<
 
+$(BUILD)/afpfwd: bench/tools/afpfwd.c
+	$(CC) $(TAPDP_CFLAGS) $(CPPFLAGS) $(CFLAGS) -o $@ $< -lpthread
+
 # The fault benchmarks' clients: run under the shim, so no sanitizer
 # runtime.
 $(BUILD)/dpclient: bench/tools/dpclient.c
 	$(CC) $(TAPDP_CFLAGS) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS:-fsanitize%=) \
 	      -o $@ $< $(shell pkg-config --libs libmnl)
 
-bench: $(BENCHES) $(BUILD)/udpgen $(BUILD)/tcpcrr $(BUILD)/bench-flow-load
+bench: $(BENCHES) $(BUILD)/udpgen $(BUILD)/tcpcrr $(BUILD)/afpfwd \
+	$(BUILD)/bench-flow-load
 	@for b in $(BENCHES); do echo "== $$b"; $$b || exit 1; done
 
 unit: $(UNIT_TESTS)

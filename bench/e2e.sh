@@ -6,6 +6,9 @@
 #       AF_PACKET ports, tx checksum offload off on the hosts as it needs),
 #   (c) tapdp with port-to-port flows from ovs-dpctl,
 #   (d) tapdp driven by ovs-vswitchd with the NORMAL action,
+#   (e) build/afpfwd (bench/tools/afpfwd.c), the floor of any switch built
+#       as tapdp is: the same AF_PACKET rings and sends, no parse, no lookup,
+#       every frame from one port out of the other,
 # and (c) again with 256 extra masks installed, and (b) and (d) again with a
 # conntrack firewall in OpenFlow (ct() rules: new connections from A's side
 # committed, established and related ones forwarded, the rest dropped).
@@ -37,7 +40,7 @@
 #                              capture target works)
 set -u
 cd "$(dirname "$0")/.." || exit 1
-make -s all build/udpgen build/tcpcrr || exit 1
+make -s all build/udpgen build/tcpcrr build/afpfwd || exit 1
 B=$PWD/build
 T=$(mktemp -d /tmp/tapdp-e2e.XXXXXX)
 SW=e2esw$$ HA=e2ea$$ HB=e2eb$$
@@ -241,6 +244,14 @@ case_tapdp_dpctl() {
 	teardown
 }
 
+case_afpfwd() {
+	hosts_up on
+	ip netns exec $SW "$B/afpfwd" va vb &
+	echo $! >"$T/afpfwd.pid"
+	measure "e-afpacket-floor"
+	teardown
+}
+
 case_tapdp_vswitchd() {
 	hosts_up on
 	ip netns exec $SW "$B/tapdpd" --socket "$TAPDP_SOCKET" \
@@ -257,7 +268,7 @@ case_tapdp_vswitchd() {
 }
 
 : >"$T/results"
-for c in ${E2E_CASES:-bridge ovs_netdev tapdp_dpctl tapdp_vswitchd}; do
+for c in ${E2E_CASES:-bridge ovs_netdev tapdp_dpctl tapdp_vswitchd afpfwd}; do
 	"case_$c"
 done
 
@@ -286,4 +297,12 @@ done <"$T/results"
 ct=$(col d-tapdp-vswitchd-ct 2) plain=$(col d-tapdp-vswitchd-normal 2)
 [ -n "$ct" ] && [ -n "$plain" ] &&
 	awk -v c="$ct" -v p="$plain" 'BEGIN { printf "\ntapdp TCP with the ct firewall / without: %.2f\n", (p > 0 ? c / p : 0) }'
+# How far tapdp's own work is from the floor of its design.
+[ -n "$(col e-afpacket-floor 2)" ] && [ -n "$(col c-tapdp-dpctl 2)" ] &&
+	awk -v tg="$(col c-tapdp-dpctl 2)" -v fg="$(col e-afpacket-floor 2)" \
+	    -v tp="$(col c-tapdp-dpctl 7)" -v fp="$(col e-afpacket-floor 7)" \
+	    -v tc="$(col c-tapdp-dpctl 8)" -v fc="$(col e-afpacket-floor 8)" '
+	function ratio(x, y) { return y > 0 ? x / y : 0 }
+	BEGIN { printf "c-tapdp-dpctl / e-afpacket-floor: TCP %.2f, CPU per frame %.2f, TCP_CRR %.2f\n",
+		ratio(tg, fg), ratio(tp, fp), ratio(tc, fc) }'
 exit 0
