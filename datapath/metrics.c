@@ -239,6 +239,26 @@ process_figures(FILE *f, struct dp_net *net)
 	fprintf(f, "tapdp_clients %u\n", n);
 }
 
+static void
+peer_bursts(FILE *f, struct dp_net *net)
+{
+	const struct datapath *dp;
+
+	family(f, "tapdp_port_rx_peer_bursts_total", "counter",
+	       "Bursts of a port's frames taken by the thread of a port that "
+	       "had just sent to it.");
+	for (unsigned i = 0; (dp = dp_at(net, i)); i++) {
+		struct dp_port *port;
+		uint32_t no = 0;
+
+		for (; (port = dp_port_next(dp, &no)); no++)
+			sample(f, "tapdp_port_rx_peer_bursts_total", dp, "port",
+			       dp_port_name(port),
+			       __atomic_load_n(&port->vport->rx_peer_bursts,
+					       __ATOMIC_RELAXED));
+	}
+}
+
 void
 dp_metrics_write(FILE *f, struct dp_net *net)
 {
@@ -259,6 +279,7 @@ dp_metrics_write(FILE *f, struct dp_net *net)
 		     "Packets a port dropped on receive and send.",
 		     offsetof(struct ovs_vport_stats, rx_dropped),
 		     offsetof(struct ovs_vport_stats, tx_dropped));
+	peer_bursts(f, net);
 	drops(f, net);
 	upcalls(f, net);
 	process_figures(f, net);

@@ -336,6 +336,17 @@ netdev_recv_burst(struct vport *vport, struct vport_rxq *q, uint8_t *scratch,
 	}
 }
 
+static bool
+netdev_rx_ready(struct vport_rxq *q)
+{
+	struct netdev_ring *r = q->state;
+	struct tpacket2_hdr *h =
+		(void *)(r->map + (size_t)r->head * RING_FRAME);
+
+	return __atomic_load_n(&h->tp_status, __ATOMIC_ACQUIRE) &
+	       TP_STATUS_USER;
+}
+
 static int
 netdev_send(struct vport *vport, const void *frame, size_t len,
 	    const struct virtio_net_hdr *vh, const struct tun_key *tun,
@@ -382,4 +393,5 @@ const struct vport_ops vport_netdev_ops = {
 	.send = netdev_send,
 	.send_many = netdev_send_many,
 	.rx_overruns = netdev_rx_overruns,
+	.rx_ready = netdev_rx_ready,
 };

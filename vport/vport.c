@@ -41,6 +41,12 @@ struct tx_queue {
 struct buf_pool vport_txq_pool = BUF_POOL_INIT(sizeof(struct tx_queue));
 static __thread struct tx_queue *txq[TX_QUEUES];
 static __thread bool tx_deferred;	/* inside a receive burst */
+/* Ports with rx_ready a burst sent to, whose answers it takes after, in a
+ * few rounds (an answer to the answer). */
+#define TX_PEERS	4
+#define PEER_ROUNDS	4
+static __thread struct vport *tx_peers[TX_PEERS];
+static __thread unsigned n_tx_peers;
 
 /* A receive thread: the queue it serves. */
 struct rx_thread {
@@ -163,6 +169,47 @@ vport_ops_for(enum ovs_vport_type type)
 	}
 }
 
+static void
+rxq_burst(struct vport *vport, struct vport_rxq *q, uint8_t *buf)
+{
+	pthread_mutex_lock(&q->lock);
+	vport->ops->recv_burst(vport, q, buf, FRAME_HEADROOM + FRAME_MAX,
+			       RX_BURST);
+	pthread_mutex_unlock(&q->lock);
+	tx_flush_all();
+}
+
+/* After a burst from queue qi of vport: what waits in queue qi of the
+ * ports it sent to, unless a thread is on that queue already (it takes
+ * it). Inside the burst's begin and end, which keep those ports. */
+static void
+rx_take_answers(struct vport *vport, unsigned qi, uint8_t *buf)
+{
+	for (unsigned round = 0; round < PEER_ROUNDS && n_tx_peers; round++) {
+		struct vport *peers[TX_PEERS];
+		unsigned n = n_tx_peers;
+
+		memcpy(peers, tx_peers, n * sizeof(peers[0]));
+		n_tx_peers = 0;
+		for (unsigned i = 0; i < n; i++) {
+			struct vport *v = peers[i];
+			struct vport_rxq *q = &v->rxq[qi];
+
+			if (v == vport || qi >= v->n_rxq ||
+			    !v->ops->rx_ready(q) ||
+			    pthread_mutex_trylock(&q->lock))
+				continue;
+			v->ops->recv_burst(v, q, buf,
+					   FRAME_HEADROOM + FRAME_MAX, RX_BURST);
+			pthread_mutex_unlock(&q->lock);
+			__atomic_fetch_add(&v->rx_peer_bursts, 1,
+					   __ATOMIC_RELAXED);
+			tx_flush_all();
+		}
+	}
+	n_tx_peers = 0;
+}
+
 static void *
 rx_main(void *arg)
 {
@@ -227,10 +274,9 @@ rx_main(void *arg)
 			rx->ops->begin(rx->owner);
 		tx_deferred = true;
 		clock_burst_start();
-		vport->ops->recv_burst(vport, t->q, buf,
-				       FRAME_HEADROOM + FRAME_MAX, RX_BURST);
+		rxq_burst(vport, t->q, buf);
+		rx_take_answers(vport, (unsigned)(t->q - vport->rxq), buf);
 		clock_burst_end();
-		tx_flush_all();
 		tx_deferred = false;
 		if (rx->ops->end)
 			rx->ops->end(rx->owner);
@@ -316,6 +362,8 @@ vport_create(const struct vport_ops *ops, const char *name,
 	snprintf(vport->name, sizeof(vport->name), "%s", name);
 	if (tnl)
 		vport->tnl = *tnl;
+	for (unsigned i = 0; i < VPORT_RXQ_MAX; i++)
+		pthread_mutex_init(&vport->rxq[i].lock, NULL);
 	err = ops->open(vport);
 	if (err) {
 		free(vport);
@@ -371,6 +419,18 @@ packet_length(const uint8_t *f, size_t len)
 	return eth_walk(f, len, 1, 0, &w) ? 0 : len - w.l3;
 }
 
+static void
+tx_peer_note(struct vport *vport)
+{
+	unsigned i;
+
+	for (i = 0; i < n_tx_peers; i++)
+		if (tx_peers[i] == vport)
+			return;
+	if (i < TX_PEERS)
+		tx_peers[n_tx_peers++] = vport;
+}
+
 int
 vport_send(struct vport *vport, const void *frame, size_t len,
 	   const struct virtio_net_hdr *vh, const struct tun_key *tun,
@@ -384,6 +444,8 @@ vport_send(struct vport *vport, const void *frame, size_t len,
 		__atomic_fetch_add(&vport->tx_too_big, 1, __ATOMIC_RELAXED);
 		return -EMSGSIZE;
 	}
+	if (tx_deferred && vport->ops->rx_ready)
+		tx_peer_note(vport);
 	if (tx_deferred && vport->ops->send_many && !l3_proto) {
 		if (len <= TX_SLOT && tx_enqueue(vport, frame, len, vh))
 			return 0;

@@ -11,6 +11,15 @@
  * kernel, for netdev ports) and hands every frame to the owner's rx
  * callback; vport_send() may be called from any thread.
  *
+ * A queue is also drained by other ports' threads: after a burst, the
+ * thread looks at the queue of the same index of each ring port it sent
+ * to, and takes what waits there. The kernel spreads frames over a
+ * port's queues by a symmetric flow hash, so an answer comes back on that
+ * queue; when the other side's stack answered in the send's own context
+ * (ARP, ICMP echo, a TCP handshake or ACK), the answer is there when the
+ * send returns, and goes on without waiting for a thread to wake. A
+ * queue's lock keeps one thread on it at a time, and its frames in order.
+ *
  * Frames keep their offload metadata across the datapath, as the kernel's
  * skbs do: a virtio-net header (partial checksum, GSO) comes with every
  * frame received and goes with every frame sent, so a 64 KiB TCP segment
@@ -25,6 +34,7 @@
 #include <linux/openvswitch.h>
 #include <linux/virtio_net.h>
 #include <net/if.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -56,10 +66,13 @@ struct vport_rx_ops {
 /* At most this many receive queues per port. */
 #define VPORT_RXQ_MAX	8
 
-/* A receive queue: a file descriptor and the port type's state for it. */
+/* A receive queue: a file descriptor and the port type's state for it.
+ * lock: held by the thread taking frames from it, its own or that of a
+ * port whose burst just sent to this one (see vport_ops.rx_ready). */
 struct vport_rxq {
 	int fd;
 	void *state;
+	pthread_mutex_t lock;
 };
 
 struct vport_ops {
@@ -87,6 +100,10 @@ struct vport_ops {
 	/* Optional: frames the kernel dropped for want of room in the
 	 * receive queues since the last call. */
 	uint64_t (*rx_overruns)(struct vport *vport);
+	/* Optional: whether frames wait in q, without a system call. A
+	 * port that has it is looked at right after a burst that sent to
+	 * it, by the thread that sent: what came back is taken at once. */
+	bool (*rx_ready)(struct vport_rxq *q);
 	/* Optional, for devices that may change namespace and stay the
 	 * port's: sets netnsid, ifindex and mtu from where the device is
 	 * now; -ENODEV when it is gone. */
@@ -136,6 +153,8 @@ struct vport {
 					 * header lied, dropped */
 	uint64_t tx_too_big;		/* atomic: over the MTU, not GSO */
 	uint64_t rx_overruns;		/* atomic: receive queues full */
+	uint64_t rx_peer_bursts;	/* atomic: bursts taken by a thread of
+					 * a port that had sent to this one */
 	bool rx_error;			/* atomic: a queue's fd failed */
 	/* Takes L3 packets as well as Ethernet frames (an L3 tunnel port,
 	 * the kernel's ARPHRD_NONE devices); its frames may be L3. */
