@@ -13,8 +13,10 @@
  * with the largest (4096): a cache smaller than the set of packet hashes in
  * flight misses, and a miss costs a scan.
  *
- * A last row shows what happens past the cache: 256 masks, the traffic
- * cycling over all FLOWS flows, more packet hashes than cache entries. The
+ * A fifth row shows what happens past the cache: 256 masks, the traffic
+ * cycling over all FLOWS flows, more packet hashes than cache entries; a
+ * sixth, the same traffic over 1 mask, what those flows cost with no mask
+ * to tell apart (their entries and keys no longer fit the L1 cache). The
  * last case is what the datapath runs: the exact-match stage (flow/emc.c)
  * in front of the table with the default cache, which the kernel has not.
  *
@@ -41,11 +43,11 @@
 #define FLOWS		1024		/* in every case */
 #define ACTIVE		64		/* flows the traffic hits */
 
-enum { N_SIZES = 5, N_CASES = 4 };
+enum { N_SIZES = 6, N_CASES = 4 };
 enum { C_EMC = 3 };				/* the case with the stage */
-enum { S_1 = 0, S_256 = 2, THRASH = 4 };	/* rows */
+enum { S_1 = 0, S_256 = 2, THRASH = 4, THRASH_1 = 5 };	/* rows */
 
-static const unsigned n_masks[N_SIZES] = { 1, 16, 256, 1024, 256 };
+static const unsigned n_masks[N_SIZES] = { 1, 16, 256, 1024, 256, 1 };
 static const char *const case_name[N_CASES] = {
 	"linear scan", "table, cache 256", "table, cache 4096",
 	"exact-match stage, cache 256",
@@ -252,7 +254,8 @@ main(void)
 
 	rcu_register_thread();
 	for (s = 0; s < N_SIZES; s++)
-		bench_init(&b[s], n_masks[s], s == THRASH ? FLOWS : ACTIVE);
+		bench_init(&b[s], n_masks[s],
+		    s >= THRASH ? FLOWS : ACTIVE);
 	for (rep = 0; rep < REPEAT; rep++)
 		for (s = 0; s < N_SIZES; s++)
 			for (cs = 0; cs < N_CASES; cs++)
@@ -267,7 +270,7 @@ main(void)
 		printf(" %s |", case_name[cs]);
 	printf("\n|---:|---:|---:|---:|---:|\n");
 	for (s = 0; s < N_SIZES; s++) {
-		if (s == THRASH)
+		if (s >= THRASH)
 			printf("| %u, traffic over all %u |", n_masks[s], FLOWS);
 		else
 			printf("| %u |", n_masks[s]);
@@ -295,6 +298,11 @@ main(void)
 		    r[S_1][cs].ns / r[THRASH][cs].ns);
 	printf(" %s against %s at 1 mask %.2f;", case_name[C_EMC],
 	    case_name[1], r[S_1][1].ns / r[THRASH][C_EMC].ns);
+	printf("\nrate(traffic over all %u, 256 masks)/rate(traffic over all "
+	    "%u, 1 mask):", FLOWS, FLOWS);
+	for (cs = 1; cs < N_CASES; cs++)
+		printf(" %s %.2f;", case_name[cs],
+		    r[THRASH_1][cs].ns / r[THRASH][cs].ns);
 	printf("\n");
 	rcu_unregister_thread();
 	return 0;
