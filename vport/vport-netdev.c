@@ -315,6 +315,17 @@ recv_slot(struct vport *vport, struct vport_rxq *q, struct tpacket2_hdr *h,
 			 &vh, NULL, 0);
 }
 
+/* The slot the next frame comes in, and its status. */
+static struct tpacket2_hdr *
+ring_head(struct netdev_ring *r, uint32_t *status)
+{
+	struct tpacket2_hdr *h =
+		(void *)(r->map + (size_t)r->head * RING_FRAME);
+
+	*status = __atomic_load_n(&h->tp_status, __ATOMIC_ACQUIRE);
+	return h;
+}
+
 static void
 netdev_recv_burst(struct vport *vport, struct vport_rxq *q, uint8_t *scratch,
 		  size_t size, unsigned max)
@@ -322,10 +333,8 @@ netdev_recv_burst(struct vport *vport, struct vport_rxq *q, uint8_t *scratch,
 	struct netdev_ring *r = q->state;
 
 	for (unsigned n = 0; n < max; n++) {
-		struct tpacket2_hdr *h =
-			(void *)(r->map + (size_t)r->head * RING_FRAME);
-		uint32_t status = __atomic_load_n(&h->tp_status,
-						  __ATOMIC_ACQUIRE);
+		uint32_t status;
+		struct tpacket2_hdr *h = ring_head(r, &status);
 
 		if (!(status & TP_STATUS_USER))
 			break;
@@ -339,12 +348,10 @@ netdev_recv_burst(struct vport *vport, struct vport_rxq *q, uint8_t *scratch,
 static bool
 netdev_rx_ready(struct vport_rxq *q)
 {
-	struct netdev_ring *r = q->state;
-	struct tpacket2_hdr *h =
-		(void *)(r->map + (size_t)r->head * RING_FRAME);
+	uint32_t status;
 
-	return __atomic_load_n(&h->tp_status, __ATOMIC_ACQUIRE) &
-	       TP_STATUS_USER;
+	ring_head(q->state, &status);
+	return status & TP_STATUS_USER;
 }
 
 static int

@@ -169,10 +169,11 @@ vport_ops_for(enum ovs_vport_type type)
 	}
 }
 
+/* A burst from q, whose lock the caller took; gives the lock back and
+ * sends what the burst queued. */
 static void
-rxq_burst(struct vport *vport, struct vport_rxq *q, uint8_t *buf)
+rxq_drain(struct vport *vport, struct vport_rxq *q, uint8_t *buf)
 {
-	pthread_mutex_lock(&q->lock);
 	vport->ops->recv_burst(vport, q, buf, FRAME_HEADROOM + FRAME_MAX,
 			       RX_BURST);
 	pthread_mutex_unlock(&q->lock);
@@ -199,12 +200,9 @@ rx_take_answers(struct vport *vport, unsigned qi, uint8_t *buf)
 			    !v->ops->rx_ready(q) ||
 			    pthread_mutex_trylock(&q->lock))
 				continue;
-			v->ops->recv_burst(v, q, buf,
-					   FRAME_HEADROOM + FRAME_MAX, RX_BURST);
-			pthread_mutex_unlock(&q->lock);
 			__atomic_fetch_add(&v->rx_peer_bursts, 1,
 					   __ATOMIC_RELAXED);
-			tx_flush_all();
+			rxq_drain(v, q, buf);
 		}
 	}
 	n_tx_peers = 0;
@@ -274,7 +272,8 @@ rx_main(void *arg)
 			rx->ops->begin(rx->owner);
 		tx_deferred = true;
 		clock_burst_start();
-		rxq_burst(vport, t->q, buf);
+		pthread_mutex_lock(&t->q->lock);
+		rxq_drain(vport, t->q, buf);
 		rx_take_answers(vport, (unsigned)(t->q - vport->rxq), buf);
 		clock_burst_end();
 		tx_deferred = false;
