@@ -367,11 +367,12 @@ main(int argc, char **argv)
 			break;
 		case 't':
 			/* 0: the loop alone serves, as before the threads. */
-			if (strcmp(optarg, "0") &&
-			    !parse_count("--ctl-threads", optarg,
-					 SERVER_THREADS_MAX, &n))
+			if (!strcmp(optarg, "0"))
+				n = 0;
+			else if (!parse_count("--ctl-threads", optarg,
+					      SERVER_THREADS_MAX, &n))
 				return 2;
-			server_set_threads(strcmp(optarg, "0") ? n : 0);
+			server_set_threads(n);
 			break;
 		case 'u':
 			if (!parse_count("--max-sockets-per-uid", optarg,

@@ -8,7 +8,8 @@
 # flows of the first; then floods against a datapath deleted under them,
 # which must answer ENODEV once it is gone. Every execute is answered, the
 # daemon lives, the serving threads did the work, and (in the sanitizer
-# build) nothing is used after it is freed.
+# build) nothing is used after it is freed. Then --ctl-threads: 0 and 2
+# threads serve, out-of-range and malformed counts are refused.
 . "$(dirname "$0")/../lib.sh"
 trap tapdp_cleanup EXIT
 
@@ -70,5 +71,26 @@ done
 check "the daemon lives after the delete" kill -0 "$(cat "$PIDF")"
 check_out "par still answers" "^datapath par ifindex" nlc dp-get par
 check_out "gone is gone" "ENODEV" nlc dp-get gone
+
+# --ctl-threads: how many serve beside the loop; 0, the loop alone.
+ctl_threads() {
+	in_ns "$BUILD/tapdpctl" status | awk '$2 ~ /^ctl[0-9]+$/' | wc -l
+}
+for n in 0 2; do
+	tapdpd_stop
+	check "daemon starts with --ctl-threads $n" tapdpd_start --ctl-threads "$n"
+	check_out "... $n serving threads" "^$n$" ctl_threads
+	check "... dp-new par" nlc dp-new par
+	check_out "... executes are answered" \
+		"^execute-flood: 200 executed, 0 ENODEV$" nlc execute-flood par 200
+done
+tapdpd_stop
+for bad in 9 -1 x ""; do
+	check_out "--ctl-threads '$bad' refused, status 2" \
+		"^tapdpd: --ctl-threads: $bad; status 2$" eval '
+		msg=$(in_ns "$BUILD/tapdpd" --socket "$T/bad.sock" \
+			--ctl-threads "$bad" 2>&1)
+		echo "$msg; status $?"'
+done
 
 finish
