@@ -649,16 +649,15 @@ nlsock_kernel_drain(struct nlsock *sk)
 		}
 		if (n <= 0)
 			return;
-		/* Answers to the client's requests name its portid. */
-		for (size_t off = 0; off + NLMSG_HDRLEN <= (size_t)n;) {
-			struct nlmsghdr *nlh = (void *)(buf + off);
+		/* Answers to the client's requests name its portid. Anyone
+		 * may have queued a datagram here: NLMSG_OK bounds each
+		 * length by what is left before NLMSG_NEXT aligns it. */
+		int rem = n;
 
-			if (nlh->nlmsg_len < NLMSG_HDRLEN)
-				break;
+		for (struct nlmsghdr *nlh = (void *)buf; NLMSG_OK(nlh, rem);
+		     nlh = NLMSG_NEXT(nlh, rem))
 			if (nlh->nlmsg_pid == sk->kernel_portid)
 				nlh->nlmsg_pid = nlsock_portid(sk);
-			off += NLMSG_ALIGN(nlh->nlmsg_len);
-		}
 		for (struct cmsghdr *c = CMSG_FIRSTHDR(&mh); c;
 		     c = CMSG_NXTHDR(&mh, c)) {
 			if (c->cmsg_level != SOL_NETLINK)

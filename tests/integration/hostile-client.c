@@ -45,6 +45,12 @@
  *	two sockets, one in FAMILY's GROUP: says "ready", waits (20 s at
  *	most) for a notification on the member, then counts what each got;
  *	exits 0 when only the member got any.
+ *   hostile-client SOCK kernel-wrap
+ *	queues in a generic netlink socket of its own a message whose
+ *	nlmsg_len is 0xffffffff (NLMSG_ALIGN wraps it to 0 in 32 bits),
+ *	hands that socket over as its kernel socket (KERNEL) and asks for
+ *	it to be drained (KERNEL_DRAIN): the errno of each. Queuing needs
+ *	CAP_NET_ADMIN over the socket's namespace (root, or unshare -rn).
  *
  * Prints what happened on stdout. Test program: no shim, no libraries. */
 #define _GNU_SOURCE
@@ -761,6 +767,53 @@ drain(struct conn *c)
 	return n;
 }
 
+/* Sends op with fd passed (SCM_RIGHTS): the daemon's errno answer. */
+static int
+conn_pass(struct conn *c, int op, int fd)
+{
+	struct tapdp_req req = { .op = op };
+	char cbuf[TAPDP_FDS_SPACE(1)];
+	struct iovec iov = { &req, sizeof(req) };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+	struct tapdp_rep rep;
+
+	tapdp_pass_fds(&mh, cbuf, &fd, 1);
+	if (sendmsg(c->ctl, &mh, MSG_NOSIGNAL) < 0 ||
+	    recv(c->ctl, &rep, sizeof(rep), 0) != sizeof(rep))
+		return -EPIPE;
+	return rep.err;
+}
+
+static int
+cmd_kernel_wrap(void)
+{
+	struct nlmsghdr bad = { .nlmsg_len = 0xffffffff,
+				.nlmsg_type = NLMSG_NOOP };
+	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
+	socklen_t len = sizeof(sa);
+	int k = socket(AF_NETLINK, SOCK_RAW, NETLINK_GENERIC);
+	int s = socket(AF_NETLINK, SOCK_RAW, NETLINK_GENERIC);
+	struct conn c;
+	int err;
+
+	if (k < 0 || s < 0 || bind(k, (struct sockaddr *)&sa, sizeof(sa)) ||
+	    getsockname(k, (struct sockaddr *)&sa, &len))
+		return 2;
+	if (sendto(s, &bad, sizeof(bad), 0, (struct sockaddr *)&sa,
+		   sizeof(sa)) != sizeof(bad)) {
+		printf("kernel-wrap: cannot queue: %s\n", strerror(errno));
+		return 2;
+	}
+	if (conn_open(&c))
+		return 2;
+	err = conn_pass(&c, TAPDP_OP_KERNEL, k);
+	printf("kernel-wrap: KERNEL %d", err);
+	fflush(stdout);
+	err = conn_call(&c, TAPDP_OP_KERNEL_DRAIN, 0, 0, 0, NULL, 0);
+	printf(", KERNEL_DRAIN %d\n", err);
+	return 0;
+}
+
 static int
 cmd_notify(const char *family, const char *group)
 {
@@ -798,7 +851,7 @@ main(int argc, char **argv)
 				"setuid-race PROG [ARGS]|flood N|pipeline N|"
 				"latency N|sockets MAX [bare]|hold PORTID|"
 				"intrude PORTID|join FAMILY GROUP|dump-busy|"
-				"notify FAMILY GROUP\n");
+				"notify FAMILY GROUP|kernel-wrap\n");
 		return 2;
 	}
 	sock_path = argv[1];
@@ -827,5 +880,7 @@ main(int argc, char **argv)
 		return cmd_dump_busy();
 	if (!strcmp(argv[2], "notify") && argc > 4)
 		return cmd_notify(argv[3], argv[4]);
+	if (!strcmp(argv[2], "kernel-wrap"))
+		return cmd_kernel_wrap();
 	return 2;
 }
