@@ -397,7 +397,7 @@ ctl_family_capture(const struct dp_packet_event *ev)
 
 	msgbuf_init(&mb, mem, sizeof(mem));
 	if (!ctl_family_packet(&mb, ev, clock_real_ns()))
-		genl_multicast(GROUP_CAPTURE, &mb);
+		genl_multicast(ev->net, GROUP_CAPTURE, &mb);
 }
 
 int
@@ -439,7 +439,7 @@ ctl_nlmon_tap(const struct nlsock *sk, const void *buf, size_t len,
 	msgbuf_init(&mb, mem, size);
 	if (!ctl_family_nlmsg(&mb, sk, client_comm(sk, comm, sizeof(comm)),
 			      buf, len, to_client, clock_real_ns()))
-		genl_multicast(GROUP_NLMON, &mb);
+		genl_multicast(nlsock_net(sk), GROUP_NLMON, &mb);
 	free(mem);
 }
 

@@ -363,7 +363,7 @@ event_deliver(const struct conntrack_entry *e, uint32_t events,
 	if (msgbuf_end(&mb))
 		return;
 	/* Not back to the socket whose request made them. */
-	nlsock_multicast(NETLINK_NETFILTER, group, mb.buf, mb.len, portid);
+	nlsock_multicast(NETLINK_NETFILTER, arg, group, mb.buf, mb.len, portid);
 }
 
 /* Whether a and b differ in address or port. */
@@ -1062,7 +1062,7 @@ exp_event_deliver(const struct ct_expect *e, bool destroy, uint32_t portid,
 	put_expect(&mb, e, clock_now_ms());
 	if (msgbuf_end(&mb))
 		return;
-	nlsock_multicast(NETLINK_NETFILTER, group, mb.buf, mb.len, portid);
+	nlsock_multicast(NETLINK_NETFILTER, arg, group, mb.buf, mb.len, portid);
 }
 
 static int
@@ -1343,7 +1343,7 @@ ctnetlink_rcv(struct nlsock *sk, const void *buf, size_t len)
 }
 
 void
-ctnetlink_attach(struct conntrack *ct)
+ctnetlink_attach(struct conntrack *ct, void *net)
 {
 	const struct conntrack_events ev = {
 		.listening = event_listening,
@@ -1351,6 +1351,7 @@ ctnetlink_attach(struct conntrack *ct)
 		.expect_deliver = exp_event_deliver,
 		.keeping = journal_keeping,
 		.keep = journal_conn,
+		.arg = net,
 	};
 
 	conntrack_set_events(ct, &ev);

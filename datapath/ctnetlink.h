@@ -35,8 +35,9 @@ int ctnetlink_parse(const struct nlmsghdr *nlh,
 		    const struct attr_policy *policy, int maxtype,
 		    const struct nlattr **a, struct extack *ack);
 
-/* Sends ct's events to the conntrack groups. */
-void ctnetlink_attach(struct conntrack *ct);
+/* Sends ct's events to the conntrack groups of net, the context ct
+ * belongs to. */
+void ctnetlink_attach(struct conntrack *ct, void *net);
 /* The journal's records of every connection now (datapath/journal.h). */
 void ctnetlink_journal(struct conntrack *ct);
 

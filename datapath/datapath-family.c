@@ -302,7 +302,7 @@ dp_family_notify_gone(struct datapath *dp)
 	dp_journal(dp, OVS_DP_CMD_DEL);
 	msgbuf_init(&mb, mem, sizeof(mem));
 	if (!dp_fill(dp, &mb, 0, 0, 0, OVS_DP_CMD_DEL))
-		genl_multicast(GROUP_DATAPATH, &mb);
+		genl_multicast(dp_get_net(dp), GROUP_DATAPATH, &mb);
 }
 
 static const struct attr_policy dp_policy[OVS_DP_ATTR_MAX + 1] = {

@@ -224,7 +224,7 @@ upcall_send(const struct dp_ctx *ctx, uint8_t cmd, uint32_t portid,
 		mb.cur->nlmsg_len -= NLA_ALIGN(plen) - plen;
 	if (msgbuf_end(&mb))
 		return -EMSGSIZE;
-	err = sink->send(portid, mb.buf, mb.len);
+	err = sink->send(dp->net, portid, mb.buf, mb.len);
 	if (!err)
 		dp_tell_upcall(ctx, pkt, cmd, portid, plen, 0);
 	return err;
@@ -336,6 +336,7 @@ dp_tell(const struct dp_ctx *ctx, const struct packet *pkt,
 		return;
 	ev = (struct dp_packet_event){
 		.kind = kind,
+		.net = ctx->dp->net,
 		.dp_ifindex = dp_ifindex(ctx->dp),
 		.port_no = port_no,
 		.reason = reason,
@@ -363,6 +364,7 @@ dp_tell_upcall(const struct dp_ctx *ctx, const struct packet *pkt,
 		return;
 	ev = (struct dp_packet_event){
 		.kind = kind,
+		.net = ctx->dp->net,
 		.dp_ifindex = dp_ifindex(ctx->dp),
 		.port_no = ctx->in->port_no,
 		.reason = -err,
@@ -572,6 +574,7 @@ env_psample(void *c, const struct packet *pkt, const struct flow_key *key,
 {
 	struct dp_ctx *ctx = c;
 	struct dp_psample s = {
+		.net = ctx->dp->net,
 		.group = group,
 		.rate = rate,
 		.in_ifindex = ctx->in->vport->ifindex,
@@ -981,6 +984,12 @@ int
 dp_ifindex(const struct datapath *dp)
 {
 	return dp_port_get(dp, OVSP_LOCAL)->vport->ifindex;
+}
+
+struct dp_net *
+dp_get_net(const struct datapath *dp)
+{
+	return dp->net;
 }
 
 struct datapath *
@@ -1460,7 +1469,7 @@ dp_net_conntrack(struct dp_net *net)
 	if (!ct) {
 		ct = conntrack_create(net->conntrack_max);
 		if (ct) {
-			ctnetlink_attach(ct);
+			ctnetlink_attach(ct, net);
 			__atomic_store_n(&net->conntrack, ct,
 					 __ATOMIC_RELEASE);
 		} else if (!net->conntrack_failed) {

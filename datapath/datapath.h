@@ -64,12 +64,15 @@ struct dp_stats {
 struct dp_upcall_sink {
 	uint16_t family_id;
 	uint8_t version;
-	int (*send)(uint32_t portid, const void *msg, size_t len);
+	/* net: the datapath's context, whose portids the upcall names. */
+	int (*send)(struct dp_net *net, uint32_t portid, const void *msg,
+		    size_t len);
 };
 
 /* A packet the psample action samples, as the kernel's execute_psample
  * gives it to psample_sample_packet. */
 struct dp_psample {
+	const struct dp_net *net;	/* the datapath's context */
 	uint32_t group;
 	uint32_t rate;			/* a probability, scaled to UINT32_MAX */
 	int in_ifindex;			/* the input port's device */
@@ -95,6 +98,7 @@ enum dp_packet_kind {
 
 struct dp_packet_event {
 	enum dp_packet_kind kind;
+	const struct dp_net *net;	/* the datapath's context */
 	int dp_ifindex;
 	uint32_t port_no;		/* TX: the port it left by; else the
 					 * one it came in by */
@@ -165,6 +169,8 @@ void dp_destroy(struct datapath *dp);
 
 const char *dp_name(const struct datapath *dp);
 int dp_ifindex(const struct datapath *dp);
+/* The context dp lives in (the kernel's ovs_dp_get_net). */
+struct dp_net *dp_get_net(const struct datapath *dp);
 struct datapath *dp_by_ifindex(const struct dp_net *net, int ifindex);
 /* The datapath whose local port is called name. */
 struct datapath *dp_by_name(const struct dp_net *net, const char *name);

@@ -122,7 +122,7 @@ drop_family_send(const struct dp_packet_event *ev)
 
 	msgbuf_init(&mb, mem, sizeof(mem));
 	if (!drop_family_event(&mb, ev))
-		genl_multicast(GROUP_DROP, &mb);
+		genl_multicast(ev->net, GROUP_DROP, &mb);
 }
 
 static const struct genl_ops_entry drop_ops[] = {

@@ -118,9 +118,9 @@ static const struct genl_family packet_family = {
 
 /* Upcalls go to generic netlink sockets. */
 static int
-upcall_send(uint32_t portid, const void *msg, size_t len)
+upcall_send(struct dp_net *net, uint32_t portid, const void *msg, size_t len)
 {
-	return nlsock_unicast_portid(NETLINK_GENERIC, portid, msg, len);
+	return nlsock_unicast_portid(NETLINK_GENERIC, net, portid, msg, len);
 }
 
 const struct dp_upcall_sink packet_family_upcalls = {

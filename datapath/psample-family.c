@@ -183,7 +183,8 @@ psample_family_sample(const struct dp_psample *s)
 		return;
 	msgbuf_init(&mb, mem, size);
 	if (!psample_sample_msg(&mb, s, clock_real_ns()))
-		nlsock_multicast(NETLINK_GENERIC, GROUP_PSAMPLE_PACKETS, mb.buf, mb.len, 0);
+		nlsock_multicast(NETLINK_GENERIC, s->net,
+				 GROUP_PSAMPLE_PACKETS, mb.buf, mb.len, 0);
 	free(mem);
 }
 

@@ -353,7 +353,7 @@ vport_family_gone(struct dp_port *port, bool notify)
 		return;
 	msgbuf_init(&mb, mem, sizeof(mem));
 	if (!vport_fill(port, &mb, 0, 0, 0, OVS_VPORT_CMD_DEL))
-		genl_multicast(GROUP_VPORT, &mb);
+		genl_multicast(dp_get_net(port->dp), GROUP_VPORT, &mb);
 }
 
 static const struct attr_policy vport_policy[TAPDP_VPORT_ATTR_MAX + 1] = {

@@ -98,16 +98,16 @@ genl_notify(const struct genl_info *info, uint32_t group,
 	bool echo = info->nlh->nlmsg_flags & NLM_F_ECHO;
 	uint32_t portid = nlsock_portid(info->sk);
 
-	nlsock_multicast(NETLINK_GENERIC, group, mb->buf, mb->len,
-			 echo ? portid : 0);
+	nlsock_multicast(NETLINK_GENERIC, nlsock_net(info->sk), group, mb->buf,
+			 mb->len, echo ? portid : 0);
 	if (echo)
 		nlsock_unicast(info->sk, mb->buf, mb->len);
 }
 
 void
-genl_multicast(uint32_t group, const struct msgbuf *mb)
+genl_multicast(const void *net, uint32_t group, const struct msgbuf *mb)
 {
-	nlsock_multicast(NETLINK_GENERIC, group, mb->buf, mb->len, 0);
+	nlsock_multicast(NETLINK_GENERIC, net, group, mb->buf, mb->len, 0);
 }
 
 /* The ext-ACK TLVs the kernel appends: the message, and on error the

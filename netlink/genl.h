@@ -148,7 +148,8 @@ int genl_reply(const struct genl_info *info, const struct msgbuf *mb);
  * an echo) and, with NLM_F_ECHO, to the sender. */
 void genl_notify(const struct genl_info *info, uint32_t group,
 		 const struct msgbuf *mb);
-/* An event nobody asked for (port vanished...): to the group only. */
-void genl_multicast(uint32_t group, const struct msgbuf *mb);
+/* An event nobody asked for (port vanished...): to the group's members
+ * in net only. */
+void genl_multicast(const void *net, uint32_t group, const struct msgbuf *mb);
 
 #endif

@@ -29,13 +29,19 @@ enum nlsock_flag {
 	F_BROADCAST_ERROR = 1 << 6,
 };
 
+/* Where a portid lives: each namespace has a portid space per protocol,
+ * as the kernel's netlink_lookup(net, protocol, portid). */
+struct reg_key {
+	void *net;
+	int protocol;
+	uint32_t portid;
+};
+
 struct nlsock {
 	int data_fd;
 	struct tapdp_shared *shared;
 	struct nlsock_creds creds;
-	int protocol;
-	void *net;
-	uint32_t portid;
+	struct reg_key at;	/* protocol, net; portid once bound */
 	bool bound;
 	unsigned flags;
 	uint64_t groups;	/* the daemon's groups joined: see group_bit() */
@@ -51,7 +57,7 @@ struct nlsock {
 };
 
 static pthread_rwlock_t reg_lock = PTHREAD_RWLOCK_INITIALIZER;
-static GHashTable *by_portid;	/* key(protocol, portid) -> nlsock */
+static GHashTable *by_portid;	/* struct reg_key -> nlsock */
 static GPtrArray *all_socks;
 static size_t default_rcvbuf = 212992;
 /* nlsock_set_tap's. */
@@ -83,16 +89,27 @@ read_sysctl(const char *path, size_t dflt)
 	return v;
 }
 
-static gpointer
-key(int protocol, uint32_t portid)
+static guint
+reg_key_hash(gconstpointer p)
 {
-	return GSIZE_TO_POINTER((gsize)protocol << 32 | portid);
+	const struct reg_key *k = p;
+
+	return g_direct_hash(k->net) ^ (guint)k->protocol << 24 ^ k->portid;
+}
+
+static gboolean
+reg_key_equal(gconstpointer a, gconstpointer b)
+{
+	const struct reg_key *x = a, *y = b;
+
+	return x->net == y->net && x->protocol == y->protocol &&
+	       x->portid == y->portid;
 }
 
 void
 nlsock_registry_init(void)
 {
-	by_portid = g_hash_table_new(g_direct_hash, g_direct_equal);
+	by_portid = g_hash_table_new(reg_key_hash, reg_key_equal);
 	all_socks = g_ptr_array_new();
 	default_rcvbuf = read_sysctl("/proc/sys/net/core/rmem_default",
 				     default_rcvbuf);
@@ -131,8 +148,7 @@ nlsock_new(int data_fd, struct tapdp_shared *shared,
 
 	if (!sk)
 		return NULL;
-	sk->protocol = protocol;
-	sk->net = net;
+	sk->at = (struct reg_key) { .net = net, .protocol = protocol };
 	sk->data_fd = data_fd;
 	sk->shared = shared;
 	sk->creds = *creds;
@@ -152,11 +168,11 @@ nlsock_free(struct nlsock *sk)
 		return;
 	pthread_rwlock_wrlock(&reg_lock);
 	if (sk->bound)
-		g_hash_table_remove(by_portid, key(sk->protocol, sk->portid));
+		g_hash_table_remove(by_portid, &sk->at);
 	g_ptr_array_remove_fast(all_socks, sk);
 	for (int bit = 0; bit < NLSOCK_MAX_GROUPS; bit++)
 		if (sk->groups & 1ULL << bit)
-			__atomic_fetch_sub(members(sk->protocol, bit), 1,
+			__atomic_fetch_sub(members(sk->at.protocol, bit), 1,
 					   __ATOMIC_RELAXED);
 	pthread_rwlock_unlock(&reg_lock);
 	if (sk->dump && sk->dump_free)
@@ -171,17 +187,19 @@ nlsock_free(struct nlsock *sk)
 }
 
 static bool
-portid_taken(int protocol, uint32_t portid)
+portid_taken(const struct nlsock *sk, uint32_t portid)
 {
-	return g_hash_table_contains(by_portid, key(protocol, portid));
+	struct reg_key k = { sk->at.net, sk->at.protocol, portid };
+
+	return g_hash_table_contains(by_portid, &k);
 }
 
 static void
 insert_locked(struct nlsock *sk, uint32_t portid)
 {
-	sk->portid = portid;
+	sk->at.portid = portid;
 	sk->bound = true;
-	g_hash_table_insert(by_portid, key(sk->protocol, portid), sk);
+	g_hash_table_insert(by_portid, &sk->at, sk);
 }
 
 int
@@ -193,8 +211,8 @@ nlsock_bind(struct nlsock *sk, uint32_t portid)
 		return nlsock_autobind(sk);
 	pthread_rwlock_wrlock(&reg_lock);
 	if (sk->bound)
-		err = sk->portid == portid ? 0 : -EINVAL;
-	else if (portid_taken(sk->protocol, portid))
+		err = sk->at.portid == portid ? 0 : -EINVAL;
+	else if (portid_taken(sk, portid))
 		err = -EADDRINUSE;
 	else
 		insert_locked(sk, portid);
@@ -214,7 +232,7 @@ nlsock_autobind(struct nlsock *sk)
 		return 0;
 	pthread_rwlock_wrlock(&reg_lock);
 	if (!sk->bound) {
-		while (!portid || portid_taken(sk->protocol, portid))
+		while (!portid || portid_taken(sk, portid))
 			portid = (uint32_t)rover--;
 		insert_locked(sk, portid);
 	}
@@ -225,19 +243,19 @@ nlsock_autobind(struct nlsock *sk)
 uint32_t
 nlsock_portid(const struct nlsock *sk)
 {
-	return sk->bound ? sk->portid : 0;
+	return sk->bound ? sk->at.portid : 0;
 }
 
 int
 nlsock_protocol(const struct nlsock *sk)
 {
-	return sk->protocol;
+	return sk->at.protocol;
 }
 
 void *
 nlsock_net(const struct nlsock *sk)
 {
-	return sk->net;
+	return sk->at.net;
 }
 
 const struct nlsock_creds *
@@ -301,7 +319,7 @@ nlsock_groups(const struct nlsock *sk, uint32_t *out, unsigned max)
 		if (!(sk->groups & 1ULL << bit))
 			continue;
 		if (n < max)
-			out[n] = bit_group(sk->protocol, bit);
+			out[n] = bit_group(sk->at.protocol, bit);
 		n++;
 	}
 	return n;
@@ -352,7 +370,7 @@ nlsock_setsockopt(struct nlsock *sk, int level, int name, int value)
 		if (value == 0)
 			return -EINVAL;
 		/* Groups that are not ours have no sender here. */
-		bit = group_bit(sk->protocol, value);
+		bit = group_bit(sk->at.protocol, value);
 		if (bit < 0)
 			return 0;
 		join = name == NETLINK_ADD_MEMBERSHIP;
@@ -360,7 +378,7 @@ nlsock_setsockopt(struct nlsock *sk, int level, int name, int value)
 		/* Counted once per socket, however often it joins. */
 		if (!!(sk->groups & 1ULL << bit) != join) {
 			sk->groups ^= 1ULL << bit;
-			__atomic_fetch_add(members(sk->protocol, bit),
+			__atomic_fetch_add(members(sk->at.protocol, bit),
 					   join ? 1 : -1, __ATOMIC_RELAXED);
 		}
 		pthread_rwlock_unlock(&reg_lock);
@@ -481,7 +499,7 @@ nlsock_set_tap(uint32_t group, nlsock_tap_fn *fn)
 bool
 nlsock_member(const struct nlsock *sk, uint32_t group)
 {
-	int bit = group_bit(sk->protocol, group);
+	int bit = group_bit(sk->at.protocol, group);
 
 	return bit >= 0 && (sk->groups & (1ULL << bit));
 }
@@ -490,7 +508,7 @@ static void
 tap(const struct nlsock *sk, const void *buf, size_t len, bool to_client)
 {
 	if (tap_fn && nlsock_has_listeners(NETLINK_GENERIC, tap_group) &&
-	    !(sk->protocol == NETLINK_GENERIC && nlsock_member(sk, tap_group)))
+	    !(sk->at.protocol == NETLINK_GENERIC && nlsock_member(sk, tap_group)))
 		tap_fn(sk, buf, len, to_client);
 }
 
@@ -558,14 +576,15 @@ nlsock_unicast(struct nlsock *sk, const void *buf, size_t len)
 }
 
 int
-nlsock_unicast_portid(int protocol, uint32_t portid, const void *buf,
-		      size_t len)
+nlsock_unicast_portid(int protocol, void *net, uint32_t portid,
+		      const void *buf, size_t len)
 {
+	struct reg_key k = { net, protocol, portid };
 	struct nlsock *sk;
 	int err = -ECONNREFUSED;
 
 	pthread_rwlock_rdlock(&reg_lock);
-	sk = g_hash_table_lookup(by_portid, key(protocol, portid));
+	sk = g_hash_table_lookup(by_portid, &k);
 	if (sk)
 		err = nlsock_unicast(sk, buf, len);
 	pthread_rwlock_unlock(&reg_lock);
@@ -573,8 +592,8 @@ nlsock_unicast_portid(int protocol, uint32_t portid, const void *buf,
 }
 
 void
-nlsock_multicast(int protocol, uint32_t group, const void *buf, size_t len,
-		 uint32_t exclude_portid)
+nlsock_multicast(int protocol, const void *net, uint32_t group,
+		 const void *buf, size_t len, uint32_t exclude_portid)
 {
 	int bit = group_bit(protocol, group);
 
@@ -584,9 +603,10 @@ nlsock_multicast(int protocol, uint32_t group, const void *buf, size_t len,
 	for (guint i = 0; i < all_socks->len; i++) {
 		struct nlsock *sk = g_ptr_array_index(all_socks, i);
 
-		if (sk->protocol != protocol || !(sk->groups & (1ULL << bit)))
+		if (sk->at.protocol != protocol || sk->at.net != net ||
+		    !(sk->groups & (1ULL << bit)))
 			continue;
-		if (exclude_portid && sk->bound && sk->portid == exclude_portid)
+		if (exclude_portid && sk->bound && sk->at.portid == exclude_portid)
 			continue;
 		deliver(sk, buf, len, group);
 	}
@@ -615,7 +635,7 @@ nlsock_set_kernel(struct nlsock *sk, int fd)
 	if (getsockname(fd, (struct sockaddr *)&sa, &len) < 0 ||
 	    len < sizeof(sa) || sa.nl_family != AF_NETLINK ||
 	    getsockopt(fd, SOL_SOCKET, SO_PROTOCOL, &protocol, &plen) < 0 ||
-	    protocol != sk->protocol)
+	    protocol != sk->at.protocol)
 		return -EINVAL;
 	sk->kernel_fd = fd;
 	sk->kernel_portid = sa.nl_pid;
@@ -700,8 +720,8 @@ void
 nlsock_save(const struct nlsock *sk, struct nlsock_state *st)
 {
 	memset(st, 0, sizeof(*st));
-	st->protocol = sk->protocol;
-	st->portid = sk->portid;
+	st->protocol = sk->at.protocol;
+	st->portid = sk->at.portid;
 	st->flags = sk->flags;
 	st->bound = sk->bound;
 	st->groups = sk->groups;
@@ -733,7 +753,7 @@ nlsock_restore(int data_fd, struct tapdp_shared *shared,
 	sk->groups = st->groups;
 	for (int bit = 0; bit < NLSOCK_MAX_GROUPS; bit++)
 		if (sk->groups & 1ULL << bit)
-			__atomic_fetch_add(members(sk->protocol, bit), 1,
+			__atomic_fetch_add(members(sk->at.protocol, bit), 1,
 					   __ATOMIC_RELAXED);
 	pthread_rwlock_unlock(&reg_lock);
 	return sk;

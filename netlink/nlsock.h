@@ -38,10 +38,10 @@ struct nlsock_creds {
 void nlsock_registry_init(void);
 void nlsock_registry_destroy(void);
 
-/* protocol: NETLINK_GENERIC or NETLINK_NETFILTER; each has its own portid
- * space, as in the kernel. net: what the socket's requests act on, as the
- * kernel's sock_net(): the context of the families that serve them, opaque
- * here. */
+/* protocol: NETLINK_GENERIC or NETLINK_NETFILTER. net: what the socket's
+ * requests act on, as the kernel's sock_net(): the context of the families
+ * that serve them, opaque here. Each (net, protocol) has its own portid
+ * space and its own multicasts, as in the kernel. */
 struct nlsock *nlsock_new(int data_fd, struct tapdp_shared *shared,
 			  const struct nlsock_creds *creds, int protocol,
 			  void *net);
@@ -66,19 +66,20 @@ bool nlsock_cap_ack(const struct nlsock *sk);
  * the client is gone. With NETLINK_PKTINFO set, every datagram goes with
  * its group in front (proto.h, struct tapdp_dgram_info). */
 int nlsock_unicast(struct nlsock *sk, const void *buf, size_t len);
-/* Same, to whichever socket of protocol holds portid; -ECONNREFUSED if
- * none. */
-int nlsock_unicast_portid(int protocol, uint32_t portid, const void *buf,
-			  size_t len);
+/* Same, to whichever socket of protocol in net holds portid;
+ * -ECONNREFUSED if none. */
+int nlsock_unicast_portid(int protocol, void *net, uint32_t portid,
+			  const void *buf, size_t len);
 /* The client's next read fails with ENOBUFS, whatever NETLINK_NO_ENOBUFS
  * says: what the kernel does when it cannot answer a request at all. */
 void nlsock_report_enobufs(struct nlsock *sk);
-/* Delivers to every member of group of protocol except exclude_portid (0:
- * none). The daemon's groups are, on NETLINK_GENERIC sockets, the ids it
+/* Delivers to every member of group of protocol in net (the kernel's
+ * multicasts stay in their namespace) except exclude_portid (0: none).
+ * The daemon's groups are, on NETLINK_GENERIC sockets, the ids it
  * hands out; on the others, the protocol's own numbers (1 to
  * NLSOCK_MAX_GROUPS), those the shim leaves to the daemon. */
-void nlsock_multicast(int protocol, uint32_t group, const void *buf,
-		      size_t len, uint32_t exclude_portid);
+void nlsock_multicast(int protocol, const void *net, uint32_t group,
+		      const void *buf, size_t len, uint32_t exclude_portid);
 /* Whether group has a member; takes no lock (a packet thread asks it for
  * every event it may send). */
 bool nlsock_has_listeners(int protocol, uint32_t group);

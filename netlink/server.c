@@ -664,8 +664,9 @@ conn_send(struct conn *c, const struct tapdp_req *req, const void *payload,
 		if (!nlsock_creds(c->sk)->net_admin)
 			return -EPERM;
 		nlsock_autobind(c->sk);
-		return nlsock_unicast_portid(nlsock_protocol(c->sk), dst,
-					     payload, len) == -ECONNREFUSED
+		return nlsock_unicast_portid(nlsock_protocol(c->sk),
+					     nlsock_net(c->sk), dst, payload,
+					     len) == -ECONNREFUSED
 			       ? -ECONNREFUSED : 0;
 	}
 	nlsock_autobind(c->sk);

@@ -93,7 +93,7 @@ struct fixture {
 };
 
 static int
-sink_send(uint32_t portid, const void *msg, size_t len)
+sink_send(struct dp_net *net, uint32_t portid, const void *msg, size_t len)
 {
 	struct iovec iov[2] = { { &portid, sizeof(portid) },
 				{ (void *)msg, len } };

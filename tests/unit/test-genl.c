@@ -590,6 +590,67 @@ test_unicast_refused_over_rcvbuf(void **state)
 	assert_true(refused >= 3 * 150);
 }
 
+static void
+join(struct fx *f, uint32_t group)
+{
+	assert_int_equal(nlsock_setsockopt(f->sk, SOL_NETLINK,
+					   NETLINK_ADD_MEMBERSHIP, group), 0);
+}
+
+/* Two namespaces' sockets (two contexts): each has its own portids, sees
+ * only its own datapaths and hears only its own notifications, as with
+ * the kernel's per-namespace netlink. */
+static void
+test_namespaces_apart(void **state)
+{
+	struct dp_net *other = nl_net_new();
+	struct fx *a = fx_new(net, NETLINK_GENERIC, true);
+	struct fx *a_member = fx_new(net, NETLINK_GENERIC, false);
+	struct fx *b = fx_new(other, NETLINK_GENERIC, true);
+	struct fx *b_member = fx_new(other, NETLINK_GENERIC, false);
+	static const char msg[] = "upcall";
+	uint32_t pid = 0;
+	ssize_t n;
+
+	/* The same autobind portid (4242) in both. */
+	assert_int_equal(nlsock_portid(a->sk), nlsock_portid(b->sk));
+	assert_int_equal(nlsock_unicast_portid(NETLINK_GENERIC, other,
+					       nlsock_portid(b->sk), msg,
+					       sizeof(msg)), 0);
+	assert_int_equal(recv_rep(b), sizeof(msg));
+	assert_int_equal(recv_rep(a), -1);
+
+	join(a_member, GROUP_DATAPATH);
+	join(b_member, GROUP_DATAPATH);
+	req_start(a, FAMILY_ID_DATAPATH, NLM_F_ACK, OVS_DP_CMD_NEW, 4);
+	msgbuf_put_string(&a->req, OVS_DP_ATTR_NAME, "tapdp-ns1");
+	msgbuf_put(&a->req, OVS_DP_ATTR_UPCALL_PID, 4, &pid);
+	assert_int_equal(ask(a), 0);
+	n = recv_rep(a_member);
+	assert_true(n > 0);
+	assert_int_equal(((struct nlmsghdr *)a_member->rep)->nlmsg_type,
+			 FAMILY_ID_DATAPATH);
+	assert_int_equal(recv_rep(b_member), -1);
+
+	/* The other namespace has no such datapath, and may make its own of
+	 * the same name. */
+	req_start(b, FAMILY_ID_DATAPATH, 0, OVS_DP_CMD_GET, 4);
+	msgbuf_put_string(&b->req, OVS_DP_ATTR_NAME, "tapdp-ns1");
+	assert_int_equal(ask(b), -ENODEV);
+	assert_null(dp_by_name(other, "tapdp-ns1"));
+	assert_non_null(dp_by_name(net, "tapdp-ns1"));
+
+	req_start(a, FAMILY_ID_DATAPATH, NLM_F_ACK, OVS_DP_CMD_DEL, 4);
+	msgbuf_put_string(&a->req, OVS_DP_ATTR_NAME, "tapdp-ns1");
+	req_end(a);
+	send_req(a);
+	fx_free(a);
+	fx_free(a_member);
+	fx_free(b);
+	fx_free(b_member);
+	dp_net_destroy(other);
+}
+
 int
 main(void)
 {
@@ -621,6 +682,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_meter_errors, setup,
 						teardown),
 		cmocka_unit_test(test_dgram_charge_bound),
+		cmocka_unit_test(test_namespaces_apart),
 		cmocka_unit_test_setup_teardown(test_unicast_refused_over_rcvbuf,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ct_limit_get_short_tail,
