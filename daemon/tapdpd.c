@@ -192,15 +192,27 @@ upgrade(const char *path, char **argv)
 		strerror(errno));
 }
 
+/* The context of the clients in other network namespaces: nothing in it
+ * changes (server_open). */
+static struct dp_net *elsewhere;
+
 /* The netlink server with the datapath's families and device events, all
  * serving net. */
 static int
-serve_open(const char *sock, struct dp_net *net)
+serve_open(const char *sock, struct dp_net *net,
+	   const struct dp_net_config *cfg)
 {
-	int err = server_open(sock, net);
+	int err;
 
-	if (err)
+	elsewhere = dp_net_new(cfg);
+	if (!elsewhere)
+		return -ENOMEM;
+	err = server_open(sock, net, elsewhere);
+	if (err) {
+		dp_net_destroy(elsewhere);
+		elsewhere = NULL;
 		return err;
+	}
 	families_register();
 	return dp_notify_open(net);
 }
@@ -296,6 +308,8 @@ serve_close(struct dp_net *net)
 	server_close_clients();
 	dp_notify_close();
 	dp_net_destroy(net);
+	if (elsewhere)
+		dp_net_destroy(elsewhere);
 	/* The tunnel devices made over rtnetlink, once no port serves
 	 * them. */
 	tnl_dev_destroy_all();
@@ -477,7 +491,7 @@ main(int argc, char **argv)
 	}
 	/* The control thread writes what packet threads read under RCU. */
 	rcu_register_thread();
-	err = serve_open(sock, net);
+	err = serve_open(sock, net, &cfg);
 	if (err == -EADDRINUSE) {
 		log_err("another tapdpd is already serving %s", sock);
 		fprintf(stderr, "tapdpd: another tapdpd is already serving %s\n",

@@ -77,10 +77,14 @@ thread_stat(const char *tid, char *name, size_t len, uint64_t *cpu_ms)
 static int
 ctl_cmd_threads(struct genl_dump *d, struct msgbuf *mb)
 {
-	DIR *dir = opendir("/proc/self/task");
+	DIR *dir;
 	struct dirent *e;
 	long i = 0;
 
+	/* Their names are the daemon's ports: not for another namespace. */
+	if (nlsock_creds(d->sk)->other_netns)
+		return 0;
+	dir = opendir("/proc/self/task");
 	if (!dir)
 		return -errno;
 	while ((e = readdir(dir))) {
@@ -197,13 +201,26 @@ heap_bytes(void)
 	return mi.uordblks + mi.hblkhd;
 }
 
-static unsigned
-n_clients(void)
+/* Whether viewer may see sk among the clients: a socket of the daemon's
+ * namespace sees that namespace's, as /proc/net/netlink shows its own
+ * namespace's; one of another namespace sees itself alone, for the
+ * context it shares with every other namespace's is no namespace. */
+static bool
+client_visible(const struct nlsock *viewer, const struct nlsock *sk)
 {
+	return nlsock_creds(viewer)->other_netns
+		       ? sk == viewer
+		       : nlsock_net(sk) == nlsock_net(viewer);
+}
+
+static unsigned
+n_clients(const struct nlsock *viewer)
+{
+	const struct nlsock *sk;
 	unsigned n = 0;
 
-	while (nlsock_at(n))
-		n++;
+	for (unsigned i = 0; (sk = nlsock_at(i)); i++)
+		n += client_visible(viewer, sk);
 	return n;
 }
 
@@ -227,7 +244,7 @@ ctl_cmd_status(struct genl_info *info)
 	msgbuf_put_string(&mb, TAPDP_CTL_ATTR_KERNEL, kernel_profile()->name);
 	msgbuf_put_u64(&mb, TAPDP_CTL_ATTR_RSS, rss_bytes());
 	msgbuf_put_u64(&mb, TAPDP_CTL_ATTR_HEAP, heap_bytes());
-	msgbuf_put_u32(&mb, TAPDP_CTL_ATTR_CLIENTS, n_clients());
+	msgbuf_put_u32(&mb, TAPDP_CTL_ATTR_CLIENTS, n_clients(info->sk));
 	put_tables(&mb, nlsock_net(info->sk));
 	put_buffers(&mb);
 	if (msgbuf_end(&mb))
@@ -278,7 +295,8 @@ ctl_cmd_clients(struct genl_dump *d, struct msgbuf *mb)
 	const struct nlsock *sk;
 
 	while ((sk = nlsock_at(d->args[0]))) {
-		if (ctl_client_fill(mb, sk, nlsock_portid(d->sk),
+		if (client_visible(d->sk, sk) &&
+		    ctl_client_fill(mb, sk, nlsock_portid(d->sk),
 				    d->nlh->nlmsg_seq))
 			return mb->len;
 		d->args[0]++;

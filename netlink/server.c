@@ -39,6 +39,7 @@ struct conn {
 	uid_t uid;		/* the peer's, at connect time */
 	bool counted;		/* in per_uid: see conn_privileged() */
 	/* Since HELLO: */
+	uint64_t netns;		/* the socket's namespace: its cookie */
 	int data_fd;		/* the nlsock's */
 	int memfd;		/* the shared page's */
 	struct tapdp_shared *shared;
@@ -70,7 +71,7 @@ static int serving_want = -1;	/* -1: one per CPU */
 static struct watch **watches;
 static size_t n_watches;
 static char *sock_path;
-static void *served_net;
+static void *served_net, *elsewhere_net;
 static void (*protocol_rcv[MAX_LINKS])(struct nlsock *,
 						   const void *, size_t);
 static bool (*route_offer)(struct nlsock *, const void *, size_t);
@@ -309,7 +310,7 @@ conn_count(struct conn *c)
 }
 
 int
-server_open(const char *path, void *net)
+server_open(const char *path, void *net, void *elsewhere)
 {
 	struct sockaddr_un sun = { .sun_family = AF_UNIX };
 	int err;
@@ -340,6 +341,7 @@ server_open(const char *path, void *net)
 	}
 	sock_path = strdup(path);
 	served_net = net;
+	elsewhere_net = elsewhere;
 	/* Anyone may read; changes are checked against CAP_NET_ADMIN. */
 	chmod(path, 0666);
 	epoll_fd = epoll_create1(EPOLL_CLOEXEC);
@@ -570,13 +572,34 @@ netns_cookie(int fd)
 		       ? cookie : 0;
 }
 
-/* Whether fd's namespace is not the daemon's (listen_fd's). */
+/* Whether a socket of namespace cookie is not in the daemon's
+ * (listen_fd's). */
 static bool
-other_netns(int fd)
+other_netns(uint64_t cookie)
 {
-	uint64_t theirs = netns_cookie(fd);
+	return !cookie || cookie != netns_cookie(listen_fd);
+}
 
-	return !theirs || theirs != netns_cookie(listen_fd);
+/* What a socket of namespace cookie acts on: the kernel's sock_net(). A
+ * namespace other than the daemon's sees none of its datapaths. */
+static void *
+net_of(uint64_t cookie)
+{
+	return other_netns(cookie) ? elsewhere_net : served_net;
+}
+
+/* The kernel judges a request by CAP_NET_ADMIN over the namespace it acts
+ * on (GENL_UNS_ADMIN_PERM, netlink_net_capable), held by the opener of the
+ * socket it comes on. The probe asks the kernel about the route socket's
+ * opener in the route socket's namespace: it speaks for the data socket
+ * only when both were opened in the same one. Nothing is granted over a
+ * namespace other than the daemon's: its datapaths are not theirs. */
+static bool
+opener_net_admin(uint64_t netns, int route_fd)
+{
+	return route_fd >= 0 && !other_netns(netns) &&
+	       netns_cookie(route_fd) == netns &&
+	       creds_opener_net_admin(route_fd);
 }
 
 static bool
@@ -614,11 +637,12 @@ conn_hello(struct conn *c, const struct tapdp_req *req, struct msghdr *mh,
 					: protocol_rcv[protocol] != NULL) ||
 	    getsockopt(c->fd, SOL_SOCKET, SO_PEERCRED, &uc, &len) < 0)
 		goto out;
+	c->netns = netns_cookie(fds[0]);
 	creds = (struct nlsock_creds) {
 		.pid = uc.pid,
 		.uid = uc.uid,
-		.net_admin = fds[1] >= 0 && creds_opener_net_admin(fds[1]),
-		.other_netns = fds[1] < 0 || other_netns(fds[1]),
+		.net_admin = opener_net_admin(c->netns, fds[1]),
+		.other_netns = other_netns(c->netns),
 	};
 	if (!privileged(c->uid, creds.net_admin) && in_reserve(fds[0])) {
 		err = -ENFILE;
@@ -629,7 +653,7 @@ conn_hello(struct conn *c, const struct tapdp_req *req, struct msghdr *mh,
 		err = *memfd == -EMFILE ? -ENFILE : *memfd;
 		goto out;
 	}
-	c->sk = nlsock_new(fds[0], shared, &creds, protocol, served_net);
+	c->sk = nlsock_new(fds[0], shared, &creds, protocol, net_of(c->netns));
 	if (!c->sk) {
 		munmap(shared, sizeof(*shared));
 		close(*memfd);
@@ -775,6 +799,12 @@ conn_kernel(struct conn *c, struct msghdr *mh)
 	if (!conn_privileged(c) && in_reserve(fd)) {
 		close(fd);
 		return -ENFILE;
+	}
+	/* The client's requests to the kernel's families act where its
+	 * socket was opened, as they would on the kernel: not elsewhere. */
+	if (netns_cookie(fd) != c->netns) {
+		close(fd);
+		return -EINVAL;
 	}
 	err = nlsock_set_kernel(c->sk, fd);
 	if (err) {
@@ -1119,7 +1149,15 @@ conn_restore(struct keep_entry *e)
 		      MAP_SHARED, e->fds[2], 0);
 	if (shared == MAP_FAILED)
 		goto fail;
-	c->sk = nlsock_restore(e->fds[1], shared, &st, served_net);
+	/* The predecessor's verdict holds in its namespace only (it may
+	 * have judged by an older rule); where the namespace is, the
+	 * sockets say. */
+	c->netns = netns_cookie(e->fds[1]);
+	st.creds.other_netns = other_netns(c->netns);
+	st.creds.net_admin &= !st.creds.other_netns;
+	if (kfd >= 0 && netns_cookie(kfd) != c->netns)
+		goto fail;
+	c->sk = nlsock_restore(e->fds[1], shared, &st, net_of(c->netns));
 	if (!c->sk)
 		goto fail;
 	c->fd = e->fds[0];

@@ -26,9 +26,12 @@ void server_set_max_per_uid(unsigned n);
 #define SERVER_THREADS_MAX	8
 void server_set_threads(unsigned n);
 /* Binds the socket at path. -EADDRINUSE when another daemon answers there;
- * a stale socket file is replaced. Every socket a client opens acts on
- * net (nlsock_net), the served families' context. */
-int server_open(const char *path, void *net);
+ * a stale socket file is replaced. A socket a client opens in the daemon's
+ * network namespace acts on net (nlsock_net), the served families'
+ * context; one opened in any other namespace on elsewhere, a context
+ * that grants it nothing (no CAP_NET_ADMIN), so that it sees what the
+ * kernel shows a namespace without datapaths. */
+int server_open(const char *path, void *net, void *elsewhere);
 /* fn(arg) runs on the loop, under the control lock, whenever fd is
  * readable; fd stays the caller's. 0 or -errno. */
 int server_watch(int fd, void (*fn)(void *), void *arg);

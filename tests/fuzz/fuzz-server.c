@@ -51,13 +51,13 @@ static void
 setup(void)
 {
 	const struct dp_net_config cfg = { .upcall = packet_family_upcalls };
-	struct dp_net *net = dp_net_new(&cfg);
+	struct dp_net *net = dp_net_new(&cfg), *elsewhere = dp_net_new(&cfg);
 	pthread_t th;
 
-	if (!net || !mkdtemp(dir))
+	if (!net || !elsewhere || !mkdtemp(dir))
 		abort();
 	snprintf(addr.sun_path, sizeof(addr.sun_path), "%s/sock", dir);
-	if (server_open(addr.sun_path, net))
+	if (server_open(addr.sun_path, net, elsewhere))
 		abort();
 	families_register();
 	atexit(cleanup);

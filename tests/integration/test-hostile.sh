@@ -13,11 +13,13 @@
 SMALL=$T/small
 trap 'kill "$(cat "$SMALL.pid" 2>/dev/null)" 2>/dev/null; tapdp_cleanup' EXIT
 
+# The users are local users of the daemon's network namespace: from
+# another, a client sees none of its datapaths (test-netns-priv.sh).
 user=nobody
-as_user() { setpriv --reuid=$user --regid=nogroup --clear-groups \
+as_user() { in_ns setpriv --reuid=$user --regid=nogroup --clear-groups \
 	--inh-caps=-all "$@"; }
 # Another unprivileged user, whose share is its own.
-as_other() { setpriv --reuid=daemon --regid=daemon --clear-groups \
+as_other() { in_ns setpriv --reuid=daemon --regid=daemon --clear-groups \
 	--inh-caps=-all "$@"; }
 
 tapdp_ns_up
@@ -162,7 +164,7 @@ check "... and their descriptors come back too" wait_until 30 fds_are "$fd0"
 
 # Another's socket: its portid cannot be taken or sent to, what it is
 # sent reaches no one else, and groups are the members'.
-"$T/hostile-client" "$SOCK" hold 4242 <"$T/hold2" >"$T/hold.out" 2>&1 &
+in_ns "$T/hostile-client" "$SOCK" hold 4242 <"$T/hold2" >"$T/hold.out" 2>&1 &
 writer 8 "$T/hold2"
 wait_until 10 grep -q "hold: bound 4242" "$T/hold.out"
 as_user "$T/hostile-client" "$SOCK" intrude 4242 >"$T/intrude.out" 2>&1

@@ -87,8 +87,8 @@ check_out "pop_nsh of a packet that is not NSH is refused (EINVAL)" \
 # ovs-vswitchd: bridge a (VM a, the link's end la) and bridge b (VM b,
 # lb), both on its one datapath, ovs-system.
 check "the ovs-dpctl datapaths deleted" sh -c \
-	"$BUILD/tapdp-run -- ovs-dpctl del-dp nsha &&
-	 $BUILD/tapdp-run -- ovs-dpctl del-dp nshb"
+	"ip netns exec $NS $BUILD/tapdp-run -- ovs-dpctl del-dp nsha &&
+	 ip netns exec $NS $BUILD/tapdp-run -- ovs-dpctl del-dp nshb"
 check "ovsdb-server starts" ovsdb_start
 check "ovs-vswitchd starts on tapdp" vswitchd_start
 check "bridges a and b" sh -c "$VSCTL add-br bra -- add-br brb &&
