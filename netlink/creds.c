@@ -10,6 +10,8 @@
 #include <sys/random.h>
 #include <sys/socket.h>
 
+#include "netlink/msg.h"
+
 /* The socket is the client's: it may hold other messages, or none of ours
  * if the client reads it too. Bounded, and never waited on. */
 #define PROBE_MAX_READS 64
@@ -41,9 +43,9 @@ is_rtnetlink(int fd)
 static int
 find_answer(const char *buf, size_t len, uint32_t seq)
 {
-	const struct nlmsghdr *nlh = (const void *)buf;
-
-	for (; NLMSG_OK(nlh, len); nlh = NLMSG_NEXT(nlh, len)) {
+	for (size_t off = 0, step; (step = nlmsg_span(buf, len, off));
+	     off += step) {
+		const struct nlmsghdr *nlh = (const void *)(buf + off);
 		const struct nlmsgerr *e = NLMSG_DATA(nlh);
 
 		if (nlh->nlmsg_type != NLMSG_ERROR || nlh->nlmsg_seq != seq ||

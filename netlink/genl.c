@@ -341,27 +341,19 @@ netlink_rcv(struct nlsock *sk, const void *buf, size_t len,
 	    int (*handle)(struct nlsock *, const struct nlmsghdr *,
 			  struct extack *))
 {
-	const char *p = buf;
-
-	while (len >= NLMSG_HDRLEN) {
-		const struct nlmsghdr *nlh = (const void *)p;
+	for (size_t off = 0, step; (step = nlmsg_span(buf, len, off));
+	     off += step) {
+		const struct nlmsghdr *nlh =
+			(const void *)((const char *)buf + off);
 		struct extack ack = { 0 };
-		size_t msglen;
 		int err = 0;
 
-		if (nlh->nlmsg_len < NLMSG_HDRLEN || len < nlh->nlmsg_len)
-			return;
 		if ((nlh->nlmsg_flags & NLM_F_REQUEST) &&
 		    nlh->nlmsg_type >= NLMSG_MIN_TYPE)
 			err = handle(sk, nlh, &ack);
 		if (err != GENL_ANSWERED &&
 		    ((nlh->nlmsg_flags & NLM_F_ACK) || err))
 			send_ack(sk, nlh, err, &ack);
-		msglen = NLMSG_ALIGN(nlh->nlmsg_len);
-		if (msglen > len)
-			msglen = len;
-		p += msglen;
-		len -= msglen;
 	}
 }
 

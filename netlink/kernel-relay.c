@@ -9,6 +9,7 @@
 #include <sys/time.h>
 
 #include "common/log.h"
+#include "netlink/msg.h"
 #include "netlink/nlsock.h"
 
 #define RELAY_BUF (64 << 10)
@@ -59,16 +60,11 @@ static size_t
 rewrite(char *buf, size_t len, const struct nlmsghdr *req, uint32_t portid,
 	kernel_relay_filter *keep, bool dump, bool *complete)
 {
-	size_t in = 0, out = 0;
+	size_t in = 0, out = 0, mlen;
 
-	while (len - in >= NLMSG_HDRLEN) {
+	while ((mlen = nlmsg_span(buf, len, in))) {
 		struct nlmsghdr *nlh = (void *)(buf + in);
-		size_t mlen = NLMSG_ALIGN(nlh->nlmsg_len);
 
-		if (nlh->nlmsg_len < NLMSG_HDRLEN || nlh->nlmsg_len > len - in)
-			break;
-		if (mlen > len - in)
-			mlen = len - in;
 		if (nlh->nlmsg_type == NLMSG_ERROR || nlh->nlmsg_type == NLMSG_DONE ||
 		    (!dump && !(req->nlmsg_flags & NLM_F_ACK)))
 			*complete = true;

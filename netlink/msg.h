@@ -39,6 +39,24 @@ void msgbuf_cancel(struct msgbuf *mb);
 size_t msgbuf_mark(const struct msgbuf *mb);
 void msgbuf_rewind(struct msgbuf *mb, size_t mark);
 
+/* The walk over the messages of a datagram someone else filled: the bytes
+ * from off to the next message (the one at off aligned, at most what is
+ * left), or 0 when no whole message starts at off. Its length is checked
+ * against what is left before it is aligned, so that none wraps
+ * (NLMSG_ALIGN(0xffffffff) is 0 in 32 bits). */
+static inline size_t
+nlmsg_span(const void *buf, size_t len, size_t off)
+{
+	const struct nlmsghdr *nlh = (const void *)((const char *)buf + off);
+	size_t step;
+
+	if (off > len || len - off < NLMSG_HDRLEN ||
+	    nlh->nlmsg_len < NLMSG_HDRLEN || nlh->nlmsg_len > len - off)
+		return 0;
+	step = NLMSG_ALIGN((size_t)nlh->nlmsg_len);
+	return step < len - off ? step : len - off;
+}
+
 void msgbuf_put(struct msgbuf *mb, uint16_t type, size_t len,
 		const void *data);
 /* Appends bytes that already are attributes (a nest's contents). */

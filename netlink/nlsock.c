@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "include/tapdp/proto.h"
+#include "netlink/msg.h"
 
 enum nlsock_flag {
 	F_EXT_ACK = 1 << 0,
@@ -670,14 +671,14 @@ nlsock_kernel_drain(struct nlsock *sk)
 		if (n <= 0)
 			return;
 		/* Answers to the client's requests name its portid. Anyone
-		 * may have queued a datagram here: NLMSG_OK bounds each
-		 * length by what is left before NLMSG_NEXT aligns it. */
-		int rem = n;
+		 * may have queued a datagram here. */
+		for (size_t off = 0, step; (step = nlmsg_span(buf, n, off));
+		     off += step) {
+			struct nlmsghdr *nlh = (void *)(buf + off);
 
-		for (struct nlmsghdr *nlh = (void *)buf; NLMSG_OK(nlh, rem);
-		     nlh = NLMSG_NEXT(nlh, rem))
 			if (nlh->nlmsg_pid == sk->kernel_portid)
 				nlh->nlmsg_pid = nlsock_portid(sk);
+		}
 		for (struct cmsghdr *c = CMSG_FIRSTHDR(&mh); c;
 		     c = CMSG_NXTHDR(&mh, c)) {
 			if (c->cmsg_level != SOL_NETLINK)

@@ -590,6 +590,34 @@ test_unicast_refused_over_rcvbuf(void **state)
 	assert_true(refused >= 3 * 150);
 }
 
+/* The one walk over a client's datagram: every length is checked against
+ * what is left before it is aligned, so a walk always ends. */
+static void
+test_nlmsg_span(void **state)
+{
+	uint32_t buf[16] = { 0 };
+	struct nlmsghdr *a = (void *)buf, *b = (void *)&buf[8];
+
+	a->nlmsg_len = 0xffffffff;	/* NLMSG_ALIGN wraps it to 0 */
+	assert_int_equal(nlmsg_span(buf, sizeof(buf), 0), 0);
+	a->nlmsg_len = 0xfffffffd;
+	assert_int_equal(nlmsg_span(buf, sizeof(buf), 0), 0);
+	a->nlmsg_len = NLMSG_HDRLEN - 1;
+	assert_int_equal(nlmsg_span(buf, sizeof(buf), 0), 0);
+	a->nlmsg_len = 32;
+	assert_int_equal(nlmsg_span(buf, sizeof(buf), 0), 32);
+	/* The last one unaligned: the walk stops at the end, not past. */
+	b->nlmsg_len = 31;
+	assert_int_equal(nlmsg_span(buf, 63, 32), 31);
+	assert_int_equal(nlmsg_span(buf, 63, 63), 0);
+	/* Too few bytes left for a header, or an offset past the end. */
+	assert_int_equal(nlmsg_span(buf, 40, 32), 0);
+	assert_int_equal(nlmsg_span(buf, 16, 64), 0);
+	/* A length past the datagram's end. */
+	b->nlmsg_len = 33;
+	assert_int_equal(nlmsg_span(buf, sizeof(buf), 32), 0);
+}
+
 static void
 join(struct fx *f, uint32_t group)
 {
@@ -683,6 +711,7 @@ main(void)
 						teardown),
 		cmocka_unit_test(test_dgram_charge_bound),
 		cmocka_unit_test(test_namespaces_apart),
+		cmocka_unit_test(test_nlmsg_span),
 		cmocka_unit_test_setup_teardown(test_unicast_refused_over_rcvbuf,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ct_limit_get_short_tail,
