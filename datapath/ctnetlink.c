@@ -1295,7 +1295,7 @@ ctnetlink_msg(struct nlsock *sk, const struct nlmsghdr *nlh,
 	int err;
 
 	/* Netfilter is CAP_NET_ADMIN's, reads included. */
-	if (!nlsock_creds(sk)->net_admin)
+	if (!nlsock_net_admin(sk))
 		return -EPERM;
 	if (nlh->nlmsg_len < NLMSG_LENGTH(sizeof(*nf)))
 		return -EINVAL;

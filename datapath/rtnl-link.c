@@ -297,7 +297,7 @@ link_handle(struct nlsock *sk, const struct nlmsghdr *nlh,
 	int err;
 
 	/* rtnetlink asks for the capability before anything else. */
-	if (nlh->nlmsg_type != RTM_GETLINK && !nlsock_creds(sk)->net_admin)
+	if (nlh->nlmsg_type != RTM_GETLINK && !nlsock_net_admin(sk))
 		return -EPERM;
 	err = link_parse(nlh, &r, ack);
 	if (err)

@@ -3,12 +3,16 @@
 #include "netlink/creds.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <linux/capability.h>
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/random.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include "netlink/msg.h"
 
@@ -90,4 +94,58 @@ creds_opener_net_admin(int fd)
 			return found;
 	}
 	return false;
+}
+
+/* The first size - 1 bytes of path, NUL-terminated; false when it cannot
+ * be read. */
+static bool
+read_text(const char *path, char *buf, size_t size)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, size - 1);
+	close(fd);
+	if (n < 0)
+		return false;
+	buf[n] = '\0';
+	return true;
+}
+
+/* The kernel shows a uid_map relative to the reader's user namespace (to
+ * its parent's for the reader's own): a process whose map reads as ours
+ * lives in our namespace. Another namespace with the same map can only be
+ * made by whoever holds CAP_SETUID over every uid it maps, here root. */
+static bool
+same_user_ns(pid_t pid)
+{
+	char path[64], theirs[512], ours[512];
+
+	snprintf(path, sizeof(path), "/proc/%d/uid_map", (int)pid);
+	return read_text(path, theirs, sizeof(theirs)) &&
+	       read_text("/proc/self/uid_map", ours, sizeof(ours)) &&
+	       !strcmp(theirs, ours);
+}
+
+bool
+creds_sender_net_admin(pid_t pid, uid_t uid)
+{
+	char path[64], status[4096];
+	unsigned long long eff;
+	const char *p;
+	unsigned ruid;
+
+	if (pid <= 0 || !same_user_ns(pid))
+		return false;
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	if (!read_text(path, status, sizeof(status)))
+		return false;
+	p = strstr(status, "\nUid:");
+	if (!p || sscanf(p, "\nUid:%u", &ruid) != 1 || ruid != uid)
+		return false;
+	p = strstr(status, "\nCapEff:");
+	return p && sscanf(p, "\nCapEff:%llx", &eff) == 1 &&
+	       (eff >> CAP_NET_ADMIN & 1);
 }

@@ -9,14 +9,26 @@
  * program after connecting, or hands its connection to another, keeps the
  * privilege it had when it opened the socket, as with the kernel.
  *
- * Control thread only; the fd stays the caller's. */
+ * The kernel checks the sender of each message too (netlink_ns_capable:
+ * file_ns_capable of the socket's opener and ns_capable of the current
+ * task), so that a socket handed to another process grants it nothing it
+ * lacks. The server learns each request's sender from the kernel
+ * (SCM_CREDENTIALS) and asks creds_sender_net_admin().
+ *
+ * Any thread; the fd stays the caller's. */
 #ifndef TAPDP_CREDS_H
 #define TAPDP_CREDS_H
 
 #include <stdbool.h>
+#include <sys/types.h>
 
 /* fd: a netlink socket the client opened. False for anything else, or
  * when the kernel refuses, or does not answer, the probe. */
 bool creds_opener_net_admin(int fd);
+/* Whether process pid, whose real uid the kernel gave as uid, holds
+ * CAP_NET_ADMIN in the daemon's user namespace: its effective set, when
+ * it lives in that namespace (its uid_map reads as the daemon's own) and
+ * is still the process of that uid. False when /proc does not say. */
+bool creds_sender_net_admin(pid_t pid, uid_t uid);
 
 #endif

@@ -49,7 +49,7 @@ genl_join_check(const struct nlsock *sk, uint32_t group)
 		for (unsigned g = 0; g < f->n_mcgrps; g++)
 			if (f->mcgrps[g].id == group &&
 			    (f->mcgrps[g].flags & GENL_MCAST_CAP_NET_ADMIN) &&
-			    !nlsock_creds(sk)->net_admin)
+			    !nlsock_net_admin(sk))
 				return -EPERM;
 	}
 	return 0;
@@ -288,7 +288,7 @@ rcv_msg(struct nlsock *sk, const struct nlmsghdr *nlh, struct extack *ack)
 	if (!op || (dump ? !op->dumpit : !op->doit))
 		return -EOPNOTSUPP;
 	if ((op->flags & (GENL_ADMIN_PERM | GENL_UNS_ADMIN_PERM)) &&
-	    !nlsock_creds(sk)->net_admin)
+	    !nlsock_net_admin(sk))
 		return -EPERM;
 	if (dump) {
 		ctl_lock();

@@ -42,6 +42,7 @@ struct nlsock {
 	int data_fd;
 	struct tapdp_shared *shared;
 	struct nlsock_creds creds;
+	bool sender_admin;	/* nlsock_set_sender_admin()'s */
 	struct reg_key at;	/* protocol, net; portid once bound */
 	bool bound;
 	unsigned flags;
@@ -150,6 +151,7 @@ nlsock_new(int data_fd, struct tapdp_shared *shared,
 	if (!sk)
 		return NULL;
 	sk->at = (struct reg_key) { .net = net, .protocol = protocol };
+	sk->sender_admin = true;
 	sk->data_fd = data_fd;
 	sk->shared = shared;
 	sk->creds = *creds;
@@ -265,6 +267,18 @@ nlsock_creds(const struct nlsock *sk)
 	return &sk->creds;
 }
 
+bool
+nlsock_net_admin(const struct nlsock *sk)
+{
+	return sk->creds.net_admin && sk->sender_admin;
+}
+
+void
+nlsock_set_sender_admin(struct nlsock *sk, bool admin)
+{
+	sk->sender_admin = admin;
+}
+
 static unsigned
 flag_of(int name)
 {
@@ -351,7 +365,7 @@ nlsock_setsockopt(struct nlsock *sk, int level, int name, int value)
 		 * directly may claim any: without CAP_NET_ADMIN it gets what
 		 * SO_RCVBUF would give it, twice net.core.rmem_max at most
 		 * (SO_RCVBUFFORCE, which passes that, is CAP_NET_ADMIN's). */
-		size_t max = sk->creds.net_admin
+		size_t max = nlsock_net_admin(sk)
 				     ? INT_MAX
 				     : 2 * read_sysctl("/proc/sys/net/core/rmem_max",
 						       default_rcvbuf);

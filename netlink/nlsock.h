@@ -55,6 +55,14 @@ uint32_t nlsock_portid(const struct nlsock *sk);
 int nlsock_protocol(const struct nlsock *sk);
 void *nlsock_net(const struct nlsock *sk);
 const struct nlsock_creds *nlsock_creds(const struct nlsock *sk);
+/* Whether the request being served may do what needs CAP_NET_ADMIN: the
+ * socket's opener had it, and the request's sender has it (the kernel's
+ * netlink_ns_capable checks both). */
+bool nlsock_net_admin(const struct nlsock *sk);
+/* The verdict on the sender of the requests served from now on; true
+ * until the server says otherwise (the journal's and the tests' sockets
+ * send for themselves). */
+void nlsock_set_sender_admin(struct nlsock *sk, bool admin);
 
 int nlsock_setsockopt(struct nlsock *sk, int level, int name, int value);
 int nlsock_getsockopt(struct nlsock *sk, int level, int name, int *value);

@@ -38,6 +38,10 @@ struct conn {
 	struct nlsock *sk;	/* NULL until HELLO */
 	uid_t uid;		/* the peer's, at connect time */
 	bool counted;		/* in per_uid: see conn_privileged() */
+	/* The last request's sender (the kernel's SCM_CREDENTIALS) and
+	 * whether it has CAP_NET_ADMIN: judged again when another sends. */
+	pid_t sender;
+	bool sender_admin;
 	/* Since HELLO: */
 	uint64_t netns;		/* the socket's namespace: its cookie */
 	int data_fd;		/* the nlsock's */
@@ -277,6 +281,46 @@ static bool
 conn_privileged(const struct conn *c)
 {
 	return privileged(c->uid, c->sk && nlsock_creds(c->sk)->net_admin);
+}
+
+/* Each request comes with its sender's credentials (SCM_CREDENTIALS): the
+ * kernel's, which a process cannot forge. */
+static void
+pass_creds(int fd)
+{
+	int one = 1;
+
+	setsockopt(fd, SOL_SOCKET, SO_PASSCRED, &one, sizeof(one));
+}
+
+/* The sender of the request in mh, from the kernel; pid 0 when it did
+ * not say. */
+static struct ucred
+sender_of(struct msghdr *mh)
+{
+	struct ucred uc = { 0 };
+
+	for (struct cmsghdr *cm = CMSG_FIRSTHDR(mh); cm;
+	     cm = CMSG_NXTHDR(mh, cm))
+		if (cm->cmsg_level == SOL_SOCKET &&
+		    cm->cmsg_type == SCM_CREDENTIALS &&
+		    cm->cmsg_len >= CMSG_LEN(sizeof(uc)))
+			memcpy(&uc, CMSG_DATA(cm), sizeof(uc));
+	return uc;
+}
+
+/* Whether the sender uc has CAP_NET_ADMIN (creds.h): asked of /proc only
+ * when another process than the last one sends. */
+static bool
+sender_admin(struct conn *c, const struct ucred *uc)
+{
+	if (!uc->pid)
+		return false;
+	if (uc->pid != c->sender) {
+		c->sender = uc->pid;
+		c->sender_admin = creds_sender_net_admin(uc->pid, uc->uid);
+	}
+	return c->sender_admin;
 }
 
 static unsigned
@@ -529,6 +573,7 @@ accept_conns(void)
 		}
 		c->fd = fd;
 		c->uid = uc.uid;
+		pass_creds(fd);
 		conn_count(c);
 		conns[n_conns++] = c;
 		if (conn_watch(c, EPOLL_CTL_ADD))
@@ -617,11 +662,13 @@ is_unix_dgram(int fd)
 
 /* HELLO passes the data socket's end and, optionally, a netlink socket
  * the client opened (creds.h); the answer passes the shared page's fd
- * (*memfd). */
+ * (*memfd). The socket may change things when the route socket's opener
+ * and HELLO's sender both may. */
 static int
 conn_hello(struct conn *c, const struct tapdp_req *req, struct msghdr *mh,
 	   int *memfd)
 {
+	struct ucred sender = sender_of(mh);
 	struct tapdp_shared *shared;
 	struct nlsock_creds creds;
 	struct ucred uc;
@@ -641,7 +688,8 @@ conn_hello(struct conn *c, const struct tapdp_req *req, struct msghdr *mh,
 	creds = (struct nlsock_creds) {
 		.pid = uc.pid,
 		.uid = uc.uid,
-		.net_admin = opener_net_admin(c->netns, fds[1]),
+		.net_admin = opener_net_admin(c->netns, fds[1]) &&
+			     sender_admin(c, &sender),
 		.other_netns = other_netns(c->netns),
 	};
 	if (!privileged(c->uid, creds.net_admin) && in_reserve(fds[0])) {
@@ -685,7 +733,7 @@ conn_send(struct conn *c, const struct tapdp_req *req, const void *payload,
 	if (dst) {
 		/* Unicast to another socket: genetlink grants it to
 		 * CAP_NET_ADMIN only. */
-		if (!nlsock_creds(c->sk)->net_admin)
+		if (!nlsock_net_admin(c->sk))
 			return -EPERM;
 		nlsock_autobind(c->sk);
 		return nlsock_unicast_portid(nlsock_protocol(c->sk),
@@ -871,7 +919,8 @@ conn_keep_state(struct conn *c)
 static bool
 conn_serve(struct conn *c, char *buf, size_t cap)
 {
-	char cbuf[CMSG_SPACE(2 * sizeof(int))];
+	char cbuf[CMSG_SPACE(sizeof(struct ucred)) +
+		  CMSG_SPACE(2 * sizeof(int))];
 	struct iovec iov = { buf, cap };
 	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
 			     .msg_control = cbuf,
@@ -906,6 +955,13 @@ conn_serve(struct conn *c, char *buf, size_t cap)
 		if (req.op == TAPDP_OP_HELLO)
 			conn_reply(c, &rep, -1);
 		return false;
+	}
+	if (c->sk) {
+		struct ucred uc = sender_of(&mh);
+
+		nlsock_set_sender_admin(c->sk,
+					nlsock_creds(c->sk)->net_admin &&
+						sender_admin(c, &uc));
 	}
 	if (req.op == TAPDP_OP_HELLO) {
 		ctl_lock();
@@ -1161,6 +1217,7 @@ conn_restore(struct keep_entry *e)
 	if (!c->sk)
 		goto fail;
 	c->fd = e->fds[0];
+	pass_creds(c->fd);
 	c->data_fd = e->fds[1];
 	c->memfd = e->fds[2];
 	c->shared = shared;

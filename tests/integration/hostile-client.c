@@ -45,6 +45,13 @@
  *	two sockets, one in FAMILY's GROUP: says "ready", waits (20 s at
  *	most) for a notification on the member, then counts what each got;
  *	exits 0 when only the member got any.
+ *   hostile-client SOCK handed UID
+ *	as root: opens a NETLINK_ROUTE socket and a connection whose HELLO
+ *	is granted CAP_NET_ADMIN, forks a child that becomes UID (no
+ *	capabilities left) and hands it both over SCM_RIGHTS. The child
+ *	says HELLO on a connection of its own with root's route socket and
+ *	asks for a datapath, then asks for one on root's connection; root
+ *	then asks on it again. One line each, with the errno.
  *   hostile-client SOCK kernel-wrap
  *	queues in a generic netlink socket of its own a message whose
  *	nlmsg_len is 0xffffffff (NLMSG_ALIGN wraps it to 0 in 32 bits),
@@ -55,6 +62,7 @@
  * Prints what happened on stdout. Test program: no shim, no libraries. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <grp.h>
 #include <linux/genetlink.h>
 #include <linux/netlink.h>
 #include <linux/openvswitch.h>
@@ -79,6 +87,7 @@ struct conn {
 	int data;	/* our end of the data socket */
 	int peer;	/* the end we hand over */
 	int memfd;	/* the shared page's file */
+	int route;	/* a route socket HELLO passes, -1: one of ours */
 };
 
 static const char *sock_path;
@@ -98,6 +107,7 @@ conn_connect(struct conn *c)
 	c->data = sv[0];
 	c->peer = sv[1];
 	c->memfd = -1;
+	c->route = -1;
 	return 0;
 }
 
@@ -126,7 +136,9 @@ conn_hello(struct conn *c, int version)
 			return -errno;
 		fds[1] = c->memfd;
 	} else {
-		fds[1] = socket(AF_NETLINK, SOCK_RAW, NETLINK_ROUTE);
+		fds[1] = c->route >= 0 ? c->route
+				       : socket(AF_NETLINK, SOCK_RAW,
+						NETLINK_ROUTE);
 	}
 	cm->cmsg_level = SOL_SOCKET;
 	cm->cmsg_type = SCM_RIGHTS;
@@ -767,6 +779,83 @@ drain(struct conn *c)
 	return n;
 }
 
+static int
+send_fds(int sock, const int *fds, int n)
+{
+	char cbuf[TAPDP_FDS_SPACE(3)], byte = 0;
+	struct iovec iov = { &byte, 1 };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+
+	tapdp_pass_fds(&mh, cbuf, fds, n);
+	return sendmsg(sock, &mh, 0) == 1 ? 0 : -1;
+}
+
+static int
+recv_fds(int sock, int *fds, int n)
+{
+	char cbuf[TAPDP_FDS_SPACE(3)], byte;
+	struct iovec iov = { &byte, 1 };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
+			     .msg_control = cbuf,
+			     .msg_controllen = sizeof(cbuf) };
+	struct cmsghdr *cm;
+
+	if (recvmsg(sock, &mh, 0) != 1 || !(cm = CMSG_FIRSTHDR(&mh)) ||
+	    cm->cmsg_len != CMSG_LEN(n * sizeof(int)))
+		return -1;
+	memcpy(fds, CMSG_DATA(cm), n * sizeof(int));
+	return 0;
+}
+
+static const char *
+verdict(int err)
+{
+	return err ? strerror(-err) : "created";
+}
+
+static int
+cmd_handed(uid_t uid)
+{
+	struct conn root, mine;
+	int sv[2], fds[3], status, err;
+	pid_t child;
+
+	if (socketpair(AF_UNIX, SOCK_DGRAM, 0, sv) || conn_open(&root))
+		return 2;
+	fds[0] = socket(AF_NETLINK, SOCK_RAW, NETLINK_ROUTE);
+	fds[1] = root.ctl;
+	fds[2] = root.data;
+	child = fork();
+	if (child < 0)
+		return 2;
+	if (!child) {
+		struct conn theirs = { .memfd = -1, .route = -1 };
+
+		if (setgroups(0, NULL) || setgid(uid) || setuid(uid) ||
+		    recv_fds(sv[1], fds, 3))
+			_exit(2);
+		if (conn_connect(&mine))
+			_exit(2);
+		mine.route = fds[0];
+		err = conn_hello(&mine, TAPDP_PROTO_VERSION);
+		if (!err)
+			err = dp_new(&mine, "handed-route");
+		printf("handed: root's route socket: %s\n", verdict(err));
+		theirs.ctl = fds[1];
+		theirs.data = fds[2];
+		err = dp_new(&theirs, "handed-conn");
+		printf("handed: root's connection: %s\n", verdict(err));
+		fflush(stdout);
+		_exit(0);
+	}
+	if (send_fds(sv[0], fds, 3) || waitpid(child, &status, 0) != child ||
+	    !WIFEXITED(status) || WEXITSTATUS(status))
+		return 2;
+	printf("handed: root's connection, root sending: %s\n",
+	       verdict(dp_new(&root, "handed-root")));
+	return 0;
+}
+
 /* Sends op with fd passed (SCM_RIGHTS): the daemon's errno answer. */
 static int
 conn_pass(struct conn *c, int op, int fd)
@@ -851,7 +940,7 @@ main(int argc, char **argv)
 				"setuid-race PROG [ARGS]|flood N|pipeline N|"
 				"latency N|sockets MAX [bare]|hold PORTID|"
 				"intrude PORTID|join FAMILY GROUP|dump-busy|"
-				"notify FAMILY GROUP|kernel-wrap\n");
+				"notify FAMILY GROUP|kernel-wrap|handed UID\n");
 		return 2;
 	}
 	sock_path = argv[1];
@@ -882,5 +971,7 @@ main(int argc, char **argv)
 		return cmd_notify(argv[3], argv[4]);
 	if (!strcmp(argv[2], "kernel-wrap"))
 		return cmd_kernel_wrap();
+	if (!strcmp(argv[2], "handed") && argc > 3)
+		return cmd_handed(strtoul(argv[3], NULL, 0));
 	return 2;
 }

@@ -6,8 +6,9 @@
 # rootful container) or a user in a user+network namespace of its own
 # (unshare -rn, where it holds CAP_NET_ADMIN), must see none of the daemon's
 # datapaths, change none, capture, trace or tap nothing, and count against
-# its uid's connections. And a kernel socket with a message whose length
-# wraps when aligned must not hang the daemon.
+# its uid's connections. A route socket or a connection root opened, handed
+# to an unprivileged process, grants it nothing. And a kernel socket with a
+# message whose length wraps when aligned must not hang the daemon.
 . "$(dirname "$0")/../lib.sh"
 OTHER=tapdpo$$
 trap 'ip netns del "$OTHER" 2>/dev/null; tapdp_cleanup' EXIT
@@ -61,6 +62,21 @@ for who in root_elsewhere user_elsewhere; do
 done
 check_absent "no datapath was made for them" "xroot|xuser" dpctl dump-dps
 check_out "dp0 keeps its ports" "port 2: v0" dpctl show dp0
+
+# A socket someone else opened: the kernel checks the sender of each
+# request as well as the opener. Root hands its route socket and its
+# granted connection to a child that became nobody.
+in_ns timeout 20 "$BUILD/hostile-client" "$SOCK" handed "$(id -u $user)" \
+	>"$T/handed.out" 2>&1
+check_out "root's route socket handed to nobody grants nothing" \
+	"root's route socket: Operation not permitted" cat "$T/handed.out"
+check_out "root's connection handed to nobody grants nothing" \
+	"root's connection: Operation not permitted" cat "$T/handed.out"
+check_out "... while root sending on it still may" \
+	"root sending: created" cat "$T/handed.out"
+check_absent "no datapath was made by nobody" "handed-route|handed-conn" \
+	dpctl dump-dps
+check "root's own is there" dpctl del-dp handed-root
 
 # Limits: CAP_NET_ADMIN in a namespace of its own is no privilege here.
 user_elsewhere "$B/hostile-client" "$SOCK" sockets 200 </dev/null \
