@@ -284,7 +284,8 @@ conn_privileged(const struct conn *c)
 }
 
 /* Each request comes with its sender's credentials (SCM_CREDENTIALS): the
- * kernel's, which a process cannot forge. */
+ * kernel's, which a process cannot forge. A request without them is
+ * judged unprivileged. */
 static void
 pass_creds(int fd)
 {
@@ -383,6 +384,10 @@ server_open(const char *path, void *net, void *elsewhere)
 			return -errno;
 		keep_put(KEEP_LISTEN, &listen_fd, 1, NULL, 0);
 	}
+	/* On the listener, so that a connection has it from connect() on
+	 * (the kernel copies it then, or at accept): set on the accepted
+	 * socket, a HELLO sent in between would come without a sender. */
+	pass_creds(listen_fd);
 	sock_path = strdup(path);
 	served_net = net;
 	elsewhere_net = elsewhere;
@@ -573,7 +578,6 @@ accept_conns(void)
 		}
 		c->fd = fd;
 		c->uid = uc.uid;
-		pass_creds(fd);
 		conn_count(c);
 		conns[n_conns++] = c;
 		if (conn_watch(c, EPOLL_CTL_ADD))
