@@ -79,8 +79,11 @@ $(BUILD)/gen/syscall-names.o: $(BUILD)/gen/syscall-names.c \
 			      daemon/syscall-names.h
 	$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
+# tapdp_daemon_self in the dynamic symbol table tells a shim preloaded into
+# the daemon whose process it is (daemon/tapdpd.c).
 $(BUILD)/tapdpd: $(DAEMON_OBJS) $(CORE_OBJS)
-	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+	$(CC) $(LDFLAGS) -Wl,--export-dynamic-symbol=tapdp_daemon_self \
+	      -o $@ $^ $(LDLIBS)
 
 # The shim is loaded into every client: no sanitizer runtime, no libraries
 # beyond libc, nothing exported but the wrapped calls.

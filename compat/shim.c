@@ -16,6 +16,8 @@
  * them: EMFILE, ENFILE.
  * NETLINK_ROUTE sockets stay real; route.c offers their link requests to
  * the daemon, which serves its own tunnel devices.
+ * Preloaded into tapdpd itself (or its keeper), the shim does nothing:
+ * every call is the kernel's.
  *
  * Families the daemon does not serve stay the kernel's (for netfilter: every
  * subsystem but ctnetlink's connections): the daemon answers nlctrl for
@@ -95,6 +97,14 @@ static int (*real_fcntl64)(int, int, ...);
 
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
 
+/* Defined and exported by tapdpd alone (daemon/tapdpd.c): preloaded into
+ * the daemon, or its keeper, a fork of it, the shim would hand the
+ * daemon's own netlink sockets to it, to wait for itself. There socket()
+ * is the kernel's, route.c is never asked to offer, and so no wrapper
+ * sees a socket of ours. Undefined elsewhere: its address is NULL. */
+extern const char tapdp_daemon_self __attribute__((weak));
+static bool in_daemon;
+
 static void
 shim_atfork_child(void)
 {
@@ -126,6 +136,7 @@ shim_init(void)
 	real_fcntl64 = dlsym(RTLD_NEXT, "fcntl64");
 	if (!real_fcntl64)
 		real_fcntl64 = real_fcntl;
+	in_daemon = &tapdp_daemon_self != NULL;
 	pthread_atfork(NULL, NULL, shim_atfork_child);
 }
 
@@ -452,6 +463,8 @@ EXPORT int
 socket(int domain, int type, int protocol)
 {
 	shim_ready();
+	if (in_daemon)
+		return real_socket(domain, type, protocol);
 	if (domain == AF_NETLINK && protocol == NETLINK_ROUTE) {
 		int fd = real_socket(domain, type, protocol);
 

@@ -33,6 +33,15 @@
 #define TAPDP_VERSION "0.1"
 #endif
 
+/* The shim may be preloaded here too (a harness's LD_PRELOAD, the
+ * container's /etc/ld.so.preload): it would hand our own netlink sockets
+ * to us, and a serving thread would wait for an answer only it could give
+ * (issue 36). Finding this symbol in the program (exported by the
+ * Makefile's link rule) it leaves every call to the kernel; the keeper, a
+ * fork, has it too. What the program is decides, not an environment a
+ * client could inherit. */
+const char tapdp_daemon_self = 1;
+
 /* Seconds the keeper waits for a successor (common/keep.h). */
 #define RESTART_WAIT_DEFAULT	60
 

@@ -34,7 +34,7 @@
 #   tapdp_cleanup          stops the daemon, deletes $NS and the temp dir:
 #                          every script traps it on EXIT
 #   SELFTEST               the kernel selftest's directory (make selftest)
-#   ovs_env / ovsdb_start / vswitchd_start / appctl / ovs_cleanup
+#   ovs_env / ovsdb_start / vswitchd_start / appctl / ovs_stop / ovs_cleanup
 #                          Debian's ovsdb-server and ovs-vswitchd (through
 #                          tapdp-run) in $NS, run directory $T; $HOSTS are
 #                          namespaces ovs_cleanup deletes too
@@ -267,13 +267,18 @@ appctl() { ovs-appctl -t "$T/ovs-vswitchd.$(cat "$T/vswitchd.pid").ctl" "$@"; }
 # and their flow_get fails: WARN lines from the client's own race.
 vswitchd_flush_flows() { appctl upcall/enable-megaflows; }
 
-ovs_cleanup() {
+ovs_stop() {
 	local p pid
 	for p in vswitchd ovsdb; do
 		[ -f "$T/$p.pid" ] || continue
 		pid=$(cat "$T/$p.pid")
 		kill "$pid" 2>/dev/null && wait_until 5 test ! -e "/proc/$pid"
+		rm -f "$T/$p.pid"
 	done
+}
+
+ovs_cleanup() {
+	ovs_stop
 	for h in ${HOSTS:-}; do ip netns del "$h" 2>/dev/null; done
 	tapdp_cleanup
 }

@@ -62,6 +62,7 @@ for b in build build-asan; do
 		 tests/integration/test-ctl-parallel.sh \
 		 tests/integration/test-answers.sh \
 		 tests/integration/test-restart.sh \
+		 tests/integration/test-self-preload.sh \
 		 tests/integration/test-sandbox.sh \
 		 tests/integration/test-log-full.sh \
 		 tests/integration/test-netns.sh tests/integration/test-tunnel.sh \
