@@ -10,8 +10,11 @@
  * Input: a byte that picks the HELLO's protocol (generic, netfilter,
  * route), then records [u8 fds][u16 len][len bytes: a struct tapdp_req
  * and its payload], fds % 4 being how many AF_UNIX datagram sockets go
- * with it (what HELLO and KERNEL take, or more than any takes). An answer
- * that does not come in 10 s is a hang: abort. */
+ * with it (what HELLO and KERNEL take, or more than any takes). With
+ * fds & 4, the first is instead a generic netlink socket holding the
+ * payload as a datagram (when the fuzzer may unicast to it: root), what a
+ * client's KERNEL socket may hold. An answer that does not come in 10 s
+ * is a hang: abort. */
 #include <errno.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -65,8 +68,26 @@ setup(void)
 		abort();
 }
 
-/* Sends buf with n fresh datagram sockets' ends; false when the server
- * closed the connection. */
+/* A generic netlink socket with len bytes of p queued in it, sent from
+ * another (refused unless we may: then it is empty). */
+static int
+netlink_holding(const void *p, size_t len)
+{
+	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
+	socklen_t salen = sizeof(sa);
+	int k = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_GENERIC);
+	int s = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_GENERIC);
+
+	if (k < 0 || s < 0 || bind(k, (struct sockaddr *)&sa, sizeof(sa)) ||
+	    getsockname(k, (struct sockaddr *)&sa, &salen))
+		abort();
+	sendto(s, p, len, MSG_DONTWAIT, (struct sockaddr *)&sa, sizeof(sa));
+	close(s);
+	return k;
+}
+
+/* Sends buf with n fresh datagram sockets' ends (the first one keep_fd,
+ * if >= 0); false when the server closed the connection. */
 static bool
 request(int fd, const void *buf, size_t len, int n, int keep_fd)
 {
@@ -160,14 +181,18 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (request(fd, &hello, sizeof(hello), 1, sv[1]) && answer(fd)) {
 		while (size >= 3) {
 			size_t len = data[1] | data[2] << 8;
-			int n = data[0] % 4;
+			size_t hdr = sizeof(struct tapdp_req);
+			int n = data[0] % 4, k = -1;
 
 			if (len > size - 3)
 				len = size - 3;
 			memcpy(buf, data + 3, len);
+			if (data[0] & 4 && n)
+				k = netlink_holding(buf + (len > hdr ? hdr : len),
+						    len > hdr ? len - hdr : 0);
 			data += 3 + len;
 			size -= 3 + len;
-			if (!request(fd, buf, len, n, -1) || !answer(fd))
+			if (!request(fd, buf, len, n, k) || !answer(fd))
 				break;
 			drain(sv[0]);
 		}
