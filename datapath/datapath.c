@@ -7,6 +7,7 @@
 #include <limits.h>
 #include <linux/genetlink.h>
 #include <linux/if_ether.h>
+#include <linux/net_namespace.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -81,6 +82,11 @@ struct dp_net {
 	struct conntrack *conntrack;	/* atomic */
 	bool conntrack_failed;		/* the last try: said once */
 	uint32_t conntrack_max;
+	/* Another namespace than the daemon's: its id in ours (else
+	 * NETNSA_NSID_NOT_ASSIGNED) and, while a client of it is
+	 * connected, an fd of it, where ports are made (else -1). */
+	int netnsid;
+	int nsfd;
 };
 
 /* The receive (or executing) thread's state. */
@@ -1061,14 +1067,17 @@ port_attach(struct datapath *dp, uint32_t port_no, enum ovs_vport_type type,
 	/* A tunnel device made over rtnetlink, added as a netdev: its
 	 * port is a tunnel port, as the kernel's vport-netdev on a
 	 * collect-metadata device is. */
-	td = type == OVS_VPORT_TYPE_NETDEV ? tnl_dev_find(0, name) : NULL;
+	td = type == OVS_VPORT_TYPE_NETDEV &&
+		     dp->net->netnsid == NETNSA_NSID_NOT_ASSIGNED
+		     ? tnl_dev_find(0, name) : NULL;
 	if (td) {
 		ops = tnl_dev_ops(td);
 		tnl = &td->cfg;
 	} else {
 		ops = dp->net->port_ops(type);
 	}
-	err = ops ? vport_create(ops, name, tnl, &rx_ops, port, &port->vport)
+	err = ops ? vport_create(ops, name, dp->net->nsfd, tnl, &rx_ops, port,
+			       &port->vport)
 		  : -EAFNOSUPPORT;
 	if (err)
 		goto fail;
@@ -1433,7 +1442,28 @@ dp_net_new(const struct dp_net_config *cfg)
 	net->conntrack_max = cfg->conntrack_max ? cfg->conntrack_max
 						: DP_CONNTRACK_MAX_DEFAULT;
 	pthread_mutex_init(&net->conntrack_lock, NULL);
+	net->netnsid = NETNSA_NSID_NOT_ASSIGNED;
+	net->nsfd = -1;
 	return net;
+}
+
+void
+dp_net_set_namespace(struct dp_net *net, int netnsid, int nsfd)
+{
+	net->netnsid = netnsid;
+	net->nsfd = nsfd;
+}
+
+int
+dp_net_netnsid(const struct dp_net *net)
+{
+	return net->netnsid;
+}
+
+bool
+dp_net_idle(const struct dp_net *net)
+{
+	return !dp_at(net, 0) && !dp_net_conntrack_made(net);
 }
 
 void

@@ -98,8 +98,11 @@ vport_fill(struct dp_port *port, struct msgbuf *mb, uint32_t portid,
 	msgbuf_put_u32(mb, OVS_VPORT_ATTR_TYPE, port->type);
 	msgbuf_put_string(mb, OVS_VPORT_ATTR_NAME, dp_port_name(port));
 	msgbuf_put_u32(mb, OVS_VPORT_ATTR_IFINDEX, port->vport->ifindex);
-	/* A device moved to another namespace: that namespace's id here. */
-	if (port->vport->netnsid >= 0)
+	/* A device moved to another namespace than the datapath's: that
+	 * namespace's id. (The ids are those the daemon's namespace gives:
+	 * right for its own datapaths only.) */
+	if (port->vport->netnsid >= 0 &&
+	    port->vport->netnsid != dp_net_netnsid(dp_get_net(port->dp)))
 		msgbuf_put_u32(mb, OVS_VPORT_ATTR_NETNSID,
 			       (uint32_t)port->vport->netnsid);
 	vport_get_stats(port->vport, &st);

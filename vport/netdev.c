@@ -319,6 +319,22 @@ netdev_netnsid(int nsfd, int *netnsid)
 }
 
 int
+netdev_move(int ifindex, int nsfd, const char *name)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	struct ifinfomsg *ifi;
+
+	nlh->nlmsg_type = RTM_NEWLINK;
+	nlh->nlmsg_flags = NLM_F_ACK;
+	ifi = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifi));
+	ifi->ifi_index = ifindex;
+	mnl_attr_put_u32(nlh, IFLA_NET_NS_FD, nsfd);
+	mnl_attr_put_strz(nlh, IFLA_IFNAME, name);
+	return rtnl_ask(nlh, NULL, NULL);
+}
+
+int
 netdev_get_mtu(const char *name)
 {
 	struct ifreq ifr;

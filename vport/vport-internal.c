@@ -19,14 +19,37 @@
 #include "vport/tap.h"
 #include "vport/vport.h"
 
-/* The first queue creates the device, the others join it. */
+/* The first queue creates the device called name, the others join it. */
 static int
-queue_open(struct vport *vport, struct vport_rxq *q)
+queue_open(struct vport *vport, struct vport_rxq *q, char *name)
 {
 	q->state = NULL;
-	q->fd = tap_open(vport->name, false, vport->n_rxq > 1,
-			 q == vport->rxq);
+	q->fd = tap_open(name, false, vport->n_rxq > 1, q == vport->rxq);
 	return q->fd < 0 ? q->fd : 0;
+}
+
+static int internal_locate(struct vport *vport);
+
+/* A port of another namespace's datapath: its device is made here under
+ * a name the kernel picks, so that none of ours is taken, then moved
+ * there and named as the port in one step (-EEXIST when the name is
+ * taken there). The TAP's fds keep working wherever the device is. */
+#define MADE_HERE	"tapdpns%d"
+
+static int
+internal_move(struct vport *vport, const char *made)
+{
+	struct ifreq ifr = { 0 };
+	int err = netdev_move(netdev_ifindex(made), vport->make_nsfd,
+			      vport->name);
+
+	if (err)
+		return err;
+	/* A name with "%d" was filled in there. */
+	if (ioctl(vport->rxq[0].fd, TUNGETIFF, &ifr) < 0)
+		return -errno;
+	snprintf(vport->name, sizeof(vport->name), "%s", ifr.ifr_name);
+	return internal_locate(vport);
 }
 
 static void
@@ -39,6 +62,10 @@ internal_close(struct vport *vport)
 static int
 internal_open(struct vport *vport)
 {
+	char made[IFNAMSIZ] = MADE_HERE;
+	bool elsewhere = vport->make_nsfd >= 0;
+	/* A name with "%d" here is filled in by the kernel, written back. */
+	char *name = elsewhere ? made : vport->name;
 	unsigned i;
 	int err;
 
@@ -46,7 +73,7 @@ internal_open(struct vport *vport)
 	if (!netdev_valid_name(vport->name))
 		return -EINVAL;
 	for (i = 0; i < vport->n_rxq; i++) {
-		err = queue_open(vport, &vport->rxq[i]);
+		err = queue_open(vport, &vport->rxq[i], name);
 		if (err)
 			goto fail;
 	}
@@ -58,9 +85,15 @@ internal_open(struct vport *vport)
 		goto fail;
 	}
 	vport->fd = vport->rxq[0].fd;
-	vport->ifindex = netdev_ifindex(vport->name);
 	/* The kernel's internal device is promiscuous from birth. */
-	netdev_set_promisc(vport->name, true);
+	netdev_set_promisc(name, true);
+	if (elsewhere) {
+		err = internal_move(vport, name);
+		if (err)
+			goto fail;
+	} else {
+		vport->ifindex = netdev_ifindex(name);
+	}
 	return 0;
 fail:
 	while (i--)

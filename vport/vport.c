@@ -333,7 +333,7 @@ rx_stop_all(struct vport *vport)
 }
 
 int
-vport_create(const struct vport_ops *ops, const char *name,
+vport_create(const struct vport_ops *ops, const char *name, int nsfd,
 	     const struct vport_tunnel_config *tnl,
 	     const struct vport_rx_ops *rx_ops, void *owner,
 	     struct vport **out)
@@ -342,6 +342,8 @@ vport_create(const struct vport_ops *ops, const char *name,
 	struct vport *vport;
 	int err;
 
+	if (nsfd >= 0 && ops->type != OVS_VPORT_TYPE_INTERNAL)
+		return -EAFNOSUPPORT;
 	vport = calloc(1, sizeof(*vport));
 	rx = calloc(1, sizeof(*rx));
 	if (!vport || !rx) {
@@ -352,6 +354,7 @@ vport_create(const struct vport_ops *ops, const char *name,
 	vport->ops = ops;
 	vport->fd = -1;
 	vport->netnsid = NETNSA_NSID_NOT_ASSIGNED;
+	vport->make_nsfd = nsfd;
 	vport->n_rxq = rx_queue_count();
 	/* What the threads of all ports use at once, per CPU: a burst's
 	 * frame, a copy of one and the frame of a thread preempted mid-burst;
@@ -369,8 +372,14 @@ vport_create(const struct vport_ops *ops, const char *name,
 		free(rx);
 		return err;
 	}
-	err = netdev_get_mtu(vport->name);
-	vport->mtu = err > 0 ? (uint32_t)err : 1500;
+	vport->make_nsfd = -1;
+	/* Made elsewhere, open() found its MTU there. */
+	if (nsfd < 0) {
+		err = netdev_get_mtu(vport->name);
+		vport->mtu = err > 0 ? (uint32_t)err : 1500;
+	} else if (!vport->mtu) {
+		vport->mtu = 1500;
+	}
 	rx->ops = rx_ops;
 	rx->owner = owner;
 	rx->stop_fd = eventfd(0, EFD_CLOEXEC);

@@ -142,6 +142,9 @@ struct vport {
 	 * thread's. */
 	int netnsid;
 	int ifindex;
+	/* While open() runs: the namespace to make the device in, by an fd
+	 * (-1: ours). */
+	int make_nsfd;
 	int fd;				/* sends: the first queue's */
 	unsigned n_rxq;
 	struct vport_rxq rxq[VPORT_RXQ_MAX];
@@ -169,8 +172,10 @@ void vport_set_rx_queues(unsigned n);
  * AF_PACKET for netdev ports); NULL for a type this build has no support
  * for, as a kernel without the module. */
 const struct vport_ops *vport_ops_for(enum ovs_vport_type type);
-/* Creates the device (or opens it) with ops and starts receiving. */
-int vport_create(const struct vport_ops *ops, const char *name,
+/* Creates the device (or opens it) with ops and starts receiving. nsfd:
+ * the network namespace to make it in, an fd of it (-1: ours); only an
+ * internal port's device can be made elsewhere (-EAFNOSUPPORT). */
+int vport_create(const struct vport_ops *ops, const char *name, int nsfd,
 		 const struct vport_tunnel_config *tnl,
 		 const struct vport_rx_ops *rx, void *owner,
 		 struct vport **out);
