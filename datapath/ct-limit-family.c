@@ -113,7 +113,8 @@ ct_limit_family_journal(struct dp_net *net)
 
 	if (!ct)
 		return;
-	mb = journal_record_start(&ct_limit_family, OVS_CT_LIMIT_CMD_SET, 0);
+	mb = journal_record_start(net, &ct_limit_family, OVS_CT_LIMIT_CMD_SET,
+				  0);
 	if (!mb)
 		return;
 	nest = msgbuf_nest_start(mb, OVS_CT_LIMIT_ATTR_ZONE_LIMIT);
@@ -146,7 +147,8 @@ ct_limit_cmd_change(struct genl_info *info, uint8_t cmd)
 		for_each_zone_limit(zl, "set", set_one, ct, NULL);
 	else
 		for_each_zone_limit(zl, "del", del_one, ct, NULL);
-	rec = journal_record_start(&ct_limit_family, cmd, req->dp_ifindex);
+	rec = journal_record_start(nlsock_net(info->sk), &ct_limit_family, cmd,
+				   req->dp_ifindex);
 	if (rec) {
 		msgbuf_put(rec, zl->nla_type, attr_len(zl), attr_data(zl));
 		journal_record_end(rec);

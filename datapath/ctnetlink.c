@@ -446,7 +446,7 @@ journal_conn(const struct conntrack_entry *e, uint32_t events, void *arg)
 static bool
 journal_keeping(void *arg)
 {
-	return journal_active();
+	return journal_keeps(arg);
 }
 
 static int

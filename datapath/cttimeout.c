@@ -94,13 +94,14 @@ put_policy(struct msgbuf *mb, uint32_t portid, uint32_t seq,
  * NLM_F_REPLACE, so that it makes the policy or sets it), or DELETE (of
  * all when tp is NULL). */
 static void
-journal_policy(const struct ct_timeout_info *tp, uint8_t msg)
+journal_policy(const struct dp_net *net, const struct ct_timeout_info *tp,
+	       uint8_t msg)
 {
 	char mem[TP_MSG_MAX];
 	struct nfgenmsg *nf;
 	struct msgbuf mb;
 
-	if (!journal_active())
+	if (!journal_keeps(net))
 		return;
 	msgbuf_init(&mb, mem, sizeof(mem));
 	if (msg == IPCTNL_MSG_TIMEOUT_NEW) {
@@ -122,17 +123,18 @@ journal_policy(const struct ct_timeout_info *tp, uint8_t msg)
 }
 
 void
-cttimeout_journal(struct ct_timeout_table *t)
+cttimeout_journal(const struct dp_net *net, struct ct_timeout_table *t)
 {
 	struct ct_timeout_info info;
 
 	for (size_t i = 0; !ct_timeout_at(t, i, &info); i++)
-		journal_policy(&info, IPCTNL_MSG_TIMEOUT_NEW);
+		journal_policy(net, &info, IPCTNL_MSG_TIMEOUT_NEW);
 }
 
 static int
-tp_new(const struct nlmsghdr *nlh, const struct nlattr **a,
-       struct ct_timeout_table *t, struct extack *ack)
+tp_new(const struct dp_net *net, const struct nlmsghdr *nlh,
+       const struct nlattr **a, struct ct_timeout_table *t,
+       struct extack *ack)
 {
 	uint32_t values[CT_TIMEOUT_N] = { 0 }, present;
 	struct ct_timeout_info info;
@@ -152,9 +154,9 @@ tp_new(const struct nlmsghdr *nlh, const struct nlattr **a,
 			     l4num, values, present,
 			     nlh->nlmsg_flags & NLM_F_EXCL,
 			     nlh->nlmsg_flags & NLM_F_REPLACE);
-	if (!err && journal_active() &&
+	if (!err && journal_keeps(net) &&
 	    !ct_timeout_get(t, attr_data(a[CTA_TIMEOUT_NAME]), &info))
-		journal_policy(&info, IPCTNL_MSG_TIMEOUT_NEW);
+		journal_policy(net, &info, IPCTNL_MSG_TIMEOUT_NEW);
 	return err;
 }
 
@@ -241,7 +243,7 @@ cttimeout_msg(struct nlsock *sk, const struct nlmsghdr *nlh,
 		return err;
 	switch (NFNL_MSG_TYPE(nlh->nlmsg_type)) {
 	case IPCTNL_MSG_TIMEOUT_NEW:
-		return tp_new(nlh, a, t, ack);
+		return tp_new(nlsock_net(sk), nlh, a, t, ack);
 	case IPCTNL_MSG_TIMEOUT_GET:
 		if (nlh->nlmsg_flags & NLM_F_DUMP)
 			return tp_dump_start(sk, nlh, t);
@@ -249,14 +251,16 @@ cttimeout_msg(struct nlsock *sk, const struct nlmsghdr *nlh,
 	case IPCTNL_MSG_TIMEOUT_DELETE:
 		if (!a[CTA_TIMEOUT_NAME]) {
 			ct_timeout_del(t, NULL);
-			journal_policy(NULL, IPCTNL_MSG_TIMEOUT_DELETE);
+			journal_policy(nlsock_net(sk), NULL,
+				       IPCTNL_MSG_TIMEOUT_DELETE);
 			return 0;
 		}
 		err = ct_timeout_get(t, attr_data(a[CTA_TIMEOUT_NAME]), &info);
 		if (!err)
 			err = ct_timeout_del(t, attr_data(a[CTA_TIMEOUT_NAME]));
 		if (!err)
-			journal_policy(&info, IPCTNL_MSG_TIMEOUT_DELETE);
+			journal_policy(nlsock_net(sk), &info,
+				       IPCTNL_MSG_TIMEOUT_DELETE);
 		return err;
 	default:
 		return -EOPNOTSUPP;

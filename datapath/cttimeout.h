@@ -11,6 +11,7 @@
 #define TAPDP_CTTIMEOUT_H
 
 struct ct_timeout_table;
+struct dp_net;
 struct extack;
 struct nlmsghdr;
 struct nlsock;
@@ -20,7 +21,7 @@ struct nlsock;
  * sk's tracker, t. */
 int cttimeout_msg(struct nlsock *sk, const struct nlmsghdr *nlh,
 		  struct ct_timeout_table *t, struct extack *ack);
-/* The journal's records (datapath/journal.h) of t's policies. */
-void cttimeout_journal(struct ct_timeout_table *t);
+/* The journal's records (datapath/journal.h) of t's policies, net's. */
+void cttimeout_journal(const struct dp_net *net, struct ct_timeout_table *t);
 
 #endif

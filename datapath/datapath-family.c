@@ -63,8 +63,8 @@ dp_journal(struct datapath *dp, uint8_t cmd)
 {
 	const struct dp_pids *pids = dp_port_get(dp, OVSP_LOCAL)->pids;
 	const struct dp_pids *cpu_pids = dp_cpu_pids(dp);
-	struct msgbuf *mb = journal_record_start(&dp_family, cmd,
-						 dp_ifindex(dp));
+	struct msgbuf *mb = journal_record_start(dp_get_net(dp), &dp_family,
+						 cmd, dp_ifindex(dp));
 
 	if (!mb)
 		return;

@@ -62,7 +62,7 @@ families_journal_state(struct dp_net *net)
 	ct_limit_family_journal(net);
 	/* The policies before the connections that name them. */
 	if (ct) {
-		cttimeout_journal(conntrack_timeouts(ct));
+		cttimeout_journal(net, conntrack_timeouts(ct));
 		ctnetlink_journal(ct);
 	}
 }

@@ -66,11 +66,12 @@ put_match(const struct flow *flow, struct msgbuf *mb, uint32_t uflags)
 /* Journal records (journal.h). NEW with the flow as it is: its match and
  * actions (a NEW of a flow that exists replaces its actions). */
 static void
-journal_flow(int dp_ifindex, const struct flow *flow)
+journal_flow(const struct datapath *dp, const struct flow *flow)
 {
 	const struct actions_stored *acts = flow->actions;
-	struct msgbuf *mb = journal_record_start(&flow_family,
-						 OVS_FLOW_CMD_NEW, dp_ifindex);
+	struct msgbuf *mb = journal_record_start(dp_get_net(dp), &flow_family,
+						 OVS_FLOW_CMD_NEW,
+						 dp_ifindex(dp));
 	struct nlattr *nest;
 
 	if (!mb)
@@ -90,7 +91,8 @@ journal_new(const struct genl_info *info)
 					 OVS_FLOW_ATTR_MASK,
 					 OVS_FLOW_ATTR_ACTIONS };
 	const struct ovs_header *hdr = info->userhdr;
-	struct msgbuf *mb = journal_record_start(&flow_family,
+	struct msgbuf *mb = journal_record_start(nlsock_net(info->sk),
+						 &flow_family,
 						 OVS_FLOW_CMD_NEW,
 						 hdr->dp_ifindex);
 
@@ -107,10 +109,11 @@ journal_new(const struct genl_info *info)
 
 /* DEL of one flow (by UFID, else by key), or of all (flow NULL). */
 static void
-journal_del(int dp_ifindex, const struct flow *flow)
+journal_del(const struct datapath *dp, const struct flow *flow)
 {
-	struct msgbuf *mb = journal_record_start(&flow_family,
-						 OVS_FLOW_CMD_DEL, dp_ifindex);
+	struct msgbuf *mb = journal_record_start(dp_get_net(dp), &flow_family,
+						 OVS_FLOW_CMD_DEL,
+						 dp_ifindex(dp));
 
 	if (!mb)
 		return;
@@ -126,7 +129,7 @@ flow_family_journal(struct datapath *dp)
 	struct flow *flow;
 
 	while ((flow = dp_flow_dump_next(dp, &cursor)))
-		journal_flow(dp_ifindex(dp), flow);
+		journal_flow(dp, flow);
 }
 
 static int
@@ -373,7 +376,7 @@ flow_cmd_set(struct genl_info *info)
 	}
 	if (acts) {
 		dp_flow_set_actions(flow, acts);
-		journal_flow(dp_ifindex(dp), flow);
+		journal_flow(dp, flow);
 	}
 	err = flow_reply(info, flow, OVS_FLOW_CMD_SET, false);
 	if (a[OVS_FLOW_ATTR_CLEAR])
@@ -436,14 +439,14 @@ flow_cmd_del(struct genl_info *info)
 	if (!a[OVS_FLOW_ATTR_KEY] && !get_ufid(a[OVS_FLOW_ATTR_UFID], &id,
 					       log)) {
 		dp_flow_flush(dp);
-		journal_del(dp_ifindex(dp), NULL);
+		journal_del(dp, NULL);
 		return 0;
 	}
 	err = find_flow(info, &dp, &flow, &key, a[OVS_FLOW_ATTR_KEY]);
 	if (err)
 		return err;
 	err = flow_reply(info, flow, OVS_FLOW_CMD_DEL, false);
-	journal_del(dp_ifindex(dp), flow);
+	journal_del(dp, flow);
 	dp_flow_remove(dp, flow);
 	return err;
 }

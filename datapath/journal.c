@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/genetlink.h>
+#include <linux/net_namespace.h>
 #include <linux/netfilter/nfnetlink.h>
 #include <linux/rtnetlink.h>
 #include <pthread.h>
@@ -302,15 +303,23 @@ journal_append(const struct msgbuf *mb)
 	pthread_mutex_unlock(&j.lock);
 }
 
+bool
+journal_keeps(const struct dp_net *net)
+{
+	return journal_active() &&
+	       dp_net_netnsid(net) == NETNSA_NSID_NOT_ASSIGNED;
+}
+
 struct msgbuf *
-journal_record_start(const struct genl_family *family, uint8_t cmd,
+journal_record_start(const struct dp_net *net,
+		     const struct genl_family *family, uint8_t cmd,
 		     int dp_ifindex)
 {
 	static char mem[GENL_MSG_MAX];
 	static struct msgbuf mb;
 	struct ovs_header *hdr;
 
-	if (!journal_active())
+	if (!journal_keeps(net))
 		return NULL;
 	msgbuf_init(&mb, mem, sizeof(mem));
 	hdr = genl_msg_start(&mb, family, 0, 0, NLM_F_REQUEST | NLM_F_ACK,

@@ -60,15 +60,21 @@ int journal_fd(void);
 void journal_close(void);
 /* Whether records are written now: open and not replaying. */
 bool journal_active(void);
+/* Whether changes to net's state are written now: the journal is active
+ * and net is the daemon's namespace's context (other namespaces' are not
+ * kept, lest a restart make them in the daemon's). */
+bool journal_keeps(const struct dp_net *net);
 
 /* Appends mb's messages, as one unit. No-op unless journal_active(). */
 void journal_append(const struct msgbuf *mb);
 
 /* How the families write a record: a request of family's cmd (NLM_F_ACK,
- * no NLM_F_CREATE) on datapath dp_ifindex, started in the journal's
- * buffer, filled with msgbuf_put*() and appended by journal_record_end().
- * NULL unless journal_active(). Control thread. */
-struct msgbuf *journal_record_start(const struct genl_family *family,
+ * no NLM_F_CREATE) on datapath dp_ifindex of net, started in the
+ * journal's buffer, filled with msgbuf_put*() and appended by
+ * journal_record_end(). NULL unless journal_keeps(net). Control
+ * thread. */
+struct msgbuf *journal_record_start(const struct dp_net *net,
+				    const struct genl_family *family,
 				    uint8_t cmd, int dp_ifindex);
 void journal_record_end(struct msgbuf *mb);
 

@@ -59,10 +59,10 @@ put_stats(struct msgbuf *mb, uint32_t id, struct meter *m)
 /* The journal's record (journal.h): SET with m's id, unit and bands, or
  * DEL of id (m NULL). */
 static void
-meter_journal(int dp_ifindex, uint32_t id, const struct meter *m)
+meter_journal(const struct datapath *dp, uint32_t id, const struct meter *m)
 {
-	struct msgbuf *mb = journal_record_start(&meter_family,
-		m ? OVS_METER_CMD_SET : OVS_METER_CMD_DEL, dp_ifindex);
+	struct msgbuf *mb = journal_record_start(dp_get_net(dp), &meter_family,
+		m ? OVS_METER_CMD_SET : OVS_METER_CMD_DEL, dp_ifindex(dp));
 	struct nlattr *bands, *band;
 
 	if (!mb)
@@ -94,7 +94,7 @@ meter_family_journal(struct datapath *dp)
 
 	for (uint32_t i = 0; i < slots->n; i++)
 		if (slots->m[i])
-			meter_journal(dp_ifindex(dp), slots->m[i]->id,
+			meter_journal(dp, slots->m[i]->id,
 				      slots->m[i]);
 }
 
@@ -212,14 +212,14 @@ meter_cmd_set(struct genl_info *info)
 		if (err) {
 			meter_free(old);
 			if (old)
-				meter_journal(dp_ifindex(dp), id, NULL);
+				meter_journal(dp, id, NULL);
 		}
 	}
 	if (err) {
 		meter_destroy(m);
 		return err;
 	}
-	meter_journal(dp_ifindex(dp), id, m);
+	meter_journal(dp, id, m);
 	msgbuf_put_u32(&mb, OVS_METER_ATTR_ID, id);
 	if (old && old->keep_stats)
 		put_stats(&mb, id, old);
@@ -279,7 +279,7 @@ meter_cmd_del(struct genl_info *info)
 		err = meter_detach(dp_meters(dp), old);
 		if (err)
 			return err;
-		meter_journal(dp_ifindex(dp), id, NULL);
+		meter_journal(dp, id, NULL);
 		meter_free(old);
 	}
 	if (msgbuf_end(&mb))

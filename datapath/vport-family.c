@@ -132,7 +132,8 @@ vport_fill(struct dp_port *port, struct msgbuf *mb, uint32_t portid,
 static void
 vport_journal(const struct dp_port *port, uint8_t cmd)
 {
-	struct msgbuf *mb = journal_record_start(&vport_family, cmd,
+	struct msgbuf *mb = journal_record_start(dp_get_net(port->dp),
+						 &vport_family, cmd,
 						 dp_ifindex(port->dp));
 
 	if (!mb)
