@@ -20,6 +20,7 @@
 #include "common/log.h"
 #include "daemon/keeper.h"
 #include "daemon/metrics-server.h"
+#include "daemon/netns.h"
 #include "daemon/sandbox.h"
 #include "datapath/datapath.h"
 #include "datapath/dp-notify.h"
@@ -201,29 +202,18 @@ upgrade(const char *path, char **argv)
 		strerror(errno));
 }
 
-/* The context of the clients in other network namespaces: nothing in it
- * changes (server_open). */
-static struct dp_net *elsewhere;
-
-/* The netlink server with the datapath's families and device events, all
- * serving net. */
+/* The netlink server with the datapath's families and device events,
+ * serving net in our namespace and contexts like it in others. */
 static int
 serve_open(const char *sock, struct dp_net *net,
 	   const struct dp_net_config *cfg)
 {
-	int err;
+	int err = server_open(sock, net, netns_hooks(cfg));
 
-	elsewhere = dp_net_new(cfg);
-	if (!elsewhere)
-		return -ENOMEM;
-	err = server_open(sock, net, elsewhere);
-	if (err) {
-		dp_net_destroy(elsewhere);
-		elsewhere = NULL;
+	if (err)
 		return err;
-	}
 	families_register();
-	return dp_notify_open(net);
+	return dp_notify_open(net, netns_gone);
 }
 
 /* The journal of the datapath's state (datapath/journal.h): the one a
@@ -317,8 +307,7 @@ serve_close(struct dp_net *net)
 	server_close_clients();
 	dp_notify_close();
 	dp_net_destroy(net);
-	if (elsewhere)
-		dp_net_destroy(elsewhere);
+	netns_destroy_all();
 	/* The tunnel devices made over rtnetlink, once no port serves
 	 * them. */
 	tnl_dev_destroy_all();

@@ -201,16 +201,12 @@ heap_bytes(void)
 	return mi.uordblks + mi.hblkhd;
 }
 
-/* Whether viewer may see sk among the clients: a socket of the daemon's
- * namespace sees that namespace's, as /proc/net/netlink shows its own
- * namespace's; one of another namespace sees itself alone, for the
- * context it shares with every other namespace's is no namespace. */
+/* Whether viewer may see sk among the clients: those of its own
+ * namespace, as /proc/net/netlink shows its own namespace's. */
 static bool
 client_visible(const struct nlsock *viewer, const struct nlsock *sk)
 {
-	return nlsock_creds(viewer)->other_netns
-		       ? sk == viewer
-		       : nlsock_net(sk) == nlsock_net(viewer);
+	return nlsock_net(sk) == nlsock_net(viewer);
 }
 
 static unsigned

@@ -10,6 +10,7 @@
 #include <linux/net_namespace.h>
 #include <linux/rtnetlink.h>
 #include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -26,6 +27,11 @@
 #define PERIODIC_MS 4000
 
 static struct mnl_socket *rtnl;
+/* The contexts whose ports' devices it follows: the daemon's namespace's
+ * first, then those of other namespaces (dp_notify_add). */
+static struct dp_net **nets;
+static size_t n_nets;
+static void (*netns_gone)(int netnsid);
 
 /* Lets port go, its device gone (why): the journal forgets it; the vport
  * group is told if notify. */
@@ -87,13 +93,8 @@ port_gone(struct dp_net *net, int netnsid, int ifindex)
  * is deleted, with the notification. Either way the journal forgets the
  * port, or a restarted daemon would make it again. */
 static void
-ports_lost(void *arg)
+ports_lost_in(struct dp_net *net)
 {
-	struct dp_net *net = arg;
-	uint64_t n;
-
-	if (read(vport_error_fd(), &n, sizeof(n)) < 0)
-		return;
 	for (unsigned i = 0; dp_at(net, i); i++) {
 		struct datapath *dp = dp_at(net, i);
 		uint32_t p = OVSP_LOCAL + 1;
@@ -101,7 +102,7 @@ ports_lost(void *arg)
 
 		for (; (port = dp_port_next(dp, &p)); p++) {
 			bool home = port->vport->netnsid ==
-				    NETNSA_NSID_NOT_ASSIGNED;
+				    dp_net_netnsid(net);
 
 			if (!vport_take_error(port->vport) ||
 			    vport_locate(port->vport) != -ENODEV)
@@ -114,6 +115,17 @@ ports_lost(void *arg)
 					    "namespace", false);
 		}
 	}
+}
+
+static void
+ports_lost(void *arg)
+{
+	uint64_t n;
+
+	if (read(vport_error_fd(), &n, sizeof(n)) < 0)
+		return;
+	for (size_t i = 0; i < n_nets; i++)
+		ports_lost_in(nets[i]);
 }
 
 /* A tunnel device made over rtnetlink deleted (or moved away) without
@@ -147,27 +159,51 @@ port_mtu(struct dp_net *net, const struct nlmsghdr *nlh, int netnsid,
 		vport_set_mtu(port->vport, mtu);
 }
 
-/* Where a datagram of link events comes from. */
-struct link_source {
-	struct dp_net *net;
-	int netnsid;			/* the namespace's id */
-};
+static int
+nsid_attr(const struct nlattr *a, void *data)
+{
+	if (mnl_attr_get_type(a) == NETNSA_NSID &&
+	    mnl_attr_validate(a, MNL_TYPE_U32) == 0)
+		*(int *)data = (int)mnl_attr_get_u32(a);
+	return MNL_CB_OK;
+}
 
+/* RTM_DELNSID: a namespace our namespace had an id for is gone, and the
+ * datapaths of its context with it (the kernel's pernet exit). */
+static void
+nsid_gone(const struct nlmsghdr *nlh)
+{
+	int nsid = NETNSA_NSID_NOT_ASSIGNED;
+
+	if (nlh->nlmsg_len < NLMSG_LENGTH(sizeof(struct rtgenmsg)))
+		return;
+	mnl_attr_parse(nlh, sizeof(struct rtgenmsg), nsid_attr, &nsid);
+	if (nsid >= 0 && netns_gone)
+		netns_gone(nsid);
+}
+
+/* The id of the namespace a datagram of link events comes from. */
 static int
 link_event(const struct nlmsghdr *nlh, void *data)
 {
 	const struct ifinfomsg *ifi = mnl_nlmsg_get_payload(nlh);
-	const struct link_source *src = data;
+	int netnsid = *(const int *)data;
 
+	if (nlh->nlmsg_type == RTM_DELNSID) {
+		nsid_gone(nlh);
+		return MNL_CB_OK;
+	}
 	if (nlh->nlmsg_len < NLMSG_LENGTH(sizeof(*ifi)))
 		return MNL_CB_OK;
-	if (nlh->nlmsg_type == RTM_DELLINK) {
-		port_gone(src->net, src->netnsid, ifi->ifi_index);
-		if (src->netnsid == NETNSA_NSID_NOT_ASSIGNED)
-			tunnel_dev_gone(ifi->ifi_index);
+	for (size_t i = 0; i < n_nets; i++) {
+		if (nlh->nlmsg_type == RTM_DELLINK)
+			port_gone(nets[i], netnsid, ifi->ifi_index);
+		else if (nlh->nlmsg_type == RTM_NEWLINK)
+			port_mtu(nets[i], nlh, netnsid, ifi->ifi_index);
 	}
-	else if (nlh->nlmsg_type == RTM_NEWLINK)
-		port_mtu(src->net, nlh, src->netnsid, ifi->ifi_index);
+	if (nlh->nlmsg_type == RTM_DELLINK &&
+	    netnsid == NETNSA_NSID_NOT_ASSIGNED)
+		tunnel_dev_gone(ifi->ifi_index);
 	return MNL_CB_OK;
 }
 
@@ -183,10 +219,7 @@ rtnl_read(void *arg)
 	ssize_t n;
 
 	for (;;) {
-		struct link_source src = {
-			.net = arg,
-			.netnsid = NETNSA_NSID_NOT_ASSIGNED,
-		};
+		int netnsid = NETNSA_NSID_NOT_ASSIGNED;
 
 		mh.msg_control = cbuf;
 		mh.msg_controllen = sizeof(cbuf);
@@ -203,23 +236,53 @@ rtnl_read(void *arg)
 			if (cm->cmsg_level == SOL_NETLINK &&
 			    cm->cmsg_type == NETLINK_LISTEN_ALL_NSID &&
 			    cm->cmsg_len >= CMSG_LEN(sizeof(int)))
-				memcpy(&src.netnsid, CMSG_DATA(cm),
-				       sizeof(int));
-		mnl_cb_run(buf, n, 0, 0, link_event, &src);
+				memcpy(&netnsid, CMSG_DATA(cm), sizeof(int));
+		mnl_cb_run(buf, n, 0, 0, link_event, &netnsid);
 	}
 }
 
 static void
 periodic(void *arg)
 {
-	dp_net_run_periodic(arg);
+	for (size_t i = 0; i < n_nets; i++)
+		dp_net_run_periodic(nets[i]);
 	journal_maybe_compact(arg);
 }
 
 int
-dp_notify_open(struct dp_net *net)
+dp_notify_add(struct dp_net *net)
+{
+	struct dp_net **grown = realloc(nets, (n_nets + 1) * sizeof(*nets));
+
+	if (!grown)
+		return -ENOMEM;
+	nets = grown;
+	nets[n_nets++] = net;
+	return 0;
+}
+
+void
+dp_notify_remove(struct dp_net *net)
+{
+	for (size_t i = 0; i < n_nets; i++) {
+		if (nets[i] == net) {
+			memmove(&nets[i], &nets[i + 1],
+				(n_nets - i - 1) * sizeof(*nets));
+			n_nets--;
+			return;
+		}
+	}
+}
+
+int
+dp_notify_open(struct dp_net *net, void (*gone)(int netnsid))
 {
 	int err;
+
+	netns_gone = gone;
+	err = dp_notify_add(net);
+	if (err)
+		return err;
 
 	rtnl = mnl_socket_open2(NETLINK_ROUTE, SOCK_CLOEXEC | SOCK_NONBLOCK);
 	if (!rtnl)
@@ -234,7 +297,9 @@ dp_notify_open(struct dp_net *net)
 		log_warn("no CAP_NET_BROADCAST: the link events of other "
 			 "namespaces go unheard");
 	}
-	if (mnl_socket_bind(rtnl, RTMGRP_LINK, MNL_SOCKET_AUTOPID) < 0)
+	if (mnl_socket_bind(rtnl, RTMGRP_LINK, MNL_SOCKET_AUTOPID) < 0 ||
+	    mnl_socket_setsockopt(rtnl, NETLINK_ADD_MEMBERSHIP,
+				  &(int){ RTNLGRP_NSID }, sizeof(int)) < 0)
 		return -errno;
 	err = server_watch(mnl_socket_get_fd(rtnl), rtnl_read, net);
 	if (!err)
@@ -250,4 +315,7 @@ dp_notify_close(void)
 	if (rtnl)
 		mnl_socket_close(rtnl);
 	rtnl = NULL;
+	free(nets);
+	nets = NULL;
+	n_nets = 0;
 }

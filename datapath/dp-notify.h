@@ -11,8 +11,14 @@
 struct dp_net;
 
 /* Subscribes to link events (of every namespace with an id) and the ports'
- * error events, on the server's loop, for net's datapaths. 0 or -errno. */
-int dp_notify_open(struct dp_net *net);
+ * error events, on the server's loop, for net's datapaths (the daemon's
+ * namespace's context). gone(netnsid) is told when a namespace with an id
+ * in ours goes. 0 or -errno. */
+int dp_notify_open(struct dp_net *net, void (*gone)(int netnsid));
+/* Another namespace's context, whose ports' devices it follows too until
+ * removed. 0 or -ENOMEM. */
+int dp_notify_add(struct dp_net *net);
+void dp_notify_remove(struct dp_net *net);
 void dp_notify_close(void);
 
 #endif

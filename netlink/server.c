@@ -75,7 +75,8 @@ static int serving_want = -1;	/* -1: one per CPU */
 static struct watch **watches;
 static size_t n_watches;
 static char *sock_path;
-static void *served_net, *elsewhere_net;
+static void *served_net;
+static const struct server_netns *netns_ops;
 static void (*protocol_rcv[MAX_LINKS])(struct nlsock *,
 						   const void *, size_t);
 static bool (*route_offer)(struct nlsock *, const void *, size_t);
@@ -268,8 +269,9 @@ in_reserve(int fd)
 	return (rlim_t)fd >= nofile - nofile / 8;
 }
 
-/* Root, or a socket whose opener had CAP_NET_ADMIN: neither counted
- * against its uid nor kept out of the reserve. */
+/* Root, or a socket whose opener had CAP_NET_ADMIN over the daemon's
+ * namespace (not a namespace of its own): neither counted against its
+ * uid nor kept out of the reserve. */
 static bool
 privileged(uid_t uid, bool net_admin)
 {
@@ -280,7 +282,8 @@ privileged(uid_t uid, bool net_admin)
 static bool
 conn_privileged(const struct conn *c)
 {
-	return privileged(c->uid, c->sk && nlsock_creds(c->sk)->net_admin);
+	return privileged(c->uid, c->sk && nlsock_creds(c->sk)->net_admin &&
+				      !nlsock_creds(c->sk)->other_netns);
 }
 
 /* Each request comes with its sender's credentials (SCM_CREDENTIALS): the
@@ -355,7 +358,7 @@ conn_count(struct conn *c)
 }
 
 int
-server_open(const char *path, void *net, void *elsewhere)
+server_open(const char *path, void *net, const struct server_netns *ns)
 {
 	struct sockaddr_un sun = { .sun_family = AF_UNIX };
 	int err;
@@ -390,7 +393,7 @@ server_open(const char *path, void *net, void *elsewhere)
 	pass_creds(listen_fd);
 	sock_path = strdup(path);
 	served_net = net;
-	elsewhere_net = elsewhere;
+	netns_ops = ns;
 	/* Anyone may read; changes are checked against CAP_NET_ADMIN. */
 	chmod(path, 0666);
 	epoll_fd = epoll_create1(EPOLL_CLOEXEC);
@@ -458,9 +461,48 @@ accept_resume(void)
 		accept_paused = false;
 }
 
+/* The namespace a socket was opened in (the kernel's cookie), 0 when it
+ * does not say. */
+static uint64_t
+netns_cookie(int fd)
+{
+	uint64_t cookie;
+	socklen_t len = sizeof(cookie);
+
+	return getsockopt(fd, SOL_SOCKET, SO_NETNS_COOKIE, &cookie, &len) == 0
+		       ? cookie : 0;
+}
+
+/* Whether a socket of namespace cookie is not in the daemon's
+ * (listen_fd's). */
+static bool
+other_netns(uint64_t cookie)
+{
+	return !cookie || cookie != netns_cookie(listen_fd);
+}
+
+/* What a socket of namespace cookie acts on, the kernel's sock_net(): fd
+ * is one of that namespace. NULL when its context cannot be made. */
+static void *
+net_attach(int fd, uint64_t cookie)
+{
+	if (!other_netns(cookie))
+		return served_net;
+	return netns_ops ? netns_ops->attach(fd, cookie) : NULL;
+}
+
+static void
+net_detach(void *net)
+{
+	if (net != served_net && netns_ops)
+		netns_ops->detach(net);
+}
+
 static void
 conn_close(struct conn *c)
 {
+	void *net;
+
 	for (size_t i = 0; i < n_conns; i++) {
 		if (conns[i] == c) {
 			conns[i] = conns[--n_conns];
@@ -475,9 +517,12 @@ conn_close(struct conn *c)
 	if (c->counted)
 		uid_add(c->uid, -1);
 	keep_drop(c->keep_id);
+	net = c->sk ? nlsock_net(c->sk) : NULL;
 	nlsock_free(c->sk);
-	if (c->sk)
+	if (c->sk) {
 		close(c->memfd);
+		net_detach(net);
+	}
 	free(c);
 	accept_resume();
 }
@@ -609,45 +654,15 @@ fail:
 	return -errno;
 }
 
-/* The namespace a socket was opened in (the kernel's cookie), 0 when it
- * does not say. */
-static uint64_t
-netns_cookie(int fd)
-{
-	uint64_t cookie;
-	socklen_t len = sizeof(cookie);
-
-	return getsockopt(fd, SOL_SOCKET, SO_NETNS_COOKIE, &cookie, &len) == 0
-		       ? cookie : 0;
-}
-
-/* Whether a socket of namespace cookie is not in the daemon's
- * (listen_fd's). */
-static bool
-other_netns(uint64_t cookie)
-{
-	return !cookie || cookie != netns_cookie(listen_fd);
-}
-
-/* What a socket of namespace cookie acts on: the kernel's sock_net(). A
- * namespace other than the daemon's sees none of its datapaths. */
-static void *
-net_of(uint64_t cookie)
-{
-	return other_netns(cookie) ? elsewhere_net : served_net;
-}
-
 /* The kernel judges a request by CAP_NET_ADMIN over the namespace it acts
  * on (GENL_UNS_ADMIN_PERM, netlink_net_capable), held by the opener of the
  * socket it comes on. The probe asks the kernel about the route socket's
  * opener in the route socket's namespace: it speaks for the data socket
- * only when both were opened in the same one. Nothing is granted over a
- * namespace other than the daemon's: its datapaths are not theirs. */
+ * only when both were opened in the same one. */
 static bool
 opener_net_admin(uint64_t netns, int route_fd)
 {
-	return route_fd >= 0 && !other_netns(netns) &&
-	       netns_cookie(route_fd) == netns &&
+	return route_fd >= 0 && netns && netns_cookie(route_fd) == netns &&
 	       creds_opener_net_admin(route_fd);
 }
 
@@ -679,6 +694,7 @@ conn_hello(struct conn *c, const struct tapdp_req *req, struct msghdr *mh,
 	socklen_t len = sizeof(uc);
 	int fds[2] = { -1, -1 }, n = take_fds(mh, fds, 2), protocol;
 	int err = -EPROTO;
+	void *net = NULL;
 
 	protocol = req->arg[2];
 	if (n < 1 || n > 2 || !is_unix_dgram(fds[0]) || c->sk ||
@@ -696,8 +712,14 @@ conn_hello(struct conn *c, const struct tapdp_req *req, struct msghdr *mh,
 			     sender_admin(c, &sender),
 		.other_netns = other_netns(c->netns),
 	};
-	if (!privileged(c->uid, creds.net_admin) && in_reserve(fds[0])) {
+	if (!privileged(c->uid, creds.net_admin && !creds.other_netns) &&
+	    in_reserve(fds[0])) {
 		err = -ENFILE;
+		goto out;
+	}
+	net = net_attach(fds[0], c->netns);
+	if (!net) {
+		err = -ENOMEM;
 		goto out;
 	}
 	*memfd = shared_new(&shared);
@@ -705,7 +727,7 @@ conn_hello(struct conn *c, const struct tapdp_req *req, struct msghdr *mh,
 		err = *memfd == -EMFILE ? -ENFILE : *memfd;
 		goto out;
 	}
-	c->sk = nlsock_new(fds[0], shared, &creds, protocol, net_of(c->netns));
+	c->sk = nlsock_new(fds[0], shared, &creds, protocol, net);
 	if (!c->sk) {
 		munmap(shared, sizeof(*shared));
 		close(*memfd);
@@ -722,6 +744,8 @@ conn_hello(struct conn *c, const struct tapdp_req *req, struct msghdr *mh,
 	conn_count(c);
 	err = 0;
 out:
+	if (err && net)
+		net_detach(net);
 	for (int i = 0; i < 2; i++)
 		if (fds[i] >= 0)
 			close(fds[i]);
@@ -1199,6 +1223,7 @@ conn_restore(struct keep_entry *e)
 	struct conn *c = calloc(1, sizeof(*c));
 	struct conn **grown = realloc(conns, (n_conns + 1) * sizeof(*conns));
 	int kfd = e->n_fds == 4 ? e->fds[3] : -1;
+	void *net;
 
 	if (grown)
 		conns = grown;
@@ -1217,9 +1242,14 @@ conn_restore(struct keep_entry *e)
 	st.creds.net_admin &= !st.creds.other_netns;
 	if (kfd >= 0 && netns_cookie(kfd) != c->netns)
 		goto fail;
-	c->sk = nlsock_restore(e->fds[1], shared, &st, net_of(c->netns));
-	if (!c->sk)
+	net = net_attach(e->fds[1], c->netns);
+	if (!net)
 		goto fail;
+	c->sk = nlsock_restore(e->fds[1], shared, &st, net);
+	if (!c->sk) {
+		net_detach(net);
+		goto fail;
+	}
 	c->fd = e->fds[0];
 	pass_creds(c->fd);
 	c->data_fd = e->fds[1];

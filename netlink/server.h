@@ -14,6 +14,7 @@
 #define TAPDP_SERVER_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stddef.h>
 
 /* How many connections a uid may hold whose socket's opener lacks
@@ -25,13 +26,21 @@ void server_set_max_per_uid(unsigned n);
  * (0: the loop alone); by default one per CPU. Set before server_run. */
 #define SERVER_THREADS_MAX	8
 void server_set_threads(unsigned n);
+/* The contexts of other network namespaces than the daemon's, as the
+ * kernel's pernet state: attach() gives the one a socket of namespace
+ * cookie acts on (fd: the client's socket, of that namespace), made on
+ * first use, NULL when it cannot be; detach() says a socket that acted
+ * on it closed. Both on the loop, under the control lock. */
+struct server_netns {
+	void *(*attach)(int fd, uint64_t cookie);
+	void (*detach)(void *net);
+};
 /* Binds the socket at path. -EADDRINUSE when another daemon answers there;
  * a stale socket file is replaced. A socket a client opens in the daemon's
  * network namespace acts on net (nlsock_net), the served families'
- * context; one opened in any other namespace on elsewhere, a context
- * that grants it nothing (no CAP_NET_ADMIN), so that it sees what the
- * kernel shows a namespace without datapaths. */
-int server_open(const char *path, void *net, void *elsewhere);
+ * context; one opened in another namespace on that namespace's, from
+ * ns. */
+int server_open(const char *path, void *net, const struct server_netns *ns);
 /* fn(arg) runs on the loop, under the control lock, whenever fd is
  * readable; fd stays the caller's. 0 or -errno. */
 int server_watch(int fd, void (*fn)(void *), void *arg);

@@ -5,13 +5,19 @@
 # another namespace than the daemon's, be it root of another namespace (a
 # rootful container) or a user in a user+network namespace of its own
 # (unshare -rn, where it holds CAP_NET_ADMIN), must see none of the daemon's
-# datapaths, change none, capture, trace or tap nothing, and count against
-# its uid's connections. A route socket or a connection root opened, handed
-# to an unprivileged process, grants it nothing. And a kernel socket with a
-# message whose length wraps when aligned must not hang the daemon.
+# datapaths, change none, capture, trace or tap nothing of them, and count
+# against its uid's connections. Root of another namespace has datapaths of
+# its own there: internal ports whose devices are in that namespace,
+# traffic through them, names the daemon's namespace uses too, none of the
+# daemon's namespace's devices, and all of it gone with the namespace or
+# the daemon, never made in the daemon's namespace by a restart. A route
+# socket or a connection root opened, handed to an unprivileged process,
+# grants it nothing. And a kernel socket with a message whose length wraps
+# when aligned must not hang the daemon.
 . "$(dirname "$0")/../lib.sh"
-OTHER=tapdpo$$
-trap 'ip netns del "$OTHER" 2>/dev/null; tapdp_cleanup' EXIT
+OTHER=tapdpo$$ OA=tapdpa$$ OB=tapdpb$$
+trap 'for n in $OTHER $OA $OB; do ip netns del "$n" 2>/dev/null; done
+	tapdp_cleanup' EXIT
 
 user=nobody
 as_user() { setpriv --reuid=$user --regid=nogroup --clear-groups \
@@ -29,6 +35,9 @@ chmod -R a+rX "$B"
 
 tapdp_ns_up
 ip netns add "$OTHER"
+# Its ports send nothing of their own (IPv6's router solicitations).
+ip netns exec "$OTHER" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 \
+	net.ipv6.conf.default.disable_ipv6=1
 check "daemon starts" tapdpd_start --max-sockets-per-uid 64
 check "root makes dp0" dpctl add-dp dp0
 check "... with an internal port" dpctl add-if dp0 p0,type=internal
@@ -42,26 +51,111 @@ for who in root_elsewhere user_elsewhere; do
 		ctl dump-dps
 	check_out "$who: show dp0: no such device" "No such device" \
 		ctl show dp0
-	check_out "$who: add-dp refused" "Operation not permitted" \
-		ctl add-dp "x$who"
 	check_out "$who: add-if to dp0: no such device" "No such device" \
 		ctl add-if dp0 lo
 	check_out "$who: del-dp dp0: no such device" "No such device" \
 		ctl del-dp dp0
-	check_out "$who: capture refused" "Operation not permitted" \
-		$who timeout 10 "$B/tapdpctl" capture all
-	check_out "$who: nlmon refused" "Operation not permitted" \
-		$who timeout 10 "$B/tapdpctl" nlmon
 	check_out "$who: trace finds no v0 to trace" \
-		"no port v0 in dp0|Operation not permitted" \
+		"no port v0 in dp0|No such device|Operation not permitted" \
 		$who "$B/tapdpctl" trace dp0 v0 "$frame"
 	check_absent "$who: status names none of the daemon's" "dp0|v0|p0" \
 		$who "$B/tapdpctl" status
 	check_out "$who: status counts its own socket as the only client" \
 		"clients: 1 sockets" $who "$B/tapdpctl" status
+	# A datapath of its own namespace, if it may make one, is not the
+	# daemon's namespace's.
+	ctl add-dp "x$who" >/dev/null 2>&1
 done
-check_absent "no datapath was made for them" "xroot|xuser" dpctl dump-dps
+check_out "the user's capture of the daemon's packets: refused" \
+	"Operation not permitted" user_elsewhere timeout 10 "$B/tapdpctl" capture all
+check_out "the user's nlmon: refused" "Operation not permitted" \
+	user_elsewhere timeout 10 "$B/tapdpctl" nlmon
+check_absent "no datapath of theirs is in the daemon's namespace" "xroot|xuser" \
+	dpctl dump-dps
 check_out "dp0 keeps its ports" "port 2: v0" dpctl show dp0
+
+# Root of another namespace: datapaths of its own, their ports' devices
+# there, traffic through them.
+octl() { root_elsewhere "$B/tapdp-run" -- ovs-dpctl "$@"; }
+check "root elsewhere: its datapath is there" \
+	wait_until 5 eval 'octl dump-dps | grep -q system@xroot_elsewhere'
+check "root elsewhere: a datapath called dp0 too, as the daemon's" \
+	octl add-dp dp0
+check "... and one whose name is a %d pattern" octl add-dp 'pat%d'
+check_out "... filled in there" "system@pat0" octl dump-dps
+check "... whose device is there" ip -n "$OTHER" link show pat0
+check "del-dp pat0 there" octl del-dp pat0
+check "... its device gone" link_gone "$OTHER" pat0
+for p in po1 po2 po3; do
+	check "... internal port $p" octl add-if dp0 "$p,type=internal"
+	check "... its device is in that namespace" ip -n "$OTHER" link show "$p"
+	check "... and not in the daemon's" link_gone "$NS" "$p"
+done
+check_out "... a device of the daemon's namespace is never its port" \
+	"Address family not supported|No such device" octl add-if dp0 v0
+check_out "... nor a tunnel port of the daemon's namespace" \
+	"Address family not supported|No such device" \
+	octl add-if dp0 vx0,type=vxlan,remote_ip=10.1.1.1
+check_absent "... so dp0 there has its three ports only" "v0|vx0" octl show dp0
+check_out "... the daemon's dp0 keeps its own" "port 2: v0" dpctl show dp0
+check_absent "... and the daemon's namespace has no port of theirs" "po[123]" \
+	dpctl show dp0
+# Its ports moved on, into two namespaces of their own, and flows between
+# them.
+for n in "$OA" "$OB"; do
+	ip netns add "$n"
+	ip netns exec "$n" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 \
+		net.ipv6.conf.default.disable_ipv6=1
+done
+ip -n "$OTHER" link set po1 netns "$OA"
+ip -n "$OTHER" link set po2 netns "$OB"
+ip -n "$OA" addr add 10.9.0.1/24 dev po1
+ip -n "$OA" link set po1 up
+ip -n "$OB" addr add 10.9.0.2/24 dev po2
+ip -n "$OB" link set po2 up
+for t in "0x0800),ipv4()" "0x0806),arp()"; do
+	check "flow $t 1->2" octl add-flow dp0 "in_port(1),eth(),eth_type($t" 2
+	check "flow $t 2->1" octl add-flow dp0 "in_port(2),eth(),eth_type($t" 1
+done
+# Only the pings in the capture: no ARP in between.
+mac() { ip netns exec "$1" cat "/sys/class/net/$2/address"; }
+ip -n "$OA" neigh replace 10.9.0.2 lladdr "$(mac "$OB" po2)" dev po1 nud permanent
+ip -n "$OB" neigh replace 10.9.0.1 lladdr "$(mac "$OA" po1)" dev po2 nud permanent
+check_out "its ports still its own after the moves" "port 2: po2" \
+	octl show dp0
+check "capture of its own datapath: it starts" eval \
+	'root_elsewhere "$B/tapdpctl" capture all --count 4 --timeout 20 \
+		>"$T/ocap.out" 2>"$T/ocap.err" & OCAP=$!
+	wait_until 10 grep -q following "$T/ocap.err"'
+check "traffic through its datapath" \
+	ip netns exec "$OA" ping -c 2 -i 0.2 -W 2 10.9.0.2
+check "... its capture saw it" wait_until 10 eval '! kill -0 $OCAP 2>/dev/null'
+check_out "... in by po1, out by po2" "dp0 1 po1 rx len=98 [0-9.]+ dp0 2 po2 tx len=98" \
+	eval 'tr "\n" " " <"$T/ocap.out"'
+check_out "... its flows counted it" "packets:[1-9]" octl dump-flows dp0
+check_out "... not the daemon's" "flows: 0" dpctl show dp0
+# A restart keeps the daemon's namespace's datapaths only: another's are
+# not journaled, lest they come back in the daemon's namespace.
+pid=$(cat "$PIDF")
+kill -KILL "$pid"
+wait_until 5 eval "! kill -0 $pid 2>/dev/null"
+check "a daemon killed with SIGKILL, and a new one" tapdpd_start --max-sockets-per-uid 64
+check_out "... the daemon's dp0 came back" "port 2: v0" dpctl show dp0
+check_absent "... and nothing of the other namespace's" "xroot|po[123]" \
+	dpctl show
+check "... whose ports' devices went with the daemon" \
+	wait_until 10 link_gone "$OTHER" po3
+# Its datapaths again, then the namespace deleted: they go with it.
+check "root elsewhere makes dp1 again" octl add-dp dp1
+check "... with an internal port" octl add-if dp1 po4,type=internal
+ip -n "$OTHER" link set po4 netns "$OA"
+ip netns del "$OTHER"
+check "the namespace deleted: its datapaths go with it" \
+	wait_until 10 grep -q "is gone, and its datapaths with it" "$LOG"
+check "... and their ports' devices, wherever they were" \
+	wait_until 10 link_gone "$OA" po4
+check_out "... the daemon's are there" "port 2: v0" dpctl show dp0
+ip netns add "$OTHER"
 
 # A socket someone else opened: the kernel checks the sender of each
 # request as well as the opener. Root hands its route socket and its

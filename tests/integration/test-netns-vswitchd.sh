@@ -1,0 +1,137 @@
+#!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
+# One daemon, three network namespaces as the kernel keeps them apart: the
+# daemon's and two containers (ip netns), each with its own ovsdb-server and
+# ovs-vswitchd (the shim's sockets made in that namespace). Each makes a
+# bridge of the same name, with internal ports of the same names moved on
+# into two namespaces of their own with the same addresses; pings flow in
+# each, through upcalls and megaflows; each sees its own datapath, ports,
+# flows and connections only; a container deleted takes its state along,
+# and the others go on.
+. "$(dirname "$0")/../lib.sh"
+
+C1=tapdpc1$$ C2=tapdpc2$$
+ALL="$NS $C1 $C2"
+# Where each namespace's ports go: two namespaces of their own.
+HOSTS=
+for c in $ALL; do HOSTS="$HOSTS ${c}a ${c}b"; done
+stop_all() {
+	for c in $ALL; do ovs_of "$c" stop; done
+	for n in $C1 $C2 $HOSTS; do ip netns del "$n" 2>/dev/null; done
+	tapdp_cleanup
+}
+trap stop_all EXIT
+
+# The OVS of namespace $1, in $T/$1: ovs_of NS start|stop, or a command
+# with that OVS's environment (ovs-ofctl br0 finds its bridge there).
+ovs_of() {
+	local c=$1 d=$T/$1 p
+	shift
+	local env="env OVS_RUNDIR=$d OVS_LOGDIR=$d OVS_DBDIR=$d OVS_SYSCONFDIR=$d"
+	case $1 in
+	start)
+		mkdir -p "$d"
+		ovsdb-tool create "$d/conf.db" \
+			/usr/share/openvswitch/vswitch.ovsschema &&
+		ip netns exec "$c" $env ovsdb-server --remote="punix:$d/db.sock" \
+			--pidfile="$d/ovsdb.pid" --detach \
+			--log-file="$d/ovsdb.log" "$d/conf.db" &&
+		vsctl "$c" --no-wait init &&
+		ip netns exec "$c" $env "$BUILD/tapdp-run" -- ovs-vswitchd \
+			"unix:$d/db.sock" --pidfile="$d/vswitchd.pid" --detach \
+			--log-file="$d/vswitchd.log"
+		;;
+	stop)
+		for p in vswitchd ovsdb; do
+			[ -f "$d/$p.pid" ] || continue
+			p=$(cat "$d/$p.pid")
+			kill "$p" 2>/dev/null && wait_until 5 test ! -e "/proc/$p"
+		done
+		rm -f "$d"/*.pid
+		;;
+	*)
+		$env "$@"
+		;;
+	esac
+}
+vsctl() { local c=$1; shift; ovs-vsctl --db="unix:$T/$c/db.sock" --timeout=10 "$@"; }
+dpctl_in() { local c=$1; shift; ip netns exec "$c" "$BUILD/tapdp-run" -- ovs-dpctl "$@"; }
+appctl_in() {
+	local c=$1
+	shift
+	ovs-appctl -t "$T/$c/ovs-vswitchd.$(cat "$T/$c/vswitchd.pid").ctl" "$@"
+}
+
+tapdp_ns_up
+check "daemon starts" tapdpd_start
+for c in $C1 $C2; do
+	ip netns add "$c"
+	ip netns exec "$c" ip link set lo up
+done
+for c in $ALL; do
+	ip netns exec "$c" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 \
+		net.ipv6.conf.default.disable_ipv6=1
+	check "$c: ovsdb-server and ovs-vswitchd start" ovs_of "$c" start
+	check "$c: a bridge br0 with internal ports p1 and p2" \
+		vsctl "$c" add-br br0 -- \
+		add-port br0 p1 -- set interface p1 type=internal -- \
+		add-port br0 p2 -- set interface p2 type=internal
+	check "$c: their devices are in $c" \
+		wait_until 10 ip -n "$c" link show p2
+done
+for c in $ALL; do
+	check_out "$c: its datapath has its own four ports" \
+		"^4$" eval "dpctl_in $c show | grep -c '^  port'"
+	check_out "... ovs-vswitchd's view" "br0 65534/[0-9]+: \(internal\)" \
+		appctl_in "$c" dpif/show
+done
+check_out "one datapath per namespace: none of the others'" "^1$" \
+	eval "dpctl_in $C1 dump-dps | wc -l"
+
+# Every namespace's ports moved on into two of their own, with the same
+# addresses everywhere.
+for c in $ALL; do
+	for i in 1 2; do
+		h=${c}$([ $i = 1 ] && echo a || echo b)
+		ip netns add "$h"
+		ip netns exec "$h" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 \
+			net.ipv6.conf.default.disable_ipv6=1
+		ip -n "$c" link set "p$i" netns "$h"
+		ip -n "$h" addr add "10.9.0.$i/24" dev "p$i"
+		ip -n "$h" link set "p$i" up
+	done
+done
+# Connections tracked in the first container only.
+check "$C1: ovs-ofctl add-flows: ct(commit) then NORMAL" \
+	ovs_of "$C1" ovs-ofctl add-flows br0 - <<'OF'
+table=0,priority=10,ip,ct_state=-trk,actions=ct(table=1)
+table=1,priority=10,ip,ct_state=+trk+new,actions=ct(commit),NORMAL
+table=1,priority=10,ip,ct_state=+trk+est,actions=NORMAL
+table=0,priority=0,actions=NORMAL
+OF
+for c in $ALL; do
+	check "$c: ping between its ports" \
+		ip netns exec "${c}a" ping -c 3 -i 0.2 -W 2 10.9.0.2
+	check_out "... by megaflows ovs-vswitchd installed in its datapath" \
+		"eth_type\(0x0800\).*packets:[1-9]" dpctl_in "$c" dump-flows
+done
+check_out "$C1: its connection tracked" "icmp,orig=\(src=10.9.0.1,dst=10.9.0.2" \
+	appctl_in "$C1" dpctl/dump-conntrack
+for c in $NS $C2; do
+	check_absent "$c: none of $C1's connections" "10.9.0" \
+		appctl_in "$c" dpctl/dump-conntrack
+	check_absent "$c: none of $C1's ct flows" "ct\(" dpctl_in "$c" dump-flows
+done
+check_out "$C1: its ct flows" "ct\(" dpctl_in "$C1" dump-flows
+
+# The second container goes: its state with it; the others go on.
+ovs_of "$C2" stop
+ip netns del "$C2"
+check "$C2 deleted: the daemon frees its datapaths" \
+	wait_until 10 grep -q "is gone, and its datapaths with it" "$LOG"
+check "... and their ports' devices" wait_until 10 link_gone "${C2}a" p1
+for c in $NS $C1; do
+	check "$c: still pings" ip netns exec "${c}a" ping -c 2 -i 0.2 -W 2 10.9.0.2
+	check_out "$c: its datapath is whole" "port [0-9]+: p2" dpctl_in "$c" show
+done
+finish
