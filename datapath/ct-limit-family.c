@@ -80,14 +80,15 @@ del_one(struct conntrack *ct, const struct ovs_zone_limit *zl, void *arg)
 		conntrack_limit_del(ct, zl->zone_id);
 }
 
+/* ct NULL: no tracker yet, so no limit and no connection. */
 static void
 put_zone(struct msgbuf *mb, struct conntrack *ct, int zone)
 {
 	struct ovs_zone_limit zl = { .zone_id = zone };
 
-	if (zone == OVS_ZONE_LIMIT_DEFAULT_ZONE) {
+	if (ct && zone == OVS_ZONE_LIMIT_DEFAULT_ZONE) {
 		zl.limit = conntrack_limit_default(ct);
-	} else {
+	} else if (ct) {
 		zl.limit = conntrack_limit_get(ct, zone);
 		zl.count = conntrack_zone_count(ct, zone);
 	}
@@ -174,21 +175,21 @@ static int
 ct_limit_cmd_get(struct genl_info *info)
 {
 	const struct nlattr *zl = info->attrs[OVS_CT_LIMIT_ATTR_ZONE_LIMIT];
-	struct conntrack *ct = dp_net_conntrack(nlsock_net(info->sk));
+	/* A read makes no tracker: anyone may read, in any namespace, and
+	 * a tracker has a thread of its own. */
+	struct conntrack *ct = dp_net_conntrack_made(nlsock_net(info->sk));
 	static char mem[GENL_MSG_MAX];
 	struct nlattr *nest;
 	struct msgbuf mb;
 	int zone = -1;
 
-	if (!ct)
-		return -ENOMEM;
 	reply_start(info, &mb, mem, sizeof(mem), OVS_CT_LIMIT_CMD_GET);
 	nest = msgbuf_nest_start(&mb, OVS_CT_LIMIT_ATTR_ZONE_LIMIT);
 	if (zl) {
 		for_each_zone_limit(zl, "get", get_one, ct, &mb);
 	} else {
 		put_zone(&mb, ct, OVS_ZONE_LIMIT_DEFAULT_ZONE);
-		while (conntrack_limit_next(ct, &zone))
+		while (ct && conntrack_limit_next(ct, &zone))
 			put_zone(&mb, ct, zone);
 	}
 	msgbuf_nest_end(&mb, nest);

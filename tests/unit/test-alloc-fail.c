@@ -446,8 +446,14 @@ prepare(struct fx *f, enum prep p)
 		assert_int_equal(must_ask(f), 0);
 	}
 	if (p >= P_PORT_CT) {
-		/* Asking for the ct limits makes the tracker. */
-		req_start(f, FAMILY_ID_CT_LIMIT, 0, OVS_CT_LIMIT_CMD_GET, HDR);
+		/* Setting a ct limit (the default one to none, as it is)
+		 * makes the tracker; reading them does not. */
+		struct ovs_zone_limit none = {
+			.zone_id = OVS_ZONE_LIMIT_DEFAULT_ZONE };
+
+		req_start(f, FAMILY_ID_CT_LIMIT, 0, OVS_CT_LIMIT_CMD_SET, HDR);
+		msgbuf_put(&f->req, OVS_CT_LIMIT_ATTR_ZONE_LIMIT, sizeof(none),
+			   &none);
 		assert_int_equal(must_ask(f), 0);
 	}
 	if (p == P_CT) {

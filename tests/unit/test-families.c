@@ -939,6 +939,15 @@ test_ct_limit(void **state)
 	struct ovs_zone_limit ask = { .zone_id = 6 };
 	const struct ovs_zone_limit *got;
 
+	/* Before any tracker: no limit, no connection, and reading makes
+	 * none (anyone may read; a tracker has a thread). */
+	ct_limit_req(f, OVS_CT_LIMIT_CMD_GET, &ask, 1);
+	assert_int_equal(transact(f, FAMILY_ID_CT_LIMIT), 0);
+	got = rep_limits(f, 1);
+	assert_int_equal(got[0].zone_id, 6);
+	assert_int_equal(got[0].limit, 0);
+	assert_int_equal(got[0].count, 0);
+	assert_null(dp_net_conntrack_made(net));
 	ct_limit_req(f, OVS_CT_LIMIT_CMD_SET, set, 2);
 	assert_int_equal(transact(f, FAMILY_ID_CT_LIMIT), 0);
 	assert_int_equal(rep_cmd(f), OVS_CT_LIMIT_CMD_SET);
