@@ -44,6 +44,7 @@ struct client {
 struct status {
 	char version[32], kernel[16];
 	uint32_t pid, n_clients;
+	uint32_t n_namespaces;		/* 0: not told (another namespace) */
 	uint64_t uptime_ms, rss, heap;
 	struct thread *threads;
 	struct table *tables;
@@ -175,6 +176,9 @@ status_cb(const struct nlmsghdr *h, void *data)
 		case TAPDP_CTL_ATTR_CLIENTS:
 			st->n_clients = gclient_uint(a);
 			break;
+		case TAPDP_CTL_ATTR_NAMESPACES:
+			st->n_namespaces = gclient_uint(a);
+			break;
 		case TAPDP_CTL_ATTR_TABLES:
 			err = tables_parse(a, st);
 			break;
@@ -289,6 +293,8 @@ print_json(const struct status *st)
 	json_uint(&j, "pid", st->pid);
 	json_uint(&j, "uptime_ms", st->uptime_ms);
 	json_string(&j, "kernel", st->kernel);
+	if (st->n_namespaces)
+		json_uint(&j, "namespaces", st->n_namespaces);
 	json_object_begin(&j, "memory");
 	json_uint(&j, "resident", st->rss);
 	json_uint(&j, "heap", st->heap);
@@ -393,6 +399,9 @@ print_human(const struct status *st)
 	       (unsigned long long)(s % 60), st->kernel);
 	printf("memory: %.1f MiB resident, %.1f MiB heap in use\n",
 	       st->rss / 1048576.0, st->heap / 1048576.0);
+	if (st->n_namespaces)
+		printf("namespaces: %u served (this one and %u others)\n",
+		       st->n_namespaces, st->n_namespaces - 1);
 	for (unsigned i = 0; i < st->dps.n; i++) {
 		const struct ctl_dp *dp = &st->dps.dp[i];
 

@@ -241,6 +241,10 @@ ctl_cmd_status(struct genl_info *info)
 	msgbuf_put_u64(&mb, TAPDP_CTL_ATTR_RSS, rss_bytes());
 	msgbuf_put_u64(&mb, TAPDP_CTL_ATTR_HEAP, heap_bytes());
 	msgbuf_put_u32(&mb, TAPDP_CTL_ATTR_CLIENTS, n_clients(info->sk));
+	/* Other namespaces are the host's to know of, as /proc/net shows a
+	 * container its own. */
+	if (!nlsock_creds(info->sk)->other_netns)
+		msgbuf_put_u32(&mb, TAPDP_CTL_ATTR_NAMESPACES, dp_net_count());
 	put_tables(&mb, nlsock_net(info->sk));
 	put_buffers(&mb);
 	if (msgbuf_end(&mb))

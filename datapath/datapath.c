@@ -1423,6 +1423,15 @@ dp_upcall_answered(struct datapath *dp, const struct flow_key *key)
 
 /* The context. */
 
+/* Contexts alive: one per namespace served. */
+static unsigned n_nets;
+
+unsigned
+dp_net_count(void)
+{
+	return __atomic_load_n(&n_nets, __ATOMIC_RELAXED);
+}
+
 struct dp_net *
 dp_net_new(const struct dp_net_config *cfg)
 {
@@ -1444,6 +1453,7 @@ dp_net_new(const struct dp_net_config *cfg)
 	pthread_mutex_init(&net->conntrack_lock, NULL);
 	net->netnsid = NETNSA_NSID_NOT_ASSIGNED;
 	net->nsfd = -1;
+	__atomic_add_fetch(&n_nets, 1, __ATOMIC_RELAXED);
 	return net;
 }
 
@@ -1478,6 +1488,7 @@ dp_net_destroy(struct dp_net *net)
 	conntrack_destroy(net->conntrack);
 	pthread_mutex_destroy(&net->conntrack_lock);
 	free(net);
+	__atomic_sub_fetch(&n_nets, 1, __ATOMIC_RELAXED);
 }
 
 struct conntrack *

@@ -158,6 +158,8 @@ void dp_net_set_namespace(struct dp_net *net, int netnsid, int nsfd);
 int dp_net_netnsid(const struct dp_net *net);
 /* No datapath, and no tracker was made: nothing would be lost with it. */
 bool dp_net_idle(const struct dp_net *net);
+/* How many contexts there are (the namespaces served). Any thread. */
+unsigned dp_net_count(void);
 /* Periodic work of the control thread: mask rebalancing. */
 void dp_net_run_periodic(struct dp_net *net);
 

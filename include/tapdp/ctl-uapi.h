@@ -178,6 +178,9 @@ enum tapdp_ctl_attr {
 	TAPDP_CTL_ATTR_SIZE,		/* u32: bytes each */
 	TAPDP_CTL_ATTR_MADE,		/* u32: allocated, in use or free */
 	TAPDP_CTL_ATTR_FREE,		/* u32 */
+	TAPDP_CTL_ATTR_NAMESPACES,	/* u32: network namespaces served, the
+					 * daemon's included (in STATUS, to
+					 * the daemon's namespace only) */
 	__TAPDP_CTL_ATTR_MAX
 };
 #define TAPDP_CTL_ATTR_MAX	(__TAPDP_CTL_ATTR_MAX - 1)

@@ -6,8 +6,8 @@
 # bridge of the same name, with internal ports of the same names moved on
 # into two namespaces of their own with the same addresses; pings flow in
 # each, through upcalls and megaflows; each sees its own datapath, ports,
-# flows and connections only; a container deleted takes its state along,
-# and the others go on.
+# flows and connections only; a container deleted takes its state along
+# (tapdpctl status counts the namespaces served), and the others go on.
 . "$(dirname "$0")/../lib.sh"
 
 C1=tapdpc1$$ C2=tapdpc2$$
@@ -124,11 +124,18 @@ for c in $NS $C2; do
 done
 check_out "$C1: its ct flows" "ct\(" dpctl_in "$C1" dump-flows
 
+check_out "tapdpctl status in the daemon's namespace: three served" \
+	"^namespaces: 3 served" in_ns "$BUILD/tapdpctl" status
+check_absent "... a container's is not told of the others" "^namespaces" \
+	ip netns exec "$C1" "$BUILD/tapdpctl" status
+
 # The second container goes: its state with it; the others go on.
 ovs_of "$C2" stop
 ip netns del "$C2"
 check "$C2 deleted: the daemon frees its datapaths" \
 	wait_until 10 grep -q "is gone, and its datapaths with it" "$LOG"
+check_out "... tapdpctl status: two served" "^namespaces: 2 served" \
+	in_ns "$BUILD/tapdpctl" status
 check "... and their ports' devices" wait_until 10 link_gone "${C2}a" p1
 for c in $NS $C1; do
 	check "$c: still pings" ip netns exec "${c}a" ping -c 2 -i 0.2 -W 2 10.9.0.2
