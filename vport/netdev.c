@@ -325,6 +325,8 @@ netdev_move(int ifindex, int nsfd, const char *name)
 	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
 	struct ifinfomsg *ifi;
 
+	if (ifindex <= 0)
+		return -ENODEV;
 	nlh->nlmsg_type = RTM_NEWLINK;
 	nlh->nlmsg_flags = NLM_F_ACK;
 	ifi = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifi));

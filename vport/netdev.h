@@ -35,9 +35,9 @@ int netdev_lookup(int netnsid, const char *name, int *ifindex, uint32_t *mtu);
  * assigned if it has none, as the kernel does when it reports a peer), or
  * NETNSA_NSID_NOT_ASSIGNED if that is our own. 0 or -errno. */
 int netdev_netnsid(int nsfd, int *netnsid);
-/* Moves the device to the namespace nsfd refers to, called name there
- * (one step: the kernel's dev_change_net_namespace() with a name).
- * -EEXIST when the name is taken there. */
+/* Moves the device ifindex (> 0) to the namespace nsfd refers to, called
+ * name there (one step: the kernel's dev_change_net_namespace() with a
+ * name). -EEXIST when the name is taken there. */
 int netdev_move(int ifindex, int nsfd, const char *name);
 int netdev_set_promisc(const char *name, bool on);
 int netdev_set_up(const char *name, bool up);

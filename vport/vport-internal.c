@@ -40,9 +40,13 @@ static int
 internal_move(struct vport *vport, const char *made)
 {
 	struct ifreq ifr = { 0 };
-	int err = netdev_move(netdev_ifindex(made), vport->make_nsfd,
-			      vport->name);
+	int ifindex = netdev_ifindex(made), err;
 
+	/* Index 0 would have the kernel find a device by the new name,
+	 * here: never. */
+	if (ifindex <= 0)
+		return -ENODEV;
+	err = netdev_move(ifindex, vport->make_nsfd, vport->name);
 	if (err)
 		return err;
 	/* A name with "%d" was filled in there. */
