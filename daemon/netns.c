@@ -21,9 +21,6 @@ struct netns_ctx {
 	int netnsid;			/* its id in ours */
 	int nsfd;			/* while it has clients, else -1 */
 	unsigned clients;
-	/* The id was a namespace's that went, whose RTM_DELNSID is still
-	 * to come: not this one's. */
-	bool gone_pending;
 	struct dp_net *net;
 };
 
@@ -74,7 +71,7 @@ netns_of(int fd)
 }
 
 static struct netns_ctx *
-ctx_new(int fd, uint64_t cookie)
+ctx_new(int fd, uint64_t cookie, int *errp)
 {
 	struct netns_ctx *ctx, **grown;
 	int nsfd = netns_of(fd), err;
@@ -82,6 +79,7 @@ ctx_new(int fd, uint64_t cookie)
 	if (nsfd < 0) {
 		log_warn("a client's namespace (cookie %llu) cannot be had: "
 			 "%s", (unsigned long long)cookie, strerror(-nsfd));
+		*errp = nsfd;
 		return NULL;
 	}
 	ctx = calloc(1, sizeof(*ctx));
@@ -103,14 +101,15 @@ ctx_new(int fd, uint64_t cookie)
 			dp_net_destroy(ctx->net);
 		free(ctx);
 		close(nsfd);
+		*errp = err;
 		return NULL;
 	}
 	/* Ids are unique among the living: a context with this one is of a
-	 * namespace that went, whose RTM_DELNSID we have not read yet. */
+	 * namespace that went, whose RTM_DELNSID we have not read yet (and
+	 * which finds this one alive, netns_gone). */
 	for (size_t i = 0; i < n_ctxs; i++) {
 		if (ctxs[i]->netnsid == ctx->netnsid) {
 			ctx_free(ctxs[i]);
-			ctx->gone_pending = true;
 			break;
 		}
 	}
@@ -123,7 +122,7 @@ ctx_new(int fd, uint64_t cookie)
 }
 
 static void *
-ctx_attach(int fd, uint64_t cookie)
+ctx_attach(int fd, uint64_t cookie, int *err)
 {
 	struct netns_ctx *ctx = NULL;
 
@@ -131,14 +130,18 @@ ctx_attach(int fd, uint64_t cookie)
 		if (ctxs[i]->cookie == cookie)
 			ctx = ctxs[i];
 	if (!ctx) {
-		ctx = ctx_new(fd, cookie);
+		ctx = ctx_new(fd, cookie, err);
 		if (!ctx)
 			return NULL;
 	} else if (!ctx->clients) {
-		ctx->nsfd = netns_of(fd);
-		if (ctx->nsfd < 0)
+		int nsfd = netns_of(fd);
+
+		if (nsfd < 0) {
+			*err = nsfd;
 			return NULL;
-		dp_net_set_namespace(ctx->net, ctx->netnsid, ctx->nsfd);
+		}
+		ctx->nsfd = nsfd;
+		dp_net_set_namespace(ctx->net, ctx->netnsid, nsfd);
 	}
 	ctx->clients++;
 	return ctx->net;
@@ -177,23 +180,25 @@ netns_hooks(const struct dp_net_config *cfg)
 	return &hooks;
 }
 
+/* An id's RTM_DELNSID may come after the id was given again, to a
+ * namespace with a context: each is asked whether its namespace is still
+ * there. With events lost (netnsid < 0), those holding datapaths are. */
 void
 netns_gone(int netnsid)
 {
-	for (size_t i = 0; i < n_ctxs; i++) {
-		if (ctxs[i]->netnsid != netnsid)
-			continue;
-		if (ctxs[i]->gone_pending) {
-			ctxs[i]->gone_pending = false;
-			return;
-		}
+	for (size_t i = 0; i < n_ctxs;) {
+		struct netns_ctx *ctx = ctxs[i];
+		bool asked = netnsid < 0 ? dp_at(ctx->net, 0) != NULL
+					 : ctx->netnsid == netnsid;
+
 		/* Its clients' sockets hold it: it cannot go before them. */
-		if (!ctxs[i]->clients) {
+		if (asked && !ctx->clients && !dp_net_home_alive(ctx->net)) {
 			log_info("namespace %d is gone, and its datapaths "
-				 "with it", netnsid);
-			ctx_free(ctxs[i]);
-			return;
+				 "with it", ctx->netnsid);
+			ctx_free(ctx);
+			continue;
 		}
+		i++;
 	}
 }
 

@@ -1471,6 +1471,21 @@ dp_net_netnsid(const struct dp_net *net)
 }
 
 bool
+dp_net_home_alive(const struct dp_net *net)
+{
+	struct datapath *dp;
+
+	for (unsigned i = 0; (dp = dp_at(net, i)); i++) {
+		struct dp_port *local = dp_port_get(dp, OVSP_LOCAL);
+
+		if (local && !vport_locate(local->vport) &&
+		    local->vport->netnsid == net->netnsid)
+			return true;
+	}
+	return false;
+}
+
+bool
 dp_net_idle(const struct dp_net *net)
 {
 	return !dp_at(net, 0) && !dp_net_conntrack_made(net);

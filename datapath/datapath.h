@@ -156,6 +156,10 @@ struct conntrack *dp_net_conntrack_made(const struct dp_net *net);
 void dp_net_set_namespace(struct dp_net *net, int netnsid, int nsfd);
 /* NETNSA_NSID_NOT_ASSIGNED for the daemon's own namespace. */
 int dp_net_netnsid(const struct dp_net *net);
+/* Whether another namespace's context still has its namespace: a local
+ * port's device is there (destroyed with it; it may not leave). False
+ * without datapaths. Control thread. */
+bool dp_net_home_alive(const struct dp_net *net);
 /* No datapath, and no tracker was made: nothing would be lost with it. */
 bool dp_net_idle(const struct dp_net *net);
 /* How many contexts there are (the namespaces served). Any thread. */

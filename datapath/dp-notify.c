@@ -169,7 +169,9 @@ nsid_attr(const struct nlattr *a, void *data)
 }
 
 /* RTM_DELNSID: a namespace our namespace had an id for is gone, and the
- * datapaths of its context with it (the kernel's pernet exit). */
+ * datapaths of its context with it (the kernel's pernet exit). Only our
+ * namespace's: another's ids (NETLINK_LISTEN_ALL_NSID brings its
+ * RTM_DELNSID too) are not ours. */
 static void
 nsid_gone(const struct nlmsghdr *nlh)
 {
@@ -182,7 +184,7 @@ nsid_gone(const struct nlmsghdr *nlh)
 		netns_gone(nsid);
 }
 
-/* The id of the namespace a datagram of link events comes from. */
+/* data: the id of the namespace the datagram came from. */
 static int
 link_event(const struct nlmsghdr *nlh, void *data)
 {
@@ -190,7 +192,8 @@ link_event(const struct nlmsghdr *nlh, void *data)
 	int netnsid = *(const int *)data;
 
 	if (nlh->nlmsg_type == RTM_DELNSID) {
-		nsid_gone(nlh);
+		if (netnsid == NETNSA_NSID_NOT_ASSIGNED)
+			nsid_gone(nlh);
 		return MNL_CB_OK;
 	}
 	if (nlh->nlmsg_len < NLMSG_LENGTH(sizeof(*ifi)))
@@ -226,9 +229,12 @@ rtnl_read(void *arg)
 		n = recvmsg(mnl_socket_get_fd(rtnl), &mh, 0);
 		if (n <= 0) {
 			/* Events lost to a full queue: those that follow
-			 * still count. */
-			if (n < 0 && errno == ENOBUFS)
+			 * still count, and any namespace may have gone. */
+			if (n < 0 && errno == ENOBUFS) {
+				if (netns_gone)
+					netns_gone(NETNSA_NSID_NOT_ASSIGNED);
 				continue;
+			}
 			break;
 		}
 		for (struct cmsghdr *cm = CMSG_FIRSTHDR(&mh); cm;

@@ -13,7 +13,9 @@ struct dp_net;
 /* Subscribes to link events (of every namespace with an id) and the ports'
  * error events, on the server's loop, for net's datapaths (the daemon's
  * namespace's context). gone(netnsid) is told when a namespace with an id
- * in ours goes. 0 or -errno. */
+ * in ours goes (the id may have been given again since), and
+ * gone(NETNSA_NSID_NOT_ASSIGNED) when events were lost: any may have. 0
+ * or -errno. */
 int dp_notify_open(struct dp_net *net, void (*gone)(int netnsid));
 /* Another namespace's context, whose ports' devices it follows too until
  * removed. 0 or -ENOMEM. */

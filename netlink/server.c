@@ -482,13 +482,15 @@ other_netns(uint64_t cookie)
 }
 
 /* What a socket of namespace cookie acts on, the kernel's sock_net(): fd
- * is one of that namespace. NULL when its context cannot be made. */
+ * is one of that namespace. NULL, with *err, when its context cannot be
+ * made. */
 static void *
-net_attach(int fd, uint64_t cookie)
+net_attach(int fd, uint64_t cookie, int *err)
 {
 	if (!other_netns(cookie))
 		return served_net;
-	return netns_ops ? netns_ops->attach(fd, cookie) : NULL;
+	*err = -EOPNOTSUPP;
+	return netns_ops ? netns_ops->attach(fd, cookie, err) : NULL;
 }
 
 static void
@@ -717,11 +719,9 @@ conn_hello(struct conn *c, const struct tapdp_req *req, struct msghdr *mh,
 		err = -ENFILE;
 		goto out;
 	}
-	net = net_attach(fds[0], c->netns);
-	if (!net) {
-		err = -ENOMEM;
+	net = net_attach(fds[0], c->netns, &err);
+	if (!net)
 		goto out;
-	}
 	*memfd = shared_new(&shared);
 	if (*memfd < 0) {
 		err = *memfd == -EMFILE ? -ENFILE : *memfd;
@@ -1242,7 +1242,7 @@ conn_restore(struct keep_entry *e)
 	st.creds.net_admin &= !st.creds.other_netns;
 	if (kfd >= 0 && netns_cookie(kfd) != c->netns)
 		goto fail;
-	net = net_attach(e->fds[1], c->netns);
+	net = net_attach(e->fds[1], c->netns, &(int){ 0 });
 	if (!net)
 		goto fail;
 	c->sk = nlsock_restore(e->fds[1], shared, &st, net);

@@ -16,7 +16,8 @@
 # when aligned must not hang the daemon.
 . "$(dirname "$0")/../lib.sh"
 OTHER=tapdpo$$ OA=tapdpa$$ OB=tapdpb$$
-trap 'for n in $OTHER $OA $OB; do ip netns del "$n" 2>/dev/null; done
+trap 'for n in $OTHER $OA $OB ${OTHER2:-} ${NESTED:-}; do
+		ip netns del "$n" 2>/dev/null; done
 	tapdp_cleanup' EXIT
 
 user=nobody
@@ -149,6 +150,22 @@ check "... whose ports' devices went with the daemon" \
 check "root elsewhere makes dp1 again" octl add-dp dp1
 check "... with an internal port" octl add-if dp1 po4,type=internal
 ip -n "$OTHER" link set po4 netns "$OA"
+# Another namespace's RTM_DELNSID of the same number (every namespace
+# numbers its own; the daemon hears theirs too) frees nothing of it.
+id=$(ip -n "$NS" netns list-id | sed -n "s/^nsid \([0-9]*\) .*$OTHER)\$/\1/p")
+check "the daemon's namespace has an id for it" test -n "$id"
+OTHER2=tapdpq$$ NESTED=tapdpr$$
+ip netns add "$OTHER2"
+ip netns add "$NESTED"
+check "a client in a second namespace" eval \
+	'ip netns exec "$OTHER2" "$B/tapdp-run" -- ovs-dpctl dump-dps'
+ip -n "$OTHER2" netns set "$NESTED" "$id"
+ip netns del "$NESTED"
+ip netns del "$OTHER2"
+check "... whose own id $id for a namespace of its own went" \
+	wait_until 10 eval '! ip -n "$NS" netns list-id | grep -q "$OTHER2"'
+check_out "... the first keeps its datapath" "system@dp1" octl dump-dps
+check_absent "... and the daemon said none of its went" "is gone" cat "$LOG"
 ip netns del "$OTHER"
 check "the namespace deleted: its datapaths go with it" \
 	wait_until 10 grep -q "is gone, and its datapaths with it" "$LOG"
