@@ -3,6 +3,7 @@
 #include "daemon/netns.h"
 
 #include <errno.h>
+#include <linux/net_namespace.h>
 #include <linux/sockios.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,7 +19,8 @@
 
 struct netns_ctx {
 	uint64_t cookie;		/* the namespace's (SO_NETNS_COOKIE) */
-	int netnsid;			/* its id in ours */
+	int netnsid;			/* its id in ours, once its admin was
+					 * a client (else NOT_ASSIGNED) */
 	int nsfd;			/* while it has clients, else -1 */
 	unsigned clients;
 	struct dp_net *net;
@@ -70,59 +72,76 @@ netns_of(int fd)
 	return nsfd < 0 ? -errno : nsfd;
 }
 
+/* A context for namespace cookie, with no id and no fd yet. */
 static struct netns_ctx *
-ctx_new(int fd, uint64_t cookie, int *errp)
+ctx_new(uint64_t cookie)
 {
-	struct netns_ctx *ctx, **grown;
-	int nsfd = netns_of(fd), err;
+	struct netns_ctx *ctx = calloc(1, sizeof(*ctx)), **grown;
 
-	if (nsfd < 0) {
-		log_warn("a client's namespace (cookie %llu) cannot be had: "
-			 "%s", (unsigned long long)cookie, strerror(-nsfd));
-		*errp = nsfd;
-		return NULL;
-	}
-	ctx = calloc(1, sizeof(*ctx));
 	grown = realloc(ctxs, (n_ctxs + 1) * sizeof(*ctxs));
 	if (grown)
 		ctxs = grown;
-	err = ctx && grown ? netdev_netnsid(nsfd, &ctx->netnsid) : -ENOMEM;
-	if (!err && ctx->netnsid < 0)
-		err = -ENOENT;
-	if (!err) {
+	if (ctx && grown) {
 		ctx->net = dp_net_new(&ctx_cfg);
-		err = ctx->net ? dp_notify_add(ctx->net) : -ENOMEM;
+		if (ctx->net && !dp_notify_add(ctx->net)) {
+			ctx->cookie = cookie;
+			ctx->netnsid = NETNSA_NSID_NOT_ASSIGNED;
+			ctx->nsfd = -1;
+			ctxs[n_ctxs++] = ctx;
+			return ctx;
+		}
+		dp_net_destroy(ctx->net);
 	}
+	free(ctx);
+	return NULL;
+}
+
+/* Our namespace's id for ctx's (one is given if it has none). Only a
+ * namespace whose admin is a client gets one: with it come its link
+ * events (NETLINK_LISTEN_ALL_NSID), which no user should pour into ours
+ * from a namespace of its own that can hold nothing. */
+static int
+ctx_give_id(struct netns_ctx *ctx)
+{
+	int id, err = netdev_netnsid(ctx->nsfd, &id);
+
+	if (!err && id < 0)
+		err = -ENOENT;
 	if (err) {
-		log_warn("a client's namespace (cookie %llu) cannot be "
-			 "served: %s", (unsigned long long)cookie,
-			 strerror(-err));
-		if (ctx)
-			dp_net_destroy(ctx->net);
-		free(ctx);
-		close(nsfd);
-		*errp = err;
-		return NULL;
+		log_warn("a client's namespace (cookie %llu) has no id here: "
+			 "%s", (unsigned long long)ctx->cookie, strerror(-err));
+		return err;
 	}
 	/* Ids are unique among the living: a context with this one is of a
 	 * namespace that went, whose RTM_DELNSID we have not read yet (and
 	 * which finds this one alive, netns_gone). */
 	for (size_t i = 0; i < n_ctxs; i++) {
-		if (ctxs[i]->netnsid == ctx->netnsid) {
+		if (ctxs[i] != ctx && ctxs[i]->netnsid == id) {
 			ctx_free(ctxs[i]);
 			break;
 		}
 	}
-	ctx->cookie = cookie;
-	ctx->nsfd = nsfd;
-	dp_net_set_namespace(ctx->net, ctx->netnsid, nsfd);
-	ctxs[n_ctxs++] = ctx;
-	log_dbg("namespace %d: a context made for its clients", ctx->netnsid);
-	return ctx;
+	ctx->netnsid = id;
+	log_dbg("namespace %d: its admin is a client", id);
+	return 0;
+}
+
+/* With no client, the fd goes, so that the namespace can go: the kernel's
+ * datapaths do not hold their namespace. Nor does a context that holds
+ * nothing stay. */
+static void
+ctx_unused(struct netns_ctx *ctx)
+{
+	if (ctx->nsfd >= 0)
+		close(ctx->nsfd);
+	ctx->nsfd = -1;
+	dp_net_set_namespace(ctx->net, ctx->netnsid, -1);
+	if (dp_net_idle(ctx->net))
+		ctx_free(ctx);
 }
 
 static void *
-ctx_attach(int fd, uint64_t cookie, int *err)
+ctx_attach(int fd, uint64_t cookie, bool admin, int *err)
 {
 	struct netns_ctx *ctx = NULL;
 
@@ -130,40 +149,35 @@ ctx_attach(int fd, uint64_t cookie, int *err)
 		if (ctxs[i]->cookie == cookie)
 			ctx = ctxs[i];
 	if (!ctx) {
-		ctx = ctx_new(fd, cookie, err);
-		if (!ctx)
-			return NULL;
-	} else if (!ctx->clients) {
-		int nsfd = netns_of(fd);
-
-		if (nsfd < 0) {
-			*err = nsfd;
+		ctx = ctx_new(cookie);
+		if (!ctx) {
+			*err = -ENOMEM;
 			return NULL;
 		}
-		ctx->nsfd = nsfd;
-		dp_net_set_namespace(ctx->net, ctx->netnsid, nsfd);
+	}
+	if (!ctx->clients) {
+		ctx->nsfd = netns_of(fd);
+		*err = ctx->nsfd < 0 ? ctx->nsfd : 0;
+	}
+	if (!*err && admin && ctx->netnsid < 0)
+		*err = ctx_give_id(ctx);
+	if (*err) {
+		if (!ctx->clients)
+			ctx_unused(ctx);
+		return NULL;
 	}
 	ctx->clients++;
+	dp_net_set_namespace(ctx->net, ctx->netnsid, ctx->nsfd);
 	return ctx->net;
 }
 
-/* With no client, the fd goes, so that the namespace can go: the kernel's
- * datapaths do not hold their namespace. */
 static void
 ctx_detach(void *net)
 {
 	struct netns_ctx *ctx = ctx_by_net(net);
 
-	if (!ctx || --ctx->clients)
-		return;
-	close(ctx->nsfd);
-	ctx->nsfd = -1;
-	dp_net_set_namespace(ctx->net, ctx->netnsid, -1);
-	if (dp_net_idle(ctx->net)) {
-		log_dbg("namespace %d: no client left, nothing kept",
-			ctx->netnsid);
-		ctx_free(ctx);
-	}
+	if (ctx && !--ctx->clients)
+		ctx_unused(ctx);
 }
 
 static const struct server_netns hooks = {

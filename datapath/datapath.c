@@ -82,9 +82,11 @@ struct dp_net {
 	struct conntrack *conntrack;	/* atomic */
 	bool conntrack_failed;		/* the last try: said once */
 	uint32_t conntrack_max;
-	/* Another namespace than the daemon's: its id in ours (else
-	 * NETNSA_NSID_NOT_ASSIGNED) and, while a client of it is
-	 * connected, an fd of it, where ports are made (else -1). */
+	/* Another namespace than the daemon's (elsewhere): its id in ours
+	 * (NETNSA_NSID_NOT_ASSIGNED: ours, or none given yet) and, while a
+	 * client of it is connected, an fd of it, where ports are made
+	 * (else -1). */
+	bool elsewhere;
 	int netnsid;
 	int nsfd;
 };
@@ -1068,7 +1070,7 @@ port_attach(struct datapath *dp, uint32_t port_no, enum ovs_vport_type type,
 	 * port is a tunnel port, as the kernel's vport-netdev on a
 	 * collect-metadata device is. */
 	td = type == OVS_VPORT_TYPE_NETDEV &&
-		     dp->net->netnsid == NETNSA_NSID_NOT_ASSIGNED
+		     !dp->net->elsewhere
 		     ? tnl_dev_find(0, name) : NULL;
 	if (td) {
 		ops = tnl_dev_ops(td);
@@ -1460,8 +1462,15 @@ dp_net_new(const struct dp_net_config *cfg)
 void
 dp_net_set_namespace(struct dp_net *net, int netnsid, int nsfd)
 {
+	net->elsewhere = true;
 	net->netnsid = netnsid;
 	net->nsfd = nsfd;
+}
+
+bool
+dp_net_elsewhere(const struct dp_net *net)
+{
+	return net->elsewhere;
 }
 
 int

@@ -148,12 +148,14 @@ void dp_net_destroy(struct dp_net *net);
 struct conntrack *dp_net_conntrack(struct dp_net *net);
 /* The tracker if it was made, NULL otherwise. Any thread. */
 struct conntrack *dp_net_conntrack_made(const struct dp_net *net);
-/* A context of another network namespace than the daemon's: netnsid is
- * that namespace's id in ours; nsfd (the caller's, -1: none now) where
- * its ports' devices are made, as the kernel makes them in the
- * datapath's namespace. Internal ports only: its other ports would be
- * the daemon's namespace's devices (port_ops says which types). */
+/* Makes net a context of another network namespace than the daemon's:
+ * netnsid is that namespace's id in ours (NETNSA_NSID_NOT_ASSIGNED: none
+ * yet); nsfd (the caller's, -1: none now) where its ports' devices are
+ * made, as the kernel makes them in the datapath's namespace. Internal
+ * ports only: its other ports would be the daemon's namespace's devices
+ * (port_ops says which types). */
 void dp_net_set_namespace(struct dp_net *net, int netnsid, int nsfd);
+bool dp_net_elsewhere(const struct dp_net *net);
 /* NETNSA_NSID_NOT_ASSIGNED for the daemon's own namespace. */
 int dp_net_netnsid(const struct dp_net *net);
 /* Whether another namespace's context still has its namespace: a local

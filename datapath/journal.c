@@ -5,7 +5,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/genetlink.h>
-#include <linux/net_namespace.h>
 #include <linux/netfilter/nfnetlink.h>
 #include <linux/rtnetlink.h>
 #include <pthread.h>
@@ -307,7 +306,7 @@ bool
 journal_keeps(const struct dp_net *net)
 {
 	return journal_active() &&
-	       dp_net_netnsid(net) == NETNSA_NSID_NOT_ASSIGNED;
+	       !dp_net_elsewhere(net);
 }
 
 struct msgbuf *

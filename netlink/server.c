@@ -485,12 +485,16 @@ other_netns(uint64_t cookie)
  * is one of that namespace. NULL, with *err, when its context cannot be
  * made. */
 static void *
-net_attach(int fd, uint64_t cookie, int *err)
+net_attach(int fd, uint64_t cookie, bool admin, int *err)
 {
+	*err = 0;
 	if (!other_netns(cookie))
 		return served_net;
-	*err = -EOPNOTSUPP;
-	return netns_ops ? netns_ops->attach(fd, cookie, err) : NULL;
+	if (!netns_ops) {
+		*err = -EOPNOTSUPP;
+		return NULL;
+	}
+	return netns_ops->attach(fd, cookie, admin, err);
 }
 
 static void
@@ -719,7 +723,7 @@ conn_hello(struct conn *c, const struct tapdp_req *req, struct msghdr *mh,
 		err = -ENFILE;
 		goto out;
 	}
-	net = net_attach(fds[0], c->netns, &err);
+	net = net_attach(fds[0], c->netns, creds.net_admin, &err);
 	if (!net)
 		goto out;
 	*memfd = shared_new(&shared);
@@ -1242,7 +1246,7 @@ conn_restore(struct keep_entry *e)
 	st.creds.net_admin &= !st.creds.other_netns;
 	if (kfd >= 0 && netns_cookie(kfd) != c->netns)
 		goto fail;
-	net = net_attach(e->fds[1], c->netns, &(int){ 0 });
+	net = net_attach(e->fds[1], c->netns, st.creds.net_admin, &(int){ 0 });
 	if (!net)
 		goto fail;
 	c->sk = nlsock_restore(e->fds[1], shared, &st, net);

@@ -28,12 +28,13 @@ void server_set_max_per_uid(unsigned n);
 void server_set_threads(unsigned n);
 /* The contexts of other network namespaces than the daemon's, as the
  * kernel's pernet state: attach() gives the one a socket of namespace
- * cookie acts on (fd: the client's socket, of that namespace), made on
- * first use, NULL with *err set when it cannot be (what the client's
- * socket() then fails with); detach() says a socket that acted on it
- * closed. Both on the loop, under the control lock. */
+ * cookie acts on (fd: the client's socket, of that namespace; admin: it
+ * has CAP_NET_ADMIN over it), made on first use, NULL with *err set when
+ * it cannot be (what the client's socket() then fails with); detach()
+ * says a socket that acted on it closed. Both on the loop, under the
+ * control lock. */
 struct server_netns {
-	void *(*attach)(int fd, uint64_t cookie, int *err);
+	void *(*attach)(int fd, uint64_t cookie, bool admin, int *err);
 	void (*detach)(void *net);
 };
 /* Binds the socket at path. -EADDRINUSE when another daemon answers there;

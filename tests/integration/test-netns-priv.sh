@@ -67,6 +67,17 @@ for who in root_elsewhere user_elsewhere; do
 	# daemon's namespace's.
 	ctl add-dp "x$who" >/dev/null 2>&1
 done
+# A namespace of the user's own, which can hold nothing, gets no id in the
+# daemon's: its link events are not poured into the daemon's.
+ids=$(ip -n "$NS" netns list-id | wc -l)
+mkdir -m 777 "$T/u"
+user_elsewhere sh -c "'$B/tapdp-run' -- ovs-dpctl dump-dps; touch '$T/u/asked';
+	sleep 3" >/dev/null 2>&1 &
+check "the user's client in its own namespace is served" \
+	wait_until 10 test -e "$T/u/asked"
+check_out "... and its namespace got no id in the daemon's" "^$ids\$" \
+	eval 'ip -n "$NS" netns list-id | wc -l'
+wait
 check_out "the user's capture of the daemon's packets: refused" \
 	"Operation not permitted" user_elsewhere timeout 10 "$B/tapdpctl" capture all
 check_out "the user's nlmon: refused" "Operation not permitted" \
