@@ -90,7 +90,7 @@ host_add "$B" v2 10.6.0.2/24
 ip netns exec "$A" ip neigh replace 10.6.0.2 lladdr "$(mac "$B")" dev eth0 nud permanent
 # A socket at portid 4242 that never reads.
 mkfifo "$T/hold"
-"$BUILD/hostile-client" "$SOCK" hold 4242 <"$T/hold" >"$T/hold.out" 2>&1 &
+in_ns "$BUILD/hostile-client" "$SOCK" hold 4242 <"$T/hold" >"$T/hold.out" 2>&1 &
 exec 8>"$T/hold"
 check "a socket holds portid 4242 and reads nothing" \
 	wait_until 10 grep -q "hold: bound 4242" "$T/hold.out"
