@@ -62,6 +62,8 @@ struct emu {
 	int ctl;
 	int inject;		/* our copy of the daemon's end */
 	int kfd;		/* kernel socket, opened on first use */
+	int route;		/* proofs go there (TAPDP_HELLO_PROVE), or -1 */
+	uint32_t route_portid;
 	int type;
 	int protocol;		/* NETLINK_GENERIC or NETLINK_NETFILTER */
 	struct tapdp_shared *shared;
@@ -200,6 +202,38 @@ recv_rep(int ctl, uint32_t seq, struct tapdp_rep *rep)
 	return n;
 }
 
+/* Tells the daemon, through the kernel, that this process has
+ * CAP_NET_ADMIN over the socket's namespace (TAPDP_HELLO_PROVE); the
+ * kernel refuses the send to a process without it. */
+static void
+route_prove(int route, uint32_t portid)
+{
+	struct nlmsghdr nlh = { .nlmsg_len = sizeof(nlh),
+				.nlmsg_type = NLMSG_NOOP };
+	struct sockaddr_nl to = { .nl_family = AF_NETLINK, .nl_pid = portid };
+	struct iovec iov = { &nlh, sizeof(nlh) };
+	struct msghdr mh = { .msg_name = &to, .msg_namelen = sizeof(to),
+			     .msg_iov = &iov, .msg_iovlen = 1 };
+
+	while (real_sendmsg(route, &mh, MSG_DONTWAIT | MSG_NOSIGNAL) < 0 &&
+	       errno == EINTR)
+		;
+}
+
+/* Before a request of another process than the last that proved. */
+static void
+emu_prove(struct emu *e)
+{
+	uint32_t me;
+
+	if (e->route < 0)
+		return;
+	me = (uint32_t)getpid();
+	if (__atomic_exchange_n(&e->shared->proved, me, __ATOMIC_RELAXED) !=
+	    me)
+		route_prove(e->route, e->route_portid);
+}
+
 /* One control exchange, with e->lock held: request (+ payload, + fd when
  * it is >= 0) out, reply in. */
 static int
@@ -216,6 +250,7 @@ emu_exchange(struct emu *e, const struct tapdp_req *req, const void *payload,
 
 	if (fd >= 0)
 		tapdp_pass_fds(&mh, cbuf, &fd, 1);
+	emu_prove(e);
 again:
 	do
 		n = real_sendmsg(e->ctl, &mh, MSG_NOSIGNAL);
@@ -280,13 +315,37 @@ fail(int err)
 }
 
 
+/* A NETLINK_ROUTE socket, bound (*portid), on which this process has
+ * proved itself; -1 when none can be made. */
+static int
+route_open(uint32_t *portid)
+{
+	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
+	socklen_t len = sizeof(sa);
+	int fd = real_socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC,
+			     NETLINK_ROUTE);
+
+	if (fd < 0)
+		return -1;
+	if (real_bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
+	    real_getsockname(fd, (struct sockaddr *)&sa, &len) < 0) {
+		real_close(fd);
+		return -1;
+	}
+	*portid = sa.nl_pid;
+	route_prove(fd, *portid);
+	return fd;
+}
+
 /* HELLO: hands over the daemon's end of the data socket and a kernel
  * netlink socket opened now, by which the daemon learns from the kernel
  * whether this process may change things (proto.h); returns the shared
  * page's fd from the answer, or -1 with *refused the daemon's answer (0:
- * none came). */
+ * none came). *route: that socket, when the daemon asks for proofs on
+ * it (TAPDP_HELLO_PROVE), or -1. */
 static int
-emu_hello(int ctl, int data_end, int type, int protocol, int *refused)
+emu_hello(int ctl, int data_end, int type, int protocol, int *refused,
+	  int *route, uint32_t *portid)
 {
 	struct tapdp_req req = { .op = TAPDP_OP_HELLO,
 				 .arg = { TAPDP_PROTO_VERSION, type,
@@ -299,14 +358,12 @@ emu_hello(int ctl, int data_end, int type, int protocol, int *refused)
 	int fds[2] = { data_end, -1 }, n = 1, memfd = -1;
 	ssize_t sent, got;
 
-	fds[1] = real_socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC,
-			     NETLINK_ROUTE);
+	*route = -1;
+	fds[1] = route_open(portid);
 	if (fds[1] >= 0)
 		n = 2;
 	tapdp_pass_fds(&mh, cbuf, fds, n);
 	sent = real_sendmsg(ctl, &mh, MSG_NOSIGNAL);
-	if (fds[1] >= 0)
-		real_close(fds[1]);
 	*refused = 0;
 	iov = (struct iovec) { &rep, sizeof(rep) };
 	mh = (struct msghdr) { .msg_iov = &iov, .msg_iovlen = 1,
@@ -318,18 +375,23 @@ emu_hello(int ctl, int data_end, int type, int protocol, int *refused)
 			   (sent == sizeof(req) ? 0 : MSG_DONTWAIT));
 	if (got < 0 && errno == ECONNRESET)
 		got = real_recvmsg(ctl, &mh, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
-	if (got != sizeof(rep))
-		return -1;
-	for (c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c))
-		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS &&
-		    c->cmsg_len == CMSG_LEN(sizeof(int)) && memfd < 0)
-			memcpy(&memfd, CMSG_DATA(c), sizeof(int));
-	if (rep.err || memfd < 0) {
+	if (got == sizeof(rep))
+		for (c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c))
+			if (c->cmsg_level == SOL_SOCKET &&
+			    c->cmsg_type == SCM_RIGHTS &&
+			    c->cmsg_len == CMSG_LEN(sizeof(int)) && memfd < 0)
+				memcpy(&memfd, CMSG_DATA(c), sizeof(int));
+	if (got != sizeof(rep) || rep.err || memfd < 0) {
 		if (memfd >= 0)
 			real_close(memfd);
-		*refused = -rep.err;
-		return -1;
+		*refused = got == sizeof(rep) ? -rep.err : 0;
+		memfd = -1;
+	} else if (rep.val[0] & TAPDP_HELLO_PROVE) {
+		*route = fds[1];
+		fds[1] = -1;
 	}
+	if (fds[1] >= 0)
+		real_close(fds[1]);
 	return memfd;
 }
 
@@ -351,8 +413,9 @@ emu_open(int type, int protocol, int *refused)
 {
 	struct sockaddr_un sun = { .sun_family = AF_UNIX };
 	int flags = type & (SOCK_CLOEXEC | SOCK_NONBLOCK);
-	int ctl, memfd = -1, sv[2] = { -1, -1 }, saved = errno;
+	int ctl, memfd = -1, sv[2] = { -1, -1 }, saved = errno, route = -1;
 	struct tapdp_shared *shared = MAP_FAILED;
+	uint32_t route_portid = 0;
 	struct emu *e;
 	const char *path = daemon_path();
 
@@ -374,7 +437,8 @@ emu_open(int type, int protocol, int *refused)
 		goto fail;
 	if (sv[0] >= MAX_FDS)
 		goto fail;
-	memfd = emu_hello(ctl, sv[1], type, protocol, refused);
+	memfd = emu_hello(ctl, sv[1], type, protocol, refused, &route,
+			  &route_portid);
 	if (memfd < 0) {
 		static _Atomic bool said;
 
@@ -397,6 +461,9 @@ emu_open(int type, int protocol, int *refused)
 	e->ctl = ctl;
 	e->inject = sv[1];
 	e->kfd = -1;
+	e->route = route;
+	e->route_portid = route_portid;
+	shared->proved = (uint32_t)getpid();
 	e->type = type & ~(SOCK_CLOEXEC | SOCK_NONBLOCK);
 	e->protocol = protocol;
 	e->shared = shared;
@@ -413,6 +480,8 @@ fail:
 			real_close(sv[i]);
 	if (memfd >= 0)
 		real_close(memfd);
+	if (route >= 0)
+		real_close(route);
 	if (ctl >= 0)
 		real_close(ctl);
 	errno = saved;
@@ -433,6 +502,8 @@ emu_forget(int fd)
 	real_close(e->inject);
 	if (e->kfd >= 0)
 		real_close(e->kfd);
+	if (e->route >= 0)
+		real_close(e->route);
 	munmap(e->shared, sizeof(*e->shared));
 	pthread_mutex_destroy(&e->lock);
 	free(e);

@@ -129,18 +129,26 @@ same_user_ns(pid_t pid)
 	       !strcmp(theirs, ours);
 }
 
+/* /proc/pid/status; false when it cannot be read. */
+static bool
+read_status(pid_t pid, char *buf, size_t size)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	return pid > 0 && read_text(path, buf, size);
+}
+
 bool
 creds_sender_net_admin(pid_t pid, uid_t uid)
 {
-	char path[64], status[4096];
+	char status[4096];
 	unsigned long long eff;
 	const char *p;
 	unsigned ruid;
 
-	if (pid <= 0 || !same_user_ns(pid))
-		return false;
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	if (!read_text(path, status, sizeof(status)))
+	if (pid <= 0 || !same_user_ns(pid) ||
+	    !read_status(pid, status, sizeof(status)))
 		return false;
 	p = strstr(status, "\nUid:");
 	if (!p || sscanf(p, "\nUid:%u", &ruid) != 1 || ruid != uid)
@@ -148,4 +156,79 @@ creds_sender_net_admin(pid_t pid, uid_t uid)
 	p = strstr(status, "\nCapEff:");
 	return p && sscanf(p, "\nCapEff:%llx", &eff) == 1 &&
 	       (eff >> CAP_NET_ADMIN & 1);
+}
+
+bool
+creds_proofs_enable(int fd)
+{
+	int one = 1;
+
+	return setsockopt(fd, SOL_SOCKET, SO_PASSCRED, &one, sizeof(one)) == 0;
+}
+
+/* The sender of a datagram read from a netlink socket, when it was a
+ * process (a socket with a portid, not the kernel). */
+static bool
+proof_of(struct msghdr *mh, const struct sockaddr_nl *from,
+	 struct creds_proof *out)
+{
+	if (mh->msg_namelen < sizeof(*from) || from->nl_family != AF_NETLINK ||
+	    !from->nl_pid)
+		return false;
+	for (struct cmsghdr *cm = CMSG_FIRSTHDR(mh); cm;
+	     cm = CMSG_NXTHDR(mh, cm)) {
+		struct ucred uc;
+
+		if (cm->cmsg_level != SOL_SOCKET ||
+		    cm->cmsg_type != SCM_CREDENTIALS ||
+		    cm->cmsg_len < CMSG_LEN(sizeof(uc)))
+			continue;
+		memcpy(&uc, CMSG_DATA(cm), sizeof(uc));
+		*out = (struct creds_proof) { .pid = uc.pid, .uid = uc.uid };
+		return uc.pid > 0;
+	}
+	return false;
+}
+
+void
+creds_proofs_read(int fd, struct creds_proof *ring, size_t n, unsigned *next)
+{
+	for (int i = 0; i < PROBE_MAX_READS; i++) {
+		char buf[64], cbuf[CMSG_SPACE(sizeof(struct ucred))];
+		struct sockaddr_nl from;
+		struct iovec iov = { buf, sizeof(buf) };
+		struct msghdr mh = { .msg_name = &from,
+				     .msg_namelen = sizeof(from),
+				     .msg_iov = &iov, .msg_iovlen = 1,
+				     .msg_control = cbuf,
+				     .msg_controllen = sizeof(cbuf) };
+		struct creds_proof p;
+
+		/* ENOBUFS: some were lost to a full queue; read on. */
+		if (recvmsg(fd, &mh, MSG_DONTWAIT) < 0) {
+			if (errno == EINTR || errno == ENOBUFS)
+				continue;
+			return;
+		}
+		if (proof_of(&mh, &from, &p))
+			ring[(*next)++ % n] = p;
+	}
+}
+
+pid_t
+creds_own_pid(pid_t pid)
+{
+	char status[4096];
+	const char *p;
+	int last = 0, used;
+
+	if (!read_status(pid, status, sizeof(status)))
+		return 0;
+	p = strstr(status, "\nNSpid:");
+	if (!p)
+		return 0;
+	p += strlen("\nNSpid:");
+	for (int v; sscanf(p, "%d%n", &v, &used) == 1; p += used)
+		last = v;
+	return last;
 }

@@ -15,6 +15,15 @@
  * lacks. The server learns each request's sender from the kernel
  * (SCM_CREDENTIALS) and asks creds_sender_net_admin().
  *
+ * /proc can say so only of a sender in the daemon's user namespace. One in
+ * another (unshare -rn, a rootless container) proves it the kernel's way:
+ * it sends a message on the route socket to that socket itself. Netlink
+ * lets a NETLINK_ROUTE socket address another only for a sender with
+ * CAP_NET_ADMIN over the socket's namespace (ns_capable of the current
+ * task, the sender half of netlink_ns_capable), and gives the receiver the
+ * sender's pid and uid. The daemon keeps such a client's route socket and
+ * reads the proofs there (proto.h says when the shim sends one).
+ *
  * Any thread; the fd stays the caller's. */
 #ifndef TAPDP_CREDS_H
 #define TAPDP_CREDS_H
@@ -30,5 +39,23 @@ bool creds_opener_net_admin(int fd);
  * it lives in that namespace (its uid_map reads as the daemon's own) and
  * is still the process of that uid. False when /proc does not say. */
 bool creds_sender_net_admin(pid_t pid, uid_t uid);
+
+/* A sender that proved CAP_NET_ADMIN: its pid as its own pid namespace
+ * numbers it (the kernel's netlink credentials do), its uid as the
+ * daemon's user namespace does. */
+struct creds_proof {
+	pid_t pid;
+	uid_t uid;
+};
+
+/* Makes route socket fd hand over its senders' credentials. */
+bool creds_proofs_enable(int fd);
+/* Reads the proofs waiting on fd into ring[*next % n], advancing *next:
+ * the newest n stay. Other messages (the kernel's) are dropped. */
+void creds_proofs_read(int fd, struct creds_proof *ring, size_t n,
+		       unsigned *next);
+/* Process pid's number in its own pid namespace (NSpid's last); 0 when
+ * /proc does not say. */
+pid_t creds_own_pid(pid_t pid);
 
 #endif

@@ -33,6 +33,9 @@
 #include "netlink/kernel-relay.h"
 #include "netlink/nlsock.h"
 
+/* Processes sharing a socket whose proofs are kept at once. */
+#define CONN_PROOFS	8
+
 struct conn {
 	int fd;
 	struct nlsock *sk;	/* NULL until HELLO */
@@ -42,6 +45,12 @@ struct conn {
 	 * whether it has CAP_NET_ADMIN: judged again when another sends. */
 	pid_t sender;
 	bool sender_admin;
+	/* A client in another user namespace proves CAP_NET_ADMIN on its
+	 * route socket, kept here (-1: judged by /proc), each sender in
+	 * turn; the newest proofs (creds.h). */
+	int route_fd;
+	struct creds_proof proved[CONN_PROOFS];
+	unsigned n_proved;
 	/* Since HELLO: */
 	uint64_t netns;		/* the socket's namespace: its cookie */
 	int data_fd;		/* the nlsock's */
@@ -313,8 +322,28 @@ sender_of(struct msghdr *mh)
 	return uc;
 }
 
-/* Whether the sender uc has CAP_NET_ADMIN (creds.h): asked of /proc only
- * when another process than the last one sends. */
+/* Whether uc proved CAP_NET_ADMIN on c's route socket (creds.h). A pid
+ * is told from a reused one by its uid only, as /proc's verdict is. */
+static bool
+sender_proved(struct conn *c, const struct ucred *uc)
+{
+	unsigned kept;
+	pid_t own;
+
+	if (c->route_fd < 0)
+		return false;
+	creds_proofs_read(c->route_fd, c->proved, CONN_PROOFS, &c->n_proved);
+	own = creds_own_pid(uc->pid);
+	kept = c->n_proved < CONN_PROOFS ? c->n_proved : CONN_PROOFS;
+	for (unsigned i = 0; i < kept; i++)
+		if (own && c->proved[i].pid == own &&
+		    c->proved[i].uid == uc->uid)
+			return true;
+	return false;
+}
+
+/* Whether the sender uc has CAP_NET_ADMIN (creds.h): judged only when
+ * another process than the last one sends. */
 static bool
 sender_admin(struct conn *c, const struct ucred *uc)
 {
@@ -322,7 +351,8 @@ sender_admin(struct conn *c, const struct ucred *uc)
 		return false;
 	if (uc->pid != c->sender) {
 		c->sender = uc->pid;
-		c->sender_admin = creds_sender_net_admin(uc->pid, uc->uid);
+		c->sender_admin = creds_sender_net_admin(uc->pid, uc->uid) ||
+				  sender_proved(c, uc);
 	}
 	return c->sender_admin;
 }
@@ -523,6 +553,8 @@ conn_close(struct conn *c)
 	if (c->counted)
 		uid_add(c->uid, -1);
 	keep_drop(c->keep_id);
+	if (c->route_fd >= 0)
+		close(c->route_fd);
 	net = c->sk ? nlsock_net(c->sk) : NULL;
 	nlsock_free(c->sk);
 	if (c->sk) {
@@ -629,6 +661,7 @@ accept_conns(void)
 		}
 		c->fd = fd;
 		c->uid = uc.uid;
+		c->route_fd = -1;
 		conn_count(c);
 		conns[n_conns++] = c;
 		if (conn_watch(c, EPOLL_CTL_ADD))
@@ -711,13 +744,25 @@ conn_hello(struct conn *c, const struct tapdp_req *req, struct msghdr *mh,
 	    getsockopt(c->fd, SOL_SOCKET, SO_PEERCRED, &uc, &len) < 0)
 		goto out;
 	c->netns = netns_cookie(fds[0]);
+	/* A sender /proc cannot judge proved itself on the route socket
+	 * before HELLO: read before the opener's probe, which drops what
+	 * is not its answer. */
+	if (fds[1] >= 0 && sender.pid &&
+	    !creds_sender_net_admin(sender.pid, sender.uid) &&
+	    creds_proofs_enable(fds[1]))
+		c->route_fd = fds[1];
 	creds = (struct nlsock_creds) {
 		.pid = uc.pid,
 		.uid = uc.uid,
-		.net_admin = opener_net_admin(c->netns, fds[1]) &&
-			     sender_admin(c, &sender),
+		.net_admin = sender_admin(c, &sender) &&
+			     opener_net_admin(c->netns, fds[1]),
 		.other_netns = other_netns(c->netns),
 	};
+	/* Kept only where it may prove a later sender's privilege. */
+	if (c->route_fd >= 0 && creds.net_admin)
+		fds[1] = -1;
+	else
+		c->route_fd = -1;
 	if (!privileged(c->uid, creds.net_admin && !creds.other_netns) &&
 	    in_reserve(fds[0])) {
 		err = -ENFILE;
@@ -750,6 +795,10 @@ conn_hello(struct conn *c, const struct tapdp_req *req, struct msghdr *mh,
 out:
 	if (err && net)
 		net_detach(net);
+	if (err && c->route_fd >= 0) {
+		close(c->route_fd);
+		c->route_fd = -1;
+	}
 	for (int i = 0; i < 2; i++)
 		if (fds[i] >= 0)
 			close(fds[i]);
@@ -1000,6 +1049,8 @@ conn_serve(struct conn *c, char *buf, size_t cap)
 		rep.err = conn_hello(c, &req, &mh, &memfd);
 		if (!rep.err)
 			conn_keep(c);
+		if (!rep.err && c->route_fd >= 0)
+			rep.val[0] = TAPDP_HELLO_PROVE;
 		ctl_unlock();
 	} else if (req.op == TAPDP_OP_KERNEL && c->sk) {
 		ctl_lock();
@@ -1255,6 +1306,7 @@ conn_restore(struct keep_entry *e)
 		goto fail;
 	}
 	c->fd = e->fds[0];
+	c->route_fd = -1;
 	pass_creds(c->fd);
 	c->data_fd = e->fds[1];
 	c->memfd = e->fds[2];

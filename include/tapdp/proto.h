@@ -70,7 +70,8 @@ enum tapdp_op {
 				 * netlink protocol;
 				 * SCM_RIGHTS: data socket end, then
 				 * optionally a NETLINK_ROUTE socket
-				 * -> SCM_RIGHTS: the shared page's memfd */
+				 * -> SCM_RIGHTS: the shared page's memfd;
+				 * val0 TAPDP_HELLO_PROVE */
 	TAPDP_OP_BIND,		/* arg0 portid (0: autobind) -> val0 portid */
 	TAPDP_OP_CONNECT,	/* autobind if unbound -> val0 portid */
 	TAPDP_OP_SEND,		/* arg0 destination portid, arg1 largest
@@ -104,6 +105,13 @@ struct tapdp_rep {
 	uint32_t flags;		/* TAPDP_REP_LOST */
 };
 
+/* HELLO's answer: the daemon kept the NETLINK_ROUTE socket to learn there
+ * which senders have CAP_NET_ADMIN (netlink/creds.h). Before HELLO, and
+ * before a request from another process than the one that last did
+ * (tapdp_shared.proved), the shim sends on it, to the socket's own portid,
+ * one NLMSG_NOOP: the kernel lets it through only for such a sender. */
+#define TAPDP_HELLO_PROVE	1
+
 /* A daemon that took over from one that died (common/keep.h) answers so
  * the request the dead one had read and not answered: a SEND is lost as a
  * datagram the kernel could not queue (the daemon flags an overrun, so the
@@ -133,6 +141,8 @@ struct tapdp_shared {
 	 * (a fork shares the connection), so that each knows the sequence
 	 * number of its answer. */
 	uint32_t sent;
+	/* The shim's: the process that proved itself last (getpid()). */
+	uint32_t proved;
 };
 
 /* Room for passing n descriptors with one control message. */

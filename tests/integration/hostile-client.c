@@ -52,6 +52,14 @@
  *	says HELLO on a connection of its own with root's route socket and
  *	asks for a datapath, then asks for one on root's connection; root
  *	then asks on it again. One line each, with the errno.
+ *   hostile-client SOCK handed-userns
+ *	as the root of a user namespace of its own, over its network
+ *	namespace (unshare -rn): a connection whose route socket it proved
+ *	itself on (TAPDP_HELLO_PROVE) asks for a datapath; a child that went
+ *	into a user namespace of its own (no CAP_NET_ADMIN over the network
+ *	namespace) tries to prove itself on that route socket, asks on the
+ *	connection, and says HELLO on one of its own with the route socket;
+ *	then the parent asks again. One line each, with the errno.
  *   hostile-client SOCK kernel-wrap
  *	queues in a generic netlink socket of its own a message whose
  *	nlmsg_len is 0xffffffff (NLMSG_ALIGN wraps it to 0 in 32 bits),
@@ -67,6 +75,7 @@
 #include <linux/netlink.h>
 #include <linux/openvswitch.h>
 #include <poll.h>
+#include <sched.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -856,6 +865,72 @@ cmd_handed(uid_t uid)
 	return 0;
 }
 
+/* A NETLINK_ROUTE socket on which this process sent itself a message,
+ * as the shim proves CAP_NET_ADMIN (proto.h); *err the send's errno. */
+static int
+route_proved(int fd, int *err)
+{
+	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
+	struct nlmsghdr nlh = { .nlmsg_len = sizeof(nlh),
+				.nlmsg_type = NLMSG_NOOP };
+	socklen_t len = sizeof(sa);
+
+	if (fd < 0)
+		fd = socket(AF_NETLINK, SOCK_RAW, NETLINK_ROUTE);
+	if (fd < 0 || (getsockname(fd, (struct sockaddr *)&sa, &len) == 0 &&
+		       !sa.nl_pid &&
+		       bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) ||
+	    getsockname(fd, (struct sockaddr *)&sa, &len) < 0)
+		return -1;
+	*err = sendto(fd, &nlh, sizeof(nlh), MSG_DONTWAIT, (void *)&sa,
+		      sizeof(sa)) < 0 ? -errno : 0;
+	return fd;
+}
+
+static int
+cmd_handed_userns(void)
+{
+	struct conn root, mine;
+	int route, status, err;
+	pid_t child;
+
+	route = route_proved(-1, &err);
+	if (route < 0 || err || conn_connect(&root))
+		return 2;
+	root.route = dup(route);
+	err = conn_hello(&root, TAPDP_PROTO_VERSION);
+	if (!err)
+		err = dp_new(&root, "userns-root");
+	printf("userns: root's own connection: %s\n", verdict(err));
+	fflush(stdout);
+	child = fork();
+	if (child < 0)
+		return 2;
+	if (!child) {
+		if (unshare(CLONE_NEWUSER))
+			_exit(2);
+		route_proved(route, &err);
+		printf("nested: its proof: %s\n", verdict(err));
+		printf("nested: root's connection: %s\n",
+		       verdict(dp_new(&root, "userns-conn")));
+		if (conn_connect(&mine))
+			_exit(2);
+		mine.route = dup(route);
+		err = conn_hello(&mine, TAPDP_PROTO_VERSION);
+		if (!err)
+			err = dp_new(&mine, "userns-route");
+		printf("nested: root's route socket: %s\n", verdict(err));
+		fflush(stdout);
+		_exit(0);
+	}
+	if (waitpid(child, &status, 0) != child || !WIFEXITED(status) ||
+	    WEXITSTATUS(status))
+		return 2;
+	printf("userns: root's connection, root sending again: %s\n",
+	       verdict(dp_new(&root, "userns-again")));
+	return 0;
+}
+
 /* Sends op with fd passed (SCM_RIGHTS): the daemon's errno answer. */
 static int
 conn_pass(struct conn *c, int op, int fd)
@@ -940,7 +1015,8 @@ main(int argc, char **argv)
 				"setuid-race PROG [ARGS]|flood N|pipeline N|"
 				"latency N|sockets MAX [bare]|hold PORTID|"
 				"intrude PORTID|join FAMILY GROUP|dump-busy|"
-				"notify FAMILY GROUP|kernel-wrap|handed UID\n");
+				"notify FAMILY GROUP|kernel-wrap|handed UID|"
+				"handed-userns\n");
 		return 2;
 	}
 	sock_path = argv[1];
@@ -973,5 +1049,7 @@ main(int argc, char **argv)
 		return cmd_kernel_wrap();
 	if (!strcmp(argv[2], "handed") && argc > 3)
 		return cmd_handed(strtoul(argv[3], NULL, 0));
+	if (!strcmp(argv[2], "handed-userns"))
+		return cmd_handed_userns();
 	return 2;
 }

@@ -10,9 +10,12 @@
 # its own there: internal ports whose devices are in that namespace,
 # traffic through them, names the daemon's namespace uses too, none of the
 # daemon's namespace's devices, and all of it gone with the namespace or
-# the daemon, never made in the daemon's namespace by a restart. A route
-# socket or a connection root opened, handed to an unprivileged process,
-# grants it nothing. And a kernel socket with a message whose length wraps
+# the daemon, never made in the daemon's namespace by a restart. So has a
+# user in namespaces of its own, as with the module: CAP_NET_ADMIN over
+# its network namespace is judged in the user namespace that owns it. A
+# route socket or a connection root opened, handed to an unprivileged
+# process (or to one that left for a user namespace of its own), grants
+# it nothing. And a kernel socket with a message whose length wraps
 # when aligned must not hang the daemon.
 . "$(dirname "$0")/../lib.sh"
 OTHER=tapdpo$$ OA=tapdpa$$ OB=tapdpb$$
@@ -67,21 +70,49 @@ for who in root_elsewhere user_elsewhere; do
 	# daemon's namespace's.
 	ctl add-dp "x$who" >/dev/null 2>&1
 done
-# A namespace of the user's own, which can hold nothing, gets no id in the
-# daemon's: its link events are not poured into the daemon's.
+# The user's namespaces went with their processes, and with them their
+# contexts; root's other namespace keeps its datapath.
+check "the user's namespaces are freed with their datapaths" \
+	wait_until 10 eval 'in_ns "$BUILD/tapdpctl" status |
+		grep -q "namespaces: 2 served"'
+# A namespace whose client lacks CAP_NET_ADMIN over it can hold nothing:
+# it gets no id in the daemon's, whose link events stay its own.
 ids=$(ip -n "$NS" netns list-id | wc -l)
 mkdir -m 777 "$T/u"
-user_elsewhere sh -c "'$B/tapdp-run' -- ovs-dpctl dump-dps; touch '$T/u/asked';
+user_elsewhere setpriv --inh-caps=-all --bounding-set=-net_admin -- \
+	sh -c "'$B/tapdp-run' -- ovs-dpctl dump-dps; touch '$T/u/asked';
 	sleep 3" >/dev/null 2>&1 &
-check "the user's client in its own namespace is served" \
+check "the user's client without CAP_NET_ADMIN is served" \
 	wait_until 10 test -e "$T/u/asked"
 check_out "... and its namespace got no id in the daemon's" "^$ids\$" \
 	eval 'ip -n "$NS" netns list-id | wc -l'
 wait
-check_out "the user's capture of the daemon's packets: refused" \
-	"Operation not permitted" user_elsewhere timeout 10 "$B/tapdpctl" capture all
-check_out "the user's nlmon: refused" "Operation not permitted" \
-	user_elsewhere timeout 10 "$B/tapdpctl" nlmon
+# The user's capture and nlmon follow its own namespace: a frame into the
+# daemon's dp0, which root's capture sees, and root's requests, are not
+# the user's to see.
+in_ns ip link set v0 up
+in_ns ip link set v1 up
+for who in user root; do
+	if [ $who = user ]; then run=user_elsewhere; else run=in_ns; fi
+	$run timeout 20 "$B/tapdpctl" capture all --count 1 --timeout 6 \
+		>"$T/u/cap-$who" 2>&1 &
+	$run timeout 20 "$B/tapdpctl" nlmon --timeout 6 \
+		>"$T/u/nl-$who" 2>&1 &
+done
+check "the user's and root's captures and nlmons start" wait_until 10 eval \
+	'[ "$(cat "$T"/u/cap-* "$T"/u/nl-* | grep -c following)" = 4 ]'
+in_ns /usr/bin/python3 -c 'import socket
+s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
+s.bind(("v1", 0))
+s.send(b"\xff" * 6 + b"\x02" * 6 + b"\x88\xb5" + bytes(46))'
+dpctl show dp0 >/dev/null
+wait
+check_out "root's capture saw the frame into dp0" "dp0 2 v0" cat "$T/u/cap-root"
+check_out "root's nlmon saw its request" "ovs_datapath" cat "$T/u/nl-root"
+check_absent "the user's capture: nothing of the daemon's" "dp0|v0" \
+	cat "$T/u/cap-user"
+check_absent "the user's nlmon: nothing of the daemon's" "ovs_" \
+	cat "$T/u/nl-user"
 check_absent "no datapath of theirs is in the daemon's namespace" "xroot|xuser" \
 	dpctl dump-dps
 check_out "dp0 keeps its ports" "port 2: v0" dpctl show dp0
@@ -166,6 +197,7 @@ ip -n "$OTHER" link set po4 netns "$OA"
 id=$(ip -n "$NS" netns list-id | sed -n "s/^nsid \([0-9]*\) .*$OTHER)\$/\1/p")
 check "the daemon's namespace has an id for it" test -n "$id"
 OTHER2=tapdpq$$ NESTED=tapdpr$$
+gone=$(grep -c "is gone" "$LOG")
 ip netns add "$OTHER2"
 ip netns add "$NESTED"
 check "a client in a second namespace" eval \
@@ -176,7 +208,8 @@ ip netns del "$OTHER2"
 check "... whose own id $id for a namespace of its own went" \
 	wait_until 10 eval '! ip -n "$NS" netns list-id | grep -q "$OTHER2"'
 check_out "... the first keeps its datapath" "system@dp1" octl dump-dps
-check_absent "... and the daemon said none of its went" "is gone" cat "$LOG"
+check_out "... and the daemon said none of its went" "^$gone\$" \
+	grep -c "is gone" "$LOG"
 ip netns del "$OTHER"
 check "the namespace deleted: its datapaths go with it" \
 	wait_until 10 grep -q "is gone, and its datapaths with it" "$LOG"
@@ -184,6 +217,96 @@ check "... and their ports' devices, wherever they were" \
 	wait_until 10 link_gone "$OA" po4
 check_out "... the daemon's are there" "port 2: v0" dpctl show dp0
 ip netns add "$OTHER"
+
+# A user in namespaces of its own: datapaths there, internal ports whose
+# devices are there, traffic between two of them (one moved on into a
+# namespace nested in the user's) through its flows; without
+# CAP_NET_ADMIN (dropped), changes refused. Left behind, all of it goes
+# with the namespace.
+mkdir -m 777 "$T/user"
+cat >"$T/user/scen.sh" <<SCEN
+B=$B
+ctl() { \$B/tapdp-run -- ovs-dpctl "\$@"; }
+ip link set lo up
+sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1
+ctl add-dp dp0 && echo "ADD-DP OK"
+for p in up1 up2 up3; do
+	ctl add-if dp0 \$p,type=internal && echo "ADD-IF \$p OK"
+done
+ctl dump-dps | sed 's/^/DPS: /'
+ip -o link | sed 's/^/LINK: /'
+unshare -n sleep 600 &
+nested=\$!
+until [ "\$(readlink /proc/\$nested/ns/net)" != "\$(readlink /proc/self/ns/net)" ]; do
+	sleep 0.1
+done
+in_nested() { nsenter -t \$nested -n "\$@"; }
+ip link set up2 netns \$nested
+in_nested sysctl -qw net.ipv6.conf.all.disable_ipv6=1
+ip addr add 10.8.0.1/24 dev up1
+ip link set up1 up
+in_nested ip addr add 10.8.0.2/24 dev up2
+in_nested ip link set up2 up
+for t in "0x0800),ipv4()" "0x0806),arp()"; do
+	ctl add-flow dp0 "in_port(1),eth(),eth_type(\$t" 2
+	ctl add-flow dp0 "in_port(2),eth(),eth_type(\$t" 1
+done
+ping -c 2 -i 0.2 -W 2 10.8.0.2 >/dev/null && echo "PING OK"
+ctl dump-flows dp0 | sed 's/^/FLOWS: /'
+ctl show dp0 | sed 's/^/SHOW: /'
+setpriv --inh-caps=-all --bounding-set=-net_admin -- \$B/tapdp-run -- \\
+	ovs-dpctl add-dp dp9 2>&1 | sed 's/^/NOCAP: /'
+ctl dump-dps | sed 's/^/AFTER: /'
+\$B/tapdpctl status | sed 's/^/STATUS: /'
+touch $T/user/ready
+while [ ! -e $T/user/go ]; do sleep 0.1; done
+kill \$nested
+SCEN
+user_elsewhere bash "$T/user/scen.sh" >"$T/user/out" 2>&1 &
+check "a user's client in its own namespaces is served" \
+	wait_until 30 test -e "$T/user/ready"
+check_out "the user makes a datapath of its own" "ADD-DP OK" cat "$T/user/out"
+for p in up1 up2 up3; do
+	check_out "... an internal port $p" "ADD-IF $p OK" cat "$T/user/out"
+	check_out "... whose device is in its namespace" "LINK: [0-9]+: $p:" \
+		cat "$T/user/out"
+	check "... and not in the daemon's" link_gone "$NS" "$p"
+done
+check_out "... it sees its dp0 only" "^DPS: system@dp0\$" cat "$T/user/out"
+check_out "... traffic through its flows, into a nested namespace" \
+	"PING OK" cat "$T/user/out"
+check_out "... its flows counted it" "FLOWS: .*packets:[1-9]" cat "$T/user/out"
+check_out "... without CAP_NET_ADMIN, add-dp is refused" \
+	"NOCAP: .*Operation not permitted" cat "$T/user/out"
+check_absent "... and made nothing" "AFTER: .*dp9" cat "$T/user/out"
+check_absent "... the user sees none of the daemon's datapaths" \
+	"STATUS: .*v0" cat "$T/user/out"
+check_out "the daemon's namespace serves it as another namespace" \
+	"namespaces: [0-9]+ served \(this one and [1-9]" in_ns "$BUILD/tapdpctl" status
+check_out "... and its dp0 is not the user's" "port 2: v0" dpctl show dp0
+check_absent "... with none of the user's ports" "up[123]" dpctl show
+touch "$T/user/go"
+wait
+check "the user's namespace gone: its datapath goes with it" \
+	wait_until 10 eval 'in_ns "$BUILD/tapdpctl" status |
+		grep -q "namespaces: 1 served"'
+check_out "... the daemon's dp0 stays" "port 2: v0" dpctl show dp0
+
+# The root of a user's namespace hands its connection, and the route
+# socket it proved itself on, to a process that went into a user
+# namespace of its own: that one is granted nothing; the root still is.
+user_elsewhere timeout 20 "$B/hostile-client" "$SOCK" handed-userns \
+	>"$T/userns.out" 2>&1
+check_out "the root of a user's namespace makes a datapath there" \
+	"userns: root's own connection: created" cat "$T/userns.out"
+check_out "... a process of a nested user namespace cannot prove itself" \
+	"nested: its proof: Operation not permitted" cat "$T/userns.out"
+check_out "... and is granted nothing on root's connection" \
+	"nested: root's connection: Operation not permitted" cat "$T/userns.out"
+check_out "... nor with root's route socket" \
+	"nested: root's route socket: Operation not permitted" cat "$T/userns.out"
+check_out "... while root sending on it again still may" \
+	"root sending again: created" cat "$T/userns.out"
 
 # A socket someone else opened: the kernel checks the sender of each
 # request as well as the opener. Root hands its route socket and its
