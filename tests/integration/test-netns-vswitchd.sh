@@ -1,26 +1,52 @@
 #!/bin/bash
 # SPDX-License-Identifier: Apache-2.0
-# One daemon, three network namespaces as the kernel keeps them apart: the
-# daemon's and two containers (ip netns), each with its own ovsdb-server and
+# One daemon, four network namespaces as the kernel keeps them apart: the
+# daemon's, two containers (ip netns) and a user's own (nobody's, in
+# unshare -rn: a rootless container), each with its own ovsdb-server and
 # ovs-vswitchd (the shim's sockets made in that namespace). Each makes a
 # bridge of the same name, with internal ports of the same names moved on
 # into two namespaces of their own with the same addresses; pings flow in
 # each, through upcalls and megaflows; each sees its own datapath, ports,
-# flows and connections only; a container deleted takes its state along
-# (tapdpctl status counts the namespaces served), and the others go on.
+# flows and connections only; a container deleted, and the user's
+# namespace gone, take their state along (tapdpctl status counts the
+# namespaces served), and the others go on.
 . "$(dirname "$0")/../lib.sh"
 
-C1=tapdpc1$$ C2=tapdpc2$$
-ALL="$NS $C1 $C2"
+C1=tapdpc1$$ C2=tapdpc2$$ U=tapdpu$$
+ALL="$NS $C1 $C2 $U"
 # Where each namespace's ports go: two namespaces of their own.
 HOSTS=
 for c in $ALL; do HOSTS="$HOSTS ${c}a ${c}b"; done
+UPID=
+user_gone() {
+	[ -n "$UPID" ] && kill "$UPID" 2>/dev/null
+	umount "/run/netns/$U" 2>/dev/null && rm -f "/run/netns/$U"
+}
 stop_all() {
 	for c in $ALL; do ovs_of "$c" stop; done
+	user_gone
 	for n in $C1 $C2 $HOSTS; do ip netns del "$n" 2>/dev/null; done
 	tapdp_cleanup
 }
 trap stop_all EXIT
+
+# The user's namespace runs its commands as its root (nobody outside), the
+# others as root; the clients are copied where the user reaches them.
+as_user() { setpriv --reuid=nobody --regid=nogroup --clear-groups \
+	--inh-caps=-all "$@"; }
+exec_in() {
+	local c=$1
+	shift
+	if [ "$c" = "$U" ]; then
+		as_user nsenter -t "$UPID" -U -n -m --preserve-credentials "$@"
+	else
+		ip netns exec "$c" "$@"
+	fi
+}
+B=$T/bin
+mkdir -p "$B"
+cp "$BUILD/tapdp-run" "$BUILD/libtapdp.so" "$BUILD/tapdpctl" "$B/"
+chmod -R a+rX "$B"
 
 # The OVS of namespace $1, in $T/$1: ovs_of NS start|stop, or a command
 # with that OVS's environment (ovs-ofctl br0 finds its bridge there).
@@ -30,14 +56,14 @@ ovs_of() {
 	local env="env OVS_RUNDIR=$d OVS_LOGDIR=$d OVS_DBDIR=$d OVS_SYSCONFDIR=$d"
 	case $1 in
 	start)
-		mkdir -p "$d"
-		ovsdb-tool create "$d/conf.db" \
+		mkdir -p -m 777 "$d"
+		exec_in "$c" ovsdb-tool create "$d/conf.db" \
 			/usr/share/openvswitch/vswitch.ovsschema &&
-		ip netns exec "$c" $env ovsdb-server --remote="punix:$d/db.sock" \
+		exec_in "$c" $env ovsdb-server --remote="punix:$d/db.sock" \
 			--pidfile="$d/ovsdb.pid" --detach \
 			--log-file="$d/ovsdb.log" "$d/conf.db" &&
 		vsctl "$c" --no-wait init &&
-		ip netns exec "$c" $env "$BUILD/tapdp-run" -- ovs-vswitchd \
+		exec_in "$c" $env "$B/tapdp-run" -- ovs-vswitchd \
 			"unix:$d/db.sock" --pidfile="$d/vswitchd.pid" --detach \
 			--log-file="$d/vswitchd.log"
 		;;
@@ -55,7 +81,7 @@ ovs_of() {
 	esac
 }
 vsctl() { local c=$1; shift; ovs-vsctl --db="unix:$T/$c/db.sock" --timeout=10 "$@"; }
-dpctl_in() { local c=$1; shift; ip netns exec "$c" "$BUILD/tapdp-run" -- ovs-dpctl "$@"; }
+dpctl_in() { local c=$1; shift; exec_in "$c" "$B/tapdp-run" -- ovs-dpctl "$@"; }
 appctl_in() {
 	local c=$1
 	shift
@@ -68,6 +94,17 @@ for c in $C1 $C2; do
 	ip netns add "$c"
 	ip netns exec "$c" ip link set lo up
 done
+# The user's namespaces, held by a process of its own (not a function: $!
+# must be that process); named for ip -n.
+setpriv --reuid=nobody --regid=nogroup --clear-groups --inh-caps=-all \
+	unshare -rnm --propagation private sh -c \
+	'mount -t sysfs sysfs /sys && ip link set lo up && exec sleep 3600' &
+UPID=$!
+check "a user's namespaces of its own (unshare -rn)" wait_until 10 eval \
+	'[ "$(readlink /proc/$UPID/exe)" = "$(readlink -f "$(command -v sleep)")" ]'
+mkdir -p /run/netns
+touch "/run/netns/$U"
+mount --bind "/proc/$UPID/ns/net" "/run/netns/$U"
 for c in $ALL; do
 	ip netns exec "$c" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 \
 		net.ipv6.conf.default.disable_ipv6=1
@@ -85,8 +122,10 @@ for c in $ALL; do
 	check_out "... ovs-vswitchd's view" "br0 65534/[0-9]+: \(internal\)" \
 		appctl_in "$c" dpif/show
 done
-check_out "one datapath per namespace: none of the others'" "^1$" \
-	eval "dpctl_in $C1 dump-dps | wc -l"
+for c in $C1 $U; do
+	check_out "$c: one datapath, none of the others'" "^system@ovs-system$" \
+		dpctl_in "$c" dump-dps
+done
 
 # Every namespace's ports moved on into two of their own, with the same
 # addresses everywhere.
@@ -117,26 +156,34 @@ for c in $ALL; do
 done
 check_out "$C1: its connection tracked" "icmp,orig=\(src=10.9.0.1,dst=10.9.0.2" \
 	appctl_in "$C1" dpctl/dump-conntrack
-for c in $NS $C2; do
+for c in $NS $C2 $U; do
 	check_absent "$c: none of $C1's connections" "10.9.0" \
 		appctl_in "$c" dpctl/dump-conntrack
 	check_absent "$c: none of $C1's ct flows" "ct\(" dpctl_in "$c" dump-flows
 done
 check_out "$C1: its ct flows" "ct\(" dpctl_in "$C1" dump-flows
 
-check_out "tapdpctl status in the daemon's namespace: three served" \
-	"^namespaces: 3 served" in_ns "$BUILD/tapdpctl" status
+check_out "tapdpctl status in the daemon's namespace: four served" \
+	"^namespaces: 4 served" in_ns "$BUILD/tapdpctl" status
 check_absent "... a container's is not told of the others" "^namespaces" \
 	ip netns exec "$C1" "$BUILD/tapdpctl" status
 
-# The second container goes: its state with it; the others go on.
+# The second container goes, and the user's namespace: their state with
+# them; the others go on.
 ovs_of "$C2" stop
 ip netns del "$C2"
 check "$C2 deleted: the daemon frees its datapaths" \
 	wait_until 10 grep -q "is gone, and its datapaths with it" "$LOG"
-check_out "... tapdpctl status: two served" "^namespaces: 2 served" \
+check_out "... tapdpctl status: three served" "^namespaces: 3 served" \
 	in_ns "$BUILD/tapdpctl" status
 check "... and their ports' devices" wait_until 10 link_gone "${C2}a" p1
+ovs_of "$U" stop
+user_gone
+check "the user's namespace gone: the daemon frees its datapaths" \
+	wait_until 10 eval '[ "$(grep -c "is gone, and its datapaths with it" "$LOG")" = 2 ]'
+check_out "... tapdpctl status: two served" "^namespaces: 2 served" \
+	in_ns "$BUILD/tapdpctl" status
+check "... and their ports' devices" wait_until 10 link_gone "${U}a" p1
 for c in $NS $C1; do
 	check "$c: still pings" ip netns exec "${c}a" ping -c 2 -i 0.2 -W 2 10.9.0.2
 	check_out "$c: its datapath is whole" "port [0-9]+: p2" dpctl_in "$c" show
