@@ -279,20 +279,19 @@ in_reserve(int fd)
 }
 
 /* Root, or a socket whose opener had CAP_NET_ADMIN over the daemon's
- * namespace (not a namespace of its own): neither counted against its
- * uid nor kept out of the reserve. */
+ * namespace (not a namespace of its own, creds NULL before HELLO):
+ * neither counted against its uid nor kept out of the reserve. */
 static bool
-privileged(uid_t uid, bool net_admin)
+privileged(uid_t uid, const struct nlsock_creds *creds)
 {
-	return uid == 0 || net_admin;
+	return uid == 0 || (creds && creds->net_admin && !creds->other_netns);
 }
 
 /* The uid is known from the connection, the capability from HELLO on. */
 static bool
 conn_privileged(const struct conn *c)
 {
-	return privileged(c->uid, c->sk && nlsock_creds(c->sk)->net_admin &&
-				      !nlsock_creds(c->sk)->other_netns);
+	return privileged(c->uid, c->sk ? nlsock_creds(c->sk) : NULL);
 }
 
 /* Each request comes with its sender's credentials (SCM_CREDENTIALS): the
@@ -616,7 +615,7 @@ accept_exhausted(void)
 static int
 admit(uid_t uid, int fd)
 {
-	if (privileged(uid, false))
+	if (privileged(uid, NULL))
 		return 0;
 	if (in_reserve(fd))
 		return -ENFILE;
@@ -763,7 +762,7 @@ conn_hello(struct conn *c, const struct tapdp_req *req, struct msghdr *mh,
 		fds[1] = -1;
 	else
 		c->route_fd = -1;
-	if (!privileged(c->uid, creds.net_admin && !creds.other_netns) &&
+	if (!privileged(c->uid, &creds) &&
 	    in_reserve(fds[0])) {
 		err = -ENFILE;
 		goto out;
