@@ -31,6 +31,7 @@
 #include "packet/eth.h"
 #include "packet/frame.h"
 #include "packet/gso.h"
+#include "vport/netdev.h"
 #include "vport/tnl-dev.h"
 
 /* Room for an upcall: headers, key, userdata, actions and a 64 KiB frame. */
@@ -972,6 +973,23 @@ struct dp_port *
 dp_port_locate(const struct dp_net *net, const char *name)
 {
 	return find_port(net, name_is, name);
+}
+
+int
+dp_port_netnsid(const struct dp_port *port)
+{
+	const struct dp_net *net = port->dp->net;
+	int dev = port->vport->netnsid, id;
+
+	if (dev == net->netnsid)
+		return NETNSA_NSID_NOT_ASSIGNED;
+	/* The daemon's namespace: ids are ours. */
+	if (!net->elsewhere)
+		return dev;
+	/* Another's: asked of the kernel in its name. */
+	if (netdev_netnsid_from(net->netnsid, dev, &id))
+		return NETNSA_NSID_NOT_ASSIGNED;
+	return id;
 }
 
 struct dp_port *

@@ -224,6 +224,10 @@ struct dp_port *dp_port_get(const struct datapath *dp, uint32_t port_no);
 struct dp_port *dp_port_next(const struct datapath *dp, uint32_t *port_no);
 /* A port of any of net's datapaths, by device name. */
 struct dp_port *dp_port_locate(const struct dp_net *net, const char *name);
+/* The id the datapath's namespace has for the namespace port's device is
+ * in (the kernel's peernet2id()): NETNSA_NSID_NOT_ASSIGNED when that is
+ * the datapath's own, or has no id there. Control thread. */
+int dp_port_netnsid(const struct dp_port *port);
 /* A port of any of net's datapaths, by its device's namespace (its id in
  * ours, NETNSA_NSID_NOT_ASSIGNED for ours) and index there. */
 struct dp_port *dp_port_by_ifindex(const struct dp_net *net, int netnsid,

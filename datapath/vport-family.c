@@ -89,6 +89,7 @@ vport_fill(struct dp_port *port, struct msgbuf *mb, uint32_t portid,
 	struct ovs_vport_stats st;
 	struct ovs_header *hdr;
 	struct nlattr *nest;
+	int netnsid;
 
 	hdr = genl_msg_start(mb, &vport_family, portid, seq, flags, cmd);
 	if (!hdr)
@@ -99,12 +100,10 @@ vport_fill(struct dp_port *port, struct msgbuf *mb, uint32_t portid,
 	msgbuf_put_string(mb, OVS_VPORT_ATTR_NAME, dp_port_name(port));
 	msgbuf_put_u32(mb, OVS_VPORT_ATTR_IFINDEX, port->vport->ifindex);
 	/* A device moved to another namespace than the datapath's: that
-	 * namespace's id. (The ids are those the daemon's namespace gives:
-	 * right for its own datapaths only.) */
-	if (port->vport->netnsid >= 0 &&
-	    port->vport->netnsid != dp_net_netnsid(dp_get_net(port->dp)))
-		msgbuf_put_u32(mb, OVS_VPORT_ATTR_NETNSID,
-			       (uint32_t)port->vport->netnsid);
+	 * namespace's id, as the datapath's namespace gives it. */
+	netnsid = dp_port_netnsid(port);
+	if (netnsid >= 0)
+		msgbuf_put_u32(mb, OVS_VPORT_ATTR_NETNSID, (uint32_t)netnsid);
 	vport_get_stats(port->vport, &st);
 	msgbuf_put(mb, OVS_VPORT_ATTR_STATS, sizeof(st), &st);
 	if (kernel_profile()->vport_attr_max >= TAPDP_VPORT_ATTR_UPCALL_STATS) {

@@ -319,6 +319,33 @@ netdev_netnsid(int nsfd, int *netnsid)
 }
 
 int
+netdev_netnsid_from(int target, int peer, int *netnsid)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	int32_t nsid = NETNSA_NSID_NOT_ASSIGNED;
+	struct rtgenmsg *g;
+	int err;
+
+	*netnsid = NETNSA_NSID_NOT_ASSIGNED;
+	if (target < 0)
+		return -EINVAL;
+	nlh->nlmsg_type = RTM_GETNSID;
+	g = mnl_nlmsg_put_extra_header(nlh, sizeof(*g));
+	g->rtgen_family = AF_UNSPEC;
+	/* Our own namespace has no id in ours: named by our pid. */
+	if (peer < 0)
+		mnl_attr_put_u32(nlh, NETNSA_PID, getpid());
+	else
+		mnl_attr_put_u32(nlh, NETNSA_NSID, (uint32_t)peer);
+	mnl_attr_put_u32(nlh, NETNSA_TARGET_NSID, (uint32_t)target);
+	err = rtnl_ask(nlh, nsid_cb, &nsid);
+	if (!err)
+		*netnsid = nsid;
+	return err;
+}
+
+int
 netdev_move(int ifindex, int nsfd, const char *name)
 {
 	char buf[MNL_SOCKET_BUFFER_SIZE];

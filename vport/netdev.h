@@ -35,6 +35,11 @@ int netdev_lookup(int netnsid, const char *name, int *ifindex, uint32_t *mtu);
  * assigned if it has none, as the kernel does when it reports a peer), or
  * NETNSA_NSID_NOT_ASSIGNED if that is our own. 0 or -errno. */
 int netdev_netnsid(int nsfd, int *netnsid);
+/* The id namespace target has for namespace peer (both named by their
+ * ids in ours, NETNSA_NSID_NOT_ASSIGNED for ours), as the kernel's
+ * peernet2id() says it: NETNSA_NSID_NOT_ASSIGNED when it has none. Asks,
+ * never assigns. 0 or -errno. */
+int netdev_netnsid_from(int target, int peer, int *netnsid);
 /* Moves the device ifindex (> 0) to the namespace nsfd refers to, called
  * name there (one step: the kernel's dev_change_net_namespace() with a
  * name). -EEXIST when the name is taken there. */

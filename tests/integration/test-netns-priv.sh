@@ -166,6 +166,41 @@ ip -n "$OA" neigh replace 10.9.0.2 lladdr "$(mac "$OB" po2)" dev po1 nud permane
 ip -n "$OB" neigh replace 10.9.0.1 lladdr "$(mac "$OA" po1)" dev po2 nud permanent
 check_out "its ports still its own after the moves" "port 2: po2" \
 	octl show dp0
+# Where a port's device is, as that namespace numbers the other ones (the
+# kernel's peernet2id), never as the daemon's does: po1 and po2 in theirs,
+# po3 for a while in the daemon's.
+vport_nsid() {
+	root_elsewhere env PYTHONPATH="$TOP/tests/ovs-dpctl-py" \
+		"$B/tapdp-run" -- /usr/bin/python3 - "$1" <<'PY'
+import sys
+from pyroute2.netlink import NLM_F_REQUEST
+from pyroute2.netlink.generic import GenericNetlinkSocket
+from ovstest import vportmsg
+s = GenericNetlinkSocket()
+s.bind("ovs_vport", vportmsg)
+m = vportmsg()
+m["cmd"], m["version"] = 3, 2
+m["attrs"] = [["OVS_VPORT_ATTR_NAME", sys.argv[1]]]
+r = s.nlm_request(m, msg_type=s.prid, msg_flags=NLM_F_REQUEST)[0]
+nsid = r.get_attr("OVS_VPORT_ATTR_NETNSID")
+print("netnsid", -1 if nsid is None else nsid)
+PY
+}
+id_of() { # namespace, as the namespace $1 numbers it
+	ip -n "$1" netns list-id |
+		sed -n "s/^nsid \([0-9]*\) .*(iproute2 netns name: $2)\$/\1/p"
+}
+ip -n "$OTHER" link set po3 netns "$NS"
+check "po3 moved into the daemon's namespace: the daemon follows it" \
+	wait_until 10 eval 'vport_nsid po3 | grep -q "netnsid [0-9]"'
+for p in "po1 $OA" "po2 $OB" "po3 $NS"; do
+	set -- $p
+	check_out "$1 in $2: its namespace's id for it" \
+		"^netnsid $(id_of "$OTHER" "$2")\$" vport_nsid "$1"
+done
+ip -n "$NS" link set po3 netns "$OTHER"
+check "po3 back in its namespace: no id" \
+	wait_until 10 eval 'vport_nsid po3 | grep -qx "netnsid -1"'
 check "capture of its own datapath: it starts" eval \
 	'root_elsewhere "$B/tapdpctl" capture all --count 4 --timeout 20 \
 		>"$T/ocap.out" 2>"$T/ocap.err" & OCAP=$!
