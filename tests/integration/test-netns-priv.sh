@@ -171,20 +171,8 @@ check_out "its ports still its own after the moves" "port 2: po2" \
 # po3 for a while in the daemon's.
 vport_nsid() {
 	root_elsewhere env PYTHONPATH="$TOP/tests/ovs-dpctl-py" \
-		"$B/tapdp-run" -- /usr/bin/python3 - "$1" <<'PY'
-import sys
-from pyroute2.netlink import NLM_F_REQUEST
-from pyroute2.netlink.generic import GenericNetlinkSocket
-from ovstest import vportmsg
-s = GenericNetlinkSocket()
-s.bind("ovs_vport", vportmsg)
-m = vportmsg()
-m["cmd"], m["version"] = 3, 2
-m["attrs"] = [["OVS_VPORT_ATTR_NAME", sys.argv[1]]]
-r = s.nlm_request(m, msg_type=s.prid, msg_flags=NLM_F_REQUEST)[0]
-nsid = r.get_attr("OVS_VPORT_ATTR_NETNSID")
-print("netnsid", -1 if nsid is None else nsid)
-PY
+		"$B/tapdp-run" -- /usr/bin/python3 \
+		"$TOP/tests/integration/vport-where.py" "$1"
 }
 id_of() { # namespace, as the namespace $1 numbers it
 	ip -n "$1" netns list-id |
@@ -192,15 +180,15 @@ id_of() { # namespace, as the namespace $1 numbers it
 }
 ip -n "$OTHER" link set po3 netns "$NS"
 check "po3 moved into the daemon's namespace: the daemon follows it" \
-	wait_until 10 eval 'vport_nsid po3 | grep -q "netnsid [0-9]"'
+	wait_until 10 eval 'vport_nsid po3 | grep -q " [0-9]"'
 for p in "po1 $OA" "po2 $OB" "po3 $NS"; do
 	set -- $p
 	check_out "$1 in $2: its namespace's id for it" \
-		"^netnsid $(id_of "$OTHER" "$2")\$" vport_nsid "$1"
+		"^[0-9]+ $(id_of "$OTHER" "$2")\$" vport_nsid "$1"
 done
 ip -n "$NS" link set po3 netns "$OTHER"
 check "po3 back in its namespace: no id" \
-	wait_until 10 eval 'vport_nsid po3 | grep -qx "netnsid -1"'
+	wait_until 10 eval 'vport_nsid po3 | grep -q " -1\$"'
 check "capture of its own datapath: it starts" eval \
 	'root_elsewhere "$B/tapdpctl" capture all --count 4 --timeout 20 \
 		>"$T/ocap.out" 2>"$T/ocap.err" & OCAP=$!

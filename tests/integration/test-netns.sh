@@ -34,20 +34,7 @@ ping_ok() { ip netns exec "$1" ping -c 3 -i 0.2 -W 2 "${@:2}"; }
 # absent, the device is in the daemon's namespace).
 vport_where() {
 	in_ns env PYTHONPATH="$TOP/tests/ovs-dpctl-py" "$BUILD/tapdp-run" -- \
-		/usr/bin/python3 - "$1" <<'PY'
-import sys
-from pyroute2.netlink import NLM_F_REQUEST
-from pyroute2.netlink.generic import GenericNetlinkSocket
-from ovstest import vportmsg
-s = GenericNetlinkSocket()
-s.bind("ovs_vport", vportmsg)
-m = vportmsg()
-m["cmd"], m["version"] = 3, 2
-m["attrs"] = [["OVS_VPORT_ATTR_NAME", sys.argv[1]]]
-r = s.nlm_request(m, msg_type=s.prid, msg_flags=NLM_F_REQUEST)[0]
-nsid = r.get_attr("OVS_VPORT_ATTR_NETNSID")
-print(r.get_attr("OVS_VPORT_ATTR_IFINDEX"), -1 if nsid is None else nsid)
-PY
+		/usr/bin/python3 "$TOP/tests/integration/vport-where.py" "$1"
 }
 # What the vport should say of device $1 in namespace $2.
 where_is() {
