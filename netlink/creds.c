@@ -158,12 +158,18 @@ creds_sender_net_admin(pid_t pid, uid_t uid)
 	       (eff >> CAP_NET_ADMIN & 1);
 }
 
-bool
-creds_proofs_enable(int fd)
+struct ucred
+creds_of(struct msghdr *mh)
 {
-	int one = 1;
+	struct ucred uc = { 0 };
 
-	return setsockopt(fd, SOL_SOCKET, SO_PASSCRED, &one, sizeof(one)) == 0;
+	for (struct cmsghdr *cm = CMSG_FIRSTHDR(mh); cm;
+	     cm = CMSG_NXTHDR(mh, cm))
+		if (cm->cmsg_level == SOL_SOCKET &&
+		    cm->cmsg_type == SCM_CREDENTIALS &&
+		    cm->cmsg_len >= CMSG_LEN(sizeof(uc)))
+			memcpy(&uc, CMSG_DATA(cm), sizeof(uc));
+	return uc;
 }
 
 /* The sender of a datagram read from a netlink socket, when it was a
@@ -172,27 +178,25 @@ static bool
 proof_of(struct msghdr *mh, const struct sockaddr_nl *from,
 	 struct creds_proof *out)
 {
+	struct ucred uc;
+
 	if (mh->msg_namelen < sizeof(*from) || from->nl_family != AF_NETLINK ||
 	    !from->nl_pid)
 		return false;
-	for (struct cmsghdr *cm = CMSG_FIRSTHDR(mh); cm;
-	     cm = CMSG_NXTHDR(mh, cm)) {
-		struct ucred uc;
-
-		if (cm->cmsg_level != SOL_SOCKET ||
-		    cm->cmsg_type != SCM_CREDENTIALS ||
-		    cm->cmsg_len < CMSG_LEN(sizeof(uc)))
-			continue;
-		memcpy(&uc, CMSG_DATA(cm), sizeof(uc));
-		*out = (struct creds_proof) { .pid = uc.pid, .uid = uc.uid };
-		return uc.pid > 0;
-	}
-	return false;
+	uc = creds_of(mh);
+	*out = (struct creds_proof) { .pid = uc.pid, .uid = uc.uid };
+	return uc.pid > 0;
 }
 
 void
 creds_proofs_read(int fd, struct creds_proof *ring, size_t n, unsigned *next)
 {
+	int one = 1;
+
+	/* Netlink hands the credentials over at reading: those queued
+	 * before come too. */
+	if (setsockopt(fd, SOL_SOCKET, SO_PASSCRED, &one, sizeof(one)))
+		return;
 	for (int i = 0; i < PROBE_MAX_READS; i++) {
 		char buf[64], cbuf[CMSG_SPACE(sizeof(struct ucred))];
 		struct sockaddr_nl from;

@@ -29,6 +29,7 @@
 #define TAPDP_CREDS_H
 
 #include <stdbool.h>
+#include <sys/socket.h>
 #include <sys/types.h>
 
 /* fd: a netlink socket the client opened. False for anything else, or
@@ -48,10 +49,12 @@ struct creds_proof {
 	uid_t uid;
 };
 
-/* Makes route socket fd hand over its senders' credentials. */
-bool creds_proofs_enable(int fd);
-/* Reads the proofs waiting on fd into ring[*next % n], advancing *next:
- * the newest n stay. Other messages (the kernel's) are dropped. */
+/* The sender's credentials a received message carries (SCM_CREDENTIALS,
+ * the kernel's, which a process cannot forge); pid 0 when it has none. */
+struct ucred creds_of(struct msghdr *mh);
+/* Reads the proofs waiting on route socket fd into ring[*next % n],
+ * advancing *next: the newest n stay. Other messages (the kernel's) are
+ * dropped. */
 void creds_proofs_read(int fd, struct creds_proof *ring, size_t n,
 		       unsigned *next);
 /* Process pid's number in its own pid namespace (NSpid's last); 0 when

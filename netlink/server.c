@@ -305,22 +305,6 @@ pass_creds(int fd)
 	setsockopt(fd, SOL_SOCKET, SO_PASSCRED, &one, sizeof(one));
 }
 
-/* The sender of the request in mh, from the kernel; pid 0 when it did
- * not say. */
-static struct ucred
-sender_of(struct msghdr *mh)
-{
-	struct ucred uc = { 0 };
-
-	for (struct cmsghdr *cm = CMSG_FIRSTHDR(mh); cm;
-	     cm = CMSG_NXTHDR(mh, cm))
-		if (cm->cmsg_level == SOL_SOCKET &&
-		    cm->cmsg_type == SCM_CREDENTIALS &&
-		    cm->cmsg_len >= CMSG_LEN(sizeof(uc)))
-			memcpy(&uc, CMSG_DATA(cm), sizeof(uc));
-	return uc;
-}
-
 /* Whether uc proved CAP_NET_ADMIN on c's route socket (creds.h). A pid
  * is told from a reused one by its uid only, as /proc's verdict is. */
 static bool
@@ -725,7 +709,7 @@ static int
 conn_hello(struct conn *c, const struct tapdp_req *req, struct msghdr *mh,
 	   int *memfd)
 {
-	struct ucred sender = sender_of(mh);
+	struct ucred sender = creds_of(mh);
 	struct tapdp_shared *shared;
 	struct nlsock_creds creds;
 	struct ucred uc;
@@ -744,12 +728,9 @@ conn_hello(struct conn *c, const struct tapdp_req *req, struct msghdr *mh,
 		goto out;
 	c->netns = netns_cookie(fds[0]);
 	/* A sender /proc cannot judge proved itself on the route socket
-	 * before HELLO: read before the opener's probe, which drops what
+	 * before HELLO: judged before the opener's probe, which drops what
 	 * is not its answer. */
-	if (fds[1] >= 0 && sender.pid &&
-	    !creds_sender_net_admin(sender.pid, sender.uid) &&
-	    creds_proofs_enable(fds[1]))
-		c->route_fd = fds[1];
+	c->route_fd = fds[1];
 	creds = (struct nlsock_creds) {
 		.pid = uc.pid,
 		.uid = uc.uid,
@@ -757,8 +738,9 @@ conn_hello(struct conn *c, const struct tapdp_req *req, struct msghdr *mh,
 			     opener_net_admin(c->netns, fds[1]),
 		.other_netns = other_netns(c->netns),
 	};
-	/* Kept only where it may prove a later sender's privilege. */
-	if (c->route_fd >= 0 && creds.net_admin)
+	/* Kept only where a proof judged the sender (proofs are read only
+	 * when /proc cannot say), to judge later senders alike. */
+	if (creds.net_admin && c->n_proved)
 		fds[1] = -1;
 	else
 		c->route_fd = -1;
@@ -1037,7 +1019,7 @@ conn_serve(struct conn *c, char *buf, size_t cap)
 		return false;
 	}
 	if (c->sk) {
-		struct ucred uc = sender_of(&mh);
+		struct ucred uc = creds_of(&mh);
 
 		nlsock_set_sender_admin(c->sk,
 					nlsock_creds(c->sk)->net_admin &&
