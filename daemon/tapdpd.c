@@ -216,21 +216,21 @@ serve_open(const char *sock, struct dp_net *net,
 	return dp_notify_open(net, netns_gone);
 }
 
-/* The journal of the datapath's state (datapath/journal.h): the one a
- * dead predecessor left with the keeper, replayed into net, or a new one,
- * handed to the keeper. 0 or -errno. */
+/* The journal of our namespace's datapaths (datapath/journal.h): the one
+ * a dead predecessor left with the keeper, replayed into net, or a new
+ * one, handed to the keeper. 0 or -errno. */
 static int
 journal_take_over(struct dp_net *net)
 {
 	struct keep_entry *e = keep_claim(KEEP_JOURNAL, NULL, NULL);
 	int err, failed;
 
-	if (e && e->n_fds == 1 && !journal_open(e->fds[0])) {
+	if (e && e->n_fds == 1 && !journal_open(net, e->fds[0])) {
 		failed = journal_replay(net);
 		if (failed < 0)
 			return failed;
 		log_info("the journal replayed: %u records, %d failed",
-			 journal_records(), failed);
+			 journal_records(net), failed);
 		return 0;
 	}
 	if (e) {
@@ -240,11 +240,11 @@ journal_take_over(struct dp_net *net)
 		log_err("the journal the keeper held is not one: starting "
 			"with no datapath");
 	}
-	err = journal_open(-1);
+	err = journal_open(net, -1);
 	if (err)
 		return err;
 	if (keep_attached()) {
-		int fd = journal_fd();
+		int fd = journal_fd(net);
 
 		keep_put(KEEP_JOURNAL, &fd, 1, NULL, 0);
 	}
@@ -312,7 +312,6 @@ serve_close(struct dp_net *net)
 	 * them. */
 	tnl_dev_destroy_all();
 	rcu_barrier();
-	journal_close();
 	server_close();
 }
 

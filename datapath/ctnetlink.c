@@ -440,7 +440,7 @@ journal_conn(const struct conntrack_entry *e, uint32_t events, void *arg)
 			msgbuf_put(&mb, CTA_LABELS, 16, e->labels);
 	}
 	if (!msgbuf_end(&mb))
-		journal_append(&mb);
+		journal_append(arg, &mb);
 }
 
 static bool
@@ -457,9 +457,9 @@ journal_visit(const struct conntrack_entry *e, void *arg)
 }
 
 void
-ctnetlink_journal(struct conntrack *ct)
+ctnetlink_journal(struct dp_net *net, struct conntrack *ct)
 {
-	conntrack_dump(ct, -1, journal_visit, NULL);
+	conntrack_dump(ct, -1, journal_visit, net);
 }
 
 /* A dump: a snapshot of the matching connections or expectations, sent

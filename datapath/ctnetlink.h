@@ -20,6 +20,7 @@
 
 struct attr_policy;
 struct conntrack;
+struct dp_net;
 struct extack;
 struct nlattr;
 struct nlmsghdr;
@@ -39,6 +40,6 @@ int ctnetlink_parse(const struct nlmsghdr *nlh,
  * belongs to. */
 void ctnetlink_attach(struct conntrack *ct, void *net);
 /* The journal's records of every connection now (datapath/journal.h). */
-void ctnetlink_journal(struct conntrack *ct);
+void ctnetlink_journal(struct dp_net *net, struct conntrack *ct);
 
 #endif

@@ -119,7 +119,7 @@ journal_policy(const struct dp_net *net, const struct ct_timeout_info *tp,
 	}
 	((struct nlmsghdr *)mem)->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK |
 						NLM_F_CREATE | NLM_F_REPLACE;
-	journal_append(&mb);
+	journal_append(net, &mb);
 }
 
 void

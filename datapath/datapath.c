@@ -20,6 +20,7 @@
 #include "ct/frag.h"
 #include "actions/actions.h"
 #include "datapath/ctnetlink.h"
+#include "datapath/journal.h"
 #include "datapath/upcall-stats.h"
 #include "flow/emc.h"
 #include "flow/extract.h"
@@ -90,6 +91,7 @@ struct dp_net {
 	bool elsewhere;
 	int netnsid;
 	int nsfd;
+	struct journal *journal;	/* datapath/journal.h's, or NULL */
 };
 
 /* The receive (or executing) thread's state. */
@@ -1485,6 +1487,18 @@ dp_net_set_namespace(struct dp_net *net, int netnsid, int nsfd)
 	net->nsfd = nsfd;
 }
 
+struct journal *
+dp_net_journal(const struct dp_net *net)
+{
+	return net->journal;
+}
+
+void
+dp_net_set_journal(struct dp_net *net, struct journal *journal)
+{
+	net->journal = journal;
+}
+
 bool
 dp_net_elsewhere(const struct dp_net *net)
 {
@@ -1528,6 +1542,8 @@ dp_net_destroy(struct dp_net *net)
 			dp_destroy(net->dps->dp[i]);
 	free(net->dps);
 	conntrack_destroy(net->conntrack);
+	/* Nothing writes to it any more. */
+	journal_close(net);
 	pthread_mutex_destroy(&net->conntrack_lock);
 	free(net);
 	__atomic_sub_fetch(&n_nets, 1, __ATOMIC_RELAXED);

@@ -139,8 +139,9 @@ struct dp_net_config {
 
 /* NULL without memory. */
 struct dp_net *dp_net_new(const struct dp_net_config *cfg);
-/* Destroys the context's datapaths and its tracker; what they leave to
- * RCU is freed after a grace period (rcu_barrier() waits for it). */
+/* Destroys the context's datapaths and its tracker, and closes its
+ * journal; what they leave to RCU is freed after a grace period
+ * (rcu_barrier() waits for it). */
 void dp_net_destroy(struct dp_net *net);
 /* The tracker, created on first use (one for all datapaths, as one
  * namespace's nf_conntrack); NULL when it cannot be (the next call tries
@@ -164,6 +165,9 @@ int dp_net_netnsid(const struct dp_net *net);
 bool dp_net_home_alive(const struct dp_net *net);
 /* No datapath, and no tracker was made: nothing would be lost with it. */
 bool dp_net_idle(const struct dp_net *net);
+/* The context's journal (datapath/journal.h, which sets it), or NULL. */
+struct journal *dp_net_journal(const struct dp_net *net);
+void dp_net_set_journal(struct dp_net *net, struct journal *journal);
 /* How many contexts there are (the namespaces served). Any thread. */
 unsigned dp_net_count(void);
 /* Periodic work of the control thread: mask rebalancing. */

@@ -139,7 +139,7 @@ tunnel_dev_gone(int ifindex)
 
 	if (dev && !netdev_ifindex(dev->name)) {
 		log_info("tunnel device %s deleted or moved away", dev->name);
-		rtnl_link_journal_del(dev);
+		rtnl_link_journal_del(n_nets ? nets[0] : NULL, dev);
 		tnl_dev_destroy(dev);
 	}
 }
@@ -250,9 +250,11 @@ rtnl_read(void *arg)
 static void
 periodic(void *arg)
 {
-	for (size_t i = 0; i < n_nets; i++)
+	(void)arg;
+	for (size_t i = 0; i < n_nets; i++) {
 		dp_net_run_periodic(nets[i]);
-	journal_maybe_compact(arg);
+		journal_maybe_compact(nets[i]);
+	}
 }
 
 int
@@ -312,7 +314,7 @@ dp_notify_open(struct dp_net *net, void (*gone)(int netnsid))
 		err = vport_error_fd();
 	if (err >= 0)
 		err = server_watch(err, ports_lost, net);
-	return err < 0 ? err : server_every(PERIODIC_MS, periodic, net);
+	return err < 0 ? err : server_every(PERIODIC_MS, periodic, NULL);
 }
 
 void

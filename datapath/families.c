@@ -51,8 +51,10 @@ families_journal_state(struct dp_net *net)
 	struct conntrack *ct = dp_net_conntrack_made(net);
 	struct datapath *dp;
 
-	/* The tunnel devices before the ports on them. */
-	rtnl_link_journal();
+	/* The tunnel devices (the daemon's namespace's) before the ports on
+	 * them. */
+	if (!dp_net_elsewhere(net))
+		rtnl_link_journal(net);
 	for (unsigned i = 0; (dp = dp_at(net, i)); i++) {
 		dp_family_journal(dp);
 		vport_family_journal(dp);
@@ -63,6 +65,6 @@ families_journal_state(struct dp_net *net)
 	/* The policies before the connections that name them. */
 	if (ct) {
 		cttimeout_journal(net, conntrack_timeouts(ct));
-		ctnetlink_journal(ct);
+		ctnetlink_journal(net, ct);
 	}
 }

@@ -108,9 +108,10 @@ void flow_family_journal(struct datapath *dp);
 void ct_limit_family_journal(struct dp_net *net);
 /* The tunnel devices made over rtnetlink, and one's deletion (a device
  * gone from outside, whose port dp_notify detached). */
-void rtnl_link_journal(void);
+void rtnl_link_journal(const struct dp_net *net);
 struct tnl_dev;
-void rtnl_link_journal_del(const struct tnl_dev *dev);
+void rtnl_link_journal_del(const struct dp_net *net,
+			   const struct tnl_dev *dev);
 
 /* Tells the ovs_datapath group that dp is gone with its local device. */
 void dp_family_notify_gone(struct datapath *dp);

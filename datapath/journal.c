@@ -43,7 +43,7 @@ struct journal_hdr {
 	struct journal_slot slot[2];
 };
 
-static struct {
+struct journal {
 	pthread_mutex_t lock;		/* recursive: see journal_compact */
 	int fd;
 	char *base;
@@ -57,20 +57,7 @@ static struct {
 	bool compacting;
 	bool overflow;			/* a compaction's append failed */
 	uint64_t wpos;
-} j = { .fd = -1 };
-
-static pthread_once_t lock_once = PTHREAD_ONCE_INIT;
-
-static void
-lock_init(void)
-{
-	pthread_mutexattr_t attr;
-
-	pthread_mutexattr_init(&attr);
-	pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_RECURSIVE);
-	pthread_mutex_init(&j.lock, &attr);
-	pthread_mutexattr_destroy(&attr);
-}
+};
 
 static uint64_t
 align_up(uint64_t v, uint64_t a)
@@ -79,33 +66,33 @@ align_up(uint64_t v, uint64_t a)
 }
 
 static struct journal_slot *
-live_slot(void)
+live_slot(const struct journal *j)
 {
-	return &j.hdr->slot[__atomic_load_n(&j.hdr->live, __ATOMIC_ACQUIRE)];
+	return &j->hdr->slot[__atomic_load_n(&j->hdr->live, __ATOMIC_ACQUIRE)];
 }
 
 /* Makes the file at least end bytes long. */
 static int
-ensure(uint64_t end)
+ensure(struct journal *j, uint64_t end)
 {
 	uint64_t size;
 
-	if (end <= j.size)
+	if (end <= j->size)
 		return 0;
-	if (end > j.map_len)
+	if (end > j->map_len)
 		return -EFBIG;
 	size = align_up(end, CHUNK);
-	if (size > j.map_len)
-		size = j.map_len;
-	if (ftruncate(j.fd, size))
+	if (size > j->map_len)
+		size = j->map_len;
+	if (ftruncate(j->fd, size))
 		return -errno;
 	/* Map the new chunk's pages in one call: appended to a record at a
 	 * time, each of its 256 pages would fault on the control thread
 	 * (a tenth of its time setting up flows). A kernel before 5.14
 	 * says EINVAL, and the pages then fault in as written. */
-	madvise(j.base + j.size / PAGE * PAGE, size - j.size / PAGE * PAGE,
+	madvise(j->base + j->size / PAGE * PAGE, size - j->size / PAGE * PAGE,
 		MADV_POPULATE_WRITE);
-	j.size = size;
+	j->size = size;
 	return 0;
 }
 
@@ -120,13 +107,14 @@ rec_size(const struct nlmsghdr *nlh)
 
 /* Whether [start, used) holds whole records only. */
 static bool
-records_valid(uint64_t start, uint64_t used, unsigned *count)
+records_valid(const struct journal *j, uint64_t start, uint64_t used,
+	      unsigned *count)
 {
 	uint64_t off = start;
 
 	*count = 0;
 	while (off < used) {
-		const struct nlmsghdr *nlh = (const void *)(j.base + off);
+		const struct nlmsghdr *nlh = (const void *)(j->base + off);
 
 		if (used - off < NLMSG_HDRLEN ||
 		    nlh->nlmsg_len < NLMSG_HDRLEN ||
@@ -139,7 +127,7 @@ records_valid(uint64_t start, uint64_t used, unsigned *count)
 }
 
 static int
-map(int fd, uint64_t size)
+map(struct journal *j, int fd, uint64_t size)
 {
 	size_t len = size > RESERVE ? size : RESERVE;
 	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
@@ -147,25 +135,25 @@ map(int fd, uint64_t size)
 
 	if (p == MAP_FAILED)
 		return -errno;
-	j.base = p;
-	j.map_len = len;
-	j.hdr = p;
-	j.size = size;
-	j.fd = fd;
+	j->base = p;
+	j->map_len = len;
+	j->hdr = p;
+	j->size = size;
+	j->fd = fd;
 	return 0;
 }
 
 static void
-unmap(void)
+unmap(struct journal *j)
 {
-	munmap(j.base, j.map_len);
-	j.base = NULL;
-	j.hdr = NULL;
-	j.fd = -1;
+	munmap(j->base, j->map_len);
+	j->base = NULL;
+	j->hdr = NULL;
+	j->fd = -1;
 }
 
 static int
-open_new(void)
+open_new(struct journal *j)
 {
 	int fd = memfd_create("tapdp-journal", MFD_CLOEXEC);
 	int err;
@@ -177,20 +165,20 @@ open_new(void)
 		close(fd);
 		return err;
 	}
-	err = map(fd, CHUNK);
+	err = map(j, fd, CHUNK);
 	if (err) {
 		close(fd);
 		return err;
 	}
-	j.hdr->magic = JOURNAL_MAGIC;
-	j.hdr->version = JOURNAL_VERSION;
-	j.hdr->slot[0].start = j.hdr->slot[0].used = HDR_SIZE;
-	j.compacted = 0;
+	j->hdr->magic = JOURNAL_MAGIC;
+	j->hdr->version = JOURNAL_VERSION;
+	j->hdr->slot[0].start = j->hdr->slot[0].used = HDR_SIZE;
+	j->compacted = 0;
 	return 0;
 }
 
 static int
-adopt(int fd)
+adopt(struct journal *j, int fd)
 {
 	const struct journal_slot *s;
 	unsigned count;
@@ -204,127 +192,158 @@ adopt(int fd)
 			(long long)st.st_size);
 		return -EINVAL;
 	}
-	err = map(fd, st.st_size);
+	err = map(j, fd, st.st_size);
 	if (err)
 		return err;
-	s = &j.hdr->slot[j.hdr->live & 1];
-	if (j.hdr->magic != JOURNAL_MAGIC ||
-	    j.hdr->version != JOURNAL_VERSION || j.hdr->live > 1) {
+	s = &j->hdr->slot[j->hdr->live & 1];
+	if (j->hdr->magic != JOURNAL_MAGIC ||
+	    j->hdr->version != JOURNAL_VERSION || j->hdr->live > 1) {
 		log_err("journal: not a journal of version %d",
 			JOURNAL_VERSION);
 		err = -EINVAL;
 	} else if (s->start < HDR_SIZE || s->start > s->used ||
-		   s->used > j.size || s->start % NLMSG_ALIGNTO) {
+		   s->used > j->size || s->start % NLMSG_ALIGNTO) {
 		log_err("journal: records at [%llu, %llu) outside the file's "
 			"%llu bytes", (unsigned long long)s->start,
 			(unsigned long long)s->used,
-			(unsigned long long)j.size);
+			(unsigned long long)j->size);
 		err = -EINVAL;
-	} else if (!records_valid(s->start, s->used, &count)) {
+	} else if (!records_valid(j, s->start, s->used, &count)) {
 		log_err("journal: a record overruns the journal");
 		err = -EINVAL;
 	}
 	if (err) {
-		unmap();
+		unmap(j);
 		return err;
 	}
-	j.compacted = s->used - s->start;
+	j->compacted = s->used - s->start;
 	log_info("journal: adopted, %u records, %llu bytes", count,
-		 (unsigned long long)j.compacted);
+		 (unsigned long long)j->compacted);
+	return 0;
+}
+
+/* The net's journal, NULL when it has none. */
+static struct journal *
+net_journal(const struct dp_net *net)
+{
+	return net ? dp_net_journal(net) : NULL;
+}
+
+int
+journal_open(struct dp_net *net, int fd)
+{
+	pthread_mutexattr_t attr;
+	struct journal *j;
+	int err;
+
+	if (net_journal(net))
+		return -EBUSY;
+	j = calloc(1, sizeof(*j));
+	if (!j)
+		return -ENOMEM;
+	j->fd = -1;
+	err = fd < 0 ? open_new(j) : adopt(j, fd);
+	if (err) {
+		free(j);
+		return err;
+	}
+	pthread_mutexattr_init(&attr);
+	pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_RECURSIVE);
+	pthread_mutex_init(&j->lock, &attr);
+	pthread_mutexattr_destroy(&attr);
+	dp_net_set_journal(net, j);
 	return 0;
 }
 
 int
-journal_open(int fd)
+journal_fd(const struct dp_net *net)
 {
-	int err;
+	const struct journal *j = net_journal(net);
 
-	pthread_once(&lock_once, lock_init);
-	if (j.fd >= 0)
-		return -EBUSY;
-	err = fd < 0 ? open_new() : adopt(fd);
-	j.replaying = j.compacting = false;
-	return err;
-}
-
-int
-journal_fd(void)
-{
-	return j.fd;
+	return j ? j->fd : -1;
 }
 
 void
-journal_close(void)
+journal_close(struct dp_net *net)
 {
-	int fd = j.fd;
+	struct journal *j = net_journal(net);
+	int fd;
 
-	if (fd < 0)
+	if (!j)
 		return;
-	unmap();
+	dp_net_set_journal(net, NULL);
+	fd = j->fd;
+	unmap(j);
 	close(fd);
+	pthread_mutex_destroy(&j->lock);
+	free(j);
 }
 
-bool
-journal_active(void)
+static bool
+active(const struct journal *j)
 {
-	return j.fd >= 0 && !j.replaying;
-}
-
-void
-journal_append(const struct msgbuf *mb)
-{
-	struct journal_slot *s;
-	uint64_t pos;
-	int err;
-
-	if (!journal_active() || !mb->len)
-		return;
-	pthread_mutex_lock(&j.lock);
-	s = live_slot();
-	pos = j.compacting ? j.wpos : s->used;
-	err = ensure(pos + mb->len);
-	if (err) {
-		if (j.compacting)
-			j.overflow = true;
-		else
-			log_err("journal: cannot grow past %llu bytes: %s; a "
-				"change is not kept",
-				(unsigned long long)j.size, strerror(-err));
-		pthread_mutex_unlock(&j.lock);
-		return;
-	}
-	/* msgbuf messages are NLMSG_ALIGNed already. */
-	memcpy(j.base + pos, mb->buf, mb->len);
-	if (j.compacting)
-		j.wpos = pos + mb->len;
-	else
-		__atomic_store_n(&s->used, pos + mb->len, __ATOMIC_RELEASE);
-	pthread_mutex_unlock(&j.lock);
+	return j && !j->replaying;
 }
 
 bool
 journal_keeps(const struct dp_net *net)
 {
-	return journal_active() &&
-	       !dp_net_elsewhere(net);
+	return active(net_journal(net));
 }
+
+void
+journal_append(const struct dp_net *net, const struct msgbuf *mb)
+{
+	struct journal *j = net_journal(net);
+	struct journal_slot *s;
+	uint64_t pos;
+	int err;
+
+	if (!active(j) || !mb->len)
+		return;
+	pthread_mutex_lock(&j->lock);
+	s = live_slot(j);
+	pos = j->compacting ? j->wpos : s->used;
+	err = ensure(j, pos + mb->len);
+	if (err) {
+		if (j->compacting)
+			j->overflow = true;
+		else
+			log_err("journal: cannot grow past %llu bytes: %s; a "
+				"change is not kept",
+				(unsigned long long)j->size, strerror(-err));
+		pthread_mutex_unlock(&j->lock);
+		return;
+	}
+	/* msgbuf messages are NLMSG_ALIGNed already. */
+	memcpy(j->base + pos, mb->buf, mb->len);
+	if (j->compacting)
+		j->wpos = pos + mb->len;
+	else
+		__atomic_store_n(&s->used, pos + mb->len, __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&j->lock);
+}
+
+/* The record being written (control thread), and whose. */
+static char rec_mem[GENL_MSG_MAX];
+static struct msgbuf rec;
+static const struct dp_net *rec_net;
 
 struct msgbuf *
 journal_record_start(const struct dp_net *net,
 		     const struct genl_family *family, uint8_t cmd,
 		     int dp_ifindex)
 {
-	static char mem[GENL_MSG_MAX];
-	static struct msgbuf mb;
 	struct ovs_header *hdr;
 
 	if (!journal_keeps(net))
 		return NULL;
-	msgbuf_init(&mb, mem, sizeof(mem));
-	hdr = genl_msg_start(&mb, family, 0, 0, NLM_F_REQUEST | NLM_F_ACK,
+	msgbuf_init(&rec, rec_mem, sizeof(rec_mem));
+	rec_net = net;
+	hdr = genl_msg_start(&rec, family, 0, 0, NLM_F_REQUEST | NLM_F_ACK,
 			     cmd);
 	hdr->dp_ifindex = dp_ifindex;
-	return &mb;
+	return &rec;
 }
 
 void
@@ -336,104 +355,109 @@ journal_record_end(struct msgbuf *mb)
 		log_err("journal: a record of family %u does not fit: a "
 			"change is not kept", nlh->nlmsg_type);
 	else
-		journal_append(mb);
+		journal_append(rec_net, mb);
 }
 
 size_t
-journal_used(void)
+journal_used(const struct dp_net *net)
 {
+	const struct journal *j = net_journal(net);
 	const struct journal_slot *s;
 
-	if (j.fd < 0)
+	if (!j)
 		return 0;
-	s = live_slot();
+	s = live_slot(j);
 	return s->used - s->start;
 }
 
 unsigned
-journal_records(void)
+journal_records(const struct dp_net *net)
 {
+	const struct journal *j = net_journal(net);
 	const struct journal_slot *s;
 	unsigned count;
 
-	if (j.fd < 0)
+	if (!j)
 		return 0;
-	s = live_slot();
-	records_valid(s->start, s->used, &count);
+	s = live_slot(j);
+	records_valid(j, s->start, s->used, &count);
 	return count;
 }
 
 /* Makes [start, used) the live region, with one store. */
 static void
-publish(uint64_t start, uint64_t used)
+publish(struct journal *j, uint64_t start, uint64_t used)
 {
-	uint32_t other = !j.hdr->live;
+	uint32_t other = !j->hdr->live;
 
-	j.hdr->slot[other].start = start;
-	j.hdr->slot[other].used = used;
-	__atomic_store_n(&j.hdr->live, other, __ATOMIC_RELEASE);
+	j->hdr->slot[other].start = start;
+	j->hdr->slot[other].used = used;
+	__atomic_store_n(&j->hdr->live, other, __ATOMIC_RELEASE);
 }
 
 /* Gives back the pages outside the live region. */
 static void
-trim(void)
+trim(struct journal *j)
 {
-	const struct journal_slot *s = live_slot();
+	const struct journal_slot *s = live_slot(j);
 	uint64_t below = s->start / PAGE * PAGE;
 	uint64_t size = align_up(s->used, CHUNK);
 
 	if (below > HDR_SIZE &&
-	    fallocate(j.fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+	    fallocate(j->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
 		      HDR_SIZE, below - HDR_SIZE))
 		log_warn("journal: cannot free %llu bytes: %s",
 			 (unsigned long long)(below - HDR_SIZE),
 			 strerror(errno));
-	if (size < j.size && !ftruncate(j.fd, size))
-		j.size = size;
+	if (size < j->size && !ftruncate(j->fd, size))
+		j->size = size;
 }
 
 int
 journal_compact(struct dp_net *net)
 {
+	struct journal *j = net_journal(net);
 	uint64_t start, n;
 	int err = 0;
 
-	if (!journal_active())
+	if (!active(j))
 		return -EBADF;
 	/* The families append the records of the state through
 	 * journal_append, on this thread, while the lock is held. */
-	pthread_mutex_lock(&j.lock);
-	start = align_up(live_slot()->used, PAGE);
-	j.compacting = true;
-	j.overflow = false;
-	j.wpos = start;
+	pthread_mutex_lock(&j->lock);
+	start = align_up(live_slot(j)->used, PAGE);
+	j->compacting = true;
+	j->overflow = false;
+	j->wpos = start;
 	families_journal_state(net);
-	j.compacting = false;
-	n = j.wpos - start;
-	if (j.overflow) {
+	j->compacting = false;
+	n = j->wpos - start;
+	if (j->overflow) {
 		log_err("journal: cannot compact: no room for %llu bytes",
 			(unsigned long long)n);
 		err = -EFBIG;
 		goto out;
 	}
-	publish(start, start + n);
+	publish(j, start, start + n);
 	/* Back in front when it fits there: offsets stay low. */
 	if (HDR_SIZE + n <= start) {
-		memcpy(j.base + HDR_SIZE, j.base + start, n);
-		publish(HDR_SIZE, HDR_SIZE + n);
+		memcpy(j->base + HDR_SIZE, j->base + start, n);
+		publish(j, HDR_SIZE, HDR_SIZE + n);
 	}
-	trim();
-	j.compacted = n;
+	trim(j);
+	j->compacted = n;
 	log_info("journal: compacted to %llu bytes", (unsigned long long)n);
 out:
-	pthread_mutex_unlock(&j.lock);
+	pthread_mutex_unlock(&j->lock);
 	return err;
 }
 
 void
 journal_maybe_compact(struct dp_net *net)
 {
-	if (journal_active() && journal_used() > 2 * j.compacted + CHUNK)
+	const struct journal *j = net_journal(net);
+
+	if (active(j) && journal_used(net) > 2 * j->compacted + CHUNK)
 		journal_compact(net);
 }
 
@@ -645,13 +669,14 @@ journal_replay(struct dp_net *net)
 {
 	static const int protocol[R_N] = { NETLINK_GENERIC, NETLINK_NETFILTER,
 					   NETLINK_ROUTE };
+	struct journal *j = net_journal(net);
 	struct ifindex_map m = { 0 };
 	struct restore r[R_N];
 	uint64_t off, used;
 	unsigned i = 0, n;
 	int failed = 0, err = 0;
 
-	if (j.fd < 0)
+	if (!j)
 		return -EBADF;
 	for (n = 0; n < R_N && !err; n++)
 		err = restore_open(&r[n], net, protocol[n]);
@@ -661,16 +686,16 @@ journal_replay(struct dp_net *net)
 			restore_close(&r[k]);
 		return err;
 	}
-	j.replaying = true;
-	off = live_slot()->start;
-	used = live_slot()->used;
+	j->replaying = true;
+	off = live_slot(j)->start;
+	used = live_slot(j)->used;
 	while (off < used) {
-		const struct nlmsghdr *rec = (const void *)(j.base + off);
+		const struct nlmsghdr *rec = (const void *)(j->base + off);
 
 		failed += replay_one(r, net, i++, rec, &m, failed);
 		off += rec_size(rec);
 	}
-	j.replaying = false;
+	j->replaying = false;
 	for (n = 0; n < R_N; n++)
 		restore_close(&r[n]);
 	free(m.e);

@@ -36,9 +36,13 @@
  * connection comes back with the default timeouts), expectations, a
  * chosen ifindex of internal ports, psample and drop-family state.
  *
- * Threads: appends take a mutex, so any thread may write a record; open,
- * close, compaction and replay belong to the control thread, between
- * requests. */
+ * Each context (datapath/datapath.h: the daemon's namespace's, and each
+ * other namespace's) has a journal of its own, so that a restart makes
+ * each namespace's state again in that namespace.
+ *
+ * Threads: appends take the journal's mutex, so any thread may write a
+ * record; open, close, compaction and replay belong to the control
+ * thread, between requests. */
 #ifndef TAPDP_JOURNAL_H
 #define TAPDP_JOURNAL_H
 
@@ -49,40 +53,40 @@
 struct dp_net;
 struct genl_family;
 
-/* fd -1: a new, empty journal in a new memfd. Otherwise adopts fd, a
- * journal a previous daemon wrote (the journal takes the fd): -EINVAL,
- * logged, when its header or records are not a journal's, and fd is then
- * still the caller's. -EBUSY when one is open. */
-int journal_open(int fd);
-/* The memfd, -1 when none is open. */
-int journal_fd(void);
-/* Unmaps and closes the journal. */
-void journal_close(void);
-/* Whether records are written now: open and not replaying. */
-bool journal_active(void);
-/* Whether changes to net's state are written now: the journal is active
- * and net is the daemon's namespace's context (other namespaces' are not
- * kept, lest a restart make them in the daemon's). */
+/* Gives net a journal. fd -1: a new, empty one in a new memfd.
+ * Otherwise adopts fd, a journal a previous daemon wrote (the journal
+ * takes the fd): -EINVAL, logged, when its header or records are not a
+ * journal's, and fd is then still the caller's. -EBUSY when net has
+ * one. */
+int journal_open(struct dp_net *net, int fd);
+/* The memfd of net's journal, -1 when it has none. */
+int journal_fd(const struct dp_net *net);
+/* Unmaps and closes net's journal, once no thread writes to it:
+ * dp_net_destroy does, after the context's ports and tracker stopped. */
+void journal_close(struct dp_net *net);
+/* Whether changes to net's state are written now: it has a journal, not
+ * being replayed. */
 bool journal_keeps(const struct dp_net *net);
 
-/* Appends mb's messages, as one unit. No-op unless journal_active(). */
-void journal_append(const struct msgbuf *mb);
+/* Appends mb's messages to net's journal, as one unit. No-op unless
+ * journal_keeps(net). Any thread. */
+void journal_append(const struct dp_net *net, const struct msgbuf *mb);
 
 /* How the families write a record: a request of family's cmd (NLM_F_ACK,
  * no NLM_F_CREATE) on datapath dp_ifindex of net, started in the
- * journal's buffer, filled with msgbuf_put*() and appended by
- * journal_record_end(). NULL unless journal_keeps(net). Control
- * thread. */
+ * journal's buffer, filled with msgbuf_put*() and appended to net's
+ * journal by journal_record_end(). NULL unless journal_keeps(net).
+ * Control thread. */
 struct msgbuf *journal_record_start(const struct dp_net *net,
 				    const struct genl_family *family,
 				    uint8_t cmd, int dp_ifindex);
 void journal_record_end(struct msgbuf *mb);
 
-/* Bytes of records, and their count, in the live region. */
-size_t journal_used(void);
-unsigned journal_records(void);
+/* Bytes of records, and their count, in the live region of net's. */
+size_t journal_used(const struct dp_net *net);
+unsigned journal_records(const struct dp_net *net);
 
-/* Rewrites the journal as the records of net's state now. 0 or -errno
+/* Rewrites net's journal as the records of net's state now. 0 or -errno
  * (the journal is then unchanged). */
 int journal_compact(struct dp_net *net);
 /* Compacts when the records have grown past twice their size after the

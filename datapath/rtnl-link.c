@@ -163,22 +163,22 @@ link_get(struct nlsock *sk, const struct nlmsghdr *nlh,
 
 /* The journal's record of dev's deletion: RTM_DELLINK by name. */
 void
-rtnl_link_journal_del(const struct tnl_dev *dev)
+rtnl_link_journal_del(const struct dp_net *net, const struct tnl_dev *dev)
 {
 	char buf[NLMSG_SPACE(sizeof(struct ifinfomsg)) + ATTR_SPACE(IFNAMSIZ)];
 	struct msgbuf mb;
 
-	if (!dev->made_by || !journal_active())
+	if (!dev->made_by || !journal_keeps(net))
 		return;
 	msgbuf_init(&mb, buf, sizeof(buf));
 	msgbuf_start(&mb, RTM_DELLINK, 0, 0, 0, sizeof(struct ifinfomsg));
 	msgbuf_put_string(&mb, IFLA_IFNAME, dev->name);
 	if (!msgbuf_end(&mb))
-		journal_append(&mb);
+		journal_append(net, &mb);
 }
 
 void
-rtnl_link_journal(void)
+rtnl_link_journal(const struct dp_net *net)
 {
 	const struct tnl_dev *dev;
 
@@ -189,14 +189,15 @@ rtnl_link_journal(void)
 			continue;
 		msgbuf_init(&mb, dev->made_by, dev->made_by_len);
 		mb.len = dev->made_by_len;
-		journal_append(&mb);
+		journal_append(net, &mb);
 	}
 }
 
 /* The request that makes dev again as it is: r's, under the name it got,
  * in dev->made_by; then in the journal. -ENOMEM: not kept. */
 static int
-link_keep(struct tnl_dev *dev, const struct link_req *r)
+link_keep(const struct dp_net *net, struct tnl_dev *dev,
+	  const struct link_req *r)
 {
 	size_t size = NLMSG_SPACE(sizeof(struct ifinfomsg)) +
 		      ATTR_SPACE(IFNAMSIZ) + ATTR_SPACE(4) +
@@ -229,7 +230,7 @@ link_keep(struct tnl_dev *dev, const struct link_req *r)
 	}
 	dev->made_by = buf;
 	dev->made_by_len = mb.len;
-	journal_append(&mb);
+	journal_append(net, &mb);
 	return 0;
 }
 
@@ -247,13 +248,13 @@ link_del(struct dp_net *net, struct tnl_dev *dev)
 		dp_port_del(port);
 	}
 	if (!with_port) {
-		rtnl_link_journal_del(dev);
+		rtnl_link_journal_del(net, dev);
 		tnl_dev_destroy(dev);
 	}
 }
 
 static int
-link_new(const struct nlmsghdr *nlh,
+link_new(const struct dp_net *net, const struct nlmsghdr *nlh,
 	 const struct link_req *r, struct extack *ack)
 {
 	struct tnl_dev want = { 0 }, *dev;
@@ -279,7 +280,7 @@ link_new(const struct nlmsghdr *nlh,
 	dev = tnl_dev_create(&want, r->mtu, up, &err);
 	if (!dev)
 		return err;
-	err = link_keep(dev, r);
+	err = link_keep(net, dev, r);
 	if (err) {
 		tnl_dev_destroy(dev);
 		return err;
@@ -313,7 +314,7 @@ link_handle(struct nlsock *sk, const struct nlmsghdr *nlh,
 		link_del(nlsock_net(sk), r.dev);
 		return 0;
 	case RTM_NEWLINK:
-		return link_new(nlh, &r, ack);
+		return link_new(nlsock_net(sk), nlh, &r, ack);
 	default:
 		return -EOPNOTSUPP;
 	}

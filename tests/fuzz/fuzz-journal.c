@@ -125,15 +125,13 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	    pwrite(fd, data + head, size - head, JPAGE) !=
 		    (ssize_t)(size - head))
 		abort();
-	if (journal_open(fd)) {
-		close(fd);
-		return 0;
-	}
 	net = dp_net_new(&cfg);
 	if (!net)
 		abort();
-	journal_replay(net);
-	journal_close();
+	if (journal_open(net, fd))
+		close(fd);
+	else
+		journal_replay(net);
 	dp_net_destroy(net);
 	rcu_barrier();
 	return 0;

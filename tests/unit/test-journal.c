@@ -472,7 +472,7 @@ snap_count(const struct snap *s, const char *prefix)
 static int
 copy_journal(void)
 {
-	int fd = journal_fd(), out = memfd_create("copy", MFD_CLOEXEC);
+	int fd = journal_fd(net), out = memfd_create("copy", MFD_CLOEXEC);
 	struct stat st;
 	void *p;
 
@@ -487,14 +487,13 @@ copy_journal(void)
 }
 
 /* What the successor does: adopts fd and replays it into a fresh
- * context, which it returns with its snapshot; the journal stays open. */
+ * context, which it returns with its snapshot and journal. */
 static struct dp_net *
 adopt_replay(int fd, struct snap *s)
 {
 	struct dp_net *n = fresh_net();
 
-	journal_close();
-	assert_int_equal(journal_open(fd), 0);
+	assert_int_equal(journal_open(n, fd), 0);
 	assert_int_equal(journal_replay(n), 0);
 	snapshot(n, s);
 	return n;
@@ -587,7 +586,7 @@ build_state(struct fx *f)
 static int
 setup(void **state)
 {
-	assert_int_equal(journal_open(-1), 0);
+	assert_int_equal(journal_open(net, -1), 0);
 	*state = fx_new(net, NETLINK_GENERIC, true);
 	return 0;
 }
@@ -597,7 +596,7 @@ teardown(void **state)
 {
 	fx_free(*state);
 	clear_net(net);
-	journal_close();
+	journal_close(net);
 	return 0;
 }
 
@@ -617,14 +616,14 @@ test_replay(void **state)
 	assert_int_equal(snap_count(&before, "meter "), 3);
 	assert_int_equal(snap_count(&before, "policy "), 2);
 	clear_net(net);
-	n = adopt_replay(dup(journal_fd()), &after);
+	n = adopt_replay(dup(journal_fd(net)), &after);
 	assert_same(&before, &after);
 	snap_free(&after);
 	/* A second successor, from the journal the first one kept and
 	 * compacted: every object as its family writes it whole. */
 	assert_int_equal(journal_compact(n), 0);
 	clear_net(n);
-	drop_net(adopt_replay(dup(journal_fd()), &after));
+	drop_net(adopt_replay(dup(journal_fd(n)), &after));
 	dp_net_destroy(n);
 	assert_same(&before, &after);
 	snap_free(&before);
@@ -648,11 +647,11 @@ test_cut_last_record(void **state)
 	flow_put(f, ifindex, OVS_FLOW_CMD_NEW, 3, 1, false);
 	snapshot(net, &want);
 	fa = copy_journal();
-	used = journal_used();
+	used = journal_used(net);
 	flow_put(f, ifindex, OVS_FLOW_CMD_NEW, 4, 1, false);
 	snapshot(net, &whole);
 	fb = copy_journal();
-	len = journal_used() - used;
+	len = journal_used(net) - used;
 	clear_net(net);
 	assert_int_equal(fstat(fb, &st), 0);
 	a = mmap(NULL, st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, fa, 0);
@@ -675,11 +674,11 @@ test_cut_last_record(void **state)
 	drop_net(adopt_replay(fb, &got));
 	assert_same(&whole, &got);
 	/* A file cut short of its records is not a journal. */
-	journal_close();
+	journal_close(net);
 	assert_int_equal(ftruncate(fa, first - 4), 0);
-	assert_int_equal(journal_open(fa), -EINVAL);
+	assert_int_equal(journal_open(net, fa), -EINVAL);
 	close(fa);
-	assert_int_equal(journal_open(-1), 0);
+	assert_int_equal(journal_open(net, -1), 0);
 	snap_free(&want);
 	snap_free(&whole);
 	snap_free(&got);
@@ -693,6 +692,7 @@ test_compact(void **state)
 	struct snap want, got;
 	struct dp_net *n;
 	size_t churned;
+	int fd;
 
 	port_new(f, ifindex, "jcomp-1", 0, 1);
 	port_new(f, ifindex, "jcomp-2", 0, 1);
@@ -704,13 +704,13 @@ test_compact(void **state)
 		}
 	for (unsigned i = 500; i < 2000; i++)
 		flow_del(f, ifindex, i);
-	churned = journal_used();
+	churned = journal_used(net);
 	assert_true(churned > (2 << 20));
 	journal_maybe_compact(net);
-	assert_true(journal_used() < churned / 10);
+	assert_true(journal_used(net) < churned / 10);
 	snapshot(net, &want);
 	clear_net(net);
-	n = adopt_replay(dup(journal_fd()), &got);
+	n = adopt_replay(dup(journal_fd(net)), &got);
 	assert_same(&want, &got);
 	snap_free(&got);
 	snap_free(&want);
@@ -724,8 +724,9 @@ test_compact(void **state)
 	flow_del(f, ifindex, 3);
 	fx_free(f);
 	snapshot(n, &want);
+	fd = dup(journal_fd(n));
 	drop_net(n);
-	drop_net(adopt_replay(dup(journal_fd()), &got));
+	drop_net(adopt_replay(fd, &got));
 	assert_same(&want, &got);
 	snap_free(&want);
 	snap_free(&got);
@@ -755,18 +756,19 @@ link_new(struct fx *rt, const char *name, const char *kind, uint16_t port)
 }
 
 /* The daemon's tunnel devices, forgotten (their TAPs closed) as by a
- * daemon's death with no keeper; then whether the successor has name
- * (a vxlan device on port) and not gone. */
+ * daemon's death with no keeper; then whether a successor from the
+ * journal of from has name (a vxlan device on port) and not gone. */
 static struct dp_net *
-tunnels_replayed(const char *name, uint16_t port, const char *gone)
+tunnels_replayed(struct dp_net *from, const char *name, uint16_t port,
+		 const char *gone)
 {
 	const struct tnl_dev *dev;
 	struct snap s;
 	struct dp_net *n;
 
 	tnl_dev_destroy_all();
-	clear_net(net);
-	n = adopt_replay(dup(journal_fd()), &s);
+	clear_net(from);
+	n = adopt_replay(dup(journal_fd(from)), &s);
 	snap_free(&s);
 	dev = tnl_dev_find(0, name);
 	assert_non_null(dev);
@@ -799,10 +801,10 @@ test_tunnel_devices(void **state)
 	msgbuf_put_string(&rt->req, IFLA_IFNAME, "jgn0");
 	assert_int_equal(ask(rt), 0);
 	fx_free(rt);
-	n = tunnels_replayed("jvx0", 4789, "jgn0");
+	n = tunnels_replayed(net, "jvx0", 4789, "jgn0");
 	assert_int_equal(journal_compact(n), 0);
+	drop_net(tunnels_replayed(n, "jvx0", 4789, "jgn0"));
 	drop_net(n);
-	drop_net(tunnels_replayed("jvx0", 4789, "jgn0"));
 	tnl_dev_destroy_all();
 }
 
@@ -820,15 +822,62 @@ test_failed_datapath(void **state)
 
 	port_new(f, ifindex, "jfail-1", 0, 1);
 	clear_net(net);
-	fd = dup(journal_fd());
-	journal_close();
-	assert_int_equal(journal_open(fd), 0);
+	fd = dup(journal_fd(net));
+	assert_int_equal(journal_open(n, fd), 0);
 	/* The successor has a datapath of that name already. */
 	assert_int_equal(dp_create(n, "jfail", (uint32_t[]){ 1 }, 1, &dp), 0);
 	assert_int_equal(journal_replay(n), 2);
 	assert_null(dp_port_get(dp, 1));
-	assert_int_equal(journal_records(), 1);
+	assert_int_equal(journal_records(n), 1);
 	drop_net(n);
+}
+
+/* Each context (another namespace's, here) has a journal of its own: a
+ * change is written to its context's only, and each journal makes its
+ * context's state again, whichever is replayed first. */
+static void
+test_contexts_apart(void **state)
+{
+	struct dp_net *other = fresh_net(), *n1, *n2;
+	struct snap here, there, got;
+	struct fx *g;
+	int ifindex, fd;
+
+	dp_net_set_namespace(other, 7, -1);
+	assert_int_equal(journal_open(other, -1), 0);
+	g = fx_new(other, NETLINK_GENERIC, true);
+	ifindex = dp_new(*state, "jhere", 0);
+	flow_put(*state, ifindex, OVS_FLOW_CMD_NEW, 1, 1, false);
+	ifindex = dp_new(g, "jthere", OVS_DP_F_VPORT_PIDS);
+	for (unsigned i = 0; i < 3; i++)
+		flow_put(g, ifindex, OVS_FLOW_CMD_NEW, i, 1, false);
+	fx_free(g);
+	/* Each journal has its datapath NEW and flows only. */
+	assert_int_equal(journal_records(net), 2);
+	assert_int_equal(journal_records(other), 4);
+	snapshot(net, &here);
+	snapshot(other, &there);
+	assert_int_equal(snap_count(&here, "dp "), 1);
+	assert_int_equal(snap_count(&there, "dp "), 1);
+	/* A compaction keeps to its context too. */
+	assert_int_equal(journal_compact(other), 0);
+	assert_int_equal(journal_records(other), 4);
+	fd = dup(journal_fd(other));
+	clear_net(other);
+	drop_net(other);
+	n2 = adopt_replay(fd, &got);
+	assert_same(&there, &got);
+	snap_free(&got);
+	clear_net(net);
+	n1 = adopt_replay(dup(journal_fd(net)), &got);
+	assert_same(&here, &got);
+	assert_null(dp_by_name(n1, "jthere"));
+	assert_null(dp_by_name(n2, "jhere"));
+	drop_net(n1);
+	drop_net(n2);
+	snap_free(&got);
+	snap_free(&here);
+	snap_free(&there);
 }
 
 /* What is not a journal is refused, and the fd stays the caller's. */
@@ -838,31 +887,31 @@ test_refused(void **state)
 	int fd = memfd_create("bad", MFD_CLOEXEC);
 	uint64_t magic;
 
-	journal_close();
-	assert_int_equal(journal_open(fd), -EINVAL);	/* empty */
+	journal_close(net);
+	assert_int_equal(journal_open(net, fd), -EINVAL);	/* empty */
 	assert_int_equal(ftruncate(fd, 8192), 0);
-	assert_int_equal(journal_open(fd), -EINVAL);	/* zeros */
+	assert_int_equal(journal_open(net, fd), -EINVAL);	/* zeros */
 	close(fd);
 	/* A journal with its magic changed, or a record overrunning it. */
-	assert_int_equal(journal_open(-1), 0);
+	assert_int_equal(journal_open(net, -1), 0);
 	dp_new(*state, "jbad", 0);
 	fd = copy_journal();
 	assert_int_equal(pread(fd, &magic, sizeof(magic), 0), sizeof(magic));
 	magic ^= 1;
 	assert_int_equal(pwrite(fd, &magic, sizeof(magic), 0), sizeof(magic));
-	journal_close();
-	assert_int_equal(journal_open(fd), -EINVAL);
+	journal_close(net);
+	assert_int_equal(journal_open(net, fd), -EINVAL);
 	close(fd);
-	assert_int_equal(journal_open(-1), 0);
+	assert_int_equal(journal_open(net, -1), 0);
 	dp_new(*state, "jbad2", 0);
 	fd = copy_journal();
 	assert_int_equal(pwrite(fd, &(uint32_t){ 60000 }, 4, 4096), 4);
-	journal_close();
-	assert_int_equal(journal_open(fd), -EINVAL);
+	journal_close(net);
+	assert_int_equal(journal_open(net, fd), -EINVAL);
 	assert_int_equal(fcntl(fd, F_GETFD), FD_CLOEXEC);
 	close(fd);
-	assert_int_equal(journal_open(-1), 0);
-	assert_int_equal(journal_open(-1), -EBUSY);
+	assert_int_equal(journal_open(net, -1), 0);
+	assert_int_equal(journal_open(net, -1), -EBUSY);
 }
 
 /* Without a journal, nothing is written; a journal records only changes
@@ -874,7 +923,7 @@ test_only_successes(void **state)
 	unsigned before;
 
 	dp_new(f, "jok", 0);
-	before = journal_records();
+	before = journal_records(net);
 	assert_int_equal(before, 1);
 	req_start(f, FAMILY_ID_DATAPATH, 0, OVS_DP_CMD_NEW, HDR);
 	msgbuf_put_string(&f->req, OVS_DP_ATTR_NAME, "jok2");
@@ -885,12 +934,12 @@ test_only_successes(void **state)
 	msgbuf_put_u32(&f->req, OVS_VPORT_ATTR_PORT_NO, 5);
 	req_end(f);
 	assert_int_equal(transact(f), -ENODEV);
-	assert_int_equal(journal_records(), before);
-	journal_close();
+	assert_int_equal(journal_records(net), before);
+	journal_close(net);
 	dp_new(f, "jnone", 0);
-	assert_int_equal(journal_fd(), -1);
-	assert_int_equal(journal_records(), 0);
-	assert_int_equal(journal_open(-1), 0);
+	assert_int_equal(journal_fd(net), -1);
+	assert_int_equal(journal_records(net), 0);
+	assert_int_equal(journal_open(net, -1), 0);
 }
 
 int
@@ -904,6 +953,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_tunnel_devices, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_failed_datapath, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_contexts_apart, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_only_successes, setup,
