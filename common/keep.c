@@ -309,18 +309,27 @@ keep_take(void)
 }
 
 struct keep_entry *
-keep_claim(enum keep_kind kind,
-	   bool (*match)(const struct keep_entry *, void *), void *arg)
+keep_find(enum keep_kind kind,
+	  bool (*match)(const struct keep_entry *, void *), void *arg)
 {
 	for (size_t i = 0; i < n_taken; i++) {
 		struct keep_entry *e = &taken[i];
 
-		if (!e->claimed && e->kind == kind && (!match || match(e, arg))) {
-			e->claimed = true;
+		if (!e->claimed && e->kind == kind && (!match || match(e, arg)))
 			return e;
-		}
 	}
 	return NULL;
+}
+
+struct keep_entry *
+keep_claim(enum keep_kind kind,
+	   bool (*match)(const struct keep_entry *, void *), void *arg)
+{
+	struct keep_entry *e = keep_find(kind, match, arg);
+
+	if (e)
+		e->claimed = true;
+	return e;
 }
 
 void

@@ -32,7 +32,9 @@ enum keep_kind {
 				 * state (netlink/nlsock.h) */
 	KEEP_TAP,		/* a queue of a TAP/TUN device; meta: struct
 				 * keep_tap */
-	KEEP_JOURNAL,		/* the journal's memory file */
+	KEEP_JOURNAL,		/* a context's journal's memory file; meta:
+				 * none for the daemon's namespace's,
+				 * struct keep_netns for another's */
 };
 
 #define KEEP_MAX_FDS	4
@@ -41,6 +43,22 @@ enum keep_kind {
 struct keep_tap {
 	char name[16];		/* the name it was opened by (IFNAMSIZ) */
 	uint8_t l3;
+};
+
+/* Instead, for a queue of a port of another namespace's datapath, whose
+ * device was made here and moved there (vport/tap.h): */
+struct keep_tap_moved {
+	char name[16];		/* the port's */
+	int32_t netnsid;	/* the datapath's namespace's id in ours */
+	uint32_t pad;
+};
+
+/* Which namespace a journal is of: found again through the devices of its
+ * ports, in the namespace our namespace gives netnsid. */
+struct keep_netns {
+	uint64_t cookie;	/* SO_NETNS_COOKIE */
+	int32_t netnsid;
+	uint32_t pad;
 };
 
 /* What the keeper gives back at start. */
@@ -84,7 +102,11 @@ void keep_drop(uint64_t id);
  * 0 or -errno. */
 int keep_take(void);
 /* The next unclaimed entry of kind taken back, for which match (NULL:
- * any) says yes; marks it claimed. Its fds are the claimer's. */
+ * any) says yes, left unclaimed: its fds are not the caller's. */
+struct keep_entry *keep_find(enum keep_kind kind,
+			     bool (*match)(const struct keep_entry *, void *),
+			     void *arg);
+/* keep_find's entry, marked claimed. Its fds are the claimer's. */
 struct keep_entry *keep_claim(enum keep_kind kind,
 			      bool (*match)(const struct keep_entry *, void *),
 			      void *arg);

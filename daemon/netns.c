@@ -10,11 +10,14 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include "common/keep.h"
 #include "common/log.h"
 #include "datapath/datapath.h"
 #include "datapath/dp-notify.h"
+#include "datapath/journal.h"
 #include "netlink/server.h"
 #include "vport/netdev.h"
+#include "vport/tap.h"
 #include "vport/vport.h"
 
 struct netns_ctx {
@@ -24,6 +27,7 @@ struct netns_ctx {
 	int nsfd;			/* while it has clients, else -1 */
 	unsigned clients;
 	struct dp_net *net;
+	uint64_t keep_id;		/* its journal's keeper entry, or 0 */
 };
 
 static struct netns_ctx **ctxs;
@@ -57,6 +61,8 @@ ctx_free(struct netns_ctx *ctx)
 	}
 	dp_notify_remove(ctx->net);
 	dp_net_destroy(ctx->net);
+	/* After its journal closed: a successor finds nothing of it. */
+	keep_drop(ctx->keep_id);
 	if (ctx->nsfd >= 0)
 		close(ctx->nsfd);
 	free(ctx);
@@ -96,6 +102,24 @@ ctx_new(uint64_t cookie)
 	return NULL;
 }
 
+/* ctx's state is journaled from now on, in a journal the keeper holds:
+ * without one (no memory), it is not kept across a restart. */
+static void
+ctx_journal(struct netns_ctx *ctx)
+{
+	struct keep_netns meta = { .cookie = ctx->cookie,
+				   .netnsid = ctx->netnsid };
+	int err = journal_open(ctx->net, -1), fd;
+
+	if (err) {
+		log_warn("namespace %d: no journal (%s): its datapaths will "
+			 "not outlive the daemon", ctx->netnsid, strerror(-err));
+		return;
+	}
+	fd = journal_fd(ctx->net);
+	ctx->keep_id = keep_put(KEEP_JOURNAL, &fd, 1, &meta, sizeof(meta));
+}
+
 /* Our namespace's id for ctx's (one is given if it has none). Only a
  * namespace whose admin is a client gets one: with it come its link
  * events (NETLINK_LISTEN_ALL_NSID), which no user should pour into ours
@@ -123,6 +147,7 @@ ctx_give_id(struct netns_ctx *ctx)
 	}
 	ctx->netnsid = id;
 	log_dbg("namespace %d: its admin is a client", id);
+	ctx_journal(ctx);
 	return 0;
 }
 
@@ -214,6 +239,65 @@ netns_gone(int netnsid)
 		}
 		i++;
 	}
+}
+
+static bool
+is_netns_journal(const struct keep_entry *e, void *arg)
+{
+	return e->n_fds == 1 && e->meta_len == sizeof(struct keep_netns);
+}
+
+/* A context again from a journal e a predecessor kept, in the namespace
+ * its ports' devices are in. */
+static void
+ctx_take_over(struct keep_entry *e)
+{
+	struct netns_ctx *ctx = NULL;
+	struct keep_netns meta;
+	int nsfd, failed;
+
+	memcpy(&meta, e->meta, sizeof(meta));
+	nsfd = tap_kept_netns(meta.netnsid);
+	if (nsfd < 0) {
+		log_info("namespace %d went while no daemon served it: its "
+			 "datapaths went with it", meta.netnsid);
+		goto drop;
+	}
+	ctx = ctx_new(meta.cookie);
+	if (!ctx)
+		goto drop;
+	ctx->netnsid = meta.netnsid;
+	ctx->nsfd = nsfd;
+	nsfd = -1;
+	dp_net_set_namespace(ctx->net, ctx->netnsid, ctx->nsfd);
+	if (journal_open(ctx->net, e->fds[0]))
+		goto drop;
+	ctx->keep_id = e->id;
+	failed = journal_replay(ctx->net);
+	log_info("namespace %d: its journal replayed: %u records, %d failed",
+		 ctx->netnsid, journal_records(ctx->net), failed);
+	ctx_unused(ctx);
+	return;
+drop:
+	if (ctx)
+		ctx_free(ctx);
+	if (nsfd >= 0)
+		close(nsfd);
+	close(e->fds[0]);
+	keep_drop(e->id);
+}
+
+unsigned
+netns_take_over(void)
+{
+	struct keep_entry *e;
+	unsigned n = 0;
+
+	while ((e = keep_claim(KEEP_JOURNAL, is_netns_journal, NULL))) {
+		ctx_take_over(e);
+		n++;
+	}
+	return n;
 }
 
 void

@@ -10,8 +10,14 @@
  * moved there. Its netdev and tunnel ports would need sockets opened in
  * that namespace (docs/ARCHITECTURE.md, "Namespaces"); they are refused
  * as a type the kernel lacks (EAFNOSUPPORT), never served by the
- * daemon's namespace's devices. Nothing of it is journaled: a restarted
- * daemon starts it empty.
+ * daemon's namespace's devices.
+ *
+ * Its state is journaled (datapath/journal.h) from the first time its
+ * admin is a client (when it gets an id), in a journal of its own the
+ * keeper holds with the id, as its ports' TAP queues. A successor makes
+ * it again at start (netns_take_over) in the namespace where those
+ * devices are, claiming them back; one whose devices went, went with
+ * its namespace, and its journal is let go.
  *
  * Everything here runs on the server's loop under the control lock. */
 #ifndef TAPDP_DAEMON_NETNS_H
@@ -23,6 +29,9 @@ struct server_netns;
 /* The server's hooks (netlink/server.h) making contexts like cfg (whose
  * port_ops is replaced). */
 const struct server_netns *netns_hooks(const struct dp_net_config *cfg);
+/* Makes again the contexts a dead predecessor left journals of, before
+ * its clients are taken back (families registered). How many. */
+unsigned netns_take_over(void);
 /* For dp_notify_open(): the namespace with id netnsid in ours is gone. */
 void netns_gone(int netnsid);
 /* Destroys every context (the daemon stops). */

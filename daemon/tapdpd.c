@@ -216,13 +216,19 @@ serve_open(const char *sock, struct dp_net *net,
 	return dp_notify_open(net, netns_gone);
 }
 
+static bool
+is_own_journal(const struct keep_entry *e, void *arg)
+{
+	return !e->meta_len;
+}
+
 /* The journal of our namespace's datapaths (datapath/journal.h): the one
  * a dead predecessor left with the keeper, replayed into net, or a new
  * one, handed to the keeper. 0 or -errno. */
 static int
 journal_take_over(struct dp_net *net)
 {
-	struct keep_entry *e = keep_claim(KEEP_JOURNAL, NULL, NULL);
+	struct keep_entry *e = keep_claim(KEEP_JOURNAL, is_own_journal, NULL);
 	int err, failed;
 
 	if (e && e->n_fds == 1 && !journal_open(net, e->fds[0])) {
@@ -548,6 +554,9 @@ main(int argc, char **argv)
 		detach_done(ready_fd, 1);
 		return 1;
 	}
+	if (kept == 1)
+		log_info("made again %u other namespaces' datapaths",
+			 netns_take_over());
 	if ((err = metrics_server_start())) {
 		log_err("the metrics' thread: %s", strerror(-err));
 		keep_quit();

@@ -1270,12 +1270,11 @@ conn_restore(struct keep_entry *e)
 		      MAP_SHARED, e->fds[2], 0);
 	if (shared == MAP_FAILED)
 		goto fail;
-	/* The predecessor's verdict holds in its namespace only (it may
-	 * have judged by an older rule); where the namespace is, the
-	 * sockets say. */
+	/* The predecessor judged the opener over the socket's namespace,
+	 * which is what the socket acts on; where that is, the sockets
+	 * say. */
 	c->netns = netns_cookie(e->fds[1]);
 	st.creds.other_netns = other_netns(c->netns);
-	st.creds.net_admin &= !st.creds.other_netns;
 	if (kfd >= 0 && netns_cookie(kfd) != c->netns)
 		goto fail;
 	net = net_attach(e->fds[1], c->netns, st.creds.net_admin, &(int){ 0 });

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "common/keep.h"
+#include "vport/netdev.h"
 
 /* Which keeper entry holds a copy of each queue's fd. */
 struct kept_queue {
@@ -92,8 +93,9 @@ tap_open(char *name, bool l3, bool multi_queue, bool excl)
 	return fd;
 }
 
-void
-tap_close(int fd)
+/* The keeper entry holding fd's copy, 0 when none. */
+static uint64_t
+kept_id(int fd, bool forget)
 {
 	uint64_t id = 0;
 
@@ -101,11 +103,102 @@ tap_close(int fd)
 	for (size_t i = 0; i < n_kept; i++) {
 		if (kept[i].fd == fd) {
 			id = kept[i].id;
-			kept[i] = kept[--n_kept];
+			if (forget)
+				kept[i] = kept[--n_kept];
 			break;
 		}
 	}
 	pthread_mutex_unlock(&kept_lock);
-	keep_drop(id);
+	return id;
+}
+
+void
+tap_moved(int fd, const char *name, int netnsid)
+{
+	struct keep_tap_moved kt = { .netnsid = netnsid };
+	uint64_t id = kept_id(fd, false);
+
+	snprintf(kt.name, sizeof(kt.name), "%s", name);
+	if (id)
+		keep_meta(id, &kt, sizeof(kt));
+}
+
+/* A kept queue of a moved device, still attached to it, of a port of
+ * namespace netnsid's datapath: its meta. */
+static bool
+moved_of(const struct keep_entry *e, int netnsid, struct keep_tap_moved *kt)
+{
+	struct ifreq ifr = { 0 };
+
+	if (e->meta_len != sizeof(*kt) || e->n_fds != 1)
+		return false;
+	memcpy(kt, e->meta, sizeof(*kt));
+	return kt->netnsid == netnsid && ioctl(e->fds[0], TUNGETIFF, &ifr) == 0;
+}
+
+struct port_of {
+	int netnsid;
+	const char *name;
+};
+
+static bool
+is_port(const struct keep_entry *e, void *arg)
+{
+	const struct port_of *p = arg;
+	struct keep_tap_moved kt;
+
+	return moved_of(e, p->netnsid, &kt) &&
+	       !strncmp(kt.name, p->name, sizeof(kt.name));
+}
+
+int
+tap_claim_moved(int netnsid, const char *name)
+{
+	struct port_of p = { netnsid, name };
+	struct keep_entry *e = keep_claim(KEEP_TAP, is_port, &p);
+
+	if (!e)
+		return -ENOENT;
+	kept_add(e->fds[0], e->id);
+	return e->fds[0];
+}
+
+struct home {
+	int netnsid;
+	int nsfd;			/* found */
+};
+
+static bool
+is_home(const struct keep_entry *e, void *arg)
+{
+	struct home *h = arg;
+	struct keep_tap_moved kt;
+	int nsfd, id;
+
+	if (!moved_of(e, h->netnsid, &kt))
+		return false;
+	nsfd = ioctl(e->fds[0], TUNGETDEVNETNS);
+	if (nsfd < 0)
+		return false;
+	if (!netdev_netnsid(nsfd, &id) && id == h->netnsid) {
+		h->nsfd = nsfd;
+		return true;
+	}
+	close(nsfd);
+	return false;
+}
+
+int
+tap_kept_netns(int netnsid)
+{
+	struct home h = { netnsid, -1 };
+
+	return keep_find(KEEP_TAP, is_home, &h) ? h.nsfd : -ENOENT;
+}
+
+void
+tap_close(int fd)
+{
+	keep_drop(kept_id(fd, true));
 	close(fd);
 }

@@ -20,6 +20,24 @@ int tap_open(char *name, bool l3, bool multi_queue, bool excl);
 /* Closes a queue tap_open gave; the keeper lets its copy go. */
 void tap_close(int fd);
 
+/* A TAP device of a port of another namespace's datapath is made here and
+ * moved there under the port's name (vport-internal.c): after the move,
+ * tap_moved() for each of its queues tells the keeper the port's name and
+ * the id our namespace gives the datapath's, by which a successor claims
+ * the queues back (tap_claim_moved), wherever the device went since; not
+ * by the name it was made under, which ours may give again. Control
+ * thread. */
+void tap_moved(int fd, const char *name, int netnsid);
+/* A kept queue of port name of the datapath of namespace netnsid, whose
+ * device is still there: the fd, the claimer's as tap_open's are;
+ * -ENOENT when none. */
+int tap_claim_moved(int netnsid, const char *name);
+/* An fd of the namespace our namespace gives netnsid, found through the
+ * device of a kept queue of a port of its datapath that is there (its
+ * local port's, usually); -ENOENT when there is none: the devices went
+ * with their namespace. */
+int tap_kept_netns(int netnsid);
+
 /* The largest MTU a TAP or TUN device takes (the tun driver's
  * MAX_MTU: 65535 less the Ethernet header's 14). */
 #define TAP_MTU_MAX	65521

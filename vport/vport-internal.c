@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/if_tun.h>
+#include <linux/net_namespace.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -37,7 +38,7 @@ static int internal_locate(struct vport *vport);
 #define MADE_HERE	"tapdpns%d"
 
 static int
-internal_move(struct vport *vport, const char *made)
+internal_move(struct vport *vport, const char *made, int home)
 {
 	struct ifreq ifr = { 0 };
 	int ifindex = netdev_ifindex(made), err;
@@ -53,6 +54,8 @@ internal_move(struct vport *vport, const char *made)
 	if (ioctl(vport->rxq[0].fd, TUNGETIFF, &ifr) < 0)
 		return -errno;
 	snprintf(vport->name, sizeof(vport->name), "%s", ifr.ifr_name);
+	for (unsigned i = 0; i < vport->n_rxq; i++)
+		tap_moved(vport->rxq[i].fd, vport->name, home);
 	return internal_locate(vport);
 }
 
@@ -63,6 +66,33 @@ internal_close(struct vport *vport)
 		tap_close(vport->rxq[i].fd);
 }
 
+/* A port of the datapath of namespace home a dead daemon served: its
+ * queues are with the keeper, its device wherever it went. */
+static int
+internal_reclaim(struct vport *vport, int home)
+{
+	unsigned i;
+	int err = -ENOENT;
+
+	for (i = 0; i < vport->n_rxq; i++) {
+		vport->rxq[i].state = NULL;
+		vport->rxq[i].fd = tap_claim_moved(home, vport->name);
+		if (vport->rxq[i].fd < 0)
+			break;
+	}
+	if (i == vport->n_rxq) {
+		vport->fd = vport->rxq[0].fd;
+		err = internal_locate(vport);
+		if (!err)
+			return 0;
+	}
+	/* A device with fewer queues than the port, or gone since: made
+	 * again. */
+	while (i--)
+		tap_close(vport->rxq[i].fd);
+	return err;
+}
+
 static int
 internal_open(struct vport *vport)
 {
@@ -71,11 +101,18 @@ internal_open(struct vport *vport)
 	/* A name with "%d" here is filled in by the kernel, written back. */
 	char *name = elsewhere ? made : vport->name;
 	unsigned i;
-	int err;
+	int err, home = NETNSA_NSID_NOT_ASSIGNED;
 
 	/* TUNSETIFF would make up a name for an empty one. */
 	if (!netdev_valid_name(vport->name))
 		return -EINVAL;
+	if (elsewhere) {
+		err = netdev_netnsid(vport->make_nsfd, &home);
+		if (err)
+			return err;
+		if (!internal_reclaim(vport, home))
+			return 0;
+	}
 	for (i = 0; i < vport->n_rxq; i++) {
 		err = queue_open(vport, &vport->rxq[i], name);
 		if (err)
@@ -92,7 +129,7 @@ internal_open(struct vport *vport)
 	/* The kernel's internal device is promiscuous from birth. */
 	netdev_set_promisc(name, true);
 	if (elsewhere) {
-		err = internal_move(vport, name);
+		err = internal_move(vport, name, home);
 		if (err)
 			goto fail;
 	} else {

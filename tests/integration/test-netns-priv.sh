@@ -9,8 +9,8 @@
 # against its uid's connections. Root of another namespace has datapaths of
 # its own there: internal ports whose devices are in that namespace,
 # traffic through them, names the daemon's namespace uses too, none of the
-# daemon's namespace's devices, and all of it gone with the namespace or
-# the daemon, never made in the daemon's namespace by a restart. So has a
+# daemon's namespace's devices, all of it gone with the namespace, and
+# made again there by a restart, never in the daemon's namespace. So has a
 # user in namespaces of its own, as with the module: CAP_NET_ADMIN over
 # its network namespace is judged in the user namespace that owns it. A
 # route socket or a connection root opened, handed to an unprivileged
@@ -200,8 +200,8 @@ check_out "... in by po1, out by po2" "dp0 1 po1 rx len=98 [0-9.]+ dp0 2 po2 tx 
 	eval 'tr "\n" " " <"$T/ocap.out"'
 check_out "... its flows counted it" "packets:[1-9]" octl dump-flows dp0
 check_out "... not the daemon's" "flows: 0" dpctl show dp0
-# A restart keeps the daemon's namespace's datapaths only: another's are
-# not journaled, lest they come back in the daemon's namespace.
+# A restart makes another namespace's datapaths again in that namespace,
+# from a journal of its own, never in the daemon's.
 pid=$(cat "$PIDF")
 kill -KILL "$pid"
 wait_until 5 eval "! kill -0 $pid 2>/dev/null"
@@ -209,10 +209,14 @@ check "a daemon killed with SIGKILL, and a new one" tapdpd_start --max-sockets-p
 check_out "... the daemon's dp0 came back" "port 2: v0" dpctl show dp0
 check_absent "... and nothing of the other namespace's" "xroot|po[123]" \
 	dpctl show
-check "... whose ports' devices went with the daemon" \
-	wait_until 10 link_gone "$OTHER" po3
-# Its datapaths again, then the namespace deleted: they go with it.
-check "root elsewhere makes dp1 again" octl add-dp dp1
+check_out "... the other namespace's dp0 came back there" "port 3: po3" \
+	octl show dp0
+check "... its ports' devices where they were" ip -n "$OA" link show po1
+check "... traffic through its flows" \
+	ip netns exec "$OA" ping -c 2 -i 0.2 -W 2 10.9.0.2
+check_out "... which counted it" "packets:[1-9]" octl dump-flows dp0
+# One more datapath, then the namespace deleted: they go with it.
+check "root elsewhere makes dp1" octl add-dp dp1
 check "... with an internal port" octl add-if dp1 po4,type=internal
 ip -n "$OTHER" link set po4 netns "$OA"
 # Another namespace's RTM_DELNSID of the same number (every namespace
@@ -237,7 +241,8 @@ ip netns del "$OTHER"
 check "the namespace deleted: its datapaths go with it" \
 	wait_until 10 grep -q "is gone, and its datapaths with it" "$LOG"
 check "... and their ports' devices, wherever they were" \
-	wait_until 10 link_gone "$OA" po4
+	wait_until 10 eval 'link_gone "$OA" po4 && link_gone "$OA" po1'
+check "... the restored ones' too" wait_until 10 link_gone "$OB" po2
 check_out "... the daemon's are there" "port 2: v0" dpctl show dp0
 ip netns add "$OTHER"
 
