@@ -35,6 +35,9 @@ enum keep_kind {
 	KEEP_JOURNAL,		/* a context's journal's memory file; meta:
 				 * none for the daemon's namespace's,
 				 * struct keep_netns for another's */
+	KEEP_PROOFS,		/* the route socket a connection's senders
+				 * prove themselves on (netlink/creds.h);
+				 * meta: the connection's entry id */
 };
 
 #define KEEP_MAX_FDS	4

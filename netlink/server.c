@@ -57,6 +57,7 @@ struct conn {
 	int memfd;		/* the shared page's */
 	struct tapdp_shared *shared;
 	uint64_t keep_id;	/* its entry with the keeper */
+	uint64_t proofs_keep_id; /* route_fd's */
 	struct nlsock_state kept; /* the socket as the keeper knows it */
 };
 
@@ -536,6 +537,7 @@ conn_close(struct conn *c)
 	if (c->counted)
 		uid_add(c->uid, -1);
 	keep_drop(c->keep_id);
+	keep_drop(c->proofs_keep_id);
 	if (c->route_fd >= 0)
 		close(c->route_fd);
 	net = c->sk ? nlsock_net(c->sk) : NULL;
@@ -958,6 +960,9 @@ conn_keep(struct conn *c)
 	else
 		c->keep_id = keep_put(KEEP_CONN, fds, n, &c->kept,
 				      sizeof(c->kept));
+	if (c->keep_id && c->route_fd >= 0 && !c->proofs_keep_id)
+		c->proofs_keep_id = keep_put(KEEP_PROOFS, &c->route_fd, 1,
+					     &c->keep_id, sizeof(c->keep_id));
 }
 
 /* Tells the keeper what a request changed (a bind, a group...). */
@@ -1248,9 +1253,31 @@ server_upgrade_requested(void)
 	return upgrade_requested;
 }
 
+static bool
+proofs_of(const struct keep_entry *e, void *arg)
+{
+	return e->n_fds == 1 && e->meta_len == sizeof(uint64_t) &&
+	       !memcmp(e->meta, arg, sizeof(uint64_t));
+}
+
+/* The route socket c's senders proved themselves on, if the dead daemon
+ * kept one: its shim proves again before its next request, the proofs
+ * read being lost. */
+static void
+proofs_restore(struct conn *c)
+{
+	struct keep_entry *e = keep_claim(KEEP_PROOFS, proofs_of, &c->keep_id);
+
+	if (!e)
+		return;
+	c->route_fd = e->fds[0];
+	c->proofs_keep_id = e->id;
+	__atomic_store_n(&c->shared->proved, 0, __ATOMIC_RELEASE);
+}
+
 /* A connection a dead daemon served, from its keeper entry: control
  * socket, data socket, shared page[, kernel socket], its socket's state
- * as meta. */
+ * as meta; the route socket of its proofs in an entry of its own. */
 static void
 conn_restore(struct keep_entry *e)
 {
@@ -1292,6 +1319,7 @@ conn_restore(struct keep_entry *e)
 	c->memfd = e->fds[2];
 	c->shared = shared;
 	c->keep_id = e->id;
+	proofs_restore(c);
 	c->kept = st;
 	c->uid = st.creds.uid;
 	conn_count(c);

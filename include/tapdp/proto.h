@@ -141,7 +141,9 @@ struct tapdp_shared {
 	 * (a fork shares the connection), so that each knows the sequence
 	 * number of its answer. */
 	uint32_t sent;
-	/* The shim's: the process that proved itself last (getpid()). */
+	/* The shim's: the process that proved itself last (getpid()); a
+	 * daemon that took the connection over sets it to 0, the proofs
+	 * its predecessor read being lost with it. */
 	uint32_t proved;
 };
 
