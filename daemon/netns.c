@@ -90,6 +90,8 @@ ctx_new(uint64_t cookie)
 	if (ctx && grown) {
 		ctx->net = dp_net_new(&ctx_cfg);
 		if (ctx->net && !dp_notify_add(ctx->net)) {
+			dp_net_set_namespace(ctx->net,
+					     NETNSA_NSID_NOT_ASSIGNED, -1);
 			ctx->cookie = cookie;
 			ctx->netnsid = NETNSA_NSID_NOT_ASSIGNED;
 			ctx->nsfd = -1;

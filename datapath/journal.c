@@ -29,8 +29,12 @@
 #define HDR_SIZE	PAGE
 /* The file grows by this much at least. */
 #define CHUNK		(1u << 20)
-/* Address space kept for the mapping: the file grows inside it. */
+/* Address space kept for the mapping: the file grows inside it. Another
+ * namespace's context gets less: a user may make a thousand namespaces
+ * (each with its admin a client), and 64 GiB each would take the
+ * daemon's address space. 4 GiB still holds millions of flows. */
 #define RESERVE		(64ull << 30)
+#define RESERVE_ELSEWHERE	(4ull << 30)
 
 struct journal_slot {
 	uint64_t start, used;
@@ -47,6 +51,7 @@ struct journal {
 	pthread_mutex_t lock;		/* recursive: see journal_compact */
 	int fd;
 	char *base;
+	size_t reserve;			/* RESERVE or RESERVE_ELSEWHERE */
 	size_t map_len;
 	uint64_t size;			/* the file's */
 	struct journal_hdr *hdr;
@@ -129,7 +134,7 @@ records_valid(const struct journal *j, uint64_t start, uint64_t used,
 static int
 map(struct journal *j, int fd, uint64_t size)
 {
-	size_t len = size > RESERVE ? size : RESERVE;
+	size_t len = size > j->reserve ? size : j->reserve;
 	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
 		       MAP_SHARED | MAP_NORESERVE, fd, 0);
 
@@ -242,6 +247,7 @@ journal_open(struct dp_net *net, int fd)
 	if (!j)
 		return -ENOMEM;
 	j->fd = -1;
+	j->reserve = dp_net_elsewhere(net) ? RESERVE_ELSEWHERE : RESERVE;
 	err = fd < 0 ? open_new(j) : adopt(j, fd);
 	if (err) {
 		free(j);

@@ -53,7 +53,9 @@
 struct dp_net;
 struct genl_family;
 
-/* Gives net a journal. fd -1: a new, empty one in a new memfd.
+/* Gives net a journal, which may grow to 64 GiB (4 GiB for another
+ * namespace's context: dp_net_set_namespace before). fd -1: a new,
+ * empty one in a new memfd.
  * Otherwise adopts fd, a journal a previous daemon wrote (the journal
  * takes the fd): -EINVAL, logged, when its header or records are not a
  * journal's, and fd is then still the caller's. -EBUSY when net has
