@@ -139,16 +139,41 @@ read_status(pid_t pid, char *buf, size_t size)
 	return pid > 0 && read_text(path, buf, size);
 }
 
+/* Linux 6.5's, which older headers lack. */
+#ifndef SO_PASSPIDFD
+#define SO_PASSPIDFD	76
+#endif
+#ifndef SCM_PIDFD
+#define SCM_PIDFD	0x04
+#endif
+
+/* Whether pidfd's process still has pid: its fdinfo says -1 once it
+ * exited. */
+static bool
+pidfd_names(int pidfd, pid_t pid)
+{
+	char path[64], info[512];
+	const char *p;
+	int have;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", pidfd);
+	if (!read_text(path, info, sizeof(info)))
+		return false;
+	p = strstr(info, "\nPid:");
+	return p && sscanf(p, "\nPid:%d", &have) == 1 && have == pid;
+}
+
 bool
-creds_sender_net_admin(pid_t pid, uid_t uid)
+creds_sender_net_admin(pid_t pid, uid_t uid, int pidfd)
 {
 	char status[4096];
 	unsigned long long eff;
 	const char *p;
 	unsigned ruid;
 
-	if (pid <= 0 || !same_user_ns(pid) ||
-	    !read_status(pid, status, sizeof(status)))
+	if (pid <= 0 || (pidfd < 0 && pidfd != -ENOENT) ||
+	    !same_user_ns(pid) || !read_status(pid, status, sizeof(status)) ||
+	    (pidfd >= 0 && !pidfd_names(pidfd, pid)))
 		return false;
 	p = strstr(status, "\nUid:");
 	if (!p || sscanf(p, "\nUid:%u", &ruid) != 1 || ruid != uid)
@@ -158,18 +183,48 @@ creds_sender_net_admin(pid_t pid, uid_t uid)
 	       (eff >> CAP_NET_ADMIN & 1);
 }
 
+/* Copies the data of mh's SOL_SOCKET message of type (len bytes) to out;
+ * false when there is none. */
+static bool
+cmsg_get(struct msghdr *mh, int type, void *out, size_t len)
+{
+	for (struct cmsghdr *cm = CMSG_FIRSTHDR(mh); cm;
+	     cm = CMSG_NXTHDR(mh, cm))
+		if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == type &&
+		    cm->cmsg_len >= CMSG_LEN(len)) {
+			memcpy(out, CMSG_DATA(cm), len);
+			return true;
+		}
+	return false;
+}
+
 struct ucred
 creds_of(struct msghdr *mh)
 {
 	struct ucred uc = { 0 };
 
-	for (struct cmsghdr *cm = CMSG_FIRSTHDR(mh); cm;
-	     cm = CMSG_NXTHDR(mh, cm))
-		if (cm->cmsg_level == SOL_SOCKET &&
-		    cm->cmsg_type == SCM_CREDENTIALS &&
-		    cm->cmsg_len >= CMSG_LEN(sizeof(uc)))
-			memcpy(&uc, CMSG_DATA(cm), sizeof(uc));
+	cmsg_get(mh, SCM_CREDENTIALS, &uc, sizeof(uc));
 	return uc;
+}
+
+void
+creds_pass(int fd)
+{
+	int one = 1;
+
+	setsockopt(fd, SOL_SOCKET, SO_PASSCRED, &one, sizeof(one));
+	setsockopt(fd, SOL_SOCKET, SO_PASSPIDFD, &one, sizeof(one));
+}
+
+int
+creds_pidfd_of(struct msghdr *mh)
+{
+	int fd;
+
+	if (!cmsg_get(mh, SCM_PIDFD, &fd, sizeof(fd)))
+		return -ENOENT;
+	/* The kernel puts its error there when it could not make one. */
+	return fd < 0 ? -ESRCH : fd;
 }
 
 /* The sender of a datagram read from a netlink socket, when it was a

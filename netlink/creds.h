@@ -38,8 +38,12 @@ bool creds_opener_net_admin(int fd);
 /* Whether process pid, whose real uid the kernel gave as uid, holds
  * CAP_NET_ADMIN in the daemon's user namespace: its effective set, when
  * it lives in that namespace (its uid_map reads as the daemon's own) and
- * is still the process of that uid. False when /proc does not say. */
-bool creds_sender_net_admin(pid_t pid, uid_t uid);
+ * is still the process of that uid. pidfd (creds_pidfd_of) is the
+ * sender's own: /proc is believed only if it still names pid once read,
+ * so that a sender gone and its pid taken by another are never confused
+ * (-ENOENT: none, a kernel before 6.5, judged by pid and uid alone). False
+ * when /proc does not say. */
+bool creds_sender_net_admin(pid_t pid, uid_t uid, int pidfd);
 
 /* A sender that proved CAP_NET_ADMIN: its pid as its own pid namespace
  * numbers it (the kernel's netlink credentials do), its uid as the
@@ -52,6 +56,16 @@ struct creds_proof {
 /* The sender's credentials a received message carries (SCM_CREDENTIALS,
  * the kernel's, which a process cannot forge); pid 0 when it has none. */
 struct ucred creds_of(struct msghdr *mh);
+/* Has the sockets of fd's connection carry them, and the sender's pidfd
+ * where the kernel can (SO_PASSPIDFD, Linux 6.5). */
+void creds_pass(int fd);
+/* The sender's pidfd a received message carries (SCM_PIDFD): an fd, the
+ * caller's to close; -ESRCH when the kernel could make none (the sender
+ * is gone); -ENOENT when there is none. */
+int creds_pidfd_of(struct msghdr *mh);
+/* Room in a control buffer for creds_of's and creds_pidfd_of's. */
+#define CREDS_CMSG_SPACE \
+	(CMSG_SPACE(sizeof(struct ucred)) + CMSG_SPACE(sizeof(int)))
 /* Reads the proofs waiting on route socket fd into ring[*next % n],
  * advancing *next: the newest n stay. Other messages (the kernel's) are
  * dropped. */

@@ -41,9 +41,12 @@ struct conn {
 	struct nlsock *sk;	/* NULL until HELLO */
 	uid_t uid;		/* the peer's, at connect time */
 	bool counted;		/* in per_uid: see conn_privileged() */
-	/* The last request's sender (the kernel's SCM_CREDENTIALS) and
-	 * whether it has CAP_NET_ADMIN: judged again when another sends. */
+	/* The last request's sender (the kernel's SCM_CREDENTIALS, and its
+	 * pidfd's inode where the kernel gives one: a process's own from
+	 * Linux 6.9) and whether it has CAP_NET_ADMIN: judged again when
+	 * another sends. */
 	pid_t sender;
+	ino_t sender_ino;
 	bool sender_admin;
 	/* A client in another user namespace proves CAP_NET_ADMIN on its
 	 * route socket, kept here (-1: judged by /proc), each sender in
@@ -298,14 +301,6 @@ conn_privileged(const struct conn *c)
 /* Each request comes with its sender's credentials (SCM_CREDENTIALS): the
  * kernel's, which a process cannot forge. A request without them is
  * judged unprivileged. */
-static void
-pass_creds(int fd)
-{
-	int one = 1;
-
-	setsockopt(fd, SOL_SOCKET, SO_PASSCRED, &one, sizeof(one));
-}
-
 /* Whether uc proved CAP_NET_ADMIN on c's route socket (creds.h). A pid
  * is told from a reused one by its uid only, as /proc's verdict is. */
 static bool
@@ -326,17 +321,23 @@ sender_proved(struct conn *c, const struct ucred *uc)
 	return false;
 }
 
-/* Whether the sender uc has CAP_NET_ADMIN (creds.h): judged only when
- * another process than the last one sends. */
+/* Whether the sender uc, with pidfd (creds_pidfd_of), has CAP_NET_ADMIN
+ * (creds.h): judged only when another process than the last one sends,
+ * told apart by pid and, where the kernel gives one, by pidfd, which a
+ * process that took the pid of one gone does not share. */
 static bool
-sender_admin(struct conn *c, const struct ucred *uc)
+sender_admin(struct conn *c, const struct ucred *uc, int pidfd)
 {
-	if (!uc->pid)
+	struct stat st = { 0 };
+
+	if (!uc->pid || pidfd == -ESRCH || (pidfd >= 0 && fstat(pidfd, &st)))
 		return false;
-	if (uc->pid != c->sender) {
+	if (uc->pid != c->sender || st.st_ino != c->sender_ino) {
 		c->sender = uc->pid;
-		c->sender_admin = creds_sender_net_admin(uc->pid, uc->uid) ||
-				  sender_proved(c, uc);
+		c->sender_ino = st.st_ino;
+		c->sender_admin =
+			creds_sender_net_admin(uc->pid, uc->uid, pidfd) ||
+			sender_proved(c, uc);
 	}
 	return c->sender_admin;
 }
@@ -404,7 +405,7 @@ server_open(const char *path, void *net, const struct server_netns *ns)
 	/* On the listener, so that a connection has it from connect() on
 	 * (the kernel copies it then, or at accept): set on the accepted
 	 * socket, a HELLO sent in between would come without a sender. */
-	pass_creds(listen_fd);
+	creds_pass(listen_fd);
 	sock_path = strdup(path);
 	served_net = net;
 	netns_ops = ns;
@@ -709,7 +710,7 @@ is_unix_dgram(int fd)
  * and HELLO's sender both may. */
 static int
 conn_hello(struct conn *c, const struct tapdp_req *req, struct msghdr *mh,
-	   int *memfd)
+	   int pidfd, int *memfd)
 {
 	struct ucred sender = creds_of(mh);
 	struct tapdp_shared *shared;
@@ -736,7 +737,7 @@ conn_hello(struct conn *c, const struct tapdp_req *req, struct msghdr *mh,
 	creds = (struct nlsock_creds) {
 		.pid = uc.pid,
 		.uid = uc.uid,
-		.net_admin = sender_admin(c, &sender) &&
+		.net_admin = sender_admin(c, &sender, pidfd) &&
 			     opener_net_admin(c->netns, fds[1]),
 		.other_netns = other_netns(c->netns),
 	};
@@ -982,27 +983,19 @@ conn_keep_state(struct conn *c)
 	}
 }
 
-/* One request from a shim; false when the connection must close. */
+/* The request mh holds (n bytes in buf), from the sender of pidfd
+ * (creds_pidfd_of); false when the connection must close. */
 static bool
-conn_serve(struct conn *c, char *buf, size_t cap)
+conn_request(struct conn *c, struct msghdr *mh, char *buf, ssize_t n,
+	     int pidfd)
 {
-	char cbuf[CMSG_SPACE(sizeof(struct ucred)) +
-		  CMSG_SPACE(2 * sizeof(int))];
-	struct iovec iov = { buf, cap };
-	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
-			     .msg_control = cbuf,
-			     .msg_controllen = sizeof(cbuf) };
 	struct tapdp_rep rep = { 0 };
 	struct tapdp_req req;
 	int memfd = -1;
 	bool sent;
-	ssize_t n;
 
-	n = recvmsg(c->fd, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
-	if (n < 0)
-		return errno == EAGAIN || errno == EINTR;
-	if (n < (ssize_t)sizeof(req) || (mh.msg_flags & MSG_TRUNC)) {
-		take_fds(&mh, NULL, 0);
+	if (n < (ssize_t)sizeof(req) || (mh->msg_flags & MSG_TRUNC)) {
+		take_fds(mh, NULL, 0);
 		return false;
 	}
 	memcpy(&req, buf, sizeof(req));
@@ -1014,25 +1007,25 @@ conn_serve(struct conn *c, char *buf, size_t cap)
 	} else {
 		rep.seq = 1;
 	}
-	if (mh.msg_flags & MSG_CTRUNC) {
+	if (mh->msg_flags & MSG_CTRUNC) {
 		/* Descriptors lost: to a full table (or more were passed than
 		 * any request takes). A HELLO fails as socket() would. */
-		take_fds(&mh, NULL, 0);
+		take_fds(mh, NULL, 0);
 		rep.err = -ENFILE;
 		if (req.op == TAPDP_OP_HELLO)
 			conn_reply(c, &rep, -1);
 		return false;
 	}
 	if (c->sk) {
-		struct ucred uc = creds_of(&mh);
+		struct ucred uc = creds_of(mh);
 
 		nlsock_set_sender_admin(c->sk,
 					nlsock_creds(c->sk)->net_admin &&
-						sender_admin(c, &uc));
+						sender_admin(c, &uc, pidfd));
 	}
 	if (req.op == TAPDP_OP_HELLO) {
 		ctl_lock();
-		rep.err = conn_hello(c, &req, &mh, &memfd);
+		rep.err = conn_hello(c, &req, mh, pidfd, &memfd);
 		if (!rep.err)
 			conn_keep(c);
 		if (!rep.err && c->route_fd >= 0)
@@ -1040,11 +1033,11 @@ conn_serve(struct conn *c, char *buf, size_t cap)
 		ctl_unlock();
 	} else if (req.op == TAPDP_OP_KERNEL && c->sk) {
 		ctl_lock();
-		rep.err = conn_kernel(c, &mh);
+		rep.err = conn_kernel(c, mh);
 		if (!rep.err)
 			conn_keep(c);
 		ctl_unlock();
-	} else if (take_fds(&mh, NULL, 0) || !c->sk) {
+	} else if (take_fds(mh, NULL, 0) || !c->sk) {
 		return false;
 	} else if (req.op == TAPDP_OP_SEND) {
 		/* conn_send takes the lock for what needs it: a packet
@@ -1063,6 +1056,28 @@ conn_serve(struct conn *c, char *buf, size_t cap)
 	if (c->sk)
 		c->shared->req_done = rep.seq;
 	return sent && rep.err != -EPROTO;
+}
+
+/* One request from a shim; false when the connection must close. */
+static bool
+conn_serve(struct conn *c, char *buf, size_t cap)
+{
+	char cbuf[CREDS_CMSG_SPACE + CMSG_SPACE(2 * sizeof(int))];
+	struct iovec iov = { buf, cap };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
+			     .msg_control = cbuf,
+			     .msg_controllen = sizeof(cbuf) };
+	ssize_t n = recvmsg(c->fd, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+	int pidfd;
+	bool ok;
+
+	if (n < 0)
+		return errno == EAGAIN || errno == EINTR;
+	pidfd = creds_pidfd_of(&mh);
+	ok = conn_request(c, &mh, buf, n, pidfd);
+	if (pidfd >= 0)
+		close(pidfd);
+	return ok;
 }
 
 static void
@@ -1314,7 +1329,7 @@ conn_restore(struct keep_entry *e)
 	}
 	c->fd = e->fds[0];
 	c->route_fd = -1;
-	pass_creds(c->fd);
+	creds_pass(c->fd);
 	c->data_fd = e->fds[1];
 	c->memfd = e->fds[2];
 	c->shared = shared;

@@ -99,13 +99,13 @@ test_root_has_it(void **state)
 	int fd;
 	pid_t pid = child(NULL, &fd);
 
-	assert_true(creds_sender_net_admin(pid, 0));
+	assert_true(creds_sender_net_admin(pid, 0, -ENOENT));
 	/* Not the uid the kernel said the sender was. */
-	assert_false(creds_sender_net_admin(pid, 65534));
+	assert_false(creds_sender_net_admin(pid, 65534, -ENOENT));
 	reap(pid, fd);
 	/* Gone: nothing to read. */
-	assert_false(creds_sender_net_admin(pid, 0));
-	assert_false(creds_sender_net_admin(0, 0));
+	assert_false(creds_sender_net_admin(pid, 0, -ENOENT));
+	assert_false(creds_sender_net_admin(0, 0, -ENOENT));
 }
 
 static void
@@ -114,8 +114,36 @@ test_dropped(void **state)
 	int fd;
 	pid_t pid = child(drop_net_admin, &fd);
 
-	assert_false(creds_sender_net_admin(pid, 0));
+	assert_false(creds_sender_net_admin(pid, 0, -ENOENT));
 	reap(pid, fd);
+}
+
+/* The sender's pidfd, where the kernel gives one (SCM_PIDFD): /proc of
+ * its pid is believed only while the pidfd names that pid, so that one
+ * gone and another that took its pid are never confused. */
+static void
+test_pidfd(void **state)
+{
+	int fa, fb, pa, pb;
+	pid_t a = child(NULL, &fa), b = child(NULL, &fb);
+
+	pa = syscall(SYS_pidfd_open, a, 0);
+	pb = syscall(SYS_pidfd_open, b, 0);
+	if (pa < 0 || pb < 0) {
+		reap(a, fa);
+		reap(b, fb);
+		skip();
+	}
+	assert_true(creds_sender_net_admin(a, 0, pa));
+	/* a's /proc, another process's pidfd: a's pid taken by another. */
+	assert_false(creds_sender_net_admin(a, 0, pb));
+	/* The kernel could make none: the sender is gone. */
+	assert_false(creds_sender_net_admin(a, 0, -ESRCH));
+	reap(a, fa);
+	assert_false(creds_sender_net_admin(a, 0, pa));
+	reap(b, fb);
+	close(pa);
+	close(pb);
 }
 
 /* Root of a user namespace of its own holds every capability there, and
@@ -126,7 +154,7 @@ test_other_user_ns(void **state)
 	int fd;
 	pid_t pid = child(own_user_ns, &fd);
 
-	assert_false(creds_sender_net_admin(pid, 0));
+	assert_false(creds_sender_net_admin(pid, 0, -ENOENT));
 	reap(pid, fd);
 }
 
@@ -242,6 +270,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_root_has_it),
 		cmocka_unit_test(test_dropped),
+		cmocka_unit_test(test_pidfd),
 		cmocka_unit_test(test_other_user_ns),
 		cmocka_unit_test(test_proofs),
 		cmocka_unit_test(test_own_pid),
