@@ -321,8 +321,19 @@ serve_close(struct dp_net *net)
 	server_close();
 }
 
-int
-main(int argc, char **argv)
+/* What the command line asks. */
+struct options {
+	const char *sock, *pidfile, *logfile, *metrics;
+	struct dp_net_config cfg;
+	unsigned restart_wait;
+	int verbose;
+	bool bg, sandboxed, check;
+};
+
+/* Reads argv into o: true to go on, else false with *status the exit
+ * status (0 after --help or --version). */
+static bool
+options_parse(int argc, char **argv, struct options *o, int *status)
 {
 	static const struct option opts[] = {
 		{ "socket", required_argument, NULL, 's' },
@@ -343,43 +354,42 @@ main(int argc, char **argv)
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *sock = getenv(TAPDP_SOCKET_ENV), *pidfile = NULL;
-	const char *logfile = NULL, *metrics = NULL;
-	struct dp_net_config cfg = { .upcall = packet_family_upcalls,
-				     .psample = psample_family_sample,
-				     .packets = families_packet_sink };
-	int verbose = 0, ready_fd = -1, c, err, kept;
-	unsigned restart_wait = RESTART_WAIT_DEFAULT;
-	char keeper[108], self[4096];
-	ssize_t len;
-	struct dp_net *net;
-	bool bg = false, sandboxed = true, check = false;
+	const struct kernel_profile *p;
 	unsigned long n;
+	int c;
 
-	tune_allocator();
+	*o = (struct options) {
+		.sock = getenv(TAPDP_SOCKET_ENV),
+		.cfg = { .upcall = packet_family_upcalls,
+			 .psample = psample_family_sample,
+			 .packets = families_packet_sink },
+		.restart_wait = RESTART_WAIT_DEFAULT,
+		.sandboxed = true,
+	};
+	*status = 2;
 	while ((c = getopt_long(argc, argv, "vhV", opts, NULL)) != -1) {
 		switch (c) {
 		case 's':
-			sock = optarg;
+			o->sock = optarg;
 			break;
 		case 'd':
-			bg = true;
+			o->bg = true;
 			break;
 		case 'p':
-			pidfile = optarg;
+			o->pidfile = optarg;
 			break;
 		case 'l':
-			logfile = optarg;
+			o->logfile = optarg;
 			break;
 		case 'c':
 			if (!parse_count("--ct-max", optarg, UINT32_MAX, &n))
-				return 2;
-			cfg.conntrack_max = n;
+				return false;
+			o->cfg.conntrack_max = n;
 			break;
 		case 'q':
 			if (!parse_count("--rx-queues", optarg, VPORT_RXQ_MAX,
 					 &n))
-				return 2;
+				return false;
 			vport_set_rx_queues(n);
 			break;
 		case 't':
@@ -388,201 +398,253 @@ main(int argc, char **argv)
 				n = 0;
 			else if (!parse_count("--ctl-threads", optarg,
 					      SERVER_THREADS_MAX, &n))
-				return 2;
+				return false;
 			server_set_threads(n);
 			break;
 		case 'u':
 			if (!parse_count("--max-sockets-per-uid", optarg,
 					 UINT32_MAX, &n))
-				return 2;
+				return false;
 			server_set_max_per_uid(n);
 			break;
-		case 'k': {
-			const struct kernel_profile *p =
-				kernel_profile_find(optarg);
-
+		case 'k':
+			p = kernel_profile_find(optarg);
 			if (!p) {
 				fprintf(stderr, "tapdpd: --kernel %s: unknown "
 					"version; the profiles are %s\n",
 					optarg, profile_names());
-				return 2;
+				return false;
 			}
 			kernel_profile_use(p);
 			break;
-		}
 		case 'w':
 			if (!parse_count("--restart-wait", optarg, 86400, &n))
-				return 2;
-			restart_wait = n;
+				return false;
+			o->restart_wait = n;
 			break;
 		case 'm':
-			metrics = optarg;
+			o->metrics = optarg;
 			break;
 		case 'n':
-			sandboxed = false;
+			o->sandboxed = false;
 			break;
 		case 'C':
-			check = true;
+			o->check = true;
 			break;
 		case 'v':
-			verbose++;
+			o->verbose++;
 			break;
 		case 'h':
 			usage(stdout);
-			return 0;
+			*status = 0;
+			return false;
 		case 'V':
 			printf("tapdpd %s\n", TAPDP_VERSION);
-			return 0;
+			*status = 0;
+			return false;
 		default:
 			usage(stderr);
-			return 2;
+			return false;
 		}
 	}
 	if (optind < argc) {
 		usage(stderr);
-		return 2;
+		return false;
 	}
-	if (!sock || !*sock)
-		sock = TAPDP_DEFAULT_SOCKET;
-	err = log_open(logfile, verbose);
-	if (err) {
-		fprintf(stderr, "tapdpd: %s: %s\n", logfile, strerror(-err));
-		return 1;
+	if (!o->sock || !*o->sock)
+		o->sock = TAPDP_DEFAULT_SOCKET;
+	return true;
+}
+
+/* A daemon starting, serving, stopping: how far start() got says what
+ * stop() undoes. */
+struct daemon {
+	const struct options *o;
+	enum {
+		UP_NONE,
+		UP_KEEPER,	/* attached to a keeper */
+		UP_NET,		/* our namespace's context */
+		UP_SERVER,	/* the socket, families and link events */
+		UP_PIDFILE,
+		UP_METRICS,
+	} up;
+	int ready_fd;		/* --detach's: the parent waits on it */
+	int kept;		/* keep_attach's: 1 when a keeper held state */
+	char self[4096];	/* what an upgrade execs */
+	struct dp_net *net;
+};
+
+/* A keeper that outlived our predecessor hands its state over; else we
+ * start one (before any thread), and the namespace agent likewise. */
+static int
+start_keeper(struct daemon *d)
+{
+	char keeper[108];
+
+	keep_path(d->o->sock, keeper, sizeof(keeper));
+	d->kept = keep_attach(keeper);
+	if (d->kept == 1)
+		d->kept = keep_take() ? -EPROTO : 1;
+	else if (d->kept == 0)
+		d->kept = keeper_spawn(keeper, d->o->restart_wait,
+				       d->o->sandboxed);
+	if (d->kept == -EADDRINUSE) {
+		log_err("another tapdpd is already serving %s", d->o->sock);
+		fprintf(stderr, "tapdpd: another tapdpd is already serving %s\n",
+			d->o->sock);
+		return d->kept;
 	}
-	if (check)
-		return (!sandboxed || !sandbox_apply()) && sandbox_check() ? 0 : 1;
-	if (bg && (err = detach(&ready_fd))) {
+	if (d->kept < 0) {
+		log_err("%s: %s", keeper, strerror(-d->kept));
+		return d->kept;
+	}
+	d->up = UP_KEEPER;
+	return 0;
+}
+
+/* Everything up to serving; on failure, logged, d->up says what to undo
+ * (stop()). 0 or -errno. */
+static int
+start(struct daemon *d)
+{
+	const struct options *o = d->o;
+	ssize_t len;
+	int err;
+
+	if (o->bg && (err = detach(&d->ready_fd))) {
 		fprintf(stderr, "tapdpd: cannot detach: %s\n", strerror(-err));
-		return 1;
+		return err;
 	}
-	/* Who to exec for an upgrade: the binary now at our path. */
-	len = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	/* readlink() does not terminate the path: whatever the stack held
+	/* Who to exec for an upgrade: the binary now at our path.
+	 * readlink() does not terminate the path: whatever the stack held
 	 * after it became part of the name (an upgrade under ASan failed
 	 * with ENOENT on "tapdpd\020"). */
-	self[len < 0 ? 0 : len] = '\0';
-	/* A keeper that outlived our predecessor hands its state over;
-	 * else we start one (before any thread). */
-	keep_path(sock, keeper, sizeof(keeper));
-	kept = keep_attach(keeper);
-	if (kept == 1)
-		kept = keep_take() ? -EPROTO : 1;
-	else if (kept == 0)
-		kept = keeper_spawn(keeper, restart_wait, sandboxed);
-	if (kept == -EADDRINUSE) {
-		log_err("another tapdpd is already serving %s", sock);
-		fprintf(stderr, "tapdpd: another tapdpd is already serving %s\n",
-			sock);
-		detach_done(ready_fd, 1);
-		return 1;
-	}
-	if (kept < 0) {
-		log_err("%s: %s", keeper, strerror(-kept));
-		detach_done(ready_fd, 1);
-		return 1;
-	}
+	len = readlink("/proc/self/exe", d->self, sizeof(d->self) - 1);
+	d->self[len < 0 ? 0 : len] = '\0';
+	err = start_keeper(d);
+	if (err)
+		return err;
 	/* A stop or an upgrade asked for before the loop runs waits for it
 	 * (server_run takes them), rather than killing us half set up; the
 	 * threads made from here on leave them to this one. */
 	block_signals();
-	net = dp_net_new(&cfg);
-	if (!net) {
-		log_err("cannot serve %s: %s", sock, strerror(ENOMEM));
-		keep_quit();
-		detach_done(ready_fd, 1);
-		return 1;
+	d->net = dp_net_new(&o->cfg);
+	if (!d->net) {
+		log_err("cannot serve %s: %s", o->sock, strerror(ENOMEM));
+		return -ENOMEM;
 	}
+	d->up = UP_NET;
 	/* The control thread writes what packet threads read under RCU. */
 	rcu_register_thread();
-	err = serve_open(sock, net, &cfg);
+	err = serve_open(o->sock, d->net, &o->cfg);
 	if (err == -EADDRINUSE) {
-		log_err("another tapdpd is already serving %s", sock);
+		/* Not ours to close: the socket is the other daemon's. */
+		log_err("another tapdpd is already serving %s", o->sock);
 		fprintf(stderr, "tapdpd: another tapdpd is already serving %s\n",
-			sock);
-		keep_quit();
-		dp_net_destroy(net);
-		detach_done(ready_fd, 1);
-		return 1;
+			o->sock);
+		return err;
 	}
+	d->up = UP_SERVER;
 	if (err) {
-		log_err("cannot serve %s: %s", sock, strerror(-err));
-		keep_quit();
-		serve_close(net);
-		detach_done(ready_fd, 1);
-		return 1;
+		log_err("cannot serve %s: %s", o->sock, strerror(-err));
+		return err;
 	}
-	if (pidfile && (err = write_pidfile(pidfile))) {
-		log_err("%s: %s", pidfile, strerror(-err));
-		keep_quit();
-		serve_close(net);
-		detach_done(ready_fd, 1);
-		return 1;
+	if (o->pidfile && (err = write_pidfile(o->pidfile))) {
+		log_err("%s: %s", o->pidfile, strerror(-err));
+		return err;
 	}
-	if (metrics && (err = metrics_server_open(metrics, net))) {
-		log_err("--metrics %s: %s", metrics, strerror(-err));
-		fprintf(stderr, "tapdpd: --metrics %s: %s\n", metrics,
+	d->up = UP_PIDFILE;
+	if (o->metrics && (err = metrics_server_open(o->metrics, d->net))) {
+		log_err("--metrics %s: %s", o->metrics, strerror(-err));
+		fprintf(stderr, "tapdpd: --metrics %s: %s\n", o->metrics,
 			strerror(-err));
-		keep_quit();
-		serve_close(net);
-		if (pidfile)
-			unlink(pidfile);
-		detach_done(ready_fd, 1);
-		return 1;
+		return err;
 	}
+	d->up = UP_METRICS;
 	/* Everything that needs more than the sandbox allows is open: the
 	 * socket, the link events, /dev/kmsg, the log, the pidfile and the
 	 * metrics' socket. */
 	if ((err = server_every(TRIM_MS, trim_memory, NULL)) ||
-	    (sandboxed && ((err = server_every(1000, report_refusals, NULL)) ||
-			   (err = sandbox_apply())))) {
+	    (o->sandboxed &&
+	     ((err = server_every(1000, report_refusals, NULL)) ||
+	      (err = sandbox_apply())))) {
 		log_err("cannot set the daemon's timers or sandbox: %s",
 			strerror(-err));
-		keep_quit();
-		serve_close(net);
-		unlink(pidfile);
-		detach_done(ready_fd, 1);
-		return 1;
+		return err;
 	}
 	/* The datapaths before the clients, who must not hear of the
 	 * replay's changes; after the sandbox, which wants one thread, and
 	 * the ports' replay makes theirs. */
-	err = journal_take_over(net);
+	err = journal_take_over(d->net);
 	if (err) {
 		log_err("the journal: %s", strerror(-err));
-		keep_quit();
-		serve_close(net);
-		detach_done(ready_fd, 1);
-		return 1;
+		return err;
 	}
-	if (kept == 1)
+	if (d->kept == 1)
 		log_info("made again %u other namespaces' datapaths",
 			 netns_take_over());
 	if ((err = metrics_server_start())) {
 		log_err("the metrics' thread: %s", strerror(-err));
-		keep_quit();
-		metrics_server_close();
-		serve_close(net);
-		detach_done(ready_fd, 1);
-		return 1;
+		return err;
 	}
-	if (kept == 1)
+	if (d->kept == 1)
 		log_info("took over %u client sockets from the daemon before",
 			 server_restore_clients());
 	keep_release_unclaimed();
+	return 0;
+}
+
+/* Undoes what start() did, the keeper told to quit first (a clean stop
+ * takes the devices and sockets along). */
+static void
+stop(struct daemon *d)
+{
+	if (d->up >= UP_KEEPER)
+		keep_quit();
+	if (d->up >= UP_METRICS)
+		metrics_server_close();
+	if (d->up >= UP_SERVER)
+		serve_close(d->net);
+	else if (d->up >= UP_NET)
+		dp_net_destroy(d->net);
+	if (d->up >= UP_NET)
+		rcu_unregister_thread();
+	if (d->up >= UP_PIDFILE && d->o->pidfile)
+		unlink(d->o->pidfile);
+}
+
+int
+main(int argc, char **argv)
+{
+	struct options o;
+	struct daemon d = { .o = &o, .ready_fd = -1 };
+	int status, err;
+
+	tune_allocator();
+	if (!options_parse(argc, argv, &o, &status))
+		return status;
+	err = log_open(o.logfile, o.verbose);
+	if (err) {
+		fprintf(stderr, "tapdpd: %s: %s\n", o.logfile, strerror(-err));
+		return 1;
+	}
+	if (o.check)
+		return (!o.sandboxed || !sandbox_apply()) && sandbox_check() ? 0
+									 : 1;
+	if (start(&d)) {
+		stop(&d);
+		detach_done(d.ready_fd, 1);
+		return 1;
+	}
 	log_info("tapdpd %s serving %s as Linux %s's openvswitch%s",
-		 TAPDP_VERSION, sock, kernel_profile()->name,
-		 sandboxed ? "" : ", not sandboxed");
-	detach_done(ready_fd, 0);
+		 TAPDP_VERSION, o.sock, kernel_profile()->name,
+		 o.sandboxed ? "" : ", not sandboxed");
+	detach_done(d.ready_fd, 0);
 	err = server_run();
-	if (!err && server_upgrade_requested() && self[0])
-		upgrade(self, argv);
-	keep_quit();
-	metrics_server_close();
-	serve_close(net);
+	if (!err && server_upgrade_requested() && d.self[0])
+		upgrade(d.self, argv);
+	stop(&d);
 	/* Shutdown's refusals too. */
 	sandbox_report();
-	rcu_unregister_thread();
-	if (pidfile)
-		unlink(pidfile);
 	return err ? 1 : 0;
 }

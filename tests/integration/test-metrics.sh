@@ -32,6 +32,7 @@ check "... and nothing listens for metrics" \
 tapdpd_stop
 check_out "--metrics of no address: refused at the start" \
 	"tapdpd: --metrics nonsense: Invalid argument" tapdpd_start --metrics nonsense
+check "... and its pidfile, written before, removed" test ! -e "$PIDF"
 check "daemon starts with --metrics 127.0.0.1:9477" tapdpd_start --metrics 127.0.0.1:9477
 check "... it listens there" wait_until 10 eval '[ -n "$(in_ns ss -Hltn "sport = :9477")" ]'
 check_out "a second daemon cannot have the address" "Address already in use" \
