@@ -1,9 +1,11 @@
 #!/bin/bash
 # SPDX-License-Identifier: Apache-2.0
-# The tree's rules hold: the include rule (scripts/check-includes.py), and
-# an SPDX licence tag in every source (scripts/check-spdx.sh). Each checker
-# is shown to fail on what it is there to catch: an include against the
-# layer order, a loop, a shim that includes the daemon; an untagged file.
+# The tree's rules hold: the include rule (scripts/check-includes.py), an
+# SPDX licence tag in every source (scripts/check-spdx.sh), and the commit
+# style (scripts/check-commit-msg.sh) since the commit it was kept from.
+# Each checker is shown to fail on what it is there to catch: an include
+# against the layer order, a loop, a shim that includes the daemon; an
+# untagged file; each way a commit message can break the style.
 . "$(dirname "$0")/lib.sh"
 
 CHECK=$TOP/scripts/check-includes.py
@@ -46,4 +48,34 @@ sed -i '/SPDX-License-Identifier/d' "$T/repo/netlink/msg.c"
 check_out "a source without its tag is named" 'netlink/msg.c: no SPDX' \
 	sh "$TOP/scripts/check-spdx.sh" "$T/repo"
 check_fails "and the check fails" sh "$TOP/scripts/check-spdx.sh" "$T/repo"
+
+MSG=$TOP/scripts/check-commit-msg.sh
+# The first commit of the style (issue 37: earlier subjects ran to
+# hundreds of characters).
+STYLE_SINCE=b189ec7
+if git -C "$TOP" cat-file -e "$STYLE_SINCE" 2>/dev/null; then
+	check "commits since $STYLE_SINCE keep the commit style" \
+		bash -c "cd '$TOP' && bash '$MSG' $STYLE_SINCE..HEAD"
+else
+	echo "skip - no history of $STYLE_SINCE here: commit style not checked"
+fi
+msg() { printf "$1" >"$T/msg"; }
+msg 'vport: keep the queues of a moved device\n\nWhy it matters, wrapped.\n'
+check "a message in the style passes" bash "$MSG" "$T/msg"
+msg "vport: $(printf '%070d' 0)\n\nWhy.\n"
+check_out "a subject over 72 characters fails" "subject of 77 characters" \
+	bash "$MSG" "$T/msg"
+check_fails "and the check fails" bash "$MSG" "$T/msg"
+msg 'Keep the queues\n\nWhy.\n'
+check_out "a subject without its area fails" 'is not "area: summary"' \
+	bash "$MSG" "$T/msg"
+msg 'vport: keep the queues\nWhy.\n'
+check_out "no blank line after the subject fails" "no blank line" \
+	bash "$MSG" "$T/msg"
+msg 'vport: keep the queues\n'
+check_out "no body fails" "no body" bash "$MSG" "$T/msg"
+msg "vport: keep the queues\n\n$(printf '%073d' 0)\n    $(printf '%080d' 0)\n"
+check_out "a body line over 72 fails (an indented one may be longer)" \
+	"^[^ ]*msg: body line 3 of 73" bash "$MSG" "$T/msg"
+check_out "... and only it" "^1\$" eval "bash '$MSG' '$T/msg' | wc -l"
 finish
