@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The generic netlink families tapdpd serves, with their fixed ids.
  *
- * Family ids and group ids sit in the ranges compat/proto.h reserves, above
- * the kernel's, so that neither can be mistaken for a kernel family or group
- * by a client that also talks to the kernel. */
+ * Family ids and group ids sit in the ranges include/tapdp/proto.h
+ * reserves, above the kernel's, so that neither can be mistaken for a
+ * kernel family or group by a client that also talks to the kernel. */
 #ifndef TAPDP_FAMILIES_H
 #define TAPDP_FAMILIES_H
 

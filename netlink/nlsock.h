@@ -2,11 +2,12 @@
 /* Emulated netlink sockets: one per shim connection.
  *
  * An nlsock owns the daemon's end of the client's data socket (see
- * compat/proto.h) and carries what the kernel keeps in a netlink_sock:
- * portid, multicast memberships, flags (EXT_ACK, CAP_ACK, NO_ENOBUFS...),
- * the receive-buffer size, the running dump, the credentials of the
- * process that opened it (for CAP_NET_ADMIN checks), and the client's own
- * kernel socket for the kernel's families, whose datagrams it relays.
+ * include/tapdp/proto.h) and carries what the kernel keeps in a
+ * netlink_sock: portid, multicast memberships, flags (EXT_ACK, CAP_ACK,
+ * NO_ENOBUFS...), the receive-buffer size, the running dump, the
+ * credentials of the process that opened it (for CAP_NET_ADMIN checks),
+ * and the client's own kernel socket for the kernel's families, whose
+ * datagrams it relays.
  *
  * Threads: the control thread creates, binds and frees sockets and changes
  * their options; any thread may deliver to them (nlsock_unicast_portid,
@@ -24,7 +25,7 @@ struct nlsock;
 
 #include "include/tapdp/proto.h"
 
-/* Multicast group ids the daemon hands out (see compat/proto.h). */
+/* Multicast group ids the daemon hands out (see include/tapdp/proto.h). */
 #define NLSOCK_GROUP_BASE	TAPDP_GROUP_FIRST
 #define NLSOCK_MAX_GROUPS	TAPDP_GROUP_COUNT
 

@@ -1,11 +1,13 @@
 #!/bin/bash
 # SPDX-License-Identifier: Apache-2.0
 # The tree's rules hold: the include rule (scripts/check-includes.py), an
-# SPDX licence tag in every source (scripts/check-spdx.sh), and the commit
-# style (scripts/check-commit-msg.sh) since the commit it was kept from.
-# Each checker is shown to fail on what it is there to catch: an include
-# against the layer order, a loop, a shim that includes the daemon; an
-# untagged file; each way a commit message can break the style.
+# SPDX licence tag in every source (scripts/check-spdx.sh), the files the
+# docs and comments name exist (scripts/check-doc-names.py), and the
+# commit style (scripts/check-commit-msg.sh) since the commit it was kept
+# from. Each checker is shown to fail on what it is there to catch: an
+# include against the layer order, a loop, a shim that includes the
+# daemon; an untagged file; a doc naming a file that is not there; each
+# way a commit message can break the style.
 . "$(dirname "$0")/lib.sh"
 
 CHECK=$TOP/scripts/check-includes.py
@@ -48,6 +50,17 @@ sed -i '/SPDX-License-Identifier/d' "$T/repo/netlink/msg.c"
 check_out "a source without its tag is named" 'netlink/msg.c: no SPDX' \
 	sh "$TOP/scripts/check-spdx.sh" "$T/repo"
 check_fails "and the check fails" sh "$TOP/scripts/check-spdx.sh" "$T/repo"
+
+DOCS=$TOP/scripts/check-doc-names.py
+check "every file the docs and comments name exists" python3 "$DOCS" "$TOP"
+echo 'The shim speaks compat/proto.h, now include/tapdp/proto.h.' \
+	>>"$T/repo/docs/CI.md"
+git -C "$T/repo" add docs/CI.md
+check_out "a doc naming a file that is not there is found" \
+	"docs/CI.md:[0-9]+: compat/proto.h" python3 "$DOCS" "$T/repo"
+check_out "... and nothing else" "^1\$" eval \
+	"python3 '$DOCS' '$T/repo' | grep -c '^[^ ]*:[0-9]*: '"
+check_fails "and the check fails" python3 "$DOCS" "$T/repo"
 
 MSG=$TOP/scripts/check-commit-msg.sh
 # The first commit of the style (issue 37: earlier subjects ran to

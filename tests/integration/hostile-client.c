@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* hostile-client: speaks the shim<->daemon protocol (compat/proto.h)
+/* hostile-client: speaks the shim<->daemon protocol (include/tapdp/proto.h)
  * directly, without the shim, as any local user can, and tries what the
  * kernel would not allow an unprivileged netlink socket.
  *
