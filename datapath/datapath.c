@@ -20,7 +20,6 @@
 #include "ct/frag.h"
 #include "actions/actions.h"
 #include "datapath/ctnetlink.h"
-#include "datapath/journal.h"
 #include "datapath/upcall-stats.h"
 #include "flow/emc.h"
 #include "flow/extract.h"
@@ -92,6 +91,7 @@ struct dp_net {
 	int netnsid;
 	int nsfd;
 	struct journal *journal;	/* datapath/journal.h's, or NULL */
+	void (*journal_free)(struct journal *);
 };
 
 /* The receive (or executing) thread's state. */
@@ -1494,9 +1494,11 @@ dp_net_journal(const struct dp_net *net)
 }
 
 void
-dp_net_set_journal(struct dp_net *net, struct journal *journal)
+dp_net_set_journal(struct dp_net *net, struct journal *journal,
+		   void (*free_fn)(struct journal *))
 {
 	net->journal = journal;
+	net->journal_free = free_fn;
 }
 
 bool
@@ -1543,7 +1545,8 @@ dp_net_destroy(struct dp_net *net)
 	free(net->dps);
 	conntrack_destroy(net->conntrack);
 	/* Nothing writes to it any more. */
-	journal_close(net);
+	if (net->journal)
+		net->journal_free(net->journal);
 	pthread_mutex_destroy(&net->conntrack_lock);
 	free(net);
 	__atomic_sub_fetch(&n_nets, 1, __ATOMIC_RELAXED);

@@ -165,9 +165,11 @@ int dp_net_netnsid(const struct dp_net *net);
 bool dp_net_home_alive(const struct dp_net *net);
 /* No datapath, and no tracker was made: nothing would be lost with it. */
 bool dp_net_idle(const struct dp_net *net);
-/* The context's journal (datapath/journal.h, which sets it), or NULL. */
+/* The context's journal (datapath/journal.h, which sets it), or NULL;
+ * dp_net_destroy frees it with free_fn. */
 struct journal *dp_net_journal(const struct dp_net *net);
-void dp_net_set_journal(struct dp_net *net, struct journal *journal);
+void dp_net_set_journal(struct dp_net *net, struct journal *journal,
+			void (*free_fn)(struct journal *));
 /* How many contexts there are (the namespaces served). Any thread. */
 unsigned dp_net_count(void);
 /* Periodic work of the control thread: mask rebalancing. */

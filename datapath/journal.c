@@ -234,6 +234,17 @@ net_journal(const struct dp_net *net)
 	return net ? dp_net_journal(net) : NULL;
 }
 
+static void
+journal_free(struct journal *j)
+{
+	int fd = j->fd;
+
+	unmap(j);
+	close(fd);
+	pthread_mutex_destroy(&j->lock);
+	free(j);
+}
+
 int
 journal_open(struct dp_net *net, int fd)
 {
@@ -257,7 +268,7 @@ journal_open(struct dp_net *net, int fd)
 	pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_RECURSIVE);
 	pthread_mutex_init(&j->lock, &attr);
 	pthread_mutexattr_destroy(&attr);
-	dp_net_set_journal(net, j);
+	dp_net_set_journal(net, j, journal_free);
 	return 0;
 }
 
@@ -273,16 +284,11 @@ void
 journal_close(struct dp_net *net)
 {
 	struct journal *j = net_journal(net);
-	int fd;
 
 	if (!j)
 		return;
-	dp_net_set_journal(net, NULL);
-	fd = j->fd;
-	unmap(j);
-	close(fd);
-	pthread_mutex_destroy(&j->lock);
-	free(j);
+	dp_net_set_journal(net, NULL, NULL);
+	journal_free(j);
 }
 
 static bool
