@@ -26,10 +26,13 @@ run_unit() {
 	[ -n "$p$f" ] || add "$t" 0 1
 }
 
+# Seconds each suite took, printed at the end, slowest first.
+times=()
 run_script() { # build script
-	local out line p f
+	local out line p f start=$SECONDS
 	echo "== $2 (BUILD=$1)"
 	out=$(BUILD=$1 timeout 600 bash "$2" 2>&1)
+	times+=("$((SECONDS - start)) $2 ($1)")
 	echo "$out" | grep -v '^ok - '
 	line=$(echo "$out" | grep -E '^[0-9]+ passed, [0-9]+ failed$' | tail -1)
 	if [ -z "$line" ]; then
@@ -100,6 +103,8 @@ for t in build-fuzz/fuzz-*; do
 	fi
 done
 
+echo "== seconds per suite, $SECONDS in all"
+printf '%s\n' "${times[@]}" | sort -rn
 [ ${#failed_suites[@]} -eq 0 ] || printf 'failed: %s\n' "${failed_suites[@]}"
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
