@@ -33,6 +33,7 @@ PKGS    := libmnl glib-2.0 liburcu-memb liburcu-cds
 # the code needs to build at all is in TAPDP_CFLAGS. CI builds with -Werror.
 CFLAGS  ?= -O2 -g
 TAPDP_CFLAGS := -std=gnu11 -Wall -Wextra -Wno-unused-parameter \
+	   -Wshadow -Wformat=2 -Wmissing-prototypes -Wstrict-prototypes \
 	   -Werror=implicit -I. -DTAPDP_VERSION='"$(VERSION)"'
 ifneq ($(CI),)
 TAPDP_CFLAGS += -Werror
@@ -195,7 +196,8 @@ asan:
 	$(MAKE) BUILD=build-asan SAN=1 all
 
 # libFuzzer targets (clang), one per parser, with the netlink mutator
-# those of netlink-shaped input use (tests/fuzz/nl-mutator.h).
+# those of netlink-shaped input use (tests/fuzz/nl-mutator.h). Their entry
+# points are libFuzzer's to declare, not a header's.
 FUZZ_SRCS := $(wildcard tests/fuzz/fuzz-*.c)
 FUZZ_LIB := tests/fuzz/nl-mutator.c
 FUZZ_TARGETS := $(patsubst %.c,build-fuzz/%,$(notdir $(FUZZ_SRCS)))
@@ -207,7 +209,7 @@ define fuzz_rule
 build-fuzz/$(basename $(notdir $(1))): $(1) $(FUZZ_LIB) $(CORE_SRCS) \
 		tests/fuzz/nl-mutator.h
 	@mkdir -p build-fuzz
-	clang $(TAPDP_CFLAGS) -g -O1 $(FUZZ_FLAGS) \
+	clang $(TAPDP_CFLAGS) -Wno-missing-prototypes -g -O1 $(FUZZ_FLAGS) \
 		$(shell pkg-config --cflags $(PKGS)) -o $$@ \
 		$$(filter %.c,$$^) $(LDLIBS)
 endef

@@ -1468,10 +1468,10 @@ conntrack_expect_get(struct conntrack *ct, const struct ct_tuple *t,
 
 int
 conntrack_expect_remove(struct conntrack *ct,
-			bool (*match)(const struct ct_expect *, void *),
+			bool (*which)(const struct ct_expect *, void *),
 			void *arg, uint32_t portid)
 {
-	return expect_remove(&ct->expects, match, arg, portid);
+	return expect_remove(&ct->expects, which, arg, portid);
 }
 
 int

@@ -338,7 +338,7 @@ journal_append(const struct dp_net *net, const struct msgbuf *mb)
 
 /* The record being written (control thread), and whose. */
 static char rec_mem[GENL_MSG_MAX];
-static struct msgbuf rec;
+static struct msgbuf rec_mb;
 static const struct dp_net *rec_net;
 
 struct msgbuf *
@@ -350,12 +350,12 @@ journal_record_start(const struct dp_net *net,
 
 	if (!journal_keeps(net))
 		return NULL;
-	msgbuf_init(&rec, rec_mem, sizeof(rec_mem));
+	msgbuf_init(&rec_mb, rec_mem, sizeof(rec_mem));
 	rec_net = net;
-	hdr = genl_msg_start(&rec, family, 0, 0, NLM_F_REQUEST | NLM_F_ACK,
-			     cmd);
+	hdr = genl_msg_start(&rec_mb, family, 0, 0,
+			     NLM_F_REQUEST | NLM_F_ACK, cmd);
 	hdr->dp_ifindex = dp_ifindex;
-	return &rec;
+	return &rec_mb;
 }
 
 void

@@ -600,16 +600,16 @@ cmd_latency(long n)
 		return 1;
 	}
 	for (long i = 0; i < n; i++) {
-		struct timespec t0;
+		struct timespec t1;
 		long ms;
 
-		clock_gettime(CLOCK_MONOTONIC, &t0);
+		clock_gettime(CLOCK_MONOTONIC, &t1);
 		if (send_getfamily(&c, OVS_DATAPATH_FAMILY)) {
 			printf("latency: no answer within %ld ms\n",
-			       ms_since(&t0));
+			       ms_since(&t1));
 			return 1;
 		}
-		ms = ms_since(&t0);
+		ms = ms_since(&t1);
 		if (ms > worst)
 			worst = ms;
 		while (recv(c.data, buf, sizeof(buf), MSG_DONTWAIT) > 0)

@@ -64,6 +64,13 @@ void *__real_realloc(void *p, size_t size);
 char *__real_strdup(const char *s);
 int __real_posix_memalign(void **p, size_t align, size_t size);
 void *__real_aligned_alloc(size_t align, size_t size);
+/* The linker sends the core's calls here (-Wl,--wrap). */
+void *__wrap_malloc(size_t size);
+void *__wrap_calloc(size_t n, size_t size);
+void *__wrap_realloc(void *p, size_t size);
+char *__wrap_strdup(const char *s);
+int __wrap_posix_memalign(void **p, size_t align, size_t size);
+void *__wrap_aligned_alloc(size_t align, size_t size);
 
 static bool
 fail_now(void)

@@ -342,7 +342,7 @@ test_parse(void **s)
 static void
 put_ct_nat(struct msgbuf *mb, const uint16_t *zone, bool ip_max)
 {
-	struct nlattr *ct = msgbuf_nest_start(mb, OVS_ACTION_ATTR_CT), *nat;
+	struct nlattr *act = msgbuf_nest_start(mb, OVS_ACTION_ATTR_CT), *nat;
 
 	msgbuf_put(mb, OVS_CT_ATTR_COMMIT, 0, NULL);
 	if (zone)
@@ -354,7 +354,7 @@ put_ct_nat(struct msgbuf *mb, const uint16_t *zone, bool ip_max)
 		msgbuf_put_u32(mb, OVS_NAT_ATTR_IP_MAX, htonl(NATIP));
 	msgbuf_put_u16(mb, OVS_NAT_ATTR_PROTO_MIN, 100);
 	msgbuf_nest_end(mb, nat);
-	msgbuf_nest_end(mb, ct);
+	msgbuf_nest_end(mb, act);
 	msgbuf_put_u32(mb, OVS_ACTION_ATTR_OUTPUT, 2);
 }
 

@@ -484,14 +484,14 @@ test_vlan_truncated(void **state)
 	fb_vlan(&b, 0x0006, 0x88cc);
 	len = fb_end(&b);
 
-	for (size_t len = 14; len < 18; len++) {
-		assert_int_equal(extract(f, len, &k, &l), 0);
+	for (size_t cut = 14; cut < 18; cut++) {
+		assert_int_equal(extract(f, cut, &k, &l), 0);
 		expect_eth(&e, 0x8100);
 		assert_memory_equal(&k, &e, sizeof(k));
 		assert_layers(&l, NONE, 14, NONE);
 	}
-	for (size_t len = 18; len < 22; len++) {
-		assert_int_equal(extract(f, len, &k, &l), 0);
+	for (size_t cut = 18; cut < 22; cut++) {
+		assert_int_equal(extract(f, cut, &k, &l), 0);
 		expect_eth(&e, 0x8100);
 		e.vlan.tpid = htons(0x8100);
 		e.vlan.tci = htons(0x1005);
