@@ -262,7 +262,8 @@ put_action(FILE *f, const struct nlattr *a)
 		fputs("push_vlan(", f);
 		if (v.vlan_tpid != htons(0x8100))
 			fprintf(f, "tpid=0x%04x,", ntohs(v.vlan_tpid));
-		fprintf(f, "vid=%u,pcp=%u)", tci & 0xfff, tci >> 13);
+		fprintf(f, "vid=%u,pcp=%u)", tci & 0xfffu,
+			(unsigned)(tci >> 13));
 		return;
 	}
 	case OVS_ACTION_ATTR_POP_VLAN:

@@ -285,7 +285,7 @@ put_value(FILE *f, enum kind kind, const uint8_t *p)
 		fprintf(f, "%#x", p[0]);
 		break;
 	case K_BE16:
-		fprintf(f, "%u", p[0] << 8 | p[1]);
+		fprintf(f, "%u", (unsigned)(p[0] << 8 | p[1]));
 		break;
 	case K_LABEL:
 		fprintf(f, "%#x", be32_at(p));
@@ -723,13 +723,13 @@ put_vlan(struct out *o, uint16_t tci, uint16_t mask)
 {
 	if ((tci & 0xfff) || (mask & 0xfff)) {
 		sep(o);
-		fprintf(o->f, "vid=%u", tci & 0xfff);
+		fprintf(o->f, "vid=%u", tci & 0xfffu);
 		if ((mask & 0xfff) != 0xfff)
 			fprintf(o->f, "/0x%x", mask & 0xfff);
 	}
 	if ((tci >> 13) || (mask >> 13)) {
 		sep(o);
-		fprintf(o->f, "pcp=%u", tci >> 13);
+		fprintf(o->f, "pcp=%u", (unsigned)(tci >> 13));
 		if ((mask >> 13) != 7)
 			fprintf(o->f, "/0x%x", mask >> 13);
 	}

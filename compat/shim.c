@@ -1047,12 +1047,13 @@ put_cmsg(struct msghdr *msg, size_t cap, size_t *used, int type,
 {
 	struct cmsghdr c = { .cmsg_len = CMSG_LEN(len),
 			     .cmsg_level = SOL_NETLINK, .cmsg_type = type };
-	char *at = (char *)msg->msg_control + *used;
+	char *at;
 
 	if (!msg->msg_control || cap - *used < CMSG_LEN(len)) {
 		msg->msg_flags |= MSG_CTRUNC;
 		return;
 	}
+	at = (char *)msg->msg_control + *used;
 	memcpy(at, &c, sizeof(c));
 	memcpy(at + CMSG_LEN(0), data, len);
 	*used += cap - *used < CMSG_SPACE(len) ? cap - *used : CMSG_SPACE(len);

@@ -22,8 +22,8 @@
  * -EINVAL also for a helper unknown or not for the key's protocol, as
  * when the kernel has no such helper), logging the kernel's OVS_NLERR
  * message when log is true. */
-int ct_action_parse(const struct nlattr *ct, const struct flow_key *key,
-		    struct ct_action *out, bool log);
+int ct_action_parse(const struct nlattr *nest, const struct flow_key *key,
+		    struct ct_action *ct, bool log);
 
 /* The kernel's name of a helper ("ftp"), or NULL. */
 const char *ct_helper_name(uint8_t helper);

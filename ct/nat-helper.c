@@ -60,7 +60,7 @@ ftp_format(uint8_t type, int family, const union ct_addr *addr, uint16_t port,
 	case CT_FTP_PORT:
 	case CT_FTP_PASV:
 		return snprintf(buf, size, "%u,%u,%u,%u,%u,%u", a[0], a[1],
-				a[2], a[3], port >> 8, port & 0xff);
+				a[2], a[3], (unsigned)(port >> 8), port & 0xffu);
 	case CT_FTP_EPRT:
 		if (family == AF_INET)
 			return snprintf(buf, size, "|1|%u.%u.%u.%u|%u|", a[0],

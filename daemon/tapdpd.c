@@ -97,8 +97,9 @@ usage(FILE *f)
 		"  -h, --help        show this help\n"
 		"  -V, --version     show the version\n",
 		TAPDP_SOCKET_ENV, TAPDP_DEFAULT_SOCKET,
-		DP_CONNTRACK_MAX_DEFAULT, VPORT_RXQ_MAX, SERVER_THREADS_MAX,
-		RESTART_WAIT_DEFAULT, SERVER_MAX_PER_UID_DEFAULT,
+		(unsigned)DP_CONNTRACK_MAX_DEFAULT, VPORT_RXQ_MAX,
+		SERVER_THREADS_MAX, (unsigned)RESTART_WAIT_DEFAULT,
+		(unsigned)SERVER_MAX_PER_UID_DEFAULT,
 		profile_names());
 }
 

@@ -42,7 +42,7 @@ sample(FILE *f, const char *name, const struct datapath *dp,
 {
 	fprintf(f, "%s{datapath=", name);
 	value(f, dp_name(dp));
-	if (key) {
+	if (key && val) {
 		fprintf(f, ",%s=", key);
 		value(f, val);
 	}

@@ -124,7 +124,8 @@ ip_same(const struct gro *g, const uint8_t *first, const uint8_t *f)
 
 		return a->ver_tc_flow == b->ver_tc_flow &&
 		       a->hop_limit == b->hop_limit &&
-		       !memcmp(a->saddr, b->saddr, 32);
+		       !memcmp(a->saddr, b->saddr, 16) &&
+		       !memcmp(a->daddr, b->daddr, 16);
 	} else {
 		const struct ipv4_header *a = (const void *)(first + g->l3);
 		const struct ipv4_header *b = (const void *)(f + g->l3);

@@ -13,6 +13,7 @@ libcmocka-dev liburcu-dev openvswitch-switch openvswitch-source python3-pyroute2
 ovn-central ovn-host
 linux-source-6.12 iproute2 iputils-ping iputils-arping netcat-openbsd ethtool
 tcpdump kmod util-linux procps clang libclang-rt-14-dev iperf3 strace curl
+cppcheck
 conntrack gdb python3-jsonschema python3-prometheus-client tshark debhelper
 podman runc
 debootstrap"

@@ -1,8 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: Apache-2.0
 # The tree's rules hold: the include rule (scripts/check-includes.py), an
-# SPDX licence tag in every source (scripts/check-spdx.sh), the files the
-# docs and comments name exist (scripts/check-doc-names.py), and the
+# SPDX licence tag in every source (scripts/check-spdx.sh), cppcheck finds
+# nothing its suppressions do not explain (scripts/cppcheck.sh), the files
+# the docs and comments name exist (scripts/check-doc-names.py), and the
 # commit style (scripts/check-commit-msg.sh) since the commit it was kept
 # from. Each checker is shown to fail on what it is there to catch: an
 # include against the layer order, a loop, a shim that includes the
@@ -50,6 +51,16 @@ sed -i '/SPDX-License-Identifier/d' "$T/repo/netlink/msg.c"
 check_out "a source without its tag is named" 'netlink/msg.c: no SPDX' \
 	sh "$TOP/scripts/check-spdx.sh" "$T/repo"
 check_fails "and the check fails" sh "$TOP/scripts/check-spdx.sh" "$T/repo"
+
+check "cppcheck finds nothing unexplained" sh "$TOP/scripts/cppcheck.sh" "$TOP"
+cat >>"$T/repo/common/log.c" <<'C'
+void log_demo(void);
+void log_demo(void) { char b[4]; b[4] = 0; (void)b; }
+C
+check_out "... and finds an overrun put in a copy" \
+	"common/log.c:[0-9]+: error arrayIndexOutOfBounds" \
+	sh "$TOP/scripts/cppcheck.sh" "$T/repo"
+check_fails "and fails" sh "$TOP/scripts/cppcheck.sh" "$T/repo"
 
 DOCS=$TOP/scripts/check-doc-names.py
 check "every file the docs and comments name exists" python3 "$DOCS" "$TOP"

@@ -756,7 +756,8 @@ flow_hash(const uint8_t *f, size_t len, uint16_t l3_proto)
 		if (ip6) {
 			size_t l4 = ew.l3 + IPV6_HLEN;
 
-			memcpy(w, ip6->saddr, 32);
+			memcpy(w, ip6->saddr, 16);
+			memcpy(&w[2], ip6->daddr, 16);
 			w[4] = ip6->nexthdr;
 			if (l4 + 4 <= len)
 				memcpy(&w[5], f + l4, 4);
