@@ -49,7 +49,7 @@ ALL_CFLAGS = $(DAEMON_CFLAGS) $(CPPFLAGS) $(CFLAGS)
 
 # Every .c of the daemon's modules is part of it, in the order of
 # docs/ARCHITECTURE.md's map.
-MODULES   := common packet netlink vport flow ct actions datapath
+MODULES   := common packet genl-server tap flow ct actions datapath
 CORE_SRCS := $(wildcard $(MODULES:%=%/*.c))
 CORE_OBJS := $(CORE_SRCS:%.c=$(BUILD)/obj/%.o)
 
@@ -145,7 +145,7 @@ $(BUILD)/hostile-client: tests/integration/hostile-client.c include/tapdp/proto.
 # A client written with libnl-genl-3, as many C tools are: tests only, the
 # daemon serves netlink and needs no client library. Run under the shim, so
 # no sanitizer runtime. libnl's include directory comes first: its
-# netlink/msg.h and netlink/attr.h share names with the tree's.
+# genl-server/msg.h and genl-server/attr.h share names with the tree's.
 $(BUILD)/nl-client: tests/integration/nl-client.c
 	@mkdir -p $(BUILD)
 	$(CC) $(shell pkg-config --cflags libnl-genl-3.0) $(TAPDP_CFLAGS) \

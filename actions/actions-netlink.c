@@ -13,8 +13,8 @@
 #include "flow/key-netlink.h"
 #include "flow/tun-netlink.h"
 #include "include/tapdp/ovs-uapi.h"
-#include "netlink/attr.h"
-#include "netlink/msg.h"
+#include "genl-server/attr.h"
+#include "genl-server/msg.h"
 #include "packet/headers.h"
 
 #define VARIABLE	-1

@@ -14,7 +14,7 @@
 #include "flow/key-netlink.h"
 #include "include/tapdp/drop-uapi.h"
 #include "include/tapdp/ovs-uapi.h"
-#include "netlink/attr.h"
+#include "genl-server/attr.h"
 #include "packet/csum.h"
 #include "packet/eth.h"
 #include "packet/frame.h"

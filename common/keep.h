@@ -29,14 +29,14 @@ enum keep_kind {
 	KEEP_LISTEN = 1,	/* the listening socket */
 	KEEP_CONN,		/* a shim connection: control, data, shared
 				 * page[, kernel socket]; meta: its socket's
-				 * state (netlink/nlsock.h) */
+				 * state (genl-server/nlsock.h) */
 	KEEP_TAP,		/* a queue of a TAP/TUN device; meta: struct
 				 * keep_tap */
 	KEEP_JOURNAL,		/* a context's journal's memory file; meta:
 				 * none for the daemon's namespace's,
 				 * struct keep_netns for another's */
 	KEEP_PROOFS,		/* the route socket a connection's senders
-				 * prove themselves on (netlink/creds.h);
+				 * prove themselves on (genl-server/creds.h);
 				 * meta: the connection's entry id */
 };
 
@@ -49,7 +49,7 @@ struct keep_tap {
 };
 
 /* Instead, for a queue of a port of another namespace's datapath, whose
- * device was made here and moved there (vport/tap.h): */
+ * device was made here and moved there (tap/tap.h): */
 struct keep_tap_moved {
 	char name[16];		/* the port's */
 	int32_t netnsid;	/* the datapath's namespace's id in ours */

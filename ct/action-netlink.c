@@ -7,8 +7,8 @@
 #include <sys/socket.h>
 
 #include "common/nlerr.h"
-#include "netlink/attr.h"
-#include "netlink/msg.h"
+#include "genl-server/attr.h"
+#include "genl-server/msg.h"
 
 /* Payload bounds of each OVS_CT_ATTR_*; NAT is checked attribute by
  * attribute inside its nest. */

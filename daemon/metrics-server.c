@@ -16,7 +16,7 @@
 
 #include "common/log.h"
 #include "datapath/metrics.h"
-#include "netlink/server.h"
+#include "genl-server/server.h"
 
 #define REQUEST_MAX	4096
 #define IO_TIMEOUT_S	2

@@ -15,10 +15,10 @@
 #include "datapath/datapath.h"
 #include "datapath/dp-notify.h"
 #include "datapath/journal.h"
-#include "netlink/server.h"
-#include "vport/netdev.h"
-#include "vport/tap.h"
-#include "vport/vport.h"
+#include "genl-server/server.h"
+#include "tap/netdev.h"
+#include "tap/tap.h"
+#include "tap/vport.h"
 
 struct netns_ctx {
 	uint64_t cookie;		/* the namespace's (SO_NETNS_COOKIE) */

@@ -26,7 +26,7 @@
 struct dp_net_config;
 struct server_netns;
 
-/* The server's hooks (netlink/server.h) making contexts like cfg (whose
+/* The server's hooks (genl-server/server.h) making contexts like cfg (whose
  * port_ops is replaced). */
 const struct server_netns *netns_hooks(const struct dp_net_config *cfg);
 /* Makes again the contexts a dead predecessor left journals of, before

@@ -26,9 +26,9 @@
 #include "datapath/dp-notify.h"
 #include "datapath/families.h"
 #include "datapath/journal.h"
-#include "netlink/server.h"
-#include "vport/tnl-dev.h"
-#include "vport/vport.h"
+#include "genl-server/server.h"
+#include "tap/tnl-dev.h"
+#include "tap/vport.h"
 
 #ifndef TAPDP_VERSION
 #define TAPDP_VERSION "0.1"

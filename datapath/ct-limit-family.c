@@ -11,7 +11,7 @@
 #include "datapath/datapath.h"
 #include "datapath/families.h"
 #include "datapath/journal.h"
-#include "netlink/genl.h"
+#include "genl-server/genl.h"
 
 static const struct genl_family ct_limit_family;
 

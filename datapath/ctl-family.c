@@ -26,7 +26,7 @@
 #include "datapath/trace.h"
 #include "datapath/upcall-stats.h"
 #include "include/tapdp/ctl-uapi.h"
-#include "netlink/genl.h"
+#include "genl-server/genl.h"
 
 static const struct genl_family ctl_family;
 static uint64_t started_ms;

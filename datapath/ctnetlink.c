@@ -17,8 +17,8 @@
 #include "datapath/cttimeout.h"
 #include "datapath/datapath.h"
 #include "datapath/journal.h"
-#include "netlink/genl.h"
-#include "netlink/nlsock.h"
+#include "genl-server/genl.h"
+#include "genl-server/nlsock.h"
 
 /* Room for one connection's message, with margin. */
 #define CT_DUMP_ENTRY_MAX	512

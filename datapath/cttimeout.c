@@ -12,8 +12,8 @@
 #include "ct/timeout.h"
 #include "datapath/ctnetlink.h"
 #include "datapath/journal.h"
-#include "netlink/genl.h"
-#include "netlink/nlsock.h"
+#include "genl-server/genl.h"
+#include "genl-server/nlsock.h"
 
 /* Room for one policy's message, with margin. */
 #define TP_MSG_MAX	256

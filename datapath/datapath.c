@@ -26,13 +26,13 @@
 #include "flow/key-netlink.h"
 #include "flow/packet.h"
 #include "flow/tun-netlink.h"
-#include "netlink/attr.h"
-#include "netlink/msg.h"
+#include "genl-server/attr.h"
+#include "genl-server/msg.h"
 #include "packet/eth.h"
 #include "packet/frame.h"
 #include "packet/gso.h"
-#include "vport/netdev.h"
-#include "vport/tnl-dev.h"
+#include "tap/netdev.h"
+#include "tap/tnl-dev.h"
 
 /* Room for an upcall: headers, key, userdata, actions and a 64 KiB frame. */
 #define UPCALL_BUF	(FRAME_MAX + 8192 + 32768)

@@ -31,7 +31,7 @@
 #include "include/tapdp/ovs-uapi.h"
 #include "datapath/drop.h"
 #include "datapath/meter.h"
-#include "vport/vport.h"
+#include "tap/vport.h"
 
 struct conntrack;
 struct datapath;
@@ -219,7 +219,7 @@ struct meter_table *dp_meters(struct datapath *dp);
  * device as netdev), -EBUSY (device already attached), and the vport's own
  * (-ENODEV, -EEXIST, -EAFNOSUPPORT). */
 /* tnl: a tunnel port's options (NULL: none given). A netdev port on a
- * tunnel device made over rtnetlink (vport/tnl-dev.h) is a tunnel port. */
+ * tunnel device made over rtnetlink (tap/tnl-dev.h) is a tunnel port. */
 int dp_port_add(struct datapath *dp, uint32_t port_no, enum ovs_vport_type,
 		const char *name, const struct vport_tunnel_config *tnl,
 		const uint32_t *pids, unsigned n_pids, struct dp_port **out);

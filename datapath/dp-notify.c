@@ -19,9 +19,9 @@
 #include "datapath/datapath.h"
 #include "datapath/families.h"
 #include "datapath/journal.h"
-#include "netlink/server.h"
-#include "vport/netdev.h"
-#include "vport/tnl-dev.h"
+#include "genl-server/server.h"
+#include "tap/netdev.h"
+#include "tap/tnl-dev.h"
 
 /* The kernel rebalances its mask arrays every 4 s. */
 #define PERIODIC_MS 4000

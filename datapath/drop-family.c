@@ -9,7 +9,7 @@
 #include "datapath/datapath.h"
 #include "datapath/drop.h"
 #include "datapath/families.h"
-#include "netlink/genl.h"
+#include "genl-server/genl.h"
 
 static const struct genl_family drop_family;
 

@@ -6,7 +6,7 @@
 #include "ct/conntrack.h"
 #include "datapath/ctnetlink.h"
 #include "datapath/cttimeout.h"
-#include "netlink/server.h"
+#include "genl-server/server.h"
 
 void
 families_register(void)

@@ -8,8 +8,8 @@
 #define TAPDP_FAMILIES_H
 
 #include "datapath/datapath.h"
-#include "netlink/msg.h"
-#include "netlink/nlsock.h"
+#include "genl-server/msg.h"
+#include "genl-server/nlsock.h"
 
 #define FAMILY_ID_DATAPATH	(TAPDP_FAMILY_ID_FIRST + 0)
 #define FAMILY_ID_VPORT		(TAPDP_FAMILY_ID_FIRST + 1)

@@ -13,7 +13,7 @@
 #include "datapath/journal.h"
 #include "actions/actions-netlink.h"
 #include "flow/key-netlink.h"
-#include "netlink/genl.h"
+#include "genl-server/genl.h"
 
 static const struct genl_family flow_family;
 

@@ -19,8 +19,8 @@
 #include "datapath/ctnetlink.h"
 #include "datapath/datapath.h"
 #include "datapath/families.h"
-#include "netlink/genl.h"
-#include "netlink/nlsock.h"
+#include "genl-server/genl.h"
+#include "genl-server/nlsock.h"
 
 #define JOURNAL_MAGIC	0x4c4e524a50445054ull	/* "TPDPJRNL" */
 #define JOURNAL_VERSION	1

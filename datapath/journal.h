@@ -48,7 +48,7 @@
 
 #include <stdbool.h>
 
-#include "netlink/msg.h"
+#include "genl-server/msg.h"
 
 struct dp_net;
 struct genl_family;

@@ -9,8 +9,8 @@
 #include "datapath/drop.h"
 #include "datapath/upcall-stats.h"
 #include "include/tapdp/ovs-uapi.h"
-#include "netlink/nlsock.h"
-#include "vport/vport.h"
+#include "genl-server/nlsock.h"
+#include "tap/vport.h"
 
 /* A family's HELP and TYPE lines. */
 static void

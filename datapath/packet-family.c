@@ -14,7 +14,7 @@
 #include "actions/actions-netlink.h"
 #include "flow/extract.h"
 #include "flow/key-netlink.h"
-#include "netlink/genl.h"
+#include "genl-server/genl.h"
 #include "include/tapdp/ovs-uapi.h"
 
 /* Unlocked: the datapath and all it reaches are read under RCU, as the

@@ -18,8 +18,8 @@
 #include "datapath/datapath.h"
 #include "datapath/families.h"
 #include "include/tapdp/psample-uapi.h"
-#include "netlink/genl.h"
-#include "netlink/nlsock.h"
+#include "genl-server/genl.h"
+#include "genl-server/nlsock.h"
 #include "packet/tun-key.h"
 
 /* The most a sample message may take (the kernel's

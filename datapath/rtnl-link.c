@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The link requests of NETLINK_ROUTE the daemon answers (server_set_route):
- * those about the tunnel devices it serves (vport/tnl-dev.h), as the
+ * those about the tunnel devices it serves (tap/tnl-dev.h), as the
  * kernel's rtnetlink and tunnel drivers answer them.
  *
  *  - RTM_NEWLINK of kind vxlan (VXLAN-GPE too), geneve (inner_proto_inherit
@@ -29,11 +29,11 @@
 #include "datapath/datapath.h"
 #include "datapath/families.h"
 #include "datapath/journal.h"
-#include "netlink/genl.h"
-#include "netlink/nlsock.h"
-#include "netlink/server.h"
-#include "vport/netdev.h"
-#include "vport/tnl-dev.h"
+#include "genl-server/genl.h"
+#include "genl-server/nlsock.h"
+#include "genl-server/server.h"
+#include "tap/netdev.h"
+#include "tap/tnl-dev.h"
 
 /* The attributes read here, with rtnetlink's policy for them. */
 static const struct attr_policy ifla_policy[IFLA_MAX + 1] = {

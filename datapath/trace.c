@@ -13,7 +13,7 @@
 #include "flow/table.h"
 #include "include/tapdp/ctl-uapi.h"
 #include "include/tapdp/ovs-uapi.h"
-#include "netlink/attr.h"
+#include "genl-server/attr.h"
 #include "packet/frame.h"
 
 struct trace {

@@ -18,7 +18,7 @@
 
 #include "ct/conntrack.h"
 #include "datapath/datapath.h"
-#include "netlink/msg.h"
+#include "genl-server/msg.h"
 
 /* Puts the steps of the frame's run, in by port in, into mb's open message
  * as a TAPDP_CTL_ATTR_TRACE nest (TRUNCATED when the rest did not fit).

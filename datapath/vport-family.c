@@ -8,7 +8,7 @@
 #include "datapath/datapath.h"
 #include "datapath/families.h"
 #include "datapath/journal.h"
-#include "netlink/genl.h"
+#include "genl-server/genl.h"
 
 static struct genl_family vport_family;
 

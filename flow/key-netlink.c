@@ -10,7 +10,7 @@
 #include "common/nlerr.h"
 #include "flow/tun-netlink.h"
 #include "include/tapdp/ovs-uapi.h"
-#include "netlink/attr.h"
+#include "genl-server/attr.h"
 #include "packet/headers.h"
 
 #define ATTR_NESTED_LEN		-1

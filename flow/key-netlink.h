@@ -15,7 +15,7 @@
 #include <stdint.h>
 
 #include "flow/key.h"
-#include "netlink/msg.h"
+#include "genl-server/msg.h"
 
 /* Parses nla_key (the contents of OVS_FLOW_ATTR_KEY) into key and, when mask
  * is not NULL, nla_mask into mask (no nla_mask: an exact-match mask of the

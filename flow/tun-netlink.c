@@ -7,7 +7,7 @@
 
 #include "common/nlerr.h"
 #include "include/tapdp/ovs-uapi.h"
-#include "netlink/attr.h"
+#include "genl-server/attr.h"
 
 #define NESTED		-1
 #define VARIABLE	-2

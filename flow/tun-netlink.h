@@ -13,7 +13,7 @@
 #include <linux/netlink.h>
 #include <stdbool.h>
 
-#include "netlink/msg.h"
+#include "genl-server/msg.h"
 #include "packet/tun-key.h"
 
 /* Parses attr, an OVS_KEY_ATTR_TUNNEL, into t. Only what the attributes

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: Apache-2.0
 """Checks that the files the docs and the sources' comments name exist.
 
-A name is a path from the top of the tree (`netlink/creds.h`,
+A name is a path from the top of the tree (`genl-server/creds.h`,
 `tests/integration/test-netns.sh`) in a Markdown page, a man page, or a
 C source or header. Paths given as patterns (`*`, `%`, `X`), the
 kernel's headers (`include/linux/...`: ours are under `include/tapdp/`)
@@ -16,8 +16,8 @@ import re
 import subprocess
 import sys
 
-TOPS = ("include/tapdp", "common", "packet", "netlink", "vport", "flow", "ct",
-        "actions", "datapath", "daemon", "compat", "tests", "bench",
+TOPS = ("include/tapdp", "common", "packet", "genl-server", "tap", "flow",
+        "ct", "actions", "datapath", "daemon", "compat", "tests", "bench",
         "scripts", "docs", "debian", ".ci")
 NAME = re.compile(r"(?<![\w./-])((?:%s)/[\w./-]*\w\.(?:c|h|sh|py|md|8|json|lua))"
                   r"(?![\w/])" % "|".join(re.escape(t) for t in TOPS))

@@ -14,7 +14,7 @@ import os
 import re
 import sys
 
-LAYERS = ["include", "common", "packet", "netlink", "vport", "flow", "ct",
+LAYERS = ["include", "common", "packet", "genl-server", "tap", "flow", "ct",
           "actions", "datapath", "daemon"]
 ONLY = {"compat": {"include", "compat"}}
 FREE = {"tests", "bench", "scripts"}

@@ -9,5 +9,5 @@ exec cppcheck --quiet --enable=warning,portability --std=c11 -I. \
 	--error-exitcode=1 --suppressions-list=scripts/cppcheck.supp \
 	--library=scripts/cppcheck.cfg \
 	--template='{file}:{line}: {severity} {id}: {message}' \
-	include common packet netlink vport flow ct actions datapath daemon \
+	include common packet genl-server tap flow ct actions datapath daemon \
 	compat

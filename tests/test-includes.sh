@@ -35,20 +35,20 @@ check_out "a loop inside one folder is found" 'include loop: .*ct/tuple.h' \
 	python3 "$CHECK" "$T/tree"
 
 copy
-sed -i '0,/#include "/s//#include "netlink\/nlsock.h"\n#include "/' \
+sed -i '0,/#include "/s//#include "genl-server\/nlsock.h"\n#include "/' \
 	"$T/tree/compat/shim.c"
 check_out "the shim including the daemon fails" 'compat/ may include only' \
 	python3 "$CHECK" "$T/tree"
 
 copy
-echo '#include "nlsock.h"' >>"$T/tree/netlink/genl.c"
+echo '#include "nlsock.h"' >>"$T/tree/genl-server/genl.c"
 check_out "an include not from the top of the tree fails" 'not a path from the top' \
 	python3 "$CHECK" "$T/tree"
 check "every source carries an SPDX tag" sh "$TOP/scripts/check-spdx.sh" "$TOP"
 rm -rf "$T/repo"
 git clone -q "$TOP" "$T/repo"
-sed -i '/SPDX-License-Identifier/d' "$T/repo/netlink/msg.c"
-check_out "a source without its tag is named" 'netlink/msg.c: no SPDX' \
+sed -i '/SPDX-License-Identifier/d' "$T/repo/genl-server/msg.c"
+check_out "a source without its tag is named" 'genl-server/msg.c: no SPDX' \
 	sh "$TOP/scripts/check-spdx.sh" "$T/repo"
 check_fails "and the check fails" sh "$TOP/scripts/check-spdx.sh" "$T/repo"
 

@@ -106,7 +106,7 @@ struct tapdp_rep {
 };
 
 /* HELLO's answer: the daemon kept the NETLINK_ROUTE socket to learn there
- * which senders have CAP_NET_ADMIN (netlink/creds.h). Before HELLO, and
+ * which senders have CAP_NET_ADMIN (genl-server/creds.h). Before HELLO, and
  * before a request from another process than the one that last did
  * (tapdp_shared.proved), the shim sends on it, to the socket's own portid,
  * one NLMSG_NOOP: the kernel lets it through only for such a sender. */

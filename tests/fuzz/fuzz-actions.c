@@ -11,7 +11,7 @@
 #include "actions/actions-netlink.h"
 #include "actions/actions.h"
 #include "datapath/families.h"
-#include "netlink/attr.h"
+#include "genl-server/attr.h"
 #include "tests/fuzz/nl-mutator.h"
 
 static uint8_t sink;

@@ -2,7 +2,7 @@
 /* libFuzzer target: attribute parsing under a policy with every kind. */
 #include <stdint.h>
 
-#include "netlink/attr.h"
+#include "genl-server/attr.h"
 #include "tests/fuzz/nl-mutator.h"
 
 static const struct attr_policy pol[] = {

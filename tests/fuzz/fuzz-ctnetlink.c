@@ -15,8 +15,8 @@
 #include "datapath/ctnetlink.h"
 #include "datapath/datapath.h"
 #include "datapath/families.h"
-#include "netlink/genl.h"
-#include "netlink/nlsock.h"
+#include "genl-server/genl.h"
+#include "genl-server/nlsock.h"
 #include "tests/fuzz/nl-mutator.h"
 
 static struct nlsock *sk;

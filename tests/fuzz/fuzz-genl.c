@@ -10,8 +10,8 @@
 
 #include "include/tapdp/proto.h"
 #include "datapath/families.h"
-#include "netlink/genl.h"
-#include "netlink/nlsock.h"
+#include "genl-server/genl.h"
+#include "genl-server/nlsock.h"
 #include "tests/fuzz/nl-mutator.h"
 
 static struct nlsock *sk;

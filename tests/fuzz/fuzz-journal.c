@@ -19,8 +19,8 @@
 #include "datapath/datapath.h"
 #include "datapath/families.h"
 #include "datapath/journal.h"
-#include "netlink/genl.h"
-#include "netlink/nlsock.h"
+#include "genl-server/genl.h"
+#include "genl-server/nlsock.h"
 #include "tests/fuzz/nl-mutator.h"
 
 /* magic, version, live slot, two slots {start, used}. */

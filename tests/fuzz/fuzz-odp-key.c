@@ -7,7 +7,7 @@
 #include <stdlib.h>
 
 #include "compat/odp-key.h"
-#include "netlink/attr.h"
+#include "genl-server/attr.h"
 #include "tests/fuzz/nl-mutator.h"
 
 static const struct nl_mut_layout layout = {

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* libFuzzer target: the shim<->daemon protocol (include/tapdp/proto.h) as
- * the server reads it (netlink/server.c). The server runs its loop on a
+ * the server reads it (genl-server/server.c). The server runs its loop on a
  * thread of its own, on a socket in a private directory, serving the
  * families as tapdpd does. Each input is one client connection: it says
  * HELLO as the shim would, with no NETLINK_ROUTE socket (so no
@@ -30,7 +30,7 @@
 #include "include/tapdp/proto.h"
 #include "datapath/datapath.h"
 #include "datapath/families.h"
-#include "netlink/server.h"
+#include "genl-server/server.h"
 
 static struct sockaddr_un addr = { .sun_family = AF_UNIX };
 static char dir[] = "/tmp/fuzz-server.XXXXXX";

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* libFuzzer target: a tunnel kind's IFLA_INFO_DATA as an RTM_NEWLINK
- * brings it (vport/tnl-dev.h). The first byte picks the kind, the rest is
+ * brings it (tap/tnl-dev.h). The first byte picks the kind, the rest is
  * the nest's contents, a heap copy of its exact size. What parses is given
  * back as RTM_GETLINK would give it, and that must parse to the same
  * configuration. No device is made. */
@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "netlink/msg.h"
-#include "vport/tnl-dev.h"
+#include "genl-server/msg.h"
+#include "tap/tnl-dev.h"
 #include "tests/fuzz/nl-mutator.h"
 
 static const char *const kinds[] = { "vxlan", "geneve", "gre", "gretap",

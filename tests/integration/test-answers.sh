@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: Apache-2.0
-# Answers taken by the thread that sent (vport/vport.h): after a burst, a
+# Answers taken by the thread that sent (tap/vport.h): after a burst, a
 # receive thread takes what waits in the queue of the same index of each
 # ring port it sent to. Three hosts on three netdev ports, switched by
 # destination MAC with ovs-dpctl flows (ARP broadcasts to the two others),

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: Apache-2.0
 # Clients served in parallel: packet executes run without the control lock
-# (netlink/ctl-lock.h), on the serving threads, while other clients create
+# (genl-server/ctl-lock.h), on the serving threads, while other clients create
 # and delete datapaths, ports and flows. Three nl-client floods of executes
 # against one datapath while another client churns a second datapath (each
 # creation republishes the datapath list the executes read) and ports and

@@ -12,7 +12,7 @@
  * computed here, apart from the datapath's packet/csum.c, so that the tests
  * of its checksum updates are not checked against it.
  *
- * An attribute list is a msgbuf (netlink/msg.h) holding one message whose
+ * An attribute list is a msgbuf (genl-server/msg.h) holding one message whose
  * payload is the list: msgbuf_put*() and msgbuf_nest_*() on its 'mb' add
  * to it; attrs_put() returns the attribute it adds.
  *
@@ -30,7 +30,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "netlink/msg.h"
+#include "genl-server/msg.h"
 
 struct actions_stored;
 struct flow_key;

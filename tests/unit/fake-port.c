@@ -11,7 +11,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "netlink/msg.h"
+#include "genl-server/msg.h"
 #include "packet/frame.h"
 #include "packet/tun-key.h"
 #include "tests/unit/builders.h"

@@ -20,7 +20,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "vport/vport.h"
+#include "tap/vport.h"
 
 struct msgbuf;
 struct nlattr;

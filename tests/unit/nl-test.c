@@ -18,9 +18,9 @@
 #include "datapath/ctnetlink.h"
 #include "datapath/families.h"
 #include "include/tapdp/proto.h"
-#include "netlink/attr.h"
-#include "netlink/genl.h"
-#include "netlink/nlsock.h"
+#include "genl-server/attr.h"
+#include "genl-server/genl.h"
+#include "genl-server/nlsock.h"
 #include "tests/unit/fake-port.h"
 
 void

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Netlink for unit tests: a client's emulated socket (struct nlsock over a
  * socketpair, as the shim makes it) to send requests on and read the
- * daemon's answers from. Requests are written with netlink/msg.h's msgbuf,
+ * daemon's answers from. Requests are written with genl-server/msg.h's msgbuf,
  * as the attribute lists of tests/unit/builders.h are.
  *
  * The helpers fail the running cmocka test on what a test never expects
@@ -15,7 +15,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "netlink/msg.h"
+#include "genl-server/msg.h"
 
 struct dp_net;
 struct nlsock;

@@ -20,7 +20,7 @@
 #include "actions/actions.h"
 #include "include/tapdp/drop-uapi.h"
 #include "include/tapdp/ovs-uapi.h"
-#include "netlink/attr.h"
+#include "genl-server/attr.h"
 #include "tests/unit/builders.h"
 
 struct out {

@@ -9,8 +9,8 @@
 
 #include <cmocka.h>
 
-#include "netlink/attr.h"
-#include "netlink/msg.h"
+#include "genl-server/attr.h"
+#include "genl-server/msg.h"
 #include "tests/unit/builders.h"
 
 enum { T_U32 = 1, T_NAME, T_FLAG, T_NEST, T_RANGE, T_BIN, T_MAX = T_BIN };

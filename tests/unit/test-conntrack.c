@@ -29,7 +29,7 @@
 #include "actions/actions.h"
 #include "flow/extract.h"
 #include "include/tapdp/ovs-uapi.h"
-#include "netlink/msg.h"
+#include "genl-server/msg.h"
 #include "packet/frame.h"
 #include "tests/unit/builders.h"
 

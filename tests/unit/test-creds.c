@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Who may change things (netlink/creds.c): the sender's verdict, read
+/* Who may change things (genl-server/creds.c): the sender's verdict, read
  * from /proc, for a process with CAP_NET_ADMIN, one that dropped it, one
  * whose uid the kernel gave otherwise, one of another user namespace,
  * and one that is gone; the proofs a route socket holds, from senders
@@ -25,7 +25,7 @@
 #include <linux/capability.h>
 #include <cmocka.h>
 
-#include "netlink/creds.h"
+#include "genl-server/creds.h"
 
 /* A child, in the namespaces clone flags ns make for it, that does what
  * prepare says, tells the parent through a pipe, and waits to be

@@ -18,7 +18,7 @@
 #include "datapath/drop.h"
 #include "flow/extract.h"
 #include "include/tapdp/ovs-uapi.h"
-#include "netlink/attr.h"
+#include "genl-server/attr.h"
 #include "tests/unit/builders.h"
 
 /* The reasons and their names. */

@@ -28,7 +28,7 @@
 #include "datapath/drop.h"
 #include "include/tapdp/ctl-uapi.h"
 #include "datapath/families.h"
-#include "netlink/genl.h"
+#include "genl-server/genl.h"
 #include "tests/unit/builders.h"
 #include "tests/unit/fake-port.h"
 #include "tests/unit/nl-test.h"

@@ -16,7 +16,7 @@
 #include "common/kernel-profile.h"
 #include "flow/key-netlink.h"
 #include "include/tapdp/ovs-uapi.h"
-#include "netlink/attr.h"
+#include "genl-server/attr.h"
 #include "tests/unit/builders.h"
 #include "tests/unit/nl-test.h"
 

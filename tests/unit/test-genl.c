@@ -20,8 +20,8 @@
 
 #include "datapath/families.h"
 #include "include/tapdp/proto.h"
-#include "netlink/genl.h"
-#include "netlink/nlsock.h"
+#include "genl-server/genl.h"
+#include "genl-server/nlsock.h"
 #include "tests/unit/nl-test.h"
 
 /* The datapath context the test sockets act on. */

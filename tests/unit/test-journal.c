@@ -36,11 +36,11 @@
 #include "datapath/datapath.h"
 #include "datapath/families.h"
 #include "datapath/journal.h"
-#include "netlink/genl.h"
+#include "genl-server/genl.h"
 #include "tests/unit/builders.h"
 #include "tests/unit/fake-port.h"
 #include "tests/unit/nl-test.h"
-#include "vport/tnl-dev.h"
+#include "tap/tnl-dev.h"
 
 #define HDR		sizeof(struct ovs_header)
 

@@ -20,9 +20,9 @@
 
 #include "datapath/families.h"
 #include "include/tapdp/psample-uapi.h"
-#include "netlink/attr.h"
-#include "netlink/genl.h"
-#include "netlink/nlsock.h"
+#include "genl-server/attr.h"
+#include "genl-server/genl.h"
+#include "genl-server/nlsock.h"
 #include "tests/unit/builders.h"
 #include "tests/unit/fake-port.h"
 #include "tests/unit/nl-test.h"

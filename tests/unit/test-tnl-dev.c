@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The daemon's tunnel devices (vport/tnl-dev.h): the kinds' IFLA_INFO_DATA
+/* The daemon's tunnel devices (tap/tnl-dev.h): the kinds' IFLA_INFO_DATA
  * read as the drivers read it, given back as they give it, and the
  * kernel's answers to a second device where one is allowed. Devices are
  * real TAPs, made in a network namespace of the test's own. */
@@ -23,10 +23,10 @@
 
 #include <cmocka.h>
 
-#include "netlink/msg.h"
-#include "vport/netdev.h"
-#include "vport/tap.h"
-#include "vport/tnl-dev.h"
+#include "genl-server/msg.h"
+#include "tap/netdev.h"
+#include "tap/tap.h"
+#include "tap/tnl-dev.h"
 
 /* Real devices, away from the host's; without a namespace of our own
  * (no CAP_SYS_ADMIN), the tests that make devices skip. */

@@ -11,7 +11,7 @@
 
 #include <cmocka.h>
 
-#include "vport/vport.h"
+#include "tap/vport.h"
 
 static void
 test_offload_valid(void **state)

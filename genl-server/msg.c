@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-#include "netlink/msg.h"
+#include "genl-server/msg.h"
 
 #include <errno.h>
 #include <libmnl/libmnl.h>

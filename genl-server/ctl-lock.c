@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-#include "netlink/ctl-lock.h"
+#include "genl-server/ctl-lock.h"
 
 #include <pthread.h>
 

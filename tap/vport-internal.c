@@ -16,9 +16,9 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#include "vport/netdev.h"
-#include "vport/tap.h"
-#include "vport/vport.h"
+#include "tap/netdev.h"
+#include "tap/tap.h"
+#include "tap/vport.h"
 
 /* The first queue creates the device called name, the others join it. */
 static int

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #define _GNU_SOURCE
-#include "vport/tap.h"
+#include "tap/tap.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "common/keep.h"
-#include "vport/netdev.h"
+#include "tap/netdev.h"
 
 /* Which keeper entry holds a copy of each queue's fd. */
 struct kept_queue {

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #define _GNU_SOURCE
-#include "netlink/server.h"
+#include "genl-server/server.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -27,11 +27,11 @@
 #include "common/log.h"
 #include "common/nlerr.h"
 #include "include/tapdp/proto.h"
-#include "netlink/creds.h"
-#include "netlink/ctl-lock.h"
-#include "netlink/genl.h"
-#include "netlink/kernel-relay.h"
-#include "netlink/nlsock.h"
+#include "genl-server/creds.h"
+#include "genl-server/ctl-lock.h"
+#include "genl-server/genl.h"
+#include "genl-server/kernel-relay.h"
+#include "genl-server/nlsock.h"
 
 /* Processes sharing a socket whose proofs are kept at once. */
 #define CONN_PROOFS	8

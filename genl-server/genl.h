@@ -20,8 +20,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "netlink/attr.h"
-#include "netlink/msg.h"
+#include "genl-server/attr.h"
+#include "genl-server/msg.h"
 
 struct nlsock;
 struct genl_family;
@@ -58,7 +58,7 @@ struct genl_dump {
 struct genl_ops_entry {
 	uint8_t cmd;
 	uint8_t flags;		/* GENL_ADMIN_PERM, GENL_UNS_ADMIN_PERM */
-	/* doit runs without the control lock (netlink/ctl-lock.h), on
+	/* doit runs without the control lock (genl-server/ctl-lock.h), on
 	 * state it reaches under RCU, so that clients' requests of it go
 	 * on in parallel (the kernel's parallel_ops families that take no
 	 * ovs_lock for it). */

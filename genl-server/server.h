@@ -8,7 +8,7 @@
  * Threads: the calls here are the loop's thread's, before server_run and
  * after it returns; during it, each connection's requests are served on
  * one thread at a time, and everything but the unlocked generic netlink
- * ops under the control lock (netlink/ctl-lock.h), as are the watched
+ * ops under the control lock (genl-server/ctl-lock.h), as are the watched
  * sources and the periodic work. */
 #ifndef TAPDP_SERVER_H
 #define TAPDP_SERVER_H

@@ -6,10 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "netlink/genl.h"
-#include "netlink/nlsock.h"
-#include "netlink/kernel-relay.h"
-#include "netlink/policy-dump.h"
+#include "genl-server/genl.h"
+#include "genl-server/nlsock.h"
+#include "genl-server/kernel-relay.h"
+#include "genl-server/policy-dump.h"
 
 static const struct genl_family nlctrl_family;
 

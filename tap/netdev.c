@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #define _GNU_SOURCE
-#include "vport/netdev.h"
+#include "tap/netdev.h"
 
 #include <errno.h>
 #include <libmnl/libmnl.h>

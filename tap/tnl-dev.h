@@ -22,9 +22,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "netlink/attr.h"
-#include "netlink/msg.h"
-#include "vport/vport.h"
+#include "genl-server/attr.h"
+#include "genl-server/msg.h"
+#include "tap/vport.h"
 
 struct tnl_kind;
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #define _GNU_SOURCE
-#include "vport/vport.h"
+#include "tap/vport.h"
 
 #include <errno.h>
 #include <linux/net_namespace.h>
@@ -18,7 +18,7 @@
 #include "common/log.h"
 #include "packet/eth.h"
 #include "packet/offload.h"
-#include "vport/netdev.h"
+#include "tap/netdev.h"
 
 #define RX_BURST 64
 

@@ -120,7 +120,7 @@ struct vport_ops {
 struct tnl_dev;
 
 /* A tunnel port's configuration: the vport's OVS_VPORT_ATTR_OPTIONS, or
- * what its device was created with over rtnetlink (vport/tnl-dev.h). */
+ * what its device was created with over rtnetlink (tap/tnl-dev.h). */
 struct vport_tunnel_config {
 	uint16_t dst_port;		/* UDP port, host order (vxlan, geneve) */
 	bool gbp;			/* vxlan: the GBP extension */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #define _GNU_SOURCE
-#include "vport/tnl-dev.h"
+#include "tap/tnl-dev.h"
 
 #include <errno.h>
 #include <linux/if_link.h>
@@ -11,8 +11,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "vport/netdev.h"
-#include "vport/tap.h"
+#include "tap/netdev.h"
+#include "tap/tap.h"
 
 /* Newer than some installed headers. */
 #define IFLA_VXLAN_LOCALBYPASS_	31

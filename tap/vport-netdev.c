@@ -26,8 +26,8 @@
 
 #include "packet/headers.h"
 #include "packet/offload.h"
-#include "vport/netdev.h"
-#include "vport/vport.h"
+#include "tap/netdev.h"
+#include "tap/vport.h"
 
 /* 4096 slots of 2 KiB per port: 8 MiB of ring, about 8 ms of 64-byte
  * frames at 0.5 Mpps before the kernel drops; split among the queues. */

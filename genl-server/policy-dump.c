@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-#include "netlink/policy-dump.h"
+#include "genl-server/policy-dump.h"
 
 #include <errno.h>
 #include <linux/netlink.h>

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-#include "netlink/genl.h"
+#include "genl-server/genl.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -8,8 +8,8 @@
 
 #include "common/log.h"
 #include "common/nlerr.h"
-#include "netlink/ctl-lock.h"
-#include "netlink/nlsock.h"
+#include "genl-server/ctl-lock.h"
+#include "genl-server/nlsock.h"
 
 #define MAX_FAMILIES 16
 /* What the kernel puts in a first dump part (SKB_WITH_OVERHEAD of a page). */

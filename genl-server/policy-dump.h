@@ -14,8 +14,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "netlink/attr.h"
-#include "netlink/msg.h"
+#include "genl-server/attr.h"
+#include "genl-server/msg.h"
 
 /* More than a family's ops have policies (one per op, twice). */
 #define POLICY_SET_MAX	64

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #define _GNU_SOURCE
-#include "netlink/nlsock.h"
+#include "genl-server/nlsock.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #include "include/tapdp/proto.h"
-#include "netlink/msg.h"
+#include "genl-server/msg.h"
 
 enum nlsock_flag {
 	F_EXT_ACK = 1 << 0,

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-#include "netlink/attr.h"
+#include "genl-server/attr.h"
 
 #include <errno.h>
 #include <string.h>

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-#include "netlink/kernel-relay.h"
+#include "genl-server/kernel-relay.h"
 
 #include <errno.h>
 #include <libmnl/libmnl.h>
@@ -9,8 +9,8 @@
 #include <sys/time.h>
 
 #include "common/log.h"
-#include "netlink/msg.h"
-#include "netlink/nlsock.h"
+#include "genl-server/msg.h"
+#include "genl-server/nlsock.h"
 
 #define RELAY_BUF (64 << 10)
 

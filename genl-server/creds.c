@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #define _GNU_SOURCE
-#include "netlink/creds.h"
+#include "genl-server/creds.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -14,7 +14,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "netlink/msg.h"
+#include "genl-server/msg.h"
 
 /* The socket is the client's: it may hold other messages, or none of ours
  * if the client reads it too. Bounded, and never waited on. */

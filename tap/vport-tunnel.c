@@ -50,10 +50,10 @@
 #include "packet/gso.h"
 #include "packet/ip.h"
 #include "packet/offload.h"
-#include "vport/netdev.h"
-#include "vport/tap.h"
-#include "vport/tnl-dev.h"
-#include "vport/vport.h"
+#include "tap/netdev.h"
+#include "tap/tap.h"
+#include "tap/tnl-dev.h"
+#include "tap/vport.h"
 
 #ifndef SO_ATTACH_REUSEPORT_CBPF
 #define SO_ATTACH_REUSEPORT_CBPF	51
