@@ -96,22 +96,22 @@ $(BUILD)/libtapdp.so: $(SHIM_SRCS) compat/shim.h compat/route.h \
 	      -fvisibility=hidden $(LDFLAGS:-fsanitize%=) -o $@ $(SHIM_SRCS) \
 	      -ldl -lpthread
 
-# The programs that preload the shim find it as compat/shim-path.h says.
-RUN_SRCS := compat/tapdp-run.c compat/shim-path.c
-CTL_SRCS := compat/tapdpctl.c compat/shim-path.c compat/genl-client.c \
-	    compat/json.c compat/odp-key.c compat/odp-actions.c \
-	    compat/ctl-status.c compat/ctl-trace.c compat/ctl-upcalls.c \
-	    compat/ctl-drops.c compat/ctl-flows.c compat/ctl-capture.c \
-	    compat/ctl-nlmon.c compat/ctl-follow.c compat/ctl-dp.c \
-	    compat/pcapng.c
+# The programs that preload the shim find it as tools/shim-path.h says.
+RUN_SRCS := tools/tapdp-run.c tools/shim-path.c
+CTL_SRCS := tools/tapdpctl.c tools/shim-path.c tools/genl-client.c \
+	    tools/json.c tools/odp-key.c tools/odp-actions.c \
+	    tools/ctl-status.c tools/ctl-trace.c tools/ctl-upcalls.c \
+	    tools/ctl-drops.c tools/ctl-flows.c tools/ctl-capture.c \
+	    tools/ctl-nlmon.c tools/ctl-follow.c tools/ctl-dp.c \
+	    tools/pcapng.c
 # Neither needs a sanitizer runtime: tapdp-run becomes the client it runs,
 # tapdpctl runs under the shim.
-$(BUILD)/tapdp-run: $(RUN_SRCS) compat/shim-path.h include/tapdp/proto.h
+$(BUILD)/tapdp-run: $(RUN_SRCS) tools/shim-path.h include/tapdp/proto.h
 	@mkdir -p $(BUILD)
 	$(CC) $(TAPDP_CFLAGS) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS:-fsanitize%=) \
 	      -DTAPDP_LIBDIR='"$(LIBDIR)"' -o $@ $(RUN_SRCS)
 
-$(BUILD)/tapdpctl: $(CTL_SRCS) $(wildcard compat/*.h include/tapdp/*.h)
+$(BUILD)/tapdpctl: $(CTL_SRCS) $(wildcard tools/*.h include/tapdp/*.h)
 	@mkdir -p $(BUILD)
 	$(CC) $(TAPDP_CFLAGS) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS:-fsanitize%=) \
 	      -DTAPDP_LIBDIR='"$(LIBDIR)"' -o $@ $(CTL_SRCS) -lmnl
@@ -128,11 +128,11 @@ $(BUILD)/test-alloc-fail: LDFLAGS += -Wl,--wrap=malloc,--wrap=calloc \
 $(BUILD)/test-keep: $(BUILD)/obj/daemon/keeper.o \
 	$(BUILD)/obj/daemon/sandbox.o $(BUILD)/gen/syscall-names.o
 # tapdpctl's JSON, flow-key, action and pcapng writers.
-$(BUILD)/test-json: $(BUILD)/obj/compat/json.o
-$(BUILD)/test-odp-key: $(BUILD)/obj/compat/odp-key.o
-$(BUILD)/test-odp-actions: $(BUILD)/obj/compat/odp-actions.o \
-	$(BUILD)/obj/compat/odp-key.o
-$(BUILD)/test-pcapng: $(BUILD)/obj/compat/pcapng.o
+$(BUILD)/test-json: $(BUILD)/obj/tools/json.o
+$(BUILD)/test-odp-key: $(BUILD)/obj/tools/odp-key.o
+$(BUILD)/test-odp-actions: $(BUILD)/obj/tools/odp-actions.o \
+	$(BUILD)/obj/tools/odp-key.o
+$(BUILD)/test-pcapng: $(BUILD)/obj/tools/pcapng.o
 # The fuzz targets' mutator.
 $(BUILD)/test-nl-mutator: $(BUILD)/obj/tests/fuzz/nl-mutator.o
 
@@ -215,7 +215,7 @@ build-fuzz/$(basename $(notdir $(1))): $(1) $(FUZZ_LIB) $(CORE_SRCS) \
 endef
 $(foreach f,$(FUZZ_SRCS),$(eval $(call fuzz_rule,$(f))))
 # tapdpctl's flow-key writer is the client's, not the daemon's.
-build-fuzz/fuzz-odp-key: compat/odp-key.c compat/odp-key.h
+build-fuzz/fuzz-odp-key: tools/odp-key.c tools/odp-key.h
 
 fuzz: $(FUZZ_TARGETS)
 	@for t in $(FUZZ_TARGETS); do \
@@ -265,11 +265,11 @@ install: all
 	install -m 0755 $(BUILD)/tapdp-run.install $(DESTDIR)$(BINDIR)/tapdp-run
 	install -m 0755 $(BUILD)/tapdpctl.install $(DESTDIR)$(BINDIR)/tapdpctl
 	install -d $(DESTDIR)$(PREFIX)/share/bash-completion/completions
-	install -m 0644 compat/tapdpctl.bash \
+	install -m 0644 tools/tapdpctl.bash \
 		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/tapdpctl
 	install -m 0644 $(BUILD)/libtapdp.so $(DESTDIR)$(LIBDIR)/libtapdp.so
 	install -d $(DESTDIR)$(PREFIX)/share/tapdp
-	install -m 0644 compat/wireshark-ovs.lua $(DESTDIR)$(PREFIX)/share/tapdp/
+	install -m 0644 tools/wireshark-ovs.lua $(DESTDIR)$(PREFIX)/share/tapdp/
 	install -m 0644 docs/tapdpd.8 docs/tapdp-run.8 docs/tapdpctl.8 \
 		$(DESTDIR)$(MANDIR)/man8/
 

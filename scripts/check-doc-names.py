@@ -6,7 +6,8 @@ A name is a path from the top of the tree (`genl-server/creds.h`,
 `tests/integration/test-netns.sh`) in a Markdown page, a man page, or a
 C source or header. Paths given as patterns (`*`, `%`, `X`), the
 kernel's headers (`include/linux/...`: ours are under `include/tapdp/`)
-and system headers (`#include <...>`) are not files to find.
+and selftests (`tools/testing/...`), and system headers
+(`#include <...>`) are not files to find.
 
 Usage: check-doc-names.py [ROOT]   prints "FILE:LINE: NAME" for each name
 of a file that does not exist; exits 1 if any.
@@ -17,8 +18,8 @@ import subprocess
 import sys
 
 TOPS = ("include/tapdp", "common", "packet", "genl-server", "tap", "flow",
-        "ct", "actions", "datapath", "daemon", "compat", "tests", "bench",
-        "scripts", "docs", "debian", ".ci")
+        "ct", "actions", "datapath", "daemon", "compat", "tools", "tests",
+        "bench", "scripts", "docs", "debian", ".ci")
 NAME = re.compile(r"(?<![\w./-])((?:%s)/[\w./-]*\w\.(?:c|h|sh|py|md|8|json|lua))"
                   r"(?![\w/])" % "|".join(re.escape(t) for t in TOPS))
 
@@ -40,7 +41,9 @@ def main():
                 if line.startswith("#include <"):
                     continue
                 for name in NAME.findall(line):
-                    if any(c in name for c in "*%X"):
+                    # Patterns; the kernel's tools/testing/.
+                    if (any(c in name for c in "*%X") or
+                            name.startswith("tools/testing/")):
                         continue
                     if not os.path.exists(os.path.join(root, name)):
                         print(f"{f}:{n}: {name}")

@@ -10,4 +10,4 @@ exec cppcheck --quiet --enable=warning,portability --std=c11 -I. \
 	--library=scripts/cppcheck.cfg \
 	--template='{file}:{line}: {severity} {id}: {message}' \
 	include common packet genl-server tap flow ct actions datapath daemon \
-	compat
+	compat tools

@@ -41,6 +41,12 @@ check_out "the shim including the daemon fails" 'compat/ may include only' \
 	python3 "$CHECK" "$T/tree"
 
 copy
+sed -i '0,/#include "/s//#include "datapath\/datapath.h"\n#include "/' \
+	"$T/tree/tools/tapdpctl.c"
+check_out "a tool including the daemon fails" 'tools/ may include only' \
+	python3 "$CHECK" "$T/tree"
+
+copy
 echo '#include "nlsock.h"' >>"$T/tree/genl-server/genl.c"
 check_out "an include not from the top of the tree fails" 'not a path from the top' \
 	python3 "$CHECK" "$T/tree"

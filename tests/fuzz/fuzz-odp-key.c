@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* libFuzzer target: tapdpctl's flow-key writer (compat/odp-key.c) on a
+/* libFuzzer target: tapdpctl's flow-key writer (tools/odp-key.c) on a
  * key and a mask as the daemon's dumps carry them: the input is the two
  * attribute lists, an OVS_FLOW_ATTR_KEY and an OVS_FLOW_ATTR_MASK nest. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "compat/odp-key.h"
+#include "tools/odp-key.h"
 #include "genl-server/attr.h"
 #include "tests/fuzz/nl-mutator.h"
 

@@ -4,7 +4,7 @@
 # the JSON checked against docs/tapdpctl-status.schema.json and against
 # what ovs-dpctl says of the same datapath), its clients coming and going,
 # flows, capture and nlmon (its files decoded by tshark with
-# compat/wireshark-ovs.lua), and the errors of a missing daemon and a
+# tools/wireshark-ovs.lua), and the errors of a missing daemon and a
 # wrong command. drops is checked reason by reason in
 # tests/ovs-dpctl-py/drop-reasons.sh.
 . "$(dirname "$0")/../lib.sh"
@@ -265,10 +265,10 @@ check_out "capture of a port that is not there: exit status 1" "^1$" \
 	eval 'ctl capture nosuch >/dev/null 2>&1; echo $?'
 
 # nlmon: the netlink datagrams between clients and the daemon, as pcapng
-# that tshark decodes with compat/wireshark-ovs.lua (an ovs_flow NEW with
+# that tshark decodes with tools/wireshark-ovs.lua (an ovs_flow NEW with
 # its key, mask, actions and UFID; the daemon's answer), and as lines;
 # nlmon's own traffic left out; not without CAP_NET_ADMIN.
-ovs_tshark() { tshark -X lua_script:"$TOP/compat/wireshark-ovs.lua" "$@" 2>/dev/null; }
+ovs_tshark() { tshark -X lua_script:"$TOP/tools/wireshark-ovs.lua" "$@" 2>/dev/null; }
 NEWREQ='ovs.cmd_name == "NEW" && netlink.hdr_flags.request == 1 && ovs.key.in_port == 2'
 check "nlmon -w: it starts" follow_bg nl nlmon -w "$T/nl.pcapng"
 check "... ovs-dpctl add-flow with a UFID, ct and output" dpctl add-flow dp0 \
@@ -353,10 +353,10 @@ check "del-dp dp1" dpctl del-dp dp1
 check_out "--json: dp1 and its threads gone" "^\[\] 0$" \
 	json '"%s %d" % ([d for d in s["datapaths"] if d["name"] == "dp1"], len([t for t in s["threads"] if t["name"].startswith("rx0:m")]))'
 
-# Completion (compat/tapdpctl.bash): COMPREPLY for a command line.
+# Completion (tools/tapdpctl.bash): COMPREPLY for a command line.
 complete_of() {
 	bash -c '. "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1))
-		_tapdpctl; echo "${COMPREPLY[*]}"' _ "$TOP/compat/tapdpctl.bash" "$@"
+		_tapdpctl; echo "${COMPREPLY[*]}"' _ "$TOP/tools/tapdpctl.bash" "$@"
 }
 check_out "completion: the commands" "^status$" complete_of tapdpctl st
 check_out "completion: after the options" "^drops$" \

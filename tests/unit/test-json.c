@@ -10,7 +10,7 @@
 
 #include <cmocka.h>
 
-#include "compat/json.h"
+#include "tools/json.h"
 
 /* What the writer wrote into the memory stream buf, as a string. */
 static char *

@@ -17,7 +17,7 @@
 
 #include <cmocka.h>
 
-#include "compat/odp-actions.h"
+#include "tools/odp-actions.h"
 #include "include/tapdp/ovs-uapi.h"
 
 struct list {

@@ -16,7 +16,7 @@
 
 #include <cmocka.h>
 
-#include "compat/odp-key.h"
+#include "tools/odp-key.h"
 #include "include/tapdp/ovs-uapi.h"
 
 /* Attributes built in a buffer: a key or a mask. */

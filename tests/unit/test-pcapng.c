@@ -15,7 +15,7 @@
 
 #include <cmocka.h>
 
-#include "compat/pcapng.h"
+#include "tools/pcapng.h"
 
 struct block {
 	uint32_t type, len;

@@ -3,13 +3,13 @@
  *
  *   tapdp-run [--socket PATH] -- CMD ARGS...
  *
- * The shim is looked up as compat/shim-path.h says. */
+ * The shim is looked up as tools/shim-path.h says. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "compat/shim-path.h"
+#include "tools/shim-path.h"
 #include "include/tapdp/proto.h"
 
 static void

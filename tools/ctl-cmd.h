@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "compat/genl-client.h"
+#include "tools/genl-client.h"
 
 struct ctl_ctx {
 	bool json;

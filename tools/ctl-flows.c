@@ -22,9 +22,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "compat/ctl-dp.h"
-#include "compat/json.h"
-#include "compat/odp-key.h"
+#include "tools/ctl-dp.h"
+#include "tools/json.h"
+#include "tools/odp-key.h"
 #include "include/tapdp/ovs-uapi.h"
 
 struct flow {

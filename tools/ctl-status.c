@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "compat/ctl-dp.h"
-#include "compat/json.h"
+#include "tools/ctl-dp.h"
+#include "tools/json.h"
 #include "include/tapdp/ctl-uapi.h"
 #include "include/tapdp/ovs-uapi.h"
 #include "include/tapdp/proto.h"

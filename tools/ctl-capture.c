@@ -20,9 +20,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "compat/ctl-dp.h"
-#include "compat/ctl-follow.h"
-#include "compat/pcapng.h"
+#include "tools/ctl-dp.h"
+#include "tools/ctl-follow.h"
+#include "tools/pcapng.h"
 #include "include/tapdp/ctl-uapi.h"
 #include "include/tapdp/ovs-uapi.h"
 

@@ -21,8 +21,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "compat/ctl-follow.h"
-#include "compat/pcapng.h"
+#include "tools/ctl-follow.h"
+#include "tools/pcapng.h"
 #include "include/tapdp/ctl-uapi.h"
 
 /* ARPHRD_NETLINK: the device type of an nlmon device. */

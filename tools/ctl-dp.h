@@ -9,7 +9,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "compat/ctl-cmd.h"
+#include "tools/ctl-cmd.h"
 #include "include/tapdp/ovs-uapi.h"
 
 struct ctl_port {

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-#include "compat/ctl-dp.h"
+#include "tools/ctl-dp.h"
 
 #include <errno.h>
 #include <linux/genetlink.h>

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #define _GNU_SOURCE
-#include "compat/shim-path.h"
+#include "tools/shim-path.h"
 
 #include <libgen.h>
 #include <limits.h>

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-#include "compat/pcapng.h"
+#include "tools/pcapng.h"
 
 #include <errno.h>
 #include <string.h>

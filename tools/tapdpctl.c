@@ -15,8 +15,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "compat/ctl-cmd.h"
-#include "compat/shim-path.h"
+#include "tools/ctl-cmd.h"
+#include "tools/shim-path.h"
 #include "include/tapdp/proto.h"
 
 static const struct ctl_cmd *const cmds[] = {

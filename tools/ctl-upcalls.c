@@ -20,8 +20,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "compat/ctl-follow.h"
-#include "compat/json.h"
+#include "tools/ctl-follow.h"
+#include "tools/json.h"
 #include "include/tapdp/ctl-uapi.h"
 
 #define WAIT_BUCKETS	8

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-#include "compat/genl-client.h"
+#include "tools/genl-client.h"
 
 #include <errno.h>
 #include <linux/genetlink.h>

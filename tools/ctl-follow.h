@@ -9,8 +9,8 @@
 
 #include <stdbool.h>
 
-#include "compat/ctl-cmd.h"
-#include "compat/pcapng.h"
+#include "tools/ctl-cmd.h"
+#include "tools/pcapng.h"
 
 /* Options a command takes beyond --count and --timeout. */
 #define CTL_FOLLOW_OPT_W	1u	/* -w FILE */

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-#include "compat/ctl-follow.h"
+#include "tools/ctl-follow.h"
 
 #include <errno.h>
 #include <getopt.h>

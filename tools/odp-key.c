@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-#include "compat/odp-key.h"
+#include "tools/odp-key.h"
 
 #include <arpa/inet.h>
 #include <libmnl/libmnl.h>

@@ -19,10 +19,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "compat/ctl-dp.h"
-#include "compat/json.h"
-#include "compat/odp-actions.h"
-#include "compat/odp-key.h"
+#include "tools/ctl-dp.h"
+#include "tools/json.h"
+#include "tools/odp-actions.h"
+#include "tools/odp-key.h"
 #include "include/tapdp/ctl-uapi.h"
 
 #define USAGE "usage: tapdpctl trace [DATAPATH] PORT FRAME|--pcap FILE\n"

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-#include "compat/json.h"
+#include "tools/json.h"
 
 void
 json_init(struct json *j, FILE *f)

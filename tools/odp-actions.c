@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-#include "compat/odp-actions.h"
+#include "tools/odp-actions.h"
 
 #include <arpa/inet.h>
 #include <libmnl/libmnl.h>
@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "compat/odp-key.h"
+#include "tools/odp-key.h"
 #include "include/tapdp/ovs-uapi.h"
 
 static void
