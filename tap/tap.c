@@ -57,22 +57,31 @@ same_tap(const struct keep_entry *e, void *arg)
 	       have.l3 == want->l3;
 }
 
+/* A queue a dead daemon left with the keeper, for which match says yes:
+ * its fd, ours now (the keeper keeps its copy), or -ENOENT. */
+static int
+claim(bool (*match)(const struct keep_entry *, void *), void *arg)
+{
+	struct keep_entry *e = keep_claim(KEEP_TAP, match, arg);
+
+	if (!e)
+		return -ENOENT;
+	kept_add(e->fds[0], e->id);
+	return e->fds[0];
+}
+
 int
 tap_open(char *name, bool l3, bool multi_queue, bool excl)
 {
 	struct keep_tap kt = { .l3 = l3 };
-	struct keep_entry *e;
 	struct ifreq ifr = { 0 };
 	int fd, err;
 
 	snprintf(kt.name, sizeof(kt.name), "%s", name);
-	/* A queue a dead daemon left with the keeper: the device stayed,
-	 * wherever it is now. */
-	e = keep_claim(KEEP_TAP, same_tap, &kt);
-	if (e) {
-		kept_add(e->fds[0], e->id);
-		return e->fds[0];
-	}
+	/* The device stayed, wherever it is now. */
+	fd = claim(same_tap, &kt);
+	if (fd >= 0)
+		return fd;
 	fd = open("/dev/net/tun", O_RDWR | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
 		return -errno;
@@ -155,12 +164,8 @@ int
 tap_claim_moved(int netnsid, const char *name)
 {
 	struct port_of p = { netnsid, name };
-	struct keep_entry *e = keep_claim(KEEP_TAP, is_port, &p);
 
-	if (!e)
-		return -ENOENT;
-	kept_add(e->fds[0], e->id);
-	return e->fds[0];
+	return claim(is_port, &p);
 }
 
 struct home {
