@@ -11,6 +11,8 @@
 #                          this suite's checks (PREFIX before each); one
 #                          failure more if it ends without its summary or
 #                          fails without saying so
+#                          A failed check also prints what the daemon
+#                          counted: drops by reason, lost upcalls
 #   wait_until SECS CMD... runs CMD every 0.1 s until it succeeds (status 0)
 #                          or SECS have passed (status 1)
 #   output_lacks RE CMD... CMD succeeds and its output does not match RE
@@ -80,12 +82,23 @@ export UBSAN_OPTIONS=log_path=$T/ubsan:print_stacktrace=1
 ok() { PASS=$((PASS + 1)); echo "ok - $*"; }
 nok() { FAIL=$((FAIL + 1)); echo "FAIL - $*"; }
 
+# Under a failed check, what the suite's daemon counted: drops by reason
+# and lost upcalls, so that a failure which does not come back says where
+# the packet went. Nothing when no daemon runs or it counted nothing.
+explain() {
+	[ -s "$PIDF" ] && [ -e "/proc/$(cat "$PIDF")" ] || return 0
+	{ in_ns "$BUILD/tapdpctl" --socket "$SOCK" drops
+	  in_ns "$BUILD/tapdpctl" --socket "$SOCK" upcalls | grep -v "lost 0 "
+	} 2>&1 | grep -v "miss to flow" | sed 's/^/    # /' | head -30
+}
+
 check() {
 	local desc=$1
 	shift
 	if "$@" >"$T/out" 2>&1; then ok "$desc"; else
 		nok "$desc"
 		sed 's/^/    /' "$T/out" | head -20
+		explain
 	fi
 }
 
@@ -96,6 +109,7 @@ check_out() {
 	if grep -Eq -- "$re" "$T/out"; then ok "$desc"; else
 		nok "$desc (wanted /$re/)"
 		sed 's/^/    /' "$T/out" | head -20
+		explain
 	fi
 }
 
@@ -110,6 +124,7 @@ check_absent() {
 	elif grep -Eq -- "$re" "$T/out"; then
 		nok "$desc (unwanted /$re/)"
 		grep -E -- "$re" "$T/out" | sed 's/^/    /' | head -20
+		explain
 	else
 		ok "$desc"
 	fi
@@ -125,6 +140,7 @@ check_fails() {
 	else
 		nok "$desc (status $st)"
 		sed 's/^/    /' "$T/out" | head -20
+		explain
 	fi
 }
 
