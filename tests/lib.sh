@@ -15,6 +15,11 @@
 #                          counted: drops by reason, lost upcalls
 #   wait_until SECS CMD... runs CMD every 0.1 s until it succeeds (status 0)
 #                          or SECS have passed (status 1)
+#   dead PID               PID has exited: gone, or a zombie its parent
+#                          has not reaped yet (a --detach daemon's parent
+#                          is PID 1, which may reap only every few
+#                          seconds; a zombie holds no file or socket)
+#   alive PID              not dead PID
 #   output_lacks RE CMD... CMD succeeds and its output does not match RE
 #                          (for wait_until; a failing CMD is no answer)
 #   unanswered NS ARGS...  ping ARGS from namespace NS ran and no reply came
@@ -86,7 +91,7 @@ nok() { FAIL=$((FAIL + 1)); echo "FAIL - $*"; }
 # and lost upcalls, so that a failure which does not come back says where
 # the packet went. Nothing when no daemon runs or it counted nothing.
 explain() {
-	[ -s "$PIDF" ] && [ -e "/proc/$(cat "$PIDF")" ] || return 0
+	[ -s "$PIDF" ] && alive "$(cat "$PIDF")" || return 0
 	{ in_ns "$BUILD/tapdpctl" --socket "$SOCK" drops
 	  in_ns "$BUILD/tapdpctl" --socket "$SOCK" upcalls | grep -v "lost 0 "
 	} 2>&1 | grep -v "miss to flow" | sed 's/^/    # /' | head -30
@@ -172,6 +177,9 @@ wait_until() {
 	done
 }
 
+dead() { [ ! -e "/proc/$1" ] || grep -q '^State:\s*Z' "/proc/$1/status"; }
+alive() { ! dead "$1"; }
+
 output_lacks() {
 	local re=$1 out
 	shift
@@ -246,7 +254,7 @@ tapdpd_stop() {
 	[ -f "$PIDF" ] || return 0
 	pid=$(cat "$PIDF")
 	kill -TERM "$pid" 2>/dev/null
-	wait_until 5 test ! -e "/proc/$pid"
+	wait_until 5 dead "$pid"
 }
 
 dpctl() { in_ns "$BUILD/tapdp-run" -- ovs-dpctl "$@"; }
@@ -288,7 +296,7 @@ ovs_stop() {
 	for p in vswitchd ovsdb; do
 		[ -f "$T/$p.pid" ] || continue
 		pid=$(cat "$T/$p.pid")
-		kill "$pid" 2>/dev/null && wait_until 5 test ! -e "/proc/$pid"
+		kill "$pid" 2>/dev/null && wait_until 5 dead "$pid"
 		rm -f "$T/$p.pid"
 	done
 }

@@ -124,7 +124,7 @@ for nq in 1 4; do
 	wait "${flood[@]}"
 	check "$nq queues: v2 deleted and added back 5 times under floods" \
 		test "$readded" -eq 5
-	check "$nq queues: the daemon lives" test -e "/proc/$(cat "$PIDF")"
+	check "$nq queues: the daemon lives" alive "$(cat "$PIDF")"
 	check "$nq queues: every host pings both others after" pings
 	check_buffers_free "$nq queues: every pooled buffer back in its pool"
 	check "$nq queues: the daemon stops cleanly" tapdpd_stop

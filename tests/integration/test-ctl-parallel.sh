@@ -42,7 +42,7 @@ for i in 1 2 3; do
 	check_out "flood $i: every execute answered, none refused" \
 		"^execute-flood: $N executed, 0 ENODEV$" cat "$T/flood$i"
 done
-check "the daemon lives" kill -0 "$(cat "$PIDF")"
+check "the daemon lives" alive "$(cat "$PIDF")"
 # The serving threads (ctl1...) took requests, besides the loop's thread.
 busy=$(in_ns "$BUILD/tapdpctl" status |
 	awk '$2 ~ /^ctl[0-9]+$/ && $3 > 0' | wc -l)
@@ -68,7 +68,7 @@ for i in 1 2; do
 		"^execute-flood: [1-9][0-9]* executed, 1 ENODEV$" \
 		cat "$T/gone$i"
 done
-check "the daemon lives after the delete" kill -0 "$(cat "$PIDF")"
+check "the daemon lives after the delete" alive "$(cat "$PIDF")"
 check_out "par still answers" "^datapath par ifindex" nlc dp-get par
 check_out "gone is gone" "ENODEV" nlc dp-get gone
 

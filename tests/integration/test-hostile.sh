@@ -37,7 +37,7 @@ chown root:root "$T/suid-sleep"
 chmod 4755 "$T/suid-sleep"
 chmod 755 "$T/hostile-client"
 check_out "the test user is unprivileged" '^[1-9][0-9]*$' as_user id -u
-daemon_alive() { kill -0 "$(cat "$PIDF")" && dpctl dump-dps; }
+daemon_alive() { alive "$(cat "$PIDF")" && dpctl dump-dps; }
 
 # Privilege: the connecting process becomes root (a setuid exec) after it
 # connected; its forked child says HELLO on the inherited connections.
@@ -241,6 +241,6 @@ check "closing them gives the daemon its descriptors back" \
 	wait_until 30 fds_are "$fd0"
 check "... and it serves again" small_dpctl dump-dps
 kill "$pid"
-wait_until 5 test ! -e "/proc/$pid"
+wait_until 5 dead "$pid"
 
 finish

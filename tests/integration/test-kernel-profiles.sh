@@ -85,7 +85,7 @@ for k in $PROFILES; do
 	check_vswitchd_log
 	pid=$(cat "$T/vswitchd.pid")
 	appctl exit
-	wait_until 10 test ! -e "/proc/$pid"
+	wait_until 10 dead "$pid"
 
 	# ovs-dpctl.py asks for per-CPU dispatch unless told otherwise:
 	# refused before 5.15, as there. -V 2:1 asks for unaligned only.

@@ -66,7 +66,7 @@ check "no ping without flows" unanswered $A -c 2 -i 0.2 -W 1 10.8.0.2
 check_out "show: the ports and the lookups" "port 2: vb" dpctl show dp0
 check "the log did not grow ($size bytes)" \
 	test "$(stat -c %s "$LOG")" -eq "$size"
-check "the daemon lives" test -e "/proc/$PID"
+check "the daemon lives" alive "$PID"
 # Not spinning: CPU time over an idle second.
 ticks() { awk '{ print $14 + $15 }' "/proc/$PID/stat"; }
 t0=$(ticks)
@@ -83,5 +83,5 @@ check_out "the lines lost are told" "log: [0-9]+ lines? lost" cat "$LOG"
 sed -n 's/.*\(log: [0-9]* lines\{0,1\} lost.*\)/    \1/p' "$LOG"
 check "no line torn: each starts with a date" \
 	bash -c "! grep -vE '^[0-9]{4}-[0-9]{2}-[0-9]{2}T' '$LOG'"
-check "the daemon lives" test -e "/proc/$PID"
+check "the daemon lives" alive "$PID"
 finish

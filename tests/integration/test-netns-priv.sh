@@ -195,7 +195,7 @@ check "capture of its own datapath: it starts" eval \
 	wait_until 10 grep -q following "$T/ocap.err"'
 check "traffic through its datapath" \
 	ip netns exec "$OA" ping -c 2 -i 0.2 -W 2 10.9.0.2
-check "... its capture saw it" wait_until 10 eval '! kill -0 $OCAP 2>/dev/null'
+check "... its capture saw it" wait_until 10 dead "$OCAP"
 check_out "... in by po1, out by po2" "dp0 1 po1 rx len=98 [0-9.]+ dp0 2 po2 tx len=98" \
 	eval 'tr "\n" " " <"$T/ocap.out"'
 check_out "... its flows counted it" "packets:[1-9]" octl dump-flows dp0
@@ -204,7 +204,7 @@ check_out "... not the daemon's" "flows: 0" dpctl show dp0
 # from a journal of its own, never in the daemon's.
 pid=$(cat "$PIDF")
 kill -KILL "$pid"
-wait_until 5 eval "! kill -0 $pid 2>/dev/null"
+wait_until 5 dead "$pid"
 check "a daemon killed with SIGKILL, and a new one" tapdpd_start --max-sockets-per-uid 64
 check_out "... the daemon's dp0 came back" "port 2: v0" dpctl show dp0
 check_absent "... and nothing of the other namespace's" "xroot|po[123]" \

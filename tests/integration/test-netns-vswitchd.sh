@@ -73,7 +73,7 @@ ovs_of() {
 		for p in vswitchd ovsdb; do
 			[ -f "$d/$p.pid" ] || continue
 			p=$(cat "$d/$p.pid")
-			kill "$p" 2>/dev/null && wait_until 5 test ! -e "/proc/$p"
+			kill "$p" 2>/dev/null && wait_until 5 dead "$p"
 		done
 		rm -f "$d"/*.pid
 		;;
@@ -172,7 +172,6 @@ check_out "$C1: its ct flows" "ct\(" dpctl_in "$C1" dump-flows
 # each namespace's datapath comes back with its ports (their devices where
 # they were), megaflows and connections, and its ovs-vswitchd goes on
 # installing flows through its socket, which the keeper held.
-dead() { [ ! -e "/proc/$1" ] || grep -q '^State:\s*Z' "/proc/$1/status"; }
 crash_restart() {
 	local pid
 	pid=$(cat "$PIDF")

@@ -207,7 +207,7 @@ wait_until 10 eval '[ "$(n_fds)" -eq "$fds_before" ]'
 check "a client gone mid-dump leaves no fd behind" \
 	test "$(n_fds)" -eq "$fds_before"
 tapdpd_stop
-check_out "SIGTERM stops the daemon" "No such process" kill -0 "$pid"
+check "SIGTERM stops the daemon" dead "$pid"
 check "no TAP device remains" link_gone "$NS" dp1 p9
 check "the socket file is removed" test ! -e "$SOCK"
 check "the pidfile is removed" test ! -e "$PIDF"

@@ -24,7 +24,6 @@ cleanup() {
 trap cleanup EXIT
 
 # A process gone, or a zombie nobody reaped yet.
-dead() { [ ! -e "/proc/$1" ] || grep -q '^State:\s*Z' "/proc/$1/status"; }
 
 # Lines the daemon logged that say it took over, so far; more than $1.
 takeovers() { grep -c "took over" "$LOG"; }
@@ -140,7 +139,7 @@ for round in 1 2 3; do
 	check "round $round: a miss reaches the listener that stayed connected" \
 		wait_until 5 more_misses "$n"
 	check "round $round: the listener is the same process" \
-		kill -0 "$LISTENER"
+		alive "$LISTENER"
 done
 
 check "upgrade (SIGUSR2): the same pid takes over" upgrade

@@ -73,7 +73,6 @@ shim_in_both() {
 }
 takeovers() { grep -c "took over" "$LOG"; }
 more_takeovers() { [ "$(takeovers)" -gt "$1" ]; }
-dead() { [ ! -e "/proc/$1" ] || grep -q '^State:\s*Z' "/proc/$1/status"; }
 upgrade() {
 	local n
 	n=$(takeovers)

@@ -231,7 +231,7 @@ check "capture all -w: it starts" \
 	follow_bg all capture all -w "$T/all.pcapng" --count 12 --timeout 20
 check "... 2 pings from host 1 to 2" \
 	ip netns exec "$A" ping -c 2 -i 0.2 -W 2 10.9.0.2
-check "... and it stops after 12 packets" wait_until 10 eval '! kill -0 $BGPID 2>/dev/null'
+check "... and it stops after 12 packets" wait_until 10 dead "$BGPID"
 # Each in by one port and out by the two others.
 check_out "tcpdump reads the 12: each request and reply 3 times (in, out, out)" \
 	"^6 6$" eval 'tcpdump -nr "$T/all.pcapng" 2>/dev/null |
@@ -244,7 +244,7 @@ check_out "... a request out by port 2 after in by port 1, with its flow" \
 		-E separator=, -e frame.comment -e frame.interface_name 2>/dev/null | sed -n 2p'
 check "capture v3 (text): it starts" follow_bg v3 capture v3 --count 2 --timeout 20
 check "... a ping from host 1 to 3" ip netns exec "$A" ping -c 1 -W 2 10.9.0.3
-check "... and it stops after 2 packets" wait_until 10 eval '! kill -0 $BGPID 2>/dev/null'
+check "... and it stops after 2 packets" wait_until 10 dead "$BGPID"
 check_out "... the request out by v3, then the reply in" \
 	"^[0-9]+\.[0-9]{6} dp0 3 v3 tx len=98 [0-9]+\.[0-9]{6} dp0 3 v3 rx len=98 $" \
 	eval 'tr "\n" " " <"$T/v3.out"'
@@ -254,7 +254,7 @@ ip netns exec "$A" /usr/bin/python3 -c 'import socket
 s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
 s.bind(("eth0", 0))
 s.send(b"\xff" * 6 + b"\x02" * 6 + b"\x88\xb5" + bytes(46))'
-check "... and it stops after the drop" wait_until 10 eval '! kill -0 $BGPID 2>/dev/null'
+check "... and it stops after the drop" wait_until 10 dead "$BGPID"
 check_out "... the drop, its port and reason" "^[0-9.]+ dp0 1 v1 drop:NOT_SPECIFIED len=60$" \
 	cat "$T/drops.out"
 check_out "capture without CAP_NET_ADMIN: refused" \
@@ -304,7 +304,7 @@ check_out "... nlmon's own datagrams left out" "^0$" eval \
 	'ovs_tshark -r "$T/nl.pcapng" -T fields -e frame.comment | grep -c "^tapdpctl\[$BGPID\]"'
 check "nlmon (text): it starts" follow_bg nltext nlmon --count 4 --timeout 20
 check "... ovs-dpctl show" dpctl show dp0
-check "... and it stops after 4 datagrams" wait_until 10 eval '! kill -0 $BGPID 2>/dev/null'
+check "... and it stops after 4 datagrams" wait_until 10 dead "$BGPID"
 check_out "... the first: ovs-dpctl asks nlctrl for a family" \
 	"^[0-9]+\.[0-9]{6} ovs-dpctl\[[0-9]+\] portid [0-9]+ -> nlctrl cmd 3 flags REQUEST seq [0-9]+ len=[0-9]+$" \
 	head -1 "$T/nltext.out"

@@ -167,7 +167,7 @@ CAP=$!
 wait_until 10 grep -q following "$T/cap.err"
 ip netns exec "$A" ping -c 1 -W 2 10.8.0.2 >/dev/null
 check "capture -w of one ping on v1 (request in, reply out)" \
-	wait_until 10 eval '! kill -0 $CAP 2>/dev/null'
+	wait_until 10 dead "$CAP"
 ctl trace v1 --pcap "$T/v1.pcapng" >"$T/pcapng" 2>&1
 check_out "trace --pcap (pcapng): both packets" "^packet 1: .*packet 2: " \
 	eval 'tr "\n" " " <"$T/pcapng"'
@@ -186,7 +186,7 @@ check_out "trace without a frame: usage, exit status 2" "^2$" \
 check_out "trace without CAP_NET_ADMIN: refused" "Operation not permitted" \
 	in_ns setpriv --inh-caps=-all --bounding-set=-net_admin -- \
 	"$BUILD/tapdpctl" trace v1 "$EST"
-check "the daemon is still there" kill -0 "$(cat "$PIDF")"
+check "the daemon is still there" alive "$(cat "$PIDF")"
 
 # 2. ovs-vswitchd's megaflows, IPv4 and IPv6.
 for h in $HOSTS; do ip netns del "$h"; done
@@ -225,7 +225,7 @@ check "ping 1 -> 2 through the firewall" \
 	ip netns exec "$A" ping -c 2 -i 0.2 -W 2 10.8.1.2
 check "ping6 1 -> 2 through the firewall" \
 	ip netns exec "$A" ping -6 -c 2 -i 0.2 -W 2 fd00:8::2
-check "tcpdump wrote the 4 echo requests" wait_until 10 eval '! kill -0 $TCPDUMP 2>/dev/null'
+check "tcpdump wrote the 4 echo requests" wait_until 10 dead "$TCPDUMP"
 ctl trace k1 --pcap "$T/a.pcap" >"$T/vs" 2>&1
 check "trace --pcap (pcap): the megaflows are those ovs-dpctl dump-flows shows" \
 	same_megaflows "$T/vs"

@@ -61,14 +61,14 @@ wait \$cap && sed 's/^/CAPTURE: /' $T/run/cap
 \$B/tapdp-run -- ovs-dpctl del-dp udp0 && echo "DEL-DP OK"
 pid=\$(cat $T/run/pid)
 kill -TERM \$pid
-wait_until 5 test ! -e /proc/\$pid
+wait_until 5 dead \$pid
 ip link show uint0 2>&1 | grep -Fq 'Device "uint0" does not exist.' && echo "CLEAN OK"
 SCEN
 chmod 644 "$T/scenario.sh"
 
 check_out "the test user is unprivileged" '^[1-9][0-9]*$' \
 	setpriv --reuid=$user --regid=nogroup --clear-groups id -u
-export -f wait_until
+export -f wait_until dead
 setpriv --reuid=$user --regid=nogroup --clear-groups --inh-caps=-all \
 	unshare -rn bash "$T/scenario.sh" >"$T/scen.out" 2>&1
 check_out "daemon and clients run as root of a user namespace" \

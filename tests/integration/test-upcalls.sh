@@ -137,7 +137,7 @@ wait_until 10 grep -q following "$T/follow.err"
 send "$A" 1 udp
 send "$B" 1 88b5
 check "upcalls --follow: it stops after 2" \
-	wait_until 10 eval '! kill -0 $FOLLOW 2>/dev/null'
+	wait_until 10 dead "$FOLLOW"
 check_out "... the datagram lost to the full socket, with its errno" \
 	"^[0-9.]+ dp0 1 v1 lost:action portid=4242 ENOBUFS len=1042$" cat "$T/follow.out"
 check_out "... the miss lost for want of a pid" \

@@ -55,7 +55,7 @@ cleanup_hosts() {
 			[ -f "$d/$p.pid" ] || continue
 			pid=$(cat "$d/$p.pid")
 			kill "$pid" 2>/dev/null &&
-				wait_until 5 test ! -e "/proc/$pid"
+				wait_until 5 dead "$pid"
 			rm -f "$d/$p.pid"
 		done
 		rm -f "$d"/*.log "$d/conf.db"

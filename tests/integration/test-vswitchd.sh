@@ -81,7 +81,7 @@ done
 # clean exit, as OVS's own tests stop it; a SIGTERM logs a WARN line.)
 pid=$(cat "$T/vswitchd.pid")
 appctl exit
-wait_until 10 test ! -e "/proc/$pid"
+wait_until 10 dead "$pid"
 # --detach returns once the configuration from the database is applied.
 check "ovs-vswitchd restarts" vswitchd_start
 check "traffic after the restart" \
