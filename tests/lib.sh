@@ -10,7 +10,10 @@
 #                          lines and "N passed, N failed": its lines are
 #                          this suite's checks (PREFIX before each); one
 #                          failure more if it ends without its summary or
-#                          fails without saying so
+#                          fails without saying so; a failure's indented
+#                          lines are printed under it
+#   adopt_output PREFIX FILE ST   the same for a checker that ran
+#                          elsewhere: its output in FILE, its status ST
 #                          A failed check also prints what the daemon
 #                          counted: drops by reason, lost upcalls
 #   wait_until SECS CMD... runs CMD every 0.1 s until it succeeds (status 0)
@@ -150,21 +153,29 @@ check_fails() {
 }
 
 adopt() {
-	local prefix=$1 line st sum
+	local prefix=$1 st
 	shift
 	"$@" >"$T/adopt" 2>&1
 	st=$?
-	while read -r line; do
+	adopt_output "$prefix" "$T/adopt" "$st"
+}
+
+# adopt's reading, for a checker that ran elsewhere: its output in FILE,
+# its exit status ST. A failure's indented lines come with it.
+adopt_output() { # prefix file st
+	local prefix=$1 line sum
+	while IFS= read -r line; do
 		case $line in
 		"ok - "*) ok "$prefix${line#ok - }" ;;
 		"FAIL - "*) nok "$prefix${line#FAIL - }" ;;
+		"    "*) echo "$line" ;;
 		esac
-	done <"$T/adopt"
-	sum=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$T/adopt" | tail -1)
-	if [ -z "$sum" ] || { [ "$st" -ne 0 ] && [ "${sum#*, }" = "0 failed" ]; }
+	done <"$2"
+	sum=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$2" | tail -1)
+	if [ -z "$sum" ] || { [ "$3" -ne 0 ] && [ "${sum#*, }" = "0 failed" ]; }
 	then
-		nok "${prefix}the checker ended without its summary or failed (status $st)"
-		tail -20 "$T/adopt" | sed 's/^/    /'
+		nok "${prefix}the checker ended without its summary or failed (status $3)"
+		tail -20 "$2" | sed 's/^/    /'
 	fi
 }
 
