@@ -215,8 +215,9 @@ check_out "the log says it shut down" "shutting down" cat "$LOG"
 
 # A dump cut short by the daemon's death is an error, never a short
 # success: ovs-dpctl dump-flows is held mid-dump by a full pipe while the
-# daemon is killed.
-check "daemon starts again" tapdpd_start
+# daemon is killed. No successor comes: its keeper lets the clients go
+# after --restart-wait.
+check "daemon starts again" tapdpd_start --restart-wait 1
 dpctl add-dp dp2 >/dev/null 2>&1
 dpctl add-if dp2 q1,type=internal >/dev/null 2>&1
 dpctl add-if dp2 q2,type=internal >/dev/null 2>&1
