@@ -461,6 +461,32 @@ send_drop_reason(int err)
 	}
 }
 
+/* A GSO frame the kernel may not cut (gso_kernel_can), out of port as
+ * its segments, each its own frame, as openvswitch.ko's companions
+ * (nsh, mpls_gso) would cut it on the device. A request that does not
+ * fit the frame is dropped, as the kernel's segmentation fails. */
+static uint32_t
+output_segments(struct dp_port *port, const struct packet *pkt,
+		uint16_t l3_proto)
+{
+	uint32_t reason = 0, len;
+	uint8_t *segment_buf;
+	struct gso g;
+
+	if (gso_init(&g, pkt->data, pkt->len, pkt->l3, &pkt->vnet, 0))
+		return TAPDP_DROP_NOT_SPECIFIED;
+	segment_buf = buf_pool_get(&frame_pool);
+	if (!segment_buf)
+		return TAPDP_DROP_NOT_SPECIFIED;
+	while (!reason && (len = gso_next(&g, segment_buf)))
+		reason = send_drop_reason(vport_send_segment(port->vport,
+							     segment_buf, len,
+							     pkt->egress_tun,
+							     l3_proto));
+	buf_pool_put(&frame_pool, segment_buf);
+	return reason;
+}
+
 /* The packet out of port_no. pkt->egress_tun, from a set(tunnel), is the
  * tunnel a tunnel port sends it by; the other ports ignore it, as the
  * kernel's other devices ignore the skb's tunnel dst. */
@@ -495,6 +521,9 @@ env_output(void *c, const struct packet *pkt, const struct flow_key *key,
 		   len > (uint32_t)pkt->mru + ETH_HLEN) {
 		/* (An L3 packet conntrack reassembled leaves whole.) */
 		reason = output_fragments(port, pkt, key, len);
+	} else if (pkt->vnet.gso_type != VIRTIO_NET_HDR_GSO_NONE &&
+		   !gso_kernel_can(pkt->data, len, pkt->l3)) {
+		reason = output_segments(port, pkt, l3_proto);
 	} else {
 		reason = send_drop_reason(vport_send(port->vport, pkt->data,
 						     len, &pkt->vnet,

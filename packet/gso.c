@@ -5,6 +5,7 @@
 #include <limits.h>
 #include <string.h>
 
+#include "common/unaligned.h"
 #include "packet/csum.h"
 #include "packet/eth.h"
 #include "packet/frame.h"
@@ -20,13 +21,32 @@
 
 #define IP_LEN_MAX		0xffff
 
+/* Past an MPLS label stack at at, to the bottom label's end; 0 when the
+ * stack does not end in the frame. */
+static size_t
+mpls_end(const uint8_t *f, size_t len, size_t at)
+{
+	const struct mpls_header *m;
+
+	while ((m = header_at(f, len, at, sizeof(*m)))) {
+		at += sizeof(*m);
+		if (get_unaligned32(&m->lse) & htonl(MPLS_LSE_BOS))
+			return at;
+	}
+	return 0;
+}
+
 /* The IP header's version: from the EtherType, or its own first nibble in
  * an L3 frame. Finds where it starts; 0 when it is not IP. An Ethernet
  * frame may carry it in NSH, directly or in an inner Ethernet frame, as
- * the kernel's nsh_gso_segment() finds it (the NSH headers then go with
- * every segment as they are). */
+ * the kernel's nsh_gso_segment() finds it, or under MPLS labels, as
+ * mpls_gso_segment() does: there the GSO type's version (want, 0 for
+ * either) tells an IP packet from an Ethernet frame, as the skb's inner
+ * protocol does in the kernel. The NSH headers or labels then go with
+ * every segment as they are. */
 static unsigned
-ip_version(const uint8_t *f, size_t len, bool l3, uint32_t *nh)
+ip_version(const uint8_t *f, size_t len, bool l3, unsigned want,
+	   uint32_t *nh)
 {
 	const struct nsh_header *nsh;
 	struct eth_walk w;
@@ -48,15 +68,36 @@ ip_version(const uint8_t *f, size_t len, bool l3, uint32_t *nh)
 			return 0;
 		type = nsh_np_to_eth_type(nsh->next_proto);
 		at += nsh_hlen(nsh);
-		if (type == htons(ETH_P_TEB)) {
-			if (eth_walk(f + at, len - at, UINT_MAX, 0, &w))
-				return 0;
-			type = w.type;
-			at += w.l3;
-		}
+	} else if (type == htons(ETH_P_MPLS_UC) ||
+		   type == htons(ETH_P_MPLS_MC)) {
+		at = mpls_end(f, len, at);
+		if (!at || at >= len)
+			return 0;
+		type = htons(ETH_P_TEB);
+		if ((f[at] >> 4 == 4 || f[at] >> 4 == 6) &&
+		    (!want || f[at] >> 4 == want))
+			type = f[at] >> 4 == 4 ? htons(ETH_P_IP)
+					       : htons(ETH_P_IPV6);
+	}
+	if (type == htons(ETH_P_TEB)) {
+		if (eth_walk(f + at, len - at, UINT_MAX, 0, &w))
+			return 0;
+		type = w.type;
+		at += w.l3;
 	}
 	*nh = at;
 	return type == htons(ETH_P_IP) ? 4 : type == htons(ETH_P_IPV6) ? 6 : 0;
+}
+
+bool
+gso_kernel_can(const void *frame, size_t len, bool l3)
+{
+	struct eth_walk w;
+
+	if (l3)
+		return true;
+	return !eth_walk(frame, len, UINT_MAX, 0, &w) &&
+	       (w.type == htons(ETH_P_IP) || w.type == htons(ETH_P_IPV6));
 }
 
 /* The IP header at g->l3: sets l4, proto, ipv6, ip_id and the
@@ -196,7 +237,7 @@ gso_init(struct gso *g, const void *frame, size_t len, bool l3,
 	}
 	if (!gso_size || vh->hdr_len > len)
 		return -EINVAL;
-	version = ip_version(frame, len, l3, &g->l3);
+	version = ip_version(frame, len, l3, want_version, &g->l3);
 	if ((version != 4 && version != 6) ||
 	    (want_version && version != want_version))
 		return -EINVAL;

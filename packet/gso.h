@@ -3,12 +3,13 @@
  * UDP datagram of up to 64 KiB, see packet/offload.h) cut into the complete
  * frames it stands for, as the kernel's TCP and UDP GSO do when no device
  * will: for an upcall (each segment its own message, as userspace gets no
- * offload metadata) and for a tunnel port (each segment encapsulated and
- * sent on its own).
+ * offload metadata), for a tunnel port (each segment encapsulated and
+ * sent on its own) and for a frame the kernel may not cut (NSH, MPLS).
  *
  * Every segment gets the frame's headers (Ethernet and VLAN tags as they
- * are, NSH and an inner Ethernet header too, or none for an L3 frame; IPv4 with its options or IPv6 with its
- * extension headers; TCP with its options or UDP) and its share of the
+ * are, NSH or MPLS labels and an inner Ethernet header too, or none for
+ * an L3 frame; IPv4 with its options or IPv6 with its extension headers;
+ * TCP with its options or UDP) and its share of the
  * payload, at most mss bytes. Then, as the kernel makes them: IPv4 total
  * length and header checksum, the id counting up from the frame's one
  * segment after segment; IPv6 payload length; TCP sequence number advanced,
@@ -67,6 +68,12 @@ struct gso {
  * ours takes in. */
 int gso_init(struct gso *g, const void *frame, size_t len, bool l3,
 	     const struct virtio_net_hdr *vh, uint32_t mss);
+
+/* Whether a device's own GSO can cut the frame (len bytes; l3 as for
+ * gso_init) on any kernel: IP over Ethernet and VLAN tags. Not under NSH
+ * or MPLS, whose GSO comes with openvswitch.ko (nsh, mpls_gso) and is
+ * missing where the module is: such a frame leaves as its segments. */
+bool gso_kernel_can(const void *frame, size_t len, bool l3);
 
 /* Writes the next segment at out, which has room for gso_max(g) bytes;
  * returns its length, 0 when all were given. */

@@ -439,19 +439,13 @@ tx_peer_note(struct vport *vport)
 		tx_peers[n_tx_peers++] = vport;
 }
 
-int
-vport_send(struct vport *vport, const void *frame, size_t len,
+static int
+send_frame(struct vport *vport, const void *frame, size_t len,
 	   const struct virtio_net_hdr *vh, const struct tun_key *tun,
 	   uint16_t l3_proto)
 {
 	static const struct virtio_net_hdr none;
 
-	if ((!vh || vh->gso_type == VIRTIO_NET_HDR_GSO_NONE) &&
-	    (l3_proto ? len : packet_length(frame, len)) >
-		    __atomic_load_n(&vport->mtu, __ATOMIC_RELAXED)) {
-		__atomic_fetch_add(&vport->tx_too_big, 1, __ATOMIC_RELAXED);
-		return -EMSGSIZE;
-	}
 	if (tx_deferred && vport->ops->rx_ready)
 		tx_peer_note(vport);
 	if (tx_deferred && vport->ops->send_many && !l3_proto) {
@@ -464,6 +458,27 @@ vport_send(struct vport *vport, const void *frame, size_t len,
 	}
 	return vport->ops->send(vport, frame, len, vh ? vh : &none, tun,
 				l3_proto);
+}
+
+int
+vport_send(struct vport *vport, const void *frame, size_t len,
+	   const struct virtio_net_hdr *vh, const struct tun_key *tun,
+	   uint16_t l3_proto)
+{
+	if ((!vh || vh->gso_type == VIRTIO_NET_HDR_GSO_NONE) &&
+	    (l3_proto ? len : packet_length(frame, len)) >
+		    __atomic_load_n(&vport->mtu, __ATOMIC_RELAXED)) {
+		__atomic_fetch_add(&vport->tx_too_big, 1, __ATOMIC_RELAXED);
+		return -EMSGSIZE;
+	}
+	return send_frame(vport, frame, len, vh, tun, l3_proto);
+}
+
+int
+vport_send_segment(struct vport *vport, const void *frame, size_t len,
+		   const struct tun_key *tun, uint16_t l3_proto)
+{
+	return send_frame(vport, frame, len, NULL, tun, l3_proto);
 }
 
 int

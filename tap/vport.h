@@ -190,6 +190,11 @@ void vport_destroy(struct vport *vport);
 int vport_send(struct vport *vport, const void *frame, size_t len,
 	       const struct virtio_net_hdr *vh, const struct tun_key *tun,
 	       uint16_t l3_proto);
+/* vport_send() for a segment the datapath cut from a GSO frame: held to
+ * no MTU, as the kernel holds the GSO frame to none and its device's
+ * segments to what the device takes. */
+int vport_send_segment(struct vport *vport, const void *frame, size_t len,
+		       const struct tun_key *tun, uint16_t l3_proto);
 /* For a port's recv_burst: one received frame, at buf + FRAME_HEADROOM,
  * len bytes, in a buffer of size bytes the owner may change in place until
  * it returns. Frames whose offload metadata lies are dropped and counted.

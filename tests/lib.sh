@@ -28,6 +28,8 @@
 #   unanswered NS ARGS...  ping ARGS from namespace NS ran and no reply came
 #                          (not a ping that could not send: no errors)
 #   link_gone NS NAME...   ip says no device NAME exists in namespace NS
+#   tx_dropped NS DEV      the frames device DEV of namespace NS dropped
+#                          on transmit (the kernel's count)
 #   listens NS tcp|udp PORT   a socket of namespace NS is bound to PORT
 #   capture SECS NS FILE ARGS...  tcpdump -l -n ARGS in NS for at most
 #                          SECS, in the background, printing to FILE;
@@ -217,6 +219,8 @@ link_gone() {
 		}
 	done
 }
+
+tx_dropped() { ip netns exec "$1" cat "/sys/class/net/$2/statistics/tx_dropped"; }
 
 listens() {
 	local opt=-t

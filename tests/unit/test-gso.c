@@ -41,6 +41,8 @@ struct spec {
 	bool l3;		/* no Ethernet header */
 	unsigned tags;		/* VLAN tags */
 	bool nsh;		/* in NSH (MD type 1) and an inner Ethernet */
+	unsigned labels;	/* MPLS labels behind the Ethernet header */
+	bool mpls_eth;		/* ...and an inner Ethernet under them */
 	bool exthdrs;		/* IPv6: hop-by-hop and destination options */
 	bool tcp_opts;		/* 12 bytes of TCP options */
 	uint8_t flags;		/* TCP */
@@ -82,7 +84,20 @@ build(const struct spec *s)
 			fb_eth(&b, ETH_P_NSH);
 			fb_put(&b, nsh, sizeof(nsh));
 		}
-		fb_eth(&b, s->tags ? ETH_P_8021AD : type);
+		if (s->labels) {
+			fb_eth(&b, ETH_P_MPLS_UC);
+			for (unsigned i = 0; i < s->labels; i++) {
+				uint32_t lse = (100 + i) << 12 | 64;
+
+				if (i + 1 == s->labels)
+					lse |= MPLS_LSE_BOS;
+				lse = htonl(lse);
+				fb_put(&b, &lse, sizeof(lse));
+			}
+		}
+		/* Under labels, IP may follow the bottom one directly. */
+		if (!s->labels || s->mpls_eth)
+			fb_eth(&b, s->tags ? ETH_P_8021AD : type);
 		for (unsigned i = 0; i < s->tags; i++)
 			fb_vlan(&b, 100 + i,
 				i + 1 < s->tags ? ETH_P_8021Q : type);
@@ -377,6 +392,63 @@ test_tcp_in_nsh(void **state)
 	vh = request(&fr, tcp_type(&fr), MSS);
 	assert_int_equal(segment(&fr, &vh, 0, MSS), 3);
 	frame_free(&fr);
+}
+
+/* Under MPLS labels (a push_mpls), IP right under the bottom label or in
+ * an inner Ethernet frame: the labels go with every segment. The GSO
+ * type's IP version tells the two apart; a stack with no bottom label is
+ * not segmented. */
+static void
+test_tcp_under_mpls(void **state)
+{
+	struct spec s = { .labels = 1, .flags = FB_ACK, .payload = 3000 };
+	struct frame fr = build(&s);
+	struct virtio_net_hdr vh = request(&fr, tcp_type(&fr), MSS);
+	struct gso g;
+
+	assert_int_equal(fr.l3, 14 + 4);
+	assert_int_equal(segment(&fr, &vh, 0, MSS), 3);
+	fr.f[14 + 2] &= ~1;		/* no bottom of stack */
+	assert_int_equal(gso_init(&g, fr.f, fr.len, false, &vh, 0), -EINVAL);
+	frame_free(&fr);
+	s.labels = 3;
+	s.v6 = true;
+	fr = build(&s);
+	vh = request(&fr, tcp_type(&fr), MSS);
+	assert_int_equal(fr.l3, 14 + 12);
+	assert_int_equal(segment(&fr, &vh, 0, MSS), 3);
+	frame_free(&fr);
+	s.labels = 2;
+	s.mpls_eth = true;
+	fr = build(&s);
+	vh = request(&fr, tcp_type(&fr), MSS);
+	assert_int_equal(fr.l3, 14 + 8 + 14);
+	assert_int_equal(segment(&fr, &vh, 0, MSS), 3);
+	frame_free(&fr);
+}
+
+/* What any kernel's device GSO cuts: IP behind Ethernet and tags, or an
+ * L3 packet; not NSH or MPLS, whose GSO comes with openvswitch.ko. */
+static void
+test_kernel_can(void **state)
+{
+	static const struct {
+		struct spec s;
+		bool can;
+	} cases[] = {
+		{ { .tags = 2, .flags = FB_ACK, .payload = 3000 }, true },
+		{ { .l3 = true, .flags = FB_ACK, .payload = 3000 }, true },
+		{ { .nsh = true, .flags = FB_ACK, .payload = 3000 }, false },
+		{ { .labels = 1, .flags = FB_ACK, .payload = 3000 }, false },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct frame fr = build(&cases[i].s);
+
+		assert_int_equal(gso_kernel_can(fr.f, fr.len, cases[i].s.l3),
+				 cases[i].can);
+		frame_free(&fr);
+	}
 }
 
 static void
@@ -879,6 +951,8 @@ main(void)
 		cmocka_unit_test(test_tcp4_64k),
 		cmocka_unit_test(test_tcp4_vlan),
 		cmocka_unit_test(test_tcp_in_nsh),
+		cmocka_unit_test(test_tcp_under_mpls),
+		cmocka_unit_test(test_kernel_can),
 		cmocka_unit_test(test_tcp6),
 		cmocka_unit_test(test_tcp6_vlan_exthdrs),
 		cmocka_unit_test(test_l3),
