@@ -973,19 +973,6 @@ stats_global(struct nlsock *sk, const struct nlmsghdr *nlh,
 	return 0;
 }
 
-int
-ctnetlink_parse(const struct nlmsghdr *nlh, const struct attr_policy *policy,
-		int maxtype, const struct nlattr **a, struct extack *ack)
-{
-	const size_t hdr = NLMSG_ALIGN(sizeof(struct nfgenmsg));
-
-	return attr_parse((const char *)NLMSG_DATA(nlh) + hdr,
-			  nlh->nlmsg_len > NLMSG_LENGTH(hdr)
-				  ? nlh->nlmsg_len - NLMSG_LENGTH(hdr)
-				  : 0,
-			  policy, maxtype, a, ack);
-}
-
 /* The expectation subsystem (NFNL_SUBSYS_CTNETLINK_EXP). */
 
 static const struct attr_policy exp_policy[CTA_EXPECT_MAX + 1] = {
@@ -1268,7 +1255,8 @@ exp_msg(struct nlsock *sk, const struct nlmsghdr *nlh, struct conntrack *ct,
 	const struct nlattr *a[CTA_EXPECT_MAX + 1];
 	int err;
 
-	err = ctnetlink_parse(nlh, exp_policy, CTA_EXPECT_MAX, a, ack);
+	err = attr_parse_msg(nlh, sizeof(struct nfgenmsg), exp_policy,
+			     CTA_EXPECT_MAX, a, ack);
 	if (err)
 		return err;
 	switch (NFNL_MSG_TYPE(nlh->nlmsg_type)) {
@@ -1309,7 +1297,8 @@ ctnetlink_msg(struct nlsock *sk, const struct nlmsghdr *nlh,
 	if (NFNL_SUBSYS_ID(nlh->nlmsg_type) != NFNL_SUBSYS_CTNETLINK)
 		return -EINVAL;
 	nf = NLMSG_DATA(nlh);
-	err = ctnetlink_parse(nlh, ct_policy, CTA_MAX, a, ack);
+	err = attr_parse_msg(nlh, sizeof(struct nfgenmsg), ct_policy, CTA_MAX,
+			     a, ack);
 	if (err)
 		return err;
 	switch (NFNL_MSG_TYPE(nlh->nlmsg_type)) {

@@ -18,23 +18,13 @@
 
 #include <stddef.h>
 
-struct attr_policy;
 struct conntrack;
 struct dp_net;
-struct extack;
-struct nlattr;
-struct nlmsghdr;
 struct nlsock;
 
 /* Processes one datagram from a NETLINK_NETFILTER socket: its conntrack
  * and expectation messages here, its timeout-policy ones in datapath/cttimeout.c. */
 void ctnetlink_rcv(struct nlsock *sk, const void *buf, size_t len);
-
-/* The attributes after the nfgenmsg of nlh (whose length the caller
- * checked), against policy. */
-int ctnetlink_parse(const struct nlmsghdr *nlh,
-		    const struct attr_policy *policy, int maxtype,
-		    const struct nlattr **a, struct extack *ack);
 
 /* Sends ct's events to the conntrack groups of net, the context ct
  * belongs to. */

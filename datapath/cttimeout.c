@@ -10,7 +10,6 @@
 
 #include "common/unaligned.h"
 #include "ct/timeout.h"
-#include "datapath/ctnetlink.h"
 #include "datapath/journal.h"
 #include "genl-server/genl.h"
 #include "genl-server/nlsock.h"
@@ -238,7 +237,8 @@ cttimeout_msg(struct nlsock *sk, const struct nlmsghdr *nlh,
 	struct ct_timeout_info info;
 	int err;
 
-	err = ctnetlink_parse(nlh, tp_policy, CTA_TIMEOUT_MAX, a, ack);
+	err = attr_parse_msg(nlh, sizeof(struct nfgenmsg), tp_policy,
+			     CTA_TIMEOUT_MAX, a, ack);
 	if (err)
 		return err;
 	switch (NFNL_MSG_TYPE(nlh->nlmsg_type)) {

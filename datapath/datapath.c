@@ -19,7 +19,6 @@
 #include "ct/conntrack.h"
 #include "ct/frag.h"
 #include "actions/actions.h"
-#include "datapath/ctnetlink.h"
 #include "datapath/upcall-stats.h"
 #include "flow/emc.h"
 #include "flow/extract.h"
@@ -1587,6 +1586,14 @@ dp_net_conntrack_made(const struct dp_net *net)
 	return __atomic_load_n(&net->conntrack, __ATOMIC_ACQUIRE);
 }
 
+static void (*conntrack_attach)(struct conntrack *, void *);
+
+void
+dp_set_conntrack_attach(void (*fn)(struct conntrack *ct, void *net))
+{
+	conntrack_attach = fn;
+}
+
 struct conntrack *
 dp_net_conntrack(struct dp_net *net)
 {
@@ -1600,7 +1607,8 @@ dp_net_conntrack(struct dp_net *net)
 	if (!ct) {
 		ct = conntrack_create(net->conntrack_max);
 		if (ct) {
-			ctnetlink_attach(ct, net);
+			if (conntrack_attach)
+				conntrack_attach(ct, net);
 			__atomic_store_n(&net->conntrack, ct,
 					 __ATOMIC_RELEASE);
 		} else if (!net->conntrack_failed) {

@@ -149,6 +149,9 @@ void dp_net_destroy(struct dp_net *net);
 struct conntrack *dp_net_conntrack(struct dp_net *net);
 /* The tracker if it was made, NULL otherwise. Any thread. */
 struct conntrack *dp_net_conntrack_made(const struct dp_net *net);
+/* fn(ct, net) runs when a context's tracker is made, before any thread
+ * sees it: ctnetlink sends its events (families_register sets it). */
+void dp_set_conntrack_attach(void (*fn)(struct conntrack *ct, void *net));
 /* Makes net a context of another network namespace than the daemon's:
  * netnsid is that namespace's id in ours (NETNSA_NSID_NOT_ASSIGNED: none
  * yet); nsfd (the caller's, -1: none now) where its ports' devices are

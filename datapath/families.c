@@ -6,23 +6,9 @@
 #include "ct/conntrack.h"
 #include "datapath/ctnetlink.h"
 #include "datapath/cttimeout.h"
+#include "datapath/journal.h"
+#include "genl-server/genl.h"
 #include "genl-server/server.h"
-
-void
-families_register(void)
-{
-	dp_family_register();
-	vport_family_register();
-	flow_family_register();
-	packet_family_register();
-	meter_family_register();
-	ct_limit_family_register();
-	psample_family_register();
-	drop_family_register();
-	ctl_family_register();
-	server_set_protocol(NETLINK_NETFILTER, ctnetlink_rcv);
-	rtnl_link_register();
-}
 
 static bool
 packets_listening(enum dp_packet_kind kind)
@@ -45,7 +31,9 @@ const struct dp_packet_sink families_packet_sink = {
 	.send = packets_send,
 };
 
-void
+/* The journal's records (datapath/journal.h) of the state now: all of
+ * it (cttimeout's policies included), each family its part. */
+static void
 families_journal_state(struct dp_net *net)
 {
 	struct conntrack *ct = dp_net_conntrack_made(net);
@@ -67,4 +55,29 @@ families_journal_state(struct dp_net *net)
 		cttimeout_journal(net, conntrack_timeouts(ct));
 		ctnetlink_journal(net, ct);
 	}
+}
+
+static const struct journal_ops journal_ops = {
+	.state = families_journal_state,
+	.route = rtnl_link_rcv,
+	.netfilter = ctnetlink_rcv,
+	.generic = genl_rcv,
+};
+
+void
+families_register(void)
+{
+	dp_family_register();
+	vport_family_register();
+	flow_family_register();
+	packet_family_register();
+	meter_family_register();
+	ct_limit_family_register();
+	psample_family_register();
+	drop_family_register();
+	ctl_family_register();
+	server_set_protocol(NETLINK_NETFILTER, ctnetlink_rcv);
+	rtnl_link_register();
+	journal_set_ops(&journal_ops);
+	dp_set_conntrack_attach(ctnetlink_attach);
 }

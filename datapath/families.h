@@ -1,38 +1,14 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The generic netlink families tapdpd serves, with their fixed ids.
- *
- * Family ids and group ids sit in the ranges include/tapdp/proto.h
- * reserves, above the kernel's, so that neither can be mistaken for a
- * kernel family or group by a client that also talks to the kernel. */
+/* The generic netlink families tapdpd serves (their fixed ids in
+ * family-ids.h), ctnetlink and cttimeout, and their registration with
+ * the netlink server and the journal. */
 #ifndef TAPDP_FAMILIES_H
 #define TAPDP_FAMILIES_H
 
 #include "datapath/datapath.h"
+#include "datapath/family-ids.h"
 #include "genl-server/msg.h"
 #include "genl-server/nlsock.h"
-
-#define FAMILY_ID_DATAPATH	(TAPDP_FAMILY_ID_FIRST + 0)
-#define FAMILY_ID_VPORT		(TAPDP_FAMILY_ID_FIRST + 1)
-#define FAMILY_ID_FLOW		(TAPDP_FAMILY_ID_FIRST + 2)
-#define FAMILY_ID_PACKET	(TAPDP_FAMILY_ID_FIRST + 3)
-#define FAMILY_ID_METER		(TAPDP_FAMILY_ID_FIRST + 4)
-#define FAMILY_ID_CT_LIMIT	(TAPDP_FAMILY_ID_FIRST + 5)
-#define FAMILY_ID_PSAMPLE	(TAPDP_FAMILY_ID_FIRST + 6)
-#define FAMILY_ID_DROP		(TAPDP_FAMILY_ID_FIRST + 7)
-#define FAMILY_ID_CTL		(TAPDP_FAMILY_ID_FIRST + 8)
-
-enum {
-	GROUP_DATAPATH = NLSOCK_GROUP_BASE,
-	GROUP_VPORT,
-	GROUP_FLOW,
-	GROUP_METER,
-	GROUP_CT_LIMIT,
-	GROUP_PSAMPLE_CONFIG,
-	GROUP_PSAMPLE_PACKETS,
-	GROUP_DROP,
-	GROUP_CAPTURE,
-	GROUP_NLMON,
-};
 
 /* Registers every family below and ctnetlink with the netlink server. They
  * serve the datapath context of the socket a request comes on
@@ -98,9 +74,8 @@ int ctl_family_nlmsg(struct msgbuf *mb, const struct nlsock *sk,
 		     const char *comm, const void *buf, size_t len,
 		     bool to_client, uint64_t now_ns);
 
-/* The journal's records (datapath/journal.h) of the state now: all of
- * it (cttimeout's policies included), then each family's part of it. */
-void families_journal_state(struct dp_net *net);
+/* Each family's part of the journal's records (datapath/journal.h) of
+ * the state now. */
 void dp_family_journal(struct datapath *dp);
 void vport_family_journal(struct datapath *dp);
 void meter_family_journal(struct datapath *dp);

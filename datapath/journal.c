@@ -16,9 +16,8 @@
 #include <unistd.h>
 
 #include "common/log.h"
-#include "datapath/ctnetlink.h"
 #include "datapath/datapath.h"
-#include "datapath/families.h"
+#include "datapath/family-ids.h"
 #include "genl-server/genl.h"
 #include "genl-server/nlsock.h"
 
@@ -338,6 +337,14 @@ journal_append(const struct dp_net *net, const struct msgbuf *mb)
 
 /* The record being written (control thread), and whose. */
 static char rec_mem[GENL_MSG_MAX];
+
+static const struct journal_ops *ops;
+
+void
+journal_set_ops(const struct journal_ops *o)
+{
+	ops = o;
+}
 static struct msgbuf rec_mb;
 static const struct dp_net *rec_net;
 
@@ -441,7 +448,7 @@ journal_compact(struct dp_net *net)
 	j->compacting = true;
 	j->overflow = false;
 	j->wpos = start;
-	families_journal_state(net);
+	ops->state(net);
 	j->compacting = false;
 	n = j->wpos - start;
 	if (j->overflow) {
@@ -665,11 +672,11 @@ replay_one(struct restore r[R_N], struct dp_net *net, unsigned i,
 	else
 		on = R_GENL;
 	if (on == R_ROUTE)
-		rtnl_link_rcv(r[on].sk, buf, nlh->nlmsg_len);
+		ops->route(r[on].sk, buf, nlh->nlmsg_len);
 	else if (on == R_NETFILTER)
-		ctnetlink_rcv(r[on].sk, buf, nlh->nlmsg_len);
+		ops->netfilter(r[on].sk, buf, nlh->nlmsg_len);
 	else
-		genl_rcv(r[on].sk, buf, nlh->nlmsg_len);
+		ops->generic(r[on].sk, buf, nlh->nlmsg_len);
 	failed = read_answers(r[on].peer, i, nlh, before);
 	if (hdr)
 		note_datapath(net, nlh, from, failed, m);

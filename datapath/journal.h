@@ -47,11 +47,25 @@
 #define TAPDP_JOURNAL_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "genl-server/msg.h"
 
 struct dp_net;
 struct genl_family;
+struct nlsock;
+
+/* What the journal needs of the families above it, which register it
+ * (families_register()): the records of a context's whole state, each
+ * appended with journal_append (for compaction), and the handlers a
+ * replayed record of each netlink protocol goes to. */
+struct journal_ops {
+	void (*state)(struct dp_net *net);
+	void (*route)(struct nlsock *sk, const void *buf, size_t len);
+	void (*netfilter)(struct nlsock *sk, const void *buf, size_t len);
+	void (*generic)(struct nlsock *sk, const void *buf, size_t len);
+};
+void journal_set_ops(const struct journal_ops *ops);
 
 /* Gives net a journal, which may grow to 64 GiB (4 GiB for another
  * namespace's context: dp_net_set_namespace before). fd -1: a new,
@@ -97,7 +111,7 @@ int journal_compact(struct dp_net *net);
 void journal_maybe_compact(struct dp_net *net);
 
 /* Replays the journal into net, a context with no datapath yet, through
- * the families' handlers (which must be registered: families_register()),
+ * the families' handlers (journal_set_ops, and the families registered),
  * without recording the replayed requests again. Returns how many records
  * failed (each is logged with its errno), or -errno when replay could not
  * run. When some failed, the journal is compacted to what net holds. */

@@ -82,6 +82,23 @@ int attr_validate(const struct nlattr *a, const struct attr_policy *policy,
 int attr_parse(const void *data, size_t len, const struct attr_policy *policy,
 	       int maxtype, const struct nlattr **tb, struct extack *ack);
 
+/* The attributes of message nlh after its family header of hdrlen bytes
+ * (nfgenmsg, genlmsghdr...), padded as NLMSG_ALIGN; none when the message
+ * ends before them (its length the caller checked). */
+static inline int attr_parse_msg(const struct nlmsghdr *nlh, size_t hdrlen,
+				 const struct attr_policy *policy,
+				 int maxtype, const struct nlattr **tb,
+				 struct extack *ack)
+{
+	size_t hdr = NLMSG_ALIGN(hdrlen);
+
+	return attr_parse((const char *)NLMSG_DATA(nlh) + hdr,
+			  nlh->nlmsg_len > NLMSG_LENGTH(hdr)
+				  ? nlh->nlmsg_len - NLMSG_LENGTH(hdr)
+				  : 0,
+			  policy, maxtype, tb, ack);
+}
+
 static inline int attr_parse_nested(const struct nlattr *nest,
 				    const struct attr_policy *policy,
 				    int maxtype, const struct nlattr **tb,
