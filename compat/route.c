@@ -27,7 +27,8 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#include "compat/shim.h"
+#include "compat/dgram.h"
+#include "compat/real.h"
 
 /* The placeholder's nlmsg_pid: not a portid the kernel gives out (those
  * are the tgid or negative numbers), so no application request has it. */
@@ -51,6 +52,17 @@ struct route {
 };
 
 static _Atomic(struct route *) routes[MAX_FDS];
+
+static int (*daemon_open)(int type, int protocol);
+static int (*daemon_offer)(int fd, const void *msg, size_t len);
+
+void
+route_set_daemon(int (*open)(int type, int protocol),
+		 int (*offer)(int fd, const void *msg, size_t len))
+{
+	daemon_open = open;
+	daemon_offer = offer;
+}
 
 static void route_free(struct route *r);
 
@@ -151,7 +163,7 @@ companion(int fd, struct route *r)
 	socklen_t len = sizeof(v);
 
 	if (r->companion < 0)
-		r->companion = shim_emu_open(SOCK_RAW | SOCK_CLOEXEC,
+		r->companion = daemon_open(SOCK_RAW | SOCK_CLOEXEC,
 					     NETLINK_ROUTE);
 	if (r->companion < 0)
 		return -1;
@@ -250,7 +262,7 @@ route_sendmsg(int fd, const struct msghdr *msg, int flags)
 
 		if (total - off < NLMSG_HDRLEN || span < nlh->nlmsg_len ||
 		    !offerable(nlh) || (cfd = companion(fd, r)) < 0 ||
-		    shim_emu_offer(cfd, nlh, nlh->nlmsg_len) <= 0) {
+		    daemon_offer(cfd, nlh, nlh->nlmsg_len) <= 0) {
 			off += span;
 			continue;
 		}

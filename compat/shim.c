@@ -31,7 +31,6 @@
  * a mutex that serialises its control exchanges. Fork: the child inherits the
  * sockets and may go on using them; locks are reset in the child. */
 #define _GNU_SOURCE
-#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
@@ -52,8 +51,9 @@
 #include <syslog.h>
 #include <unistd.h>
 
+#include "compat/dgram.h"
+#include "compat/real.h"
 #include "compat/route.h"
-#include "compat/shim.h"
 #include "include/tapdp/proto.h"
 
 #define EXPORT __attribute__((visibility("default")))
@@ -81,23 +81,10 @@ struct emu {
 
 static _Atomic(struct emu *) emus[MAX_FDS];
 
-int (*real_socket)(int, int, int);
-int (*real_close)(int);
-static int (*real_bind)(int, const struct sockaddr *, socklen_t);
-static int (*real_connect)(int, const struct sockaddr *, socklen_t);
-int (*real_getsockname)(int, struct sockaddr *, socklen_t *);
-static int (*real_getpeername)(int, struct sockaddr *, socklen_t *);
-ssize_t (*real_sendmsg)(int, const struct msghdr *, int);
-ssize_t (*real_recvmsg)(int, struct msghdr *, int);
-static int (*real_setsockopt)(int, int, int, const void *, socklen_t);
-int (*real_getsockopt)(int, int, int, void *, socklen_t *);
-static int (*real_dup)(int);
-static int (*real_dup2)(int, int);
-static int (*real_dup3)(int, int, int);
-static int (*real_fcntl)(int, int, ...);
-static int (*real_fcntl64)(int, int, ...);
-
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
+
+static int shim_emu_open(int type, int protocol);
+static int shim_emu_offer(int fd, const void *msg, size_t len);
 
 /* Defined and exported by tapdpd alone (daemon/tapdpd.c): preloaded into
  * the daemon, or its keeper, a fork of it, the shim would hand the
@@ -121,23 +108,8 @@ shim_atfork_child(void)
 static void
 shim_init(void)
 {
-	real_socket = dlsym(RTLD_NEXT, "socket");
-	real_close = dlsym(RTLD_NEXT, "close");
-	real_bind = dlsym(RTLD_NEXT, "bind");
-	real_connect = dlsym(RTLD_NEXT, "connect");
-	real_getsockname = dlsym(RTLD_NEXT, "getsockname");
-	real_getpeername = dlsym(RTLD_NEXT, "getpeername");
-	real_sendmsg = dlsym(RTLD_NEXT, "sendmsg");
-	real_recvmsg = dlsym(RTLD_NEXT, "recvmsg");
-	real_setsockopt = dlsym(RTLD_NEXT, "setsockopt");
-	real_getsockopt = dlsym(RTLD_NEXT, "getsockopt");
-	real_dup = dlsym(RTLD_NEXT, "dup");
-	real_dup2 = dlsym(RTLD_NEXT, "dup2");
-	real_dup3 = dlsym(RTLD_NEXT, "dup3");
-	real_fcntl = dlsym(RTLD_NEXT, "fcntl");
-	real_fcntl64 = dlsym(RTLD_NEXT, "fcntl64");
-	if (!real_fcntl64)
-		real_fcntl64 = real_fcntl;
+	real_resolve();
+	route_set_daemon(shim_emu_open, shim_emu_offer);
 	in_daemon = &tapdp_daemon_self != NULL;
 	pthread_atfork(NULL, NULL, shim_atfork_child);
 }
@@ -509,7 +481,7 @@ emu_forget(int fd)
 	free(e);
 }
 
-int
+static int
 shim_emu_open(int type, int protocol)
 {
 	int refused;
@@ -518,7 +490,7 @@ shim_emu_open(int type, int protocol)
 	return emu_open(type, protocol, &refused);
 }
 
-int
+static int
 shim_emu_offer(int fd, const void *msg, size_t len)
 {
 	struct tapdp_req req = { .op = TAPDP_OP_ROUTE };
@@ -782,21 +754,6 @@ for_daemon_group(const struct emu *e, int group)
 	       group < TAPDP_GROUP_FIRST + TAPDP_GROUP_COUNT;
 }
 
-/* Bytes of the message at p, or of the rest when it is malformed (then the
- * daemon drops it as the kernel would). */
-size_t
-msg_span(const char *p, size_t rem)
-{
-	const struct nlmsghdr *nlh = (const void *)p;
-	size_t len;
-
-	if (rem < NLMSG_HDRLEN || nlh->nlmsg_len < NLMSG_HDRLEN ||
-	    nlh->nlmsg_len > rem)
-		return rem;
-	len = NLMSG_ALIGN(nlh->nlmsg_len);
-	return len < rem ? len : rem;
-}
-
 /* The kernel socket asked for what the application asked of its own, so
  * that relayed datagrams carry it. */
 static void
@@ -998,44 +955,6 @@ EXPORT ssize_t
 send(int fd, const void *buf, size_t len, int flags)
 {
 	return sendto(fd, buf, len, flags, NULL, 0);
-}
-
-size_t
-iov_scatter(const struct iovec *iov, size_t cnt, size_t off, const void *src,
-	    size_t len)
-{
-	size_t done = 0;
-
-	for (size_t i = 0; i < cnt && done < len; i++) {
-		size_t k = iov[i].iov_len;
-
-		if (off >= k) {
-			off -= k;
-			continue;
-		}
-		k -= off;
-		if (k > len - done)
-			k = len - done;
-		memcpy((char *)iov[i].iov_base + off, (const char *)src + done,
-		       k);
-		done += k;
-		off = 0;
-	}
-	return done;
-}
-
-static void
-iov_gather(const struct iovec *iov, size_t cnt, void *dst, size_t len)
-{
-	size_t done = 0;
-
-	for (size_t i = 0; i < cnt && done < len; i++) {
-		size_t k = iov[i].iov_len < len - done ? iov[i].iov_len
-						       : len - done;
-
-		memcpy((char *)dst + done, iov[i].iov_base, k);
-		done += k;
-	}
 }
 
 /* Appends a control message to the *used bytes of msg's control buffer
