@@ -5,7 +5,9 @@
 The daemon's folders are layers, in the order a packet and a request flow
 through them; a file may include project headers of its own folder and of
 the folders before it, never of one after it, and no chain of includes may
-come back to where it started. The shim (compat/) and the tools (tools/)
+come back to where it started. Nor may modules form a circle: a .c and
+its .h are one module, which depends on every module either includes;
+a module that depends on itself through others is named with the chain. The shim (compat/) and the tools (tools/)
 include only include/ and their own folder.
 Tests and benchmarks may include anything.
 
@@ -30,6 +32,57 @@ def sources(root):
         for n in names:
             if n.endswith((".c", ".h")):
                 yield os.path.normpath(os.path.join(rel, n))
+
+
+def module_circles(graph):
+    """Prints each set of modules (outside tests, benches and scripts) that
+    depend on each other in a circle once, with a chain from its first
+    module back to it; returns how many sets."""
+    deps = {}
+    for f, incs in graph.items():
+        if f.split(os.sep)[0] in FREE:
+            continue
+        m = os.path.splitext(f)[0]
+        deps.setdefault(m, set()).update(
+            os.path.splitext(i)[0] for i in incs
+            if os.path.splitext(i)[0] != m)
+
+    def reach(a):
+        out, todo = set(), [a]
+        while todo:
+            for d in deps.get(todo.pop(), ()):
+                if d not in out:
+                    out.add(d)
+                    todo.append(d)
+        return out
+
+    reaches = {m: reach(m) for m in deps}
+    done = set()
+    found = 0
+    for start in sorted(deps):
+        if start in done or start not in reaches[start]:
+            continue
+        members = {m for m in reaches[start]
+                   if start in reaches.get(m, ())}
+        done |= members
+        # The shortest way back to start, inside the set.
+        back, queue, chain = {start: None}, [start], None
+        while not chain:
+            m = queue.pop(0)
+            for d in sorted(deps[m] & members):
+                if d == start:
+                    chain = [m]
+                    while chain[-1] != start:
+                        chain.append(back[chain[-1]])
+                    chain = chain[::-1] + [start]
+                    break
+                if d not in back:
+                    back[d] = m
+                    queue.append(d)
+        print(f"module circle: {', '.join(sorted(members))}: "
+              + " -> ".join(chain))
+        found += 1
+    return found
 
 
 def main():
@@ -78,6 +131,7 @@ def main():
     for f in graph:
         if f not in state:
             visit(f, [])
+    bad += module_circles(graph)
     if not graph:
         print(f"{root}: no sources")
         bad += 1

@@ -6,9 +6,9 @@
 # the docs and comments name exist (scripts/check-doc-names.py), and the
 # commit style (scripts/check-commit-msg.sh) since the commit it was kept
 # from. Each checker is shown to fail on what it is there to catch: an
-# include against the layer order, a loop, a shim that includes the
-# daemon; an untagged file; a doc naming a file that is not there; each
-# way a commit message can break the style.
+# include against the layer order, a loop, a circle of modules, a shim
+# that includes the daemon; an untagged file; a doc naming a file that
+# is not there; each way a commit message can break the style.
 . "$(dirname "$0")/lib.sh"
 
 CHECK=$TOP/scripts/check-includes.py
@@ -33,6 +33,13 @@ copy
 echo '#include "ct/conntrack.h"' >>"$T/tree/ct/tuple.h"
 check_out "a loop inside one folder is found" 'include loop: .*ct/tuple.h' \
 	python3 "$CHECK" "$T/tree"
+
+copy
+echo '#include "datapath/ctnetlink.h"' >>"$T/tree/datapath/datapath.c"
+check_out "a circle of modules (a .c and its .h) inside one folder is found" \
+	'module circle: .*datapath/ctnetlink -> datapath/datapath -> datapath/ctnetlink' \
+	python3 "$CHECK" "$T/tree"
+check_fails "and the check fails" python3 "$CHECK" "$T/tree"
 
 copy
 sed -i '0,/#include "/s//#include "genl-server\/nlsock.h"\n#include "/' \
