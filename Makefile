@@ -49,7 +49,7 @@ ALL_CFLAGS = $(DAEMON_CFLAGS) $(CPPFLAGS) $(CFLAGS)
 
 # Every .c of the daemon's modules is part of it, in the order of
 # docs/ARCHITECTURE.md's map.
-MODULES   := common packet genl-server tap flow ct actions datapath
+MODULES   := common packet genl-server tap flow ct actions datapath families
 CORE_SRCS := $(wildcard $(MODULES:%=%/*.c))
 CORE_OBJS := $(CORE_SRCS:%.c=$(BUILD)/obj/%.o)
 

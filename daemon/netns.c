@@ -13,7 +13,7 @@
 #include "common/keep.h"
 #include "common/log.h"
 #include "datapath/datapath.h"
-#include "datapath/dp-notify.h"
+#include "families/dp-notify.h"
 #include "datapath/journal.h"
 #include "genl-server/server.h"
 #include "tap/netdev.h"

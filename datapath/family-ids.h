@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The fixed ids of the generic netlink families tapdpd serves, and of
- * their multicast groups: for the families (families.h) and for those
+ * their multicast groups: for the families (families/families.h) and for those
  * that read their messages without serving them (the journal).
  *
  * They sit in the ranges include/tapdp/proto.h reserves, above the

@@ -29,7 +29,7 @@
  * one with its tuples, NAT, master and helper, then CT_NEW that changes
  * its status, timeout, mark, labels and TCP state, CT_DELETE), written by
  * the tracker's packet threads whatever the connections' eventmasks
- * (datapath/ctnetlink.c).
+ * (families/ctnetlink.c).
  *
  * Not kept: flow statistics and used times, meter and band statistics,
  * connections' counters, TCP windows and timeout policy names (a

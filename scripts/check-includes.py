@@ -18,7 +18,7 @@ import re
 import sys
 
 LAYERS = ["include", "common", "packet", "genl-server", "tap", "flow", "ct",
-          "actions", "datapath", "daemon"]
+          "actions", "datapath", "families", "daemon"]
 ONLY = {"compat": {"include", "compat"}, "tools": {"include", "tools"}}
 FREE = {"tests", "bench", "scripts"}
 

@@ -37,7 +37,7 @@ struct tnl_dev {
 	bool learning;			/* vxlan: as created, for GETLINK */
 	uint8_t erspan_ver;		/* erspan: as created */
 	/* Made over rtnetlink: the RTM_NEWLINK that would make it again
-	 * (datapath/rtnl-link.c writes it, the journal keeps it); NULL for
+	 * (families/rtnl-link.c writes it, the journal keeps it); NULL for
 	 * a compat port's device. Freed with the device. */
 	void *made_by;
 	uint32_t made_by_len;

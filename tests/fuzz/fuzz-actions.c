@@ -10,7 +10,7 @@
 
 #include "actions/actions-netlink.h"
 #include "actions/actions.h"
-#include "datapath/families.h"
+#include "families/families.h"
 #include "genl-server/attr.h"
 #include "tests/fuzz/nl-mutator.h"
 

@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "include/tapdp/proto.h"
-#include "datapath/families.h"
+#include "families/families.h"
 #include "genl-server/genl.h"
 #include "genl-server/nlsock.h"
 #include "tests/fuzz/nl-mutator.h"

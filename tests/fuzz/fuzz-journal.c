@@ -17,7 +17,7 @@
 #include <urcu.h>
 
 #include "datapath/datapath.h"
-#include "datapath/families.h"
+#include "families/families.h"
 #include "datapath/journal.h"
 #include "genl-server/genl.h"
 #include "genl-server/nlsock.h"

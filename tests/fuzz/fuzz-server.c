@@ -29,7 +29,7 @@
 
 #include "include/tapdp/proto.h"
 #include "datapath/datapath.h"
-#include "datapath/families.h"
+#include "families/families.h"
 #include "genl-server/server.h"
 
 static struct sockaddr_un addr = { .sun_family = AF_UNIX };

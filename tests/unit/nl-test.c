@@ -15,8 +15,8 @@
 #include <cmocka.h>
 #include <urcu.h>
 
-#include "datapath/ctnetlink.h"
-#include "datapath/families.h"
+#include "families/ctnetlink.h"
+#include "families/families.h"
 #include "include/tapdp/proto.h"
 #include "genl-server/attr.h"
 #include "genl-server/genl.h"

@@ -38,7 +38,7 @@
 
 #include "common/clock.h"
 #include "datapath/datapath.h"
-#include "datapath/families.h"
+#include "families/families.h"
 #include "include/tapdp/proto.h"
 #include "genl-server/attr.h"
 #include "genl-server/genl.h"

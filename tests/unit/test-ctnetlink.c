@@ -25,7 +25,7 @@
 #include <urcu.h>
 
 #include "common/unaligned.h"
-#include "datapath/families.h"
+#include "families/families.h"
 #include "genl-server/genl.h"
 #include "genl-server/nlsock.h"
 #include "tests/unit/builders.h"

@@ -1260,7 +1260,7 @@ test_execute_fragment_drops(void **state)
 	assert_int_equal(dp_drops(fx->dp, TAPDP_DROP_OVS_LAST_ACTION), 0);
 }
 
-/* What an unlocked execute does (datapath/packet-family.c): a datapath
+/* What an unlocked execute does (families/packet-family.c): a datapath
  * found by its ifindex and executed on under RCU, here by two threads
  * that loop on it, while this one creates and destroys datapaths, as
  * requests under the control lock do. Nothing is read after it is freed

@@ -27,7 +27,7 @@
 #include "datapath/datapath.h"
 #include "datapath/drop.h"
 #include "include/tapdp/ctl-uapi.h"
-#include "datapath/families.h"
+#include "families/families.h"
 #include "genl-server/genl.h"
 #include "tests/unit/builders.h"
 #include "tests/unit/fake-port.h"

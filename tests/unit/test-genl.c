@@ -18,7 +18,7 @@
 
 #include <cmocka.h>
 
-#include "datapath/families.h"
+#include "families/families.h"
 #include "include/tapdp/proto.h"
 #include "genl-server/genl.h"
 #include "genl-server/nlsock.h"

@@ -34,7 +34,7 @@
 #include "ct/conntrack.h"
 #include "ct/timeout.h"
 #include "datapath/datapath.h"
-#include "datapath/families.h"
+#include "families/families.h"
 #include "datapath/journal.h"
 #include "genl-server/genl.h"
 #include "tests/unit/builders.h"

@@ -18,7 +18,7 @@
 #include <cmocka.h>
 #include <urcu.h>
 
-#include "datapath/families.h"
+#include "families/families.h"
 #include "include/tapdp/psample-uapi.h"
 #include "genl-server/attr.h"
 #include "genl-server/genl.h"

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "datapath/datapath.h"
-#include "datapath/families.h"
+#include "families/families.h"
 #include "datapath/journal.h"
 #include "genl-server/genl.h"
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-#include "datapath/cttimeout.h"
+#include "families/cttimeout.h"
 
 #include <arpa/inet.h>
 #include <errno.h>

@@ -9,7 +9,7 @@
 
 #include "common/nlerr.h"
 #include "datapath/datapath.h"
-#include "datapath/families.h"
+#include "families/families.h"
 #include "datapath/journal.h"
 #include "actions/actions-netlink.h"
 #include "flow/key-netlink.h"

@@ -6,7 +6,7 @@
 #include "common/kernel-profile.h"
 #include "common/log.h"
 #include "datapath/datapath.h"
-#include "datapath/families.h"
+#include "families/families.h"
 #include "datapath/journal.h"
 #include "genl-server/genl.h"
 

@@ -16,7 +16,7 @@
 
 #include "common/clock.h"
 #include "datapath/datapath.h"
-#include "datapath/families.h"
+#include "families/families.h"
 #include "include/tapdp/psample-uapi.h"
 #include "genl-server/genl.h"
 #include "genl-server/nlsock.h"

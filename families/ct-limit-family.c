@@ -9,7 +9,7 @@
 #include "common/nlerr.h"
 #include "ct/conntrack.h"
 #include "datapath/datapath.h"
-#include "datapath/families.h"
+#include "families/families.h"
 #include "datapath/journal.h"
 #include "genl-server/genl.h"
 

@@ -27,7 +27,7 @@
 
 #include "common/log.h"
 #include "datapath/datapath.h"
-#include "datapath/families.h"
+#include "families/families.h"
 #include "datapath/journal.h"
 #include "genl-server/genl.h"
 #include "genl-server/nlsock.h"

@@ -3,7 +3,7 @@
  * moved to another namespace, or changes its MTU (the kernel's dp_notify.c),
  * and the periodic work of the datapaths. */
 #define _GNU_SOURCE
-#include "datapath/dp-notify.h"
+#include "families/dp-notify.h"
 
 #include <errno.h>
 #include <libmnl/libmnl.h>
@@ -17,7 +17,7 @@
 
 #include "common/log.h"
 #include "datapath/datapath.h"
-#include "datapath/families.h"
+#include "families/families.h"
 #include "datapath/journal.h"
 #include "genl-server/server.h"
 #include "tap/netdev.h"

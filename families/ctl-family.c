@@ -21,7 +21,7 @@
 #include "common/kernel-profile.h"
 #include "ct/conntrack.h"
 #include "datapath/drop.h"
-#include "datapath/families.h"
+#include "families/families.h"
 #include "datapath/meter.h"
 #include "datapath/trace.h"
 #include "datapath/upcall-stats.h"

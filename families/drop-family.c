@@ -8,7 +8,7 @@
 
 #include "datapath/datapath.h"
 #include "datapath/drop.h"
-#include "datapath/families.h"
+#include "families/families.h"
 #include "genl-server/genl.h"
 
 static const struct genl_family drop_family;

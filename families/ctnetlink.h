@@ -23,7 +23,7 @@ struct dp_net;
 struct nlsock;
 
 /* Processes one datagram from a NETLINK_NETFILTER socket: its conntrack
- * and expectation messages here, its timeout-policy ones in datapath/cttimeout.c. */
+ * and expectation messages here, its timeout-policy ones in families/cttimeout.c. */
 void ctnetlink_rcv(struct nlsock *sk, const void *buf, size_t len);
 
 /* Sends ct's events to the conntrack groups of net, the context ct

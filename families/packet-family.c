@@ -10,7 +10,7 @@
 
 #include "common/nlerr.h"
 #include "datapath/datapath.h"
-#include "datapath/families.h"
+#include "families/families.h"
 #include "actions/actions-netlink.h"
 #include "flow/extract.h"
 #include "flow/key-netlink.h"

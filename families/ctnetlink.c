@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-#include "datapath/ctnetlink.h"
+#include "families/ctnetlink.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -14,7 +14,7 @@
 #include "common/unaligned.h"
 #include "ct/action-netlink.h"
 #include "ct/conntrack.h"
-#include "datapath/cttimeout.h"
+#include "families/cttimeout.h"
 #include "datapath/datapath.h"
 #include "datapath/journal.h"
 #include "genl-server/genl.h"

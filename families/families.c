@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-#include "datapath/families.h"
+#include "families/families.h"
 
 #include <linux/netlink.h>
 
 #include "ct/conntrack.h"
-#include "datapath/ctnetlink.h"
-#include "datapath/cttimeout.h"
+#include "families/ctnetlink.h"
+#include "families/cttimeout.h"
 #include "datapath/journal.h"
 #include "genl-server/genl.h"
 #include "genl-server/server.h"
