@@ -160,7 +160,6 @@ describe(char *buf, size_t len, const struct cport *p, uint32_t port_no,
 static int
 packet_cb(const struct nlmsghdr *h, void *data)
 {
-	const struct genlmsghdr *g = mnl_nlmsg_get_payload(h);
 	const struct nlattr *tb[TAPDP_CTL_ATTR_MAX + 1], *pkt;
 	struct capture *c = data;
 	uint32_t port_no, kind;
@@ -168,13 +167,7 @@ packet_cb(const struct nlmsghdr *h, void *data)
 	struct cport *p;
 	char words[256];
 
-	if (h->nlmsg_len < mnl_nlmsg_size(GENL_HDRLEN) ||
-	    g->cmd != TAPDP_CTL_CMD_PACKET)
-		return MNL_CB_OK;
-	gclient_attrs(mnl_nlmsg_get_payload_offset(h, GENL_HDRLEN),
-		      mnl_nlmsg_get_payload_len(h) - GENL_HDRLEN, tb,
-		      TAPDP_CTL_ATTR_MAX);
-	pkt = tb[TAPDP_CTL_ATTR_PACKET];
+	pkt = ctl_follow_event(h, TAPDP_CTL_CMD_PACKET, tb);
 	if (!pkt)
 		return MNL_CB_OK;
 	port_no = gclient_uint(tb[TAPDP_CTL_ATTR_PORT_NO]);

@@ -3,9 +3,13 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <linux/genetlink.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "tools/genl-client.h"
+#include "include/tapdp/ctl-uapi.h"
 
 int
 ctl_follow_opts(int argc, char **argv, unsigned opts, struct ctl_follow *f)
@@ -96,6 +100,20 @@ ctl_follow_close(struct pcapng *p)
 	if (p->f && p->f != stdout)
 		fclose(p->f);
 	p->f = NULL;
+}
+
+const struct nlattr *
+ctl_follow_event(const struct nlmsghdr *h, uint8_t cmd,
+		 const struct nlattr **tb)
+{
+	const struct genlmsghdr *g = mnl_nlmsg_get_payload(h);
+
+	if (h->nlmsg_len < mnl_nlmsg_size(GENL_HDRLEN) || g->cmd != cmd)
+		return NULL;
+	gclient_attrs(mnl_nlmsg_get_payload_offset(h, GENL_HDRLEN),
+		      mnl_nlmsg_get_payload_len(h) - GENL_HDRLEN, tb,
+		      TAPDP_CTL_ATTR_MAX);
+	return tb[TAPDP_CTL_ATTR_PACKET];
 }
 
 void

@@ -8,9 +8,13 @@
 #define TAPDP_CTL_FOLLOW_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "tools/ctl-cmd.h"
 #include "tools/pcapng.h"
+
+struct nlattr;
+struct nlmsghdr;
 
 /* Options a command takes beyond --count and --timeout. */
 #define CTL_FOLLOW_OPT_W	1u	/* -w FILE */
@@ -40,6 +44,11 @@ int ctl_follow_run(struct ctl_ctx *ctx, uint32_t group, const char *what,
 int ctl_follow_pcapng(const struct ctl_follow *f, struct pcapng *p);
 /* Closes the file ctl_follow_pcapng opened, if any. */
 void ctl_follow_close(struct pcapng *p);
+/* An event of the tapdp_ctl family: when h is a cmd message, its
+ * attributes in tb (TAPDP_CTL_ATTR_MAX + 1 of them) and its
+ * TAPDP_CTL_ATTR_PACKET; NULL for any other message or one without it. */
+const struct nlattr *ctl_follow_event(const struct nlmsghdr *h, uint8_t cmd,
+				      const struct nlattr **tb);
 /* A line of text output: the time (ns since the epoch) in seconds and
  * microseconds, then words; written at once. */
 void ctl_follow_line(uint64_t ts_ns, const char *words);

@@ -205,19 +205,12 @@ write_dgram(struct nlmon *m, uint64_t ts_us, bool to_client, int protocol,
 static int
 nlmsg_cb(const struct nlmsghdr *h, void *data)
 {
-	const struct genlmsghdr *g = mnl_nlmsg_get_payload(h);
 	const struct nlattr *tb[TAPDP_CTL_ATTR_MAX + 1], *pkt;
 	struct nlmon *m = data;
 	uint64_t ts;
 	char words[512];
 
-	if (h->nlmsg_len < mnl_nlmsg_size(GENL_HDRLEN) ||
-	    g->cmd != TAPDP_CTL_CMD_NLMSG)
-		return MNL_CB_OK;
-	gclient_attrs(mnl_nlmsg_get_payload_offset(h, GENL_HDRLEN),
-		      mnl_nlmsg_get_payload_len(h) - GENL_HDRLEN, tb,
-		      TAPDP_CTL_ATTR_MAX);
-	pkt = tb[TAPDP_CTL_ATTR_PACKET];
+	pkt = ctl_follow_event(h, TAPDP_CTL_CMD_NLMSG, tb);
 	if (!pkt)
 		return MNL_CB_OK;
 	m->f.seen++;
