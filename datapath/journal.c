@@ -335,9 +335,7 @@ journal_append(const struct dp_net *net, const struct msgbuf *mb)
 	pthread_mutex_unlock(&j->lock);
 }
 
-/* The record being written (control thread), and whose. */
-static char rec_mem[GENL_MSG_MAX];
-
+/* The families' state and replay handlers (journal_set_ops). */
 static const struct journal_ops *ops;
 
 void
@@ -345,6 +343,10 @@ journal_set_ops(const struct journal_ops *o)
 {
 	ops = o;
 }
+
+/* The record being written (control thread), and whose. */
+static char rec_mem[GENL_MSG_MAX];
+
 static struct msgbuf rec_mb;
 static const struct dp_net *rec_net;
 

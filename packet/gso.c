@@ -51,6 +51,7 @@ ip_version(const uint8_t *f, size_t len, bool l3, unsigned want,
 	const struct nsh_header *nsh;
 	struct eth_walk w;
 	uint16_t type;
+	unsigned v;
 	size_t at;
 
 	if (l3) {
@@ -73,11 +74,11 @@ ip_version(const uint8_t *f, size_t len, bool l3, unsigned want,
 		at = mpls_end(f, len, at);
 		if (!at || at >= len)
 			return 0;
-		type = htons(ETH_P_TEB);
-		if ((f[at] >> 4 == 4 || f[at] >> 4 == 6) &&
-		    (!want || f[at] >> 4 == want))
-			type = f[at] >> 4 == 4 ? htons(ETH_P_IP)
-					       : htons(ETH_P_IPV6);
+		v = f[at] >> 4;
+		if ((v == 4 || v == 6) && (!want || v == want))
+			type = v == 4 ? htons(ETH_P_IP) : htons(ETH_P_IPV6);
+		else
+			type = htons(ETH_P_TEB);
 	}
 	if (type == htons(ETH_P_TEB)) {
 		if (eth_walk(f + at, len - at, UINT_MAX, 0, &w))

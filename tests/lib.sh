@@ -6,6 +6,8 @@
 #                          not match RE (a failing CMD fails the check)
 #   check_fails DESC CMD...   passes when CMD runs and exits non-zero (not
 #                          when it cannot be run: status 126 or 127)
+#                          A failed check also prints what the daemon
+#                          counted: drops by reason, lost upcalls
 #   adopt PREFIX CMD...   runs CMD, a checker printing "ok - "/"FAIL - "
 #                          lines and "N passed, N failed": its lines are
 #                          this suite's checks (PREFIX before each); one
@@ -14,8 +16,6 @@
 #                          lines are printed under it
 #   adopt_output PREFIX FILE ST   the same for a checker that ran
 #                          elsewhere: its output in FILE, its status ST
-#                          A failed check also prints what the daemon
-#                          counted: drops by reason, lost upcalls
 #   wait_until SECS CMD... runs CMD every 0.1 s until it succeeds (status 0)
 #                          or SECS have passed (status 1)
 #   dead PID               PID has exited: gone, or a zombie its parent
