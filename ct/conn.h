@@ -28,6 +28,7 @@ enum { CT_DIR_ORIG, CT_DIR_REPLY };
 #define CT_S_NAT_MASK		(CT_S_SRC_NAT | CT_S_DST_NAT)
 #define CT_S_LABELS		0x080	/* labels set at least once */
 #define CT_S_EXPECTED		0x100	/* met a helper's expectation */
+#define CT_S_COUNTED		0x200	/* counted in its zone's limit */
 
 enum ct_manip { CT_MANIP_SRC, CT_MANIP_DST };
 

@@ -96,6 +96,29 @@ status_test_set(struct conn *c, uint32_t bits)
 	return ~__atomic_fetch_or(&c->status, bits, __ATOMIC_RELEASE) & bits;
 }
 
+/* Takes c out of its zone's count, once. nf_conncount keeps only the
+ * connections committed under a limit and forgets a TCP one once it is
+ * closing (TIME_WAIT, CLOSE) or gone. */
+static void
+uncount(struct conntrack *ct, struct conn *c)
+{
+	if (__atomic_fetch_and(&c->status, ~CT_S_COUNTED, __ATOMIC_RELAXED) &
+	    CT_S_COUNTED)
+		__atomic_fetch_sub(&ct->zone_count[c->tuple[0].zone], 1,
+				   __ATOMIC_RELAXED);
+}
+
+/* uncount() for a TCP connection that a packet or ctnetlink closed. */
+static void
+uncount_closed(struct conntrack *ct, struct conn *c)
+{
+	uint8_t state = __atomic_load_n(&c->tcp.state, __ATOMIC_RELAXED);
+
+	if (c->tuple[0].proto == IPPROTO_TCP &&
+	    (state == CT_TCP_TIME_WAIT || state == CT_TCP_CLOSE))
+		uncount(ct, c);
+}
+
 /* Notes event (IPCT_*) for c's next delivery (the kernel's
  * nf_conntrack_event_cache). */
 static void
@@ -264,8 +287,7 @@ conn_delete(struct conntrack *ct, struct conn *c, uint32_t portid)
 	event_deliver(ct, c, 1u << IPCT_DESTROY, portid);
 	if (c->helper)
 		expect_forget(&ct->expects, c->id, 0);
-	__atomic_fetch_sub(&ct->zone_count[c->tuple[0].zone], 1,
-			   __ATOMIC_RELAXED);
+	uncount(ct, c);
 	__atomic_fetch_sub(&ct->n_conns, 1, __ATOMIC_RELAXED);
 	call_rcu(&c->rcu, conn_free_rcu);
 	return true;
@@ -446,6 +468,7 @@ track_packet(struct conntrack *ct, struct track *tr, const uint8_t *l3,
 	c = lookup(ct, &tr->p.tuple, &tr->dir, tr->now);
 	if (c) {
 		if (proto_packet(c, tr->dir, l3, &tr->p, &reopen, tr->now)) {
+			uncount_closed(ct, c);
 			tr->c = c;
 			tr->info = info_of(c, tr->dir);
 			return;
@@ -678,6 +701,7 @@ confirm(struct conntrack *ct, struct track *tr, int *err)
 	struct conn_node *other;
 	struct conn *c;
 
+	/* Only a zone with a limit counts (ovs_ct_check_limit). */
 	if ((limit && __atomic_load_n(&ct->zone_count[zone],
 				      __ATOMIC_RELAXED) >= limit) ||
 	    __atomic_load_n(&ct->n_conns, __ATOMIC_RELAXED) >= ct->max_conns) {
@@ -708,7 +732,7 @@ confirm(struct conntrack *ct, struct track *tr, int *err)
 	pthread_spin_init(&c->lock, PTHREAD_PROCESS_PRIVATE);
 	if (c->tp)
 		ct_timeout_hold(c->tp);
-	c->status |= CT_S_CONFIRMED;
+	c->status |= CT_S_CONFIRMED | (limit ? CT_S_COUNTED : 0);
 	c->id = __atomic_add_fetch(&ct->next_id, 1, __ATOMIC_RELAXED);
 	switch (insert_nodes(ct, c, &other)) {
 	case -EEXIST:
@@ -727,7 +751,8 @@ confirm(struct conntrack *ct, struct track *tr, int *err)
 		*err = -EINVAL;
 		return NULL;
 	}
-	__atomic_fetch_add(&ct->zone_count[zone], 1, __ATOMIC_RELAXED);
+	if (limit)
+		__atomic_fetch_add(&ct->zone_count[zone], 1, __ATOMIC_RELAXED);
 	__atomic_fetch_add(&ct->n_conns, 1, __ATOMIC_RELAXED);
 	event_cache(c, c->master ? IPCT_RELATED : IPCT_NEW);
 	if (c->master) {
@@ -1398,7 +1423,7 @@ conntrack_insert(struct conntrack *ct, const struct ct_tuple *orig,
 	}
 	if (err)
 		goto fail;
-	__atomic_fetch_add(&ct->zone_count[orig->zone], 1, __ATOMIC_RELAXED);
+	/* Not counted in its zone: only the ct action counts. */
 	__atomic_fetch_add(&ct->n_conns, 1, __ATOMIC_RELAXED);
 	events = CHANGE_EVENTS | 1u << (c->master ? IPCT_RELATED : IPCT_NEW);
 	if (ch->given & CT_SET_LABELS)
@@ -1433,6 +1458,7 @@ conntrack_update(struct conntrack *ct, const struct ct_tuple *t,
 		err = change_check(ips_status(status_of(c)), ch);
 	if (!err) {
 		change_apply(c, ch, now);
+		uncount_closed(ct, c);
 		if ((ch->given & CT_SET_HELPER) && c->helper) {
 			/* The helper leaves, and what it expected. */
 			pthread_spin_lock(&c->lock);

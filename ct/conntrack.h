@@ -63,6 +63,9 @@ uint32_t conntrack_limit_get(struct conntrack *ct, uint16_t zone);
 /* Zones with their own limit, in order: the first after *zone (start
  * with -1); false at the end. */
 bool conntrack_limit_next(struct conntrack *ct, int *zone);
+/* What the limit counts, as nf_conncount does for openvswitch.ko: the
+ * connections the ct action committed while their zone had a limit,
+ * until they go or (TCP) reach TIME_WAIT or CLOSE. */
 uint32_t conntrack_zone_count(struct conntrack *ct, uint16_t zone);
 
 /* A connection as ctnetlink shows it. */

@@ -383,14 +383,23 @@ check_out "DNAT: TFTP, answered from another port" "^got 1300 bytes$" \
 check_out "DNAT: B saw A's request" "^request from 10.7.0.1:" \
 	cat "$T/tftpd"
 
-# 5. Zone limits: two connections in zone 7, the third is refused.
+# 5. Zone limits: a zone counts only while it has a limit (the kernel's
+# nf_conncount); then two connections in zone 7, the third is refused.
 $OFCTL del-flows br0
 add_flows "zone limits" <<'OF'
 table=0,priority=100,arp,actions=NORMAL
 table=0,priority=10,udp,actions=ct(commit,zone=7),NORMAL
 table=0,priority=5,ip,actions=NORMAL
 OF
+serve "$B" udp 8200
+check_out "zone 7 unlimited: a connection passes" \
+	"reply from 10.7.0.2:8200 ok" send "$A" udp 10.7.0.2 8200
+wait "$SERVER"
+check_out "zone 7 unlimited: its connection is not counted" \
+	"zone=7,limit=0,count=0" appctl dpctl/ct-get-limits zone=7
 check "ct-set-limits zone=7,limit=2" appctl dpctl/ct-set-limits zone=7,limit=2
+check_out "the connection from before the limit stays uncounted" \
+	"zone=7,limit=2,count=0" appctl dpctl/ct-get-limits zone=7
 for p in 1 2; do
 	serve "$B" udp 820$p
 	check_out "zone 7: connection $p of 2 passes" \

@@ -606,6 +606,8 @@ test_zones(void **s)
 	struct ct_action l2 = act(false, 2);
 	struct frame f;
 
+	conntrack_limit_set(ct, 1, 10);		/* zones count */
+	conntrack_limit_set(ct, 2, 10);
 	udp(&f, A, B, 6000, 53);
 	assert_int_equal(state(&f, &c1), TRK | NEW);
 	udp(&f, B, A, 53, 6000);
@@ -1918,6 +1920,7 @@ test_expiry_udp_icmp(void **s)
 	struct ct_action l = act(false, 0);
 	static struct frame a, b;
 
+	conntrack_limit_set_default(ct, 100);	/* zone 0 counts */
 	udp(&a, A, B, 5000, 53);
 	udp(&b, A, B, 5000, 53);
 	restarts(&a, &b, TRK | NEW, 30, 30, 0);
@@ -1937,6 +1940,7 @@ test_expiry_udp_icmp(void **s)
 	echo(&b, B, A, 0, 77);
 	assert_int_equal(state(&b, &l), TRK | INV);
 	assert_int_equal(stats().n_expired, 3);
+	conntrack_limit_set_default(ct, 0);
 }
 
 /* A receive burst reads the clock once: its packets see the time it
@@ -1985,6 +1989,57 @@ tcp_open(uint16_t zone, uint16_t sport, uint64_t ms, bool established)
 		assert_int_equal(state(&f, &l), TRK | EST);
 	}
 	return conn_in(zone);
+}
+
+/* What a zone's limit counts, as nf_conncount: the ct action's commits
+ * while the zone had a limit (its own or the default), not a TCP
+ * connection once closing. */
+static void
+test_limit_counts(void **s)
+{
+	struct ct_action c7 = act(true, 7), c8 = act(true, 8);
+	struct frame f;
+
+	/* Unlimited: counts nothing, refuses nothing. */
+	for (uint16_t p = 1; p <= 3; p++) {
+		udp(&f, A, B, p, 53);
+		assert_int_equal(run(&f, &c7), 0);
+	}
+	assert_int_equal(conntrack_zone_count(ct, 7), 0);
+	/* A limit set later counts what commits after it, not before. */
+	conntrack_limit_set(ct, 7, 2);
+	udp(&f, A, B, 1, 53);
+	assert_int_equal(run(&f, &c7), 0);
+	assert_int_equal(conntrack_zone_count(ct, 7), 0);
+	for (uint16_t p = 4; p <= 5; p++) {
+		udp(&f, A, B, p, 53);
+		assert_int_equal(run(&f, &c7), 0);
+	}
+	assert_int_equal(conntrack_zone_count(ct, 7), 2);
+	udp(&f, A, B, 6, 53);
+	assert_int_equal(run(&f, &c7), -ENOMEM);
+	/* Back to unlimited: the counted stay counted, new ones do not. */
+	conntrack_limit_del(ct, 7);
+	udp(&f, A, B, 6, 53);
+	assert_int_equal(run(&f, &c7), 0);
+	assert_int_equal(conntrack_zone_count(ct, 7), 2);
+	assert_int_equal(conntrack_flush(ct, 7, 0, 0), 6);
+	assert_int_equal(conntrack_zone_count(ct, 7), 0);
+
+	/* The default limit counts in a zone without its own. */
+	conntrack_limit_set_default(ct, 1);
+	tcp_open(8, 1000, 0, true);
+	assert_int_equal(conntrack_zone_count(ct, 8), 1);
+	tcp(&f, A, B, 1001, 80, 100, 0, FB_SYN);
+	assert_int_equal(run(&f, &c8), -ENOMEM);
+	/* TIME_WAIT leaves the count, and makes room. */
+	tcp_close(1000, 8);
+	assert_int_equal(conntrack_zone_count(ct, 8), 0);
+	tcp_open(8, 1001, 0, true);
+	assert_int_equal(conntrack_zone_count(ct, 8), 1);
+	assert_int_equal(conntrack_flush(ct, 8, 0, 0), 2);
+	assert_int_equal(conntrack_zone_count(ct, 8), 0);
+	conntrack_limit_set_default(ct, 0);
 }
 
 /* TCP: each state its timeout (ct/tcp.c), data unacknowledged at most
@@ -2047,6 +2102,7 @@ test_expiry_sweep(void **s)
 	struct ct_action udp1 = act(true, 1), icmp2 = act(true, 2);
 	struct frame f;
 
+	conntrack_limit_set_default(ct, 100);	/* zones count */
 	udp(&f, A, B, 5000, 53);
 	assert_int_equal(state(&f, &udp1), TRK | NEW);
 	echo(&f, A, B, 8, 77);
@@ -2074,6 +2130,7 @@ test_expiry_sweep(void **s)
 	conntrack_sweep(ct);
 	assert_int_equal(stats().n_conns, 0);
 	assert_int_equal(stats().n_expired, 4);
+	conntrack_limit_set_default(ct, 0);
 }
 
 /* A fragment queue lives 30 s: the sweeper drops it after, and the rest
@@ -2304,6 +2361,7 @@ main(void)
 		cmocka_unit_test(test_snat),
 		cmocka_unit_test(test_dnat_icmp_error),
 		cmocka_unit_test(test_limits),
+		cmocka_unit_test(test_limit_counts),
 		cmocka_unit_test(test_table_full),
 		cmocka_unit_test(test_checksums),
 		cmocka_unit_test(test_hostile),
