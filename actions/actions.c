@@ -425,21 +425,28 @@ set_ports(struct packet *pkt, struct flow_key *key, const uint8_t *v,
 {
 	uint32_t l4 = pkt->layers.l4;
 	uint8_t *sum = l4_csum(pkt, key), old[sizeof(struct l4_ports)];
+	struct sctp_header *sh = NULL;
 	struct l4_ports *ports;
+	uint32_t crc = 0;
 
 	if (l4 == FLOW_OFS_NONE)
 		return;
 	ports = header_at_rw(pkt->data, pkt->len, l4, sizeof(*ports));
 	if (!ports)
 		return;
+	/* SCTP's CRC32c is not incremental: computed before and after, an
+	 * error it had carried through (set_sctp). */
+	if (key->ip_proto == IPPROTO_SCTP)
+		sh = header_at_rw(pkt->data, pkt->len, l4, sizeof(*sh));
+	if (sh)
+		crc = csum_sctp(sh, pkt->len - l4);
 	masked_write(ports, v, m, sizeof(*ports), old);
-	/* SCTP's CRC32c is not incremental; it has no sum here. A partial
-	 * checksum covers the ports when it is finished. */
-	if (sum && key->ip_proto != IPPROTO_SCTP &&
-	    !packet_csum_partial(pkt)) {
+	if (sh)
+		sh->csum ^= crc ^ csum_sctp(sh, pkt->len - l4);
+	/* A partial checksum covers the ports when it is finished. */
+	if (sum && !packet_csum_partial(pkt))
 		csum_update_l4(sum, old, ports, sizeof(*ports), false,
 			       key->ip_proto == IPPROTO_UDP);
-	}
 	key->tp_src = ports->src;
 	key->tp_dst = ports->dst;
 }

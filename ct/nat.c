@@ -182,6 +182,7 @@ rewrite(void *field, const void *v, size_t n, void *ipsum, void *l4sum,
 static void *
 l4_sum(uint8_t *l4, uint32_t len, uint8_t proto, int family)
 {
+	struct dccp_header *dccp;
 	struct tcp_header *tcp;
 	struct udp_header *udp;
 	struct icmp_header *icmp;
@@ -196,6 +197,15 @@ l4_sum(uint8_t *l4, uint32_t len, uint8_t proto, int family)
 		if (!udp || (family == AF_INET && !udp->csum))
 			return NULL;
 		return &udp->csum;
+	case IPPROTO_UDPLITE:
+		/* Its checksum is never optional. */
+		udp = header_at_rw(l4, len, 0, UDP_HLEN);
+		return udp ? &udp->csum : NULL;
+	case IPPROTO_DCCP:
+		/* Updated only when the whole generic header is there (a
+		 * quote may hold 8 bytes), as dccp_manip_pkt. */
+		dccp = header_at_rw(l4, len, 0, sizeof(*dccp));
+		return dccp ? &dccp->csum : NULL;
 	case IPPROTO_ICMP:
 	case IPPROTO_ICMPV6:
 		icmp = header_at_rw(l4, len, 0,
@@ -225,7 +235,7 @@ manip_packet(uint8_t *ip, uint32_t l4_off, uint32_t avail,
 	uint8_t proto = target->proto, *l4 = ip + l4_off;
 	uint32_t l4len = avail > l4_off ? avail - l4_off : 0;
 	void *sum = l4_sum(l4, l4len, proto, family);
-	bool udp = proto == IPPROTO_UDP;
+	bool udp = proto == IPPROTO_UDP || proto == IPPROTO_UDPLITE;
 	bool pseudo_l4 = proto != IPPROTO_ICMP;
 	const union ct_addr *a = src ? &target->src : &target->dst;
 	struct l4_ports *ports = header_at_rw(l4, l4len, 0, sizeof(*ports));
@@ -254,6 +264,15 @@ manip_packet(uint8_t *ip, uint32_t l4_off, uint32_t avail,
 
 		rewrite(src ? ip6->saddr : ip6->daddr, &a->ip6, sizeof(a->ip6),
 			NULL, sum, partial, true, udp);
+	}
+	/* SCTP's CRC is computed again over what follows, whatever changed
+	 * (sctp_manip_pkt), unless the sender left it to be finished. */
+	if (proto == IPPROTO_SCTP && !partial) {
+		struct sctp_header *sh = header_at_rw(l4, l4len, 0,
+						      sizeof(*sh));
+
+		if (sh)
+			sh->csum = csum_sctp(sh, l4len);
 	}
 }
 

@@ -2,6 +2,7 @@
 #include "packet/csum.h"
 
 #include <arpa/inet.h>
+#include <endian.h>
 #include <string.h>
 
 #include "common/unaligned.h"
@@ -89,4 +90,37 @@ csum_update_l4(void *sum, const void *old, const void *new, size_t n,
 	csum_replace(sum, old, new, n);
 	if (udp && !get_unaligned16(sum))
 		put_unaligned16(sum, 0xffff);
+}
+
+/* CRC32c (Castagnoli, reflected), four bits at a time. */
+static uint32_t
+crc32c(uint32_t crc, const uint8_t *p, size_t len)
+{
+	static const uint32_t nibble[16] = {
+		0x00000000, 0x105ec76f, 0x20bd8ede, 0x30e349b1,
+		0x417b1dbc, 0x5125dad3, 0x61c69362, 0x7198540d,
+		0x82f63b78, 0x92a8fc17, 0xa24bb5a6, 0xb21572c9,
+		0xc38d26c4, 0xd3d3e1ab, 0xe330a81a, 0xf36e6f75,
+	};
+
+	for (size_t i = 0; i < len; i++) {
+		crc ^= p[i];
+		crc = (crc >> 4) ^ nibble[crc & 15];
+		crc = (crc >> 4) ^ nibble[crc & 15];
+	}
+	return crc;
+}
+
+uint32_t
+csum_sctp(const void *sctp, size_t len)
+{
+	static const uint8_t zero[4];
+	const uint8_t *b = sctp;
+	uint32_t crc;
+
+	/* The checksum is the common header's last four bytes. */
+	crc = crc32c(~0u, b, 8);
+	crc = crc32c(crc, zero, 4);
+	crc = crc32c(crc, b + 12, len - 12);
+	return htole32(~crc);
 }

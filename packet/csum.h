@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Internet checksums (RFC 1071) and their incremental updates (RFC 1624),
- * for the actions and the connection tracker that rewrite headers.
+ * and SCTP's CRC32c (RFC 9260), for the actions and the connection
+ * tracker that rewrite headers.
  *
  * Pure functions on caller-owned bytes; unaligned access is fine. */
 #ifndef TAPDP_PACKET_CSUM_H
@@ -36,5 +37,10 @@ void csum_update_partial(void *sum, const void *old, const void *new,
  * is written as all ones (0 means "none" for UDP over IPv4). */
 void csum_update_l4(void *sum, const void *old, const void *new, size_t n,
 		    bool partial, bool udp);
+
+/* SCTP's checksum of the packet at sctp (len bytes from its common
+ * header, which len must cover): the CRC32c over it with the checksum
+ * field as zero, as the field holds it (sctp_compute_cksum). */
+uint32_t csum_sctp(const void *sctp, size_t len);
 
 #endif

@@ -320,6 +320,18 @@ struct sctp_header {
 } HEADER_PACKED;
 _Static_assert(sizeof(struct sctp_header) == 12, "SCTP header");
 
+/* DCCP's generic header with short sequence numbers: what its checksum
+ * needs. */
+struct dccp_header {
+	uint16_t src;
+	uint16_t dst;
+	uint8_t doff;
+	uint8_t cscov_ccval;
+	uint16_t csum;
+	uint32_t type_seq;
+} HEADER_PACKED;
+_Static_assert(sizeof(struct dccp_header) == 12, "DCCP header");
+
 /* ICMP and ICMPv6 share this layout. The last four bytes are the echo
  * (and kin) query's identifier and sequence number; errors use them
  * otherwise and quote the offending packet after them. */

@@ -2,6 +2,7 @@
 #include "tests/unit/builders.h"
 
 #include <arpa/inet.h>
+#include <endian.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -152,6 +153,17 @@ fb_udp(struct fb *b, uint16_t sport, uint16_t dport)
 	return uh;
 }
 
+void
+fb_ports(struct fb *b, uint8_t proto, uint16_t sport, uint16_t dport)
+{
+	uint8_t *h = l4_start(b, proto, proto == IPPROTO_UDPLITE ? 8 : 12);
+
+	put_be16(h, sport);
+	put_be16(h + 2, dport);
+	if (proto == IPPROTO_DCCP)
+		h[4] = 3;		/* data offset: 3 words */
+}
+
 static bool
 is_ipv6(const uint8_t *l3)
 {
@@ -227,12 +239,30 @@ csum_offset(uint8_t proto, bool *pseudo)
 	case IPPROTO_TCP:
 		return 16;
 	case IPPROTO_UDP:
+	case IPPROTO_UDPLITE:
+	case IPPROTO_DCCP:
 		return 6;
 	case IPPROTO_ICMP:
 	case IPPROTO_ICMPV6:
 		return 2;
 	}
 	return -1;
+}
+
+/* SCTP's CRC32c, bit by bit (RFC 9260, appendix A), with its field at
+ * bytes 8-11 taken as zero; in the field's byte order. */
+static uint32_t
+sctp_crc(const uint8_t *l4, size_t len)
+{
+	uint32_t crc = ~0u;
+
+	for (size_t i = 0; i < len; i++) {
+		crc ^= i >= 8 && i < 12 ? 0 : l4[i];
+		for (int k = 0; k < 8; k++)
+			crc = crc & 1 ? (crc >> 1) ^ 0x82f63b78 : crc >> 1;
+	}
+	crc = ~crc;
+	return htole32(crc);
 }
 
 size_t
@@ -258,8 +288,14 @@ fb_end(struct fb *b)
 		return b->len;
 	l4 = b->buf + b->l4;
 	l4len = b->len - b->l4;
-	if (b->l4_proto == IPPROTO_UDP)
+	if (b->l4_proto == IPPROTO_UDP || b->l4_proto == IPPROTO_UDPLITE)
 		put_be16(l4 + 4, l4len);
+	if (b->l4_proto == IPPROTO_SCTP) {
+		uint32_t crc = sctp_crc(l4, l4len);
+
+		memcpy(l4 + 8, &crc, 4);
+		return b->len;
+	}
 	at = csum_offset(b->l4_proto, &pseudo);
 	put_be16(l4 + at, 0);
 	sum = ~sum_fold(sum_add(pseudo ? pseudo_sum(l3, b->l4_proto, l4len)
@@ -302,6 +338,11 @@ fb_csums_ok(const void *ip, size_t len)
 	if (len - hlen < l4len)
 		return false;
 	l4 = l3 + hlen;
+	if (proto == IPPROTO_SCTP) {
+		uint32_t crc = sctp_crc(l4, l4len);
+
+		return l4len >= 12 && !memcmp(l4 + 8, &crc, 4);
+	}
 	at = csum_offset(proto, &pseudo);
 	if (at < 0)
 		return true;

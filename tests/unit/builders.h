@@ -93,6 +93,10 @@ struct ipv6hdr *fb_ipv6(struct fb *b, const void *src, const void *dst,
 struct tcphdr *fb_tcp(struct fb *b, uint16_t sport, uint16_t dport,
 		      uint32_t seq, uint32_t ack, uint8_t flags);
 struct udphdr *fb_udp(struct fb *b, uint16_t sport, uint16_t dport);
+/* The other port-carrying transports: UDP-Lite (full coverage), DCCP (a
+ * 12-byte generic header, full coverage) or SCTP (a common header, the
+ * chunks to fb_put()); their checksums are filled in by fb_end(). */
+void fb_ports(struct fb *b, uint8_t proto, uint16_t sport, uint16_t dport);
 /* ICMP, or ICMPv6 in an IPv6 packet: type, code and 4 zero bytes. */
 struct icmphdr *fb_icmp(struct fb *b, uint8_t type, uint8_t code);
 /* Appends 'len' bytes of 'data' (zeros if NULL); returns them, in the

@@ -413,6 +413,64 @@ test_set_ipv4_and_ports_keep_checksums(void **state)
 	assert_int_equal(key.tp_dst, htons(8080));
 }
 
+/* set(sctp) and set_masked(sctp) keep SCTP's CRC32c right, and carry an
+ * error it had (set_sctp), over IPv4 and IPv6. */
+static void
+set_sctp(bool v6, bool masked, bool bad)
+{
+	static const uint8_t one[16] = { [15] = 1 }, two[16] = { [15] = 2 };
+	uint8_t f[TCP_FRAME_MAX], buf[4096], want[4], got[4];
+	uint32_t l4 = ETH_HLEN + (v6 ? 40 : 20), len;
+	struct ovs_key_sctp sc[2];
+	static struct attrs a;
+	struct flow_key key;
+	struct packet pkt;
+	struct fb b;
+
+	fb_init(&b, f, sizeof(f));
+	fb_eth(&b, v6 ? ETH_P_IPV6 : ETH_P_IP);
+	if (v6)
+		fb_ipv6(&b, one, two, IPPROTO_SCTP);
+	else
+		fb_ipv4(&b, 0x0a000001, 0x0a000002, IPPROTO_SCTP);
+	fb_ports(&b, IPPROTO_SCTP, 5000, 80);
+	fb_put(&b, "chunk of sixteen", 16);
+	len = fb_end(&b);
+	assert_true(sums_ok(f, len));
+	if (bad)
+		f[l4 + 9] ^= 0x21;
+	sc[0].sctp_src = htons(6000);
+	sc[0].sctp_dst = masked ? 0 : htons(80);
+	sc[1].sctp_src = 0xffff;
+	sc[1].sctp_dst = 0;
+	attrs_init(&a);
+	put_set(&a, masked ? OVS_ACTION_ATTR_SET_MASKED : OVS_ACTION_ATTR_SET,
+		OVS_KEY_ATTR_SCTP, sc, masked ? sizeof(sc) : sizeof(sc[0]));
+	msgbuf_put_u32(&a.mb, OVS_ACTION_ATTR_OUTPUT, 1);
+	run(f, len, &a, &pkt, &key, buf);
+	assert_int_equal(n_outs, 1);
+	assert_int_equal(outs[0].frame[l4] << 8 | outs[0].frame[l4 + 1], 6000);
+	assert_int_equal(key.tp_src, htons(6000));
+	if (!bad) {
+		assert_true(sums_ok(outs[0].frame, len));
+		return;
+	}
+	/* The error is the same bits off the right CRC as before. */
+	assert_false(sums_ok(outs[0].frame, len));
+	memcpy(got, outs[0].frame + l4 + 8, 4);
+	outs[0].frame[l4 + 9] ^= 0x21;
+	assert_true(sums_ok(outs[0].frame, len));
+	memcpy(want, outs[0].frame + l4 + 8, 4);
+	assert_int_equal(got[1] ^ want[1], 0x21);
+}
+
+static void
+test_set_sctp_keeps_crc(void **state)
+{
+	for (int i = 0; i < 8; i++)
+		set_sctp(i & 1, i & 2, i & 4);
+}
+
 static void
 test_vlan_push_pop_and_trunc(void **state)
 {
@@ -1054,6 +1112,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_set_ipv4_and_ports_keep_checksums),
+		cmocka_unit_test(test_set_sctp_keeps_crc),
 		cmocka_unit_test(test_vlan_push_pop_and_trunc),
 		cmocka_unit_test(test_psample),
 		cmocka_unit_test(test_psample_sampled_share),

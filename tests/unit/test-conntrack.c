@@ -1754,6 +1754,110 @@ nat_icmpv6_error(uint32_t len, uint32_t qlen)
 	assert_sums(&e);
 }
 
+/* The addresses of nat_sums(): A/::1 to B/::2, and B's reply to the
+ * mapped source 192.168.0.1/fd00::64. */
+static const uint8_t sum_one[16] = { [15] = 1 }, sum_two[16] = { [15] = 2 };
+static const uint8_t sum_nat6[16] = { 0xfd, [15] = 0x64 };
+
+/* A segment of transport proto with 16 bytes of payload: from A (or, for
+ * a reply, from B to the mapped address) with those ports. */
+static void
+ports_frame(struct frame *f, bool v6, uint8_t proto, bool reply,
+	    uint16_t sport, uint16_t dport)
+{
+	struct fb b = eth_begin(f, v6 ? ETH_P_IPV6 : ETH_P_IP);
+
+	if (v6)
+		fb_ipv6(&b, reply ? sum_two : sum_one,
+			reply ? sum_nat6 : sum_two, proto);
+	else
+		fb_ipv4(&b, reply ? B : A, reply ? NATIP : B, proto);
+	if (proto == IPPROTO_TCP)
+		fb_tcp(&b, sport, dport, reply ? 500 : 1, reply ? 2 : 0,
+		       reply ? FB_SYN | FB_ACK : FB_SYN);
+	else if (proto == IPPROTO_UDP)
+		fb_udp(&b, sport, dport);
+	else
+		fb_ports(&b, proto, sport, dport);
+	fb_put(&b, "0123456789abcdef", 16);
+	end(f, &b);
+}
+
+/* NAT to a port range keeps every transport's checksum right, as
+ * nf_nat_proto does: TCP, UDP, UDP-Lite and DCCP through the
+ * pseudo-header and the ports, SCTP's CRC32c computed again. */
+static void
+nat_sums(bool v6, uint8_t proto, uint16_t zone)
+{
+	struct ct_action c = act(true, zone), n = act(false, zone);
+	uint32_t l4 = ETH_HLEN + (v6 ? 40 : 20);
+	struct frame f;
+	uint16_t port;
+
+	c.family = n.family = v6 ? AF_INET6 : AF_INET;
+	c.nat = CT_ACTION_NAT | CT_ACTION_SNAT;
+	c.range.flags = CT_RANGE_MAP_IPS | CT_RANGE_PROTO;
+	if (v6) {
+		memcpy(&c.range.min_addr.ip6, sum_nat6, 16);
+		memcpy(&c.range.max_addr.ip6, sum_nat6, 16);
+	} else {
+		c.range.min_addr.ip = c.range.max_addr.ip = htonl(NATIP);
+	}
+	c.range.min_port = 2000;
+	c.range.max_port = 2001;
+	n.nat = CT_ACTION_NAT;
+
+	ports_frame(&f, v6, proto, false, 5000, 80);
+	assert_int_equal(state(&f, &c), TRK | NEW | SNAT);
+	port = get_be16(f.pkt.data + l4);
+	assert_true(port == 2000 || port == 2001);
+	assert_sums(&f);
+	ports_frame(&f, v6, proto, true, 80, port);
+	assert_int_equal(state(&f, &n), TRK | EST | RPL | DNAT);
+	assert_int_equal(get_be16(f.pkt.data + l4 + 2), 5000);
+	assert_sums(&f);
+}
+
+static void
+test_nat_sums(void **s)
+{
+	static const uint8_t protos[] = { IPPROTO_TCP, IPPROTO_UDP,
+					  IPPROTO_UDPLITE, IPPROTO_DCCP,
+					  IPPROTO_SCTP };
+
+	for (size_t i = 0; i < sizeof(protos); i++) {
+		nat_sums(false, protos[i], 20 + i);
+		nat_sums(true, protos[i], 30 + i);
+	}
+}
+
+/* An ICMP error quoting a mapped SCTP packet whole: the quote is mapped
+ * back with its CRC computed again (over the quote, as the kernel
+ * does), and the outer checksum follows. */
+static void
+test_nat_sctp_quote(void **s)
+{
+	struct ct_action c = act(true, 40), n = act(false, 40);
+	static struct frame f, e;
+	uint8_t quote[20 + 12 + 16];
+
+	c.nat = CT_ACTION_NAT | CT_ACTION_SNAT;
+	c.range.flags = CT_RANGE_MAP_IPS | CT_RANGE_PROTO;
+	c.range.min_addr.ip = c.range.max_addr.ip = htonl(NATIP);
+	c.range.min_port = c.range.max_port = 2100;
+	n.nat = CT_ACTION_NAT;
+	ports_frame(&f, false, IPPROTO_SCTP, false, 5000, 80);
+	assert_int_equal(state(&f, &c), TRK | NEW | SNAT);
+	assert_int_equal(f.pkt.len, ETH_HLEN + sizeof(quote));
+	memcpy(quote, f.pkt.data + ETH_HLEN, sizeof(quote));
+	port_unreachable(&e, B, NATIP, quote, sizeof(quote));
+	assert_int_equal(run(&e, &n), 0);
+	assert_int_equal(e.key.ct_state, TRK | REL | RPL | DNAT);
+	assert_int_equal(get_be16(e.pkt.data + ETH_HLEN + 28 + 20), 5000);
+	assert_sums(&e);
+	assert_true(fb_csums_ok(e.pkt.data + ETH_HLEN + 28, sizeof(quote)));
+}
+
 static void
 test_nat_icmpv6_error(void **s)
 {
@@ -2374,6 +2478,8 @@ main(void)
 		cmocka_unit_test(test_seqadj),
 		cmocka_unit_test(test_nat_icmpv6_error),
 		cmocka_unit_test(test_nat_icmpv6_error_long_quote),
+		cmocka_unit_test(test_nat_sums),
+		cmocka_unit_test(test_nat_sctp_quote),
 		cmocka_unit_test(test_fragments_v4),
 		cmocka_unit_test(test_fragments_v6),
 		cmocka_unit_test(test_fragment_past_last),
