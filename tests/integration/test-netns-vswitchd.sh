@@ -189,6 +189,20 @@ flows_of() {
 	dpctl_in "$1" dump-flows |
 		sed -E 's/packets:[0-9]+, bytes:[0-9]+, used:[^,]+, //' | sort
 }
+# revalidator/purge skips a flow whose ukey a revalidator thread holds
+# at that moment (OVS's revalidator_sweep__): purged until the pings'
+# IPv4 flows are gone (an ARP probe of a neighbour entry may put an ARP
+# flow back at any time).
+purged() {
+	appctl_in "$1" revalidator/purge &&
+		! dpctl_in "$1" dump-flows | grep -q "eth_type(0x0800)"
+}
+# Pings, and their flow is in the datapath with the packets counted.
+pinged_through() {
+	ip netns exec "${1}a" ping -c 2 -i 0.2 -W 2 10.9.0.2 &&
+		dpctl_in "$1" dump-flows |
+		grep -Eq "eth_type\(0x0800\).*packets:[1-9]"
+}
 for how in crash_restart upgrade; do
 	for c in $ALL; do
 		ip netns exec "${c}a" ping -c 1 -W 2 10.9.0.2 >/dev/null
@@ -213,16 +227,10 @@ for how in crash_restart upgrade; do
 	check_absent "$C2: none of $C1's connections" "10.9.0" \
 		appctl_in "$C2" dpctl/dump-conntrack
 	for c in $ALL; do
-		check "$c: ovs-vswitchd purges its megaflows" \
-			appctl_in "$c" revalidator/purge
-		# The pings' flows; an ARP probe of a neighbour entry may
-		# put an ARP flow back at any time.
-		check_absent "... gone from its datapath" "eth_type\(0x0800\)" \
-			dpctl_in "$c" dump-flows
-		check "... and installs them again" \
-			ip netns exec "${c}a" ping -c 2 -i 0.2 -W 2 10.9.0.2
-		check_out "... in its datapath" \
-			"eth_type\(0x0800\).*packets:[1-9]" dpctl_in "$c" dump-flows
+		check "$c: ovs-vswitchd purges its megaflows, and they go" \
+			wait_until 10 purged "$c"
+		check "... and it installs them again" \
+			wait_until 10 pinged_through "$c"
 	done
 done
 
