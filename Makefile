@@ -201,21 +201,29 @@ asan:
 FUZZ_SRCS := $(wildcard tests/fuzz/fuzz-*.c)
 FUZZ_LIB := tests/fuzz/nl-mutator.c
 FUZZ_TARGETS := $(patsubst %.c,build-fuzz/%,$(notdir $(FUZZ_SRCS)))
-FUZZ_FLAGS := -fsanitize=fuzzer,address,undefined -fno-omit-frame-pointer \
-	      -fno-sanitize-recover=undefined
+FUZZ_SAN := address,undefined -fno-omit-frame-pointer \
+	    -fno-sanitize-recover=undefined
 FUZZ_SECONDS ?= 15
+# Each source is compiled once, instrumented for libFuzzer, and every
+# target links the objects it needs.
+FUZZ_CORE_OBJS := $(patsubst %.c,build-fuzz/obj/%.o,$(CORE_SRCS) $(FUZZ_LIB))
+.SECONDARY: $(FUZZ_CORE_OBJS)
+
+build-fuzz/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	clang $(TAPDP_CFLAGS) -Wno-missing-prototypes -g -O1 \
+		-fsanitize=fuzzer-no-link,$(FUZZ_SAN) \
+		$(shell pkg-config --cflags $(PKGS)) -MMD -MP -c -o $@ $<
 
 define fuzz_rule
-build-fuzz/$(basename $(notdir $(1))): $(1) $(FUZZ_LIB) $(CORE_SRCS) \
-		tests/fuzz/nl-mutator.h
-	@mkdir -p build-fuzz
-	clang $(TAPDP_CFLAGS) -Wno-missing-prototypes -g -O1 $(FUZZ_FLAGS) \
-		$(shell pkg-config --cflags $(PKGS)) -o $$@ \
-		$$(filter %.c,$$^) $(LDLIBS)
+build-fuzz/$(basename $(notdir $(1))): build-fuzz/obj/$(1:.c=.o) \
+		$(FUZZ_CORE_OBJS)
+	clang -fsanitize=fuzzer,$(FUZZ_SAN) -o $$@ $$(filter %.o,$$^) \
+		$(LDLIBS)
 endef
 $(foreach f,$(FUZZ_SRCS),$(eval $(call fuzz_rule,$(f))))
 # tapdpctl's flow-key writer is the client's, not the daemon's.
-build-fuzz/fuzz-odp-key: tools/odp-key.c tools/odp-key.h
+build-fuzz/fuzz-odp-key: build-fuzz/obj/tools/odp-key.o
 
 fuzz: $(FUZZ_TARGETS)
 	@for t in $(FUZZ_TARGETS); do \
@@ -278,4 +286,6 @@ clean:
 
 .PHONY: all unit asan fuzz fuzz-campaign bench selftest check install clean
 -include $(CORE_OBJS:.o=.d) $(UNIT_LIB_OBJS:.o=.d) \
-	$(filter $(BUILD)/obj/%,$(DAEMON_OBJS:.o=.d))
+	$(filter $(BUILD)/obj/%,$(DAEMON_OBJS:.o=.d)) \
+	$(FUZZ_CORE_OBJS:.o=.d) \
+	$(patsubst %.c,build-fuzz/obj/%.d,$(FUZZ_SRCS) tools/odp-key.c)

@@ -5,4 +5,4 @@ set -e
 cd "$(dirname "$0")/.."
 sh scripts/install-deps.sh
 make -j2 all
-make check
+make -j2 check
