@@ -124,9 +124,15 @@ validate_userspace(const struct nlattr *attr)
 		[OVS_USERSPACE_ATTR_EGRESS_TUN_PORT] = { .kind = ATTR_U32 },
 	};
 	const struct nlattr *a[OVS_USERSPACE_ATTR_MAX + 1];
-	int err = attr_parse_nested(attr, policy, OVS_USERSPACE_ATTR_MAX, a,
-				    NULL);
+	int err = 0;
 
+	/* Liberal until 6.18 refused what it does not know. */
+	if (kernel_profile()->userspace_strict)
+		err = attr_check_known(attr_data(attr), attr_len(attr),
+				       OVS_USERSPACE_ATTR_MAX);
+	if (!err)
+		err = attr_parse_nested(attr, policy, OVS_USERSPACE_ATTR_MAX,
+					a, NULL);
 	if (err)
 		return err;
 	if (!a[OVS_USERSPACE_ATTR_PID] ||
@@ -144,18 +150,14 @@ validate_psample(const struct nlattr *attr)
 			.kind = ATTR_BINARY,
 			.len = TAPDP_PSAMPLE_COOKIE_MAX_SIZE },
 	};
-	const struct nlattr *a[TAPDP_PSAMPLE_ATTR_COOKIE + 1], *nla;
-	int rem, err;
+	const struct nlattr *a[TAPDP_PSAMPLE_ATTR_COOKIE + 1];
+	int err;
 
-	/* Strict parsing: unknown attributes are refused. */
-	attr_for_each(nla, attr_data(attr), attr_len(attr), rem)
-		if (attr_type(nla) == 0 ||
-		    attr_type(nla) > TAPDP_PSAMPLE_ATTR_COOKIE)
-			return -EINVAL;
-	if (rem)
-		return -EINVAL;
-	err = attr_parse_nested(attr, policy, TAPDP_PSAMPLE_ATTR_COOKIE, a,
-				NULL);
+	err = attr_check_known(attr_data(attr), attr_len(attr),
+			       TAPDP_PSAMPLE_ATTR_COOKIE);
+	if (!err)
+		err = attr_parse_nested(attr, policy, TAPDP_PSAMPLE_ATTR_COOKIE,
+					a, NULL);
 	if (err)
 		return err;
 	return a[TAPDP_PSAMPLE_ATTR_GROUP] ? 0 : -EINVAL;
@@ -325,16 +327,14 @@ validate_check_pkt_len(const struct nlattr *attr, struct vstate *st,
 		[OVS_CHECK_PKT_LEN_ATTR_ACTIONS_IF_LESS_EQUAL] = {
 			.kind = ATTR_NESTED },
 	};
-	const struct nlattr *tb[OVS_CHECK_PKT_LEN_ATTR_MAX + 1], *le, *gt, *a;
-	int rem, err;
+	const struct nlattr *tb[OVS_CHECK_PKT_LEN_ATTR_MAX + 1], *le, *gt;
+	int err;
 
-	/* Strict: only known attributes. */
-	attr_for_each(a, attr_data(attr), attr_len(attr), rem)
-		if (!attr_type(a) ||
-		    attr_type(a) > OVS_CHECK_PKT_LEN_ATTR_MAX)
-			return -EINVAL;
-	err = attr_parse_nested(attr, policy, OVS_CHECK_PKT_LEN_ATTR_MAX, tb,
-				NULL);
+	err = attr_check_known(attr_data(attr), attr_len(attr),
+			       OVS_CHECK_PKT_LEN_ATTR_MAX);
+	if (!err)
+		err = attr_parse_nested(attr, policy,
+					OVS_CHECK_PKT_LEN_ATTR_MAX, tb, NULL);
 	if (err)
 		return err;
 	if (!tb[OVS_CHECK_PKT_LEN_ATTR_PKT_LEN] ||

@@ -2,6 +2,7 @@
 #include "common/kernel-profile.h"
 
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "include/tapdp/ovs-uapi.h"
@@ -26,17 +27,32 @@
 #define VP_STATS	TAPDP_VPORT_ATTR_UPCALL_STATS
 #define H_L4		OVS_HASH_ALG_L4
 #define H_SYM		TAPDP_HASH_ALG_SYM_L4
+#define P_HASH		OVS_PACKET_ATTR_HASH
+#define P_PID		TAPDP_PACKET_ATTR_UPCALL_PID
+#define LIB		false	/* userspace action: liberal */
+#define STRICT		true
 
 /* Oldest first; the sources of each value are in docs/COMPATIBILITY.md
  * ("Kernel profiles"). */
 static const struct kernel_profile profiles[] = {
-	/* name   action     key      dp        vport     features  MPLS hash */
-	{ "5.4",  A_CPL,     KEY_OLD, DP_PAD,   VP_NSID,  F_OLD,     1, H_L4 },
-	{ "5.10", A_DEC_TTL, KEY_OLD, DP_MASKS, VP_NSID,  F_OLD,     3, H_L4 },
-	{ "5.15", A_DEC_TTL, KEY_OLD, DP_PIDS,  VP_NSID,  F_PER_CPU, 3, H_L4 },
-	{ "6.1",  A_DEC_TTL, KEY_EXT, DP_IFIDX, VP_NSID,  F_PER_CPU, 3, H_L4 },
-	{ "6.6",  A_DROP,    KEY_EXT, DP_IFIDX, VP_STATS, F_PER_CPU, 3, H_SYM },
-	{ "6.12", A_PSAMPLE, KEY_EXT, DP_IFIDX, VP_STATS, F_PER_CPU, 3, H_SYM },
+	/* name   action     key      dp        vport     features  MPLS hash
+	 *	  packet  userspace */
+	{ "5.4",  A_CPL,     KEY_OLD, DP_PAD,   VP_NSID,  F_OLD,     1, H_L4,
+		  P_HASH, LIB },
+	{ "5.10", A_DEC_TTL, KEY_OLD, DP_MASKS, VP_NSID,  F_OLD,     3, H_L4,
+		  P_HASH, LIB },
+	{ "5.15", A_DEC_TTL, KEY_OLD, DP_PIDS,  VP_NSID,  F_PER_CPU, 3, H_L4,
+		  P_HASH, LIB },
+	{ "6.1",  A_DEC_TTL, KEY_EXT, DP_IFIDX, VP_NSID,  F_PER_CPU, 3, H_L4,
+		  P_HASH, LIB },
+	{ "6.6",  A_DROP,    KEY_EXT, DP_IFIDX, VP_STATS, F_PER_CPU, 3, H_SYM,
+		  P_HASH, LIB },
+	{ "6.12", A_PSAMPLE, KEY_EXT, DP_IFIDX, VP_STATS, F_PER_CPU, 3, H_SYM,
+		  P_HASH, LIB },
+	{ "6.18", A_PSAMPLE, KEY_EXT, DP_IFIDX, VP_STATS, F_PER_CPU, 3, H_SYM,
+		  P_PID,  STRICT },
+	{ "7.2",  A_PSAMPLE, KEY_EXT, DP_IFIDX, VP_STATS, F_PER_CPU, 3, H_SYM,
+		  P_PID,  STRICT },
 };
 
 #define N_PROFILES	(sizeof(profiles) / sizeof(profiles[0]))
@@ -63,6 +79,30 @@ kernel_profile_find(const char *name)
 		if (!strcmp(profiles[i].name, name))
 			return &profiles[i];
 	return NULL;
+}
+
+/* "X.Y..." as X * 1000 + Y; -1 for what is no release. */
+static int
+release_number(const char *s)
+{
+	unsigned major, minor;
+
+	if (sscanf(s, "%u.%u", &major, &minor) != 2 || major > 999 ||
+	    minor > 999)
+		return -1;
+	return (int)(major * 1000 + minor);
+}
+
+const struct kernel_profile *
+kernel_profile_for_release(const char *release)
+{
+	int want = release_number(release);
+	const struct kernel_profile *best = &profiles[0];
+
+	for (unsigned i = 0; i < N_PROFILES; i++)
+		if (release_number(profiles[i].name) <= want)
+			best = &profiles[i];
+	return best;
 }
 
 const struct kernel_profile *

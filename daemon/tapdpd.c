@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include <urcu.h>
@@ -57,7 +58,6 @@ profile_names(void)
 	for (unsigned i = 0; (p = kernel_profile_at(i)); i++)
 		n += snprintf(names + n, sizeof(names) - n, "%s%s",
 			      i ? ", " : "", p->name);
-	snprintf(names + n, sizeof(names) - n, " (the default)");
 	return names;
 }
 
@@ -86,7 +86,8 @@ usage(FILE *f)
 		"                    netlink sockets a user without CAP_NET_ADMIN\n"
 		"                    may hold (default %u; root: no limit)\n"
 		"  --kernel VERSION  answer as that Linux release's openvswitch\n"
-		"                    module: %s\n"
+		"                    module: %s (default: the running kernel's,\n"
+		"                    else the newest older one)\n"
 		"  --no-sandbox      keep every capability and allow every system\n"
 		"                    call (by default, once set up, only those it\n"
 		"                    uses)\n"
@@ -356,6 +357,7 @@ options_parse(int argc, char **argv, struct options *o, int *status)
 		{ NULL, 0, NULL, 0 },
 	};
 	const struct kernel_profile *p;
+	struct utsname uts;
 	unsigned long n;
 	int c;
 
@@ -368,6 +370,8 @@ options_parse(int argc, char **argv, struct options *o, int *status)
 		.sandboxed = true,
 	};
 	*status = 2;
+	if (uname(&uts) == 0)
+		kernel_profile_use(kernel_profile_for_release(uts.release));
 	while ((c = getopt_long(argc, argv, "vhV", opts, NULL)) != -1) {
 		switch (c) {
 		case 's':

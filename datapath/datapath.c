@@ -110,6 +110,9 @@ struct dp_ctx {
 	 * packets have none, as the kernel gives them no tunnel dst). */
 	const struct tun_key *in_tun;
 	const struct flow *flow;	/* the flow it hit, NULL: none */
+	/* Where an executed packet's upcalls go (OVS_PACKET_ATTR_UPCALL_PID);
+	 * 0: where the datapath's own would. */
+	uint32_t upcall_pid;
 };
 
 unsigned
@@ -548,7 +551,9 @@ env_userspace(void *c, const struct packet *pkt, const struct flow_key *key,
 	int err;
 
 	attr_parse_nested(ua, NULL, OVS_USERSPACE_ATTR_MAX, tb, NULL);
-	if (dp->user_features & OVS_DP_F_DISPATCH_UPCALL_PER_CPU)
+	if (ctx->upcall_pid)
+		portid = ctx->upcall_pid;
+	else if (dp->user_features & OVS_DP_F_DISPATCH_UPCALL_PER_CPU)
 		portid = dp_upcall_portid(dp, NULL,
 				     packet_hash((struct packet *)pkt, key));
 	else
@@ -673,7 +678,9 @@ dp_process(struct dp_ctx *ctx, struct packet *pkt, struct flow_key *key)
 	if (!flow) {
 		__atomic_fetch_add(&st->n_missed, 1, __ATOMIC_RELAXED);
 		ctx->flow = NULL;
-		uint32_t portid = dp_upcall_portid(dp, ctx->in, hash);
+		uint32_t portid = ctx->upcall_pid
+					  ? ctx->upcall_pid
+					  : dp_upcall_portid(dp, ctx->in, hash);
 
 		err = upcall(ctx, OVS_PACKET_CMD_MISS, portid, pkt, key, NULL,
 			     NULL, NULL, 0);
@@ -813,9 +820,9 @@ static const struct vport_rx_ops rx_ops = {
 int
 dp_execute(struct datapath *dp, const void *frame, size_t len,
 	   const struct flow_key *metadata, uint64_t hash, uint16_t mru,
-	   const struct actions_stored *acts)
+	   uint32_t upcall_pid, const struct actions_stored *acts)
 {
-	struct dp_ctx ctx = { .dp = dp };
+	struct dp_ctx ctx = { .dp = dp, .upcall_pid = upcall_pid };
 	struct actions_env env = env_ops;
 	struct flow_key key = *metadata;
 	/* Room for a whole datagram, should conntrack reassemble one. */

@@ -282,14 +282,14 @@ uint32_t dp_upcall_portid(struct datapath *dp, struct dp_port *in,
 			  uint32_t hash);
 
 /* OVS_PACKET_CMD_EXECUTE: runs actions on a copy of frame, with the
- * metadata of key (in_port..., and mac_proto/eth_type for an L3 packet)
- * and the MRU of a reassembled datagram (0:
- * none). -ENODEV when neither the input port nor the local port exists;
+ * metadata of key (in_port..., and mac_proto/eth_type for an L3 packet),
+ * the MRU of a reassembled datagram (0: none) and the portid its misses
+ * and userspace actions go to (0: the datapath's choice). -ENODEV when neither the input port nor the local port exists;
  * -EINVAL when the frame's key cannot be extracted; else what
  * actions_execute() returns (a ct refused by a zone limit: -ENOMEM). */
 int dp_execute(struct datapath *dp, const void *frame, size_t len,
 	       const struct flow_key *metadata, uint64_t hash, uint16_t mru,
-	       const struct actions_stored *acts);
+	       uint32_t upcall_pid, const struct actions_stored *acts);
 /* An OVS_PACKET_CMD_EXECUTE refused once the kernel would have built the
  * packet (a bad key or actions, no memory for them): the kernel frees it
  * with no reason given, counted here as NOT_SPECIFIED on the datapath and

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <urcu.h>
 
+#include "common/kernel-profile.h"
 #include "common/nlerr.h"
 #include "datapath/datapath.h"
 #include "families/families.h"
@@ -69,6 +70,9 @@ packet_cmd_execute_rcu(struct genl_info *info)
 			 a[OVS_PACKET_ATTR_MRU]
 				 ? attr_get_u16(a[OVS_PACKET_ATTR_MRU])
 				 : 0,
+			 a[TAPDP_PACKET_ATTR_UPCALL_PID]
+				 ? attr_get_u32(a[TAPDP_PACKET_ATTR_UPCALL_PID])
+				 : 0,
 			 acts);
 	free(acts);
 	return err;
@@ -90,13 +94,14 @@ packet_cmd_execute(struct genl_info *info)
 	return err;
 }
 
-static const struct attr_policy packet_policy[OVS_PACKET_ATTR_MAX + 1] = {
+static const struct attr_policy packet_policy[TAPDP_PACKET_ATTR_MAX + 1] = {
 	[OVS_PACKET_ATTR_PACKET] = { .kind = ATTR_UNSPEC, .len = ETH_HLEN },
 	[OVS_PACKET_ATTR_KEY] = { .kind = ATTR_NESTED },
 	[OVS_PACKET_ATTR_ACTIONS] = { .kind = ATTR_NESTED },
 	[OVS_PACKET_ATTR_PROBE] = { .kind = ATTR_FLAG },
 	[OVS_PACKET_ATTR_MRU] = { .kind = ATTR_U16 },
 	[OVS_PACKET_ATTR_HASH] = { .kind = ATTR_U64 },
+	[TAPDP_PACKET_ATTR_UPCALL_PID] = { .kind = ATTR_U32 },
 };
 
 static const struct genl_ops_entry packet_ops[] = {
@@ -104,12 +109,12 @@ static const struct genl_ops_entry packet_ops[] = {
 	  .unlocked = true, .doit = packet_cmd_execute },
 };
 
-static const struct genl_family packet_family = {
+static struct genl_family packet_family = {
 	.name = OVS_PACKET_FAMILY,
 	.id = FAMILY_ID_PACKET,
 	.version = OVS_PACKET_VERSION,
 	.hdrsize = sizeof(struct ovs_header),
-	.maxattr = OVS_PACKET_ATTR_MAX,
+	.maxattr = TAPDP_PACKET_ATTR_MAX,
 	.policy = packet_policy,
 	.resv_start_op = OVS_PACKET_CMD_EXECUTE + 1,
 	.ops = packet_ops,
@@ -132,5 +137,6 @@ const struct dp_upcall_sink packet_family_upcalls = {
 void
 packet_family_register(void)
 {
+	packet_family.maxattr = kernel_profile()->packet_attr_max;
 	genl_register(&packet_family);
 }

@@ -133,6 +133,18 @@ attr_validate(const struct nlattr *a, const struct attr_policy *policy,
 }
 
 int
+attr_check_known(const void *data, size_t len, int maxtype)
+{
+	const struct nlattr *a;
+	int rem;
+
+	attr_for_each(a, data, len, rem)
+		if (attr_type(a) == 0 || attr_type(a) > maxtype)
+			return -EINVAL;
+	return rem ? -EINVAL : 0;
+}
+
+int
 attr_parse(const void *data, size_t len, const struct attr_policy *policy,
 	   int maxtype, const struct nlattr **tb, struct extack *ack)
 {

@@ -77,6 +77,11 @@ uint64_t attr_get_u64(const struct nlattr *a);
 int attr_validate(const struct nlattr *a, const struct attr_policy *policy,
 		  int maxtype, struct extack *ack);
 
+/* The kernel's strict parsing (NL_VALIDATE_MAXTYPE | NL_VALIDATE_TRAILING):
+ * -EINVAL for an attribute of type 0 or past maxtype, or bytes after the
+ * last attribute; else 0. */
+int attr_check_known(const void *data, size_t len, int maxtype);
+
 /* Parses attributes into tb[0..maxtype] (zeroed first); policy may be NULL.
  * Returns 0 or a negative errno. */
 int attr_parse(const void *data, size_t len, const struct attr_policy *policy,

@@ -89,6 +89,17 @@ export TAPDP_SOCKET=$SOCK
 export ASAN_OPTIONS=log_path=$T/asan:detect_leaks=1
 export UBSAN_OPTIONS=log_path=$T/ubsan:print_stacktrace=1
 
+# tapdpd's kernel profiles, oldest first, and the one a kernel of
+# release $1 answers as without --kernel: its own, else the newest older.
+PROFILES="5.4 5.10 5.15 6.1 6.6 6.12 6.18 7.2"
+profile_of() {
+	local rel=${1%%[!0-9.]*} p best=5.4
+	for p in $PROFILES; do
+		printf '%s\n%s\n' "$p" "$rel" | sort -V -C && best=$p
+	done
+	echo "$best"
+}
+
 ok() { PASS=$((PASS + 1)); echo "ok - $*"; }
 nok() { FAIL=$((FAIL + 1)); echo "FAIL - $*"; }
 

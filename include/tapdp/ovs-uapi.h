@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The Open vSwitch datapath uapi as Linux 6.12 defines it.
+/* The Open vSwitch datapath uapi as Linux 7.2 defines it.
  *
  * Debian 12's linux-libc-dev ships the 6.1 header; this adds the numbers that
  * appeared since (they are ABI: the values never change), so every module
- * speaks the 6.12 protocol whatever headers the build machine has. */
+ * speaks the 7.2 protocol whatever headers the build machine has. */
 #ifndef TAPDP_OVS_UAPI_H
 #define TAPDP_OVS_UAPI_H
 
@@ -23,6 +23,10 @@
 #define TAPDP_PSAMPLE_ATTR_COOKIE	2
 #define TAPDP_PSAMPLE_COOKIE_MAX_SIZE	16
 #define TAPDP_HASH_ALG_SYM_L4		(OVS_HASH_ALG_L4 + 1)
+
+/* 6.16: an execute's upcalls go to the portid it names. */
+#define TAPDP_PACKET_ATTR_UPCALL_PID	(OVS_PACKET_ATTR_HASH + 1)
+#define TAPDP_PACKET_ATTR_MAX		TAPDP_PACKET_ATTR_UPCALL_PID
 
 /* The kernel's port-number limit (USHRT_MAX, datapath.h). */
 #define TAPDP_DP_MAX_PORTS		65535

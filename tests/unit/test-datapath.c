@@ -1173,7 +1173,7 @@ test_execute(void **state)
 	msgbuf_put_u32(&acts.mb, OVS_USERSPACE_ATTR_PID, 90);
 	msgbuf_nest_end(&acts.mb, user);
 	stored_acts = attrs_store_actions(&acts, &md);
-	assert_int_equal(dp_execute(fx->dp, f, len, &md, 0, 0, stored_acts),
+	assert_int_equal(dp_execute(fx->dp, f, len, &md, 0, 0, 0, stored_acts),
 			 0);
 	free(stored_acts);
 	assert_int_equal(fake_wire_recv("tdp-b", out, sizeof(out), WAIT_MS),
@@ -1228,7 +1228,7 @@ execute_with_mru(struct fixture *fx, const uint8_t *f, size_t len,
 	attrs_init(&acts);
 	msgbuf_put_u32(&acts.mb, OVS_ACTION_ATTR_OUTPUT, 2);
 	out = attrs_store_actions(&acts, &md);
-	assert_int_equal(dp_execute(fx->dp, f, len, &md, 0, mru, out), 0);
+	assert_int_equal(dp_execute(fx->dp, f, len, &md, 0, mru, 0, out), 0);
 	free(out);
 	return port_drops(fx->a, reason);
 }
@@ -1290,7 +1290,7 @@ exec_race_thread(void *arg)
 		dp = dp_by_ifindex(r->net, __atomic_load_n(&r->ifindex,
 							   __ATOMIC_RELAXED));
 		if (dp) {
-			dp_execute(dp, f, len, &md, 0, 0, r->acts);
+			dp_execute(dp, f, len, &md, 0, 0, 0, r->acts);
 			__atomic_fetch_add(&r->found, 1, __ATOMIC_RELAXED);
 		}
 		rcu_read_unlock();

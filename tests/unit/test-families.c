@@ -1232,28 +1232,57 @@ serve_as(const struct kernel_profile *p)
 	nl_serve();
 }
 
-/* What the datapath and vport families accept and answer under each
- * kernel profile, as each release did (docs/COMPATIBILITY.md, "Kernel
- * profiles"). Per profile, oldest first (5.4 5.10 5.15 6.1 6.6 6.12): 1
- * where that release knew the item. */
+/* OVS_PACKET_CMD_EXECUTE (ACKed) of a frame with userspace(pid=f's),
+ * its nest carrying an attribute of type extra too when not 0, and
+ * OVS_PACKET_ATTR_UPCALL_PID naming g's portid. */
+static void
+execute_to(struct fx *f, int ifindex, struct fx *g, uint16_t extra)
+{
+	uint8_t frame[FAKE_FRAME_LEN];
+	size_t len = fake_frame(frame);
+	struct nlattr *acts, *u;
+
+	ovs_req(f, FAMILY_ID_PACKET, NLM_F_ACK, OVS_PACKET_CMD_EXECUTE,
+		ifindex);
+	msgbuf_put(&f->req, OVS_PACKET_ATTR_PACKET, len, frame);
+	fake_frame_key(&f->req, OVS_PACKET_ATTR_KEY, 0, fb_mac_src);
+	acts = msgbuf_nest_start(&f->req, OVS_PACKET_ATTR_ACTIONS);
+	u = msgbuf_nest_start(&f->req, OVS_ACTION_ATTR_USERSPACE);
+	msgbuf_put_u32(&f->req, OVS_USERSPACE_ATTR_PID, portid(f));
+	if (extra)
+		msgbuf_put_u32(&f->req, extra, 1);
+	msgbuf_nest_end(&f->req, u);
+	msgbuf_nest_end(&f->req, acts);
+	msgbuf_put_u32(&f->req, TAPDP_PACKET_ATTR_UPCALL_PID, portid(g));
+	req_end(f);
+}
+
+/* What the datapath, vport and packet families accept and answer under
+ * each kernel profile, as each release did (docs/COMPATIBILITY.md,
+ * "Kernel profiles"). Per profile, oldest first (5.4 5.10 5.15 6.1 6.6
+ * 6.12 6.18 7.2): 1 where that release knew the item. */
 static void
 test_kernel_profiles(void **state)
 {
-	static const char masks_cache[] = "011111";	/* 5.9 */
-	static const char per_cpu[] = "001111";		/* 5.15 */
-	static const char per_cpu_reply[] = "000111";	/* 6.1 */
-	static const char upcall_stats[] = "000011";	/* 6.2 */
-	static const char chosen_ifindex[] = "000111";	/* 6.1 */
+	static const char masks_cache[] = "01111111";	/* 5.9 */
+	static const char per_cpu[] = "00111111";	/* 5.15 */
+	static const char per_cpu_reply[] = "00011111";	/* 6.1 */
+	static const char upcall_stats[] = "00001111";	/* 6.2 */
+	static const char chosen_ifindex[] = "00011111";	/* 6.1 */
+	static const char exec_upcall_pid[] = "00000011";	/* 6.16 */
+	static const char userspace_strict[] = "00000011";	/* 6.18 */
 	const struct kernel_profile *p;
-	uint32_t pid = 1;
+	uint32_t pid;
 
 	for (unsigned i = 0; (p = kernel_profile_at(i)); i++) {
-		struct fx *f;
+		struct fx *f, *g;
 		int ifindex, err;
+		ssize_t n;
 
 		assert_true(i < sizeof(masks_cache) - 1);
 		serve_as(p);
 		f = fx_new(net, NETLINK_GENERIC, true);
+		pid = portid(f);
 		ifindex = dp_new(f, "kp0");
 		/* An invalid size (not a power of two): refused where the
 		 * attribute is known, ignored past 5.4's maxattr. */
@@ -1298,6 +1327,32 @@ test_kernel_profiles(void **state)
 		req_end(f);
 		assert_int_equal(transact(f, FAMILY_ID_VPORT),
 				 chosen_ifindex[i] == '1' ? 0 : -EOPNOTSUPP);
+
+		/* An execute's upcall: to OVS_PACKET_ATTR_UPCALL_PID where
+		 * the release knew it, else to the action's pid. */
+		g = fx_new(net, NETLINK_GENERIC, true);
+		execute_to(f, ifindex, g, 0);
+		send_req(f);
+		n = recv_rep(exec_upcall_pid[i] == '1' ? g : f);
+		assert_true(n > 0);
+		assert_int_equal(rep_cmd(exec_upcall_pid[i] == '1' ? g : f),
+				 OVS_PACKET_CMD_ACTION);
+		assert_int_equal(rep_error(f, recv_rep(f)), 0);
+		assert_int_equal(recv_rep(g), -1);
+		assert_int_equal(recv_rep(f), -1);
+		/* A userspace action's unknown attribute: ignored, then
+		 * refused. */
+		execute_to(f, ifindex, g, OVS_USERSPACE_ATTR_MAX + 1);
+		send_req(f);
+		if (userspace_strict[i] == '1') {
+			assert_int_equal(rep_error(f, recv_rep(f)), -EINVAL);
+		} else {
+			n = recv_rep(exec_upcall_pid[i] == '1' ? g : f);
+			assert_true(n > 0);
+			assert_int_equal(rep_error(f, recv_rep(f)), 0);
+		}
+		assert_int_equal(recv_rep(g), -1);
+		fx_free(g);
 		fx_free(f);
 		dp_destroy(dp_at(net, 0));
 		rcu_barrier();
@@ -1446,7 +1501,7 @@ test_ctl_family(void **state)
 	assert_string_equal(attr_data(tb[TAPDP_CTL_ATTR_VERSION]),
 			    TAPDP_VERSION);
 	assert_int_equal(attr_get_u32(tb[TAPDP_CTL_ATTR_PID]), getpid());
-	assert_string_equal(attr_data(tb[TAPDP_CTL_ATTR_KERNEL]), "6.12");
+	assert_string_equal(attr_data(tb[TAPDP_CTL_ATTR_KERNEL]), "7.2");
 	assert_true(attr_get_u64(tb[TAPDP_CTL_ATTR_RSS]) > 0);
 	assert_true(attr_get_u64(tb[TAPDP_CTL_ATTR_HEAP]) > 0);
 	assert_non_null(tb[TAPDP_CTL_ATTR_UPTIME_MS]);

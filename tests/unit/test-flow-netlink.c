@@ -1469,7 +1469,8 @@ profiled_key(uint16_t type, uint16_t attr, const void *data, size_t len)
 
 /* Actions and key attributes under each kernel profile, as each release
  * answered (docs/COMPATIBILITY.md, "Kernel profiles"). Per profile, oldest
- * first (5.4 5.10 5.15 6.1 6.6 6.12): 1 where that release took it. */
+ * first (5.4 5.10 5.15 6.1 6.6 6.12 6.18 7.2): 1 where that release took
+ * it. */
 static void
 test_kernel_profiles(void **state)
 {
@@ -1477,13 +1478,13 @@ test_kernel_profiles(void **state)
 		int type;
 		const char *ok;
 	} actions[] = {
-		{ OVS_ACTION_ATTR_DEC_TTL, "011111" },		/* 5.7 */
-		{ OVS_ACTION_ATTR_HASH, "000011" },		/* sym_l4: 6.5 */
-		{ TAPDP_ACTION_ATTR_DROP, "000011" },		/* 6.6 */
-		{ TAPDP_ACTION_ATTR_PSAMPLE, "000001" },	/* 6.11 */
+		{ OVS_ACTION_ATTR_DEC_TTL, "01111111" },		/* 5.7 */
+		{ OVS_ACTION_ATTR_HASH, "00001111" },		/* sym_l4: 6.5 */
+		{ TAPDP_ACTION_ATTR_DROP, "00001111" },		/* 6.6 */
+		{ TAPDP_ACTION_ATTR_PSAMPLE, "00000111" },	/* 6.11 */
 	};
-	static const char mpls3[] = "011111";		/* 5.5 */
-	static const char exthdrs[] = "000111";		/* after 5.15 */
+	static const char mpls3[] = "01111111";		/* 5.5 */
+	static const char exthdrs[] = "00011111";		/* after 5.15 */
 	const uint32_t lse[3] = { htonl(0x1000), htonl(0x2000),
 				  htonl(0x3100) };
 	const struct ovs_key_ipv6_exthdrs x = { 0 };

@@ -371,7 +371,7 @@ test_sample_to_member(void **state)
 	md.tun.ipv4_dst = htonl(0x0a000009);
 	md.tun.ttl = 3;
 	stored = attrs_store_actions(&acts, &md);
-	assert_int_equal(dp_execute(dp, f, len, &md, 0, 0, stored), 0);
+	assert_int_equal(dp_execute(dp, f, len, &md, 0, 0, 0, stored), 0);
 	free(stored);
 	for (uint32_t group = 5; group <= 6; group++) {
 		n = recv_rep(member);
