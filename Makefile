@@ -97,7 +97,7 @@ $(BUILD)/libtapdp.so: $(SHIM_SRCS) compat/dgram.h compat/real.h compat/route.h \
 	      -ldl -lpthread
 
 # The programs that preload the shim find it as tools/shim-path.h says.
-RUN_SRCS := tools/tapdp-run.c tools/shim-path.c
+RUN_SRCS := tools/tapdp-run.c tools/shim-path.c tools/module.c
 CTL_SRCS := tools/tapdpctl.c tools/shim-path.c tools/genl-client.c \
 	    tools/json.c tools/odp-key.c tools/odp-actions.c \
 	    tools/ctl-status.c tools/ctl-trace.c tools/ctl-upcalls.c \
@@ -106,7 +106,8 @@ CTL_SRCS := tools/tapdpctl.c tools/shim-path.c tools/genl-client.c \
 	    tools/pcapng.c
 # Neither needs a sanitizer runtime: tapdp-run becomes the client it runs,
 # tapdpctl runs under the shim.
-$(BUILD)/tapdp-run: $(RUN_SRCS) tools/shim-path.h include/tapdp/proto.h
+$(BUILD)/tapdp-run: $(RUN_SRCS) tools/shim-path.h tools/module.h \
+		   include/tapdp/proto.h
 	@mkdir -p $(BUILD)
 	$(CC) $(TAPDP_CFLAGS) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS:-fsanitize%=) \
 	      -DTAPDP_LIBDIR='"$(LIBDIR)"' -o $@ $(RUN_SRCS)

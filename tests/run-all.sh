@@ -80,6 +80,7 @@ for b in build build-asan; do
 	done
 done
 run_script build tests/integration/test-unprivileged.sh
+run_script build tests/integration/test-module.sh
 run_script build tests/integration/test-deb.sh
 run_script build tests/integration/test-container.sh
 run_script build tests/test-includes.sh
