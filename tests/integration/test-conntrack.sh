@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: Apache-2.0
 # ovs-vswitchd with OpenFlow ct() rules on tapdp: a stateful firewall (new
 # connections from A only, established and related both ways), zones with
-# ct_mark and ct_label set and matched, SNAT to an address and port range,
+# ct_mark and ct_label set and matched, SNAT to an address and port range
+# (TCP, UDP, UDP-Lite, SCTP, ICMP),
 # DNAT to another host and port (and to a port range), FTP through the
 # helper (active and passive), per-zone limits from ovs-appctl, IPv6
 # and fragments through the firewall, datagrams of 2, 3 and 6 fragments
@@ -36,7 +37,12 @@ mac() { ip netns exec "$1" cat /sys/class/net/eth0/address; }
 serve() {
 	ip netns exec "$1" $PEER serve "$2" "$3" >"$T/served" 2>&1 &
 	SERVER=$!
-	wait_until 10 listens "$1" "$2" "$3"
+	case $2 in
+	udplite) wait_until 10 grep -qi ":$(printf %04x "$3") " \
+			"/proc/$SERVER/net/udplite" ;;
+	sctp) wait_until 10 grep -qi ":0084 " "/proc/$SERVER/net/raw" ;;
+	*) wait_until 10 listens "$1" "$2" "$3" ;;
+	esac
 }
 served() { wait "$SERVER"; cat "$T/served"; }
 send() { ip netns exec "$1" $PEER send "${@:2}"; }
@@ -189,6 +195,18 @@ check_out "SNAT: a UDP exchange through the mapping" \
 	"reply from 10.7.0.3:8101 ok" send "$A" udp 10.7.0.3 8101 5556
 check_out "SNAT: C sees the mapped UDP source" \
 	"from 10.7.0.100:20(0[0-9]|10)$" served
+# The other port-carrying transports, whose checksums NAT keeps (the
+# kernel here drops a UDP-Lite datagram with a wrong one; SCTP has no
+# socket here: each end checks the CRC32c itself).
+for p in udplite:8102:5557 sctp:8103:5558; do
+	IFS=: read -r proto port sport <<<"$p"
+	serve "$C" "$proto" "$port"
+	check_out "SNAT: a $proto exchange through the mapping" \
+		"reply from 10.7.0.3:$port ok" send "$A" "$proto" 10.7.0.3 \
+		"$port" "$sport"
+	check_out "SNAT: C gets it from the mapped source, its checksum right" \
+		"from 10.7.0.100:20(0[0-9]|10)( hi)?$" served
+done
 check "SNAT: ping through the mapping" \
 	ip netns exec "$A" ping -c 2 -i 0.2 -W 2 10.7.0.3
 check_out "dump-conntrack: the SNAT connection's reply tuple" \
