@@ -196,7 +196,10 @@ link_event(const struct nlmsghdr *nlh, void *data)
 			nsid_gone(nlh);
 		return MNL_CB_OK;
 	}
-	if (nlh->nlmsg_len < NLMSG_LENGTH(sizeof(*ifi)))
+	/* A bridge's messages about its ports (AF_BRIDGE: a port leaving
+	 * the bridge is an RTM_DELLINK of it) say nothing of the device. */
+	if (nlh->nlmsg_len < NLMSG_LENGTH(sizeof(*ifi)) ||
+	    ifi->ifi_family == AF_BRIDGE)
 		return MNL_CB_OK;
 	for (size_t i = 0; i < n_nets; i++) {
 		if (nlh->nlmsg_type == RTM_DELLINK)

@@ -28,6 +28,20 @@ check "the internal port is a real device" in_ns ip link show p1
 check_out "show lists the netdev port" "port 1: ve0$" dpctl show
 check_out "show lists the internal port" "port 2: p1 \(internal\)" \
 	dpctl show
+# A bridge's notice that a port left it (RTM_DELLINK of family
+# AF_BRIDGE) is no vanished device: the port stays. A port whose device
+# then really goes marks when the daemon has read past the notice.
+in_ns ip link add ve8 type veth peer name ve9
+dpctl add-if dp0 ve8 >/dev/null 2>&1
+in_ns ip link add lkbr type bridge
+in_ns ip link set ve0 master lkbr
+in_ns ip link set ve0 nomaster
+in_ns ip link del lkbr
+in_ns ip link del ve8
+check "a port whose device is deleted leaves the datapath" \
+	wait_until 5 in_ns sh -c "! $BUILD/tapdp-run -- ovs-dpctl show | grep -q ve8"
+check_out "...a netdev port that left a bridge stays" "port 1: ve0$" \
+	dpctl show
 check_out "show -s prints port statistics" "RX packets:[0-9]+" \
 	dpctl show -s dp0
 
