@@ -4,9 +4,9 @@
  *
  * The application keeps its real socket, so the kernel's answers,
  * notifications and poll wake-ups are untouched. Each link request
- * (RTM_NEWLINK, RTM_DELLINK, a non-dump RTM_GETLINK) is first offered to
- * the daemon through a private emulated NETLINK_ROUTE socket; what the
- * daemon declines goes to the kernel as sent. What it answers must reach
+ * (RTM_NEWLINK, RTM_SETLINK, RTM_DELLINK, a non-dump RTM_GETLINK) is first
+ * offered to the daemon through a private emulated NETLINK_ROUTE socket;
+ * what the daemon declines goes to the kernel as sent. What it answers must reach
  * the application in order with the kernel's messages, and wake its poll:
  * for each datagram of the answer the shim sends the kernel, on the
  * application's socket, an NLMSG_NOOP asking for an ACK (a placeholder,
@@ -145,6 +145,7 @@ offerable(const struct nlmsghdr *nlh)
 		return false;
 	switch (nlh->nlmsg_type) {
 	case RTM_NEWLINK:
+	case RTM_SETLINK:
 	case RTM_DELLINK:
 		return true;
 	case RTM_GETLINK:

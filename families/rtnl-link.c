@@ -10,7 +10,11 @@
  *    with the tunnel's IFLA_LINKINFO in place of the TAP's;
  *  - RTM_DELLINK of one detaches the port on it, if any (and tells the
  *    ovs_vport group, as dp_notify does for a vanished device), and
- *    deletes it.
+ *    deletes it;
+ *  - RTM_NEWLINK or RTM_SETLINK changing one (up and down, MTU, address,
+ *    master...) is the kernel's do_setlink on its TAP; a new name or
+ *    namespace is refused (EOPNOTSUPP), as is the driver's changelink,
+ *    which a collect-metadata device of these kinds does not take.
  * The journal keeps the devices made here as the requests that make them
  * again (named as they were named), and their deletion; a restarted
  * daemon replays them before the ports on them, taking back their TAPs.
@@ -40,6 +44,9 @@ static const struct attr_policy ifla_policy[IFLA_MAX + 1] = {
 	[IFLA_IFNAME] = { .kind = ATTR_STRING, .len = IFNAMSIZ - 1 },
 	[IFLA_MTU] = { .kind = ATTR_U32 },
 	[IFLA_LINKINFO] = { .kind = ATTR_NESTED },
+	[IFLA_NET_NS_PID] = { .kind = ATTR_U32 },
+	[IFLA_NET_NS_FD] = { .kind = ATTR_U32 },
+	[IFLA_TARGET_NETNSID] = { .kind = ATTR_U32 },
 };
 
 static const struct attr_policy info_policy[IFLA_INFO_MAX + 1] = {
@@ -55,6 +62,7 @@ struct link_req {
 	struct tnl_dev *dev;		/* the daemon's device it names */
 	const struct tnl_kind *kind;	/* RTM_NEWLINK: a kind served here */
 	const struct nlattr *data;	/* ...and its IFLA_INFO_DATA */
+	bool to_netns;			/* names another namespace */
 };
 
 static int
@@ -79,6 +87,8 @@ link_parse(const struct nlmsghdr *nlh, struct link_req *r, struct extack *ack)
 			 (const char *)attr_data(tb[IFLA_IFNAME]));
 	if (tb[IFLA_MTU])
 		r->mtu = attr_get_u32(tb[IFLA_MTU]);
+	r->to_netns = tb[IFLA_NET_NS_PID] || tb[IFLA_NET_NS_FD] ||
+		      tb[IFLA_TARGET_NETNSID];
 	r->dev = tnl_dev_find(r->ifi->ifi_index, r->name[0] ? r->name : NULL);
 	if (nlh->nlmsg_type != RTM_NEWLINK || !tb[IFLA_LINKINFO])
 		return 0;
@@ -253,6 +263,38 @@ link_del(struct dp_net *net, struct tnl_dev *dev)
 	}
 }
 
+/* A change of an existing device. The daemon and its keeper know the
+ * device by its name in the daemon's namespace: neither changes. The
+ * rest is the TAP's, done by the kernel (its IFLA_LINKINFO, a kind alone,
+ * left out: the TAP is no device of that kind). */
+static int
+link_change(const struct nlmsghdr *nlh, const struct link_req *r)
+{
+	static char copy[32 << 10];
+	size_t hl = NLMSG_ALIGN(sizeof(struct ifinfomsg));
+	const struct nlattr *a;
+	struct msgbuf mb;
+	void *ifi;
+	int rem;
+
+	if (r->data || r->to_netns ||
+	    (r->name[0] && strcmp(r->name, r->dev->name)))
+		return -EOPNOTSUPP;
+	msgbuf_init(&mb, copy, sizeof(copy));
+	ifi = msgbuf_start(&mb, nlh->nlmsg_type, nlh->nlmsg_flags,
+			   nlh->nlmsg_seq, 0, sizeof(struct ifinfomsg));
+	if (!ifi)
+		return -EMSGSIZE;
+	memcpy(ifi, r->ifi, sizeof(struct ifinfomsg));
+	attr_for_each(a, (const char *)r->ifi + hl,
+		      nlh->nlmsg_len - NLMSG_HDRLEN - hl, rem)
+		if (attr_type(a) != IFLA_LINKINFO)
+			msgbuf_put_raw(&mb, a, NLA_ALIGN(a->nla_len));
+	if (msgbuf_end(&mb))
+		return -EMSGSIZE;
+	return netdev_rtnl_do((const struct nlmsghdr *)mb.buf);
+}
+
 static int
 link_new(const struct dp_net *net, const struct nlmsghdr *nlh,
 	 const struct link_req *r, struct extack *ack)
@@ -261,10 +303,9 @@ link_new(const struct dp_net *net, const struct nlmsghdr *nlh,
 	bool collect_md, up;
 	int err;
 
-	/* An existing device: the driver's changelink, which a
-	 * collect-metadata device of these kinds does not take. */
 	if (r->dev)
-		return nlh->nlmsg_flags & NLM_F_EXCL ? -EEXIST : -EOPNOTSUPP;
+		return nlh->nlmsg_flags & NLM_F_EXCL ? -EEXIST
+						     : link_change(nlh, r);
 	if (!(nlh->nlmsg_flags & NLM_F_CREATE))
 		return -ENODEV;
 	err = tnl_kind_parse(r->kind, r->data, &want, &collect_md, ack);
@@ -315,6 +356,8 @@ link_handle(struct nlsock *sk, const struct nlmsghdr *nlh,
 		return 0;
 	case RTM_NEWLINK:
 		return link_new(nlsock_net(sk), nlh, &r, ack);
+	case RTM_SETLINK:
+		return r.dev ? link_change(nlh, &r) : -ENODEV;
 	default:
 		return -EOPNOTSUPP;
 	}

@@ -164,6 +164,20 @@ netdev_rtnl_query(const struct nlmsghdr *req, void *buf, size_t cap)
 	return err ? err : r.len;
 }
 
+int
+netdev_rtnl_do(const struct nlmsghdr *req)
+{
+	char copy[MNL_SOCKET_BUFFER_SIZE];
+	struct nlmsghdr *nlh = (void *)copy;
+
+	if (req->nlmsg_len > sizeof(copy))
+		return -EMSGSIZE;
+	memcpy(copy, req, req->nlmsg_len);
+	nlh->nlmsg_flags = (nlh->nlmsg_flags & ~NLM_F_ECHO) | NLM_F_ACK;
+	nlh->nlmsg_pid = 0;
+	return rtnl_ask(nlh, NULL, NULL);
+}
+
 struct link_info {
 	int ifindex;
 	uint32_t mtu;

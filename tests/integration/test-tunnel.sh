@@ -39,6 +39,45 @@ pyb() {
 dpctl_b() { in_b env TAPDP_SOCKET="$SOCKB" "$BUILD/tapdp-run" -- ovs-dpctl "$@"; }
 # What ip(8) shows of a device, through the shim (as the kernel's would be).
 link_a() { in_a "$BUILD/tapdp-run" -- ip -d link show "$@"; }
+link_set() { in_a "$BUILD/tapdp-run" -- ip link set "$@"; }
+
+# Link changes under the shim on the daemon's device $1 ($2 names it), as
+# the kernel takes them on its own: down and up, MTU (put back after),
+# address, master and nomaster (not on an L3 device, $3 = l3, which has
+# no address and no bridge takes). A new name
+# or namespace is refused (EOPNOTSUPP): the daemon knows the device by
+# them.
+link_changes() {
+	local d=$1 what=$2 mtu
+	mtu=$(in_a cat "/sys/class/net/$d/mtu")
+	check "$what: set down under the shim" link_set "$d" down
+	check_absent "$what: ...it is down" "[<,]UP[,>]" in_a ip link show "$d"
+	check "$what: set up under the shim" link_set "$d" up
+	check_out "$what: ...it is up" "[<,]UP[,>]" in_a ip link show "$d"
+	check "$what: mtu 1450 under the shim" link_set "$d" mtu 1450
+	check_out "$what: ...mtu 1450" "mtu 1450 " in_a ip link show "$d"
+	check "$what: mtu back to $mtu" link_set "$d" mtu "$mtu"
+	if [ "$3" != l3 ]; then
+		check "$what: address under the shim" \
+			link_set "$d" address 02:00:00:aa:bb:01
+		check_out "$what: ...the address" "link/ether 02:00:00:aa:bb:01" \
+			in_a ip link show "$d"
+		in_a ip link add lkbr type bridge
+		check "$what: master lkbr under the shim" \
+			link_set "$d" master lkbr
+		check_out "$what: ...its master" "master lkbr" \
+			in_a ip link show "$d"
+		check "$what: nomaster under the shim" link_set "$d" nomaster
+		check_absent "$what: ...no master" "master lkbr" \
+			in_a ip link show "$d"
+		in_a ip link del lkbr
+	fi
+	check_out "$what: a new name is refused" "Operation not supported" \
+		link_set "$d" name lkx
+	check "$what: ...it kept its name" in_a ip link show "$d"
+	check_out "$what: GETLINK still shows the tunnel" "$2 external" \
+		link_a "$d"
+}
 
 # The hosts and their underlay.
 tapdp_ns_up
@@ -82,7 +121,7 @@ check_out "...without the shim, it is a TAP" "tun type tap" \
 check_out "show: a netdev port, as on the kernel" \
 	"port 2: vxlan_sys_4789 \(netdev\)" pya show
 # The kernel needs the device up to receive; so does the test.
-in_a ip link set vxlan_sys_4789 up
+link_changes vxlan_sys_4789 vxlan
 in_b ip link set vxlan_sys_4789 up
 check "it listens on 4789" listens "$NS" udp 4789
 # ovs-dpctl.py prints nothing useful either way: the ports must not be
@@ -219,6 +258,7 @@ check_out "...with the kernel's compat geneve MTU, 65465" "mtu 65465" \
 	in_a ip link show genev_sys_6081
 check_out "the compat port's device shows as the kernel's geneve" \
 	"geneve external id 0 .*dstport 49431" link_a genev_sys_6081
+link_changes genev_sys_6081 geneve
 # OVS aborts beside a genev_sys_6081 whose kind is not geneve's (its
 # in-tree probe); it reads geneve here.
 check "ovs-dpctl runs beside the compat geneve port" dpctl show
@@ -298,6 +338,7 @@ check_out "ovs-dpctl.py show: the gre port, a netdev" "gre_sys \(netdev\)" \
 	pya show tdp
 check_out "its device is a collect-metadata gretap" "gretap external" \
 	link_a gre_sys
+link_changes gre_sys gretap
 tunnel_flows 2 9 gre
 traffic gre
 pya del-flows tdp >/dev/null 2>&1
@@ -326,7 +367,7 @@ check "add-if -t geneve -p 6082 (a)" pya add-if -t geneve -p 6082 tdp gnv6
 check "add-if -t geneve -p 6082 (b)" pyb add-if -t geneve -p 6082 tdp gnv6
 check_out "...a netdev port on a geneve device" "geneve external .*dstport 6082" \
 	link_a gnv6
-in_a ip link set gnv6 up
+link_changes gnv6 geneve
 in_b ip link set gnv6 up
 check "flows a (geneve, IPv6)" flow_a "in_port(1),eth()" \
 	"set(tunnel(tun_id=8,ipv6_dst=fd10::2,ttl=64)),4"
@@ -364,6 +405,7 @@ check_out "...a collect-metadata VXLAN-GPE device on 4790" \
 	"vxlan external .*dstport 4790 .*gpe" link_a gpe0
 check_out "...without Ethernet (ARPHRD_NONE)" "link/none" \
 	in_a ip link show gpe0
+link_changes gpe0 vxlan l3
 check "ip link add ... geneve external innerprotoinherit" \
 	in_a "$BUILD/tapdp-run" -- ip link add gnl3 type geneve external \
 	innerprotoinherit dstport 6090
