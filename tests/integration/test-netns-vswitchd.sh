@@ -190,11 +190,15 @@ flows_of() {
 		sed -E 's/packets:[0-9]+, bytes:[0-9]+, used:[^,]+, //' | sort
 }
 # revalidator/purge skips a flow whose ukey a revalidator thread holds
-# at that moment (OVS's revalidator_sweep__): purged until the pings'
-# IPv4 flows are gone (an ARP probe of a neighbour entry may put an ARP
-# flow back at any time).
+# at that moment (OVS's revalidator_sweep__), and a skipped ukey keeps a
+# handler from installing its flow again: the revalidators are paused
+# around the purge, as OVS's own tests do. Then the pings' IPv4 flows
+# are gone (an ARP probe of a neighbour entry may put an ARP flow back
+# at any time).
 purged() {
-	appctl_in "$1" revalidator/purge &&
+	appctl_in "$1" revalidator/pause &&
+		appctl_in "$1" revalidator/purge &&
+		appctl_in "$1" revalidator/resume &&
 		! dpctl_in "$1" dump-flows | grep -q "eth_type(0x0800)"
 }
 # Pings, and their flow is in the datapath with the packets counted.
