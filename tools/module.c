@@ -3,7 +3,6 @@
 #include "tools/module.h"
 
 #include <errno.h>
-#include <libgen.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -15,6 +14,7 @@
 #include <unistd.h>
 
 #include "include/tapdp/proto.h"
+#include "tools/shim-path.h"
 
 #define ENV_DIR		"TAPDP_MODULE_DIR"
 #define ENV_DAEMON	"TAPDP_MODULE_DAEMON"
@@ -22,39 +22,14 @@
 
 static const char *const commands[] = { "modprobe", "rmmod", "lsmod" };
 
-/* tapdpd beside this program (the build tree), in ../sbin (an installed
- * tree), else by PATH. */
-static void
-daemon_path(char *out, size_t len)
-{
-	char exe[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-
-	if (n > 0) {
-		const char *dir;
-
-		exe[n] = '\0';
-		dir = dirname(exe);
-		snprintf(out, len, "%s/tapdpd", dir);
-		if (access(out, X_OK) == 0)
-			return;
-		snprintf(out, len, "%s/../sbin/tapdpd", dir);
-		if (access(out, X_OK) == 0)
-			return;
-	}
-	snprintf(out, len, "tapdpd");
-}
-
 int
 module_env_setup(char *dir, size_t len)
 {
 	char exe[PATH_MAX], link[PATH_MAX], daemon[PATH_MAX], *path;
 	const char *tmp = getenv("TMPDIR"), *old = getenv("PATH");
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 
-	if (n <= 0)
+	if (shim_path_self(exe, sizeof(exe)) != 0)
 		return -1;
-	exe[n] = '\0';
 	snprintf(dir, len, "%s/tapdp-module.XXXXXX", tmp && *tmp ? tmp : "/tmp");
 	if (!mkdtemp(dir))
 		return -1;
@@ -63,7 +38,10 @@ module_env_setup(char *dir, size_t len)
 		if (symlink(exe, link) < 0)
 			return -1;
 	}
-	daemon_path(daemon, sizeof(daemon));
+	/* tapdpd of this program's tree, else by PATH. */
+	if (shim_path_beside("tapdpd", "sbin/tapdpd", X_OK, daemon,
+			     sizeof(daemon)) != 0)
+		snprintf(daemon, sizeof(daemon), "tapdpd");
 	snprintf(link, sizeof(link), "%s/tapdpd.sock", dir);
 	if (asprintf(&path, "%s:%s", dir, old ? old : "/usr/sbin:/usr/bin") < 0)
 		return -1;

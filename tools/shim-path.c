@@ -14,23 +14,39 @@
 #endif
 
 int
-shim_path_find(char *out, size_t len)
+shim_path_self(char *out, size_t len)
+{
+	ssize_t n = readlink("/proc/self/exe", out, len - 1);
+
+	if (n <= 0)
+		return -1;
+	out[n] = '\0';
+	return 0;
+}
+
+int
+shim_path_beside(const char *file, const char *installed, int mode,
+		 char *out, size_t len)
 {
 	char exe[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	const char *dir;
 
-	if (n > 0) {
-		const char *dir;
+	if (shim_path_self(exe, sizeof(exe)) != 0)
+		return -1;
+	dir = dirname(exe);
+	snprintf(out, len, "%s/%s", dir, file);
+	if (access(out, mode) == 0)
+		return 0;
+	snprintf(out, len, "%s/../%s", dir, installed);
+	return access(out, mode) == 0 ? 0 : -1;
+}
 
-		exe[n] = '\0';
-		dir = dirname(exe);
-		snprintf(out, len, "%s/libtapdp.so", dir);
-		if (access(out, R_OK) == 0)
-			return 0;
-		snprintf(out, len, "%s/../lib/tapdp/libtapdp.so", dir);
-		if (access(out, R_OK) == 0)
-			return 0;
-	}
+int
+shim_path_find(char *out, size_t len)
+{
+	if (shim_path_beside("libtapdp.so", "lib/tapdp/libtapdp.so", R_OK,
+			     out, len) == 0)
+		return 0;
 	snprintf(out, len, "%s/libtapdp.so", TAPDP_LIBDIR);
 	return access(out, R_OK) == 0 ? 0 : -1;
 }
