@@ -250,7 +250,30 @@ $(SELFTEST_DIR)/ovs-dpctl.py:
 		linux-source-6.12/tools/testing/selftests/net/openvswitch/
 	touch $@
 
-selftest: $(SELFTEST_DIR)/ovs-dpctl.py
+# Linux 7.2's selftest and the pyroute2 it was written for, from Debian
+# sid: downloaded, never installed (scripts/fetch-upstream.sh).
+LINUX_7_2 := linux-source-7.2=7.2.13-1
+PYROUTE2_0_8 := python3-pyroute2=0.8.1-9
+$(SELFTEST_DIR)-7.2/ovs-dpctl.py:
+	@mkdir -p $(@D)
+	deb=$$(sh scripts/fetch-upstream.sh $(LINUX_7_2)) && \
+	dpkg-deb --fsys-tarfile "$$deb" | \
+		tar -xO --wildcards './usr/src/linux-source-*.tar.xz' | \
+		tar -xJ -C $(@D) --strip-components=6 --wildcards \
+		'linux-source-*/tools/testing/selftests/net/openvswitch/'
+	touch $@
+
+build/pyroute2-0.8/pyroute2/__init__.py:
+	rm -rf build/pyroute2-0.8 build/pyroute2-0.8.tmp
+	deb=$$(sh scripts/fetch-upstream.sh $(PYROUTE2_0_8)) && \
+	dpkg-deb -x "$$deb" build/pyroute2-0.8.tmp
+	mv build/pyroute2-0.8.tmp/usr/lib/python3/dist-packages \
+		build/pyroute2-0.8
+	rm -rf build/pyroute2-0.8.tmp
+	touch $@
+
+selftest: $(SELFTEST_DIR)/ovs-dpctl.py $(SELFTEST_DIR)-7.2/ovs-dpctl.py \
+	build/pyroute2-0.8/pyroute2/__init__.py
 
 check: all $(UNIT_TESTS) $(BUILD)/shim-check $(BUILD)/hostile-client \
 	$(BUILD)/nl-client $(BUILD)/udpgen $(BUILD)/tcpcrr $(FUZZ_TARGETS) \
