@@ -37,7 +37,8 @@ enum keep_kind {
 				 * struct keep_netns for another's */
 	KEEP_PROOFS,		/* the route socket a connection's senders
 				 * prove themselves on (genl-server/creds.h);
-				 * meta: the connection's entry id */
+				 * meta: the connection's entry id and the
+				 * proofs read (genl-server/server.c) */
 };
 
 #define KEEP_MAX_FDS	4

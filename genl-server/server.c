@@ -64,6 +64,16 @@ struct conn {
 	struct nlsock_state kept; /* the socket as the keeper knows it */
 };
 
+/* What a connection's KEEP_PROOFS entry keeps beside its route socket:
+ * whose it is, and the proofs read from it so far, which are no longer in
+ * the socket: a successor judges by them a request sent while no daemon
+ * ran, before the shim could prove itself again. */
+struct keep_proofs {
+	uint64_t conn_keep_id;
+	uint32_t n_proved;
+	struct creds_proof proved[CONN_PROOFS];
+};
+
 /* Another source the loop serves (server_watch, server_every). */
 struct watch {
 	int fd;
@@ -303,15 +313,19 @@ conn_privileged(const struct conn *c)
  * judged unprivileged. */
 /* Whether uc proved CAP_NET_ADMIN on c's route socket (creds.h). A pid
  * is told from a reused one by its uid only, as /proc's verdict is. */
+static void proofs_keep(struct conn *c);
+
 static bool
 sender_proved(struct conn *c, const struct ucred *uc)
 {
-	unsigned kept;
+	unsigned kept, before = c->n_proved;
 	pid_t own;
 
 	if (c->route_fd < 0)
 		return false;
 	creds_proofs_read(c->route_fd, c->proved, CONN_PROOFS, &c->n_proved);
+	if (c->n_proved != before)
+		proofs_keep(c);
 	own = creds_own_pid(uc->pid);
 	kept = c->n_proved < CONN_PROOFS ? c->n_proved : CONN_PROOFS;
 	for (unsigned i = 0; i < kept; i++)
@@ -962,8 +976,25 @@ conn_keep(struct conn *c)
 		c->keep_id = keep_put(KEEP_CONN, fds, n, &c->kept,
 				      sizeof(c->kept));
 	if (c->keep_id && c->route_fd >= 0 && !c->proofs_keep_id)
+		proofs_keep(c);
+}
+
+/* Gives the keeper c's route socket, once, and the proofs read from it,
+ * each time more were read. */
+static void
+proofs_keep(struct conn *c)
+{
+	struct keep_proofs kp = { .conn_keep_id = c->keep_id,
+				  .n_proved = c->n_proved };
+
+	if (!c->keep_id)
+		return;
+	memcpy(kp.proved, c->proved, sizeof(kp.proved));
+	if (c->proofs_keep_id)
+		keep_meta(c->proofs_keep_id, &kp, sizeof(kp));
+	else
 		c->proofs_keep_id = keep_put(KEEP_PROOFS, &c->route_fd, 1,
-					     &c->keep_id, sizeof(c->keep_id));
+					     &kp, sizeof(kp));
 }
 
 /* Tells the keeper what a request changed (a bind, a group...). */
@@ -1271,22 +1302,27 @@ server_upgrade_requested(void)
 static bool
 proofs_of(const struct keep_entry *e, void *arg)
 {
-	return e->n_fds == 1 && e->meta_len == sizeof(uint64_t) &&
+	return e->n_fds == 1 && e->meta_len == sizeof(struct keep_proofs) &&
 	       !memcmp(e->meta, arg, sizeof(uint64_t));
 }
 
 /* The route socket c's senders proved themselves on, if the dead daemon
- * kept one: its shim proves again before its next request, the proofs
- * read being lost. */
+ * kept one, with the proofs it had read. Its shim proves again before
+ * its next request all the same (the kernel may have dropped a proof
+ * to a full queue, and a proof is believed for a pid with its uid). */
 static void
 proofs_restore(struct conn *c)
 {
 	struct keep_entry *e = keep_claim(KEEP_PROOFS, proofs_of, &c->keep_id);
+	struct keep_proofs kp;
 
 	if (!e)
 		return;
+	memcpy(&kp, e->meta, sizeof(kp));
 	c->route_fd = e->fds[0];
 	c->proofs_keep_id = e->id;
+	memcpy(c->proved, kp.proved, sizeof(c->proved));
+	c->n_proved = kp.n_proved;
 	__atomic_store_n(&c->shared->proved, 0, __ATOMIC_RELEASE);
 }
 

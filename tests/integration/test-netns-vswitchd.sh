@@ -244,6 +244,36 @@ for how in crash_restart upgrade; do
 	done
 done
 
+# A request the user's ovs-vswitchd sends while no daemon runs is judged
+# by the proofs of CAP_NET_ADMIN the dead daemon read (its shim proved
+# itself once, /proc cannot judge a process of another user namespace):
+# the keeper holds them. The request waits in its connection's socket,
+# which the keeper holds too, until the successor reads it.
+upid=$(cat "$T/$U/vswitchd.pid")
+pid=$(cat "$PIDF")
+kill -KILL "$pid"
+check "$U's request while no daemon runs: the daemon is dead" \
+	wait_until 5 dead "$pid"
+keeper=$(pgrep -f "tapdpd --socket $SOCK" | head -1)
+appctl_in "$U" dpctl/add-flow "in_port(1),eth(),eth_type(0x88b5)" 2 \
+	>"$T/add-flow.out" 2>&1 &
+adder=$!
+# Queued: one of the keeper's sockets whose peer is ovs-vswitchd's holds
+# bytes (unix sockets are listed in their own network namespace).
+queued() {
+	nsenter -t "$UPID" -n ss -xpH | awk -v v="pid=$upid," -v k="pid=$keeper," '
+		$0 ~ v { peer[$8] = 1 }
+		$0 ~ k && $3 > 0 { held[$6] = 1 }
+		END { for (i in held) if (i in peer) found = 1; exit !found }'
+}
+check "... it waits in the keeper's socket" wait_until 10 queued
+check "... a daemon takes over" tapdpd_start
+wait "$adder"
+check_absent "... and the flow is put, not refused" "failed|ermitted" \
+	cat "$T/add-flow.out"
+check_out "... it is in the datapath" "eth_type\(0x88b5\).*actions:2" \
+	dpctl_in "$U" dump-flows
+
 check_out "tapdpctl status in the daemon's namespace: four served" \
 	"^namespaces: 4 served" in_ns "$BUILD/tapdpctl" status
 check_absent "... a container's is not told of the others" "^namespaces" \
