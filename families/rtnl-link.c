@@ -292,7 +292,7 @@ link_change(const struct nlmsghdr *nlh, const struct link_req *r)
 			msgbuf_put_raw(&mb, a, NLA_ALIGN(a->nla_len));
 	if (msgbuf_end(&mb))
 		return -EMSGSIZE;
-	return netdev_rtnl_do((const struct nlmsghdr *)mb.buf);
+	return netdev_rtnl_do((struct nlmsghdr *)mb.buf);
 }
 
 static int

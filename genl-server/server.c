@@ -308,13 +308,30 @@ conn_privileged(const struct conn *c)
 	return privileged(c->uid, c->sk ? nlsock_creds(c->sk) : NULL);
 }
 
+/* Gives the keeper c's route socket, once, and the proofs read from it,
+ * each time more were read. */
+static void
+proofs_keep(struct conn *c)
+{
+	struct keep_proofs kp = { .conn_keep_id = c->keep_id,
+				  .n_proved = c->n_proved };
+
+	if (!c->keep_id)
+		return;
+	memcpy(kp.proved, c->proved, sizeof(kp.proved));
+	if (c->proofs_keep_id)
+		keep_meta(c->proofs_keep_id, &kp, sizeof(kp));
+	else
+		c->proofs_keep_id = keep_put(KEEP_PROOFS, &c->route_fd, 1,
+					     &kp, sizeof(kp));
+}
+
 /* Each request comes with its sender's credentials (SCM_CREDENTIALS): the
  * kernel's, which a process cannot forge. A request without them is
- * judged unprivileged. */
-/* Whether uc proved CAP_NET_ADMIN on c's route socket (creds.h). A pid
+ * judged unprivileged.
+ *
+ * Whether uc proved CAP_NET_ADMIN on c's route socket (creds.h). A pid
  * is told from a reused one by its uid only, as /proc's verdict is. */
-static void proofs_keep(struct conn *c);
-
 static bool
 sender_proved(struct conn *c, const struct ucred *uc)
 {
@@ -977,24 +994,6 @@ conn_keep(struct conn *c)
 				      sizeof(c->kept));
 	if (c->keep_id && c->route_fd >= 0 && !c->proofs_keep_id)
 		proofs_keep(c);
-}
-
-/* Gives the keeper c's route socket, once, and the proofs read from it,
- * each time more were read. */
-static void
-proofs_keep(struct conn *c)
-{
-	struct keep_proofs kp = { .conn_keep_id = c->keep_id,
-				  .n_proved = c->n_proved };
-
-	if (!c->keep_id)
-		return;
-	memcpy(kp.proved, c->proved, sizeof(kp.proved));
-	if (c->proofs_keep_id)
-		keep_meta(c->proofs_keep_id, &kp, sizeof(kp));
-	else
-		c->proofs_keep_id = keep_put(KEEP_PROOFS, &c->route_fd, 1,
-					     &kp, sizeof(kp));
 }
 
 /* Tells the keeper what a request changed (a bind, a group...). */

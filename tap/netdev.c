@@ -95,8 +95,9 @@ netdev_set_mtu(const char *name, uint32_t mtu)
 	return ifreq_ioctl(name, SIOCSIFMTU, &ifr);
 }
 
-/* One request on a short-lived rtnetlink socket; the reply (a single
- * message, or the error it brings) goes to cb. */
+/* One request of the daemon's own (a client's copied one is made so
+ * here) on a short-lived rtnetlink socket; the reply (a single message,
+ * or the error it brings) goes to cb. */
 static int
 rtnl_ask(struct nlmsghdr *req, mnl_cb_t cb, void *data)
 {
@@ -109,6 +110,7 @@ rtnl_ask(struct nlmsghdr *req, mnl_cb_t cb, void *data)
 		return -errno;
 	req->nlmsg_flags |= NLM_F_REQUEST;
 	req->nlmsg_seq = 1;
+	req->nlmsg_pid = 0;
 	if (mnl_socket_bind(nl, 0, MNL_SOCKET_AUTOPID) < 0 ||
 	    mnl_socket_sendto(nl, req, req->nlmsg_len) < 0) {
 		err = -errno;
@@ -159,23 +161,15 @@ netdev_rtnl_query(const struct nlmsghdr *req, void *buf, size_t cap)
 		return -EMSGSIZE;
 	memcpy(copy, req, req->nlmsg_len);
 	nlh->nlmsg_flags &= ~(NLM_F_ACK | NLM_F_ECHO);
-	nlh->nlmsg_pid = 0;
 	err = rtnl_ask(nlh, raw_cb, &r);
 	return err ? err : r.len;
 }
 
 int
-netdev_rtnl_do(const struct nlmsghdr *req)
+netdev_rtnl_do(struct nlmsghdr *req)
 {
-	char copy[MNL_SOCKET_BUFFER_SIZE];
-	struct nlmsghdr *nlh = (void *)copy;
-
-	if (req->nlmsg_len > sizeof(copy))
-		return -EMSGSIZE;
-	memcpy(copy, req, req->nlmsg_len);
-	nlh->nlmsg_flags = (nlh->nlmsg_flags & ~NLM_F_ECHO) | NLM_F_ACK;
-	nlh->nlmsg_pid = 0;
-	return rtnl_ask(nlh, NULL, NULL);
+	req->nlmsg_flags = (req->nlmsg_flags & ~NLM_F_ECHO) | NLM_F_ACK;
+	return rtnl_ask(req, NULL, NULL);
 }
 
 struct link_info {

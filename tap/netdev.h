@@ -27,9 +27,9 @@ int netdev_get_stats(int netnsid, int ifindex,
  * dropped) and copies the one message it answers with into buf: its
  * length, or the kernel's error, or -EMSGSIZE when it does not fit. */
 int netdev_rtnl_query(const struct nlmsghdr *req, void *buf, size_t cap);
-/* Hands the kernel a copy of the request req, acknowledged and not
- * echoed: 0 or the kernel's error. */
-int netdev_rtnl_do(const struct nlmsghdr *req);
+/* Hands the kernel the request req, made acknowledged and not echoed
+ * in place: 0 or the kernel's error. */
+int netdev_rtnl_do(struct nlmsghdr *req);
 /* The MTU an RTM_NEWLINK message carries (0: none). */
 uint32_t netdev_link_mtu(const struct nlmsghdr *nlh);
 /* The index and MTU of the device called name. */
