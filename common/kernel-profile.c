@@ -31,28 +31,30 @@
 #define P_PID		TAPDP_PACKET_ATTR_UPCALL_PID
 #define LIB		false	/* userspace action: liberal */
 #define STRICT		true
+#define NO_DF		false	/* received tunnel keys: no DF */
+#define RX_DF		true
 
 /* Oldest first; the sources of each value are in docs/COMPATIBILITY.md
  * ("Kernel profiles"). */
 static const struct kernel_profile profiles[] = {
 	/* name   action     key      dp        vport     features  MPLS hash
-	 *	  packet  userspace */
+	 *	  packet  userspace rx DF */
 	{ "5.4",  A_CPL,     KEY_OLD, DP_PAD,   VP_NSID,  F_OLD,     1, H_L4,
-		  P_HASH, LIB },
+		  P_HASH, LIB,    NO_DF },
 	{ "5.10", A_DEC_TTL, KEY_OLD, DP_MASKS, VP_NSID,  F_OLD,     3, H_L4,
-		  P_HASH, LIB },
+		  P_HASH, LIB,    NO_DF },
 	{ "5.15", A_DEC_TTL, KEY_OLD, DP_PIDS,  VP_NSID,  F_PER_CPU, 3, H_L4,
-		  P_HASH, LIB },
+		  P_HASH, LIB,    NO_DF },
 	{ "6.1",  A_DEC_TTL, KEY_EXT, DP_IFIDX, VP_NSID,  F_PER_CPU, 3, H_L4,
-		  P_HASH, LIB },
+		  P_HASH, LIB,    NO_DF },
 	{ "6.6",  A_DROP,    KEY_EXT, DP_IFIDX, VP_STATS, F_PER_CPU, 3, H_SYM,
-		  P_HASH, LIB },
+		  P_HASH, LIB,    NO_DF },
 	{ "6.12", A_PSAMPLE, KEY_EXT, DP_IFIDX, VP_STATS, F_PER_CPU, 3, H_SYM,
-		  P_HASH, LIB },
+		  P_HASH, LIB,    NO_DF },
 	{ "6.18", A_PSAMPLE, KEY_EXT, DP_IFIDX, VP_STATS, F_PER_CPU, 3, H_SYM,
-		  P_PID,  STRICT },
+		  P_PID,  STRICT, RX_DF },
 	{ "7.2",  A_PSAMPLE, KEY_EXT, DP_IFIDX, VP_STATS, F_PER_CPU, 3, H_SYM,
-		  P_PID,  STRICT },
+		  P_PID,  STRICT, RX_DF },
 };
 
 #define N_PROFILES	(sizeof(profiles) / sizeof(profiles[0]))

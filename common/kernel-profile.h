@@ -5,8 +5,9 @@
  * datapath and vport attribute maxima (what lies beyond is ignored, as
  * the kernel's liberal parsing ignored it), the user features it
  * accepted, the MPLS labels a key could carry, the last hash algorithm,
- * its packet family's last attribute and whether it parsed a userspace
- * action strictly. Everything newer is refused or ignored as that
+ * its packet family's last attribute, whether it parsed a userspace
+ * action strictly and whether a received tunnel packet's DF bit reached
+ * its key. Everything newer is refused or ignored as that
  * release refused or ignored it. The daemon's default is the running
  * kernel's release (kernel_profile_for_release); the table's newest,
  * 7.2, knows everything.
@@ -32,6 +33,9 @@ struct kernel_profile {
 	/* A userspace action's unknown attributes and trailing bytes are
 	 * refused (nla_parse_deprecated_strict), not ignored. */
 	bool userspace_strict;
+	/* A tunnel packet received in IPv4 with DF set has DF in its tunnel
+	 * key (the tunnels' ip_tun_rx_dst), so in its upcalls and flows. */
+	bool tunnel_rx_df;
 };
 
 /* The profile in use. */

@@ -404,7 +404,8 @@ encap_decap(const struct encap_port *port, const struct encap_outer *outer,
 	key->family = outer->family;
 	key->tos = outer->tos;
 	key->ttl = outer->ttl;
-	/* The kernel keeps no DF on receive. */
+	if (outer->family == AF_INET && outer->df)
+		key->flags |= TUN_F_DF;
 	if (port->kind == ENCAP_VXLAN || port->kind == ENCAP_GENEVE)
 		err = udp_decap(port, outer, data, len, key, inner);
 	else

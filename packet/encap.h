@@ -59,7 +59,8 @@ struct encap_port {
 };
 
 /* The outer IP header: what encap_decap() is told of it (family,
- * addresses, tos, ttl), and what encap_push() chooses for it. */
+ * addresses, tos, ttl; df where the kernel answered as reports it), and
+ * what encap_push() chooses for it. */
 struct encap_outer {
 	uint32_t ipv4_src;		/* be */
 	uint32_t ipv4_dst;		/* be */
@@ -115,7 +116,7 @@ struct encap_buf {
 /* Decapsulates the len bytes at data that followed an outer IP header
  * described by outer (the datagram's end: trailing link padding
  * removed), received by a port configured as port. Fills key (zeroed
- * first) and inner. The inner IP header, if any, may be rewritten: the
+ * first; DF in its flags when outer says df) and inner. The inner IP header, if any, may be rewritten: the
  * outer header's ECN congestion mark is carried into it.
  *
  * Returns 0, or what the kernel would drop the packet for:

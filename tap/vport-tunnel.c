@@ -16,7 +16,9 @@
  * CSUM flag), and a UDP socket does not say: each family has two sockets
  * in one SO_REUSEPORT group, and a classic BPF program of the group steers
  * a datagram to the first when its checksum field is zero, to the second
- * otherwise. The kernel checked the checksum before either gets it.
+ * otherwise. The kernel checked the checksum before either gets it. Where
+ * the kernel answered as puts an IPv4 outer header's DF bit in the key
+ * (kernel-profile.h), IPv4's group has two more, for datagrams with DF.
  *
  * The port's device, named as OVS asked, is a TAP device, so that the
  * host sees an interface (index, MTU, flags, counters) as it would see the
@@ -43,6 +45,7 @@
 
 #include "common/clock.h"
 #include "common/hash.h"
+#include "common/kernel-profile.h"
 #include "common/unaligned.h"
 #include "packet/encap.h"
 #include "packet/eth.h"
@@ -72,6 +75,7 @@ enum tnl_queue {
 	Q_TAP,				/* the device: the host's frames */
 	Q_UDP4_NOCSUM, Q_UDP4_CSUM,	/* vxlan, geneve */
 	Q_UDP6_NOCSUM, Q_UDP6_CSUM,
+	Q_UDP4_NOCSUM_DF, Q_UDP4_CSUM_DF, /* the outer header with DF */
 	Q_GRE4 = Q_UDP4_NOCSUM,		/* gre */
 	Q_GRE6,
 };
@@ -108,6 +112,7 @@ struct tnl {
 	struct tnl_dev *own;		/* a compat port's device */
 	uint8_t family;			/* the one underlay taken; 0: both */
 	bool zero_csum6_rx;
+	bool rx_df;			/* the DF queues: kernel_profile() */
 	int raw4, raw6;			/* sends, header included */
 	uint32_t ip_id;			/* atomic */
 	uint32_t seq;			/* atomic: GRE sequence numbers */
@@ -120,10 +125,11 @@ struct tnl {
 };
 
 /* Steers a datagram by its UDP checksum field: 0 to the group's first
- * socket, else the second. The program sees the datagram from its
+ * socket, else the second; with df, one with the IPv4 DF bit set to the
+ * third or the fourth likewise. The program sees the datagram from its
  * payload; the network header is at SKF_NET_OFF. */
 static int
-attach_csum_steering(int fd, int family)
+attach_csum_steering(int fd, int family, bool df)
 {
 	struct sock_filter v4[] = {
 		BPF_STMT(BPF_LD | BPF_B | BPF_ABS, (uint32_t)SKF_NET_OFF),
@@ -135,6 +141,25 @@ attach_csum_steering(int fd, int family)
 		BPF_STMT(BPF_RET | BPF_K, 0),
 		BPF_STMT(BPF_RET | BPF_K, 1),
 	};
+	struct sock_filter v4_df[] = {
+		BPF_STMT(BPF_LD | BPF_B | BPF_ABS, (uint32_t)SKF_NET_OFF),
+		BPF_STMT(BPF_ALU | BPF_AND | BPF_K, 0x0f),
+		BPF_STMT(BPF_ALU | BPF_LSH | BPF_K, 2),
+		BPF_STMT(BPF_MISC | BPF_TAX, 0),
+		BPF_STMT(BPF_LD | BPF_H | BPF_IND, (uint32_t)SKF_NET_OFF + 6),
+		/* M[0] = checksum != 0 */
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 1, 0),
+		BPF_STMT(BPF_LD | BPF_IMM, 1),
+		BPF_STMT(BPF_ST, 0),
+		BPF_STMT(BPF_LD | BPF_H | BPF_ABS, (uint32_t)SKF_NET_OFF + 6),
+		BPF_STMT(BPF_ALU | BPF_AND | BPF_K, IPV4_DF),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 3, 0),
+		BPF_STMT(BPF_LD | BPF_MEM, 0),
+		BPF_STMT(BPF_ALU | BPF_ADD | BPF_K, 2),
+		BPF_STMT(BPF_RET | BPF_A, 0),
+		BPF_STMT(BPF_LD | BPF_MEM, 0),
+		BPF_STMT(BPF_RET | BPF_A, 0),
+	};
 	/* IPv6: the UDP header right after the fixed header (a datagram
 	 * with extension headers counts as checksummed). */
 	struct sock_filter v6[] = {
@@ -143,9 +168,11 @@ attach_csum_steering(int fd, int family)
 		BPF_STMT(BPF_RET | BPF_K, 0),
 		BPF_STMT(BPF_RET | BPF_K, 1),
 	};
-	struct sock_fprog prog = family == AF_INET
-		? (struct sock_fprog){ sizeof(v4) / sizeof(v4[0]), v4 }
-		: (struct sock_fprog){ sizeof(v6) / sizeof(v6[0]), v6 };
+	struct sock_fprog prog = family == AF_INET6
+		? (struct sock_fprog){ sizeof(v6) / sizeof(v6[0]), v6 }
+		: df ? (struct sock_fprog){ sizeof(v4_df) / sizeof(v4_df[0]),
+					    v4_df }
+		: (struct sock_fprog){ sizeof(v4) / sizeof(v4[0]), v4 };
 
 	return setsockopt(fd, SOL_SOCKET, SO_ATTACH_REUSEPORT_CBPF, &prog,
 			  sizeof(prog)) < 0 ? -errno : 0;
@@ -223,7 +250,7 @@ udp_open(const struct tnl *t, int family, bool first)
 		(void)setsockopt(fd, IPPROTO_UDP, UDP_GRO, &one, sizeof(one));
 	vport_socket_buffer(fd, SO_RCVBUF, TNL_SOCKET_BUFFER);
 	/* The group's program, attached once its first member is bound. */
-	if (first && (err = attach_csum_steering(fd, family)) < 0) {
+	if (first && (err = attach_csum_steering(fd, family, t->rx_df)) < 0) {
 		close(fd);
 		return err;
 	}
@@ -338,7 +365,9 @@ tnl_open(struct vport *vport, enum encap_kind kind)
 	t->port.kind = kind;
 	vport->state = t;
 	gre = kind == ENCAP_GRE || kind == ENCAP_ERSPAN;
-	vport->n_rxq = gre ? Q_GRE6 + 1 : Q_UDP6_CSUM + 1;
+	t->rx_df = !gre && kernel_profile()->tunnel_rx_df;
+	vport->n_rxq = gre ? Q_GRE6 + 1
+		     : t->rx_df ? Q_UDP4_CSUM_DF + 1 : Q_UDP6_CSUM + 1;
 	for (i = 0; i < vport->n_rxq; i++) {
 		vport->rxq[i].fd = -1;
 		vport->rxq[i].state = NULL;
@@ -373,8 +402,11 @@ tnl_open(struct vport *vport, enum encap_kind kind)
 		goto fail;
 	vport->rxq[Q_TAP].fd = fd;
 	vport->fd = fd;
+	/* In this order: a group's sockets are its program's choices in
+	 * the order they were bound. */
 	for (i = Q_TAP + 1; i < vport->n_rxq; i++) {
-		int family = i < Q_UDP6_NOCSUM ? AF_INET : AF_INET6;
+		int family = i == Q_UDP6_NOCSUM || i == Q_UDP6_CSUM
+			     ? AF_INET6 : AF_INET;
 
 		if (gre)
 			fd = gre_open(i == Q_GRE4 ? AF_INET : AF_INET6);
@@ -602,7 +634,7 @@ rx_datagram(struct vport *vport, struct rx_batch *b, unsigned which,
 	struct tnl *t = vport->state;
 	bool gre = t->port.kind == ENCAP_GRE || t->port.kind == ENCAP_ERSPAN;
 	bool v4 = gre ? which == Q_GRE4
-		      : which == Q_UDP4_NOCSUM || which == Q_UDP4_CSUM;
+		      : which != Q_UDP6_NOCSUM && which != Q_UDP6_CSUM;
 	const union sockaddr_inx *from = m->msg_name;
 	struct encap_outer o = { .family = v4 ? AF_INET : AF_INET6 };
 	struct encap_inner in;
@@ -639,6 +671,8 @@ rx_datagram(struct vport *vport, struct rx_batch *b, unsigned which,
 			o.ipv4_dst = ip->daddr;
 			o.tos = ip->tos;
 			o.ttl = ip->ttl;
+			o.df = kernel_profile()->tunnel_rx_df &&
+			       (ip->frag_off & htons(IPV4_DF));
 			len = ntohs(ip->tot_len) - hl;
 			p += hl;
 		}
@@ -657,6 +691,7 @@ rx_datagram(struct vport *vport, struct rx_batch *b, unsigned which,
 	}
 	o.proto = IPPROTO_UDP;
 	o.l4_checked = true;
+	o.df = which == Q_UDP4_NOCSUM_DF || which == Q_UDP4_CSUM_DF;
 	/* At least once: an empty datagram is decap's to refuse. */
 	if (!gro_size || gro_size > len)
 		gro_size = len ? len : 1;
@@ -667,8 +702,8 @@ rx_datagram(struct vport *vport, struct rx_batch *b, unsigned which,
 			.src = v4 ? from->v4.sin_port : from->v6.sin6_port,
 			.dst = t->port.dst_port,
 			.len = htons(n + UDP_HLEN <= 0xffff ? n + UDP_HLEN : 0),
-			.csum = which == Q_UDP4_CSUM || which == Q_UDP6_CSUM
-					? 0xffff : 0,
+			.csum = which == Q_UDP4_CSUM || which == Q_UDP6_CSUM ||
+				which == Q_UDP4_CSUM_DF ? 0xffff : 0,
 		};
 
 		memcpy(saved, p, UDP_HLEN);

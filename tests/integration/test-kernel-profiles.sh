@@ -119,4 +119,53 @@ for k in $PROFILES; do
 	pyctl del-dp kp >/dev/null 2>&1
 	tapdpd_stop
 done
+
+# A tunnel packet's outer DF bit is in its key from 6.18 on (the tunnels'
+# ip_tun_rx_dst), never before: a kernel vxlan device of a peer namespace
+# sends with DF set, and without, to a vxlan port whose misses ovs-dpctl.py
+# prints.
+PEER=$NS-df
+ip netns add "$PEER"
+trap 'ip netns del "$PEER" 2>/dev/null; ovs_cleanup' EXIT
+ip link add kpu netns "$NS" type veth peer name kpu netns "$PEER"
+in_ns ip addr add 172.31.230.1/24 dev kpu
+in_ns ip link set kpu up
+ip -n "$PEER" addr add 172.31.230.2/24 dev kpu
+ip -n "$PEER" link set kpu up
+for df in set unset; do
+	i=$([ $df = set ] && echo 1 || echo 2)
+	ip -n "$PEER" link add "vx$i" type vxlan id "$i" remote 172.31.230.1 \
+		dstport 4789 df "$df"
+	ip -n "$PEER" addr add "172.31.23$i.1/24" dev "vx$i"
+	ip -n "$PEER" link set "vx$i" up
+done
+for k in 6.12 6.18 7.2; do
+	check "$k: daemon starts" tapdpd_start --kernel "$k"
+	pyctl add-dp -V 2:1 kdf >/dev/null
+	pyctl add-if -u -t vxlan kdf kvx0 >"$T/upcalls" 2>&1 &
+	listener=$!
+	check "$k: a vxlan port listening for its misses" wait_until 10 \
+		grep -q "listening on upcall packet handler" "$T/upcalls"
+	in_ns ip link set kvx0 up
+	for i in 1 2; do
+		ip netns exec "$PEER" arping -c 1 -w 1 -I "vx$i" \
+			"172.31.23$i.2" >/dev/null 2>&1
+	done
+	seen() { grep -q "tun_id=$1,.*arp(sip=172.31.23$1.1" "$T/upcalls"; }
+	check "$k: both arrived" wait_until 10 eval "seen 1 && seen 2"
+	if since "$k" 6.18; then
+		check_out "$k: DF sent, DF in the key" "flags\([a-z|]*df.*arp" \
+			grep "tun_id=1," "$T/upcalls"
+	else
+		check_absent "$k: DF sent, no DF in the key" "flags\([a-z|]*df" \
+			grep "tun_id=1," "$T/upcalls"
+	fi
+	check_absent "$k: no DF sent, none in the key" "flags\([a-z|]*df" \
+		grep "tun_id=2," "$T/upcalls"
+	# The listener is python under tapdp-run under ip netns exec.
+	pkill -f "$SELFTEST/ovs-dpctl.py add-if -u -t vxlan kdf"
+	wait "$listener" 2>/dev/null
+	pyctl del-dp kdf >/dev/null 2>&1
+	tapdpd_stop
+done
 finish

@@ -39,6 +39,7 @@ test_table(void **state)
 				    prev->packet_attr_max);
 			assert_true(p->userspace_strict >=
 				    prev->userspace_strict);
+			assert_true(p->tunnel_rx_df >= prev->tunnel_rx_df);
 		}
 		prev = p;
 	}
@@ -54,6 +55,10 @@ test_table(void **state)
 	assert_int_equal(p->dp_attr_max, OVS_DP_ATTR_MAX);
 	assert_int_equal(p->vport_attr_max, TAPDP_VPORT_ATTR_MAX);
 	assert_int_equal(p->packet_attr_max, TAPDP_PACKET_ATTR_MAX);
+	assert_true(p->tunnel_rx_df);
+	/* 6.12's tunnels kept no DF on receive; 6.18's udp_tun_rx_dst does. */
+	assert_false(kernel_profile_find("6.12")->tunnel_rx_df);
+	assert_true(kernel_profile_find("6.18")->tunnel_rx_df);
 	kernel_profile_use(kernel_profile_find("5.4"));
 	assert_string_equal(kernel_profile()->name, "5.4");
 	kernel_profile_use(NULL);
