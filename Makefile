@@ -127,7 +127,8 @@ $(BUILD)/test-alloc-fail: LDFLAGS += -Wl,--wrap=malloc,--wrap=calloc \
 
 # The keeper is the daemon's, not the core's; it sandboxes itself.
 $(BUILD)/test-keep: $(BUILD)/obj/daemon/keeper.o \
-	$(BUILD)/obj/daemon/sandbox.o $(BUILD)/gen/syscall-names.o
+	$(BUILD)/obj/daemon/subprocess.o $(BUILD)/obj/daemon/sandbox.o \
+	$(BUILD)/gen/syscall-names.o
 # tapdpctl's JSON, flow-key, action and pcapng writers.
 $(BUILD)/test-json: $(BUILD)/obj/tools/json.o
 $(BUILD)/test-odp-key: $(BUILD)/obj/tools/odp-key.o

@@ -3,9 +3,7 @@
 #include "daemon/keeper.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <poll.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -19,6 +17,7 @@
 #include "common/keep.h"
 #include "common/log.h"
 #include "daemon/sandbox.h"
+#include "daemon/subprocess.h"
 
 struct held {
 	uint64_t id;
@@ -244,26 +243,6 @@ keeper_main(int listen_fd, int daemon_fd, const char *path, unsigned wait_s)
 		close(daemon_fd);
 }
 
-/* Everything the daemon had open except what the keeper uses. */
-static void
-close_others(const int *keep, unsigned n)
-{
-	unsigned lo = 3;
-
-	for (;;) {
-		unsigned next = ~0U;
-
-		for (unsigned i = 0; i < n; i++)
-			if ((unsigned)keep[i] >= lo && (unsigned)keep[i] < next)
-				next = keep[i];
-		if (next > lo)
-			close_range(lo, next == ~0U ? ~0U : next - 1, 0);
-		if (next == ~0U)
-			return;
-		lo = next + 1;
-	}
-}
-
 int
 keeper_spawn(const char *path, unsigned wait_s, bool sandboxed)
 {
@@ -296,7 +275,7 @@ keeper_spawn(const char *path, unsigned wait_s, bool sandboxed)
 		return err;
 	}
 	if (pid == 0) {
-		int keep[] = { lfd, sv[1], log_fileno() };
+		int keep[] = { lfd, sv[1] };
 		struct rlimit rl;
 
 		/* It holds as many as the daemon, which raises its own. */
@@ -304,22 +283,7 @@ keeper_spawn(const char *path, unsigned wait_s, bool sandboxed)
 			rl.rlim_cur = rl.rlim_max;
 			setrlimit(RLIMIT_NOFILE, &rl);
 		}
-		/* Nothing of whoever started the daemon is held but the
-		 * log: a pipe there would not see its end while we wait. */
-		int null = open("/dev/null", O_RDWR | O_CLOEXEC);
-
-		if (null >= 0) {
-			dup2(null, STDIN_FILENO);
-			dup2(null, STDOUT_FILENO);
-			if (log_fileno() != STDERR_FILENO)
-				dup2(null, STDERR_FILENO);
-			close(null);
-		}
-		setsid();
-		signal(SIGINT, SIG_IGN);
-		signal(SIGHUP, SIG_IGN);
-		signal(SIGPIPE, SIG_IGN);
-		close_others(keep, 3);
+		subprocess_detach(keep, 2);
 		/* Unsandboxed if that fails: it holds what the daemon needs,
 		 * and says why in the log. */
 		if (sandboxed)
