@@ -129,6 +129,11 @@ $(BUILD)/test-alloc-fail: LDFLAGS += -Wl,--wrap=malloc,--wrap=calloc \
 $(BUILD)/test-keep: $(BUILD)/obj/daemon/keeper.o \
 	$(BUILD)/obj/daemon/subprocess.o $(BUILD)/obj/daemon/sandbox.o \
 	$(BUILD)/gen/syscall-names.o
+# The namespace agent, and how it tells who else holds a namespace: the
+# daemon's.
+$(BUILD)/test-ns-agent: $(BUILD)/obj/daemon/ns-agent.o \
+	$(BUILD)/obj/daemon/netns-holders.o $(BUILD)/obj/daemon/subprocess.o \
+	$(BUILD)/obj/daemon/sandbox.o $(BUILD)/gen/syscall-names.o
 # tapdpctl's JSON, flow-key, action and pcapng writers.
 $(BUILD)/test-json: $(BUILD)/obj/tools/json.o
 $(BUILD)/test-odp-key: $(BUILD)/obj/tools/odp-key.o

@@ -39,6 +39,8 @@ enum keep_kind {
 				 * prove themselves on (genl-server/creds.h);
 				 * meta: the connection's entry id and the
 				 * proofs read (genl-server/server.c) */
+	KEEP_AGENT,		/* the namespace agent's socket
+				 * (daemon/ns-agent.h); meta: none */
 };
 
 #define KEEP_MAX_FDS	4

@@ -12,6 +12,7 @@
 
 #include "common/keep.h"
 #include "common/log.h"
+#include "common/ns-socket.h"
 #include "datapath/datapath.h"
 #include "families/dp-notify.h"
 #include "datapath/journal.h"
@@ -24,7 +25,8 @@ struct netns_ctx {
 	uint64_t cookie;		/* the namespace's (SO_NETNS_COOKIE) */
 	int netnsid;			/* its id in ours, once its admin was
 					 * a client (else NOT_ASSIGNED) */
-	int nsfd;			/* while it has clients, else -1 */
+	int nsfd;			/* while it has clients or holds
+					 * the namespace, else -1 */
 	unsigned clients;
 	struct dp_net *net;
 	uint64_t keep_id;		/* its journal's keeper entry, or 0 */
@@ -35,10 +37,14 @@ static size_t n_ctxs;
 static struct dp_net_config ctx_cfg;
 static const struct vport_ops *(*base_ops)(enum ovs_vport_type type);
 
+/* Internal ports, and netdev ports while the namespace agent serves
+ * (tap/vport.h). Tunnel ports' sockets and devices stay the daemon's
+ * namespace's: none here. */
 static const struct vport_ops *
-internal_only(enum ovs_vport_type type)
+elsewhere_ops(enum ovs_vport_type type)
 {
-	return type == OVS_VPORT_TYPE_INTERNAL ? base_ops(type) : NULL;
+	return type == OVS_VPORT_TYPE_INTERNAL ||
+	       type == OVS_VPORT_TYPE_NETDEV ? base_ops(type) : NULL;
 }
 
 static struct netns_ctx *
@@ -155,10 +161,13 @@ ctx_give_id(struct netns_ctx *ctx)
 
 /* With no client, the fd goes, so that the namespace can go: the kernel's
  * datapaths do not hold their namespace. Nor does a context that holds
- * nothing stay. */
+ * nothing stay. One whose ports' sockets hold the namespace keeps it, to
+ * see when nothing else does (netns_reap). */
 static void
 ctx_unused(struct netns_ctx *ctx)
 {
+	if (dp_net_holds_namespace(ctx->net))
+		return;
 	if (ctx->nsfd >= 0)
 		close(ctx->nsfd);
 	ctx->nsfd = -1;
@@ -182,7 +191,7 @@ ctx_attach(int fd, uint64_t cookie, bool admin, int *err)
 			return NULL;
 		}
 	}
-	if (!ctx->clients) {
+	if (ctx->nsfd < 0) {
 		ctx->nsfd = netns_of(fd);
 		*err = ctx->nsfd < 0 ? ctx->nsfd : 0;
 	}
@@ -217,7 +226,7 @@ netns_hooks(const struct dp_net_config *cfg)
 {
 	ctx_cfg = *cfg;
 	base_ops = cfg->port_ops ? cfg->port_ops : vport_ops_for;
-	ctx_cfg.port_ops = internal_only;
+	ctx_cfg.port_ops = elsewhere_ops;
 	return &hooks;
 }
 
@@ -236,6 +245,35 @@ netns_gone(int netnsid)
 		if (asked && !ctx->clients && !dp_net_home_alive(ctx->net)) {
 			log_info("namespace %d is gone, and its datapaths "
 				 "with it", ctx->netnsid);
+			ctx_free(ctx);
+			continue;
+		}
+		i++;
+	}
+}
+
+void
+netns_reap(void)
+{
+	pid_t ours = getpid();
+
+	for (size_t i = 0; i < n_ctxs;) {
+		struct netns_ctx *ctx = ctxs[i];
+
+		if (ctx->clients || ctx->nsfd < 0) {
+			i++;
+			continue;
+		}
+		if (!dp_net_holds_namespace(ctx->net)) {
+			/* Its last such port went since. */
+			ctx_unused(ctx);
+			i += i < n_ctxs && ctxs[i] == ctx;
+			continue;
+		}
+		if (ns_held(ctx->nsfd, &ours, 1) == 0) {
+			log_info("namespace %d: nothing but the daemon's ports "
+				 "hold it: its datapaths go, as the kernel's "
+				 "do with it", ctx->netnsid);
 			ctx_free(ctx);
 			continue;
 		}

@@ -6,11 +6,14 @@
  * namespace goes (the kernel's RTM_DELNSID for the id our namespace gave
  * it), or as soon as its last client closes while it holds nothing.
  *
- * Such a context holds internal ports only: a TAP device made here and
- * moved there. Its netdev and tunnel ports would need sockets opened in
- * that namespace (docs/ARCHITECTURE.md, "Namespaces"); they are refused
- * as a type the kernel lacks (EAFNOSUPPORT), never served by the
- * daemon's namespace's devices.
+ * Such a context's internal ports are TAP devices made here and moved
+ * there. Its netdev ports' packet sockets are opened there by the
+ * namespace agent (common/ns-socket.h), and hold the namespace, as the
+ * kernel's do not: while it has no client, such a context asks the agent
+ * now and then whether anything else still holds it, and lets its
+ * datapaths go when nothing does, as the kernel's pernet exit would
+ * (netns_reap). Tunnel ports are refused as a type the kernel lacks
+ * (EAFNOSUPPORT), never served by the daemon's namespace's devices.
  *
  * Its state is journaled (datapath/journal.h) from the first time its
  * admin is a client (when it gets an id), in a journal of its own the
@@ -34,6 +37,11 @@ const struct server_netns *netns_hooks(const struct dp_net_config *cfg);
 unsigned netns_take_over(void);
 /* For dp_notify_open(): the namespace with id netnsid in ours is gone. */
 void netns_gone(int netnsid);
+/* Once a second: the contexts without clients whose ports' sockets hold
+ * their namespace, each gone with its datapaths if nothing else holds it
+ * (the agent's answer); a context whose last such port went lets the
+ * namespace go. */
+void netns_reap(void);
 /* Destroys every context (the daemon stops). */
 void netns_destroy_all(void);
 

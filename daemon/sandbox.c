@@ -50,6 +50,10 @@
  * (NETLINK_LISTEN_ALL_NSID), so that an execve() of a new tapdpd, which
  * NO_NEW_PRIVS limits to this process's permitted set, can start. */
 #define CAPS_KEPT (CAPS_USED | CAP(CAP_NET_BROADCAST))
+/* The namespace agent's (daemon/ns-agent.h): setns(), packet and raw
+ * sockets, and reading any process's /proc/PID/fd and mountinfo. */
+#define CAPS_AGENT (CAP(CAP_SYS_ADMIN) | CAP(CAP_NET_RAW) | \
+		    CAP(CAP_SYS_PTRACE) | CAP(CAP_DAC_READ_SEARCH))
 
 #if defined(__SANITIZE_ADDRESS__)
 #define SANITIZED 1
@@ -99,6 +103,8 @@ static const int allowed[] = {
 	__NR_getsockname, __NR_getsockopt, __NR_setsockopt, __NR_sendto,
 	__NR_recvfrom, __NR_sendmsg, __NR_recvmsg, __NR_sendmmsg,
 	__NR_recvmmsg, __NR_socketpair,
+	/* the namespace agent's; the daemon has no CAP_SYS_ADMIN for it */
+	__NR_setns,
 #ifdef SANITIZED
 	/* ASan and LSan: alternate signal stacks, thread ids, spin locks
 	 * that yield, and the leak check at exit, which stops the threads
@@ -303,6 +309,12 @@ int
 sandbox_apply_keeper(void)
 {
 	return apply(0, 0);
+}
+
+int
+sandbox_apply_agent(void)
+{
+	return apply(CAPS_AGENT, CAPS_AGENT);
 }
 
 static void

@@ -24,6 +24,9 @@ int sandbox_apply(void);
  * needs no capability: it keeps none, and runs under the daemon's filter
  * (its calls are a few of the daemon's). */
 int sandbox_apply_keeper(void);
+/* The same for the namespace agent (daemon/ns-agent.h): the capabilities
+ * it uses only, under the daemon's filter, as the keeper. */
+int sandbox_apply_agent(void);
 
 /* Logs "seccomp: refused system call NAME/NR" (an error) once for each
  * call refused since the last report; returns how many it logged. */

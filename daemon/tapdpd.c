@@ -19,9 +19,11 @@
 #include "common/keep.h"
 #include "common/kernel-profile.h"
 #include "common/log.h"
+#include "common/ns-socket.h"
 #include "daemon/keeper.h"
 #include "daemon/metrics-server.h"
 #include "daemon/netns.h"
+#include "daemon/ns-agent.h"
 #include "daemon/sandbox.h"
 #include "datapath/datapath.h"
 #include "families/dp-notify.h"
@@ -276,6 +278,17 @@ report_refusals(void *arg)
  * 0.5%). */
 #define TRIM_MS	60000
 
+/* How soon a namespace that only the ports' sockets hold goes after its
+ * last holder (daemon/netns.h). */
+#define REAP_MS	1000
+
+static void
+reap_namespaces(void *arg)
+{
+	(void)arg;
+	netns_reap();
+}
+
 static void
 trim_memory(void *arg)
 {
@@ -480,7 +493,7 @@ struct daemon {
 };
 
 /* A keeper that outlived our predecessor hands its state over; else we
- * start one (before any thread), and the namespace agent likewise. */
+ * start one (before any thread). */
 static int
 start_keeper(struct daemon *d)
 {
@@ -507,6 +520,29 @@ start_keeper(struct daemon *d)
 	return 0;
 }
 
+/* The namespace agent our predecessor left with the keeper, else a new
+ * one, while we may still setns() and have one thread. Without one, the
+ * datapaths of other namespaces have internal ports only. */
+static void
+start_agent(const struct daemon *d)
+{
+	struct keep_entry *e = keep_claim(KEEP_AGENT, NULL, NULL);
+	int fd;
+
+	if (e && e->n_fds == 1) {
+		ns_socket_attach(e->fds[0]);
+		return;
+	}
+	fd = ns_agent_spawn(d->o->sandboxed);
+	if (fd < 0) {
+		log_info("no namespace agent (%s): other namespaces' "
+			 "datapaths get internal ports only", strerror(-fd));
+		return;
+	}
+	keep_put(KEEP_AGENT, &fd, 1, NULL, 0);
+	ns_socket_attach(fd);
+}
+
 /* Everything up to serving; on failure, logged, d->up says what to undo
  * (stop()). 0 or -errno. */
 static int
@@ -529,6 +565,7 @@ start(struct daemon *d)
 	err = start_keeper(d);
 	if (err)
 		return err;
+	start_agent(d);
 	/* A stop or an upgrade asked for before the loop runs waits for it
 	 * (server_run takes them), rather than killing us half set up; the
 	 * threads made from here on leave them to this one. */
@@ -570,6 +607,7 @@ start(struct daemon *d)
 	 * socket, the link events, /dev/kmsg, the log, the pidfile and the
 	 * metrics' socket. */
 	if ((err = server_every(TRIM_MS, trim_memory, NULL)) ||
+	    (err = server_every(REAP_MS, reap_namespaces, NULL)) ||
 	    (o->sandboxed &&
 	     ((err = server_every(1000, report_refusals, NULL)) ||
 	      (err = sandbox_apply())))) {

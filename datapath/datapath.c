@@ -1564,6 +1564,23 @@ dp_net_home_alive(const struct dp_net *net)
 }
 
 bool
+dp_net_holds_namespace(const struct dp_net *net)
+{
+	struct datapath *dp;
+
+	if (!net->elsewhere)
+		return false;
+	for (unsigned i = 0; (dp = dp_at(net, i)); i++) {
+		struct dp_port *port;
+
+		for (uint32_t p = 0; (port = dp_port_next(dp, &p)); p++)
+			if (port->vport->ops->type == OVS_VPORT_TYPE_NETDEV)
+				return true;
+	}
+	return false;
+}
+
+bool
 dp_net_idle(const struct dp_net *net)
 {
 	return !dp_at(net, 0) && !dp_net_conntrack_made(net);

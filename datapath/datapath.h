@@ -166,6 +166,10 @@ int dp_net_netnsid(const struct dp_net *net);
  * port's device is there (destroyed with it; it may not leave). False
  * without datapaths. Control thread. */
 bool dp_net_home_alive(const struct dp_net *net);
+/* Whether another namespace's context has a port with sockets there (a
+ * netdev port's, common/ns-socket.h), which hold the namespace, as the
+ * kernel's datapath does not. Control thread. */
+bool dp_net_holds_namespace(const struct dp_net *net);
 /* No datapath, and no tracker was made: nothing would be lost with it. */
 bool dp_net_idle(const struct dp_net *net);
 /* The context's journal (datapath/journal.h, which sets it), or NULL;

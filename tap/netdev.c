@@ -8,6 +8,8 @@
 #include <linux/net_namespace.h>
 #include <linux/rtnetlink.h>
 #include <net/if.h>
+/* After <net/if.h>, whose definitions <linux/if.h> then leaves alone. */
+#include <linux/if_tunnel.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -36,28 +38,6 @@ ifreq_ioctl(const char *name, unsigned long req, struct ifreq *ifr)
 		err = -errno;
 	close(fd);
 	return err;
-}
-
-int
-netdev_check_attachable(const char *name)
-{
-	struct ifreq ifr;
-	int err;
-
-	if (!netdev_ifindex(name))
-		return -ENODEV;
-	err = ifreq_ioctl(name, SIOCGIFFLAGS, &ifr);
-	if (err)
-		return err == -ENXIO ? -ENODEV : err;
-	if (ifr.ifr_flags & IFF_LOOPBACK)
-		return -EINVAL;
-	err = ifreq_ioctl(name, SIOCGIFHWADDR, &ifr);
-	if (err)
-		return err;
-	if (ifr.ifr_hwaddr.sa_family != ARPHRD_ETHER &&
-	    ifr.ifr_hwaddr.sa_family != ARPHRD_NONE)
-		return -EINVAL;
-	return 0;
 }
 
 static int
@@ -174,16 +154,72 @@ netdev_rtnl_do(struct nlmsghdr *req)
 
 struct link_info {
 	int ifindex;
+	unsigned flags;
+	unsigned short type;
+	bool collect_md;	/* a tunnel device that wants metadata */
 	uint32_t mtu;
 	struct rtnl_link_stats64 *stats;
 };
+
+/* The attribute of IFLA_INFO_DATA that puts a device of kind in
+ * collect-metadata mode (bareudp has no other), or 0 for a kind that has
+ * none. */
+static int
+collect_md_attr(const char *kind)
+{
+	static const struct { const char *kind; int attr; } kinds[] = {
+		{ "vxlan", IFLA_VXLAN_COLLECT_METADATA },
+		{ "geneve", IFLA_GENEVE_COLLECT_METADATA },
+		{ "gre", IFLA_GRE_COLLECT_METADATA },
+		{ "gretap", IFLA_GRE_COLLECT_METADATA },
+		{ "ip6gre", IFLA_GRE_COLLECT_METADATA },
+		{ "ip6gretap", IFLA_GRE_COLLECT_METADATA },
+		{ "erspan", IFLA_GRE_COLLECT_METADATA },
+		{ "ip6erspan", IFLA_GRE_COLLECT_METADATA },
+		{ "bareudp", -1 },
+	};
+
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+		if (!strcmp(kind, kinds[i].kind))
+			return kinds[i].attr;
+	return 0;
+}
+
+/* IFLA_LINKINFO: whether the device is a tunnel that takes and gives
+ * tunnel metadata only (vxlan's attribute a u8, the others' flags). */
+static bool
+link_collect_md(const struct nlattr *info)
+{
+	const struct nlattr *a, *kind = NULL, *data = NULL;
+	int want;
+
+	mnl_attr_for_each_nested(a, info) {
+		if (mnl_attr_get_type(a) == IFLA_INFO_KIND)
+			kind = a;
+		else if (mnl_attr_get_type(a) == IFLA_INFO_DATA)
+			data = a;
+	}
+	if (!kind || mnl_attr_validate(kind, MNL_TYPE_NUL_STRING) < 0)
+		return false;
+	want = collect_md_attr(mnl_attr_get_str(kind));
+	if (want <= 0 || !data)
+		return want < 0;
+	mnl_attr_for_each_nested(a, data)
+		if (mnl_attr_get_type(a) == want)
+			return want != IFLA_VXLAN_COLLECT_METADATA ||
+			       (mnl_attr_get_payload_len(a) >= 1 &&
+				mnl_attr_get_u8(a));
+	return false;
+}
 
 static int
 link_attr(const struct nlattr *a, void *data)
 {
 	struct link_info *li = data;
 
-	if (mnl_attr_get_type(a) == IFLA_STATS64 && li->stats &&
+	if (mnl_attr_get_type(a) == IFLA_LINKINFO)
+		li->collect_md = link_collect_md(a);
+	else if (mnl_attr_get_type(a) == IFLA_STATS64 && li->stats &&
 	    mnl_attr_get_payload_len(a) >= sizeof(*li->stats))
 		memcpy(li->stats, mnl_attr_get_payload(a), sizeof(*li->stats));
 	else if (mnl_attr_get_type(a) == IFLA_MTU &&
@@ -204,6 +240,8 @@ link_cb(const struct nlmsghdr *nlh, void *data)
 		return MNL_CB_ERROR;
 	}
 	li->ifindex = ifi->ifi_index;
+	li->flags = ifi->ifi_flags;
+	li->type = ifi->ifi_type;
 	return mnl_attr_parse(nlh, sizeof(*ifi), link_attr, li);
 }
 
@@ -256,6 +294,27 @@ netdev_lookup(int netnsid, const char *name, int *ifindex, uint32_t *mtu)
 		*mtu = li.mtu;
 	}
 	return err;
+}
+
+int
+netdev_check_attachable(int netnsid, const char *name, int *ifindex,
+			uint32_t *mtu)
+{
+	struct link_info li = { 0 };
+	int err = get_link(netnsid, 0, name, &li);
+
+	if (err)
+		return err;
+	if ((li.flags & IFF_LOOPBACK) ||
+	    (li.type != ARPHRD_ETHER && li.type != ARPHRD_NONE))
+		return -EINVAL;
+	/* Its packets carry tunnel metadata, which a packet socket neither
+	 * gives nor takes: a tunnel port the daemon does not serve there. */
+	if (li.collect_md)
+		return -EAFNOSUPPORT;
+	*ifindex = li.ifindex;
+	*mtu = li.mtu;
+	return 0;
 }
 
 static int

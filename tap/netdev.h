@@ -16,9 +16,13 @@
 bool netdev_valid_name(const char *name);
 /* 0 if there is no such device. */
 int netdev_ifindex(const char *name);
-/* 0, or -ENODEV / -EINVAL (loopback, not Ethernet-like) as the kernel's
- * netdev vport would answer. */
-int netdev_check_attachable(const char *name);
+/* Whether the device called name in the namespace netnsid names (< 0:
+ * ours) may be a netdev port: 0 with its index and MTU, or -ENODEV /
+ * -EINVAL (loopback, not Ethernet-like) as the kernel's netdev vport
+ * would answer; -EAFNOSUPPORT for a collect-metadata tunnel device, which
+ * the daemon serves as a tunnel port of its own devices only. */
+int netdev_check_attachable(int netnsid, const char *name, int *ifindex,
+			    uint32_t *mtu);
 /* Device facts in another namespace: netnsid is its id in ours
  * (NETNSA_NSID_NOT_ASSIGNED, -1: our own). */
 int netdev_get_stats(int netnsid, int ifindex,

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Netdev ports: an existing interface, read and written through an AF_PACKET
  * socket bound to it, in promiscuous mode, blind to its own transmissions.
+ * A datapath of another namespace has its sockets opened there
+ * (common/ns-socket.h).
  *
  * Frames arrive in a receive ring shared with the kernel (TPACKET_V2): a
  * burst costs no system call per frame. Ring slots are sized for frames up
@@ -15,6 +17,7 @@
 #include <linux/filter.h>
 #include <linux/if_ether.h>
 #include <linux/if_packet.h>
+#include <linux/net_namespace.h>
 #include <string.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -24,6 +27,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "common/ns-socket.h"
 #include "packet/headers.h"
 #include "packet/offload.h"
 #include "tap/netdev.h"
@@ -128,9 +132,10 @@ queue_open(struct vport *vport, struct vport_rxq *q, unsigned n,
 	socklen_t len = sizeof(fanout);
 
 	q->state = NULL;
-	q->fd = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	q->fd = ns_socket(vport->make_nsfd, AF_PACKET,
+			  SOCK_RAW | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (q->fd < 0)
-		return -errno;
+		return q->fd;
 	if ((joins && setsockopt(q->fd, SOL_SOCKET, SO_ATTACH_FILTER, &deaf,
 				 sizeof(deaf)) < 0) ||
 	    setsockopt(q->fd, SOL_PACKET, PACKET_IGNORE_OUTGOING, &one,
@@ -195,13 +200,22 @@ fanout_ignores_outgoing(void)
 static int
 netdev_open(struct vport *vport)
 {
+	int err, netnsid = NETNSA_NSID_NOT_ASSIGNED;
 	unsigned group = 0, i;
-	int err;
+	uint32_t mtu;
 
-	err = netdev_check_attachable(vport->name);
+	/* Another namespace's device: asked about by its id in ours, its
+	 * sockets opened there. */
+	if (vport->make_nsfd >= 0 &&
+	    (err = netdev_netnsid(vport->make_nsfd, &netnsid)))
+		return err;
+	err = netdev_check_attachable(netnsid, vport->name, &vport->ifindex,
+				      &mtu);
 	if (err)
 		return err;
-	vport->ifindex = netdev_ifindex(vport->name);
+	vport->netnsid = netnsid;
+	if (vport->make_nsfd >= 0)
+		vport->mtu = mtu;
 	if (vport->n_rxq > 1 && !fanout_ignores_outgoing())
 		vport->n_rxq = 1;
 	for (i = 0; i < vport->n_rxq; i++) {

@@ -16,6 +16,7 @@
 
 #include "common/clock.h"
 #include "common/log.h"
+#include "common/ns-socket.h"
 #include "packet/eth.h"
 #include "packet/offload.h"
 #include "tap/netdev.h"
@@ -342,7 +343,8 @@ vport_create(const struct vport_ops *ops, const char *name, int nsfd,
 	struct vport *vport;
 	int err;
 
-	if (nsfd >= 0 && ops->type != OVS_VPORT_TYPE_INTERNAL)
+	if (nsfd >= 0 && ops->type != OVS_VPORT_TYPE_INTERNAL &&
+	    (ops->type != OVS_VPORT_TYPE_NETDEV || !ns_socket_available()))
 		return -EAFNOSUPPORT;
 	vport = calloc(1, sizeof(*vport));
 	rx = calloc(1, sizeof(*rx));

@@ -246,6 +246,85 @@ check "... the restored ones' too" wait_until 10 link_gone "$OB" po2
 check_out "... the daemon's are there" "port 2: v0" dpctl show dp0
 ip netns add "$OTHER"
 
+# Netdev ports of its own: devices of that namespace, whose packet
+# sockets the namespace agent opens there. Two carry IPv4 and IPv6
+# between $OA and $OB, across a restart; a third's device is deleted,
+# the second's moved away: each port goes, as the kernel's. The
+# namespace deleted while a process holds it: traffic goes on; that
+# process gone, nothing but the ports' sockets holds it, and its
+# datapath goes, with its veth pairs, as the kernel's pernet exit.
+ip -n "$OTHER" link add na type veth peer name na0 netns "$OA"
+ip -n "$OTHER" link add nb type veth peer name nb0 netns "$OB"
+ip -n "$OTHER" link add nc type veth peer name nc0 netns "$OA"
+for d in "$OA na0 1" "$OB nb0 2"; do
+	set -- $d
+	ip netns exec "$1" sysctl -qw "net.ipv6.conf.$2.disable_ipv6=0"
+	ip -n "$1" addr add "10.9.1.$3/24" dev "$2"
+	ip -n "$1" addr add "fd00:9:1::$3/64" dev "$2" nodad
+	ip -n "$1" link set "$2" up
+done
+for d in na nb nc; do ip -n "$OTHER" link set "$d" up; done
+check "root elsewhere makes dpn" octl add-dp dpn
+for d in na nb nc; do
+	check "... with its own device $d as a netdev port" octl add-if dpn "$d"
+done
+check_out "... the daemon's namespace's v0 is none of its" "No such device" \
+	octl add-if dpn v0
+check_out "... nor is its loopback device" "Invalid argument" \
+	octl add-if dpn lo
+for t in "0x0800),ipv4()" "0x0806),arp()" "0x86dd),ipv6()"; do
+	octl add-flow dpn "in_port(1),eth(),eth_type($t" 2
+	octl add-flow dpn "in_port(2),eth(),eth_type($t" 1
+done
+check "IPv4 through its netdev ports" \
+	ip netns exec "$OA" ping -c 2 -i 0.2 -W 2 10.9.1.2
+check "IPv6 too" ip netns exec "$OA" ping -6 -c 2 -i 0.2 -W 2 fd00:9:1::2
+check_out "... its flows counted both" "eth_type\(0x86dd\).*packets:[1-9]" \
+	octl dump-flows dpn
+pid=$(cat "$PIDF")
+kill -KILL "$pid"
+wait_until 5 dead "$pid"
+check "a daemon killed with SIGKILL, and a new one" \
+	tapdpd_start --max-sockets-per-uid 64
+check_out "... dpn came back with its netdev ports" "port 3: nc" \
+	octl show dpn
+check "... traffic through them" \
+	ip netns exec "$OA" ping -6 -c 2 -i 0.2 -W 2 fd00:9:1::2
+# An upgrade's execve() leaves no CAP_SYS_ADMIN to start an agent: the
+# successor takes its predecessor's from the keeper.
+n=$(grep -c "took over" "$LOG")
+kill -USR2 "$(cat "$PIDF")"
+check "upgraded in place (SIGUSR2)" \
+	wait_until 10 eval '[ "$(grep -c "took over" "$LOG")" -gt "$n" ]'
+check "... traffic through its netdev ports" \
+	ip netns exec "$OA" ping -c 2 -i 0.2 -W 2 10.9.1.2
+check_out "... one namespace agent, across the restart and the upgrade" \
+	"^1\$" eval 'pgrep -a tapdpd-nsagent | grep -c -- "--socket $SOCK "'
+ip -n "$OTHER" link del nc
+check "nc deleted: its port goes" \
+	wait_until 10 eval '! octl show dpn | grep -q "port 3"'
+ip -n "$OTHER" link set nb netns "$OB"
+check "nb moved away: its port goes" \
+	wait_until 10 eval '! octl show dpn | grep -q "port 2"'
+ip -n "$OB" link set nb netns "$OTHER"
+ip -n "$OTHER" link set nb up
+check "nb back: a port again" octl add-if dpn nb
+ip netns exec "$OTHER" sleep 600 &
+holder=$!
+check "a process in that namespace" \
+	wait_until 5 eval '[ "$(cat /proc/$holder/comm)" = sleep ]'
+ip netns del "$OTHER"
+check "deleted while a process holds it: traffic goes on" \
+	ip netns exec "$OA" ping -c 5 -i 0.5 -W 2 10.9.1.2
+check "... its veth pairs are there" ip -n "$OB" link show nb0
+kill "$holder"
+check "that process gone: the datapath goes, with its veth pairs" \
+	wait_until 10 eval 'link_gone "$OA" na0 && link_gone "$OB" nb0'
+check_out "... the daemon said why" "nothing but the daemon's ports hold it" \
+	cat "$LOG"
+check_out "... the daemon's are there" "port 2: v0" dpctl show dp0
+ip netns add "$OTHER"
+
 # A user in namespaces of its own: datapaths there, internal ports whose
 # devices are there, traffic between two of them (one moved on into a
 # namespace nested in the user's) through its flows; without
@@ -261,6 +340,9 @@ ctl add-dp dp0 && echo "ADD-DP OK"
 for p in up1 up2 up3; do
 	ctl add-if dp0 \$p,type=internal && echo "ADD-IF \$p OK"
 done
+ip link add ue0 type veth peer name ue1
+ip link set ue0 up
+ctl add-if dp0 ue0 && echo "ADD-NETDEV OK"
 ctl dump-dps | sed 's/^/DPS: /'
 ip -o link | sed 's/^/LINK: /'
 unshare -n sleep 600 &
@@ -301,6 +383,8 @@ for p in up1 up2 up3; do
 	check "... and not in the daemon's" link_gone "$NS" "$p"
 done
 check_out "... it sees its dp0 only" "^DPS: system@dp0\$" cat "$T/user/out"
+check_out "... and a veth of its own as a netdev port" "ADD-NETDEV OK" \
+	cat "$T/user/out"
 check_out "... traffic through its flows, into a nested namespace" \
 	"PING OK" cat "$T/user/out"
 check_out "... its flows counted it" "FLOWS: .*packets:[1-9]" cat "$T/user/out"
@@ -315,6 +399,7 @@ check_out "... and its dp0 is not the user's" "port 2: v0" dpctl show dp0
 check_absent "... with none of the user's ports" "up[123]" dpctl show
 touch "$T/user/go"
 wait
+# Its netdev port's socket holds it: gone when nothing else does.
 check "the user's namespace gone: its datapath goes with it" \
 	wait_until 10 eval 'in_ns "$BUILD/tapdpctl" status |
 		grep -q "namespaces: 1 served"'

@@ -18,7 +18,7 @@ C1=tapdpc1$$ C2=tapdpc2$$ U=tapdpu$$
 ALL="$NS $C1 $C2 $U"
 # Where each namespace's ports go: two namespaces of their own.
 HOSTS=
-for c in $ALL; do HOSTS="$HOSTS ${c}a ${c}b"; done
+for c in $ALL; do HOSTS="$HOSTS ${c}a ${c}b ${c}c"; done
 UPID=
 user_gone() {
 	[ -n "$UPID" ] && kill "$UPID" 2>/dev/null
@@ -274,6 +274,32 @@ check_absent "... and the flow is put, not refused" "failed|ermitted" \
 check_out "... it is in the datapath" "eth_type\(0x88b5\).*actions:2" \
 	dpctl_in "$U" dump-flows
 
+# A veth of each namespace's own as a netdev port of its bridge (in the
+# containers and the user's, its packet sockets opened there by the
+# namespace agent): traffic through it to a third namespace of its own.
+for c in $ALL; do
+	h=${c}c
+	ip netns add "$h"
+	ip netns exec "$h" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 \
+		net.ipv6.conf.default.disable_ipv6=1
+	ip -n "$c" link add v3 type veth peer name p3 netns "$h"
+	ip -n "$h" addr add 10.9.0.3/24 dev p3
+	ip -n "$h" link set p3 up
+	ip -n "$c" link set v3 up
+	check "$c: its own veth v3 as a netdev port of br0" \
+		vsctl "$c" add-port br0 v3
+	check_out "... in its datapath" "port [0-9]+: v3$" dpctl_in "$c" show
+	n=$(dpctl_in "$c" show | sed -n 's/^  port \([0-9]*\): v3$/\1/p')
+	mac1=$(ip netns exec "${c}a" cat /sys/class/net/p1/address)
+	mac3=$(ip netns exec "$h" cat /sys/class/net/p3/address)
+	ip -n "${c}a" neigh replace 10.9.0.3 lladdr "$mac3" dev p1 nud permanent
+	ip -n "$h" neigh replace 10.9.0.1 lladdr "$mac1" dev p3 nud permanent
+	check "$c: ping through it" \
+		ip netns exec "${c}a" ping -c 3 -i 0.2 -W 2 10.9.0.3
+	check_out "... by megaflows in its datapath" \
+		"in_port\((v3|$n)\).*packets:[1-9]" dpctl_in "$c" dump-flows
+done
+
 check_out "tapdpctl status in the daemon's namespace: four served" \
 	"^namespaces: 4 served" in_ns "$BUILD/tapdpctl" status
 check_absent "... a container's is not told of the others" "^namespaces" \
@@ -283,20 +309,25 @@ check_absent "... a container's is not told of the others" "^namespaces" \
 # them; the others go on.
 ovs_of "$C2" stop
 ip netns del "$C2"
+# Its netdev port's sockets hold it until the daemon sees nothing else
+# does (daemon/netns.h): either way its datapaths go with it.
+gone_re="is gone, and its datapaths with it|nothing but the daemon's ports hold it"
 check "$C2 deleted: the daemon frees its datapaths" \
-	wait_until 10 grep -q "is gone, and its datapaths with it" "$LOG"
+	wait_until 10 grep -Eq "$gone_re" "$LOG"
 check_out "... tapdpctl status: three served" "^namespaces: 3 served" \
 	in_ns "$BUILD/tapdpctl" status
 check "... and their ports' devices" wait_until 10 link_gone "${C2}a" p1
 ovs_of "$U" stop
 user_gone
 check "the user's namespace gone: the daemon frees its datapaths" \
-	wait_until 10 eval '[ "$(grep -c "is gone, and its datapaths with it" "$LOG")" = 2 ]'
+	wait_until 10 eval '[ "$(grep -Ec "$gone_re" "$LOG")" = 2 ]'
 check_out "... tapdpctl status: two served" "^namespaces: 2 served" \
 	in_ns "$BUILD/tapdpctl" status
 check "... and their ports' devices" wait_until 10 link_gone "${U}a" p1
 for c in $NS $C1; do
 	check "$c: still pings" ip netns exec "${c}a" ping -c 2 -i 0.2 -W 2 10.9.0.2
+	check "$c: ... through its netdev port too" \
+		ip netns exec "${c}a" ping -c 2 -i 0.2 -W 2 10.9.0.3
 	check_out "$c: its datapath is whole" "port [0-9]+: p2" dpctl_in "$c" show
 done
 finish

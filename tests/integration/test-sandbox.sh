@@ -80,6 +80,19 @@ check "the keeper: NoNewPrivs: 1" status_is "$KPID" NoNewPrivs 1
 for c in CapEff CapPrm CapBnd CapInh CapAmb; do
 	check "the keeper: $c: none" status_is "$KPID" $c $NONE
 done
+# The namespace agent, the daemon's other child: setns(), packet
+# sockets and /proc (CAP_SYS_ADMIN, NET_RAW, SYS_PTRACE, DAC_READ_SEARCH),
+# nothing more.
+APID=$(pgrep -P "$PID" -x tapdpd-nsagent)
+AGENT=0000000000282004
+check "the agent: Seccomp: 2" status_is "$APID" Seccomp 2
+check "the agent: NoNewPrivs: 1" status_is "$APID" NoNewPrivs 1
+for c in CapEff CapPrm CapBnd; do
+	check "the agent: $c: $AGENT" status_is "$APID" $c $AGENT
+done
+for c in CapInh CapAmb; do
+	check "the agent: $c: none" status_is "$APID" $c $NONE
+done
 
 # Ports, their receive threads, upcalls, conntrack and teardown, all in
 # the sandbox.
@@ -120,6 +133,8 @@ KPID=$(pgrep -P "$PID" -x tapdpd)
 check "the keeper: Seccomp: 0" status_is "$KPID" Seccomp 0
 check "the keeper: CapEff: all of ours" status_is "$KPID" CapEff \
 	"$(awk '/^CapEff:/ { print $2 }' /proc/self/status)"
+APID=$(pgrep -P "$PID" -x tapdpd-nsagent)
+check "the agent: Seccomp: 0" status_is "$APID" Seccomp 0
 tapdpd_stop
 
 # A system call outside the list: EPERM on the thread that made it, and
@@ -155,4 +170,6 @@ check "CapPrm: $KEPT" status_is "$PID" CapPrm "$KEPT"
 check "... and serves" dpctl add-dp dp1
 check "del-dp dp1" dpctl del-dp dp1
 check_absent "... without a warning" "\|(WARN|ERR)\|" cat "$T/reexec.log"
+check_out "... and no namespace agent, which setns() would need" \
+	"no namespace agent \(Operation not permitted\)" cat "$T/reexec.log"
 finish
