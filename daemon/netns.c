@@ -271,9 +271,9 @@ netns_reap(void)
 			continue;
 		}
 		if (ns_held(ctx->nsfd, &ours, 1) == 0) {
-			log_info("namespace %d: nothing but the daemon's ports "
-				 "hold it: its datapaths go, as the kernel's "
-				 "do with it", ctx->netnsid);
+			log_info("namespace %d: nothing but the daemon's own "
+				 "sockets hold it: its datapaths and devices "
+				 "go, as the kernel's do with it", ctx->netnsid);
 			ctx_free(ctx);
 			continue;
 		}

@@ -32,6 +32,7 @@
 #include "packet/gso.h"
 #include "tap/netdev.h"
 #include "tap/tnl-dev.h"
+#include "tap/vlan-dev.h"
 
 /* Room for an upcall: headers, key, userdata, actions and a 64 KiB frame. */
 #define UPCALL_BUF	(FRAME_MAX + 8192 + 32768)
@@ -1548,6 +1549,12 @@ dp_net_netnsid(const struct dp_net *net)
 	return net->netnsid;
 }
 
+int
+dp_net_nsfd(const struct dp_net *net)
+{
+	return net->elsewhere ? net->nsfd : -1;
+}
+
 bool
 dp_net_home_alive(const struct dp_net *net)
 {
@@ -1570,6 +1577,8 @@ dp_net_holds_namespace(const struct dp_net *net)
 
 	if (!net->elsewhere)
 		return false;
+	if (vlan_dev_any(net))
+		return true;
 	for (unsigned i = 0; (dp = dp_at(net, i)); i++) {
 		struct dp_port *port;
 
@@ -1591,6 +1600,7 @@ dp_net_destroy(struct dp_net *net)
 {
 	if (!net)
 		return;
+	vlan_dev_destroy_all(net);
 	for (unsigned i = net->dps->n; i-- > 0;)
 		if (net->dps->dp[i])
 			dp_destroy(net->dps->dp[i]);

@@ -162,13 +162,17 @@ void dp_net_set_namespace(struct dp_net *net, int netnsid, int nsfd);
 bool dp_net_elsewhere(const struct dp_net *net);
 /* NETNSA_NSID_NOT_ASSIGNED for the daemon's own namespace. */
 int dp_net_netnsid(const struct dp_net *net);
+/* An fd of its namespace while it has one (a client, or ports that hold
+ * it); -1 for the daemon's own, or none now. */
+int dp_net_nsfd(const struct dp_net *net);
 /* Whether another namespace's context still has its namespace: a local
  * port's device is there (destroyed with it; it may not leave). False
  * without datapaths. Control thread. */
 bool dp_net_home_alive(const struct dp_net *net);
-/* Whether another namespace's context has a port with sockets there (a
- * netdev port's, common/ns-socket.h), which hold the namespace, as the
- * kernel's datapath does not. Control thread. */
+/* Whether another namespace's context has a port or a device with
+ * sockets there (a netdev port's, a userspace VLAN device's:
+ * common/ns-socket.h), which hold the namespace, as the kernel's do not.
+ * Control thread. */
 bool dp_net_holds_namespace(const struct dp_net *net);
 /* No datapath, and no tracker was made: nothing would be lost with it. */
 bool dp_net_idle(const struct dp_net *net);

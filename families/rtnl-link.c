@@ -38,6 +38,7 @@
 #include "genl-server/server.h"
 #include "tap/netdev.h"
 #include "tap/tnl-dev.h"
+#include "tap/vlan-dev.h"
 
 /* The attributes read here, with rtnetlink's policy for them. */
 static const struct attr_policy ifla_policy[IFLA_MAX + 1] = {
@@ -47,6 +48,8 @@ static const struct attr_policy ifla_policy[IFLA_MAX + 1] = {
 	[IFLA_NET_NS_PID] = { .kind = ATTR_U32 },
 	[IFLA_NET_NS_FD] = { .kind = ATTR_U32 },
 	[IFLA_TARGET_NETNSID] = { .kind = ATTR_U32 },
+	[IFLA_LINK] = { .kind = ATTR_U32 },
+	[IFLA_ADDRESS] = { .kind = ATTR_BINARY, .len = 32 },
 };
 
 static const struct attr_policy info_policy[IFLA_INFO_MAX + 1] = {
@@ -63,10 +66,15 @@ struct link_req {
 	const struct tnl_kind *kind;	/* RTM_NEWLINK: a kind served here */
 	const struct nlattr *data;	/* ...and its IFLA_INFO_DATA */
 	bool to_netns;			/* names another namespace */
+	bool vlan;			/* RTM_NEWLINK of kind vlan */
+	struct vlan_dev *vdev;		/* the daemon's VLAN device it names */
+	uint32_t link;			/* IFLA_LINK */
+	const struct nlattr *address;	/* IFLA_ADDRESS */
 };
 
 static int
-link_parse(const struct nlmsghdr *nlh, struct link_req *r, struct extack *ack)
+link_parse(const void *net, const struct nlmsghdr *nlh, struct link_req *r,
+	   struct extack *ack)
 {
 	const struct nlattr *tb[IFLA_MAX + 1], *info[IFLA_INFO_MAX + 1];
 	size_t hl = NLMSG_ALIGN(sizeof(struct ifinfomsg));
@@ -89,7 +97,15 @@ link_parse(const struct nlmsghdr *nlh, struct link_req *r, struct extack *ack)
 		r->mtu = attr_get_u32(tb[IFLA_MTU]);
 	r->to_netns = tb[IFLA_NET_NS_PID] || tb[IFLA_NET_NS_FD] ||
 		      tb[IFLA_TARGET_NETNSID];
-	r->dev = tnl_dev_find(r->ifi->ifi_index, r->name[0] ? r->name : NULL);
+	if (tb[IFLA_LINK])
+		r->link = attr_get_u32(tb[IFLA_LINK]);
+	r->address = tb[IFLA_ADDRESS];
+	/* The daemon's tunnel devices are its own namespace's. */
+	if (!dp_net_elsewhere(net))
+		r->dev = tnl_dev_find(r->ifi->ifi_index,
+				      r->name[0] ? r->name : NULL);
+	r->vdev = vlan_dev_find(net, r->ifi->ifi_index,
+				r->name[0] ? r->name : NULL);
 	if (nlh->nlmsg_type != RTM_NEWLINK || !tb[IFLA_LINKINFO])
 		return 0;
 	err = attr_parse_nested(tb[IFLA_LINKINFO], info_policy, IFLA_INFO_MAX,
@@ -103,23 +119,57 @@ link_parse(const struct nlmsghdr *nlh, struct link_req *r, struct extack *ack)
 			 attr_len(info[IFLA_INFO_KIND]),
 			 (const char *)attr_data(info[IFLA_INFO_KIND]));
 		r->kind = tnl_kind_find(kind);
+		r->vlan = !strcmp(kind, "vlan");
 		r->data = info[IFLA_INFO_DATA];
 	}
 	return 0;
 }
 
-/* Whether the daemon answers nlh: it names one of its devices, or creates
- * one of the kinds it serves, in collect-metadata mode, under a name no
- * device of the kernel's has. */
+/* Whether the kernel has the vlan driver: asked once. */
 static bool
-link_is_ours(const struct nlmsghdr *nlh)
+kernel_has_vlan(void)
+{
+	static int known = -1;
+
+	if (known < 0)
+		known = netdev_kind_known("vlan");
+	return known;
+}
+
+/* Whether a device called name is in the namespace of net. */
+static bool
+name_taken(const void *net, const char *name)
+{
+	uint32_t mtu;
+	int ifindex;
+
+	if (!dp_net_elsewhere(net))
+		return netdev_ifindex(name);
+	return !netdev_lookup(dp_net_netnsid(net), name, &ifindex, &mtu);
+}
+
+/* Whether the daemon answers nlh, from a client of net: it deletes one of
+ * its VLAN devices, or creates one where the kernel has no vlan driver;
+ * or, in the daemon's own namespace, it names one of its tunnel devices,
+ * or creates one of the kinds it serves, in collect-metadata mode, under
+ * a name no device of the kernel's has. A VLAN device's other requests
+ * are its TAP's, the kernel's. */
+static bool
+link_is_ours(const void *net, const struct nlmsghdr *nlh)
 {
 	struct extack ack = { 0 };
 	struct link_req r;
 	struct tnl_dev probe;
 	bool collect_md;
 
-	if (link_parse(nlh, &r, &ack))
+	if (link_parse(net, nlh, &r, &ack))
+		return false;
+	if (r.vdev)
+		return nlh->nlmsg_type == RTM_DELLINK;
+	if (nlh->nlmsg_type == RTM_NEWLINK && r.vlan && !r.ifi->ifi_index &&
+	    !(r.name[0] && name_taken(net, r.name)))
+		return !kernel_has_vlan();
+	if (dp_net_elsewhere(net))
 		return false;
 	if (r.dev)
 		return true;
@@ -331,6 +381,49 @@ link_new(const struct dp_net *net, const struct nlmsghdr *nlh,
 	return 0;
 }
 
+/* A VLAN device, made in userspace, with the 8021q driver's checks
+ * (vlan_validate, vlan_newlink) and answers. */
+static int
+link_new_vlan(const void *net, const struct nlmsghdr *nlh,
+	      const struct link_req *r, struct extack *ack)
+{
+	struct vlan_dev_config cfg = { 0 };
+	int err;
+
+	if (!(nlh->nlmsg_flags & NLM_F_CREATE))
+		return -ENODEV;
+	if (r->to_netns)
+		return -EOPNOTSUPP;
+	if (r->address) {
+		if (attr_len(r->address) != ETH_ALEN) {
+			ack->msg = "8021q: Invalid link address";
+			return -EINVAL;
+		}
+		cfg.has_mac = true;
+		memcpy(cfg.mac, attr_data(r->address), ETH_ALEN);
+	}
+	err = vlan_dev_parse(r->data, &cfg, ack);
+	if (err)
+		return err;
+	if (!r->link) {
+		ack->msg = "8021q: link not specified";
+		return -EINVAL;
+	}
+	cfg.lower = r->link;
+	cfg.mtu = r->mtu;
+	memcpy(cfg.name, r->name, sizeof(cfg.name));
+	err = vlan_dev_create(net, dp_net_nsfd(net), dp_net_netnsid(net), &cfg);
+	if (err == -EEXIST && !name_taken(net, cfg.name))
+		ack->msg = "8021q: VLAN device already exists";
+	else if (err == -ENODEV)
+		ack->msg = "8021q: link does not exist";
+	if (!err)
+		log_info("created vlan device %s (%s %u) over rtnetlink",
+			 cfg.name, cfg.proto == ETH_P_8021AD ? "802.1ad"
+							      : "802.1Q", cfg.id);
+	return err;
+}
+
 static int
 link_handle(struct nlsock *sk, const struct nlmsghdr *nlh,
 	    struct extack *ack)
@@ -341,9 +434,17 @@ link_handle(struct nlsock *sk, const struct nlmsghdr *nlh,
 	/* rtnetlink asks for the capability before anything else. */
 	if (nlh->nlmsg_type != RTM_GETLINK && !nlsock_net_admin(sk))
 		return -EPERM;
-	err = link_parse(nlh, &r, ack);
+	err = link_parse(nlsock_net(sk), nlh, &r, ack);
 	if (err)
 		return err;
+	if (r.vdev && nlh->nlmsg_type == RTM_DELLINK) {
+		log_info("deleting vlan device %s over rtnetlink",
+			 vlan_dev_name(r.vdev));
+		vlan_dev_destroy(r.vdev);
+		return 0;
+	}
+	if (r.vlan && nlh->nlmsg_type == RTM_NEWLINK)
+		return link_new_vlan(nlsock_net(sk), nlh, &r, ack);
 	switch (nlh->nlmsg_type) {
 	case RTM_GETLINK:
 		return r.dev ? link_get(sk, nlh, r.dev) : -ENODEV;
@@ -369,10 +470,10 @@ rtnl_link_offer(struct nlsock *sk, const void *buf, size_t len)
 	const struct nlmsghdr *nlh = buf;
 
 	if (len < NLMSG_HDRLEN || nlh->nlmsg_len < NLMSG_HDRLEN ||
-	    nlh->nlmsg_len > len || nlsock_creds(sk)->other_netns ||
+	    nlh->nlmsg_len > len ||
 	    (nlh->nlmsg_type == RTM_GETLINK &&
 	     (nlh->nlmsg_flags & NLM_F_DUMP)) ||
-	    !link_is_ours(nlh))
+	    !link_is_ours(nlsock_net(sk), nlh))
 		return false;
 	netlink_rcv(sk, nlh, nlh->nlmsg_len, link_handle);
 	return true;

@@ -154,6 +154,7 @@ netdev_rtnl_do(struct nlmsghdr *req)
 
 struct link_info {
 	int ifindex;
+	uint8_t mac[6];
 	unsigned flags;
 	unsigned short type;
 	bool collect_md;	/* a tunnel device that wants metadata */
@@ -219,6 +220,9 @@ link_attr(const struct nlattr *a, void *data)
 
 	if (mnl_attr_get_type(a) == IFLA_LINKINFO)
 		li->collect_md = link_collect_md(a);
+	else if (mnl_attr_get_type(a) == IFLA_ADDRESS &&
+		 mnl_attr_get_payload_len(a) == sizeof(li->mac))
+		memcpy(li->mac, mnl_attr_get_payload(a), sizeof(li->mac));
 	else if (mnl_attr_get_type(a) == IFLA_STATS64 && li->stats &&
 	    mnl_attr_get_payload_len(a) >= sizeof(*li->stats))
 		memcpy(li->stats, mnl_attr_get_payload(a), sizeof(*li->stats));
@@ -315,6 +319,52 @@ netdev_check_attachable(int netnsid, const char *name, int *ifindex,
 	*ifindex = li.ifindex;
 	*mtu = li.mtu;
 	return 0;
+}
+
+int
+netdev_lookup_index(int netnsid, int ifindex, uint8_t mac[6], uint32_t *mtu)
+{
+	struct link_info li = { 0 };
+	int err;
+
+	if (ifindex <= 0)
+		return -ENODEV;
+	err = get_link(netnsid, ifindex, NULL, &li);
+	if (!err) {
+		memcpy(mac, li.mac, sizeof(li.mac));
+		*mtu = li.mtu;
+	}
+	return err;
+}
+
+bool
+netdev_kind_known(const char *kind)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	struct ifinfomsg *ifi;
+	struct nlattr *info;
+
+	nlh->nlmsg_type = RTM_NEWLINK;
+	nlh->nlmsg_flags = NLM_F_CREATE | NLM_F_EXCL | NLM_F_ACK;
+	ifi = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifi));
+	ifi->ifi_family = AF_UNSPEC;
+	/* A name no device may have: no driver can make it. */
+	mnl_attr_put_strz(nlh, IFLA_IFNAME, "tapdp/probe");
+	info = mnl_attr_nest_start(nlh, IFLA_LINKINFO);
+	mnl_attr_put_strz(nlh, IFLA_INFO_KIND, kind);
+	mnl_attr_nest_end(nlh, info);
+	return rtnl_ask(nlh, NULL, NULL) != -EOPNOTSUPP;
+}
+
+int
+netdev_set_mac(const char *name, const uint8_t mac[6])
+{
+	struct ifreq ifr;
+
+	ifr.ifr_hwaddr.sa_family = ARPHRD_ETHER;
+	memcpy(ifr.ifr_hwaddr.sa_data, mac, 6);
+	return ifreq_ioctl(name, SIOCSIFHWADDR, &ifr);
 }
 
 static int

@@ -36,6 +36,9 @@ int netdev_rtnl_query(const struct nlmsghdr *req, void *buf, size_t cap);
 int netdev_rtnl_do(struct nlmsghdr *req);
 /* The MTU an RTM_NEWLINK message carries (0: none). */
 uint32_t netdev_link_mtu(const struct nlmsghdr *nlh);
+/* The address and MTU of the device of index ifindex. */
+int netdev_lookup_index(int netnsid, int ifindex, uint8_t mac[6],
+			uint32_t *mtu);
 /* The index and MTU of the device called name. */
 int netdev_lookup(int netnsid, const char *name, int *ifindex, uint32_t *mtu);
 /* The id our namespace has for the namespace nsfd refers to (one is
@@ -54,6 +57,11 @@ int netdev_move(int ifindex, int nsfd, const char *name);
 int netdev_set_promisc(const char *name, bool on);
 int netdev_set_up(const char *name, bool up);
 int netdev_set_mtu(const char *name, uint32_t mtu);
+int netdev_set_mac(const char *name, const uint8_t mac[6]);
+/* Whether the kernel has a driver for devices of kind: asked with a
+ * creation it refuses either way (a name no device may have: a driver's
+ * checks refuse it, EINVAL; without a driver, rtnetlink's EOPNOTSUPP). */
+bool netdev_kind_known(const char *kind);
 /* The namespace's ephemeral ports, as UDP tunnels pick source ports
  * from: min to max - 1 (net.ipv4.ip_local_port_range). */
 void netdev_local_port_range(uint16_t *min, uint16_t *max);

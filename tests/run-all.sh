@@ -62,6 +62,7 @@ for b in build build-asan; do
 		 tests/integration/test-ctnetlink.sh \
 		 tests/integration/test-hostile.sh \
 		 tests/integration/test-netns-priv.sh \
+		 tests/integration/test-vlan-dev.sh \
 		 tests/integration/test-netns-vswitchd.sh \
 		 tests/integration/test-ctl-parallel.sh \
 		 tests/integration/test-answers.sh \

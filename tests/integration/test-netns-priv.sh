@@ -320,7 +320,7 @@ check "... its veth pairs are there" ip -n "$OB" link show nb0
 kill "$holder"
 check "that process gone: the datapath goes, with its veth pairs" \
 	wait_until 10 eval 'link_gone "$OA" na0 && link_gone "$OB" nb0'
-check_out "... the daemon said why" "nothing but the daemon's ports hold it" \
+check_out "... the daemon said why" "nothing but the daemon's own sockets hold it" \
 	cat "$LOG"
 check_out "... the daemon's are there" "port 2: v0" dpctl show dp0
 ip netns add "$OTHER"

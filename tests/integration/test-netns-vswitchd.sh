@@ -311,7 +311,7 @@ ovs_of "$C2" stop
 ip netns del "$C2"
 # Its netdev port's sockets hold it until the daemon sees nothing else
 # does (daemon/netns.h): either way its datapaths go with it.
-gone_re="is gone, and its datapaths with it|nothing but the daemon's ports hold it"
+gone_re="is gone, and its datapaths with it|nothing but the daemon's own sockets hold it"
 check "$C2 deleted: the daemon frees its datapaths" \
 	wait_until 10 grep -Eq "$gone_re" "$LOG"
 check_out "... tapdpctl status: three served" "^namespaces: 3 served" \
