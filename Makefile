@@ -281,6 +281,12 @@ build/pyroute2-0.8/pyroute2/__init__.py:
 selftest: $(SELFTEST_DIR)/ovs-dpctl.py $(SELFTEST_DIR)-7.2/ovs-dpctl.py \
 	build/pyroute2-0.8/pyroute2/__init__.py
 
+# OVS's own kernel suites (3.1, 3.5, 4.0) and all of Linux 7.2's
+# selftests on tapdp: opt-in, about an hour and a half
+# (scripts/check-upstream.sh).
+check-upstream: all selftest
+	bash scripts/check-upstream.sh all $(OVS_VERSIONS)
+
 check: all $(UNIT_TESTS) $(BUILD)/shim-check $(BUILD)/hostile-client \
 	$(BUILD)/nl-client $(BUILD)/udpgen $(BUILD)/tcpcrr $(FUZZ_TARGETS) \
 	selftest
@@ -314,7 +320,8 @@ install: all
 clean:
 	rm -rf build build-asan build-fuzz
 
-.PHONY: all unit asan fuzz fuzz-campaign bench selftest check install clean
+.PHONY: all unit asan fuzz fuzz-campaign bench selftest check check-upstream \
+	install clean
 -include $(CORE_OBJS:.o=.d) $(UNIT_LIB_OBJS:.o=.d) \
 	$(filter $(BUILD)/obj/%,$(DAEMON_OBJS:.o=.d)) \
 	$(FUZZ_CORE_OBJS:.o=.d) \

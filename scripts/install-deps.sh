@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: Apache-2.0
 # Installs everything tapdp needs on Debian 12, build dependencies and the
-# real clients alike. Idempotent: does nothing when all is present.
+# real clients alike, and the packages named as arguments (what an opt-in
+# check needs besides). Idempotent: does nothing when all is present.
 #
 # The packages' own services (Open vSwitch's, OVN's) are never started: the
 # tests and demos run their own instances in private namespaces and
@@ -16,7 +17,7 @@ tcpdump kmod util-linux procps clang libclang-rt-14-dev iperf3 strace curl
 cppcheck
 conntrack gdb python3-jsonschema python3-prometheus-client tshark debhelper
 podman runc
-debootstrap"
+debootstrap $*"
 missing=""
 for p in $PKGS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||
@@ -29,7 +30,16 @@ export DEBIAN_FRONTEND=noninteractive
 # The daemons those packages ship; any that the install starts anyway (a
 # postinst outside policy-rc.d's reach) is stopped again.
 DAEMONS="ovsdb-server ovs-vswitchd ovn-northd ovn-controller"
-running() { for d in $DAEMONS; do pgrep -x "$d" || true; done; }
+# The packages' own: those in their run directories, not a test's that
+# started meanwhile in its own.
+running() {
+	for d in $DAEMONS; do
+		for pid in $(pgrep -x "$d"); do
+			tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null |
+				grep -Eq '/run/(openvswitch|ovn)/' && echo "$pid"
+		done
+	done
+}
 before=$(running)
 
 policy=/usr/sbin/policy-rc.d
