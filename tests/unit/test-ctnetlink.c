@@ -24,6 +24,7 @@
 #include <cmocka.h>
 #include <urcu.h>
 
+#include "common/clock.h"
 #include "common/unaligned.h"
 #include "families/families.h"
 #include "genl-server/genl.h"
@@ -664,6 +665,9 @@ test_events(void **state)
 	struct fx *f = fx->nf;
 	struct conn c;
 
+	/* The clock stands still: the timeout an event gives is the whole
+	 * 30 s, however long the machine takes between commit and read. */
+	clock_fake_set(clock_now_ms());
 	commit(fx, 1000, 5, 7);
 	event(all, IPCTNL_MSG_CT_NEW, NLM_F_CREATE | NLM_F_EXCL, &c);
 	assert_int_equal(c.sport, 1000);
@@ -713,6 +717,7 @@ test_events(void **state)
 	assert_true(recv_rep(all) < 0);
 	fx_free(all);
 	fx_free(update);
+	clock_fake_set(0);
 }
 
 /* IPCTNL_MSG_CT_NEW with flags for the UDP connection from sport in
