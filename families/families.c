@@ -43,6 +43,8 @@ families_journal_state(struct dp_net *net)
 	 * them. */
 	if (!dp_net_elsewhere(net))
 		rtnl_link_journal(net);
+	/* VLAN devices before the ports on them. */
+	rtnl_link_journal_vlans(net);
 	for (unsigned i = 0; (dp = dp_at(net, i)); i++) {
 		dp_family_journal(dp);
 		vport_family_journal(dp);

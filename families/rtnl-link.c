@@ -221,20 +221,42 @@ link_get(struct nlsock *sk, const struct nlmsghdr *nlh,
 /* An attribute of len bytes, with its header and padding. */
 #define ATTR_SPACE(len)	(NLA_HDRLEN + NLA_ALIGN(len))
 
-/* The journal's record of dev's deletion: RTM_DELLINK by name. */
-void
-rtnl_link_journal_del(const struct dp_net *net, const struct tnl_dev *dev)
+/* The journal's record of a device's deletion: RTM_DELLINK by name. */
+static void
+journal_del(const struct dp_net *net, const char *name)
 {
 	char buf[NLMSG_SPACE(sizeof(struct ifinfomsg)) + ATTR_SPACE(IFNAMSIZ)];
 	struct msgbuf mb;
 
-	if (!dev->made_by || !journal_keeps(net))
+	if (!journal_keeps(net))
 		return;
 	msgbuf_init(&mb, buf, sizeof(buf));
 	msgbuf_start(&mb, RTM_DELLINK, 0, 0, 0, sizeof(struct ifinfomsg));
-	msgbuf_put_string(&mb, IFLA_IFNAME, dev->name);
+	msgbuf_put_string(&mb, IFLA_IFNAME, name);
 	if (!msgbuf_end(&mb))
 		journal_append(net, &mb);
+}
+
+void
+rtnl_link_journal_del(const struct dp_net *net, const struct tnl_dev *dev)
+{
+	if (dev->made_by)
+		journal_del(net, dev->name);
+}
+
+void
+rtnl_link_journal_vlans(const struct dp_net *net)
+{
+	const void *rec;
+	size_t i = 0, len;
+
+	while ((rec = vlan_dev_record(net, &i, &len))) {
+		struct msgbuf mb;
+
+		msgbuf_init(&mb, (void *)rec, len);
+		mb.len = len;
+		journal_append(net, &mb);
+	}
 }
 
 void
@@ -381,6 +403,48 @@ link_new(const struct dp_net *net, const struct nlmsghdr *nlh,
 	return 0;
 }
 
+/* The request that makes a VLAN device again as it was made, under the
+ * name it got: kept with it, for compaction, and in the journal. Without
+ * memory, it is not kept across a restart. */
+static void
+vlan_keep(const void *net, struct vlan_dev *dev, const struct link_req *r,
+	  const char *name)
+{
+	size_t size = NLMSG_SPACE(sizeof(struct ifinfomsg)) +
+		      ATTR_SPACE(IFNAMSIZ) + 2 * ATTR_SPACE(4) +
+		      ATTR_SPACE(ETH_ALEN) +
+		      ATTR_SPACE(ATTR_SPACE(8) +
+				 (r->data ? NLA_ALIGN(r->data->nla_len) : 0));
+	struct nlattr *info;
+	struct msgbuf mb;
+	void *buf = malloc(size);
+
+	if (!buf)
+		return;
+	msgbuf_init(&mb, buf, size);
+	msgbuf_start(&mb, RTM_NEWLINK, NLM_F_CREATE | NLM_F_EXCL, 0, 0,
+		     sizeof(struct ifinfomsg));
+	msgbuf_put_string(&mb, IFLA_IFNAME, name);
+	msgbuf_put_u32(&mb, IFLA_LINK, r->link);
+	if (r->mtu)
+		msgbuf_put_u32(&mb, IFLA_MTU, r->mtu);
+	if (r->address)
+		msgbuf_put(&mb, IFLA_ADDRESS, attr_len(r->address),
+			   attr_data(r->address));
+	info = msgbuf_nest_start(&mb, IFLA_LINKINFO);
+	msgbuf_put_string(&mb, IFLA_INFO_KIND, "vlan");
+	if (r->data)
+		msgbuf_put(&mb, r->data->nla_type, attr_len(r->data),
+			   attr_data(r->data));
+	msgbuf_nest_end(&mb, info);
+	if (msgbuf_end(&mb)) {
+		free(buf);
+		return;
+	}
+	vlan_dev_set_record(dev, buf, mb.len);
+	journal_append(net, &mb);
+}
+
 /* A VLAN device, made in userspace, with the 8021q driver's checks
  * (vlan_validate, vlan_newlink) and answers. */
 static int
@@ -388,6 +452,7 @@ link_new_vlan(const void *net, const struct nlmsghdr *nlh,
 	      const struct link_req *r, struct extack *ack)
 {
 	struct vlan_dev_config cfg = { 0 };
+	struct vlan_dev *dev;
 	int err;
 
 	if (!(nlh->nlmsg_flags & NLM_F_CREATE))
@@ -412,16 +477,18 @@ link_new_vlan(const void *net, const struct nlmsghdr *nlh,
 	cfg.lower = r->link;
 	cfg.mtu = r->mtu;
 	memcpy(cfg.name, r->name, sizeof(cfg.name));
-	err = vlan_dev_create(net, dp_net_nsfd(net), dp_net_netnsid(net), &cfg);
+	err = vlan_dev_create(net, dp_net_nsfd(net), dp_net_netnsid(net), &cfg,
+			      &dev);
 	if (err == -EEXIST && !name_taken(net, cfg.name))
 		ack->msg = "8021q: VLAN device already exists";
 	else if (err == -ENODEV)
 		ack->msg = "8021q: link does not exist";
-	if (!err)
-		log_info("created vlan device %s (%s %u) over rtnetlink",
-			 cfg.name, cfg.proto == ETH_P_8021AD ? "802.1ad"
-							      : "802.1Q", cfg.id);
-	return err;
+	if (err)
+		return err;
+	log_info("created vlan device %s (%s %u) over rtnetlink", cfg.name,
+		 cfg.proto == ETH_P_8021AD ? "802.1ad" : "802.1Q", cfg.id);
+	vlan_keep(net, dev, r, cfg.name);
+	return 0;
 }
 
 static int
@@ -440,6 +507,7 @@ link_handle(struct nlsock *sk, const struct nlmsghdr *nlh,
 	if (r.vdev && nlh->nlmsg_type == RTM_DELLINK) {
 		log_info("deleting vlan device %s over rtnetlink",
 			 vlan_dev_name(r.vdev));
+		journal_del(nlsock_net(sk), vlan_dev_name(r.vdev));
 		vlan_dev_destroy(r.vdev);
 		return 0;
 	}

@@ -45,6 +45,8 @@ struct vlan_dev {
 	int pkt;		/* the packet socket on the lower device */
 	int stop;		/* eventfd: the thread ends */
 	pthread_t thread;
+	void *record;		/* the request that makes it again */
+	size_t record_len;
 	bool gone;		/* atomic: the thread closed both and
 				 * ended, the lower device gone */
 };
@@ -213,6 +215,7 @@ prune(void)
 		}
 		pthread_join(d->thread, NULL);
 		close(d->stop);
+		free(d->record);
 		free(d);
 		devs[i] = devs[--n_devs];
 	}
@@ -245,38 +248,54 @@ lower_open(int nsfd, int lower)
 }
 
 /* The TAP, made with the lower device's address and MTU, moved where
- * the device belongs under its name. */
+ * the device belongs under its name; or the one a predecessor made,
+ * which the keeper held, as it is. */
 static int
 device_make(struct vlan_dev *d, int nsfd, const struct vlan_dev_config *cfg,
 	    const uint8_t *mac, uint32_t mtu)
 {
+	const char *name = cfg->name[0] ? cfg->name : "vlan%d";
+	bool kept = false;
 	char made[IFNAMSIZ];
 	struct ifreq ifr = { 0 };
-	int err;
+	int err = 0;
 
-	snprintf(made, sizeof(made), "%s", nsfd >= 0 ? MADE_HERE
-			: cfg->name[0] ? cfg->name : "vlan%d");
-	d->tap = tap_open(made, false, false, true);
-	if (d->tap < 0)
-		return d->tap;
-	err = netdev_set_mac(made, mac);
-	if (!err)
-		err = netdev_set_mtu(made, mtu);
-	if (!err && nsfd >= 0)
-		err = netdev_move(netdev_ifindex(made), nsfd,
-				  cfg->name[0] ? cfg->name : "vlan%d");
+	if (nsfd >= 0 && !strchr(name, '%')) {
+		d->tap = tap_claim_moved(d->netnsid, name);
+		kept = d->tap >= 0;
+	} else if (nsfd < 0) {
+		/* tap_open takes back a kept one of that name. */
+		kept = !strchr(name, '%') && netdev_ifindex(name);
+	}
+	if (!kept || nsfd < 0) {
+		snprintf(made, sizeof(made), "%s", nsfd >= 0 ? MADE_HERE
+								: name);
+		d->tap = tap_open(made, false, false, true);
+		if (d->tap < 0)
+			return d->tap;
+	}
+	if (!kept) {
+		err = netdev_set_mac(made, mac);
+		if (!err)
+			err = netdev_set_mtu(made, mtu);
+		if (!err && nsfd >= 0)
+			err = netdev_move(netdev_ifindex(made), nsfd, name);
+	}
 	/* Its name there (a pattern filled in). */
 	if (!err && ioctl(d->tap, TUNGETIFF, &ifr) < 0)
 		err = -errno;
 	if (err)
 		return err;
 	snprintf(d->name, sizeof(d->name), "%s", ifr.ifr_name);
+	/* A successor finds it by its name there. */
+	if (nsfd >= 0 && !kept)
+		tap_moved(d->tap, d->name, d->netnsid);
 	return 0;
 }
 
 int
 vlan_dev_create(const void *owner, int nsfd, int netnsid,
-		struct vlan_dev_config *cfg)
+		struct vlan_dev_config *cfg, struct vlan_dev **out)
 {
 	struct vlan_dev *d, **grown;
 	uint8_t mac[ETH_ALEN];
@@ -328,6 +347,7 @@ vlan_dev_create(const void *owner, int nsfd, int netnsid,
 	netdev_lookup(netnsid, d->name, &d->ifindex, &mtu);
 	snprintf(cfg->name, sizeof(cfg->name), "%s", d->name);
 	devs[n_devs++] = d;
+	*out = d;
 	return 0;
 }
 
@@ -353,6 +373,29 @@ vlan_dev_name(const struct vlan_dev *d)
 }
 
 void
+vlan_dev_set_record(struct vlan_dev *d, void *record, size_t len)
+{
+	free(d->record);
+	d->record = record;
+	d->record_len = len;
+}
+
+const void *
+vlan_dev_record(const void *owner, size_t *i, size_t *len)
+{
+	prune();
+	for (; *i < n_devs; (*i)++) {
+		const struct vlan_dev *d = devs[*i];
+
+		if (d->owner == owner && d->record) {
+			*len = d->record_len;
+			return devs[(*i)++]->record;
+		}
+	}
+	return NULL;
+}
+
+void
 vlan_dev_destroy(struct vlan_dev *d)
 {
 	uint64_t one = 1;
@@ -371,6 +414,7 @@ vlan_dev_destroy(struct vlan_dev *d)
 		close(d->pkt);
 		tap_close(d->tap);
 	}
+	free(d->record);
 	free(d);
 }
 

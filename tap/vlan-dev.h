@@ -17,7 +17,10 @@
  * dp_net_holds_namespace). The lower device gone, the device goes, as
  * the kernel's.
  *
- * Not kept across a restart of the daemon yet: its TAP goes with it.
+ * Kept across a restart: the keeper holds its TAP (by its name there
+ * and its namespace's id, tap/tap.h), and the journal the request that
+ * made it, which a successor replays: vlan_dev_create then takes the
+ * TAP back, as it is, and opens a new packet socket.
  *
  * The table is the control thread's; each device's thread touches only
  * its own fds. */
@@ -49,16 +52,22 @@ struct nlattr;
 int vlan_dev_parse(const struct nlattr *data, struct vlan_dev_config *cfg,
 		   struct extack *ack);
 /* Makes the device cfg describes in the namespace of nsfd (-1: ours),
- * which ours calls netnsid, for owner (the context asking). 0 or the
+ * which ours calls netnsid, for owner (the context asking): *out, and 0;
+ * or the
  * errno the kernel's vlan driver gives: -ENODEV (no lower device),
  * -EEXIST (the name, or that id and protocol on that lower device). */
 int vlan_dev_create(const void *owner, int nsfd, int netnsid,
-		    struct vlan_dev_config *cfg);
+		    struct vlan_dev_config *cfg, struct vlan_dev **out);
 /* The device called name, or of index ifindex, of owner's namespace;
  * NULL when none of them is. */
 struct vlan_dev *vlan_dev_find(const void *owner, int ifindex,
 			       const char *name);
 const char *vlan_dev_name(const struct vlan_dev *dev);
+/* The journal's record that makes dev again (its creator's: a malloc()ed
+ * buffer, freed with dev), and owner's records, one a call from *i on:
+ * NULL after the last. */
+void vlan_dev_set_record(struct vlan_dev *dev, void *record, size_t len);
+const void *vlan_dev_record(const void *owner, size_t *i, size_t *len);
 void vlan_dev_destroy(struct vlan_dev *dev);
 /* Every device of owner (its namespace goes). */
 void vlan_dev_destroy_all(const void *owner);

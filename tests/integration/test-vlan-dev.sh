@@ -7,7 +7,8 @@
 # device kept apart, IPv4 and IPv6 through them, the driver's answers to
 # what it refuses, deletion, a lower device deleted or moved away taking
 # its VLAN devices along, and a namespace deleted taking its own. And a
-# datapath between them: POP_VLAN and PUSH_VLAN through netdev ports.
+# datapath between them: POP_VLAN and PUSH_VLAN through netdev ports; the
+# same devices after a kill -9 and an upgrade.
 . "$(dirname "$0")/../lib.sh"
 A=tapdpva$$ B=tapdpvb$$ C=tapdpvc$$
 trap 'for n in $A $B $C; do ip netns del "$n" 2>/dev/null; done
@@ -141,13 +142,34 @@ check "a flow pushing it" dpctl add-flow dpv \
 check "through the datapath, popped and pushed" \
 	ip netns exec "$A" ping -c 2 -i 0.2 -W 2 10.9.7.2
 check_out "... by its flows" "vid=7.*packets:[1-9]" dpctl dump-flows dpv
+
+# A restart keeps them, the same devices (the keeper held their TAPs, the
+# journal the requests that made them): after a kill -9, and after an
+# upgrade in place (SIGUSR2).
+idx() { ip netns exec "$1" cat "/sys/class/net/$2/ifindex"; }
+pa=$(idx "$A" pa0.7) vd=$(idx "$NS" vd.5) vb=$(idx "$B" vb.4094.100)
+pid=$(cat "$PIDF")
+kill -KILL "$pid"
+wait_until 5 dead "$pid"
+check "a daemon killed with SIGKILL, and a new one" tapdpd_start
+n=$(grep -c "took over" "$LOG")
+kill -USR2 "$(cat "$PIDF")"
+check "... upgraded in place after" \
+	wait_until 10 eval '[ "$(grep -c "took over" "$LOG")" -gt "$n" ]'
+check_out "... pa0.7 is the device it was" "^$pa\$" idx "$A" pa0.7
+check_out "... vd.5 too, in the daemon's namespace" "^$vd\$" idx "$NS" vd.5
+check_out "... and vb.4094.100, stacked" "^$vb\$" idx "$B" vb.4094.100
+check "... traffic through pa0.7 and the datapath" \
+	ip netns exec "$A" ping -c 2 -i 0.2 -W 2 10.9.7.2
+check "... deleted after it" shim_in "$A" ip link del pa0.7
+check "... gone" wait_until 5 link_gone "$A" pa0.7
 dpctl del-dp dpv
 
-# A namespace deleted takes its VLAN devices along; those on the other
-# end of its veth pair go with the veth.
-ip netns del "$A"
-check "$A deleted: vb, and vb.10 and vb.20 on it, go" \
-	wait_until 10 link_gone "$B" vb vb.10 vb.20 vb.4094.100
-check_out "... the daemon said why" "nothing but the daemon's own sockets hold it" \
-	cat "$LOG"
+# A namespace deleted takes its VLAN devices along, once nothing but
+# their sockets holds it; the veth pair goes with it, its end in the
+# other namespace too.
+ip netns del "$B"
+check "$B deleted: its VLAN devices' sockets no longer hold it" \
+	wait_until 10 grep -q "nothing but the daemon's own sockets hold it" "$LOG"
+check "... va, its veth's other end, goes" wait_until 10 link_gone "$A" va
 finish
