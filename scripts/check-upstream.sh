@@ -11,9 +11,12 @@
 # skipped, and each failure with the cause its log shows.
 #
 # Then every test of Linux 7.2's openvswitch.sh, make check's own list
-# and the ones it leaves out (tests/ovs-dpctl-py/selftest.sh).
+# and the ones it leaves out (tests/ovs-dpctl-py/selftest.sh). And for
+# 3.5 and 4.0, make check's own ovs-vswitchd scenarios run again with
+# that version's programs (TAPDP_OVS_BIN, tests/lib.sh), each of which
+# fails on a WARN or ERR in ovs-vswitchd's log.
 #
-# Usage: check-upstream.sh [build|run|report|all] [VERSION...]
+# Usage: check-upstream.sh [build|run|scenarios|report|all] [VERSION...]
 #   VERSION: 3.1 3.5 4.0, 7.2 (the selftests); default: all four
 #   TESTSUITEFLAGS: passed to OVS's testsuite (e.g. -k conntrack)
 set -e
@@ -65,6 +68,35 @@ build() { # version
 		echo "check-upstream: OVS $1 failed to build: $dir/make.out" >&2
 		return 1
 	}
+}
+
+# make check's suites that run ovs-vswitchd (OVN's aside: its packages
+# are Debian 12's, built against OVS 3.1).
+SCENARIOS="test-vswitchd test-vswitchd-tunnel test-openflow test-conntrack
+test-ct-policy test-ctnetlink test-bond test-meter test-nsh test-netns
+test-netns-vswitchd test-restart test-upcalls test-trace test-churn
+test-kernel-profiles test-self-preload"
+
+scenarios() { # version
+	local dir=$UP/ovs-$1 bin=$UP/ovs-$1/bin s line
+	[ "$1" != 3.1 ] || return 0
+	mkdir -p "$bin"
+	rm -f "$dir/scenarios.tmp"
+	for f in vswitchd/ovs-vswitchd ovsdb/ovsdb-server ovsdb/ovsdb-tool \
+		 utilities/ovs-vsctl utilities/ovs-ofctl utilities/ovs-appctl \
+		 utilities/ovs-dpctl vswitchd/vswitch.ovsschema; do
+		ln -sf "$dir/$f" "$bin/"
+	done
+	echo "check-upstream: OVS $1: make check's ovs-vswitchd scenarios"
+	for s in $SCENARIOS; do
+		TAPDP_OVS_BIN=$bin BUILD=$BUILD timeout 900 \
+			bash "$TOP/tests/integration/$s.sh" \
+			>"$dir/scenario-$s.out" 2>&1 || true
+		line=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' \
+			"$dir/scenario-$s.out" | tail -1)
+		echo "$s: ${line:-no result}" >>"$dir/scenarios.tmp"
+	done
+	mv "$dir/scenarios.tmp" "$dir/scenarios.out"
 }
 
 selftests() {
@@ -138,6 +170,11 @@ report() { # version
 	f=$(grep -cE '^ *[0-9]+: .* FAILED \(' "$out") || true
 	s=$(grep -cE '^ *[0-9]+: .* skipped \(' "$out") || true
 	echo "OVS $1: $p passed, $f failed, $s skipped"
+	[ ! -s "$dir/scenarios.out" ] || {
+		echo "  make check's ovs-vswitchd scenarios with OVS $1:"
+		sed 's/^/    /' "$dir/scenarios.out"
+		grep -h '^FAIL' "$dir"/scenario-*.out | sed 's/^/      /'
+	}
 	grep -E '^ *[0-9]+: .* skipped \(' "$out" | sed 's/^ */  /' || true
 	grep -E '^ *[0-9]+: .* FAILED \(' "$out" | while read -r line; do
 		n=$(printf %03d "$(echo "$line" | sed -E 's/^ *([0-9]+):.*/\1/')")
@@ -154,9 +191,12 @@ for v in $versions; do
 	case $step in
 	build) [ "$v" = 7.2 ] || build "$v" ;;
 	run) run "$v" ;;
+	scenarios) scenarios "$v" ;;
 	report) report "$v" ;;
-	all) { [ "$v" = 7.2 ] || build "$v"; } && run "$v" ;;
-	*) echo "usage: check-upstream.sh [build|run|report|all] [VERSION...]" >&2
+	all) { [ "$v" = 7.2 ] || build "$v"; } && run "$v" &&
+	     { [ "$v" = 7.2 ] || scenarios "$v"; } ;;
+	*) echo "usage: check-upstream.sh [build|run|scenarios|report|all]" \
+		"[VERSION...]" >&2
 	   exit 2 ;;
 	esac
 done

@@ -74,6 +74,14 @@
 # BUILD selects the build tree (build, or build-asan for the sanitizers).
 
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# TAPDP_OVS_BIN: another OVS's programs and schema (make check-upstream's
+# build of a newer one), used in place of the system's.
+if [ -n "${TAPDP_OVS_BIN:-}" ]; then
+	PATH=$TAPDP_OVS_BIN:$PATH
+	OVS_SCHEMA=$TAPDP_OVS_BIN/vswitch.ovsschema
+else
+	OVS_SCHEMA=/usr/share/openvswitch/vswitch.ovsschema
+fi
 BUILD=${BUILD:-build}
 case $BUILD in /*) ;; *) BUILD=$TOP/$BUILD ;; esac
 PASS=0
@@ -296,7 +304,7 @@ ovs_env() {
 }
 
 ovsdb_start() {
-	ovsdb-tool create "$T/conf.db" /usr/share/openvswitch/vswitch.ovsschema
+	ovsdb-tool create "$T/conf.db" "$OVS_SCHEMA"
 	in_ns ovsdb-server --remote="punix:$T/db.sock" --pidfile="$T/ovsdb.pid" \
 		--detach --log-file="$T/ovsdb.log" "$T/conf.db" 2>/dev/null &&
 		$VSCTL --no-wait init

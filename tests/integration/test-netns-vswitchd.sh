@@ -60,7 +60,7 @@ ovs_of() {
 	start)
 		mkdir -p -m 777 "$d"
 		exec_in "$c" ovsdb-tool create "$d/conf.db" \
-			/usr/share/openvswitch/vswitch.ovsschema &&
+			"$OVS_SCHEMA" &&
 		exec_in "$c" $env ovsdb-server --remote="punix:$d/db.sock" \
 			--pidfile="$d/ovsdb.pid" --detach \
 			--log-file="$d/ovsdb.log" "$d/conf.db" &&

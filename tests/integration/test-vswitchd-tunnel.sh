@@ -41,7 +41,7 @@ host_up() { # a|b
 	d=$(dir "$1")
 	on "$1" $DAEMON_ENV "$BUILD/tapdpd" --socket "$d/tapdp.sock" --log-file "$d/tapdpd.log" \
 		--pidfile "$d/tapdpd.pid" --detach || return 1
-	ovsdb-tool create "$d/conf.db" /usr/share/openvswitch/vswitch.ovsschema
+	ovsdb-tool create "$d/conf.db" "$OVS_SCHEMA"
 	on "$1" ovsdb-server --remote="punix:$d/db.sock" --pidfile="$d/ovsdb.pid" \
 		--detach --log-file="$d/ovsdb.log" "$d/conf.db" 2>/dev/null || return 1
 	vsctl "$1" --no-wait init || return 1
