@@ -35,17 +35,6 @@ struct netns_ctx {
 static struct netns_ctx **ctxs;
 static size_t n_ctxs;
 static struct dp_net_config ctx_cfg;
-static const struct vport_ops *(*base_ops)(enum ovs_vport_type type);
-
-/* Internal ports, and netdev ports while the namespace agent serves
- * (tap/vport.h). Tunnel ports' sockets and devices stay the daemon's
- * namespace's: none here. */
-static const struct vport_ops *
-elsewhere_ops(enum ovs_vport_type type)
-{
-	return type == OVS_VPORT_TYPE_INTERNAL ||
-	       type == OVS_VPORT_TYPE_NETDEV ? base_ops(type) : NULL;
-}
 
 static struct netns_ctx *
 ctx_by_net(const void *net)
@@ -225,8 +214,9 @@ const struct server_netns *
 netns_hooks(const struct dp_net_config *cfg)
 {
 	ctx_cfg = *cfg;
-	base_ops = cfg->port_ops ? cfg->port_ops : vport_ops_for;
-	ctx_cfg.port_ops = elsewhere_ops;
+	/* Every type, made there (tap/vport.h): internal ports always, the
+	 * others while the namespace agent serves. */
+	ctx_cfg.port_ops = cfg->port_ops ? cfg->port_ops : vport_ops_for;
 	return &hooks;
 }
 

@@ -1125,9 +1125,8 @@ port_attach(struct datapath *dp, uint32_t port_no, enum ovs_vport_type type,
 	/* A tunnel device made over rtnetlink, added as a netdev: its
 	 * port is a tunnel port, as the kernel's vport-netdev on a
 	 * collect-metadata device is. */
-	td = type == OVS_VPORT_TYPE_NETDEV &&
-		     !dp->net->elsewhere
-		     ? tnl_dev_find(0, name) : NULL;
+	td = type == OVS_VPORT_TYPE_NETDEV
+	     ? tnl_dev_find(dp->net->netnsid, 0, name) : NULL;
 	if (td) {
 		ops = tnl_dev_ops(td);
 		tnl = &td->cfg;
@@ -1583,7 +1582,7 @@ dp_net_holds_namespace(const struct dp_net *net)
 		struct dp_port *port;
 
 		for (uint32_t p = 0; (port = dp_port_next(dp, &p)); p++)
-			if (port->vport->ops->type == OVS_VPORT_TYPE_NETDEV)
+			if (port->vport->ops->type != OVS_VPORT_TYPE_INTERNAL)
 				return true;
 	}
 	return false;
@@ -1605,6 +1604,9 @@ dp_net_destroy(struct dp_net *net)
 		if (net->dps->dp[i])
 			dp_destroy(net->dps->dp[i]);
 	free(net->dps);
+	/* The tunnel devices made there, once no port serves them. */
+	if (net->elsewhere)
+		tnl_dev_destroy_in(net->netnsid);
 	conntrack_destroy(net->conntrack);
 	/* Nothing writes to it any more. */
 	if (net->journal)

@@ -135,7 +135,8 @@ ports_lost(void *arg)
 static void
 tunnel_dev_gone(int ifindex)
 {
-	struct tnl_dev *dev = tnl_dev_find(ifindex, NULL);
+	struct tnl_dev *dev = tnl_dev_find(NETNSA_NSID_NOT_ASSIGNED, ifindex,
+					   NULL);
 
 	if (dev && !netdev_ifindex(dev->name)) {
 		log_info("tunnel device %s deleted or moved away", dev->name);

@@ -39,12 +39,8 @@ families_journal_state(struct dp_net *net)
 	struct conntrack *ct = dp_net_conntrack_made(net);
 	struct datapath *dp;
 
-	/* The tunnel devices (the daemon's namespace's) before the ports on
-	 * them. */
-	if (!dp_net_elsewhere(net))
-		rtnl_link_journal(net);
-	/* VLAN devices before the ports on them. */
-	rtnl_link_journal_vlans(net);
+	/* The devices made over rtnetlink before the ports on them. */
+	rtnl_link_journal(net);
 	for (unsigned i = 0; (dp = dp_at(net, i)); i++) {
 		dp_family_journal(dp);
 		vport_family_journal(dp);

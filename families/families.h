@@ -81,11 +81,10 @@ void vport_family_journal(struct datapath *dp);
 void meter_family_journal(struct datapath *dp);
 void flow_family_journal(struct datapath *dp);
 void ct_limit_family_journal(struct dp_net *net);
-/* The tunnel devices made over rtnetlink, and one's deletion (a device
- * gone from outside, whose port dp_notify detached). */
+/* The devices made over rtnetlink in net's namespace (tunnel devices,
+ * userspace VLAN devices), and a tunnel device's deletion (one gone from
+ * outside, whose port dp_notify detached). */
 void rtnl_link_journal(const struct dp_net *net);
-/* The VLAN devices made in userspace (tap/vlan-dev.h) of net's namespace. */
-void rtnl_link_journal_vlans(const struct dp_net *net);
 struct tnl_dev;
 void rtnl_link_journal_del(const struct dp_net *net,
 			   const struct tnl_dev *dev);

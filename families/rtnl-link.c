@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The link requests of NETLINK_ROUTE the daemon answers (server_set_route):
- * those about the tunnel devices it serves (tap/tnl-dev.h), as the
- * kernel's rtnetlink and tunnel drivers answer them.
+ * those about the tunnel devices it serves (tap/tnl-dev.h), in whichever
+ * namespace the client is, as the kernel's rtnetlink and tunnel drivers
+ * answer them.
  *
  *  - RTM_NEWLINK of kind vxlan (VXLAN-GPE too), geneve (inner_proto_inherit
  *    too), gre, gretap, ip6gretap, erspan or ip6erspan in collect-metadata
  *    mode creates such a device;
- *  - RTM_GETLINK of one asks the kernel about its TAP and gives the answer
- *    with the tunnel's IFLA_LINKINFO in place of the TAP's;
+ *  - RTM_GETLINK of one asks the kernel about its TAP (in its namespace)
+ *    and gives the answer with the tunnel's IFLA_LINKINFO in place of the
+ *    TAP's;
  *  - RTM_DELLINK of one detaches the port on it, if any (and tells the
  *    ovs_vport group, as dp_notify does for a vanished device), and
  *    deletes it;
@@ -18,8 +20,10 @@
  * The journal keeps the devices made here as the requests that make them
  * again (named as they were named), and their deletion; a restarted
  * daemon replays them before the ports on them, taking back their TAPs.
- * Everything else, and every request from another namespace, stays the
- * kernel's: a plain vxlan device, dumps, addresses, routes.
+ * The same for userspace VLAN devices (tap/vlan-dev.h) where the kernel
+ * has no vlan driver: created and deleted here, the rest their TAP's.
+ * Everything else stays the kernel's: a plain vxlan device, dumps,
+ * addresses, routes.
  *
  * Control thread only. */
 #include <errno.h>
@@ -100,10 +104,8 @@ link_parse(const void *net, const struct nlmsghdr *nlh, struct link_req *r,
 	if (tb[IFLA_LINK])
 		r->link = attr_get_u32(tb[IFLA_LINK]);
 	r->address = tb[IFLA_ADDRESS];
-	/* The daemon's tunnel devices are its own namespace's. */
-	if (!dp_net_elsewhere(net))
-		r->dev = tnl_dev_find(r->ifi->ifi_index,
-				      r->name[0] ? r->name : NULL);
+	r->dev = tnl_dev_find(dp_net_netnsid(net), r->ifi->ifi_index,
+			      r->name[0] ? r->name : NULL);
 	r->vdev = vlan_dev_find(net, r->ifi->ifi_index,
 				r->name[0] ? r->name : NULL);
 	if (nlh->nlmsg_type != RTM_NEWLINK || !tb[IFLA_LINKINFO])
@@ -150,9 +152,9 @@ name_taken(const void *net, const char *name)
 
 /* Whether the daemon answers nlh, from a client of net: it deletes one of
  * its VLAN devices, or creates one where the kernel has no vlan driver;
- * or, in the daemon's own namespace, it names one of its tunnel devices,
- * or creates one of the kinds it serves, in collect-metadata mode, under
- * a name no device of the kernel's has. A VLAN device's other requests
+ * or it names one of its tunnel devices there, or creates one of the
+ * kinds it serves, in collect-metadata mode, under a name no device of
+ * the kernel's has there. A VLAN device's other requests
  * are its TAP's, the kernel's. */
 static bool
 link_is_ours(const void *net, const struct nlmsghdr *nlh)
@@ -169,32 +171,60 @@ link_is_ours(const void *net, const struct nlmsghdr *nlh)
 	if (nlh->nlmsg_type == RTM_NEWLINK && r.vlan && !r.ifi->ifi_index &&
 	    !(r.name[0] && name_taken(net, r.name)))
 		return !kernel_has_vlan();
-	if (dp_net_elsewhere(net))
-		return false;
 	if (r.dev)
 		return true;
 	if (nlh->nlmsg_type != RTM_NEWLINK || !r.kind || r.ifi->ifi_index ||
-	    (r.name[0] && netdev_ifindex(r.name)))
+	    (r.name[0] && name_taken(net, r.name)))
 		return false;
 	/* Data the driver refuses is refused here, as by the driver. */
 	return tnl_kind_parse(r.kind, r.data, &probe, &collect_md, &ack) ||
 	       collect_md;
 }
 
-/* The kernel's answer about the TAP, with the tunnel's link info. */
+/* Request nlh as the kernel takes it about the TAP: its IFLA_LINKINFO (a
+ * kind alone) left out, as the TAP is no device of that kind. In buf, of
+ * size bytes. */
+static struct nlmsghdr *
+link_for_tap(const struct nlmsghdr *nlh, void *buf, size_t size)
+{
+	size_t hl = NLMSG_ALIGN(sizeof(struct ifinfomsg));
+	const struct nlattr *a;
+	struct msgbuf mb;
+	void *ifi;
+	int rem;
+
+	msgbuf_init(&mb, buf, size);
+	ifi = msgbuf_start(&mb, nlh->nlmsg_type, nlh->nlmsg_flags,
+			   nlh->nlmsg_seq, 0, sizeof(struct ifinfomsg));
+	if (!ifi)
+		return NULL;
+	memcpy(ifi, NLMSG_DATA(nlh), sizeof(struct ifinfomsg));
+	attr_for_each(a, (const char *)NLMSG_DATA(nlh) + hl,
+		      nlh->nlmsg_len - NLMSG_HDRLEN - hl, rem)
+		if (attr_type(a) != IFLA_LINKINFO)
+			msgbuf_put_raw(&mb, a, NLA_ALIGN(a->nla_len));
+	return msgbuf_end(&mb) ? NULL : (struct nlmsghdr *)mb.buf;
+}
+
+/* The kernel's answer about the TAP, asked there, with the tunnel's link
+ * info. */
 static int
 link_get(struct nlsock *sk, const struct nlmsghdr *nlh,
 	 const struct tnl_dev *dev)
 {
-	static char got[32 << 10], out[34 << 10];
-	const struct nlmsghdr *k = (const void *)got;
+	static char req[32 << 10], got[32 << 10], out[34 << 10];
+	const struct nlmsghdr *k = (const void *)got, *ask;
 	size_t hl = NLMSG_ALIGN(sizeof(struct ifinfomsg));
 	const struct nlattr *a;
 	struct msgbuf mb;
 	void *ifi;
 	int n, rem;
 
-	n = netdev_rtnl_query(nlh, got, sizeof(got));
+	ask = link_for_tap(nlh, req, sizeof(req));
+	if (!ask)
+		return -EMSGSIZE;
+	n = netdev_rtnl_query(dp_net_nsfd(nlsock_net(sk)), ask, got,
+			      sizeof(got));
 	if (n < 0)
 		return n;
 	if (k->nlmsg_type != RTM_NEWLINK || k->nlmsg_len < NLMSG_HDRLEN + hl)
@@ -244,45 +274,40 @@ rtnl_link_journal_del(const struct dp_net *net, const struct tnl_dev *dev)
 		journal_del(net, dev->name);
 }
 
-void
-rtnl_link_journal_vlans(const struct dp_net *net)
+static void
+journal_record(const struct dp_net *net, const void *rec, size_t len)
 {
-	const void *rec;
-	size_t i = 0, len;
+	struct msgbuf mb;
 
-	while ((rec = vlan_dev_record(net, &i, &len))) {
-		struct msgbuf mb;
-
-		msgbuf_init(&mb, (void *)rec, len);
-		mb.len = len;
-		journal_append(net, &mb);
-	}
+	msgbuf_init(&mb, (void *)rec, len);
+	mb.len = len;
+	journal_append(net, &mb);
 }
 
 void
 rtnl_link_journal(const struct dp_net *net)
 {
 	const struct tnl_dev *dev;
+	const void *rec;
+	size_t i = 0, len;
 
-	for (size_t i = 0; (dev = tnl_dev_at(i)); i++) {
-		struct msgbuf mb;
-
-		if (!dev->made_by)
-			continue;
-		msgbuf_init(&mb, dev->made_by, dev->made_by_len);
-		mb.len = dev->made_by_len;
-		journal_append(net, &mb);
-	}
+	for (size_t t = 0; (dev = tnl_dev_at(t)); t++)
+		if (dev->made_by && dev->netnsid == dp_net_netnsid(net))
+			journal_record(net, dev->made_by, dev->made_by_len);
+	while ((rec = vlan_dev_record(net, &i, &len)))
+		journal_record(net, rec, len);
 }
 
-/* The request that makes dev again as it is: r's, under the name it got,
- * in dev->made_by; then in the journal. -ENOMEM: not kept. */
-static int
-link_keep(const struct dp_net *net, struct tnl_dev *dev,
-	  const struct link_req *r)
+/* The request that makes a device again as r made it, of kind, under the
+ * name it got: a malloc()ed record, in *len bytes; NULL without memory
+ * (it is then not kept across a restart). */
+static void *
+link_record(const struct link_req *r, const char *kind, const char *name,
+	    uint32_t *len)
 {
 	size_t size = NLMSG_SPACE(sizeof(struct ifinfomsg)) +
-		      ATTR_SPACE(IFNAMSIZ) + ATTR_SPACE(4) +
+		      ATTR_SPACE(IFNAMSIZ) + 2 * ATTR_SPACE(4) +
+		      ATTR_SPACE(32) +
 		      ATTR_SPACE(ATTR_SPACE(32) +
 				 (r->data ? NLA_ALIGN(r->data->nla_len) : 0));
 	struct ifinfomsg *ifi;
@@ -291,29 +316,32 @@ link_keep(const struct dp_net *net, struct tnl_dev *dev,
 	void *buf = malloc(size);
 
 	if (!buf)
-		return -ENOMEM;
+		return NULL;
 	msgbuf_init(&mb, buf, size);
 	ifi = msgbuf_start(&mb, RTM_NEWLINK, NLM_F_CREATE | NLM_F_EXCL, 0, 0,
 			   sizeof(*ifi));
 	ifi->ifi_flags = r->ifi->ifi_flags & r->ifi->ifi_change & IFF_UP;
 	ifi->ifi_change = ifi->ifi_flags;
-	msgbuf_put_string(&mb, IFLA_IFNAME, dev->name);
+	msgbuf_put_string(&mb, IFLA_IFNAME, name);
+	if (r->link)
+		msgbuf_put_u32(&mb, IFLA_LINK, r->link);
 	if (r->mtu)
 		msgbuf_put_u32(&mb, IFLA_MTU, r->mtu);
+	if (r->address)
+		msgbuf_put(&mb, IFLA_ADDRESS, attr_len(r->address),
+			   attr_data(r->address));
 	info = msgbuf_nest_start(&mb, IFLA_LINKINFO);
-	msgbuf_put_string(&mb, IFLA_INFO_KIND, tnl_kind_name(dev->kind));
+	msgbuf_put_string(&mb, IFLA_INFO_KIND, kind);
 	if (r->data)
 		msgbuf_put(&mb, r->data->nla_type, attr_len(r->data),
 			   attr_data(r->data));
 	msgbuf_nest_end(&mb, info);
 	if (msgbuf_end(&mb)) {
 		free(buf);
-		return -EMSGSIZE;
+		return NULL;
 	}
-	dev->made_by = buf;
-	dev->made_by_len = mb.len;
-	journal_append(net, &mb);
-	return 0;
+	*len = mb.len;
+	return buf;
 }
 
 /* A compat port's device goes with its port. */
@@ -336,35 +364,20 @@ link_del(struct dp_net *net, struct tnl_dev *dev)
 }
 
 /* A change of an existing device. The daemon and its keeper know the
- * device by its name in the daemon's namespace: neither changes. The
- * rest is the TAP's, done by the kernel (its IFLA_LINKINFO, a kind alone,
- * left out: the TAP is no device of that kind). */
+ * device by its name there: it does not change. The rest is the TAP's,
+ * done by the kernel. */
 static int
-link_change(const struct nlmsghdr *nlh, const struct link_req *r)
+link_change(const void *net, const struct nlmsghdr *nlh,
+	    const struct link_req *r)
 {
 	static char copy[32 << 10];
-	size_t hl = NLMSG_ALIGN(sizeof(struct ifinfomsg));
-	const struct nlattr *a;
-	struct msgbuf mb;
-	void *ifi;
-	int rem;
+	struct nlmsghdr *ask;
 
 	if (r->data || r->to_netns ||
 	    (r->name[0] && strcmp(r->name, r->dev->name)))
 		return -EOPNOTSUPP;
-	msgbuf_init(&mb, copy, sizeof(copy));
-	ifi = msgbuf_start(&mb, nlh->nlmsg_type, nlh->nlmsg_flags,
-			   nlh->nlmsg_seq, 0, sizeof(struct ifinfomsg));
-	if (!ifi)
-		return -EMSGSIZE;
-	memcpy(ifi, r->ifi, sizeof(struct ifinfomsg));
-	attr_for_each(a, (const char *)r->ifi + hl,
-		      nlh->nlmsg_len - NLMSG_HDRLEN - hl, rem)
-		if (attr_type(a) != IFLA_LINKINFO)
-			msgbuf_put_raw(&mb, a, NLA_ALIGN(a->nla_len));
-	if (msgbuf_end(&mb))
-		return -EMSGSIZE;
-	return netdev_rtnl_do((struct nlmsghdr *)mb.buf);
+	ask = link_for_tap(nlh, copy, sizeof(copy));
+	return ask ? netdev_rtnl_do(dp_net_nsfd(net), ask) : -EMSGSIZE;
 }
 
 static int
@@ -377,7 +390,7 @@ link_new(const struct dp_net *net, const struct nlmsghdr *nlh,
 
 	if (r->dev)
 		return nlh->nlmsg_flags & NLM_F_EXCL ? -EEXIST
-						     : link_change(nlh, r);
+						     : link_change(net, nlh, r);
 	if (!(nlh->nlmsg_flags & NLM_F_CREATE))
 		return -ENODEV;
 	err = tnl_kind_parse(r->kind, r->data, &want, &collect_md, ack);
@@ -390,59 +403,20 @@ link_new(const struct dp_net *net, const struct nlmsghdr *nlh,
 		snprintf(want.name, sizeof(want.name), "%s%%d",
 			 tnl_kind_name(r->kind));
 	up = r->ifi->ifi_change & r->ifi->ifi_flags & IFF_UP;
-	dev = tnl_dev_create(&want, r->mtu, up, &err);
+	want.netnsid = dp_net_netnsid(net);
+	dev = tnl_dev_create(&want, dp_net_nsfd(net), r->mtu, up, &err);
 	if (!dev)
 		return err;
-	err = link_keep(net, dev, r);
-	if (err) {
+	dev->made_by = link_record(r, tnl_kind_name(dev->kind), dev->name,
+				   &dev->made_by_len);
+	if (!dev->made_by) {
 		tnl_dev_destroy(dev);
-		return err;
+		return -ENOMEM;
 	}
+	journal_record(net, dev->made_by, dev->made_by_len);
 	log_info("created %s device %s over rtnetlink", tnl_kind_name(r->kind),
 		 dev->name);
 	return 0;
-}
-
-/* The request that makes a VLAN device again as it was made, under the
- * name it got: kept with it, for compaction, and in the journal. Without
- * memory, it is not kept across a restart. */
-static void
-vlan_keep(const void *net, struct vlan_dev *dev, const struct link_req *r,
-	  const char *name)
-{
-	size_t size = NLMSG_SPACE(sizeof(struct ifinfomsg)) +
-		      ATTR_SPACE(IFNAMSIZ) + 2 * ATTR_SPACE(4) +
-		      ATTR_SPACE(ETH_ALEN) +
-		      ATTR_SPACE(ATTR_SPACE(8) +
-				 (r->data ? NLA_ALIGN(r->data->nla_len) : 0));
-	struct nlattr *info;
-	struct msgbuf mb;
-	void *buf = malloc(size);
-
-	if (!buf)
-		return;
-	msgbuf_init(&mb, buf, size);
-	msgbuf_start(&mb, RTM_NEWLINK, NLM_F_CREATE | NLM_F_EXCL, 0, 0,
-		     sizeof(struct ifinfomsg));
-	msgbuf_put_string(&mb, IFLA_IFNAME, name);
-	msgbuf_put_u32(&mb, IFLA_LINK, r->link);
-	if (r->mtu)
-		msgbuf_put_u32(&mb, IFLA_MTU, r->mtu);
-	if (r->address)
-		msgbuf_put(&mb, IFLA_ADDRESS, attr_len(r->address),
-			   attr_data(r->address));
-	info = msgbuf_nest_start(&mb, IFLA_LINKINFO);
-	msgbuf_put_string(&mb, IFLA_INFO_KIND, "vlan");
-	if (r->data)
-		msgbuf_put(&mb, r->data->nla_type, attr_len(r->data),
-			   attr_data(r->data));
-	msgbuf_nest_end(&mb, info);
-	if (msgbuf_end(&mb)) {
-		free(buf);
-		return;
-	}
-	vlan_dev_set_record(dev, buf, mb.len);
-	journal_append(net, &mb);
 }
 
 /* A VLAN device, made in userspace, with the 8021q driver's checks
@@ -453,6 +427,8 @@ link_new_vlan(const void *net, const struct nlmsghdr *nlh,
 {
 	struct vlan_dev_config cfg = { 0 };
 	struct vlan_dev *dev;
+	uint32_t len;
+	void *rec;
 	int err;
 
 	if (!(nlh->nlmsg_flags & NLM_F_CREATE))
@@ -487,7 +463,12 @@ link_new_vlan(const void *net, const struct nlmsghdr *nlh,
 		return err;
 	log_info("created vlan device %s (%s %u) over rtnetlink", cfg.name,
 		 cfg.proto == ETH_P_8021AD ? "802.1ad" : "802.1Q", cfg.id);
-	vlan_keep(net, dev, r, cfg.name);
+	/* Kept with it, for compaction, and in the journal. */
+	rec = link_record(r, "vlan", cfg.name, &len);
+	if (rec) {
+		vlan_dev_set_record(dev, rec, len);
+		journal_record(net, rec, len);
+	}
 	return 0;
 }
 
@@ -526,7 +507,7 @@ link_handle(struct nlsock *sk, const struct nlmsghdr *nlh,
 	case RTM_NEWLINK:
 		return link_new(nlsock_net(sk), nlh, &r, ack);
 	case RTM_SETLINK:
-		return r.dev ? link_change(nlh, &r) : -ENODEV;
+		return r.dev ? link_change(nlsock_net(sk), nlh, &r) : -ENODEV;
 	default:
 		return -EOPNOTSUPP;
 	}

@@ -18,6 +18,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/ns-socket.h"
+
 int
 netdev_ifindex(const char *name)
 {
@@ -76,18 +78,26 @@ netdev_set_mtu(const char *name, uint32_t mtu)
 }
 
 /* One request of the daemon's own (a client's copied one is made so
- * here) on a short-lived rtnetlink socket; the reply (a single message,
- * or the error it brings) goes to cb. */
+ * here) on a short-lived rtnetlink socket of the namespace of nsfd (-1:
+ * ours); the reply (a single message, or the error it brings) goes to
+ * cb. */
 static int
-rtnl_ask(struct nlmsghdr *req, mnl_cb_t cb, void *data)
+rtnl_ask_in(int nsfd, struct nlmsghdr *req, mnl_cb_t cb, void *data)
 {
 	char buf[MNL_SOCKET_BUFFER_SIZE * 2];
 	struct mnl_socket *nl;
-	int n, err;
+	int n, err, fd;
 
-	nl = mnl_socket_open2(NETLINK_ROUTE, SOCK_CLOEXEC);
-	if (!nl)
-		return -errno;
+	fd = ns_socket(nsfd, AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC,
+		       NETLINK_ROUTE);
+	if (fd < 0)
+		return fd;
+	nl = mnl_socket_fdopen(fd);
+	if (!nl) {
+		err = -errno;
+		close(fd);
+		return err;
+	}
 	req->nlmsg_flags |= NLM_F_REQUEST;
 	req->nlmsg_seq = 1;
 	req->nlmsg_pid = 0;
@@ -107,6 +117,12 @@ rtnl_ask(struct nlmsghdr *req, mnl_cb_t cb, void *data)
 out:
 	mnl_socket_close(nl);
 	return err;
+}
+
+static int
+rtnl_ask(struct nlmsghdr *req, mnl_cb_t cb, void *data)
+{
+	return rtnl_ask_in(-1, req, cb, data);
 }
 
 struct raw_reply {
@@ -130,7 +146,8 @@ raw_cb(const struct nlmsghdr *nlh, void *data)
 }
 
 int
-netdev_rtnl_query(const struct nlmsghdr *req, void *buf, size_t cap)
+netdev_rtnl_query(int nsfd, const struct nlmsghdr *req, void *buf,
+		  size_t cap)
 {
 	char copy[MNL_SOCKET_BUFFER_SIZE];
 	struct nlmsghdr *nlh = (void *)copy;
@@ -141,15 +158,15 @@ netdev_rtnl_query(const struct nlmsghdr *req, void *buf, size_t cap)
 		return -EMSGSIZE;
 	memcpy(copy, req, req->nlmsg_len);
 	nlh->nlmsg_flags &= ~(NLM_F_ACK | NLM_F_ECHO);
-	err = rtnl_ask(nlh, raw_cb, &r);
+	err = rtnl_ask_in(nsfd, nlh, raw_cb, &r);
 	return err ? err : r.len;
 }
 
 int
-netdev_rtnl_do(struct nlmsghdr *req)
+netdev_rtnl_do(int nsfd, struct nlmsghdr *req)
 {
 	req->nlmsg_flags = (req->nlmsg_flags & ~NLM_F_ECHO) | NLM_F_ACK;
-	return rtnl_ask(req, NULL, NULL);
+	return rtnl_ask_in(nsfd, req, NULL, NULL);
 }
 
 struct link_info {
@@ -463,7 +480,7 @@ netdev_netnsid_from(int target, int peer, int *netnsid)
 }
 
 int
-netdev_move(int ifindex, int nsfd, const char *name)
+netdev_move(int ifindex, int nsfd, const char *name, bool up)
 {
 	char buf[MNL_SOCKET_BUFFER_SIZE];
 	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
@@ -475,6 +492,8 @@ netdev_move(int ifindex, int nsfd, const char *name)
 	nlh->nlmsg_flags = NLM_F_ACK;
 	ifi = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifi));
 	ifi->ifi_index = ifindex;
+	ifi->ifi_flags = up ? IFF_UP : 0;
+	ifi->ifi_change = ifi->ifi_flags;
 	mnl_attr_put_u32(nlh, IFLA_NET_NS_FD, nsfd);
 	mnl_attr_put_strz(nlh, IFLA_IFNAME, name);
 	return rtnl_ask(nlh, NULL, NULL);

@@ -28,12 +28,15 @@ int netdev_check_attachable(int netnsid, const char *name, int *ifindex,
 int netdev_get_stats(int netnsid, int ifindex,
 		     struct rtnl_link_stats64 *stats);
 /* Asks the kernel a copy of the request req (its ACK and echo flags
- * dropped) and copies the one message it answers with into buf: its
- * length, or the kernel's error, or -EMSGSIZE when it does not fit. */
-int netdev_rtnl_query(const struct nlmsghdr *req, void *buf, size_t cap);
-/* Hands the kernel the request req, made acknowledged and not echoed
- * in place: 0 or the kernel's error. */
-int netdev_rtnl_do(struct nlmsghdr *req);
+ * dropped) in the namespace of nsfd (-1: ours; another through the
+ * namespace agent, common/ns-socket.h) and copies the one message it
+ * answers with into buf: its length, or the kernel's error, or -EMSGSIZE
+ * when it does not fit. */
+int netdev_rtnl_query(int nsfd, const struct nlmsghdr *req, void *buf,
+		      size_t cap);
+/* Hands the kernel the request req there, made acknowledged and not
+ * echoed in place: 0 or the kernel's error. */
+int netdev_rtnl_do(int nsfd, struct nlmsghdr *req);
 /* The MTU an RTM_NEWLINK message carries (0: none). */
 uint32_t netdev_link_mtu(const struct nlmsghdr *nlh);
 /* The address and MTU of the device of index ifindex. */
@@ -51,9 +54,10 @@ int netdev_netnsid(int nsfd, int *netnsid);
  * never assigns. 0 or -errno. */
 int netdev_netnsid_from(int target, int peer, int *netnsid);
 /* Moves the device ifindex (> 0) to the namespace nsfd refers to, called
- * name there (one step: the kernel's dev_change_net_namespace() with a
- * name). -EEXIST when the name is taken there. */
-int netdev_move(int ifindex, int nsfd, const char *name);
+ * name there, and up there if asked (one step: the kernel's
+ * dev_change_net_namespace() with a name, then the flags; a move alone
+ * leaves it down). -EEXIST when the name is taken there. */
+int netdev_move(int ifindex, int nsfd, const char *name, bool up);
 int netdev_set_promisc(const char *name, bool on);
 int netdev_set_up(const char *name, bool up);
 int netdev_set_mtu(const char *name, uint32_t mtu);

@@ -132,6 +132,27 @@ tap_moved(int fd, const char *name, int netnsid)
 		keep_meta(id, &kt, sizeof(kt));
 }
 
+int
+tap_move(int fd, const char *made, int nsfd, int netnsid, char *name,
+	 bool up)
+{
+	struct ifreq ifr = { 0 };
+	int ifindex = netdev_ifindex(made), err;
+
+	/* Index 0 would have the kernel find a device by the new name,
+	 * here: never. */
+	if (ifindex <= 0)
+		return -ENODEV;
+	err = netdev_move(ifindex, nsfd, name, up);
+	if (err)
+		return err;
+	if (ioctl(fd, TUNGETIFF, &ifr) < 0)
+		return -errno;
+	snprintf(name, IFNAMSIZ, "%s", ifr.ifr_name);
+	tap_moved(fd, name, netnsid);
+	return 0;
+}
+
 /* A kept queue of a moved device, still attached to it, of a port of
  * namespace netnsid's datapath: its meta. */
 static bool

@@ -20,13 +20,19 @@ int tap_open(char *name, bool l3, bool multi_queue, bool excl);
 /* Closes a queue tap_open gave; the keeper lets its copy go. */
 void tap_close(int fd);
 
-/* A TAP device of a port of another namespace's datapath is made here and
- * moved there under the port's name (vport-internal.c): after the move,
- * tap_moved() for each of its queues tells the keeper the port's name and
- * the id our namespace gives the datapath's, by which a successor claims
- * the queues back (tap_claim_moved), wherever the device went since; not
- * by the name it was made under, which ours may give again. Control
- * thread. */
+/* A TAP device for another namespace (an internal port's, a tunnel or
+ * VLAN device's) is made here, under a name the kernel picks, so that
+ * none of ours is taken, and moved there under its own. tap_move moves
+ * the device of queue fd, made here as made, to the namespace of nsfd,
+ * which ours calls netnsid, called name there (an IFNAMSIZ buffer: a
+ * pattern is filled in there and written back), up if asked; -EEXIST
+ * when the name is taken there. Then it tells the keeper that name and
+ * netnsid, by which a successor claims the queue back (tap_claim_moved),
+ * wherever the device went since; not by the name it was made under,
+ * which ours may give again. tap_moved tells it for each further queue.
+ * Control thread. */
+int tap_move(int fd, const char *made, int nsfd, int netnsid, char *name,
+	     bool up);
 void tap_moved(int fd, const char *name, int netnsid);
 /* A kept queue of port name of the datapath of namespace netnsid, whose
  * device is still there: the fd, the claimer's as tap_open's are;

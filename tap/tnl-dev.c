@@ -203,11 +203,12 @@ tnl_kind_parse(const struct tnl_kind *kind, const struct nlattr *data,
 }
 
 struct tnl_dev *
-tnl_dev_find(int ifindex, const char *name)
+tnl_dev_find(int netnsid, int ifindex, const char *name)
 {
 	for (size_t i = 0; i < n_devs; i++)
-		if ((ifindex > 0 && devs[i]->ifindex == ifindex) ||
-		    (ifindex <= 0 && name && !strcmp(devs[i]->name, name)))
+		if (devs[i]->netnsid == netnsid &&
+		    ((ifindex > 0 && devs[i]->ifindex == ifindex) ||
+		     (ifindex <= 0 && name && !strcmp(devs[i]->name, name))))
 			return devs[i];
 	return NULL;
 }
@@ -224,6 +225,8 @@ conflict(const struct tnl_dev *want)
 	for (size_t i = 0; i < n_devs; i++) {
 		const struct tnl_dev *d = devs[i];
 
+		if (d->netnsid != want->netnsid)
+			continue;
 		if (k->fam == FAM_GRE) {
 			if (d->kind == k)
 				return -EEXIST;
@@ -255,10 +258,43 @@ set_mtu_up(const char *name, uint32_t mtu, bool up)
 	return err;
 }
 
+/* The TAP of a device of another namespace: made here under a name the
+ * kernel picks, so that none of ours is taken, moved there under its own
+ * name (up, if asked: a move takes it down); or the one a predecessor
+ * left there, as it is now. */
+static int
+make_elsewhere(struct tnl_dev *dev, int nsfd, uint32_t mtu, bool up)
+{
+	char made[IFNAMSIZ] = "tapdptn%d";
+	int err;
+
+	if (!strchr(dev->name, '%')) {
+		dev->fd = tap_claim_moved(dev->netnsid, dev->name);
+		if (dev->fd >= 0)
+			return 0;
+	}
+	dev->fd = tap_open(made, dev->cfg.l3, false, true);
+	if (dev->fd < 0)
+		return dev->fd;
+	err = set_mtu_up(made, mtu, false);
+	/* Promiscuous, as a port on it makes it in ours (no ioctl reaches
+	 * there). */
+	if (!err)
+		err = netdev_set_promisc(made, true);
+	if (!err)
+		err = tap_move(dev->fd, made, nsfd, dev->netnsid, dev->name,
+			       up);
+	if (err)
+		tap_close(dev->fd);
+	return err;
+}
+
 struct tnl_dev *
-tnl_dev_create(const struct tnl_dev *want, uint32_t mtu, bool up, int *err)
+tnl_dev_create(const struct tnl_dev *want, int nsfd, uint32_t mtu, bool up,
+	       int *err)
 {
 	struct tnl_dev *dev, **grown;
+	uint32_t got;
 	bool kept;
 
 	/* Another device of the name: tap_open's exclusive open says
@@ -266,7 +302,8 @@ tnl_dev_create(const struct tnl_dev *want, uint32_t mtu, bool up, int *err)
 	*err = conflict(want);
 	if (*err)
 		return NULL;
-	kept = !strchr(want->name, '%') && netdev_ifindex(want->name);
+	kept = nsfd < 0 && !strchr(want->name, '%') &&
+	       netdev_ifindex(want->name);
 	dev = malloc(sizeof(*dev));
 	grown = realloc(devs, (n_devs + 1) * sizeof(*devs));
 	if (grown)
@@ -278,15 +315,25 @@ tnl_dev_create(const struct tnl_dev *want, uint32_t mtu, bool up, int *err)
 	}
 	*dev = *want;
 	dev->cfg.dev = dev;
-	dev->fd = tap_open(dev->name, dev->cfg.l3, false, true);
-	if (dev->fd < 0) {
-		*err = dev->fd;
-		free(dev);
-		return NULL;
+	if (nsfd >= 0) {
+		*err = make_elsewhere(dev, nsfd, mtu, up);
+		if (*err) {
+			free(dev);
+			return NULL;
+		}
+		*err = netdev_lookup(dev->netnsid, dev->name, &dev->ifindex,
+				     &got);
+	} else {
+		dev->fd = tap_open(dev->name, dev->cfg.l3, false, true);
+		if (dev->fd < 0) {
+			*err = dev->fd;
+			free(dev);
+			return NULL;
+		}
+		dev->ifindex = netdev_ifindex(dev->name);
+		/* A TAP taken back keeps the MTU and state it has now. */
+		*err = kept ? 0 : set_mtu_up(dev->name, mtu, up);
 	}
-	dev->ifindex = netdev_ifindex(dev->name);
-	/* A TAP taken back keeps the MTU and state it has now. */
-	*err = kept ? 0 : set_mtu_up(dev->name, mtu, up);
 	if (*err) {
 		tap_close(dev->fd);
 		free(dev);
@@ -314,6 +361,14 @@ struct tnl_dev *
 tnl_dev_at(size_t i)
 {
 	return i < n_devs ? devs[i] : NULL;
+}
+
+void
+tnl_dev_destroy_in(int netnsid)
+{
+	for (size_t i = n_devs; i-- > 0;)
+		if (devs[i]->netnsid == netnsid)
+			tnl_dev_destroy(devs[i]);
 }
 
 void

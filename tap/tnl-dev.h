@@ -3,8 +3,10 @@
  * vxlan, geneve, gretap, ip6gretap, erspan or ip6erspan, in
  * collect-metadata mode) before it adds the device to a datapath as a
  * netdev port, and those the compat vport types (vxlan, geneve, gre)
- * create for themselves. Each is a TAP device of that name, which lives
- * as long as its entry here; a netdev port added on one made over
+ * create for themselves, in any namespace a context serves (each has
+ * its own names and ports: the table is keyed by the namespace's id in
+ * ours). Each is a TAP device of that name there, which lives as long as
+ * its entry here; a netdev port added on one made over
  * rtnetlink becomes a tunnel port of its kind (vport-tunnel.c). The L3
  * devices (kind gre, vxlan with GPE, geneve with inner_proto_inherit:
  * the kernel's ARPHRD_NONE ones) are TUN devices.
@@ -32,7 +34,8 @@ struct tnl_dev {
 	char name[IFNAMSIZ];
 	const struct tnl_kind *kind;
 	int fd;				/* the TAP's: the device lives with it */
-	int ifindex;
+	int netnsid;			/* its namespace's id in ours (-1) */
+	int ifindex;			/* there */
 	struct vport_tunnel_config cfg;	/* cfg.dev is this device */
 	bool learning;			/* vxlan: as created, for GETLINK */
 	uint8_t erspan_ver;		/* erspan: as created */
@@ -52,28 +55,31 @@ const char *tnl_kind_name(const struct tnl_kind *kind);
 int tnl_kind_parse(const struct tnl_kind *kind, const struct nlattr *data,
 		   struct tnl_dev *dev, bool *collect_md, struct extack *ack);
 
-/* Creates the device dev describes (name, kind, configuration), with
- * mtu (0: the TAP's) and up or not; a restarted daemon takes back the TAP
- * its predecessor left with the keeper under that name. Adds it to the
- * table and returns it, or NULL with -errno in *err: -EEXIST when another
- * device has the name, and
- * the kernel's errno for a second collect-metadata device on the same
- * UDP port (vxlan: -EEXIST, geneve: -EBUSY, another kind: -EADDRINUSE) or
- * of the same GRE kind (-EEXIST).
+/* Creates the device dev describes (name, kind, configuration, netnsid)
+ * in the namespace of nsfd (-1: ours), with mtu (0: the TAP's) and up or
+ * not; a restarted daemon takes back the TAP its predecessor left with
+ * the keeper under that name (tap/tap.h). Adds it to the table and
+ * returns it, or NULL with -errno in *err: -EEXIST when another device
+ * has the name there, and the kernel's errno for a second
+ * collect-metadata device in that namespace on the same UDP port (vxlan:
+ * -EEXIST, geneve: -EBUSY, another kind: -EADDRINUSE) or of the same GRE
+ * kind (-EEXIST).
  * The compat vport types make their devices here too, so that both paths
  * see each other's. */
-struct tnl_dev *tnl_dev_create(const struct tnl_dev *dev, uint32_t mtu,
-			       bool up, int *err);
+struct tnl_dev *tnl_dev_create(const struct tnl_dev *dev, int nsfd,
+			       uint32_t mtu, bool up, int *err);
 void tnl_dev_destroy(struct tnl_dev *dev);
-/* By index (if ifindex > 0) or name (if not NULL); NULL when the daemon
- * serves no such device. */
-struct tnl_dev *tnl_dev_find(int ifindex, const char *name);
+/* By index (if ifindex > 0) or name (if not NULL) in the namespace ours
+ * calls netnsid (-1: ours); NULL when the daemon serves no such device. */
+struct tnl_dev *tnl_dev_find(int netnsid, int ifindex, const char *name);
 /* The i-th device, NULL past the last (the order changes as they go). */
 struct tnl_dev *tnl_dev_at(size_t i);
 /* The device's ops, for the port a datapath adds on it. */
 const struct vport_ops *tnl_dev_ops(const struct tnl_dev *dev);
 /* IFLA_LINKINFO as the kernel's driver gives it. */
 void tnl_dev_fill_linkinfo(const struct tnl_dev *dev, struct msgbuf *mb);
+/* Deletes every device of that namespace (it goes). */
+void tnl_dev_destroy_in(int netnsid);
 /* Forgets every device (the daemon's end). */
 void tnl_dev_destroy_all(void);
 

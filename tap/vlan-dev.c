@@ -15,7 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
-#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -254,43 +253,34 @@ static int
 device_make(struct vlan_dev *d, int nsfd, const struct vlan_dev_config *cfg,
 	    const uint8_t *mac, uint32_t mtu)
 {
-	const char *name = cfg->name[0] ? cfg->name : "vlan%d";
-	bool kept = false;
 	char made[IFNAMSIZ];
-	struct ifreq ifr = { 0 };
-	int err = 0;
+	bool kept = false;
+	int err;
 
-	if (nsfd >= 0 && !strchr(name, '%')) {
-		d->tap = tap_claim_moved(d->netnsid, name);
-		kept = d->tap >= 0;
+	snprintf(d->name, sizeof(d->name), "%s",
+		 cfg->name[0] ? cfg->name : "vlan%d");
+	if (nsfd >= 0 && !strchr(d->name, '%')) {
+		d->tap = tap_claim_moved(d->netnsid, d->name);
+		if (d->tap >= 0)
+			return 0;
 	} else if (nsfd < 0) {
 		/* tap_open takes back a kept one of that name. */
-		kept = !strchr(name, '%') && netdev_ifindex(name);
+		kept = !strchr(d->name, '%') && netdev_ifindex(d->name);
 	}
-	if (!kept || nsfd < 0) {
-		snprintf(made, sizeof(made), "%s", nsfd >= 0 ? MADE_HERE
-								: name);
-		d->tap = tap_open(made, false, false, true);
-		if (d->tap < 0)
-			return d->tap;
-	}
-	if (!kept) {
-		err = netdev_set_mac(made, mac);
-		if (!err)
-			err = netdev_set_mtu(made, mtu);
-		if (!err && nsfd >= 0)
-			err = netdev_move(netdev_ifindex(made), nsfd, name);
-	}
-	/* Its name there (a pattern filled in). */
-	if (!err && ioctl(d->tap, TUNGETIFF, &ifr) < 0)
-		err = -errno;
-	if (err)
-		return err;
-	snprintf(d->name, sizeof(d->name), "%s", ifr.ifr_name);
-	/* A successor finds it by its name there. */
-	if (nsfd >= 0 && !kept)
-		tap_moved(d->tap, d->name, d->netnsid);
-	return 0;
+	snprintf(made, sizeof(made), "%s", nsfd >= 0 ? MADE_HERE : d->name);
+	d->tap = tap_open(made, false, false, true);
+	if (d->tap < 0)
+		return d->tap;
+	if (nsfd < 0)
+		snprintf(d->name, sizeof(d->name), "%s", made);
+	if (kept)
+		return 0;
+	err = netdev_set_mac(made, mac);
+	if (!err)
+		err = netdev_set_mtu(made, mtu);
+	if (!err && nsfd >= 0)
+		err = tap_move(d->tap, made, nsfd, d->netnsid, d->name, false);
+	return err;
 }
 
 int

@@ -40,21 +40,12 @@ static int internal_locate(struct vport *vport);
 static int
 internal_move(struct vport *vport, const char *made, int home)
 {
-	struct ifreq ifr = { 0 };
-	int ifindex = netdev_ifindex(made), err;
+	int err = tap_move(vport->rxq[0].fd, made, vport->make_nsfd, home,
+			   vport->name, false);
 
-	/* Index 0 would have the kernel find a device by the new name,
-	 * here: never. */
-	if (ifindex <= 0)
-		return -ENODEV;
-	err = netdev_move(ifindex, vport->make_nsfd, vport->name);
 	if (err)
 		return err;
-	/* A name with "%d" was filled in there. */
-	if (ioctl(vport->rxq[0].fd, TUNGETIFF, &ifr) < 0)
-		return -errno;
-	snprintf(vport->name, sizeof(vport->name), "%s", ifr.ifr_name);
-	for (unsigned i = 0; i < vport->n_rxq; i++)
+	for (unsigned i = 1; i < vport->n_rxq; i++)
 		tap_moved(vport->rxq[i].fd, vport->name, home);
 	return internal_locate(vport);
 }

@@ -40,12 +40,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
 #include "common/clock.h"
 #include "common/hash.h"
 #include "common/kernel-profile.h"
+#include "common/ns-socket.h"
 #include "common/unaligned.h"
 #include "packet/encap.h"
 #include "packet/eth.h"
@@ -110,6 +112,11 @@ struct rx_batch {
 struct tnl {
 	struct encap_port port;
 	struct tnl_dev *own;		/* a compat port's device */
+	/* Another namespace's port (its datapath's): an fd of it, for the
+	 * sockets opened there, and its inode, which tells its sources
+	 * apart in a thread's cache; -1 and 0 for the daemon's own. */
+	int nsfd;
+	uint64_t ns;
 	uint8_t family;			/* the one underlay taken; 0: both */
 	bool zero_csum6_rx;
 	bool rx_df;			/* the DF queues: kernel_profile() */
@@ -213,9 +220,10 @@ udp_open(const struct tnl *t, int family, bool first)
 	union sockaddr_inx a = { 0 };
 	socklen_t alen;
 
-	fd = socket(family, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	fd = ns_socket(t->nsfd, family, SOCK_DGRAM | SOCK_CLOEXEC |
+		       SOCK_NONBLOCK, 0);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	if (setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof(one)) < 0)
 		goto fail;
 	if (family == AF_INET) {
@@ -262,13 +270,13 @@ fail:
 /* The raw socket a family's outer packets leave by (the header is ours);
  * it receives nothing. */
 static int
-raw_open(int family)
+raw_open(const struct tnl *t, int family)
 {
 	int one = 1, fd;
 
-	fd = socket(family, SOCK_RAW | SOCK_CLOEXEC, IPPROTO_RAW);
+	fd = ns_socket(t->nsfd, family, SOCK_RAW | SOCK_CLOEXEC, IPPROTO_RAW);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	vport_socket_buffer(fd, SO_SNDBUF, TNL_SOCKET_BUFFER);
 	if (family == AF_INET6 &&
 	    setsockopt(fd, IPPROTO_IPV6, IPV6_HDRINCL, &one, sizeof(one)) < 0) {
@@ -281,13 +289,13 @@ raw_open(int family)
 }
 
 static int
-gre_open(int family)
+gre_open(const struct tnl *t, int family)
 {
-	int fd = socket(family, SOCK_RAW | SOCK_CLOEXEC | SOCK_NONBLOCK,
-			IPPROTO_GRE), err;
+	int fd = ns_socket(t->nsfd, family, SOCK_RAW | SOCK_CLOEXEC |
+			   SOCK_NONBLOCK, IPPROTO_GRE), err;
 
 	if (fd < 0)
-		return -errno;
+		return fd;
 	vport_socket_buffer(fd, SO_RCVBUF, TNL_SOCKET_BUFFER);
 	/* IPv4's raw sockets give the IP header itself. */
 	if (family == AF_INET6 &&
@@ -316,6 +324,8 @@ tnl_close(struct vport *vport)
 			close(t->raw6);
 		if (t->own)
 			tnl_dev_destroy(t->own);
+		if (t->nsfd >= 0)
+			close(t->nsfd);
 		free(t);
 	}
 	vport->state = NULL;
@@ -362,6 +372,7 @@ tnl_open(struct vport *vport, enum encap_kind kind)
 		return -EINVAL;
 	}
 	t->raw4 = t->raw6 = -1;
+	t->nsfd = -1;
 	t->port.kind = kind;
 	vport->state = t;
 	gre = kind == ENCAP_GRE || kind == ENCAP_ERSPAN;
@@ -371,6 +382,19 @@ tnl_open(struct vport *vport, enum encap_kind kind)
 	for (i = 0; i < vport->n_rxq; i++) {
 		vport->rxq[i].fd = -1;
 		vport->rxq[i].state = NULL;
+	}
+	/* Another namespace's datapath: its sockets there, its device
+	 * moved there. */
+	if (vport->make_nsfd >= 0) {
+		struct stat st;
+
+		t->nsfd = dup_fd(vport->make_nsfd);
+		if (t->nsfd < 0 || fstat(t->nsfd, &st) < 0 ||
+		    netdev_netnsid(t->nsfd, &vport->netnsid)) {
+			fd = t->nsfd < 0 ? t->nsfd : -EINVAL;
+			goto fail;
+		}
+		t->ns = st.st_ino;
 	}
 
 	/* A compat port makes its device, and deletes it when it goes; one
@@ -384,7 +408,9 @@ tnl_open(struct vport *vport, enum encap_kind kind)
 					  : "gretap");
 		want.cfg.family = kind == ENCAP_GRE ? AF_INET : 0;
 		memcpy(want.name, vport->name, sizeof(want.name));
-		t->own = tnl_dev_create(&want, compat_mtu(kind), false, &fd);
+		want.netnsid = vport->netnsid;
+		t->own = tnl_dev_create(&want, t->nsfd, compat_mtu(kind),
+					false, &fd);
 		if (!t->own)
 			goto fail;
 	}
@@ -409,7 +435,7 @@ tnl_open(struct vport *vport, enum encap_kind kind)
 			     ? AF_INET6 : AF_INET;
 
 		if (gre)
-			fd = gre_open(i == Q_GRE4 ? AF_INET : AF_INET6);
+			fd = gre_open(t, i == Q_GRE4 ? AF_INET : AF_INET6);
 		else
 			fd = udp_open(t, family,
 				      i == Q_UDP4_NOCSUM || i == Q_UDP6_NOCSUM);
@@ -426,12 +452,17 @@ tnl_open(struct vport *vport, enum encap_kind kind)
 		 * reused allocation holds another port's bytes). */
 		b->gro.segs = 0;
 	}
-	if ((fd = raw_open(AF_INET)) < 0)
+	if ((fd = raw_open(t, AF_INET)) < 0)
 		goto fail;
 	t->raw4 = fd;
-	if ((fd = raw_open(AF_INET6)) < 0)
+	if ((fd = raw_open(t, AF_INET6)) < 0)
 		goto fail;
 	t->raw6 = fd;
+	if (t->nsfd >= 0) {
+		vport->ifindex = dev->ifindex;
+		vport->mtu = compat_mtu(kind);
+		return 0;
+	}
 	vport->ifindex = netdev_ifindex(vport->name);
 	netdev_set_promisc(vport->name, true);
 	return 0;
@@ -807,14 +838,15 @@ flow_hash(const uint8_t *f, size_t len, uint16_t l3_proto)
  * connected UDP socket is bound to. The kernel's routes, asked through
  * the socket; no packet leaves. */
 static int
-source_for(const struct tun_key *k, struct tun_key *out)
+source_for(const struct tnl *t, const struct tun_key *k, struct tun_key *out)
 {
 	union sockaddr_inx a = { 0 };
 	socklen_t alen;
-	int fd = socket(k->family, SOCK_DGRAM | SOCK_CLOEXEC, 0), err = 0;
+	int fd = ns_socket(t->nsfd, k->family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	int err = 0;
 
 	if (fd < 0)
-		return -errno;
+		return fd;
 	if (k->family == AF_INET) {
 		a.v4.sin_family = AF_INET;
 		a.v4.sin_port = htons(9);
@@ -838,31 +870,35 @@ source_for(const struct tun_key *k, struct tun_key *out)
 }
 
 /* The last source looked up, per sending thread: a tunnel sends to few
- * peers, and a lookup is three system calls. */
+ * peers, and a lookup is three system calls (and the namespace agent's
+ * answer, for another namespace's port). */
 static __thread struct {
+	uint64_t ns;			/* the namespace: struct tnl's */
 	struct tun_key dst;		/* family and destination */
 	struct tun_key src;
 	bool valid;
 } src_cache;
 
 static int
-resolve_source(struct tun_key *k)
+resolve_source(const struct tnl *t, struct tun_key *k)
 {
 	bool v4 = k->family == AF_INET;
 	int err;
 
 	if (v4 ? k->ipv4_src != 0 : !IN6_IS_ADDR_UNSPECIFIED(&k->ipv6_src))
 		return 0;
-	if (src_cache.valid && src_cache.dst.family == k->family &&
+	if (src_cache.valid && src_cache.ns == t->ns &&
+	    src_cache.dst.family == k->family &&
 	    (v4 ? src_cache.dst.ipv4_dst == k->ipv4_dst
 		: !memcmp(&src_cache.dst.ipv6_dst, &k->ipv6_dst, 16))) {
 		k->ipv4_src = src_cache.src.ipv4_src;
 		k->ipv6_src = src_cache.src.ipv6_src;
 		return 0;
 	}
-	err = source_for(k, k);
+	err = source_for(t, k, k);
 	if (err)
 		return err;
+	src_cache.ns = t->ns;
 	src_cache.dst.family = k->family;
 	src_cache.dst.ipv4_dst = k->ipv4_dst;
 	src_cache.dst.ipv6_dst = k->ipv6_dst;
@@ -1035,7 +1071,8 @@ udp_gso_fits(const struct tnl *t, const struct tun_key *k,
 {
 	uint8_t type = vh->gso_type & ~VIRTIO_NET_HDR_GSO_ECN;
 
-	return (k->flags & TUN_F_CSUM) &&
+	/* A thread's UDP sockets are the daemon's namespace's. */
+	return t->nsfd < 0 && (k->flags & TUN_F_CSUM) &&
 	       (t->port.kind == ENCAP_VXLAN || t->port.kind == ENCAP_GENEVE) &&
 	       (type == VIRTIO_NET_HDR_GSO_TCPV4 ||
 		type == VIRTIO_NET_HDR_GSO_TCPV6);
@@ -1269,7 +1306,7 @@ tnl_send(struct vport *vport, const void *frame, size_t len,
 		goto drop;
 	}
 	k = *tun;
-	err = resolve_source(&k);
+	err = resolve_source(t, &k);
 	if (err)
 		goto drop;
 	if (len > FRAME_BUF_SIZE) {
@@ -1332,7 +1369,7 @@ tnl_egress_info(struct vport *vport, const void *frame, size_t len,
 
 	if (!tun->family || (t->family && t->family != tun->family))
 		return -EINVAL;
-	err = resolve_source(tun);
+	err = resolve_source(t, tun);
 	if (err)
 		return err;
 	if (t->port.kind == ENCAP_VXLAN || t->port.kind == ENCAP_GENEVE)

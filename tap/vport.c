@@ -344,7 +344,7 @@ vport_create(const struct vport_ops *ops, const char *name, int nsfd,
 	int err;
 
 	if (nsfd >= 0 && ops->type != OVS_VPORT_TYPE_INTERNAL &&
-	    (ops->type != OVS_VPORT_TYPE_NETDEV || !ns_socket_available()))
+	    !ns_socket_available())
 		return -EAFNOSUPPORT;
 	vport = calloc(1, sizeof(*vport));
 	rx = calloc(1, sizeof(*rx));

@@ -173,9 +173,9 @@ void vport_set_rx_queues(unsigned n);
  * for, as a kernel without the module. */
 const struct vport_ops *vport_ops_for(enum ovs_vport_type type);
 /* Creates the device (or opens it) with ops and starts receiving. nsfd:
- * the network namespace to make it in, an fd of it (-1: ours); only an
- * internal port's device can be made elsewhere, and a netdev port's
- * found there while the namespace agent serves (-EAFNOSUPPORT). */
+ * the network namespace to make it in, an fd of it (-1: ours); a port
+ * but an internal one needs the namespace agent there (-EAFNOSUPPORT
+ * without it: common/ns-socket.h). */
 int vport_create(const struct vport_ops *ops, const char *name, int nsfd,
 		 const struct vport_tunnel_config *tnl,
 		 const struct vport_rx_ops *rx, void *owner,

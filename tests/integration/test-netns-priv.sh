@@ -19,7 +19,7 @@
 # when aligned must not hang the daemon.
 . "$(dirname "$0")/../lib.sh"
 OTHER=tapdpo$$ OA=tapdpa$$ OB=tapdpb$$
-trap 'for n in $OTHER $OA $OB ${OTHER2:-} ${NESTED:-}; do
+trap 'for n in $OTHER $OA $OB ${OTHER2:-} ${NESTED:-} ${OT:-}; do
 		ip netns del "$n" 2>/dev/null; done
 	tapdp_cleanup' EXIT
 
@@ -136,9 +136,32 @@ for p in po1 po2 po3; do
 done
 check_out "... a device of the daemon's namespace is never its port" \
 	"Address family not supported|No such device" octl add-if dp0 v0
-check_out "... nor a tunnel port of the daemon's namespace" \
-	"Address family not supported|No such device" \
+check "... a tunnel port of its own" \
 	octl add-if dp0 vx0,type=vxlan,remote_ip=10.1.1.1
+vx=$(octl show dp0 | sed -n 's/^  port [0-9]*: \([^ ]*\) (vxlan.*/\1/p')
+check "... whose device ($vx) is in that namespace" ip -n "$OTHER" link show "$vx"
+check "... not in the daemon's" link_gone "$NS" "$vx"
+oshim() { root_elsewhere "$B/tapdp-run" -- "$@"; }
+check_out "... made over rtnetlink, shown there as the driver shows its own" \
+	"vxlan external" oshim ip -d link show "$vx"
+check_out "... a netdev port on it, as the kernel's on a kernel device" \
+	"vxlan_sys_4789 \(vxlan: packet_type=ptap" octl show dp0
+check "... its MTU changed there" oshim ip link set "$vx" mtu 1400
+check_out "... as the kernel shows it" "mtu 1400" ip -n "$OTHER" link show "$vx"
+check "... down and up there" eval 'oshim ip link set "$vx" down &&
+	oshim ip link set "$vx" up'
+check_out "... so it is" "state UNKNOWN|,UP" ip -n "$OTHER" link show "$vx"
+check_out "... its name is its own" "Operation not supported" \
+	oshim ip link set "$vx" name vxother
+check_out "... a second vxlan device on its UDP port there is refused" \
+	"File exists" oshim ip link add vxb type vxlan external dstport 4789
+check "... one on another port is made" \
+	oshim ip link add vxb type vxlan external dstport 4790
+check_out "... in that namespace" "vxb" ip -n "$OTHER" link show vxb
+check "... and deleted" eval 'oshim ip link del vxb &&
+	wait_until 5 link_gone "$OTHER" vxb'
+check "... deleted, its device with it" eval \
+	'octl del-if dp0 "$vx" && wait_until 5 link_gone "$OTHER" "$vx"'
 check_absent "... so dp0 there has its three ports only" "v0|vx0" octl show dp0
 check_out "... the daemon's dp0 keeps its own" "port 2: v0" dpctl show dp0
 check_absent "... and the daemon's namespace has no port of theirs" "po[123]" \
@@ -324,6 +347,46 @@ check_out "... the daemon said why" "nothing but the daemon's own sockets hold i
 	cat "$LOG"
 check_out "... the daemon's are there" "port 2: v0" dpctl show dp0
 ip netns add "$OTHER"
+
+# A tunnel port of its own: its sockets and device in that namespace.
+# VXLAN to the kernel's vxlan device in a peer namespace, across a
+# restart; the datapath deleted, its device goes.
+OT=tapdpt$$
+ip netns add "$OT"
+ip -n "$OTHER" link add u0 type veth peer name u1 netns "$OT"
+ip -n "$OTHER" addr add 172.31.77.1/24 dev u0
+ip -n "$OTHER" link set u0 up
+ip -n "$OT" addr add 172.31.77.2/24 dev u1
+ip -n "$OT" link set u1 up
+ip -n "$OT" link add vx0 type vxlan id 7 remote 172.31.77.1 dstport 4789
+ip -n "$OT" addr add 10.56.0.2/24 dev vx0
+ip -n "$OT" link set vx0 up
+ip -n "$OTHER" link add tv type veth peer name tv0 netns "$OA"
+ip -n "$OTHER" link set tv up
+ip -n "$OA" addr add 10.56.0.1/24 dev tv0
+ip -n "$OA" link set tv0 up
+check "root elsewhere makes dpx" octl add-dp dpx
+check "... with a netdev port" octl add-if dpx tv
+check "... and a vxlan port" octl add-if dpx vxp,type=vxlan,remote_ip=flow,key=flow
+vx=$(octl show dpx | sed -n 's/^  port 2: \([^ ]*\) (vxlan.*/\1/p')
+check "... whose device ($vx) is there" ip -n "$OTHER" link show "$vx"
+check_absent "... none in the daemon's namespace" "vxlan|$vx" in_ns ip -o link show
+tun="set(tunnel(tun_id=7,dst=172.31.77.2,ttl=64,tp_dst=4789,flags(key)))"
+for t in "0x0800),ipv4()" "0x0806),arp()"; do
+	octl add-flow dpx "in_port(1),eth(),eth_type($t" "$tun,2"
+	octl add-flow dpx "in_port(2),eth(),eth_type($t" 1
+done
+check "through the vxlan port to the kernel's vxlan device" \
+	ip netns exec "$OA" ping -c 2 -i 0.2 -W 2 10.56.0.2
+pid=$(cat "$PIDF")
+kill -KILL "$pid"
+wait_until 5 dead "$pid"
+check "a daemon killed with SIGKILL, and a new one" \
+	tapdpd_start --max-sockets-per-uid 64
+check "... through it again" ip netns exec "$OA" ping -c 2 -i 0.2 -W 2 10.56.0.2
+check "del-dp dpx" octl del-dp dpx
+check "... its tunnel device goes with it" wait_until 5 link_gone "$OTHER" "$vx"
+ip netns del "$OT"
 
 # A user in namespaces of its own: datapaths there, internal ports whose
 # devices are there, traffic between two of them (one moved on into a

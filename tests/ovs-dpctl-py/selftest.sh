@@ -18,15 +18,16 @@ trap tapdp_cleanup EXIT
 # The tests of each that tapdp passes: the two that wait out a TCP
 # connect, which both kernels have and which start first, then the rest.
 # 7.2's pop_vlan makes a VLAN device, which this kernel lacks: tapdp's
-# (tap/vlan-dev.h). Not yet 7.2's tunnel_refcount (tunnel ports of a
-# datapath in another namespace); never drop_reason, which reads the
-# kernel's tracepoint
-# (drop-reasons.sh asks its question of tapdp instead).
+# (tap/vlan-dev.h); its tunnel_refcount, a tunnel port of a datapath in
+# another namespace, which goes with it. Never drop_reason, which reads
+# the kernel's tracepoint (drop-reasons.sh asks its question of tapdp
+# instead).
 TESTS_LONG="ct_connect_v4 nat_connect_v4"
 TESTS_6_12="arp_ping connect_v4 netlink_checks upcall_interfaces
 nat_related_v4 psample"
 TESTS_7_2="arp_ping connect_v4 netlink_checks upcall_interfaces
-nat_related_v4 psample dec_ttl flow_set action_set tunnel_metadata pop_vlan"
+nat_related_v4 psample dec_ttl flow_set action_set tunnel_metadata pop_vlan
+tunnel_refcount"
 tests=${*:-$(for t in $TESTS_LONG; do echo "6.12/$t 7.2/$t"; done
 	     for t in $TESTS_6_12; do echo "6.12/$t"; done
 	     for t in $TESTS_7_2; do echo "7.2/$t"; done)}

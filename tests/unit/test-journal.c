@@ -9,6 +9,7 @@
  * is refused. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <linux/net_namespace.h>
 #include <fcntl.h>
 #include <arpa/inet.h>
 #include <linux/genetlink.h>
@@ -770,12 +771,12 @@ tunnels_replayed(struct dp_net *from, const char *name, uint16_t port,
 	clear_net(from);
 	n = adopt_replay(dup(journal_fd(from)), &s);
 	snap_free(&s);
-	dev = tnl_dev_find(0, name);
+	dev = tnl_dev_find(NETNSA_NSID_NOT_ASSIGNED, 0, name);
 	assert_non_null(dev);
 	assert_string_equal(tnl_kind_name(dev->kind), "vxlan");
 	assert_int_equal(dev->cfg.dst_port, port);
 	assert_non_null(dev->made_by);
-	assert_null(tnl_dev_find(0, gone));
+	assert_null(tnl_dev_find(NETNSA_NSID_NOT_ASSIGNED, 0, gone));
 	return n;
 }
 

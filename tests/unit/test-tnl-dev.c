@@ -5,6 +5,8 @@
  * real TAPs, made in a network namespace of the test's own. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
+#include <linux/net_namespace.h>
 #include <net/if.h>		/* before the uapi headers */
 #include <linux/if_link.h>
 #include <linux/if_tunnel.h>
@@ -269,18 +271,28 @@ is_tun(const char *name)
 	return ifr.ifr_hwaddr.sa_family == ARPHRD_NONE;
 }
 
-/* A device of kind on port, named name. */
+/* A device of kind on port, named name, in the namespace of nsfd (-1:
+ * ours), which ours calls netnsid. */
 static struct tnl_dev *
-make(const char *kind, const char *name, uint16_t port, int *err)
+make_in(const char *kind, const char *name, uint16_t port, int netnsid,
+	int nsfd, bool up, int *err)
 {
 	struct tnl_dev want;
 	bool md;
 
 	assert_int_equal(parse(kind, NULL, &want, &md), 0);
 	snprintf(want.name, sizeof(want.name), "%s", name);
+	want.netnsid = netnsid;
 	if (port)
 		want.cfg.dst_port = port;
-	return tnl_dev_create(&want, 0, false, err);
+	return tnl_dev_create(&want, nsfd, 0, up, err);
+}
+
+static struct tnl_dev *
+make(const char *kind, const char *name, uint16_t port, int *err)
+{
+	return make_in(kind, name, port, NETNSA_NSID_NOT_ASSIGNED, -1, false,
+		       err);
 }
 
 static void
@@ -294,8 +306,8 @@ test_create_and_conflicts(void **state)
 	vx = make("vxlan", "tvx0", 4789, &err);
 	assert_non_null(vx);
 	assert_int_equal(vx->ifindex, (int)if_nametoindex("tvx0"));
-	assert_ptr_equal(tnl_dev_find(0, "tvx0"), vx);
-	assert_ptr_equal(tnl_dev_find(vx->ifindex, NULL), vx);
+	assert_ptr_equal(tnl_dev_find(NETNSA_NSID_NOT_ASSIGNED, 0, "tvx0"), vx);
+	assert_ptr_equal(tnl_dev_find(NETNSA_NSID_NOT_ASSIGNED, vx->ifindex, NULL), vx);
 	assert_ptr_equal(vx->cfg.dev, vx);
 	/* The name is taken. */
 	assert_null(make("vxlan", "tvx0", 4790, &err));
@@ -323,13 +335,14 @@ test_create_and_conflicts(void **state)
 		want.cfg.gpe = want.cfg.l3 = true;
 		want.cfg.dst_port = 4789;
 		snprintf(want.name, sizeof(want.name), "tgp0");
-		assert_null(tnl_dev_create(&want, 0, false, &err));
+		want.netnsid = NETNSA_NSID_NOT_ASSIGNED;
+		assert_null(tnl_dev_create(&want, -1, 0, false, &err));
 		assert_int_equal(err, -EADDRINUSE);
 		want.cfg.dst_port = 4791;
-		assert_non_null(tnl_dev_create(&want, 0, false, &err));
+		assert_non_null(tnl_dev_create(&want, -1, 0, false, &err));
 		assert_true(is_tun("tgp0"));
 		snprintf(want.name, sizeof(want.name), "tgp1");
-		assert_null(tnl_dev_create(&want, 0, false, &err));
+		assert_null(tnl_dev_create(&want, -1, 0, false, &err));
 		assert_int_equal(err, -EEXIST);
 	}
 	/* One device of each GRE kind, and no second. */
@@ -359,7 +372,8 @@ test_create_and_conflicts(void **state)
 
 		assert_int_equal(parse("geneve", NULL, &want, &md), 0);
 		snprintf(want.name, sizeof(want.name), "tgn3");
-		gn = tnl_dev_create(&want, 65535, true, &err);
+		want.netnsid = NETNSA_NSID_NOT_ASSIGNED;
+		gn = tnl_dev_create(&want, -1, 65535, true, &err);
 		assert_non_null(gn);
 		assert_int_equal(netdev_get_mtu("tgn3"), TAP_MTU_MAX);
 	}
@@ -370,13 +384,89 @@ test_create_and_conflicts(void **state)
 	assert_string_equal(gt->name, "gretap0");
 	/* Deleted: gone from the table and the system, the port free. */
 	tnl_dev_destroy(vx);
-	assert_null(tnl_dev_find(0, "tvx0"));
+	assert_null(tnl_dev_find(NETNSA_NSID_NOT_ASSIGNED, 0, "tvx0"));
 	assert_int_equal(if_nametoindex("tvx0"), 0);
 	vx = make("vxlan", "tvx0", 4789, &err);
 	assert_non_null(vx);
 	tnl_dev_destroy_all();
-	assert_null(tnl_dev_find(0, "tvx2"));
+	assert_null(tnl_dev_find(NETNSA_NSID_NOT_ASSIGNED, 0, "tvx2"));
 	assert_int_equal(if_nametoindex("tvx2"), 0);
+}
+
+/* The flags of the device called name in the namespace of nsfd, back
+ * in the namespace of here after. */
+static short
+flags_in(int nsfd, int here, const char *name)
+{
+	struct ifreq ifr = { 0 };
+	int fd;
+
+	assert_int_equal(setns(nsfd, CLONE_NEWNET), 0);
+	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", name);
+	if (ioctl(fd, SIOCGIFFLAGS, &ifr) < 0)
+		ifr.ifr_flags = -1;
+	close(fd);
+	assert_int_equal(setns(here, CLONE_NEWNET), 0);
+	return ifr.ifr_flags;
+}
+
+/* Another namespace's devices: made there (up when asked, though a move
+ * takes a device down), with names and ports of their own beside ours,
+ * found by its id, deleted with it. */
+static void
+test_other_namespace(void **state)
+{
+	struct tnl_dev *ours, *vx, *gn;
+	int here, there, id, err;
+	uint32_t mtu;
+	int ifindex;
+
+	if (!netns_ok)
+		skip();
+	here = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+	assert_true(here >= 0);
+	assert_int_equal(unshare(CLONE_NEWNET), 0);
+	there = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+	assert_true(there >= 0);
+	assert_int_equal(setns(here, CLONE_NEWNET), 0);
+	assert_int_equal(netdev_netnsid(there, &id), 0);
+	assert_true(id >= 0);
+
+	ours = make("vxlan", "tvo0", 4789, &err);
+	assert_non_null(ours);
+	vx = make_in("vxlan", "tvo0", 4789, id, there, true, &err);
+	assert_non_null(vx);
+	assert_int_equal(vx->netnsid, id);
+	assert_int_equal(netdev_lookup(id, "tvo0", &ifindex, &mtu), 0);
+	assert_int_equal(vx->ifindex, ifindex);
+	assert_true(flags_in(there, here, "tvo0") & IFF_UP);
+	assert_true(flags_in(there, here, "tvo0") & IFF_PROMISC);
+	assert_ptr_equal(tnl_dev_find(NETNSA_NSID_NOT_ASSIGNED, 0, "tvo0"),
+			 ours);
+	assert_ptr_equal(tnl_dev_find(id, 0, "tvo0"), vx);
+	assert_ptr_equal(tnl_dev_find(id, vx->ifindex, NULL), vx);
+	/* There, the port is taken now; the name too. */
+	assert_null(make_in("vxlan", "tvo1", 4789, id, there, false, &err));
+	assert_int_equal(err, -EEXIST);
+	assert_null(make_in("geneve", "tvo0", 0, id, there, false, &err));
+	assert_int_equal(err, -EEXIST);
+	/* A pattern is filled in there; down unless asked. */
+	gn = make_in("geneve", "gen%d", 0, id, there, false, &err);
+	assert_non_null(gn);
+	assert_string_equal(gn->name, "gen0");
+	assert_false(flags_in(there, here, "gen0") & IFF_UP);
+	/* Their namespace goes: its devices, not ours. */
+	tnl_dev_destroy_in(id);
+	assert_null(tnl_dev_find(id, 0, "tvo0"));
+	assert_null(tnl_dev_find(id, 0, "gen0"));
+	assert_int_equal(flags_in(there, here, "tvo0"), -1);
+	assert_ptr_equal(tnl_dev_find(NETNSA_NSID_NOT_ASSIGNED, 0, "tvo0"),
+			 ours);
+	assert_true(if_nametoindex("tvo0") > 0);
+	tnl_dev_destroy(ours);
+	close(there);
+	close(here);
 }
 
 /* What GETLINK gives back reads as what was created. */
@@ -468,6 +558,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_kinds),
+		cmocka_unit_test(test_other_namespace),
 		cmocka_unit_test(test_parse_vxlan),
 		cmocka_unit_test(test_parse_vxlan_gpe),
 		cmocka_unit_test(test_parse_geneve_gre),
