@@ -1127,7 +1127,11 @@ port_attach(struct datapath *dp, uint32_t port_no, enum ovs_vport_type type,
 	 * collect-metadata device is. */
 	td = type == OVS_VPORT_TYPE_NETDEV
 	     ? tnl_dev_find(dp->net->netnsid, 0, name) : NULL;
-	if (td) {
+	if (td && td->port) {
+		/* A device of one remote: its port is its own. */
+		err = -EBUSY;
+		goto fail;
+	} else if (td) {
 		ops = tnl_dev_ops(td);
 		tnl = &td->cfg;
 	} else {
@@ -1576,7 +1580,7 @@ dp_net_holds_namespace(const struct dp_net *net)
 
 	if (!net->elsewhere)
 		return false;
-	if (vlan_dev_any(net))
+	if (vlan_dev_any(net) || tnl_dev_any(net->netnsid, true))
 		return true;
 	for (unsigned i = 0; (dp = dp_at(net, i)); i++) {
 		struct dp_port *port;
@@ -1591,7 +1595,8 @@ dp_net_holds_namespace(const struct dp_net *net)
 bool
 dp_net_idle(const struct dp_net *net)
 {
-	return !dp_at(net, 0) && !dp_net_conntrack_made(net);
+	return !dp_at(net, 0) && !dp_net_conntrack_made(net) &&
+	       !tnl_dev_any(net->netnsid, false);
 }
 
 void

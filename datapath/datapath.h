@@ -170,11 +170,13 @@ int dp_net_nsfd(const struct dp_net *net);
  * without datapaths. Control thread. */
 bool dp_net_home_alive(const struct dp_net *net);
 /* Whether another namespace's context has a port or a device with
- * sockets there (a netdev port's, a userspace VLAN device's:
- * common/ns-socket.h), which hold the namespace, as the kernel's do not.
+ * sockets there (a netdev or tunnel port's, a userspace VLAN device's, a
+ * tunnel device of one remote's: common/ns-socket.h), which hold the
+ * namespace, as the kernel's do not.
  * Control thread. */
 bool dp_net_holds_namespace(const struct dp_net *net);
-/* No datapath, and no tracker was made: nothing would be lost with it. */
+/* No datapath, no tunnel device, and no tracker was made: nothing would
+ * be lost with it. */
 bool dp_net_idle(const struct dp_net *net);
 /* The context's journal (datapath/journal.h, which sets it), or NULL;
  * dp_net_destroy frees it with free_fn. */

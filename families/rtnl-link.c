@@ -6,7 +6,8 @@
  *
  *  - RTM_NEWLINK of kind vxlan (VXLAN-GPE too), geneve (inner_proto_inherit
  *    too), gre, gretap, ip6gretap, erspan or ip6erspan in collect-metadata
- *    mode creates such a device;
+ *    mode creates such a device; so does one with a remote, not in
+ *    collect-metadata mode, of a kind the kernel has no driver for;
  *  - RTM_GETLINK of one asks the kernel about its TAP (in its namespace)
  *    and gives the answer with the tunnel's IFLA_LINKINFO in place of the
  *    TAP's;
@@ -127,14 +128,25 @@ link_parse(const void *net, const struct nlmsghdr *nlh, struct link_req *r,
 	return 0;
 }
 
-/* Whether the kernel has the vlan driver: asked once. */
+/* Whether the kernel has a driver for kind (vlan, or a tunnel kind the
+ * daemon serves): asked once each. */
 static bool
-kernel_has_vlan(void)
+kernel_has(const char *kind)
 {
-	static int known = -1;
+	static struct { char name[16]; bool known; } asked[16];
+	static size_t n_asked;
+	bool known;
 
-	if (known < 0)
-		known = netdev_kind_known("vlan");
+	for (size_t i = 0; i < n_asked; i++)
+		if (!strcmp(asked[i].name, kind))
+			return asked[i].known;
+	known = netdev_kind_known(kind);
+	if (n_asked < sizeof(asked) / sizeof(asked[0]) &&
+	    strlen(kind) < sizeof(asked[0].name)) {
+		snprintf(asked[n_asked].name, sizeof(asked[0].name), "%s",
+			 kind);
+		asked[n_asked++].known = known;
+	}
 	return known;
 }
 
@@ -170,15 +182,17 @@ link_is_ours(const void *net, const struct nlmsghdr *nlh)
 		return nlh->nlmsg_type == RTM_DELLINK;
 	if (nlh->nlmsg_type == RTM_NEWLINK && r.vlan && !r.ifi->ifi_index &&
 	    !(r.name[0] && name_taken(net, r.name)))
-		return !kernel_has_vlan();
+		return !kernel_has("vlan");
 	if (r.dev)
 		return true;
 	if (nlh->nlmsg_type != RTM_NEWLINK || !r.kind || r.ifi->ifi_index ||
 	    (r.name[0] && name_taken(net, r.name)))
 		return false;
-	/* Data the driver refuses is refused here, as by the driver. */
+	/* Data the driver refuses is refused here, as by the driver. A
+	 * device of one remote is the kernel's where it has the driver. */
 	return tnl_kind_parse(r.kind, r.data, &probe, &collect_md, &ack) ||
-	       collect_md;
+	       collect_md ||
+	       (probe.remote.family && !kernel_has(tnl_kind_name(r.kind)));
 }
 
 /* Request nlh as the kernel takes it about the TAP: its IFLA_LINKINFO (a

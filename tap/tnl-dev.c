@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include "tap/tnl-dev.h"
 
+#include <endian.h>
 #include <errno.h>
 #include <linux/if_link.h>
 #include <linux/if_tunnel.h>
@@ -9,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "tap/netdev.h"
@@ -87,15 +89,36 @@ static const struct attr_policy vxlan_policy[IFLA_VXLAN_MAX + 1] = {
 };
 
 static const struct attr_policy geneve_policy[IFLA_GENEVE_MAX + 1] = {
+	[IFLA_GENEVE_ID] = { .kind = ATTR_U32 },
+	[IFLA_GENEVE_REMOTE] = { .kind = ATTR_UNSPEC, .len = 4 },
+	[IFLA_GENEVE_REMOTE6] = { .kind = ATTR_UNSPEC, .len = 16 },
+	[IFLA_GENEVE_TTL] = { .kind = ATTR_U8 },
+	[IFLA_GENEVE_TOS] = { .kind = ATTR_U8 },
 	[IFLA_GENEVE_PORT] = { .kind = ATTR_BE16 },
 	[IFLA_GENEVE_COLLECT_METADATA] = { .kind = ATTR_FLAG },
+	[IFLA_GENEVE_UDP_CSUM] = { .kind = ATTR_U8 },
+	[IFLA_GENEVE_UDP_ZERO_CSUM6_TX] = { .kind = ATTR_U8 },
 	[IFLA_GENEVE_UDP_ZERO_CSUM6_RX] = { .kind = ATTR_U8 },
+	[IFLA_GENEVE_DF] = { .kind = ATTR_U8 },
 	[IFLA_GENEVE_INNER_PROTO_INHERIT] = { .kind = ATTR_FLAG },
 };
 
+/* The addresses are 4 bytes at least (ipgre), 16 (ip6gre). */
 static const struct attr_policy gre_policy[IFLA_GRE_MAX + 1] = {
+	[IFLA_GRE_IFLAGS] = { .kind = ATTR_BE16 },
+	[IFLA_GRE_OFLAGS] = { .kind = ATTR_BE16 },
+	[IFLA_GRE_IKEY] = { .kind = ATTR_BE32 },
+	[IFLA_GRE_OKEY] = { .kind = ATTR_BE32 },
+	[IFLA_GRE_LOCAL] = { .kind = ATTR_UNSPEC, .len = 4 },
+	[IFLA_GRE_REMOTE] = { .kind = ATTR_UNSPEC, .len = 4 },
+	[IFLA_GRE_TTL] = { .kind = ATTR_U8 },
+	[IFLA_GRE_TOS] = { .kind = ATTR_U8 },
+	[IFLA_GRE_PMTUDISC] = { .kind = ATTR_U8 },
 	[IFLA_GRE_COLLECT_METADATA] = { .kind = ATTR_FLAG },
+	[IFLA_GRE_ERSPAN_INDEX] = { .kind = ATTR_U32 },
 	[IFLA_GRE_ERSPAN_VER] = { .kind = ATTR_U8 },
+	[IFLA_GRE_ERSPAN_DIR] = { .kind = ATTR_U8 },
+	[IFLA_GRE_ERSPAN_HWID] = { .kind = ATTR_U16 },
 };
 
 static uint16_t
@@ -136,6 +159,154 @@ vxlan_gpe_check(const struct nlattr *const *tb, const struct tnl_dev *dev,
 	return -EINVAL;
 }
 
+/* An address attribute of the family's length, into the key as its
+ * source or destination: shorter, the policy's -ERANGE (ip6gre's and
+ * geneve's REMOTE6 ask 16 bytes, where the table above asks 4). */
+static int
+addr_get(const struct nlattr *a, uint8_t family, struct tun_key *k,
+	 bool dst)
+{
+	size_t n = family == AF_INET ? 4 : 16;
+
+	if ((size_t)attr_len(a) < n)
+		return -ERANGE;
+	k->family = family;
+	if (family == AF_INET)
+		memcpy(dst ? &k->ipv4_dst : &k->ipv4_src, attr_data(a), 4);
+	else
+		memcpy(dst ? &k->ipv6_dst : &k->ipv6_src, attr_data(a), 16);
+	return 0;
+}
+
+/* TTL 0 is the route's hop limit (GRE's: the inner packet's, when IP):
+ * the default one's here. */
+#define DEFAULT_TTL	64
+
+/* geneve_nl2info(): the VNI below 2^24, one remote of either family. A
+ * UDP checksum: asked for on IPv4, unless refused on IPv6. */
+static int
+geneve_remote(const struct nlattr *const *tb, bool collect_md,
+	      struct tnl_dev *dev, struct extack *ack)
+{
+	struct tun_key *k = &dev->remote;
+	const struct nlattr *v4 = tb[IFLA_GENEVE_REMOTE];
+	const struct nlattr *v6 = tb[IFLA_GENEVE_REMOTE6];
+	uint32_t vni = tb[IFLA_GENEVE_ID] ? attr_get_u32(tb[IFLA_GENEVE_ID])
+					  : 0;
+	int err;
+
+	if (vni >= 1u << 24) {
+		if (ack)
+			ack->msg = "Geneve ID must be lower than 16777216";
+		return -ERANGE;
+	}
+	if (v4 && v6) {
+		if (ack)
+			ack->msg = "Cannot specify both IPv4 and IPv6 Remote "
+				   "addresses";
+		return -EINVAL;
+	}
+	if (collect_md || (!v4 && !v6))
+		return 0;
+	err = addr_get(v4 ? v4 : v6, v4 ? AF_INET : AF_INET6, k, true);
+	if (err)
+		return err;
+	k->id = htobe64(vni);
+	k->flags = TUN_F_KEY;
+	dev->rx_keyed = true;
+	dev->rx_id = k->id;
+	if (v4 ? u8_set(tb[IFLA_GENEVE_UDP_CSUM])
+	       : !u8_set(tb[IFLA_GENEVE_UDP_ZERO_CSUM6_TX]))
+		k->flags |= TUN_F_CSUM;
+	if (u8_set(tb[IFLA_GENEVE_DF]))
+		k->flags |= TUN_F_DF;
+	k->ttl = tb[IFLA_GENEVE_TTL] ? attr_get_u8(tb[IFLA_GENEVE_TTL]) : 0;
+	if (!k->ttl)
+		k->ttl = DEFAULT_TTL;
+	k->tos = tb[IFLA_GENEVE_TOS] ? attr_get_u8(tb[IFLA_GENEVE_TOS]) : 0;
+	return 0;
+}
+
+/* The GRE header flags that ask for a key, a checksum and sequence
+ * numbers (network order: the header's first 16 bits). */
+#define GRE_FLAG_CSUM	0x8000
+#define GRE_FLAG_KEY	0x2000
+#define GRE_FLAG_SEQ	0x1000
+
+/* ipgre_netlink_parms() and ip6gre's, for a device of one remote: the
+ * output key and flags, the ERSPAN metadata; path MTU discovery (the
+ * outer DF bit) on unless asked off, IPv4's. */
+static int
+gre_remote(const struct tnl_kind *kind, const struct nlattr *const *tb,
+	   struct tnl_dev *dev)
+{
+	struct tun_key *k = &dev->remote;
+	uint16_t oflags = tb[IFLA_GRE_OFLAGS]
+			  ? ntohs(attr_get_u16(tb[IFLA_GRE_OFLAGS])) : 0;
+	uint16_t iflags = tb[IFLA_GRE_IFLAGS]
+			  ? ntohs(attr_get_u16(tb[IFLA_GRE_IFLAGS])) : 0;
+	uint8_t family = kind->family;
+	int err;
+
+	if (!tb[IFLA_GRE_REMOTE])
+		return 0;
+	err = addr_get(tb[IFLA_GRE_REMOTE], family, k, true);
+	if (!err && tb[IFLA_GRE_LOCAL])
+		err = addr_get(tb[IFLA_GRE_LOCAL], family, k, false);
+	if (err) {
+		memset(k, 0, sizeof(*k));
+		return err;
+	}
+	/* ERSPAN's session id is its key, which it always has, as the
+	 * sequence numbers. */
+	if (kind->erspan)
+		oflags |= GRE_FLAG_KEY | GRE_FLAG_SEQ;
+	if (oflags & GRE_FLAG_KEY) {
+		k->flags |= TUN_F_KEY;
+		if (tb[IFLA_GRE_OKEY])
+			k->id = htobe64(ntohl(attr_get_u32(tb[IFLA_GRE_OKEY])));
+	}
+	dev->rx_keyed = kind->erspan || (iflags & GRE_FLAG_KEY);
+	if (dev->rx_keyed && tb[IFLA_GRE_IKEY])
+		dev->rx_id = htobe64(ntohl(attr_get_u32(tb[IFLA_GRE_IKEY])));
+	if (oflags & GRE_FLAG_CSUM)
+		k->flags |= TUN_F_CSUM;
+	if (oflags & GRE_FLAG_SEQ)
+		k->flags |= TUN_F_SEQ;
+	if (family == AF_INET && (!tb[IFLA_GRE_PMTUDISC] ||
+				  attr_get_u8(tb[IFLA_GRE_PMTUDISC])))
+		k->flags |= TUN_F_DF;
+	k->ttl = tb[IFLA_GRE_TTL] ? attr_get_u8(tb[IFLA_GRE_TTL]) : 0;
+	if (!k->ttl)
+		k->ttl = DEFAULT_TTL;
+	/* ip6gre takes a flow label and traffic class in IFLA_GRE_FLOWINFO
+	 * (not read: none here), not IFLA_GRE_TOS. */
+	if (family == AF_INET && tb[IFLA_GRE_TOS])
+		k->tos = attr_get_u8(tb[IFLA_GRE_TOS]);
+	if (kind->erspan) {
+		struct tun_erspan_opts o = { .version = dev->erspan_ver };
+
+		if (o.version == 1 && tb[IFLA_GRE_ERSPAN_INDEX])
+			o.u.index = htonl(attr_get_u32(
+					tb[IFLA_GRE_ERSPAN_INDEX]));
+		if (o.version == 2) {
+			uint16_t hwid = tb[IFLA_GRE_ERSPAN_HWID]
+				? attr_get_u16(tb[IFLA_GRE_ERSPAN_HWID]) : 0;
+			uint16_t f = (hwid << ERSPAN_MD2_HWID_SHIFT) &
+				     ERSPAN_MD2_HWID_MASK;
+
+			if (tb[IFLA_GRE_ERSPAN_DIR] &&
+			    attr_get_u8(tb[IFLA_GRE_ERSPAN_DIR]))
+				f |= ERSPAN_MD2_DIR;
+			o.u.md2.flags = htons(f);
+		}
+		k->opts_len = sizeof(o);
+		memcpy(tun_key_opts(k), &o, sizeof(o));
+		k->flags |= TUN_F_ERSPAN_OPT;
+	}
+	return 0;
+}
+
 int
 tnl_kind_parse(const struct tnl_kind *kind, const struct nlattr *data,
 	       struct tnl_dev *dev, bool *collect_md, struct extack *ack)
@@ -156,6 +327,8 @@ tnl_kind_parse(const struct tnl_kind *kind, const struct nlattr *data,
 	};
 	dev->learning = true;
 	dev->erspan_ver = 1;
+	memset(&dev->remote, 0, sizeof(dev->remote));
+	dev->port = NULL;
 	*collect_md = false;
 	if (data) {
 		err = attr_parse_nested(data, policy, maxtype, tb, ack);
@@ -183,6 +356,9 @@ tnl_kind_parse(const struct tnl_kind *kind, const struct nlattr *data,
 		break;
 	case FAM_GENEVE:
 		*collect_md = tb[IFLA_GENEVE_COLLECT_METADATA] != NULL;
+		err = geneve_remote(tb, *collect_md, dev, ack);
+		if (err)
+			return err;
 		dev->cfg.l3 = tb[IFLA_GENEVE_INNER_PROTO_INHERIT] != NULL;
 		if (tb[IFLA_GENEVE_PORT])
 			dev->cfg.dst_port = be16_at(tb[IFLA_GENEVE_PORT]);
@@ -197,6 +373,8 @@ tnl_kind_parse(const struct tnl_kind *kind, const struct nlattr *data,
 			if (dev->erspan_ver > 2)
 				return -EINVAL;
 		}
+		if (!*collect_md)
+			return gre_remote(kind, tb, dev);
 		break;
 	}
 	return 0;
@@ -216,11 +394,16 @@ tnl_dev_find(int netnsid, int ifindex, const char *name)
 /* The kernel's answer to a second collect-metadata device that would
  * take what want's takes: vxlan_vni_in_use() (-EEXIST), geneve_find_dev()
  * (-EBUSY), one collect_md_tun per GRE kind (-EEXIST); a UDP port taken by
- * another kind's socket fails to bind (-EADDRINUSE). 0 when none does. */
+ * another kind's socket fails to bind (-EADDRINUSE). 0 when none does.
+ * Devices of one remote are told apart by it: GRE's raw sockets each see
+ * every packet; but a UDP port's packets go to one socket of those bound
+ * to it, so a device of one remote has its UDP port to itself here, where
+ * the kernel's would share it (-EBUSY, geneve's answer). */
 static int
 conflict(const struct tnl_dev *want)
 {
 	const struct tnl_kind *k = want->kind;
+	bool remote = want->remote.family;
 
 	for (size_t i = 0; i < n_devs; i++) {
 		const struct tnl_dev *d = devs[i];
@@ -228,10 +411,12 @@ conflict(const struct tnl_dev *want)
 		if (d->netnsid != want->netnsid)
 			continue;
 		if (k->fam == FAM_GRE) {
-			if (d->kind == k)
+			if (d->kind == k && !remote && !d->remote.family)
 				return -EEXIST;
 		} else if (d->kind->fam != FAM_GRE &&
 			   d->cfg.dst_port == want->cfg.dst_port) {
+			if (remote || d->remote.family)
+				return -EBUSY;
 			/* vxlan: a socket per set of receive flags, and
 			 * the port bound once. */
 			if (d->kind->fam != k->fam ||
@@ -289,6 +474,42 @@ make_elsewhere(struct tnl_dev *dev, int nsfd, uint32_t mtu, bool up)
 	return err;
 }
 
+/* Whether a packet that came by tunnel k is the device's: the kernel's
+ * lookup, by the remote address and the key. */
+static bool
+remote_matches(const struct tnl_dev *dev, const struct tun_key *k)
+{
+	const struct tun_key *r = &dev->remote;
+
+	if (!k || k->family != r->family ||
+	    (r->family == AF_INET ? k->ipv4_src != r->ipv4_dst
+				  : memcmp(&k->ipv6_src, &r->ipv6_dst, 16)))
+		return false;
+	return dev->rx_keyed ? (k->flags & TUN_F_KEY) && k->id == dev->rx_id
+			     : !(k->flags & TUN_F_KEY);
+}
+
+/* What a device of one remote receives, decapsulated by its port: into
+ * the device, as the kernel's driver hands it to the stack. */
+static void
+remote_frame(struct vport *port, uint8_t *buf, size_t size, size_t len,
+	     const struct virtio_net_hdr *vh, const struct tun_key *tun,
+	     uint16_t l3_proto, void *owner)
+{
+	const struct tnl_dev *dev = owner;
+	struct iovec iov[2] = {
+		{ (void *)vh, sizeof(*vh) },
+		{ buf + FRAME_HEADROOM, len },
+	};
+
+	/* Another's: the kernel finds no device for it, and drops it
+	 * uncounted. A device down takes nothing (EIO). */
+	if (remote_matches(dev, tun))
+		(void)!writev(dev->fd, iov, 2);
+}
+
+static const struct vport_rx_ops remote_rx = { .frame = remote_frame };
+
 struct tnl_dev *
 tnl_dev_create(const struct tnl_dev *want, int nsfd, uint32_t mtu, bool up,
 	       int *err)
@@ -334,6 +555,10 @@ tnl_dev_create(const struct tnl_dev *want, int nsfd, uint32_t mtu, bool up,
 		/* A TAP taken back keeps the MTU and state it has now. */
 		*err = kept ? 0 : set_mtu_up(dev->name, mtu, up);
 	}
+	/* A device of one remote has a port of its own. */
+	if (!*err && dev->remote.family)
+		*err = vport_create(dev->kind->ops, dev->name, nsfd, &dev->cfg,
+				    &remote_rx, dev, &dev->port);
 	if (*err) {
 		tap_close(dev->fd);
 		free(dev);
@@ -346,6 +571,7 @@ tnl_dev_create(const struct tnl_dev *want, int nsfd, uint32_t mtu, bool up,
 void
 tnl_dev_destroy(struct tnl_dev *dev)
 {
+	vport_destroy(dev->port);
 	for (size_t i = 0; i < n_devs; i++) {
 		if (devs[i] == dev) {
 			devs[i] = devs[--n_devs];
@@ -361,6 +587,15 @@ struct tnl_dev *
 tnl_dev_at(size_t i)
 {
 	return i < n_devs ? devs[i] : NULL;
+}
+
+bool
+tnl_dev_any(int netnsid, bool holding)
+{
+	for (size_t i = 0; i < n_devs; i++)
+		if (devs[i]->netnsid == netnsid && (!holding || devs[i]->port))
+			return true;
+	return false;
 }
 
 void
@@ -422,16 +657,31 @@ fill_vxlan(const struct tnl_dev *dev, struct msgbuf *mb)
 		msgbuf_put(mb, IFLA_VXLAN_GPE, 0, NULL);
 }
 
+/* geneve_fill_info(): a collect-metadata device's (no remote, no VNI of
+ * its own) or one remote's. */
 static void
 fill_geneve(const struct tnl_dev *dev, struct msgbuf *mb)
 {
-	msgbuf_put_u32(mb, IFLA_GENEVE_ID, 0);
-	msgbuf_put_u8(mb, IFLA_GENEVE_TTL, 0);
-	msgbuf_put_u8(mb, IFLA_GENEVE_TOS, 0);
+	const struct tun_key *r = &dev->remote;
+
+	msgbuf_put_u32(mb, IFLA_GENEVE_ID, be64toh(r->id));
+	if (r->family == AF_INET)
+		msgbuf_put(mb, IFLA_GENEVE_REMOTE, 4, &r->ipv4_dst);
+	else if (r->family == AF_INET6)
+		msgbuf_put(mb, IFLA_GENEVE_REMOTE6, 16, &r->ipv6_dst);
+	msgbuf_put_u8(mb, IFLA_GENEVE_TTL, r->family ? r->ttl : 0);
+	msgbuf_put_u8(mb, IFLA_GENEVE_TOS, r->tos);
 	msgbuf_put_u32(mb, IFLA_GENEVE_LABEL, 0);
-	msgbuf_put_u8(mb, IFLA_GENEVE_DF, 0);
+	msgbuf_put_u8(mb, IFLA_GENEVE_DF, !!(r->flags & TUN_F_DF));
 	msgbuf_put_u16(mb, IFLA_GENEVE_PORT, htons(dev->cfg.dst_port));
-	msgbuf_put(mb, IFLA_GENEVE_COLLECT_METADATA, 0, NULL);
+	if (!r->family)
+		msgbuf_put(mb, IFLA_GENEVE_COLLECT_METADATA, 0, NULL);
+	if (r->family == AF_INET)
+		msgbuf_put_u8(mb, IFLA_GENEVE_UDP_CSUM,
+			      !!(r->flags & TUN_F_CSUM));
+	else if (r->family == AF_INET6)
+		msgbuf_put_u8(mb, IFLA_GENEVE_UDP_ZERO_CSUM6_TX,
+			      !(r->flags & TUN_F_CSUM));
 	msgbuf_put_u8(mb, IFLA_GENEVE_UDP_ZERO_CSUM6_RX,
 		      dev->cfg.csum6_zero_rx);
 	msgbuf_put_u8(mb, IFLA_GENEVE_TTL_INHERIT, 0);
@@ -439,33 +689,47 @@ fill_geneve(const struct tnl_dev *dev, struct msgbuf *mb)
 		msgbuf_put(mb, IFLA_GENEVE_INNER_PROTO_INHERIT, 0, NULL);
 }
 
-/* ipgre_fill_info(), ip6gre_fill_info() and erspan's additions for a
- * collect-metadata device: no addresses, keys or flags of its own. */
+/* ipgre_fill_info(), ip6gre_fill_info() and erspan's additions: a
+ * collect-metadata device's (no addresses, keys or flags of its own) or
+ * one remote's. */
 static void
 fill_gre(const struct tnl_dev *dev, struct msgbuf *mb)
 {
-	static const struct in6_addr any6;
+	const struct tun_key *r = &dev->remote;
 	bool v6 = dev->kind->family == AF_INET6;
+	uint16_t oflags = 0, iflags = 0;
+	struct tun_erspan_opts o = { .version = dev->erspan_ver };
 
+	if (r->flags & TUN_F_KEY)
+		oflags |= GRE_FLAG_KEY;
+	if (r->flags & TUN_F_CSUM)
+		oflags |= GRE_FLAG_CSUM;
+	if (r->flags & TUN_F_SEQ)
+		oflags |= GRE_FLAG_SEQ;
+	if (dev->rx_keyed)
+		iflags |= GRE_FLAG_KEY;
+	if (r->flags & TUN_F_ERSPAN_OPT)
+		memcpy(&o, tun_key_opts_const(r), sizeof(o));
 	msgbuf_put_u32(mb, IFLA_GRE_LINK, 0);
-	msgbuf_put_u16(mb, IFLA_GRE_IFLAGS, 0);
-	msgbuf_put_u16(mb, IFLA_GRE_OFLAGS, 0);
-	msgbuf_put_u32(mb, IFLA_GRE_IKEY, 0);
-	msgbuf_put_u32(mb, IFLA_GRE_OKEY, 0);
+	msgbuf_put_u16(mb, IFLA_GRE_IFLAGS, htons(iflags));
+	msgbuf_put_u16(mb, IFLA_GRE_OFLAGS, htons(oflags));
+	msgbuf_put_u32(mb, IFLA_GRE_IKEY, htonl(be64toh(dev->rx_id)));
+	msgbuf_put_u32(mb, IFLA_GRE_OKEY, htonl(be64toh(r->id)));
 	if (v6) {
-		msgbuf_put(mb, IFLA_GRE_LOCAL, sizeof(any6), &any6);
-		msgbuf_put(mb, IFLA_GRE_REMOTE, sizeof(any6), &any6);
-		msgbuf_put_u8(mb, IFLA_GRE_TTL, 64);
+		msgbuf_put(mb, IFLA_GRE_LOCAL, 16, &r->ipv6_src);
+		msgbuf_put(mb, IFLA_GRE_REMOTE, 16, &r->ipv6_dst);
+		msgbuf_put_u8(mb, IFLA_GRE_TTL, r->family ? r->ttl : 64);
 		msgbuf_put_u8(mb, IFLA_GRE_ENCAP_LIMIT, 4);
 		msgbuf_put_u32(mb, IFLA_GRE_FLOWINFO, 0);
 		msgbuf_put_u32(mb, IFLA_GRE_FLAGS, 0);
 		msgbuf_put_u32(mb, IFLA_GRE_FWMARK, 0);
 	} else {
-		msgbuf_put_u32(mb, IFLA_GRE_LOCAL, 0);
-		msgbuf_put_u32(mb, IFLA_GRE_REMOTE, 0);
-		msgbuf_put_u8(mb, IFLA_GRE_TTL, 0);
-		msgbuf_put_u8(mb, IFLA_GRE_TOS, 0);
-		msgbuf_put_u8(mb, IFLA_GRE_PMTUDISC, 1);
+		msgbuf_put(mb, IFLA_GRE_LOCAL, 4, &r->ipv4_src);
+		msgbuf_put(mb, IFLA_GRE_REMOTE, 4, &r->ipv4_dst);
+		msgbuf_put_u8(mb, IFLA_GRE_TTL, r->ttl);
+		msgbuf_put_u8(mb, IFLA_GRE_TOS, r->tos);
+		msgbuf_put_u8(mb, IFLA_GRE_PMTUDISC,
+			      !r->family || (r->flags & TUN_F_DF));
 		msgbuf_put_u32(mb, IFLA_GRE_FWMARK, 0);
 	}
 	msgbuf_put_u16(mb, IFLA_GRE_ENCAP_TYPE, 0);
@@ -474,14 +738,21 @@ fill_gre(const struct tnl_dev *dev, struct msgbuf *mb)
 	msgbuf_put_u16(mb, IFLA_GRE_ENCAP_FLAGS, 0);
 	if (!v6)
 		msgbuf_put_u8(mb, IFLA_GRE_IGNORE_DF, 0);
-	msgbuf_put(mb, IFLA_GRE_COLLECT_METADATA, 0, NULL);
+	if (!r->family)
+		msgbuf_put(mb, IFLA_GRE_COLLECT_METADATA, 0, NULL);
 	if (dev->kind->erspan) {
+		uint16_t f = ntohs(o.u.md2.flags);
+
 		msgbuf_put_u8(mb, IFLA_GRE_ERSPAN_VER, dev->erspan_ver);
 		if (dev->erspan_ver == 1)
-			msgbuf_put_u32(mb, IFLA_GRE_ERSPAN_INDEX, 0);
+			msgbuf_put_u32(mb, IFLA_GRE_ERSPAN_INDEX,
+				       ntohl(o.u.index));
 		else if (dev->erspan_ver == 2) {
-			msgbuf_put_u8(mb, IFLA_GRE_ERSPAN_DIR, 0);
-			msgbuf_put_u16(mb, IFLA_GRE_ERSPAN_HWID, 0);
+			msgbuf_put_u8(mb, IFLA_GRE_ERSPAN_DIR,
+				      !!(f & ERSPAN_MD2_DIR));
+			msgbuf_put_u16(mb, IFLA_GRE_ERSPAN_HWID,
+				       (f & ERSPAN_MD2_HWID_MASK) >>
+				       ERSPAN_MD2_HWID_SHIFT);
 		}
 	}
 }

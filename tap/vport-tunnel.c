@@ -112,6 +112,9 @@ struct rx_batch {
 struct tnl {
 	struct encap_port port;
 	struct tnl_dev *own;		/* a compat port's device */
+	/* A device of one remote: the tunnel the host's frames on it leave
+	 * by (its struct tnl_dev's, which outlives the port); else NULL. */
+	const struct tun_key *remote;
 	/* Another namespace's port (its datapath's): an fd of it, for the
 	 * sockets opened there, and its inode, which tells its sources
 	 * apart in a thread's cache; -1 and 0 for the daemon's own. */
@@ -415,6 +418,7 @@ tnl_open(struct vport *vport, enum encap_kind kind)
 			goto fail;
 	}
 	dev = t->own ? t->own : vport->tnl.dev;
+	t->remote = dev->remote.family ? &dev->remote : NULL;
 	t->port.dst_port = htons(dev->cfg.dst_port);
 	t->port.gbp = dev->cfg.gbp;
 	t->port.gpe = dev->cfg.gpe;
@@ -544,17 +548,36 @@ outer_from_cmsgs(struct msghdr *m, struct encap_outer *o, size_t *gro_size)
 	}
 }
 
-/* Frames the host sends on the device: no tunnel to send them by. */
+static int tnl_send(struct vport *vport, const void *frame, size_t len,
+		    const struct virtio_net_hdr *vh, const struct tun_key *tun,
+		    uint16_t l3_proto);
+
+/* Frames the host sends on the device: a device of one remote sends them
+ * by its tunnel (an L3 device's packets of the protocol their version
+ * says); a flow-based one has no tunnel to send them by. */
 static void
 tap_drain(struct vport *vport, struct vport_rxq *q, uint8_t *scratch,
 	  size_t size, unsigned max)
 {
 	struct tnl *t = vport->state;
+	const size_t vhl = sizeof(struct virtio_net_hdr);
 
 	for (unsigned n = 0; n < max; n++) {
-		if (read(q->fd, scratch, size) < 0)
+		ssize_t got = read(q->fd, scratch, size);
+		uint16_t l3_proto = 0;
+
+		if (got < 0)
 			break;
-		__atomic_fetch_add(&t->host_dropped, 1, __ATOMIC_RELAXED);
+		if (!t->remote || (size_t)got <= vhl) {
+			__atomic_fetch_add(&t->host_dropped, 1,
+					   __ATOMIC_RELAXED);
+			continue;
+		}
+		if (t->port.l3)
+			l3_proto = htons(scratch[vhl] >> 4 == 6 ? ETH_P_IPV6
+							       : ETH_P_IP);
+		tnl_send(vport, scratch + vhl, got - vhl, (const void *)scratch,
+			 t->remote, l3_proto);
 	}
 }
 

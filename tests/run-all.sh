@@ -63,6 +63,7 @@ for b in build build-asan; do
 		 tests/integration/test-hostile.sh \
 		 tests/integration/test-netns-priv.sh \
 		 tests/integration/test-vlan-dev.sh \
+		 tests/integration/test-tunnel-dev.sh \
 		 tests/integration/test-netns-vswitchd.sh \
 		 tests/integration/test-ctl-parallel.sh \
 		 tests/integration/test-answers.sh \

@@ -385,7 +385,13 @@ check "a daemon killed with SIGKILL, and a new one" \
 	tapdpd_start --max-sockets-per-uid 64
 check "... through it again" ip netns exec "$OA" ping -c 2 -i 0.2 -W 2 10.56.0.2
 check "del-dp dpx" octl del-dp dpx
-check "... its tunnel device goes with it" wait_until 5 link_gone "$OTHER" "$vx"
+# The device OVS made over rtnetlink outlives the datapath, as on the
+# kernel (its netdev port went; the device is OVS's to delete), and
+# keeps the namespace's context, which holds its entry.
+check "... the tunnel device OVS made stays, as the kernel's would" \
+	ip -n "$OTHER" link show "$vx"
+check "... until deleted" eval 'oshim ip link del "$vx" &&
+	wait_until 5 link_gone "$OTHER" "$vx"'
 ip netns del "$OT"
 
 # A user in namespaces of its own: datapaths there, internal ports whose

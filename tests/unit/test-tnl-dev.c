@@ -4,6 +4,7 @@
  * kernel's answers to a second device where one is allowed. Devices are
  * real TAPs, made in a network namespace of the test's own. */
 #define _GNU_SOURCE
+#include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/net_namespace.h>
@@ -125,6 +126,196 @@ test_parse_vxlan(void **state)
 	msgbuf_put_u16(&d.mb, IFLA_VXLAN_PORT, 0);
 	assert_int_equal(parse("vxlan", data_end(&d), &dev, &md), 0);
 	assert_int_equal(dev.cfg.dst_port, 8472);
+}
+
+/* A device of one remote: geneve_nl2info()'s checks and the key its
+ * frames leave by; a device without a remote (or with metadata) has
+ * none. */
+static void
+test_parse_geneve_remote(void **state)
+{
+	struct in6_addr r6 = { .s6_addr = { 0xfd, 9, [15] = 2 } };
+	uint32_t r4 = htonl(0xac1f0902);
+	struct tnl_dev dev;
+	struct data d;
+	bool md;
+
+	data_start(&d);
+	msgbuf_put_u32(&d.mb, IFLA_GENEVE_ID, 5);
+	msgbuf_put(&d.mb, IFLA_GENEVE_REMOTE, 4, &r4);
+	msgbuf_put_u8(&d.mb, IFLA_GENEVE_TOS, 0x10);
+	assert_int_equal(parse("geneve", data_end(&d), &dev, &md), 0);
+	assert_false(md);
+	assert_int_equal(dev.remote.family, AF_INET);
+	assert_int_equal(dev.remote.ipv4_dst, r4);
+	assert_int_equal(be64toh(dev.remote.id), 5);
+	assert_true(dev.remote.flags & TUN_F_KEY);
+	/* No UDP checksum over IPv4 unless asked; TTL 0 is 64 here. */
+	assert_false(dev.remote.flags & TUN_F_CSUM);
+	assert_int_equal(dev.remote.ttl, 64);
+	assert_int_equal(dev.remote.tos, 0x10);
+	assert_true(dev.rx_keyed);
+	assert_int_equal(dev.rx_id, dev.remote.id);
+	/* IPv6: a checksum unless refused. */
+	data_start(&d);
+	msgbuf_put(&d.mb, IFLA_GENEVE_REMOTE6, 16, &r6);
+	assert_int_equal(parse("geneve", data_end(&d), &dev, &md), 0);
+	assert_int_equal(dev.remote.family, AF_INET6);
+	assert_memory_equal(&dev.remote.ipv6_dst, &r6, 16);
+	assert_true(dev.remote.flags & TUN_F_CSUM);
+	data_start(&d);
+	msgbuf_put(&d.mb, IFLA_GENEVE_REMOTE6, 16, &r6);
+	msgbuf_put_u8(&d.mb, IFLA_GENEVE_UDP_ZERO_CSUM6_TX, 1);
+	assert_int_equal(parse("geneve", data_end(&d), &dev, &md), 0);
+	assert_false(dev.remote.flags & TUN_F_CSUM);
+	/* The driver's answers: a VNI of 2^24, both families, a short
+	 * address. */
+	data_start(&d);
+	msgbuf_put_u32(&d.mb, IFLA_GENEVE_ID, 1u << 24);
+	assert_int_equal(parse("geneve", data_end(&d), &dev, &md), -ERANGE);
+	data_start(&d);
+	msgbuf_put(&d.mb, IFLA_GENEVE_REMOTE, 4, &r4);
+	msgbuf_put(&d.mb, IFLA_GENEVE_REMOTE6, 16, &r6);
+	assert_int_equal(parse("geneve", data_end(&d), &dev, &md), -EINVAL);
+	data_start(&d);
+	msgbuf_put(&d.mb, IFLA_GENEVE_REMOTE6, 4, &r4);
+	assert_int_equal(parse("geneve", data_end(&d), &dev, &md), -ERANGE);
+	/* Metadata, or no remote: no tunnel of its own. */
+	data_start(&d);
+	msgbuf_put(&d.mb, IFLA_GENEVE_REMOTE, 4, &r4);
+	msgbuf_put(&d.mb, IFLA_GENEVE_COLLECT_METADATA, 0, NULL);
+	assert_int_equal(parse("geneve", data_end(&d), &dev, &md), 0);
+	assert_true(md);
+	assert_int_equal(dev.remote.family, 0);
+	assert_int_equal(parse("geneve", NULL, &dev, &md), 0);
+	assert_int_equal(dev.remote.family, 0);
+}
+
+/* GRE and ERSPAN devices of one remote, as iproute2 asks for them: keys
+ * and flags in the header's bits, ERSPAN's metadata; DF on IPv4 unless
+ * path MTU discovery is off. */
+static void
+test_parse_gre_remote(void **state)
+{
+	struct in6_addr l6 = { .s6_addr = { 0xfd, 9, [15] = 1 } };
+	struct in6_addr r6 = { .s6_addr = { 0xfd, 9, [15] = 2 } };
+	uint32_t r4 = htonl(0xac1f0902);
+	struct tun_erspan_opts o;
+	struct tnl_dev dev;
+	struct data d;
+	bool md;
+
+	data_start(&d);
+	msgbuf_put(&d.mb, IFLA_GRE_REMOTE, 4, &r4);
+	msgbuf_put_u16(&d.mb, IFLA_GRE_IFLAGS, htons(0x2000));
+	msgbuf_put_u16(&d.mb, IFLA_GRE_OFLAGS, htons(0xa000));
+	msgbuf_put_u32(&d.mb, IFLA_GRE_IKEY, htonl(7));
+	msgbuf_put_u32(&d.mb, IFLA_GRE_OKEY, htonl(8));
+	assert_int_equal(parse("gretap", data_end(&d), &dev, &md), 0);
+	assert_int_equal(dev.remote.family, AF_INET);
+	assert_int_equal(dev.remote.ipv4_dst, r4);
+	assert_int_equal(be64toh(dev.remote.id), 8);
+	assert_int_equal(dev.remote.flags, TUN_F_KEY | TUN_F_CSUM | TUN_F_DF);
+	assert_true(dev.rx_keyed);
+	assert_int_equal(be64toh(dev.rx_id), 7);
+	/* No key: it takes only packets without one. */
+	data_start(&d);
+	msgbuf_put(&d.mb, IFLA_GRE_REMOTE, 4, &r4);
+	msgbuf_put_u8(&d.mb, IFLA_GRE_PMTUDISC, 0);
+	assert_int_equal(parse("gre", data_end(&d), &dev, &md), 0);
+	assert_int_equal(dev.remote.flags, 0);
+	assert_false(dev.rx_keyed);
+	assert_true(dev.cfg.l3);
+	/* ERSPAN v2 over IPv6: always a key and sequence numbers, its
+	 * direction and hardware id in the metadata, its local address. */
+	data_start(&d);
+	msgbuf_put(&d.mb, IFLA_GRE_REMOTE, 16, &r6);
+	msgbuf_put(&d.mb, IFLA_GRE_LOCAL, 16, &l6);
+	msgbuf_put_u32(&d.mb, IFLA_GRE_OKEY, htonl(3));
+	msgbuf_put_u32(&d.mb, IFLA_GRE_IKEY, htonl(3));
+	msgbuf_put_u8(&d.mb, IFLA_GRE_ERSPAN_VER, 2);
+	msgbuf_put_u8(&d.mb, IFLA_GRE_ERSPAN_DIR, 1);
+	msgbuf_put_u16(&d.mb, IFLA_GRE_ERSPAN_HWID, 5);
+	assert_int_equal(parse("ip6erspan", data_end(&d), &dev, &md), 0);
+	assert_int_equal(dev.remote.family, AF_INET6);
+	assert_memory_equal(&dev.remote.ipv6_src, &l6, 16);
+	assert_int_equal(dev.remote.flags, TUN_F_KEY | TUN_F_SEQ |
+			 TUN_F_ERSPAN_OPT);
+	assert_int_equal(dev.remote.opts_len, sizeof(o));
+	memcpy(&o, tun_key_opts(&dev.remote), sizeof(o));
+	assert_int_equal(o.version, 2);
+	assert_int_equal(ntohs(o.u.md2.flags),
+			 ERSPAN_MD2_DIR | 5 << ERSPAN_MD2_HWID_SHIFT);
+	/* v1: its index. */
+	data_start(&d);
+	msgbuf_put(&d.mb, IFLA_GRE_REMOTE, 4, &r4);
+	msgbuf_put_u32(&d.mb, IFLA_GRE_ERSPAN_INDEX, 7);
+	assert_int_equal(parse("erspan", data_end(&d), &dev, &md), 0);
+	memcpy(&o, tun_key_opts(&dev.remote), sizeof(o));
+	assert_int_equal(o.version, 1);
+	assert_int_equal(ntohl(o.u.index), 7);
+	/* An IPv4 address to ip6erspan is too short. */
+	data_start(&d);
+	msgbuf_put(&d.mb, IFLA_GRE_REMOTE, 4, &r4);
+	assert_int_equal(parse("ip6erspan", data_end(&d), &dev, &md), -ERANGE);
+}
+
+/* The IFLA_INFO_DATA in dev's link info, as GETLINK gives it. */
+static const struct nlattr *
+filled_data(const struct tnl_dev *dev, char *mem, size_t size)
+{
+	const struct nlattr *a, *info, *data = NULL;
+	struct msgbuf mb;
+	int rem;
+
+	msgbuf_init(&mb, mem, size);
+	msgbuf_start(&mb, 16, 0, 0, 0, 0);
+	info = (const struct nlattr *)(mb.buf + mb.len + NLMSG_HDRLEN);
+	tnl_dev_fill_linkinfo(dev, &mb);
+	assert_int_equal(msgbuf_end(&mb), 0);
+	attr_for_each(a, attr_data(info), attr_len(info), rem)
+		if (attr_type(a) == IFLA_INFO_DATA)
+			data = a;
+	assert_non_null(data);
+	return data;
+}
+
+/* A device of one remote reads back from GETLINK as it was made: the
+ * same tunnel, the same receive key, no metadata. */
+static void
+test_remote_round_trip(void **state)
+{
+	uint32_t r4 = htonl(0xac1f0902);
+	struct in6_addr r6 = { .s6_addr = { 0xfd, 9, [15] = 2 } };
+	struct tnl_dev dev, back;
+	char mem[1024];
+	struct data d;
+	bool md;
+
+	data_start(&d);
+	msgbuf_put_u32(&d.mb, IFLA_GENEVE_ID, 77);
+	msgbuf_put(&d.mb, IFLA_GENEVE_REMOTE6, 16, &r6);
+	msgbuf_put_u8(&d.mb, IFLA_GENEVE_UDP_ZERO_CSUM6_TX, 1);
+	msgbuf_put_u8(&d.mb, IFLA_GENEVE_TTL, 9);
+	assert_int_equal(parse("geneve", data_end(&d), &dev, &md), 0);
+	assert_int_equal(parse("geneve", filled_data(&dev, mem, sizeof(mem)),
+			       &back, &md), 0);
+	assert_false(md);
+	assert_memory_equal(&back.remote, &dev.remote, sizeof(dev.remote));
+	data_start(&d);
+	msgbuf_put(&d.mb, IFLA_GRE_REMOTE, 4, &r4);
+	msgbuf_put_u32(&d.mb, IFLA_GRE_OKEY, htonl(2));
+	msgbuf_put_u32(&d.mb, IFLA_GRE_IKEY, htonl(2));
+	msgbuf_put_u8(&d.mb, IFLA_GRE_ERSPAN_VER, 2);
+	msgbuf_put_u16(&d.mb, IFLA_GRE_ERSPAN_HWID, 7);
+	msgbuf_put_u8(&d.mb, IFLA_GRE_ERSPAN_DIR, 1);
+	assert_int_equal(parse("erspan", data_end(&d), &dev, &md), 0);
+	assert_int_equal(parse("erspan", filled_data(&dev, mem, sizeof(mem)),
+			       &back, &md), 0);
+	assert_false(md);
+	assert_memory_equal(&back.remote, &dev.remote, sizeof(dev.remote));
+	assert_true(back.rx_keyed);
+	assert_int_equal(back.rx_id, dev.rx_id);
 }
 
 /* VXLAN-GPE as OVS and `ip link ... vxlan gpe external` ask for it: an
@@ -560,6 +751,9 @@ main(void)
 		cmocka_unit_test(test_kinds),
 		cmocka_unit_test(test_other_namespace),
 		cmocka_unit_test(test_parse_vxlan),
+		cmocka_unit_test(test_parse_geneve_remote),
+		cmocka_unit_test(test_parse_gre_remote),
+		cmocka_unit_test(test_remote_round_trip),
 		cmocka_unit_test(test_parse_vxlan_gpe),
 		cmocka_unit_test(test_parse_geneve_gre),
 		cmocka_unit_test(test_create_and_conflicts),
