@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: Apache-2.0
 # tapdpd --kernel VERSION for every profile: Debian's ovs-vswitchd (OVS
-# 3.1) starts cleanly on it, picks the upcall dispatch mode that release
+# 3.1; a newer one through TAPDP_OVS_BIN) starts cleanly on it, picks the upcall dispatch mode that release
 # offered, and `dpif/show-dp-features` prints that release's line values
 # (docs/COMPATIBILITY.md, "Kernel profiles", gives each line's source);
 # the kernel selftest's ovs-dpctl.py gets EINVAL for a flow with an action
@@ -29,10 +29,22 @@ since() {
 
 yes_since() { if since "$1" "$2"; then echo Yes; else echo No; fi; }
 
-# show-dp-features as OVS 3.1 prints it on release $1.
+# The running ovs-vswitchd's version, as major*100+minor (Debian's 3.1:
+# 301; make check-upstream's 3.5 and 4.0 through TAPDP_OVS_BIN).
+ovs_version() {
+	ovs-vswitchd --version | sed -n '1s/.* \([0-9]*\)\.\([0-9]*\).*/\1 \2/p' |
+		{ read -r a b; echo $((a * 100 + b)); }
+}
+OVS_VERSION=$(ovs_version)
+
+# show-dp-features as that OVS prints it on release $1: from 3.5 on, it
+# probes the datapath for the explicit drop action (Linux 6.4's, so this
+# list's 6.6) and prints whether it has psample (6.11's: 6.12); 3.1
+# never takes the drop action on a kernel datapath.
 expected_features() {
-	local k=$1
-	cat <<EOF
+	local k=$1 drop=No
+	if [ "$OVS_VERSION" -ge 305 ]; then drop=$(yes_since "$k" 6.6); fi
+	sed '/^$/d' <<EOF
 Masked set action: Yes
 Tunnel push pop: No
 Ufid: Yes
@@ -44,10 +56,11 @@ Conntrack clear: Yes
 Max dp_hash algorithm: $(since "$k" 6.6 && echo 1 || echo 0)
 Check pkt length action: Yes
 Conntrack timeout policy: Yes
-Explicit Drop action: No
+Explicit Drop action: $drop
 Optimized Balance TCP mode: No
 Conntrack all-zero IP SNAT: Yes
 MPLS Label add: $(yes_since "$k" 5.10)
+$([ "$OVS_VERSION" -lt 305 ] || echo "psample action: $(yes_since "$k" 6.12)")
 Max VLAN headers: 2
 Max MPLS depth: $(since "$k" 5.10 && echo 3 || echo 1)
 Recirc: Yes
