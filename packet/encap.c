@@ -215,6 +215,39 @@ geneve_decap(const struct encap_port *port, const uint8_t *data, size_t len,
 	return 0;
 }
 
+/* bareudp_udp_encap_recv(): the packet right after the UDP header, of
+ * the device's protocol: for IPv4, of the version its first byte says
+ * (IPv6 only in multiproto mode); MPLS to a multicast outer destination
+ * is multicast MPLS, only in multiproto mode. No key. */
+static int
+bareudp_decap(const struct encap_port *port, const struct encap_outer *outer,
+	      const uint8_t *data, size_t len, struct encap_inner *in)
+{
+	in->off = UDP_HLEN;
+	in->proto = port->ethertype;
+	if (port->ethertype == htons(ETH_P_IP)) {
+		uint8_t version;
+
+		if (len <= UDP_HLEN)
+			return -EINVAL;
+		version = data[UDP_HLEN] >> 4;
+		if (version == 6 && port->multiproto)
+			in->proto = htons(ETH_P_IPV6);
+		else if (version != 4)
+			return -EINVAL;
+	} else if (port->ethertype == htons(ETH_P_MPLS_UC)) {
+		bool mcast = outer->family == AF_INET
+			     ? (ntohl(outer->ipv4_dst) >> 28) == 0xe
+			     : outer->ipv6_dst.s6_addr[0] == 0xff;
+
+		if (mcast && !port->multiproto)
+			return -EINVAL;
+		if (mcast)
+			in->proto = htons(ETH_P_MPLS_MC);
+	}
+	return 0;
+}
+
 /* The UDP layer's checks before it hands the datagram to the tunnel:
  * the length field (0 in IPv6: all of it), the checksum unless 0 (a zero
  * IPv6 checksum is taken: OVS creates its devices with
@@ -245,8 +278,12 @@ udp_decap(const struct encap_port *port, const struct encap_outer *outer,
 	}
 	key->tp_src = uh->src;
 	key->tp_dst = uh->dst;
-	err = port->kind == ENCAP_VXLAN ? vxlan_decap(port, data, len, key, in)
-					 : geneve_decap(port, data, len, key, in);
+	if (port->kind == ENCAP_VXLAN)
+		err = vxlan_decap(port, data, len, key, in);
+	else if (port->kind == ENCAP_GENEVE)
+		err = geneve_decap(port, data, len, key, in);
+	else
+		err = bareudp_decap(port, outer, data, len, in);
 	in->len = len - in->off;
 	return err;
 }
@@ -406,7 +443,7 @@ encap_decap(const struct encap_port *port, const struct encap_outer *outer,
 	key->ttl = outer->ttl;
 	if (outer->family == AF_INET && outer->df)
 		key->flags |= TUN_F_DF;
-	if (port->kind == ENCAP_VXLAN || port->kind == ENCAP_GENEVE)
+	if (encap_udp(port->kind))
 		err = udp_decap(port, outer, data, len, key, inner);
 	else
 		err = gre_decap(port, outer, data, len, key, inner);
@@ -504,6 +541,9 @@ encap_udp_ports(const struct encap_port *port, const struct tun_key *key,
 		*src = htons(encap_src_port(hash, port->port_min,
 					    port->port_max));
 		*dst = key->tp_dst ? key->tp_dst : port->dst_port;
+	} else if (port->kind == ENCAP_BAREUDP) {
+		*src = htons(encap_src_port(hash, port->port_min, UINT16_MAX));
+		*dst = port->dst_port;
 	} else {
 		*src = htons(encap_src_port(hash, 1, UINT16_MAX));
 		*dst = port->dst_port;
@@ -533,11 +573,22 @@ fill_outer(const struct tun_key *key, uint8_t proto,
 	o->df = key->family == AF_INET && (key->flags & TUN_F_DF);
 }
 
-/* The vxlan or geneve header's length, and which proto it carries. */
+/* The vxlan or geneve header's length (bareudp has none), and whether it
+ * carries proto: bareudp_xmit()'s protocols, its own and multiproto's. */
 static int
 udp_tunnel_hlen(const struct encap_port *port, const struct tun_key *key,
 		const struct encap_tx *tx, size_t *hlen)
 {
+	if (port->kind == ENCAP_BAREUDP) {
+		bool also = port->multiproto &&
+			    ((port->ethertype == htons(ETH_P_IP) &&
+			      tx->proto == htons(ETH_P_IPV6)) ||
+			     (port->ethertype == htons(ETH_P_MPLS_UC) &&
+			      tx->proto == htons(ETH_P_MPLS_MC)));
+
+		*hlen = 0;
+		return tx->proto == port->ethertype || also ? 0 : -EINVAL;
+	}
 	if (port->kind == ENCAP_VXLAN) {
 		if ((key->flags & TUN_F_VXLAN_OPT) &&
 		    key->opts_len < sizeof(struct tun_vxlan_opts))
@@ -625,7 +676,7 @@ udp_push(const struct encap_port *port, const struct tun_key *key,
 	if (port->kind == ENCAP_VXLAN)
 		vxlan_write(port, key, tx->proto,
 			    (struct vxlan_header *)(uh + 1));
-	else
+	else if (port->kind == ENCAP_GENEVE)
 		geneve_write(key, port->l3 ? tx->proto : htons(ETH_P_TEB),
 			     hlen - GENEVE_HLEN, (struct geneve_header *)(uh + 1));
 	encap_udp_ports(port, key, hash, &sport, &dport);
@@ -803,7 +854,7 @@ encap_push(const struct encap_port *port, const struct tun_key *key,
 	err = inner_l3(b->data + b->head, b->len, tx->proto, &l);
 	if (err)
 		return err;
-	if (port->kind == ENCAP_VXLAN || port->kind == ENCAP_GENEVE)
+	if (encap_udp(port->kind))
 		return udp_push(port, key, tx, &l, b, outer);
 	return gre_push(port, key, tx, &l, b, outer);
 }

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Tunnel headers on byte buffers, as the kernel's vxlan, geneve, gretap
- * (ipgre for L3), ip6gretap and erspan devices handle them in the
- * flow-based mode OVS creates them in:
+ * (ipgre for L3), ip6gretap, erspan and bareudp devices handle them in
+ * the flow-based mode OVS creates them in:
  *
  *  - encap_decap(): the bytes after an outer IP header (a UDP header and
- *    the vxlan or geneve header, or a GRE header and what follows it),
+ *    the vxlan or geneve header or none, or a GRE header and what follows
+ *    it),
  *    checked as the kernel's receive path checks them, give the struct
  *    tun_key the device would attach and where the inner frame is, or the
  *    kernel's drop as a negative errno;
@@ -35,7 +36,15 @@ enum encap_kind {
 	ENCAP_GENEVE,
 	ENCAP_GRE,
 	ENCAP_ERSPAN,
+	ENCAP_BAREUDP,		/* the L3 packet alone in a UDP datagram */
 };
+
+/* Whether the kind's packets are UDP datagrams (else GRE). */
+static inline bool
+encap_udp(enum encap_kind kind)
+{
+	return kind != ENCAP_GRE && kind != ENCAP_ERSPAN;
+}
 
 /* What a tunnel device is configured with. */
 struct encap_port {
@@ -43,9 +52,14 @@ struct encap_port {
 	uint16_t dst_port;		/* be: vxlan, geneve: the UDP port */
 	/* vxlan: the source ports, min to max - 1 (host order). The kernel
 	 * takes net.ipv4.ip_local_port_range when the device has none, as
-	 * OVS creates it; geneve always takes 1 to 65534. */
+	 * OVS creates it; geneve always takes 1 to 65534; bareudp port_min
+	 * (its srcport_min) to 65534. */
 	uint16_t port_min;
 	uint16_t port_max;
+	/* bareudp: the inner packets' protocol (be); with multiproto, IPv6
+	 * too for IPv4, MPLS multicast too for unicast. */
+	uint16_t ethertype;
+	bool multiproto;
 	bool gbp;			/* vxlan: the GBP extension */
 	bool gpe;			/* vxlan: the GPE extension (l3 too) */
 	/* geneve: inner_proto_inherit; vxlan: GPE; gre: an ipgre device

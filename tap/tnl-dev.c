@@ -23,9 +23,10 @@
 /* Room for any of the kinds' attributes. */
 #define TB_SIZE	64
 _Static_assert(IFLA_VXLAN_MAX < TB_SIZE && IFLA_GENEVE_MAX < TB_SIZE &&
-	       IFLA_GRE_MAX < TB_SIZE, "TB_SIZE");
+	       IFLA_GRE_MAX < TB_SIZE && IFLA_BAREUDP_MAX < TB_SIZE,
+	       "TB_SIZE");
 
-enum tnl_family { FAM_VXLAN, FAM_GENEVE, FAM_GRE };
+enum tnl_family { FAM_VXLAN, FAM_GENEVE, FAM_GRE, FAM_BAREUDP };
 
 struct tnl_kind {
 	const char *name;
@@ -49,6 +50,7 @@ static const struct tnl_kind kinds[] = {
 	{ "ip6gretap", FAM_GRE, &vport_gre_ops, AF_INET6, 0, false, false },
 	{ "erspan", FAM_GRE, &vport_erspan_ops, AF_INET, 0, true, false },
 	{ "ip6erspan", FAM_GRE, &vport_erspan_ops, AF_INET6, 0, true, false },
+	{ "bareudp", FAM_BAREUDP, &vport_bareudp_ops, 0, 0, false, true },
 };
 
 static struct tnl_dev **devs;
@@ -101,6 +103,13 @@ static const struct attr_policy geneve_policy[IFLA_GENEVE_MAX + 1] = {
 	[IFLA_GENEVE_UDP_ZERO_CSUM6_RX] = { .kind = ATTR_U8 },
 	[IFLA_GENEVE_DF] = { .kind = ATTR_U8 },
 	[IFLA_GENEVE_INNER_PROTO_INHERIT] = { .kind = ATTR_FLAG },
+};
+
+static const struct attr_policy bareudp_policy[IFLA_BAREUDP_MAX + 1] = {
+	[IFLA_BAREUDP_PORT] = { .kind = ATTR_BE16 },
+	[IFLA_BAREUDP_ETHERTYPE] = { .kind = ATTR_BE16 },
+	[IFLA_BAREUDP_SRCPORT_MIN] = { .kind = ATTR_U16 },
+	[IFLA_BAREUDP_MULTIPROTO_MODE] = { .kind = ATTR_FLAG },
 };
 
 /* The addresses are 4 bytes at least (ipgre), 16 (ip6gre). */
@@ -307,6 +316,41 @@ gre_remote(const struct tnl_kind *kind, const struct nlattr *const *tb,
 	return 0;
 }
 
+/* bareudp2info() and bareudp_configure(): a port and a protocol given,
+ * multiproto only for IPv4 and unicast MPLS; always collect-metadata. */
+static int
+bareudp_parse(const struct nlattr *const *tb, struct tnl_dev *dev,
+	      bool *collect_md, struct extack *ack)
+{
+	const char *msg = NULL;
+	uint16_t type;
+
+	if (!tb[IFLA_BAREUDP_PORT])
+		msg = "port not specified";
+	else if (!tb[IFLA_BAREUDP_ETHERTYPE])
+		msg = "ethertype not specified";
+	if (msg) {
+		if (ack)
+			ack->msg = msg;
+		return -EINVAL;
+	}
+	type = be16_at(tb[IFLA_BAREUDP_ETHERTYPE]);
+	dev->cfg.dst_port = be16_at(tb[IFLA_BAREUDP_PORT]);
+	dev->cfg.ethertype = type;
+	dev->cfg.multiproto = tb[IFLA_BAREUDP_MULTIPROTO_MODE] != NULL;
+	if (tb[IFLA_BAREUDP_SRCPORT_MIN])
+		dev->cfg.port_min = attr_get_u16(tb[IFLA_BAREUDP_SRCPORT_MIN]);
+	if (dev->cfg.multiproto && type != ETH_P_IP && type != ETH_P_MPLS_UC) {
+		if (ack)
+			ack->msg = "Cannot set multiproto mode for this "
+				   "ethertype (only IPv4 and unicast MPLS are "
+				   "supported)";
+		return -EINVAL;
+	}
+	*collect_md = true;
+	return 0;
+}
+
 int
 tnl_kind_parse(const struct tnl_kind *kind, const struct nlattr *data,
 	       struct tnl_dev *dev, bool *collect_md, struct extack *ack)
@@ -314,9 +358,10 @@ tnl_kind_parse(const struct tnl_kind *kind, const struct nlattr *data,
 	const struct nlattr *tb[TB_SIZE] = { 0 };
 	const struct attr_policy *policy = kind->fam == FAM_VXLAN
 		? vxlan_policy : kind->fam == FAM_GENEVE ? geneve_policy
-		: gre_policy;
+		: kind->fam == FAM_GRE ? gre_policy : bareudp_policy;
 	int maxtype = kind->fam == FAM_VXLAN ? IFLA_VXLAN_MAX
-		: kind->fam == FAM_GENEVE ? IFLA_GENEVE_MAX : IFLA_GRE_MAX;
+		: kind->fam == FAM_GENEVE ? IFLA_GENEVE_MAX
+		: kind->fam == FAM_GRE ? IFLA_GRE_MAX : IFLA_BAREUDP_MAX;
 	int err;
 
 	dev->kind = kind;
@@ -365,6 +410,8 @@ tnl_kind_parse(const struct tnl_kind *kind, const struct nlattr *data,
 		dev->cfg.csum6_zero_rx =
 			u8_set(tb[IFLA_GENEVE_UDP_ZERO_CSUM6_RX]);
 		break;
+	case FAM_BAREUDP:
+		return bareudp_parse(tb, dev, collect_md, ack);
 	case FAM_GRE:
 		*collect_md = tb[IFLA_GRE_COLLECT_METADATA] != NULL;
 		if (kind->erspan && tb[IFLA_GRE_ERSPAN_VER]) {
@@ -393,7 +440,7 @@ tnl_dev_find(int netnsid, int ifindex, const char *name)
 
 /* The kernel's answer to a second collect-metadata device that would
  * take what want's takes: vxlan_vni_in_use() (-EEXIST), geneve_find_dev()
- * (-EBUSY), one collect_md_tun per GRE kind (-EEXIST); a UDP port taken by
+ * and bareudp_find_dev() (-EBUSY), one collect_md_tun per GRE kind (-EEXIST); a UDP port taken by
  * another kind's socket fails to bind (-EADDRINUSE). 0 when none does.
  * Devices of one remote are told apart by it: GRE's raw sockets each see
  * every packet; but a UDP port's packets go to one socket of those bound
@@ -422,7 +469,7 @@ conflict(const struct tnl_dev *want)
 			if (d->kind->fam != k->fam ||
 			    d->cfg.gpe != want->cfg.gpe)
 				return -EADDRINUSE;
-			return k->fam == FAM_GENEVE ? -EBUSY : -EEXIST;
+			return k->fam == FAM_VXLAN ? -EEXIST : -EBUSY;
 		}
 	}
 	return 0;
@@ -773,6 +820,14 @@ tnl_dev_fill_linkinfo(const struct tnl_dev *dev, struct msgbuf *mb)
 		break;
 	case FAM_GRE:
 		fill_gre(dev, mb);
+		break;
+	case FAM_BAREUDP:
+		msgbuf_put_u16(mb, IFLA_BAREUDP_PORT, htons(dev->cfg.dst_port));
+		msgbuf_put_u16(mb, IFLA_BAREUDP_ETHERTYPE,
+			       htons(dev->cfg.ethertype));
+		msgbuf_put_u16(mb, IFLA_BAREUDP_SRCPORT_MIN, dev->cfg.port_min);
+		if (dev->cfg.multiproto)
+			msgbuf_put(mb, IFLA_BAREUDP_MULTIPROTO_MODE, 0, NULL);
 		break;
 	}
 	msgbuf_nest_end(mb, data);

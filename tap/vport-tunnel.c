@@ -378,7 +378,7 @@ tnl_open(struct vport *vport, enum encap_kind kind)
 	t->nsfd = -1;
 	t->port.kind = kind;
 	vport->state = t;
-	gre = kind == ENCAP_GRE || kind == ENCAP_ERSPAN;
+	gre = !encap_udp(kind);
 	t->rx_df = !gre && kernel_profile()->tunnel_rx_df;
 	vport->n_rxq = gre ? Q_GRE6 + 1
 		     : t->rx_df ? Q_UDP4_CSUM_DF + 1 : Q_UDP6_CSUM + 1;
@@ -427,6 +427,10 @@ tnl_open(struct vport *vport, enum encap_kind kind)
 	t->family = dev->cfg.family;
 	t->zero_csum6_rx = dev->cfg.csum6_zero_rx;
 	netdev_local_port_range(&t->port.port_min, &t->port.port_max);
+	if (kind == ENCAP_BAREUDP)
+		t->port.port_min = dev->cfg.port_min;
+	t->port.ethertype = htons(dev->cfg.ethertype);
+	t->port.multiproto = dev->cfg.multiproto;
 	fd = dup_fd(dev->fd);
 	if (fd < 0)
 		goto fail;
@@ -497,6 +501,12 @@ static int
 erspan_open(struct vport *vport)
 {
 	return tnl_open(vport, ENCAP_ERSPAN);
+}
+
+static int
+bareudp_open(struct vport *vport)
+{
+	return tnl_open(vport, ENCAP_BAREUDP);
 }
 
 /* The outer header's facts the socket gave beside a datagram, and the
@@ -686,7 +696,7 @@ rx_datagram(struct vport *vport, struct rx_batch *b, unsigned which,
 	    uint8_t *data, size_t len, struct msghdr *m)
 {
 	struct tnl *t = vport->state;
-	bool gre = t->port.kind == ENCAP_GRE || t->port.kind == ENCAP_ERSPAN;
+	bool gre = !encap_udp(t->port.kind);
 	bool v4 = gre ? which == Q_GRE4
 		      : which != Q_UDP6_NOCSUM && which != Q_UDP6_CSUM;
 	const union sockaddr_inx *from = m->msg_name;
@@ -1395,7 +1405,7 @@ tnl_egress_info(struct vport *vport, const void *frame, size_t len,
 	err = resolve_source(t, tun);
 	if (err)
 		return err;
-	if (t->port.kind == ENCAP_VXLAN || t->port.kind == ENCAP_GENEVE)
+	if (encap_udp(t->port.kind))
 		encap_udp_ports(&t->port, tun, flow_hash(frame, len, 0),
 				&tun->tp_src, &tun->tp_dst);
 	return 0;
@@ -1438,6 +1448,9 @@ const struct vport_ops vport_geneve_ops = TUNNEL_OPS(OVS_VPORT_TYPE_GENEVE,
 const struct vport_ops vport_gre_ops = TUNNEL_OPS(OVS_VPORT_TYPE_GRE,
 						  "gre", gre_port_open);
 /* No vport type of the kernel's: served only on devices made over
- * rtnetlink, which are netdev ports. */
+ * rtnetlink, which are netdev ports (OVS_VPORT_TYPE_BAREUDP names the
+ * device's kind to OVS; the kernel has no vport of it). */
 const struct vport_ops vport_erspan_ops = TUNNEL_OPS(OVS_VPORT_TYPE_NETDEV,
 						     "erspan", erspan_open);
+const struct vport_ops vport_bareudp_ops = TUNNEL_OPS(OVS_VPORT_TYPE_NETDEV,
+						      "bareudp", bareudp_open);

@@ -130,6 +130,11 @@ struct vport_tunnel_config {
 	/* An L3 device (ARPHRD_NONE): gre of kind gre, vxlan with GPE,
 	 * geneve with inner_proto_inherit. */
 	bool l3;
+	/* bareudp: the inner protocol (host order), multiproto mode, the
+	 * least source port. */
+	uint16_t ethertype;
+	bool multiproto;
+	uint16_t port_min;
 	/* The device to serve; NULL: the port creates its own. */
 	const struct tnl_dev *dev;
 };
@@ -246,5 +251,6 @@ extern const struct vport_ops vport_vxlan_ops;
 extern const struct vport_ops vport_geneve_ops;
 extern const struct vport_ops vport_gre_ops;
 extern const struct vport_ops vport_erspan_ops;
+extern const struct vport_ops vport_bareudp_ops;
 
 #endif

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* libFuzzer target: tunnel decapsulation. The first byte picks the port
- * (kind, GBP, L3, the GRE input checksum flag, GPE) and the outer family, the
+ * (kind, GBP, L3, the GRE input checksum flag, GPE; bareudp and its
+ * protocol and multiproto mode) and the outer family, the
  * second is the outer TOS; the rest is what followed the outer IP header,
  * a heap copy of its exact size so the sanitizers see any read past it.
  * Beyond them it holds encap_decap() to its contract: only its errnos, the
@@ -24,6 +25,7 @@ static const uint16_t kind_flags[] = {
 			 TUN_F_GENEVE_OPT,
 	[ENCAP_GRE] = TUN_F_KEY | TUN_F_CSUM | TUN_F_SEQ,
 	[ENCAP_ERSPAN] = TUN_F_KEY | TUN_F_CSUM | TUN_F_SEQ | TUN_F_ERSPAN_OPT,
+	[ENCAP_BAREUDP] = TUN_F_CSUM,
 };
 
 static void
@@ -81,7 +83,7 @@ resend(const struct encap_port *port, const struct tun_key *key,
 		abort();
 	/* IPv4's GRE demultiplexer drops anything below 12 bytes: the
 	 * resent header may be shorter than the received one. */
-	if (port->kind >= ENCAP_GRE && o.family == AF_INET && b.len < 12) {
+	if (!encap_udp(port->kind) && o.family == AF_INET && b.len < 12) {
 		free(buf);
 		return;
 	}
@@ -104,7 +106,7 @@ static void
 run(uint8_t sel, uint8_t tos, const uint8_t *data, size_t size)
 {
 	struct encap_port port = {
-		.kind = sel & 0x03,
+		.kind = sel & 0x80 ? ENCAP_BAREUDP : sel & 0x03,
 		.dst_port = htons(4789),
 		.port_min = 32768,
 		.port_max = 61000,
@@ -113,6 +115,9 @@ run(uint8_t sel, uint8_t tos, const uint8_t *data, size_t size)
 		.gre_csum_in = sel & 0x20,
 		/* As a device is made: VXLAN-GPE is L3. */
 		.gpe = sel & 0x40,
+		/* bareudp: IPv4 or unicast MPLS, multiproto or not. */
+		.ethertype = sel & 0x08 ? htons(ETH_P_MPLS_UC) : htons(ETH_P_IP),
+		.multiproto = sel & 0x20,
 	};
 	struct encap_outer o;
 	struct encap_inner in;
@@ -140,7 +145,7 @@ run(uint8_t sel, uint8_t tos, const uint8_t *data, size_t size)
 			abort();
 		if (key.family != o.family || key.tos != tos)
 			abort();
-		if (port.kind >= ENCAP_GRE && (key.tp_src || key.tp_dst))
+		if (!encap_udp(port.kind) && (key.tp_src || key.tp_dst))
 			abort();
 		resend(&port, &key, p + in.off, &in);
 	}

@@ -17,7 +17,8 @@
 #include "tests/fuzz/nl-mutator.h"
 
 static const char *const kinds[] = { "vxlan", "geneve", "gre", "gretap",
-				     "ip6gretap", "erspan", "ip6erspan" };
+				     "ip6gretap", "erspan", "ip6erspan",
+				     "bareudp" };
 
 static int
 parse(const struct tnl_kind *k, const struct nlattr *data,
@@ -103,7 +104,10 @@ LLVMFuzzerTestOneInput(const uint8_t *in, size_t size)
 	    back.cfg.gbp != dev.cfg.gbp || back.cfg.gpe != dev.cfg.gpe ||
 	    back.cfg.csum6_zero_rx != dev.cfg.csum6_zero_rx ||
 	    back.cfg.family != dev.cfg.family || back.cfg.l3 != dev.cfg.l3 ||
-	    back.learning != dev.learning || back.erspan_ver != dev.erspan_ver)
+	    back.learning != dev.learning || back.erspan_ver != dev.erspan_ver ||
+	    back.cfg.ethertype != dev.cfg.ethertype ||
+	    back.cfg.multiproto != dev.cfg.multiproto ||
+	    back.cfg.port_min != dev.cfg.port_min)
 		abort();
 	return 0;
 }

@@ -3,7 +3,7 @@
 # Debian's ovs-vswitchd on two tapdp hosts (namespaces, each with its own
 # tapdpd, ovsdb-server and ovs-vswitchd), a VM on each host's bridge, the
 # bridges joined by a tunnel port: vxlan, VXLAN-GPE, geneve, gre, ip6gre,
-# erspan and ip6erspan, with a fixed remote_ip (gre and VXLAN-GPE as L3
+# erspan, ip6erspan and bareudp, with a fixed remote_ip (gre and VXLAN-GPE as L3
 # ports too, VXLAN-GPE and geneve with inner_proto_inherit
 # packet-type-aware, the kernel's VXLAN-GPE device a far end), and with
 # remote_ip=flow and key=flow
@@ -145,12 +145,14 @@ l3_vm() { # a|b
 		dev eth0 nud permanent
 }
 
-# L3 ports (packet_type=legacy_l3): gre (kind gre) and VXLAN-GPE
-# (exts=gpe, next protocol IPv4), devices without Ethernet: IP packets
+# L3 ports (packet_type=legacy_l3): gre (kind gre), VXLAN-GPE
+# (exts=gpe, next protocol IPv4) and bareudp (the IP packet alone in UDP,
+# a kind this kernel lacks), devices without Ethernet: IP packets
 # cross without their Ethernet header. OVS gives what comes in a dummy
 # Ethernet header, which OpenFlow fills in, and pops it at output to the
 # port. ARP cannot cross: each VM has a static neighbour.
-for case in "gre gre_sys" "vxlan vxlan_sys_4789 options:exts=gpe"; do
+for case in "gre gre_sys" "vxlan vxlan_sys_4789 options:exts=gpe" \
+	    "bareudp udp_sys_6635 options:payload_type=ip options:dst_port=6635"; do
 	set -- $case
 	kind=$1 dev=$2 what="L3 $1"
 	shift 2
@@ -175,6 +177,11 @@ OF
 	if [ $kind = vxlan ]; then
 		check_out "$what: GETLINK shows a collect-metadata VXLAN-GPE device" \
 			"vxlan external .*dstport 4789 .* gpe" \
+			on a "$BUILD/tapdp-run" -- ip -d link show $dev
+	fi
+	if [ $kind = bareudp ]; then
+		check_out "$what: GETLINK shows the bareudp driver's attributes" \
+			"bareudp dstport 6635 ethertype ip srcportmin 49153" \
 			on a "$BUILD/tapdp-run" -- ip -d link show $dev
 	fi
 	across "$what"

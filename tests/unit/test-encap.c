@@ -399,6 +399,66 @@ test_roundtrip_geneve_l3(void **state)
 	assert_int_equal(rx.flags, TUN_F_KEY);
 }
 
+/* bareudp: the L3 packet alone after the UDP header, of the device's
+ * protocol (multiproto: IPv6 with IPv4, multicast MPLS with unicast, by
+ * the packet's version or the outer destination); no key; the source
+ * port from srcport_min up. */
+static void
+test_roundtrip_bareudp(void **state)
+{
+	struct encap_port port = { .kind = ENCAP_BAREUDP,
+				   .dst_port = htons(6635),
+				   .ethertype = htons(ETH_P_IP),
+				   .port_min = 49153 };
+	struct encap_tx tx = { .proto = htons(ETH_P_IP), .hash = 0xffffffff };
+	struct encap_tx tx6 = { .proto = htons(ETH_P_IPV6), .hash = 1 };
+	struct encap_tx mpls = { .proto = htons(ETH_P_MPLS_UC), .hash = 2 };
+	struct encap_inner in;
+	uint8_t f[256], f6[256], tmp[256], lse[4 + 64];
+	size_t len = packet_udp4(f), len6 = frame_tcp6(tmp, 0) - ETH_HLEN;
+	struct tun_key k, rx;
+	struct pkt p;
+
+	memcpy(f6, tmp + ETH_HLEN, len6);
+	for (int fam = AF_INET; fam; fam = fam == AF_INET ? AF_INET6 : 0) {
+		key_init(&k, fam, 0, TUN_F_CSUM);
+		roundtrip(&port, &k, &tx, f, len, &rx);
+		assert_int_equal(rx.flags, TUN_F_CSUM);
+		assert_int_equal(rx.id, 0);
+		assert_int_equal(rx.tp_dst, htons(6635));
+		assert_true(ntohs(rx.tp_src) >= 49153);
+	}
+	assert_int_equal(encap(&port, &k, &tx, f, len, &p), 0);
+	/* Nothing but the UDP header before the packet. */
+	assert_memory_equal(pkt_data(&p) + IPV6_HLEN + UDP_HLEN, f, len);
+	/* IPv6 only in multiproto mode, either way. */
+	key_init(&k, AF_INET, 0, 0);
+	assert_int_equal(encap(&port, &k, &tx6, f6, len6, &p), -EINVAL);
+	port.multiproto = true;
+	assert_int_equal(encap(&port, &k, &tx6, f6, len6, &p), 0);
+	port.multiproto = false;
+	assert_int_equal(decap(&port, pkt_data(&p), p.b.len, &rx, &in, NULL),
+			 -EINVAL);
+	port.multiproto = true;
+	roundtrip(&port, &k, &tx6, f6, len6, &rx);
+	/* MPLS: unicast as it is; to a multicast destination, multicast,
+	 * in multiproto mode only. */
+	memcpy(lse, "\x00\x03\x01\x40", 4);
+	memcpy(lse + 4, f, 64);
+	port.ethertype = htons(ETH_P_MPLS_UC);
+	port.multiproto = false;
+	roundtrip(&port, &k, &mpls, lse, sizeof(lse), &rx);
+	assert_int_equal(encap(&port, &k, &tx, f, len, &p), -EINVAL);
+	k.ipv4_dst = htonl(0xe0000001);
+	assert_int_equal(encap(&port, &k, &mpls, lse, sizeof(lse), &p), 0);
+	assert_int_equal(decap(&port, pkt_data(&p), p.b.len, &rx, &in, NULL),
+			 -EINVAL);
+	port.multiproto = true;
+	assert_int_equal(decap(&port, pkt_data(&p), p.b.len, &rx, &in, NULL),
+			 0);
+	assert_int_equal(in.proto, htons(ETH_P_MPLS_MC));
+}
+
 static void
 test_roundtrip_gre(void **state)
 {
@@ -1793,6 +1853,7 @@ main(void)
 		cmocka_unit_test(test_decap_df),
 		cmocka_unit_test(test_roundtrip_geneve),
 		cmocka_unit_test(test_roundtrip_geneve_l3),
+		cmocka_unit_test(test_roundtrip_bareudp),
 		cmocka_unit_test(test_roundtrip_gre),
 		cmocka_unit_test(test_roundtrip_gre_l3),
 		cmocka_unit_test(test_roundtrip_erspan),
