@@ -88,8 +88,10 @@ $(BUILD)/tapdpd: $(DAEMON_OBJS) $(CORE_OBJS)
 
 # The shim is loaded into every client: no sanitizer runtime, no libraries
 # beyond libc, nothing exported but the wrapped calls.
-SHIM_SRCS := compat/shim.c compat/route.c compat/dgram.c compat/real.c
+SHIM_SRCS := compat/shim.c compat/route.c compat/dgram.c compat/real.c \
+	     compat/autoload.c
 $(BUILD)/libtapdp.so: $(SHIM_SRCS) compat/dgram.h compat/real.h compat/route.h \
+		      compat/autoload.h \
 		      include/tapdp/proto.h
 	@mkdir -p $(BUILD)
 	$(CC) $(TAPDP_CFLAGS) $(CPPFLAGS) $(CFLAGS) -fPIC -shared \

@@ -27,6 +27,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "compat/autoload.h"
 #include "compat/dgram.h"
 #include "compat/real.h"
 
@@ -259,11 +260,16 @@ route_sendmsg(int fd, const struct msghdr *msg, int flags)
 	for (off = 0; !err && off < total;) {
 		const struct nlmsghdr *nlh = (const void *)(buf + off);
 		size_t span = msg_span(buf + off, total - off);
-		int cfd;
+		int cfd = -1;
 
-		if (total - off < NLMSG_HDRLEN || span < nlh->nlmsg_len ||
-		    !offerable(nlh) || (cfd = companion(fd, r)) < 0 ||
-		    daemon_offer(cfd, nlh, nlh->nlmsg_len) <= 0) {
+		if (total - off >= NLMSG_HDRLEN && span >= nlh->nlmsg_len &&
+		    offerable(nlh)) {
+			cfd = companion(fd, r);
+			/* No daemon yet: a kind it serves may load it. */
+			if (cfd < 0 && autoload_for(nlh))
+				cfd = companion(fd, r);
+		}
+		if (cfd < 0 || daemon_offer(cfd, nlh, nlh->nlmsg_len) <= 0) {
 			off += span;
 			continue;
 		}

@@ -191,7 +191,7 @@ module_command(const char *argv0)
 	return false;
 }
 
-enum kind { OTHER, DATAPATH, VPORT, CONNTRACK };
+enum kind { OTHER, DATAPATH, VPORT, DEVICE, CONNTRACK };
 
 /* What a module name stands for here; '-' and '_' are one, as to kmod. */
 static enum kind
@@ -207,6 +207,10 @@ kind_of(const char *name)
 		return DATAPATH;
 	if (!strncmp(m, "vport_", 6))
 		return VPORT;
+	/* What the kernel asks for a link kind it lacks (the shim asks the
+	 * same for the kinds tapdpd serves: compat/autoload.h). */
+	if (!strncmp(m, "rtnl_link_", 10))
+		return DEVICE;
 	if (!strncmp(m, "nf_conntrack", 12) || !strncmp(m, "nf_nat", 6) ||
 	    !strncmp(m, "nf_defrag", 9) || !strncmp(m, "nfnetlink", 9))
 		return CONNTRACK;
@@ -249,7 +253,9 @@ change(const char *cmd, const char *name, bool remove, bool quiet)
 		}
 		return remove ? unload() : load();
 	case VPORT:
-		/* A vport module needs openvswitch; its removal leaves it. */
+	case DEVICE:
+		/* A vport module needs openvswitch, and tapdpd is the
+		 * device's driver; their removal leaves it. */
 		return remove ? 0 : load();
 	case CONNTRACK:
 		return 0;

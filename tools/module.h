@@ -2,8 +2,10 @@
 /* tapdp-run --module: a command sees tapdpd as a loadable openvswitch
  * module. In a private directory put first on its PATH, `modprobe`,
  * `rmmod` and `lsmod` are tapdp-run under those names: loading
- * openvswitch (or a vport-* module, which needs it) starts a fresh tapdpd
- * on a private socket, unloading it stops the daemon and all its state
+ * openvswitch (or a vport-* module, which needs it, or rtnl-link-KIND,
+ * which the shim asks for a device kind tapdpd serves, as the kernel
+ * asks for one it lacks: compat/autoload.h) starts a fresh tapdpd on a
+ * private socket, unloading it stops the daemon and all its state
  * goes, lsmod lists it while it runs. The nf_* and nfnetlink modules the
  * datapath's conntrack stands for load and unload as no-ops. Any other
  * module goes to the system's command.

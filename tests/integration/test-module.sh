@@ -4,7 +4,10 @@
 # a project's own kernel test suite does (OVS's `make check-kernel`).
 # modprobe openvswitch starts a private daemon (lsmod lists it, ovs-dpctl
 # works), unloading stops it and its datapaths go with it, a second load
-# is a fresh daemon; vport-* modules load it too, the nf_* ones the
+# is a fresh daemon; vport-* modules load it too, and so does a request
+# for a device of a kind it serves that the kernel lacks (as the kernel
+# loads a driver's module: the shim runs modprobe rtnl-link-KIND), the
+# nf_* ones the
 # datapath's conntrack stands for load as no-ops; other modules and
 # options are the system's; rmmod of what is not loaded fails as
 # kmod's; the command's exit status is tapdp-run's, and nothing is left
@@ -51,6 +54,33 @@ for m in nf_conntrack nf_conntrack_ipv4 nf_nat_ftp nf_nat_tftp \
 done
 check_absent "...and load no datapath" "^openvswitch " \
 	mod 'modprobe nf_conntrack && lsmod'
+# A device of a kind the kernel has no driver for: the kernel would
+# load the driver's module; the shim loads tapdpd, which makes it.
+if in_ns ip link add tapdpprobe type bareudp dstport 6635 \
+	ethertype mpls_uc 2>/dev/null; then
+	in_ns ip link del tapdpprobe
+	echo "# this kernel has the bareudp driver: no autoload to check"
+else
+	check_out "ip link add of a kind the kernel lacks loads tapdpd" \
+		"^openvswitch " mod 'ip link add bu0 type bareudp dstport 6635 \
+		ethertype mpls_uc && lsmod'
+	check_out "... which made the device, as its driver would" \
+		"bareudp dstport 6635 ethertype mpls_uc" \
+		mod 'ip link add bu0 type bareudp dstport 6635 \
+		ethertype mpls_uc && ip -d link show bu0'
+	check_out "... a VLAN device too" "^openvswitch " \
+		mod 'ip link add tmv0 type veth peer name tmv1 &&
+		ip link add link tmv0 name tmv0.7 type vlan id 7 && lsmod;
+		ip link del tmv0'
+	check_out "... and unloading takes the device along" "^gone$" \
+		mod 'ip link add bu0 type bareudp dstport 6635 \
+		ethertype mpls_uc && rmmod openvswitch &&
+		{ ip link show bu0 2>/dev/null || echo gone; }'
+fi
+check_absent "a kind the kernel has (vxlan) loads nothing" "^openvswitch " \
+	mod 'ip link add vxm type vxlan id 5 dstport 4789 && lsmod'
+check_absent "... nor a kind nobody serves" "^openvswitch " \
+	mod 'ip link add xm type tapdpnosuchkind 2>/dev/null; lsmod'
 check_out "rmmod openvswitch when not loaded fails as kmod's" \
 	"^1 rmmod: ERROR: Module openvswitch is not currently loaded$" \
 	mod 'msg=$(rmmod openvswitch 2>&1); echo "$? $msg"'

@@ -1,0 +1,139 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#define _GNU_SOURCE
+#include "compat/autoload.h"
+
+#include <errno.h>
+#include <linux/if_link.h>
+#include <linux/rtnetlink.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "compat/real.h"
+
+/* Set by tapdp-run --module (tools/module.c). */
+#define MODULE_DIR_ENV	"TAPDP_MODULE_DIR"
+
+extern char **environ;
+
+/* The kinds the daemon makes devices of (tap/tnl-dev.c, tap/vlan-dev.c). */
+static const char *const served[] = {
+	"vxlan", "geneve", "gre", "gretap", "ip6gretap", "erspan",
+	"ip6erspan", "bareudp", "vlan",
+};
+
+/* The kind a creating RTM_NEWLINK asks for, into kind; false if none. */
+static bool
+kind_of(const struct nlmsghdr *nlh, char *kind, size_t size)
+{
+	size_t hl = NLMSG_SPACE(sizeof(struct ifinfomsg));
+	const struct rtattr *a;
+	int rem;
+
+	if (nlh->nlmsg_type != RTM_NEWLINK ||
+	    !(nlh->nlmsg_flags & NLM_F_CREATE) || nlh->nlmsg_len < hl)
+		return false;
+	rem = nlh->nlmsg_len - hl;
+	for (a = (const void *)((const char *)nlh + hl); RTA_OK(a, rem);
+	     a = RTA_NEXT(a, rem)) {
+		const struct rtattr *i;
+		int irem = RTA_PAYLOAD(a);
+
+		if (a->rta_type != IFLA_LINKINFO)
+			continue;
+		for (i = RTA_DATA(a); RTA_OK(i, irem); i = RTA_NEXT(i, irem))
+			if (i->rta_type == IFLA_INFO_KIND) {
+				snprintf(kind, size, "%.*s",
+					 (int)RTA_PAYLOAD(i),
+					 (const char *)RTA_DATA(i));
+				return true;
+			}
+	}
+	return false;
+}
+
+/* Whether the kernel has a driver for kind: asked with a creation it
+ * refuses either way (a name no device may have: the driver's checks
+ * refuse it, EINVAL; without a driver, rtnetlink's EOPNOTSUPP). */
+static bool
+kernel_has(const char *kind)
+{
+	struct {
+		struct nlmsghdr nlh;
+		struct ifinfomsg ifi;
+		char attrs[64];
+	} req = { 0 };
+	char buf[1024];
+	struct sockaddr_nl kernel = { .nl_family = AF_NETLINK };
+	struct iovec iov = { &req, 0 };
+	struct msghdr mh = { .msg_name = &kernel,
+			     .msg_namelen = sizeof(kernel),
+			     .msg_iov = &iov, .msg_iovlen = 1 };
+	struct rtattr *name, *info, *k;
+	const struct nlmsgerr *e;
+	size_t klen = strlen(kind) + 1;
+	int fd, err = 0;
+	ssize_t n;
+
+	if (klen > 16)
+		return true;
+	name = (void *)req.attrs;
+	name->rta_type = IFLA_IFNAME;
+	name->rta_len = RTA_LENGTH(sizeof("tapdp/probe"));
+	memcpy(RTA_DATA(name), "tapdp/probe", sizeof("tapdp/probe"));
+	info = (void *)(req.attrs + RTA_ALIGN(name->rta_len));
+	info->rta_type = IFLA_LINKINFO;
+	k = RTA_DATA(info);
+	k->rta_type = IFLA_INFO_KIND;
+	k->rta_len = RTA_LENGTH(klen);
+	memcpy(RTA_DATA(k), kind, klen);
+	info->rta_len = RTA_LENGTH(RTA_ALIGN(k->rta_len));
+	req.nlh.nlmsg_len = NLMSG_SPACE(sizeof(req.ifi)) +
+			    RTA_ALIGN(name->rta_len) + info->rta_len;
+	req.nlh.nlmsg_type = RTM_NEWLINK;
+	req.nlh.nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK | NLM_F_CREATE |
+			      NLM_F_EXCL;
+	iov.iov_len = req.nlh.nlmsg_len;
+	fd = real_socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
+	if (fd < 0)
+		return true;
+	if (real_sendmsg(fd, &mh, 0) < 0) {
+		real_close(fd);
+		return true;
+	}
+	iov = (struct iovec){ buf, sizeof(buf) };
+	mh = (struct msghdr){ .msg_iov = &iov, .msg_iovlen = 1 };
+	n = real_recvmsg(fd, &mh, 0);
+	real_close(fd);
+	e = NLMSG_DATA((const struct nlmsghdr *)buf);
+	if (n >= (ssize_t)NLMSG_SPACE(sizeof(*e)) &&
+	    ((const struct nlmsghdr *)buf)->nlmsg_type == NLMSG_ERROR)
+		err = e->error;
+	return err != -EOPNOTSUPP;
+}
+
+bool
+autoload_for(const struct nlmsghdr *nlh)
+{
+	char kind[32], module[64];
+	char *argv[] = { "modprobe", "-q", module, NULL };
+	bool ours = false;
+	pid_t pid;
+	int st;
+
+	if (!getenv(MODULE_DIR_ENV) || !kind_of(nlh, kind, sizeof(kind)))
+		return false;
+	for (size_t i = 0; i < sizeof(served) / sizeof(served[0]); i++)
+		ours = ours || !strcmp(kind, served[i]);
+	if (!ours || kernel_has(kind))
+		return false;
+	snprintf(module, sizeof(module), "rtnl-link-%s", kind);
+	if (posix_spawnp(&pid, "modprobe", NULL, NULL, argv, environ))
+		return false;
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	return true;
+}
