@@ -243,12 +243,37 @@ keeper_main(int listen_fd, int daemon_fd, const char *path, unsigned wait_s)
 		close(daemon_fd);
 }
 
+struct keeper_args {
+	const char *path;
+	unsigned wait_s;
+	bool sandboxed;
+};
+
+/* The keeper, in its process. */
+static void
+keeper_child(int sock, int lfd, void *arg)
+{
+	const struct keeper_args *a = arg;
+	struct rlimit rl;
+
+	/* It holds as many as the daemon, which raises its own. */
+	if (!getrlimit(RLIMIT_NOFILE, &rl)) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+	/* Unsandboxed if that fails: it holds what the daemon needs, and
+	 * says why in the log. */
+	if (a->sandboxed)
+		sandbox_apply_keeper();
+	keeper_main(lfd, sock, a->path, a->wait_s);
+}
+
 int
 keeper_spawn(const char *path, unsigned wait_s, bool sandboxed)
 {
 	struct sockaddr_un sun = { .sun_family = AF_UNIX };
-	int lfd, sv[2];
-	pid_t pid;
+	struct keeper_args a = { path, wait_s, sandboxed };
+	int lfd, fd;
 
 	if (strlen(path) >= sizeof(sun.sun_path))
 		return -ENAMETOOLONG;
@@ -258,41 +283,16 @@ keeper_spawn(const char *path, unsigned wait_s, bool sandboxed)
 		return -errno;
 	unlink(path);
 	if (bind(lfd, (struct sockaddr *)&sun, sizeof(sun)) < 0 ||
-	    chmod(path, 0600) < 0 || listen(lfd, 4) < 0 ||
-	    socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0) {
+	    chmod(path, 0600) < 0 || listen(lfd, 4) < 0) {
 		int err = -errno;
 
 		close(lfd);
 		return err;
 	}
-	pid = fork();
-	if (pid < 0) {
-		int err = -errno;
-
-		close(lfd);
-		close(sv[0]);
-		close(sv[1]);
-		return err;
-	}
-	if (pid == 0) {
-		int keep[] = { lfd, sv[1] };
-		struct rlimit rl;
-
-		/* It holds as many as the daemon, which raises its own. */
-		if (!getrlimit(RLIMIT_NOFILE, &rl)) {
-			rl.rlim_cur = rl.rlim_max;
-			setrlimit(RLIMIT_NOFILE, &rl);
-		}
-		subprocess_detach(keep, 2);
-		/* Unsandboxed if that fails: it holds what the daemon needs,
-		 * and says why in the log. */
-		if (sandboxed)
-			sandbox_apply_keeper();
-		keeper_main(lfd, sv[1], path, wait_s);
-		_exit(0);
-	}
+	fd = subprocess_spawn(lfd, keeper_child, &a);
 	close(lfd);
-	close(sv[1]);
-	keep_attach_fd(sv[0]);
+	if (fd < 0)
+		return fd;
+	keep_attach_fd(fd);
 	return 0;
 }

@@ -137,46 +137,31 @@ may_setns(void)
 		CAP_TO_MASK(CAP_SYS_ADMIN));
 }
 
+/* The agent, in its process. */
+static void
+agent_child(int sock, int own, void *arg)
+{
+	const bool *sandboxed = arg;
+
+	/* Told from the daemon and its keeper by name (ps, pgrep). */
+	prctl(PR_SET_NAME, "tapdpd-nsagent");
+	/* Unsandboxed if that fails, as the keeper: the log says why. */
+	if (*sandboxed)
+		sandbox_apply_agent();
+	agent_main(sock, own);
+}
+
 int
 ns_agent_spawn(bool sandboxed)
 {
-	int sv[2], own;
-	pid_t pid;
+	int own, fd;
 
 	if (!may_setns())
 		return -EPERM;
 	own = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
 	if (own < 0)
 		return -errno;
-	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0) {
-		int err = -errno;
-
-		close(own);
-		return err;
-	}
-	pid = fork();
-	if (pid < 0) {
-		int err = -errno;
-
-		close(own);
-		close(sv[0]);
-		close(sv[1]);
-		return err;
-	}
-	if (pid == 0) {
-		int keep[] = { sv[1], own };
-
-		subprocess_detach(keep, 2);
-		/* Told from the daemon and its keeper by name (ps, pgrep). */
-		prctl(PR_SET_NAME, "tapdpd-nsagent");
-		/* Unsandboxed if that fails, as the keeper: the log says
-		 * why. */
-		if (sandboxed)
-			sandbox_apply_agent();
-		agent_main(sv[1], own);
-		_exit(0);
-	}
+	fd = subprocess_spawn(own, agent_child, &sandboxed);
 	close(own);
-	close(sv[1]);
-	return sv[0];
+	return fd;
 }

@@ -2,8 +2,10 @@
 #define _GNU_SOURCE
 #include "daemon/subprocess.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "common/log.h"
@@ -49,4 +51,32 @@ subprocess_detach(const int *keep, unsigned n)
 		fds[k] = keep[k];
 	fds[k++] = log_fileno();
 	close_others(fds, k);
+}
+
+int
+subprocess_spawn(int fd, void (*child)(int sock, int fd, void *arg),
+		 void *arg)
+{
+	int sv[2];
+	pid_t pid;
+
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
+		return -errno;
+	pid = fork();
+	if (pid < 0) {
+		int err = -errno;
+
+		close(sv[0]);
+		close(sv[1]);
+		return err;
+	}
+	if (pid == 0) {
+		int keep[] = { sv[1], fd };
+
+		subprocess_detach(keep, 2);
+		child(sv[1], fd, arg);
+		_exit(0);
+	}
+	close(sv[1]);
+	return sv[0];
 }

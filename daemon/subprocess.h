@@ -11,5 +11,11 @@
 /* Keeps keep[0..n) and the log; standard input and output (and error,
  * unless it is the log) become /dev/null; everything else is closed. */
 void subprocess_detach(const int *keep, unsigned n);
+/* Forks such a process, joined to the daemon by a new SOCK_SEQPACKET
+ * pair: detached, it keeps its end of the pair and fd (which the caller
+ * still holds, and closes), and runs child(its end, fd, arg), then exits.
+ * The daemon's end, or -errno. */
+int subprocess_spawn(int fd, void (*child)(int sock, int fd, void *arg),
+		     void *arg);
 
 #endif
