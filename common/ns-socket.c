@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "common/keep.h"
+#include "common/log.h"
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static int agent_fd = -1;
@@ -71,6 +72,9 @@ ask(uint32_t op, int nsfd, const void *req, size_t len, int *fd)
 		close(agent_fd);
 		agent_fd = -1;
 		err = r < 0 ? (int)r : -EPIPE;
+		log_warn("namespace agent: %s: given up until a restart (no "
+			 "port of another namespace is made, none of them "
+			 "reaped)", r < 0 ? strerror(-err) : "no answer");
 	} else {
 		err = (int)(int64_t)m.id;
 		if (n)

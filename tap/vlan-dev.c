@@ -31,7 +31,7 @@
 /* A frame as large as the TAP's MTU, its tag and the virtio-net header. */
 #define FRAME_MAX	(TAP_MTU_MAX + ETH_HLEN + VLAN_HLEN)
 #define VNET_HLEN	sizeof(struct virtio_net_hdr)
-#define VLAN_VID_MAX	0x0fff
+#define VLAN_VID_MASK	0x0fff
 
 struct vlan_dev {
 	const void *owner;
@@ -90,7 +90,7 @@ vlan_dev_parse(const struct nlattr *data, struct vlan_dev_config *cfg,
 		return -EINVAL;
 	}
 	cfg->id = attr_get_u16(tb[IFLA_VLAN_ID]);
-	if (cfg->id >= VLAN_VID_MAX) {
+	if (cfg->id >= VLAN_VID_MASK) {
 		ack->msg = "8021q: Invalid VLAN id";
 		return -ERANGE;
 	}
@@ -135,7 +135,7 @@ from_lower(struct vlan_dev *d, uint8_t *buf)
 		    c->cmsg_type == PACKET_AUXDATA)
 			aux = (const void *)CMSG_DATA(c);
 	if (!aux || !(aux->tp_status & TP_STATUS_VLAN_VALID) ||
-	    (aux->tp_vlan_tci & VLAN_VID_MAX) != d->id)
+	    (aux->tp_vlan_tci & VLAN_VID_MASK) != d->id)
 		return;
 	/* Without a TPID given, the kernel's is 802.1Q. */
 	if (((aux->tp_status & TP_STATUS_VLAN_TPID_VALID)

@@ -134,6 +134,15 @@ struct tnl {
 	uint64_t host_dropped;		/* the host's frames */
 };
 
+/* A = an IPv4 datagram's UDP checksum field, found past the IP header
+ * (X = its length). */
+#define LD_UDP4_CSUM							\
+	BPF_STMT(BPF_LD | BPF_B | BPF_ABS, (uint32_t)SKF_NET_OFF),	\
+	BPF_STMT(BPF_ALU | BPF_AND | BPF_K, 0x0f),			\
+	BPF_STMT(BPF_ALU | BPF_LSH | BPF_K, 2),				\
+	BPF_STMT(BPF_MISC | BPF_TAX, 0),				\
+	BPF_STMT(BPF_LD | BPF_H | BPF_IND, (uint32_t)SKF_NET_OFF + 6)
+
 /* Steers a datagram by its UDP checksum field: 0 to the group's first
  * socket, else the second; with df, one with the IPv4 DF bit set to the
  * third or the fourth likewise. The program sees the datagram from its
@@ -142,21 +151,13 @@ static int
 attach_csum_steering(int fd, int family, bool df)
 {
 	struct sock_filter v4[] = {
-		BPF_STMT(BPF_LD | BPF_B | BPF_ABS, (uint32_t)SKF_NET_OFF),
-		BPF_STMT(BPF_ALU | BPF_AND | BPF_K, 0x0f),
-		BPF_STMT(BPF_ALU | BPF_LSH | BPF_K, 2),
-		BPF_STMT(BPF_MISC | BPF_TAX, 0),
-		BPF_STMT(BPF_LD | BPF_H | BPF_IND, (uint32_t)SKF_NET_OFF + 6),
+		LD_UDP4_CSUM,
 		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 1),
 		BPF_STMT(BPF_RET | BPF_K, 0),
 		BPF_STMT(BPF_RET | BPF_K, 1),
 	};
 	struct sock_filter v4_df[] = {
-		BPF_STMT(BPF_LD | BPF_B | BPF_ABS, (uint32_t)SKF_NET_OFF),
-		BPF_STMT(BPF_ALU | BPF_AND | BPF_K, 0x0f),
-		BPF_STMT(BPF_ALU | BPF_LSH | BPF_K, 2),
-		BPF_STMT(BPF_MISC | BPF_TAX, 0),
-		BPF_STMT(BPF_LD | BPF_H | BPF_IND, (uint32_t)SKF_NET_OFF + 6),
+		LD_UDP4_CSUM,
 		/* M[0] = checksum != 0 */
 		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 1, 0),
 		BPF_STMT(BPF_LD | BPF_IMM, 1),
