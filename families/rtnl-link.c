@@ -166,7 +166,8 @@ name_taken(const void *net, const char *name)
  * its VLAN devices, or creates one where the kernel has no vlan driver;
  * or it names one of its tunnel devices there, or creates one of the
  * kinds it serves, in collect-metadata mode, under a name no device of
- * the kernel's has there. A VLAN device's other requests
+ * the kernel's has there (in another namespace, one with a datapath, or
+ * of a kind the kernel lacks). A VLAN device's other requests
  * are its TAP's, the kernel's. */
 static bool
 link_is_ours(const void *net, const struct nlmsghdr *nlh)
@@ -190,9 +191,17 @@ link_is_ours(const void *net, const struct nlmsghdr *nlh)
 		return false;
 	/* Data the driver refuses is refused here, as by the driver. A
 	 * device of one remote is the kernel's where it has the driver. */
-	return tnl_kind_parse(r.kind, r.data, &probe, &collect_md, &ack) ||
-	       collect_md ||
-	       (probe.remote.family && !kernel_has(tnl_kind_name(r.kind)));
+	if (tnl_kind_parse(r.kind, r.data, &probe, &collect_md, &ack))
+		return true;
+	if (!collect_md)
+		return probe.remote.family &&
+		       !kernel_has(tnl_kind_name(r.kind));
+	/* So is a collect-metadata device in another namespace that has
+	 * no datapath: no port will take it, and only the kernel's serves
+	 * what else uses one (a lightweight tunnel's routes, as OVS's
+	 * VXLAN-GPE far end in its test's namespace). */
+	return !dp_net_elsewhere(net) || dp_at(net, 0) ||
+	       !kernel_has(tnl_kind_name(r.kind));
 }
 
 /* Request nlh as the kernel takes it about the TAP: its IFLA_LINKINFO (a

@@ -19,7 +19,7 @@
 # when aligned must not hang the daemon.
 . "$(dirname "$0")/../lib.sh"
 OTHER=tapdpo$$ OA=tapdpa$$ OB=tapdpb$$
-trap 'for n in $OTHER $OA $OB ${OTHER2:-} ${NESTED:-} ${OT:-}; do
+trap 'for n in $OTHER $OA $OB ${OTHER2:-} ${NESTED:-} ${OT:-} ${NX:-}; do
 		ip netns del "$n" 2>/dev/null; done
 	tapdp_cleanup' EXIT
 
@@ -160,6 +160,16 @@ check "... one on another port is made" \
 check_out "... in that namespace" "vxb" ip -n "$OTHER" link show vxb
 check "... and deleted" eval 'oshim ip link del vxb &&
 	wait_until 5 link_gone "$OTHER" vxb'
+# A namespace with no datapath keeps the kernel's vxlan devices (a
+# lightweight tunnel's, a far end's), collect-metadata ones too.
+NX=tapdpx$$
+ip netns add "$NX"
+check "in a namespace without a datapath, vxlan external is made" \
+	ip netns exec "$NX" "$B/tapdp-run" -- ip link add vxk type vxlan \
+	external dstport 4800
+check_out "... by the kernel's driver" "vxlan external" \
+	ip -n "$NX" -d link show vxk
+ip netns del "$NX"
 check "... deleted, its device with it" eval \
 	'octl del-if dp0 "$vx" && wait_until 5 link_gone "$OTHER" "$vx"'
 check_absent "... so dp0 there has its three ports only" "v0|vx0" octl show dp0
