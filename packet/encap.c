@@ -237,8 +237,8 @@ bareudp_decap(const struct encap_port *port, const struct encap_outer *outer,
 			return -EINVAL;
 	} else if (port->ethertype == htons(ETH_P_MPLS_UC)) {
 		bool mcast = outer->family == AF_INET
-			     ? (ntohl(outer->ipv4_dst) >> 28) == 0xe
-			     : outer->ipv6_dst.s6_addr[0] == 0xff;
+			     ? IN_MULTICAST(ntohl(outer->ipv4_dst))
+			     : IN6_IS_ADDR_MULTICAST(&outer->ipv6_dst);
 
 		if (mcast && !port->multiproto)
 			return -EINVAL;

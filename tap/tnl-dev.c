@@ -13,6 +13,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "packet/encap.h"
 #include "tap/netdev.h"
 #include "tap/tap.h"
 
@@ -187,12 +188,10 @@ addr_get(const struct nlattr *a, uint8_t family, struct tun_key *k,
 	return 0;
 }
 
-/* TTL 0 is the route's hop limit (GRE's: the inner packet's, when IP):
- * the default one's here. */
-#define DEFAULT_TTL	64
-
 /* geneve_nl2info(): the VNI below 2^24, one remote of either family. A
- * UDP checksum: asked for on IPv4, unless refused on IPv6. */
+ * UDP checksum: asked for on IPv4, unless refused on IPv6. TTL 0 is the
+ * route's hop limit (GRE's too; its IP packets' own in the kernel): the
+ * default one's here, ENCAP_TTL_DEFAULT. */
 static int
 geneve_remote(const struct nlattr *const *tb, bool collect_md,
 	      struct tnl_dev *dev, struct extack *ack)
@@ -231,19 +230,14 @@ geneve_remote(const struct nlattr *const *tb, bool collect_md,
 		k->flags |= TUN_F_DF;
 	k->ttl = tb[IFLA_GENEVE_TTL] ? attr_get_u8(tb[IFLA_GENEVE_TTL]) : 0;
 	if (!k->ttl)
-		k->ttl = DEFAULT_TTL;
+		k->ttl = ENCAP_TTL_DEFAULT;
 	k->tos = tb[IFLA_GENEVE_TOS] ? attr_get_u8(tb[IFLA_GENEVE_TOS]) : 0;
 	return 0;
 }
 
-/* The GRE header flags that ask for a key, a checksum and sequence
- * numbers (network order: the header's first 16 bits). */
-#define GRE_FLAG_CSUM	0x8000
-#define GRE_FLAG_KEY	0x2000
-#define GRE_FLAG_SEQ	0x1000
-
 /* ipgre_netlink_parms() and ip6gre's, for a device of one remote: the
- * output key and flags, the ERSPAN metadata; path MTU discovery (the
+ * output key and flags (IFLA_GRE_OFLAGS and IFLAGS carry the GRE
+ * header's, GRE_HF_*), the ERSPAN metadata; path MTU discovery (the
  * outer DF bit) on unless asked off, IPv4's. */
 static int
 gre_remote(const struct tnl_kind *kind, const struct nlattr *const *tb,
@@ -269,25 +263,25 @@ gre_remote(const struct tnl_kind *kind, const struct nlattr *const *tb,
 	/* ERSPAN's session id is its key, which it always has, as the
 	 * sequence numbers. */
 	if (kind->erspan)
-		oflags |= GRE_FLAG_KEY | GRE_FLAG_SEQ;
-	if (oflags & GRE_FLAG_KEY) {
+		oflags |= GRE_HF_KEY | GRE_HF_SEQ;
+	if (oflags & GRE_HF_KEY) {
 		k->flags |= TUN_F_KEY;
 		if (tb[IFLA_GRE_OKEY])
 			k->id = htobe64(ntohl(attr_get_u32(tb[IFLA_GRE_OKEY])));
 	}
-	dev->rx_keyed = kind->erspan || (iflags & GRE_FLAG_KEY);
+	dev->rx_keyed = kind->erspan || (iflags & GRE_HF_KEY);
 	if (dev->rx_keyed && tb[IFLA_GRE_IKEY])
 		dev->rx_id = htobe64(ntohl(attr_get_u32(tb[IFLA_GRE_IKEY])));
-	if (oflags & GRE_FLAG_CSUM)
+	if (oflags & GRE_HF_CSUM)
 		k->flags |= TUN_F_CSUM;
-	if (oflags & GRE_FLAG_SEQ)
+	if (oflags & GRE_HF_SEQ)
 		k->flags |= TUN_F_SEQ;
 	if (family == AF_INET && (!tb[IFLA_GRE_PMTUDISC] ||
 				  attr_get_u8(tb[IFLA_GRE_PMTUDISC])))
 		k->flags |= TUN_F_DF;
 	k->ttl = tb[IFLA_GRE_TTL] ? attr_get_u8(tb[IFLA_GRE_TTL]) : 0;
 	if (!k->ttl)
-		k->ttl = DEFAULT_TTL;
+		k->ttl = ENCAP_TTL_DEFAULT;
 	/* ip6gre takes a flow label and traffic class in IFLA_GRE_FLOWINFO
 	 * (not read: none here), not IFLA_GRE_TOS. */
 	if (family == AF_INET && tb[IFLA_GRE_TOS])
@@ -440,8 +434,9 @@ tnl_dev_find(int netnsid, int ifindex, const char *name)
 
 /* The kernel's answer to a second collect-metadata device that would
  * take what want's takes: vxlan_vni_in_use() (-EEXIST), geneve_find_dev()
- * and bareudp_find_dev() (-EBUSY), one collect_md_tun per GRE kind (-EEXIST); a UDP port taken by
- * another kind's socket fails to bind (-EADDRINUSE). 0 when none does.
+ * and bareudp_find_dev() (-EBUSY), one collect_md_tun per GRE kind
+ * (-EEXIST); a UDP port taken by another kind's socket fails to bind
+ * (-EADDRINUSE). 0 when none does.
  * Devices of one remote are told apart by it: GRE's raw sockets each see
  * every packet; but a UDP port's packets go to one socket of those bound
  * to it, so a device of one remote has its UDP port to itself here, where
@@ -748,13 +743,13 @@ fill_gre(const struct tnl_dev *dev, struct msgbuf *mb)
 	struct tun_erspan_opts o = { .version = dev->erspan_ver };
 
 	if (r->flags & TUN_F_KEY)
-		oflags |= GRE_FLAG_KEY;
+		oflags |= GRE_HF_KEY;
 	if (r->flags & TUN_F_CSUM)
-		oflags |= GRE_FLAG_CSUM;
+		oflags |= GRE_HF_CSUM;
 	if (r->flags & TUN_F_SEQ)
-		oflags |= GRE_FLAG_SEQ;
+		oflags |= GRE_HF_SEQ;
 	if (dev->rx_keyed)
-		iflags |= GRE_FLAG_KEY;
+		iflags |= GRE_HF_KEY;
 	if (r->flags & TUN_F_ERSPAN_OPT)
 		memcpy(&o, tun_key_opts_const(r), sizeof(o));
 	msgbuf_put_u32(mb, IFLA_GRE_LINK, 0);
