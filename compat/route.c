@@ -12,7 +12,16 @@
  * application's socket, an NLMSG_NOOP asking for an ACK (a placeholder,
  * marked by its portid and a token as sequence number), and queues the
  * answer. The kernel queues the placeholder's ACK at once; when the
- * application reads it, it gets the answer instead. */
+ * application reads it, it gets the answer instead.
+ *
+ * The kernel's link messages (dumps, answers, notifications) know the
+ * daemon's devices as TAPs and nothing of its datapaths: each datagram
+ * the application reads that holds one, of its own namespace (no
+ * NETLINK_LISTEN_ALL_NSID id on it), is shown to the daemon, which gives
+ * it back as openvswitch.ko would have it (a port's master, a tunnel
+ * device's kind), or says it is unchanged. A peek and the read after it
+ * ask once. The datagram may grow: an application whose buffer is then
+ * too small gets MSG_TRUNC, as it would from the kernel. */
 #define _GNU_SOURCE
 #include "compat/route.h"
 
@@ -30,6 +39,7 @@
 #include "compat/autoload.h"
 #include "compat/dgram.h"
 #include "compat/real.h"
+#include "include/tapdp/proto.h"
 
 /* The placeholder's nlmsg_pid: not a portid the kernel gives out (those
  * are the tgid or negative numbers), so no application request has it. */
@@ -47,6 +57,10 @@ struct route {
 	int companion;			/* emulated socket, -1 until needed */
 	int cap_ack, ext_ack;		/* as the companion was told */
 	struct pending *head, **tail;
+	/* The last datagram shown to the daemon, and what it gave back
+	 * (view_len 0: unchanged), for the read after a peek. */
+	char *seen, *view;
+	size_t seen_len, view_len;
 	_Atomic unsigned n_pending;	/* read without the lock */
 	uint32_t next_token;
 	_Atomic int refs;		/* fds naming the socket (dup) */
@@ -56,13 +70,16 @@ static _Atomic(struct route *) routes[MAX_FDS];
 
 static int (*daemon_open)(int type, int protocol);
 static int (*daemon_offer)(int fd, const void *msg, size_t len);
+static int (*daemon_view)(int fd, const void *dgram, size_t len);
 
 void
 route_set_daemon(int (*open)(int type, int protocol),
-		 int (*offer)(int fd, const void *msg, size_t len))
+		 int (*offer)(int fd, const void *msg, size_t len),
+		 int (*view)(int fd, const void *dgram, size_t len))
 {
 	daemon_open = open;
 	daemon_offer = offer;
+	daemon_view = view;
 }
 
 static void route_free(struct route *r);
@@ -115,6 +132,8 @@ route_free(struct route *r)
 	}
 	if (r->companion >= 0)
 		close(r->companion);
+	free(r->seen);
+	free(r->view);
 	pthread_mutex_destroy(&r->lock);
 	free(r);
 }
@@ -138,7 +157,8 @@ route_share(int fd, int newfd)
 	route_put(atomic_exchange(&routes[newfd], r));
 }
 
-/* The requests the daemon may answer: those naming one link. */
+/* The requests the daemon may answer: those naming one link, and link
+ * dumps (filtered by a datapath as master). */
 static bool
 offerable(const struct nlmsghdr *nlh)
 {
@@ -148,9 +168,8 @@ offerable(const struct nlmsghdr *nlh)
 	case RTM_NEWLINK:
 	case RTM_SETLINK:
 	case RTM_DELLINK:
-		return true;
 	case RTM_GETLINK:
-		return !(nlh->nlmsg_flags & NLM_F_DUMP);
+		return true;
 	default:
 		return false;
 	}
@@ -336,6 +355,125 @@ deliver(int fd, struct pending *p, struct msghdr *msg, int flags)
 	return flags & MSG_TRUNC ? (ssize_t)p->len : (ssize_t)off;
 }
 
+/* Whether the datagram holds a link message of the socket's own
+ * namespace: none of another has its id attached (msg's control). */
+static bool
+holds_link(const char *b, size_t n, const struct msghdr *msg)
+{
+	const struct cmsghdr *c;
+
+	if (msg->msg_control && !(msg->msg_flags & MSG_CTRUNC))
+		for (c = CMSG_FIRSTHDR(msg); c;
+		     c = CMSG_NXTHDR((struct msghdr *)msg, (struct cmsghdr *)c))
+			if (c->cmsg_level == SOL_NETLINK &&
+			    c->cmsg_type == NETLINK_LISTEN_ALL_NSID)
+				return false;
+	for (size_t off = 0; off + NLMSG_HDRLEN <= n;
+	     off += msg_span(b + off, n - off)) {
+		const struct nlmsghdr *nlh = (const void *)(b + off);
+
+		if (nlh->nlmsg_type == RTM_NEWLINK ||
+		    nlh->nlmsg_type == RTM_DELLINK)
+			return true;
+	}
+	return false;
+}
+
+static void
+view_forget(struct route *r)
+{
+	free(r->seen);
+	free(r->view);
+	r->seen = r->view = NULL;
+	r->seen_len = r->view_len = 0;
+}
+
+/* The daemon's view of the datagram b, n bytes, into r->view: 0, with
+ * view_len 0 when it is unchanged; -1 when the daemon gives none. */
+static int
+view_ask(int fd, struct route *r, const char *b, size_t n)
+{
+	/* On the heap: a preloaded library's thread-locals are in every
+	 * thread of every process under the shim. */
+	static __thread char *got;
+	int cfd, changed;
+	ssize_t len;
+
+	if (r->seen && r->seen_len == n && !memcmp(r->seen, b, n))
+		return 0;
+	view_forget(r);
+	cfd = companion(fd, r);
+	if (cfd < 0 || (!got && !(got = malloc(TAPDP_VIEW_MAX))) ||
+	    (changed = daemon_view(cfd, b, n)) < 0)
+		return -1;
+	if (changed) {
+		len = recv(cfd, got, TAPDP_VIEW_MAX, MSG_DONTWAIT);
+		if (len <= 0 || !(r->view = malloc(len)))
+			return -1;
+		memcpy(r->view, got, len);
+		r->view_len = len;
+	}
+	if (!(r->seen = malloc(n))) {
+		view_forget(r);
+		return -1;
+	}
+	memcpy(r->seen, b, n);
+	r->seen_len = n;
+	return 0;
+}
+
+/* A read from the kernel, its datagram's link messages as the daemon
+ * shows them. */
+static ssize_t
+view_recvmsg(int fd, struct route *r, struct msghdr *msg, int flags)
+{
+	static __thread char *buf;
+	static __thread size_t cap;
+	struct iovec iov;
+	struct msghdr m = *msg;
+	size_t want = 64 << 10, out;
+	ssize_t n;
+
+	for (size_t i = 0; i < msg->msg_iovlen; i++)
+		want += msg->msg_iov[i].iov_len;
+	if (want > cap) {
+		char *b = realloc(buf, want);
+
+		if (!b)
+			return real_recvmsg(fd, msg, flags);
+		buf = b;
+		cap = want;
+	}
+	iov = (struct iovec){ buf, cap };
+	m.msg_iov = &iov;
+	m.msg_iovlen = 1;
+	/* Its whole length, even past cap (then too long to view). */
+	n = real_recvmsg(fd, &m, flags | MSG_TRUNC);
+	if (n < 0)
+		return n;
+	msg->msg_namelen = m.msg_namelen;
+	msg->msg_controllen = m.msg_controllen;
+	msg->msg_flags = m.msg_flags;
+	pthread_mutex_lock(&r->lock);
+	if ((size_t)n <= cap && holds_link(buf, n, &m) &&
+	    view_ask(fd, r, buf, n) == 0 && r->view_len) {
+		out = iov_scatter(msg->msg_iov, msg->msg_iovlen, 0, r->view,
+				  r->view_len);
+		n = r->view_len;
+	} else {
+		out = iov_scatter(msg->msg_iov, msg->msg_iovlen, 0, buf,
+				  (size_t)n < cap ? (size_t)n : cap);
+	}
+	if (!(flags & MSG_PEEK))
+		view_forget(r);
+	pthread_mutex_unlock(&r->lock);
+	if (out < (size_t)n)
+		msg->msg_flags |= MSG_TRUNC;
+	else
+		msg->msg_flags &= ~MSG_TRUNC;
+	return flags & MSG_TRUNC ? n : (ssize_t)out;
+}
+
 ssize_t
 route_recvmsg(int fd, struct msghdr *msg, int flags)
 {
@@ -346,18 +484,20 @@ route_recvmsg(int fd, struct msghdr *msg, int flags)
 	struct pending *p;
 	ssize_t n;
 
-	if (!r || !atomic_load(&r->n_pending))
+	if (!r)
 		return real_recvmsg(fd, msg, flags);
+	if (!atomic_load(&r->n_pending))
+		return view_recvmsg(fd, r, msg, flags);
 	pthread_mutex_lock(&r->lock);
 	p = r->head;
 	if (!p) {
 		pthread_mutex_unlock(&r->lock);
-		return real_recvmsg(fd, msg, flags);
+		return view_recvmsg(fd, r, msg, flags);
 	}
 	n = real_recvmsg(fd, &peek, MSG_PEEK | (flags & MSG_DONTWAIT));
 	if (n < 0 || !is_placeholder(head, n, p->token)) {
 		pthread_mutex_unlock(&r->lock);
-		return n < 0 ? n : real_recvmsg(fd, msg, flags);
+		return n < 0 ? n : view_recvmsg(fd, r, msg, flags);
 	}
 	n = deliver(fd, p, msg, flags);
 	if (!(flags & MSG_PEEK)) {

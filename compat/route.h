@@ -12,9 +12,13 @@
 /* How the daemon is reached, set by the shim before any socket is
  * tracked: open makes an emulated socket of the daemon (or -1: no
  * daemon), offer offers it one message, 1 when the daemon answered it
- * into fd's data socket, 0 when it is the kernel's (TAPDP_OP_ROUTE). */
+ * into fd's data socket, 0 when it is the kernel's (TAPDP_OP_ROUTE);
+ * view shows it a datagram of the kernel's, 1 when the daemon gave it
+ * back changed into fd's data socket, 0 unchanged, -1 on failure
+ * (TAPDP_OP_ROUTE_VIEW). */
 void route_set_daemon(int (*open)(int type, int protocol),
-		      int (*offer)(int fd, const void *msg, size_t len));
+		      int (*offer)(int fd, const void *msg, size_t len),
+		      int (*view)(int fd, const void *dgram, size_t len));
 /* fd is a new NETLINK_ROUTE socket. */
 void route_track(int fd);
 /* fd is closed, or replaced by dup2/dup3. */

@@ -85,6 +85,7 @@ static pthread_once_t init_once = PTHREAD_ONCE_INIT;
 
 static int shim_emu_open(int type, int protocol);
 static int shim_emu_offer(int fd, const void *msg, size_t len);
+static int shim_emu_view(int fd, const void *dgram, size_t len);
 
 /* Defined and exported by tapdpd alone (daemon/tapdpd.c): preloaded into
  * the daemon, or its keeper, a fork of it, the shim would hand the
@@ -109,7 +110,7 @@ static void
 shim_init(void)
 {
 	real_resolve();
-	route_set_daemon(shim_emu_open, shim_emu_offer);
+	route_set_daemon(shim_emu_open, shim_emu_offer, shim_emu_view);
 	in_daemon = &tapdp_daemon_self != NULL;
 	pthread_atfork(NULL, NULL, shim_atfork_child);
 }
@@ -499,6 +500,18 @@ shim_emu_offer(int fd, const void *msg, size_t len)
 
 	if (!e || emu_call(e, &req, msg, len, &rep))
 		return 0;
+	return rep.val[0] == 1;
+}
+
+static int
+shim_emu_view(int fd, const void *dgram, size_t len)
+{
+	struct tapdp_req req = { .op = TAPDP_OP_ROUTE_VIEW };
+	struct tapdp_rep rep;
+	struct emu *e = emu_get(fd);
+
+	if (!e || emu_call(e, &req, dgram, len, &rep) || rep.err)
+		return -1;
 	return rep.val[0] == 1;
 }
 

@@ -24,11 +24,15 @@
  * The same for userspace VLAN devices (tap/vlan-dev.h) where the kernel
  * has no vlan driver: created and deleted here, the rest their TAP's.
  * Everything else stays the kernel's: a plain vxlan device, dumps,
- * addresses, routes.
+ * addresses, routes; but the link messages the kernel gives a client,
+ * dumps and notifications too, are shown as they would read were the
+ * daemon's devices the kernel's (link-view.c).
  *
  * Control thread only. */
 #include <errno.h>
 #include <linux/if_link.h>
+#include <linux/net_namespace.h>
+#include <linux/openvswitch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <linux/rtnetlink.h>
@@ -37,10 +41,12 @@
 #include "common/log.h"
 #include "datapath/datapath.h"
 #include "families/families.h"
+#include "families/link-view.h"
 #include "datapath/journal.h"
 #include "genl-server/genl.h"
 #include "genl-server/nlsock.h"
 #include "genl-server/server.h"
+#include "include/tapdp/proto.h"
 #include "tap/netdev.h"
 #include "tap/tnl-dev.h"
 #include "tap/vlan-dev.h"
@@ -55,6 +61,8 @@ static const struct attr_policy ifla_policy[IFLA_MAX + 1] = {
 	[IFLA_TARGET_NETNSID] = { .kind = ATTR_U32 },
 	[IFLA_LINK] = { .kind = ATTR_U32 },
 	[IFLA_ADDRESS] = { .kind = ATTR_BINARY, .len = 32 },
+	[IFLA_MASTER] = { .kind = ATTR_U32 },
+	[IFLA_EXT_MASK] = { .kind = ATTR_U32 },
 };
 
 static const struct attr_policy info_policy[IFLA_INFO_MAX + 1] = {
@@ -229,19 +237,16 @@ link_for_tap(const struct nlmsghdr *nlh, void *buf, size_t size)
 	return msgbuf_end(&mb) ? NULL : (struct nlmsghdr *)mb.buf;
 }
 
-/* The kernel's answer about the TAP, asked there, with the tunnel's link
- * info. */
+/* The kernel's answer about the TAP, asked there, as the kernel would
+ * give it about its own device (link-view.c). */
 static int
-link_get(struct nlsock *sk, const struct nlmsghdr *nlh,
-	 const struct tnl_dev *dev)
+link_get(struct nlsock *sk, const struct nlmsghdr *nlh)
 {
 	static char req[32 << 10], got[32 << 10], out[34 << 10];
-	const struct nlmsghdr *k = (const void *)got, *ask;
-	size_t hl = NLMSG_ALIGN(sizeof(struct ifinfomsg));
-	const struct nlattr *a;
+	struct nlmsghdr *k = (void *)got;
+	const struct nlmsghdr *ask;
 	struct msgbuf mb;
-	void *ifi;
-	int n, rem;
+	int n;
 
 	ask = link_for_tap(nlh, req, sizeof(req));
 	if (!ask)
@@ -250,22 +255,13 @@ link_get(struct nlsock *sk, const struct nlmsghdr *nlh,
 			      sizeof(got));
 	if (n < 0)
 		return n;
-	if (k->nlmsg_type != RTM_NEWLINK || k->nlmsg_len < NLMSG_HDRLEN + hl)
+	if (k->nlmsg_type != RTM_NEWLINK || k->nlmsg_len > (size_t)n)
 		return -EPROTO;
+	k->nlmsg_flags = 0;
+	k->nlmsg_seq = nlh->nlmsg_seq;
+	k->nlmsg_pid = nlsock_portid(sk);
 	msgbuf_init(&mb, out, sizeof(out));
-	ifi = msgbuf_start(&mb, RTM_NEWLINK, 0, nlh->nlmsg_seq,
-			   nlsock_portid(sk), sizeof(struct ifinfomsg));
-	if (!ifi)
-		return -EMSGSIZE;
-	memcpy(ifi, NLMSG_DATA(k), sizeof(struct ifinfomsg));
-	attr_for_each(a, (const char *)NLMSG_DATA(k) + hl,
-		      k->nlmsg_len - NLMSG_HDRLEN - hl, rem) {
-		if (attr_type(a) == IFLA_LINKINFO)
-			tnl_dev_fill_linkinfo(dev, &mb);
-		else
-			msgbuf_put_raw(&mb, a, NLA_ALIGN(a->nla_len));
-	}
-	if (msgbuf_end(&mb))
+	if (link_view(nlsock_net(sk), k, k->nlmsg_len, &mb) < 0)
 		return -EMSGSIZE;
 	nlsock_unicast(sk, mb.buf, mb.len);
 	return 0;
@@ -519,7 +515,7 @@ link_handle(struct nlsock *sk, const struct nlmsghdr *nlh,
 		return link_new_vlan(nlsock_net(sk), nlh, &r, ack);
 	switch (nlh->nlmsg_type) {
 	case RTM_GETLINK:
-		return r.dev ? link_get(sk, nlh, r.dev) : -ENODEV;
+		return r.dev ? link_get(sk, nlh) : -ENODEV;
 	case RTM_DELLINK:
 		if (!r.dev)
 			return -ENODEV;
@@ -536,14 +532,111 @@ link_handle(struct nlsock *sk, const struct nlmsghdr *nlh,
 	}
 }
 
+/* The datapath a link dump filtered by master names (its IFLA_MASTER
+ * the index of a datapath's local port: `ip link show master
+ * ovs-system`), NULL when it names none; its IFLA_EXT_MASK in *ext. */
+static struct datapath *
+dump_master(const void *net, const struct nlmsghdr *nlh,
+	    const struct nlattr **ext)
+{
+	const struct nlattr *tb[IFLA_MAX + 1];
+	size_t hl = NLMSG_ALIGN(sizeof(struct ifinfomsg));
+
+	if (nlh->nlmsg_type != RTM_GETLINK ||
+	    !(nlh->nlmsg_flags & NLM_F_DUMP) ||
+	    nlh->nlmsg_len < NLMSG_HDRLEN + hl ||
+	    attr_parse((const char *)NLMSG_DATA(nlh) + hl,
+		       nlh->nlmsg_len - NLMSG_HDRLEN - hl, ifla_policy,
+		       IFLA_MAX, tb, NULL) ||
+	    !tb[IFLA_MASTER])
+		return NULL;
+	*ext = tb[IFLA_EXT_MASK];
+	return dp_by_ifindex(net, (int)attr_get_u32(tb[IFLA_MASTER]));
+}
+
+/* Sends what mb holds, and empties it. */
+static void
+flush(struct nlsock *sk, struct msgbuf *mb)
+{
+	if (mb->len)
+		nlsock_unicast(sk, mb->buf, mb->len);
+	msgbuf_init(mb, mb->buf, mb->cap);
+}
+
+static int
+put_done(struct nlsock *sk, struct msgbuf *mb, const struct nlmsghdr *nlh)
+{
+	int *done = msgbuf_start(mb, NLMSG_DONE, NLM_F_MULTI, nlh->nlmsg_seq,
+				 nlsock_portid(sk), sizeof(int));
+
+	if (done)
+		*done = 0;
+	return msgbuf_end(mb);
+}
+
+/* That dump, which the kernel would answer with nothing (no device of
+ * its own has that master): each port's device here, as GETLINK gives
+ * it (link-view.c), then NLMSG_DONE. */
+static void
+link_dump_master(struct nlsock *sk, const struct nlmsghdr *nlh,
+		 struct datapath *dp, const struct nlattr *ext)
+{
+	static char got[32 << 10], out[32 << 10];
+	struct { struct nlmsghdr h; struct ifinfomsg ifi;
+		 struct nlattr a; uint32_t mask; } req = {
+		.h = { .nlmsg_type = RTM_GETLINK,
+		       .nlmsg_flags = NLM_F_REQUEST },
+		.a = { .nla_len = NLA_HDRLEN + sizeof(uint32_t),
+		       .nla_type = IFLA_EXT_MASK },
+		.mask = ext ? attr_get_u32(ext) : 0,
+	};
+	struct nlmsghdr *k = (void *)got;
+	struct dp_port *port;
+	struct msgbuf mb;
+
+	req.h.nlmsg_len = ext ? sizeof(req) : NLMSG_LENGTH(sizeof(req.ifi));
+	msgbuf_init(&mb, out, sizeof(out));
+	for (uint32_t i = 0; (port = dp_port_next(dp, &i)); i++) {
+		if (port->type == OVS_VPORT_TYPE_INTERNAL ||
+		    dp_port_netnsid(port) != NETNSA_NSID_NOT_ASSIGNED)
+			continue;
+		req.ifi.ifi_index = port->vport->ifindex;
+		if (netdev_rtnl_query(dp_net_nsfd(nlsock_net(sk)), &req.h, got,
+				      sizeof(got)) < 0 ||
+		    k->nlmsg_type != RTM_NEWLINK)
+			continue;
+		k->nlmsg_flags = NLM_F_MULTI;
+		k->nlmsg_seq = nlh->nlmsg_seq;
+		k->nlmsg_pid = nlsock_portid(sk);
+		/* Full: what it holds goes as one datagram, as the
+		 * kernel's dumps go. */
+		if (link_view(nlsock_net(sk), k, k->nlmsg_len, &mb) < 0) {
+			flush(sk, &mb);
+			link_view(nlsock_net(sk), k, k->nlmsg_len, &mb);
+		}
+	}
+	if (put_done(sk, &mb, nlh)) {
+		flush(sk, &mb);
+		put_done(sk, &mb, nlh);
+	}
+	flush(sk, &mb);
+}
+
 static bool
 rtnl_link_offer(struct nlsock *sk, const void *buf, size_t len)
 {
 	const struct nlmsghdr *nlh = buf;
+	const struct nlattr *ext = NULL;
+	struct datapath *dp;
 
 	if (len < NLMSG_HDRLEN || nlh->nlmsg_len < NLMSG_HDRLEN ||
-	    nlh->nlmsg_len > len ||
-	    (nlh->nlmsg_type == RTM_GETLINK &&
+	    nlh->nlmsg_len > len)
+		return false;
+	if ((dp = dump_master(nlsock_net(sk), nlh, &ext))) {
+		link_dump_master(sk, nlh, dp, ext);
+		return true;
+	}
+	if ((nlh->nlmsg_type == RTM_GETLINK &&
 	     (nlh->nlmsg_flags & NLM_F_DUMP)) ||
 	    !link_is_ours(nlsock_net(sk), nlh))
 		return false;
@@ -557,8 +650,21 @@ rtnl_link_rcv(struct nlsock *sk, const void *buf, size_t len)
 	netlink_rcv(sk, buf, len, link_handle);
 }
 
+/* A datagram of the kernel's, as it would read were the daemon's devices
+ * the kernel's (link-view.c). */
+static bool
+rtnl_link_view(struct nlsock *sk, const void *buf, size_t len)
+{
+	static char out[TAPDP_VIEW_MAX];
+	struct msgbuf mb;
+
+	msgbuf_init(&mb, out, sizeof(out));
+	return link_view(nlsock_net(sk), buf, len, &mb) > 0 &&
+	       !nlsock_unicast(sk, mb.buf, mb.len);
+}
+
 void
 rtnl_link_register(void)
 {
-	server_set_route(rtnl_link_offer);
+	server_set_route(rtnl_link_offer, rtnl_link_view);
 }

@@ -103,6 +103,7 @@ static const struct server_netns *netns_ops;
 static void (*protocol_rcv[MAX_LINKS])(struct nlsock *,
 						   const void *, size_t);
 static bool (*route_offer)(struct nlsock *, const void *, size_t);
+static bool (*route_view)(struct nlsock *, const void *, size_t);
 static volatile sig_atomic_t stop_requested, upgrade_requested;
 static struct conn **conns;
 static size_t n_conns;
@@ -257,9 +258,11 @@ server_set_protocol(int protocol,
 }
 
 void
-server_set_route(bool (*offer)(struct nlsock *, const void *, size_t))
+server_set_route(bool (*offer)(struct nlsock *, const void *, size_t),
+		 bool (*view)(struct nlsock *, const void *, size_t))
 {
 	route_offer = offer;
+	route_view = view;
 }
 
 void
@@ -893,6 +896,12 @@ conn_dispatch(struct conn *c, const struct tapdp_req *req, const void *payload,
 		if (nlsock_kernel_fd(c->sk) < 0)
 			return -EINVAL;
 		nlsock_kernel_drain(c->sk);
+		return 0;
+	case TAPDP_OP_ROUTE_VIEW:
+		if (nlsock_protocol(c->sk) != NETLINK_ROUTE)
+			return -EINVAL;
+		nlsock_autobind(c->sk);
+		rep->val[0] = route_view && route_view(c->sk, payload, len);
 		return 0;
 	case TAPDP_OP_ROUTE:
 		if (nlsock_protocol(c->sk) != NETLINK_ROUTE)

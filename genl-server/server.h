@@ -56,8 +56,12 @@ void server_set_protocol(int protocol,
 			 void (*rcv)(struct nlsock *, const void *, size_t));
 /* NETLINK_ROUTE stays the kernel's; the shim offers a socket's link
  * requests one message at a time (proto.h), and offer answers one into sk
- * and returns true, or returns false to leave it to the kernel. */
-void server_set_route(bool (*offer)(struct nlsock *, const void *, size_t));
+ * and returns true, or returns false to leave it to the kernel. The shim
+ * also shows the daemon each datagram of the kernel's that holds a link
+ * message: view gives it back changed into sk and returns true, or
+ * returns false when it stands. */
+void server_set_route(bool (*offer)(struct nlsock *, const void *, size_t),
+		      bool (*view)(struct nlsock *, const void *, size_t));
 /* Serves until SIGTERM, SIGINT or SIGUSR2; returns 0 or -errno. */
 int server_run(void);
 /* Whether it was SIGUSR2: hand over to a successor (common/keep.h). */

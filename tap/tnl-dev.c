@@ -800,9 +800,9 @@ fill_gre(const struct tnl_dev *dev, struct msgbuf *mb)
 }
 
 void
-tnl_dev_fill_linkinfo(const struct tnl_dev *dev, struct msgbuf *mb)
+tnl_dev_fill_info(const struct tnl_dev *dev, struct msgbuf *mb)
 {
-	struct nlattr *info = msgbuf_nest_start(mb, IFLA_LINKINFO), *data;
+	struct nlattr *data;
 
 	msgbuf_put_string(mb, IFLA_INFO_KIND, dev->kind->name);
 	data = msgbuf_nest_start(mb, IFLA_INFO_DATA);
@@ -826,5 +826,4 @@ tnl_dev_fill_linkinfo(const struct tnl_dev *dev, struct msgbuf *mb)
 		break;
 	}
 	msgbuf_nest_end(mb, data);
-	msgbuf_nest_end(mb, info);
 }

@@ -92,8 +92,9 @@ struct tnl_dev *tnl_dev_find(int netnsid, int ifindex, const char *name);
 struct tnl_dev *tnl_dev_at(size_t i);
 /* The device's ops, for the port a datapath adds on it. */
 const struct vport_ops *tnl_dev_ops(const struct tnl_dev *dev);
-/* IFLA_LINKINFO as the kernel's driver gives it. */
-void tnl_dev_fill_linkinfo(const struct tnl_dev *dev, struct msgbuf *mb);
+/* IFLA_INFO_KIND and IFLA_INFO_DATA as the kernel's driver gives them,
+ * in the caller's IFLA_LINKINFO. */
+void tnl_dev_fill_info(const struct tnl_dev *dev, struct msgbuf *mb);
 /* Whether that namespace has a device (holding: one of one remote, whose
  * port's sockets there hold the namespace). */
 bool tnl_dev_any(int netnsid, bool holding);

@@ -8,6 +8,7 @@
 #include <linux/if_link.h>
 #include <linux/if_packet.h>
 #include <linux/if_tun.h>
+#include <linux/if_vlan.h>
 #include <linux/virtio_net.h>
 #include <poll.h>
 #include <pthread.h>
@@ -21,6 +22,7 @@
 #include "common/log.h"
 #include "common/ns-socket.h"
 #include "genl-server/attr.h"
+#include "genl-server/msg.h"
 #include "packet/headers.h"
 #include "tap/netdev.h"
 #include "tap/tap.h"
@@ -360,6 +362,28 @@ const char *
 vlan_dev_name(const struct vlan_dev *d)
 {
 	return d->name;
+}
+
+int
+vlan_dev_lower(const struct vlan_dev *d)
+{
+	return d->lower;
+}
+
+void
+vlan_dev_fill_info(const struct vlan_dev *d, struct msgbuf *mb)
+{
+	/* The driver's default flags, which these devices keep. */
+	struct ifla_vlan_flags f = { .flags = VLAN_FLAG_REORDER_HDR,
+				     .mask = ~0U };
+	struct nlattr *data;
+
+	msgbuf_put_string(mb, IFLA_INFO_KIND, "vlan");
+	data = msgbuf_nest_start(mb, IFLA_INFO_DATA);
+	msgbuf_put_u16(mb, IFLA_VLAN_PROTOCOL, htons(d->proto));
+	msgbuf_put_u16(mb, IFLA_VLAN_ID, d->id);
+	msgbuf_put(mb, IFLA_VLAN_FLAGS, sizeof(f), &f);
+	msgbuf_nest_end(mb, data);
 }
 
 void

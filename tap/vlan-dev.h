@@ -63,6 +63,12 @@ int vlan_dev_create(const void *owner, int nsfd, int netnsid,
 struct vlan_dev *vlan_dev_find(const void *owner, int ifindex,
 			       const char *name);
 const char *vlan_dev_name(const struct vlan_dev *dev);
+/* The lower device's index (the kernel's IFLA_LINK of a vlan device). */
+int vlan_dev_lower(const struct vlan_dev *dev);
+/* IFLA_INFO_KIND and IFLA_INFO_DATA as the vlan driver gives them, in
+ * the caller's IFLA_LINKINFO. */
+struct msgbuf;
+void vlan_dev_fill_info(const struct vlan_dev *dev, struct msgbuf *mb);
 /* The journal's record that makes dev again (its creator's: a malloc()ed
  * buffer, freed with dev), and owner's records, one a call from *i on:
  * NULL after the last. */

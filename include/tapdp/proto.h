@@ -64,6 +64,9 @@
 /* Largest datagram a client may send (the kernel's default netlink sndbuf,
  * less its 32-byte slack): a bigger send fails with EMSGSIZE. */
 #define TAPDP_MAX_SEND		(212992 - 32)
+/* Largest datagram ROUTE_VIEW gives back: what it was shown, grown by
+ * the daemon's link info. */
+#define TAPDP_VIEW_MAX		(TAPDP_MAX_SEND + (64 << 10))
 
 enum tapdp_op {
 	TAPDP_OP_HELLO = 1,	/* arg0 version, arg1 socket type, arg2
@@ -90,6 +93,12 @@ enum tapdp_op {
 				 * daemon reads from now on */
 	TAPDP_OP_KERNEL_DRAIN,	/* a request went out on it: move its
 				 * answer into the data socket now */
+	TAPDP_OP_ROUTE_VIEW,	/* NETLINK_ROUTE sockets; payload: a
+				 * datagram the kernel gave the socket
+				 * -> val0 1 when the daemon changed it
+				 * (as it would read were its devices the
+				 * kernel's: the new one sits in the data
+				 * socket), 0 when it is unchanged */
 };
 
 struct tapdp_req {

@@ -72,7 +72,9 @@ LLVMFuzzerTestOneInput(const uint8_t *in, size_t size)
 	snprintf(dev.name, sizeof(dev.name), "f0");
 	msgbuf_init(&mb, mem, sizeof(mem));
 	msgbuf_start(&mb, 16, 0, 0, 0, 0);
-	tnl_dev_fill_linkinfo(&dev, &mb);
+	nest = msgbuf_nest_start(&mb, IFLA_LINKINFO);
+	tnl_dev_fill_info(&dev, &mb);
+	msgbuf_nest_end(&mb, nest);
 	if (msgbuf_end(&mb))
 		abort();
 	info = (const struct nlattr *)(mb.buf + NLMSG_HDRLEN);

@@ -263,14 +263,16 @@ test_parse_gre_remote(void **state)
 static const struct nlattr *
 filled_data(const struct tnl_dev *dev, char *mem, size_t size)
 {
-	const struct nlattr *a, *info, *data = NULL;
+	const struct nlattr *a, *data = NULL;
+	struct nlattr *info;
 	struct msgbuf mb;
 	int rem;
 
 	msgbuf_init(&mb, mem, size);
 	msgbuf_start(&mb, 16, 0, 0, 0, 0);
-	info = (const struct nlattr *)(mb.buf + mb.len + NLMSG_HDRLEN);
-	tnl_dev_fill_linkinfo(dev, &mb);
+	info = msgbuf_nest_start(&mb, IFLA_LINKINFO);
+	tnl_dev_fill_info(dev, &mb);
+	msgbuf_nest_end(&mb, info);
 	assert_int_equal(msgbuf_end(&mb), 0);
 	attr_for_each(a, attr_data(info), attr_len(info), rem)
 		if (attr_type(a) == IFLA_INFO_DATA)
@@ -690,8 +692,9 @@ test_linkinfo_round_trip(void **state)
 		dev->erspan_ver = 2;
 		msgbuf_init(&mb, mem, sizeof(mem));
 		msgbuf_start(&mb, 16, 0, 0, 0, 0);
-		info = (struct nlattr *)(mb.buf + mb.len + NLMSG_HDRLEN);
-		tnl_dev_fill_linkinfo(dev, &mb);
+		info = msgbuf_nest_start(&mb, IFLA_LINKINFO);
+		tnl_dev_fill_info(dev, &mb);
+		msgbuf_nest_end(&mb, info);
 		assert_int_equal(msgbuf_end(&mb), 0);
 		assert_int_equal(info->nla_type, IFLA_LINKINFO);
 		attr_for_each(a, attr_data(info), attr_len(info), rem) {
