@@ -938,6 +938,14 @@ dp_port_name(const struct dp_port *port)
 	return port->vport->name;
 }
 
+void
+dp_port_rename(struct dp_port *port, const char *name)
+{
+	log_info("%s: port %u %s: device renamed %s", dp_name(port->dp),
+		 port->port_no, dp_port_name(port), name);
+	snprintf(port->vport->name, sizeof(port->vport->name), "%s", name);
+}
+
 /* The next datapath at or after *i in the list, *i moved past it; NULL at
  * the end. Under the control lock or RCU. */
 static struct datapath *

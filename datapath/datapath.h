@@ -252,6 +252,9 @@ int dp_port_netnsid(const struct dp_port *port);
 struct dp_port *dp_port_by_ifindex(const struct dp_net *net, int netnsid,
 				   int ifindex);
 const char *dp_port_name(const struct dp_port *port);
+/* The port's device was renamed: the port goes by the new name, as the
+ * kernel's (a vport's name is its device's). Control thread. */
+void dp_port_rename(struct dp_port *port, const char *name);
 int dp_port_set_pids(struct dp_port *port, const uint32_t *pids, unsigned n);
 
 /* Flows: the table is the datapath's; these keep its counters and free

@@ -145,12 +145,16 @@ tunnel_dev_gone(int ifindex)
 	}
 }
 
-/* A port's device changed its MTU: its sends follow. */
+/* A port's device changed: its sends follow its MTU; it goes by the
+ * device's new name (the journal's records, by name, are made again).
+ * The name is the one the device has now: the event may be older than
+ * the port (an internal port's device is made under another name). */
 static void
-port_mtu(struct dp_net *net, const struct nlmsghdr *nlh, int netnsid,
-	 int ifindex)
+port_changed(struct dp_net *net, const struct nlmsghdr *nlh, int netnsid,
+	     int ifindex)
 {
 	struct dp_port *port = dp_port_by_ifindex(net, netnsid, ifindex);
+	char name[IFNAMSIZ];
 	uint32_t mtu;
 
 	if (!port)
@@ -158,6 +162,12 @@ port_mtu(struct dp_net *net, const struct nlmsghdr *nlh, int netnsid,
 	mtu = netdev_link_mtu(nlh);
 	if (mtu)
 		vport_set_mtu(port->vport, mtu);
+	if (netdev_link_name(nlh, name) && strcmp(name, dp_port_name(port)) &&
+	    !netdev_index_name(netnsid, ifindex, name) &&
+	    strcmp(name, dp_port_name(port))) {
+		dp_port_rename(port, name);
+		journal_compact(net);
+	}
 }
 
 static int
@@ -206,7 +216,7 @@ link_event(const struct nlmsghdr *nlh, void *data)
 		if (nlh->nlmsg_type == RTM_DELLINK)
 			port_gone(nets[i], netnsid, ifi->ifi_index);
 		else if (nlh->nlmsg_type == RTM_NEWLINK)
-			port_mtu(nets[i], nlh, netnsid, ifi->ifi_index);
+			port_changed(nets[i], nlh, netnsid, ifi->ifi_index);
 	}
 	if (nlh->nlmsg_type == RTM_DELLINK &&
 	    netnsid == NETNSA_NSID_NOT_ASSIGNED)

@@ -176,6 +176,7 @@ struct link_info {
 	unsigned short type;
 	bool collect_md;	/* a tunnel device that wants metadata */
 	uint32_t mtu;
+	char name[IFNAMSIZ];
 	struct rtnl_link_stats64 *stats;
 };
 
@@ -246,6 +247,11 @@ link_attr(const struct nlattr *a, void *data)
 	else if (mnl_attr_get_type(a) == IFLA_MTU &&
 		 mnl_attr_get_payload_len(a) >= sizeof(uint32_t))
 		li->mtu = mnl_attr_get_u32(a);
+	else if (mnl_attr_get_type(a) == IFLA_IFNAME &&
+		 mnl_attr_validate(a, MNL_TYPE_NUL_STRING) == 0 &&
+		 mnl_attr_get_payload_len(a) <= sizeof(li->name))
+		memcpy(li->name, mnl_attr_get_payload(a),
+		       mnl_attr_get_payload_len(a));
 	return MNL_CB_OK;
 }
 
@@ -293,6 +299,28 @@ netdev_link_mtu(const struct nlmsghdr *nlh)
 
 	mnl_attr_parse(nlh, sizeof(struct ifinfomsg), link_attr, &li);
 	return li.mtu;
+}
+
+int
+netdev_index_name(int netnsid, int ifindex, char *name)
+{
+	struct link_info li = { 0 };
+	int err = get_link(netnsid, ifindex, NULL, &li);
+
+	if (err)
+		return err;
+	memcpy(name, li.name, IFNAMSIZ);
+	return li.name[0] ? 0 : -EPROTO;
+}
+
+bool
+netdev_link_name(const struct nlmsghdr *nlh, char *name)
+{
+	struct link_info li = { 0 };
+
+	mnl_attr_parse(nlh, sizeof(struct ifinfomsg), link_attr, &li);
+	memcpy(name, li.name, IFNAMSIZ);
+	return li.name[0];
 }
 
 int

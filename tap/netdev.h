@@ -39,6 +39,11 @@ int netdev_rtnl_query(int nsfd, const struct nlmsghdr *req, void *buf,
 int netdev_rtnl_do(int nsfd, struct nlmsghdr *req);
 /* The MTU an RTM_NEWLINK message carries (0: none). */
 uint32_t netdev_link_mtu(const struct nlmsghdr *nlh);
+/* The name it carries, into name (IFNAMSIZ bytes): false if none. */
+bool netdev_link_name(const struct nlmsghdr *nlh, char *name);
+/* The name the device of index ifindex has now, into name (IFNAMSIZ
+ * bytes): 0 or -errno. */
+int netdev_index_name(int netnsid, int ifindex, char *name);
 /* The address and MTU of the device of index ifindex. */
 int netdev_lookup_index(int netnsid, int ifindex, uint8_t mac[6],
 			uint32_t *mtu);

@@ -6,7 +6,9 @@
 # kind), an internal port is of kind openvswitch, a tunnel or VLAN device
 # the daemon made has its driver's link info; a dump filtered by master
 # lists a datapath's ports. Two datapaths, three netdev ports on one; a
-# port deleted; another namespace whose devices have the same indexes sees nothing of it; the
+# port deleted, a device renamed (the port follows it, as the kernel's
+# vport takes its device's name, also after a kill -9); another
+# namespace whose devices have the same indexes sees nothing of it; the
 # kernel's view, without the shim, stays the kernel's; pyroute2 reads it
 # too.
 . "$(dirname "$0")/../lib.sh"
@@ -96,6 +98,20 @@ check "w0 deleted from the datapath" dpctl del-if ovs-system w0
 check_absent "... has no master" "master" line w0
 check_out "... and is not listed under ovs-system" \
 	"^v0@v1: x0@x1: vxlan_sys_4789: $" masters ovs-system
+
+# A device renamed: the port takes the device's name, as the kernel's.
+check "x0 renamed x0new (the kernel's rename)" in_ns ip link set x0 name x0new
+check "the port goes by x0new" \
+	wait_until 5 eval 'dpctl show ovs-system | grep -q "port [0-9]*: x0new$"'
+check_out "... still master ovs-system" "x0new@x1: .*master ovs-system" \
+	line x0new
+pid=$(cat "$PIDF")
+kill -KILL "$pid"
+wait_until 5 dead "$pid"
+check "a daemon killed with SIGKILL, and a new one" tapdpd_start
+check_out "the port is still x0new" "port [0-9]+: x0new$" dpctl show ovs-system
+check "x0new deleted by its new name" dpctl del-if ovs-system x0new
+check_absent "... gone from the datapath" "x0" dpctl show ovs-system
 
 # Another client of its own: pyroute2's IFLA_MASTER and slave kind.
 check_out "pyroute2: v0's IFLA_MASTER is ovs-system's index" "^same openvswitch$" \
