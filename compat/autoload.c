@@ -116,6 +116,12 @@ kernel_has(const char *kind)
 }
 
 bool
+autoload_module_mode(void)
+{
+	return getenv(MODULE_DIR_ENV) != NULL;
+}
+
+bool
 autoload_for(const struct nlmsghdr *nlh)
 {
 	char kind[32], module[64];
@@ -124,7 +130,7 @@ autoload_for(const struct nlmsghdr *nlh)
 	pid_t pid;
 	int st;
 
-	if (!getenv(MODULE_DIR_ENV) || !kind_of(nlh, kind, sizeof(kind)))
+	if (!autoload_module_mode() || !kind_of(nlh, kind, sizeof(kind)))
 		return false;
 	for (size_t i = 0; i < sizeof(served) / sizeof(served[0]); i++)
 		ours = ours || !strcmp(kind, served[i]);

@@ -17,5 +17,8 @@
  * kernel lacks, in module mode, and modprobe was run for it: the daemon
  * may answer now. */
 bool autoload_for(const struct nlmsghdr *nlh);
+/* Whether the shim runs in module mode: no daemon is then the module not
+ * loaded, which the kernel does not remark on. */
+bool autoload_module_mode(void);
 
 #endif

@@ -51,6 +51,7 @@
 #include <syslog.h>
 #include <unistd.h>
 
+#include "compat/autoload.h"
 #include "compat/dgram.h"
 #include "compat/real.h"
 #include "compat/route.h"
@@ -402,8 +403,10 @@ emu_open(int type, int protocol, int *refused)
 	if (real_connect(ctl, (struct sockaddr *)&sun, sizeof(sun)) < 0) {
 		static _Atomic bool said;
 
-		shim_warn(&said, "tapdp: no daemon answers at %s (%s): netlink "
-			  "sockets go to the kernel", path, strerror(errno));
+		if (!autoload_module_mode())
+			shim_warn(&said, "tapdp: no daemon answers at %s (%s): "
+				  "netlink sockets go to the kernel", path,
+				  strerror(errno));
 		goto fail;
 	}
 	if (socketpair(AF_UNIX, SOCK_DGRAM | flags, 0, sv) < 0)

@@ -27,6 +27,8 @@ check_absent "lsmod: openvswitch not loaded at first" "^openvswitch " \
 	mod lsmod
 check_fails "ovs-dpctl: no datapath family before the load" \
 	mod 'ovs-dpctl show'
+check_absent "ip link before the load: no word from the shim (as no module)" \
+	"." mod 'ip -o link show >/dev/null && ip link show lo >/dev/null'
 check_out "modprobe openvswitch: a datapath can be made" "port 0: mdp \(internal\)" \
 	mod 'modprobe openvswitch && ovs-dpctl add-dp mdp && ovs-dpctl show'
 check_out "lsmod lists it while loaded" "^openvswitch +[0-9]+ +0$" \
