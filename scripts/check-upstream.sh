@@ -56,7 +56,11 @@ unpack() { # version dir
 
 build() { # version
 	local dir=$UP/ovs-$1
-	[ -x "$dir/vswitchd/ovs-vswitchd" ] &&
+	# Debian's python3, the one with the FTP tests' pyftpdlib: a tree
+	# configured with another is configured again.
+	grep -qx "PYTHON3 = /usr/bin/python3" "$dir/Makefile" 2>/dev/null ||
+		rm -f "$dir/Makefile"
+	[ -x "$dir/vswitchd/ovs-vswitchd" ] && [ -e "$dir/Makefile" ] &&
 		[ -e "$dir/tests/system-kmod-testsuite" ] && return 0
 	[ -x "$dir/configure" ] || unpack "$1" "$dir"
 	echo "check-upstream: building OVS $1 in $dir"
