@@ -32,8 +32,9 @@ enum keep_kind {
 				 * state (genl-server/nlsock.h) */
 	KEEP_TAP,		/* a queue of a TAP/TUN device; meta: struct
 				 * keep_tap */
-	KEEP_JOURNAL,		/* a context's journal's memory file; meta:
-				 * none for the daemon's namespace's,
+	KEEP_JOURNAL,		/* a context's journal's memory file and
+				 * its flow counters' (journal_keep_fds);
+				 * meta: none for the daemon's namespace's,
 				 * struct keep_netns for another's */
 	KEEP_PROOFS,		/* the route socket a connection's senders
 				 * prove themselves on (genl-server/creds.h);

@@ -106,15 +106,16 @@ ctx_journal(struct netns_ctx *ctx)
 {
 	struct keep_netns meta = { .cookie = ctx->cookie,
 				   .netnsid = ctx->netnsid };
-	int err = journal_open(ctx->net, -1), fd;
+	int err = journal_open(ctx->net, -1), fds[2];
+	unsigned n;
 
 	if (err) {
 		log_warn("namespace %d: no journal (%s): its datapaths will "
 			 "not outlive the daemon", ctx->netnsid, strerror(-err));
 		return;
 	}
-	fd = journal_fd(ctx->net);
-	ctx->keep_id = keep_put(KEEP_JOURNAL, &fd, 1, &meta, sizeof(meta));
+	n = journal_keep_fds(ctx->net, fds);
+	ctx->keep_id = keep_put(KEEP_JOURNAL, fds, n, &meta, sizeof(meta));
 }
 
 /* Our namespace's id for ctx's (one is given if it has none). Only a
@@ -274,7 +275,8 @@ netns_reap(void)
 static bool
 is_netns_journal(const struct keep_entry *e, void *arg)
 {
-	return e->n_fds == 1 && e->meta_len == sizeof(struct keep_netns);
+	return (e->n_fds == 1 || e->n_fds == 2) &&
+	       e->meta_len == sizeof(struct keep_netns);
 }
 
 /* A context again from a journal e a predecessor kept, in the namespace
@@ -283,6 +285,7 @@ static void
 ctx_take_over(struct keep_entry *e)
 {
 	struct netns_ctx *ctx = NULL;
+	bool stats_taken = false, renewed;
 	struct keep_netns meta;
 	int nsfd, failed;
 
@@ -300,9 +303,16 @@ ctx_take_over(struct keep_entry *e)
 	ctx->nsfd = nsfd;
 	nsfd = -1;
 	dp_net_set_namespace(ctx->net, ctx->netnsid, ctx->nsfd);
-	if (journal_open(ctx->net, e->fds[0]))
+	stats_taken = true;
+	if (journal_open_kept(ctx->net, e->fds, e->n_fds, &renewed))
 		goto drop;
 	ctx->keep_id = e->id;
+	if (renewed) {
+		int fds[2];
+		unsigned n = journal_keep_fds(ctx->net, fds);
+
+		keep_update(e->id, fds, n, &meta, sizeof(meta));
+	}
 	failed = journal_replay(ctx->net);
 	log_info("namespace %d: its journal replayed: %u records, %d failed",
 		 ctx->netnsid, journal_records(ctx->net), failed);
@@ -314,6 +324,8 @@ drop:
 	if (nsfd >= 0)
 		close(nsfd);
 	close(e->fds[0]);
+	if (e->n_fds > 1 && !stats_taken)
+		close(e->fds[1]);
 	keep_drop(e->id);
 }
 

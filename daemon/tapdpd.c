@@ -233,9 +233,20 @@ static int
 journal_take_over(struct dp_net *net)
 {
 	struct keep_entry *e = keep_claim(KEEP_JOURNAL, is_own_journal, NULL);
-	int err, failed;
+	int err = -EINVAL, failed, fds[2];
+	bool renewed;
+	unsigned n;
 
-	if (e && e->n_fds == 1 && !journal_open(net, e->fds[0])) {
+	if (e && (e->n_fds == 1 || e->n_fds == 2)) {
+		err = journal_open_kept(net, e->fds, e->n_fds, &renewed);
+		/* The counters' file is taken or closed either way. */
+		e->n_fds = 1;
+	}
+	if (e && !err) {
+		if (renewed) {
+			n = journal_keep_fds(net, fds);
+			keep_update(e->id, fds, n, NULL, 0);
+		}
 		failed = journal_replay(net);
 		if (failed < 0)
 			return failed;
@@ -254,9 +265,8 @@ journal_take_over(struct dp_net *net)
 	if (err)
 		return err;
 	if (keep_attached()) {
-		int fd = journal_fd(net);
-
-		keep_put(KEEP_JOURNAL, &fd, 1, NULL, 0);
+		n = journal_keep_fds(net, fds);
+		keep_put(KEEP_JOURNAL, fds, n, NULL, 0);
 	}
 	return 0;
 }

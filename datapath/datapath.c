@@ -19,6 +19,7 @@
 #include "ct/conntrack.h"
 #include "ct/frag.h"
 #include "actions/actions.h"
+#include "datapath/flow-stats.h"
 #include "datapath/upcall-stats.h"
 #include "flow/emc.h"
 #include "flow/extract.h"
@@ -92,6 +93,7 @@ struct dp_net {
 	int nsfd;
 	struct journal *journal;	/* datapath/journal.h's, or NULL */
 	void (*journal_free)(struct journal *);
+	struct flow_stats_file *flow_stats;	/* never NULL */
 };
 
 /* The receive (or executing) thread's state. */
@@ -647,14 +649,16 @@ static const struct actions_env env_ops = {
 };
 
 static void
-flow_stats_update(struct flow *flow, const struct packet *pkt,
+flow_count_packet(struct flow *flow, const struct packet *pkt,
 		  const struct flow_key *key)
 {
-	__atomic_fetch_add(&flow->packets, 1, __ATOMIC_RELAXED);
-	__atomic_fetch_add(&flow->bytes, pkt->len, __ATOMIC_RELAXED);
-	__atomic_store_n(&flow->used_ms, clock_now_ms(), __ATOMIC_RELAXED);
+	struct flow_stats *st = flow->stats;
+
+	__atomic_fetch_add(&st->packets, 1, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&st->bytes, pkt->len, __ATOMIC_RELAXED);
+	__atomic_store_n(&st->used_ms, clock_now_ms(), __ATOMIC_RELAXED);
 	if (key->ip_proto == IPPROTO_TCP && key->tcp_flags)
-		__atomic_fetch_or(&flow->tcp_flags, key->tcp_flags,
+		__atomic_fetch_or(&st->tcp_flags, key->tcp_flags,
 				  __ATOMIC_RELAXED);
 }
 
@@ -695,7 +699,7 @@ dp_process(struct dp_ctx *ctx, struct packet *pkt, struct flow_key *key)
 		return;
 	}
 	__atomic_fetch_add(&st->n_hit, 1, __ATOMIC_RELAXED);
-	flow_stats_update(flow, pkt, key);
+	flow_count_packet(flow, pkt, key);
 	env.ctx = ctx;
 	/* A recirculated packet's drops are its new flow's. */
 	ctx->flow = flow;
@@ -1317,12 +1321,39 @@ int
 dp_flow_insert(struct datapath *dp, struct flow *flow,
 	       const struct flow_key *key, const struct flow_key *mask)
 {
-	return flow_table_insert(&dp->table, flow, key, mask);
+	int err;
+
+	if (!flow->stats) {
+		flow->stats = flow_stats_alloc(dp->net->flow_stats);
+		if (!flow->stats)
+			return -ENOMEM;
+	}
+	flow->stats_file = dp->net->flow_stats;
+	err = flow_table_insert(&dp->table, flow, key, mask);
+	if (err) {
+		flow_stats_free(flow->stats_file, flow->stats);
+		flow->stats = NULL;
+	}
+	return err;
+}
+
+bool
+dp_flow_claim_stats(struct datapath *dp, struct flow *flow, uint32_t slot)
+{
+	flow->stats = flow_stats_claim(dp->net->flow_stats, slot);
+	return flow->stats != NULL;
+}
+
+uint32_t
+dp_flow_stats_slot(const struct flow *flow)
+{
+	return flow_stats_slot(flow->stats_file, flow->stats);
 }
 
 static void
 flow_free(struct flow *flow)
 {
+	flow_stats_free(flow->stats_file, flow->stats);
 	free(flow->actions);
 	free(flow);
 }
@@ -1349,10 +1380,12 @@ dp_flow_flush(struct datapath *dp)
 void
 dp_flow_clear_stats(struct flow *flow)
 {
-	__atomic_store_n(&flow->packets, 0, __ATOMIC_RELAXED);
-	__atomic_store_n(&flow->bytes, 0, __ATOMIC_RELAXED);
-	__atomic_store_n(&flow->used_ms, 0, __ATOMIC_RELAXED);
-	__atomic_store_n(&flow->tcp_flags, 0, __ATOMIC_RELAXED);
+	struct flow_stats *st = flow->stats;
+
+	__atomic_store_n(&st->packets, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&st->bytes, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&st->used_ms, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&st->tcp_flags, 0, __ATOMIC_RELAXED);
 }
 
 void
@@ -1505,6 +1538,7 @@ struct dp_net *
 dp_net_new(const struct dp_net_config *cfg)
 {
 	struct dp_net *net = calloc(1, sizeof(*net));
+	int err;
 
 	if (!net)
 		return NULL;
@@ -1522,8 +1556,36 @@ dp_net_new(const struct dp_net_config *cfg)
 	pthread_mutex_init(&net->conntrack_lock, NULL);
 	net->netnsid = NETNSA_NSID_NOT_ASSIGNED;
 	net->nsfd = -1;
+	net->flow_stats = flow_stats_open(-1, DP_FLOWS_MAX, &err);
+	if (!net->flow_stats) {
+		log_err("no file for flow counters: %s", strerror(-err));
+		pthread_mutex_destroy(&net->conntrack_lock);
+		free(net->dps);
+		free(net);
+		return NULL;
+	}
 	__atomic_add_fetch(&n_nets, 1, __ATOMIC_RELAXED);
 	return net;
+}
+
+int
+dp_net_take_flow_stats(struct dp_net *net, int fd)
+{
+	struct flow_stats_file *f;
+	int err;
+
+	f = flow_stats_open(fd, DP_FLOWS_MAX, &err);
+	if (!f)
+		return err;
+	flow_stats_close(net->flow_stats);
+	net->flow_stats = f;
+	return 0;
+}
+
+struct flow_stats_file *
+dp_net_flow_stats(const struct dp_net *net)
+{
+	return net->flow_stats;
 }
 
 void
@@ -1624,6 +1686,10 @@ dp_net_destroy(struct dp_net *net)
 	/* Nothing writes to it any more. */
 	if (net->journal)
 		net->journal_free(net->journal);
+	/* Flows removed before give their counters back after their grace
+	 * period. */
+	rcu_barrier();
+	flow_stats_close(net->flow_stats);
 	pthread_mutex_destroy(&net->conntrack_lock);
 	free(net);
 	__atomic_sub_fetch(&n_nets, 1, __ATOMIC_RELAXED);

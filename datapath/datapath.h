@@ -124,6 +124,9 @@ struct dp_packet_sink {
 /* The connection tracker of a context's datapaths, by default with room
  * for the kernel's nf_conntrack_max on a machine with this much memory. */
 #define DP_CONNTRACK_MAX_DEFAULT	262144
+/* Flows a context's datapaths may hold together: their counters' file
+ * (datapath/flow-stats.h) has room for so many. */
+#define DP_FLOWS_MAX			(1u << 21)
 
 struct dp_net_config {
 	struct dp_upcall_sink upcall;
@@ -181,6 +184,11 @@ bool dp_net_idle(const struct dp_net *net);
 /* The context's journal (datapath/journal.h, which sets it), or NULL;
  * dp_net_destroy frees it with free_fn. */
 struct journal *dp_net_journal(const struct dp_net *net);
+/* The file of net's flow counters (datapath/flow-stats.h). */
+struct flow_stats_file *dp_net_flow_stats(const struct dp_net *net);
+/* net, with no flow yet, takes fd, the file of a predecessor's (the
+ * keeper's, with the journal): 0, or -errno with fd still the caller's. */
+int dp_net_take_flow_stats(struct dp_net *net, int fd);
 void dp_net_set_journal(struct dp_net *net, struct journal *journal,
 			void (*free_fn)(struct journal *));
 /* How many contexts there are (the namespaces served). Any thread. */
@@ -280,6 +288,13 @@ int dp_flow_insert(struct datapath *dp, struct flow *flow,
 void dp_flow_remove(struct datapath *dp, struct flow *flow);
 void dp_flow_flush(struct datapath *dp);
 void dp_flow_clear_stats(struct flow *flow);
+/* A flow a journal's replay makes again, before dp_flow_insert: it takes
+ * the counters it had (the predecessor's slot its record names); false
+ * when that slot is none of the file's held ones (it gets new ones). */
+bool dp_flow_claim_stats(struct datapath *dp, struct flow *flow,
+			 uint32_t slot);
+/* The slot of an inserted flow's counters, for its journal record. */
+uint32_t dp_flow_stats_slot(const struct flow *flow);
 
 /* The upcall figures of tapdpctl upcalls (upcall-stats.h). */
 struct upcall_figures;

@@ -18,6 +18,7 @@
 #include "common/log.h"
 #include "datapath/datapath.h"
 #include "datapath/family-ids.h"
+#include "datapath/flow-stats.h"
 #include "genl-server/genl.h"
 #include "genl-server/nlsock.h"
 
@@ -268,7 +269,39 @@ journal_open(struct dp_net *net, int fd)
 	pthread_mutex_init(&j->lock, &attr);
 	pthread_mutexattr_destroy(&attr);
 	dp_net_set_journal(net, j, journal_free);
+	/* Its records name flows' counter slots: none is given out again
+	 * while a record may name it. */
+	flow_stats_set_kept(dp_net_flow_stats(net), true);
 	return 0;
+}
+
+unsigned
+journal_keep_fds(const struct dp_net *net, int fds[2])
+{
+	fds[0] = journal_fd(net);
+	fds[1] = flow_stats_fd(dp_net_flow_stats(net));
+	return fds[0] < 0 ? 0 : 2;
+}
+
+int
+journal_open_kept(struct dp_net *net, const int *fds, unsigned n,
+		  bool *renewed)
+{
+	int err = journal_open(net, fds[0]);
+
+	*renewed = true;
+	if (n > 1) {
+		if (!err && !dp_net_take_flow_stats(net, fds[1])) {
+			flow_stats_set_kept(dp_net_flow_stats(net), true);
+			*renewed = false;
+		} else {
+			close(fds[1]);
+		}
+	}
+	if (*renewed && !err)
+		log_warn("journal: no flow counters kept with it: the flows "
+			 "count again from zero");
+	return err;
 }
 
 int
@@ -288,12 +321,21 @@ journal_close(struct dp_net *net)
 		return;
 	dp_net_set_journal(net, NULL, NULL);
 	journal_free(j);
+	flow_stats_set_kept(dp_net_flow_stats(net), false);
 }
 
 static bool
 active(const struct journal *j)
 {
 	return j && !j->replaying;
+}
+
+bool
+journal_replaying(const struct dp_net *net)
+{
+	const struct journal *j = net_journal(net);
+
+	return j && j->replaying;
 }
 
 bool
@@ -467,6 +509,8 @@ journal_compact(struct dp_net *net)
 	}
 	trim(j);
 	j->compacted = n;
+	/* No record names a slot given back before now. */
+	flow_stats_recycle(dp_net_flow_stats(net));
 	log_info("journal: compacted to %llu bytes", (unsigned long long)n);
 out:
 	pthread_mutex_unlock(&j->lock);
@@ -717,6 +761,7 @@ journal_replay(struct dp_net *net)
 		off += rec_size(rec);
 	}
 	j->replaying = false;
+	flow_stats_claims_done(dp_net_flow_stats(net));
 	for (n = 0; n < R_N; n++)
 		restore_close(&r[n]);
 	free(m.e);

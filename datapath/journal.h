@@ -77,12 +77,26 @@ void journal_set_ops(const struct journal_ops *ops);
 int journal_open(struct dp_net *net, int fd);
 /* The memfd of net's journal, -1 when it has none. */
 int journal_fd(const struct dp_net *net);
+/* What the keeper holds for net: its journal's memfd and its flow
+ * counters' file (datapath/flow-stats.h), into fds; how many (0: no
+ * journal). */
+unsigned journal_keep_fds(const struct dp_net *net, int fds[2]);
+/* journal_open of the files a predecessor left with the keeper (fds[0]
+ * its journal; fds[1], if n > 1, its flow counters), before the replay:
+ * 0, or -errno with fds[0] still the caller's. The counters' file, taken
+ * or closed, is not; *renewed says net has a new one instead (none was
+ * given, or it was not one), which the keeper should hold. */
+int journal_open_kept(struct dp_net *net, const int *fds, unsigned n,
+		      bool *renewed);
 /* Unmaps and closes net's journal, once no thread writes to it:
  * dp_net_destroy does, after the context's ports and tracker stopped. */
 void journal_close(struct dp_net *net);
 /* Whether changes to net's state are written now: it has a journal, not
  * being replayed. */
 bool journal_keeps(const struct dp_net *net);
+/* Whether the request being handled is a record of net's journal
+ * replayed (what only a record may say is believed then). */
+bool journal_replaying(const struct dp_net *net);
 
 /* Appends mb's messages to net's journal, as one unit. No-op unless
  * journal_keeps(net). Any thread. */

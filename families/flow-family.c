@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/log.h"
 #include "common/nlerr.h"
 #include "datapath/datapath.h"
 #include "families/families.h"
@@ -63,8 +64,36 @@ put_match(const struct flow *flow, struct msgbuf *mb, uint32_t uflags)
 			     flow_table_mask_key(flow), true);
 }
 
-/* Journal records (journal.h). NEW with the flow as it is: its match and
- * actions (a NEW of a flow that exists replaces its actions). */
+/* The journal's own attribute of a flow's record: the slot of its
+ * counters (datapath/flow-stats.h), which the flow a replay makes takes
+ * back. Past OVS_FLOW_ATTR_MAX, where the kernel's policy (and ours)
+ * passes over what a client sends; read from a replayed record only. */
+#define FLOW_ATTR_STATS_SLOT	0x3f00
+
+/* The slot a replayed record names, in *slot: false when none. */
+static bool
+record_slot(const struct genl_info *info, uint32_t *slot)
+{
+	size_t hl = GENL_HDRLEN + NLMSG_ALIGN(sizeof(struct ovs_header));
+	const struct nlattr *a;
+	int rem;
+
+	if (!journal_replaying(nlsock_net(info->sk)) ||
+	    info->nlh->nlmsg_len < NLMSG_HDRLEN + hl)
+		return false;
+	attr_for_each(a, (const char *)NLMSG_DATA(info->nlh) + hl,
+		      info->nlh->nlmsg_len - NLMSG_HDRLEN - hl, rem)
+		if (attr_type(a) == FLOW_ATTR_STATS_SLOT &&
+		    attr_len(a) == sizeof(uint32_t)) {
+			*slot = attr_get_u32(a);
+			return true;
+		}
+	return false;
+}
+
+/* Journal records (journal.h). NEW with the flow as it is: its match,
+ * actions and counters' slot (a NEW of a flow that exists replaces its
+ * actions). */
 static void
 journal_flow(const struct datapath *dp, const struct flow *flow)
 {
@@ -80,12 +109,14 @@ journal_flow(const struct datapath *dp, const struct flow *flow)
 	nest = msgbuf_nest_start(mb, OVS_FLOW_ATTR_ACTIONS);
 	msgbuf_put_raw(mb, acts->data, acts->len);
 	msgbuf_nest_end(mb, nest);
+	msgbuf_put_u32(mb, FLOW_ATTR_STATS_SLOT, dp_flow_stats_slot(flow));
 	journal_record_end(mb);
 }
 
-/* A NEW that worked, as it came: its attributes are serialized already. */
+/* A NEW that worked, as it came (its attributes are serialized already),
+ * and the flow's counters' slot. */
 static void
-journal_new(const struct genl_info *info)
+journal_new(const struct genl_info *info, const struct flow *flow)
 {
 	static const uint16_t kept[] = { OVS_FLOW_ATTR_UFID, OVS_FLOW_ATTR_KEY,
 					 OVS_FLOW_ATTR_MASK,
@@ -104,6 +135,7 @@ journal_new(const struct genl_info *info)
 		if (a)
 			msgbuf_put(mb, a->nla_type, attr_len(a), attr_data(a));
 	}
+	msgbuf_put_u32(mb, FLOW_ATTR_STATS_SLOT, dp_flow_stats_slot(flow));
 	journal_record_end(mb);
 }
 
@@ -150,10 +182,11 @@ flow_fill(const struct flow *flow, int dp_ifindex, struct msgbuf *mb,
 		return -EMSGSIZE;
 	hdr->dp_ifindex = dp_ifindex;
 	put_match(flow, mb, uflags);
-	st.n_packets = __atomic_load_n(&flow->packets, __ATOMIC_RELAXED);
-	st.n_bytes = __atomic_load_n(&flow->bytes, __ATOMIC_RELAXED);
-	used = __atomic_load_n(&flow->used_ms, __ATOMIC_RELAXED);
-	tcp = __atomic_load_n(&flow->tcp_flags, __ATOMIC_RELAXED);
+	st.n_packets = __atomic_load_n(&flow->stats->packets,
+				       __ATOMIC_RELAXED);
+	st.n_bytes = __atomic_load_n(&flow->stats->bytes, __ATOMIC_RELAXED);
+	used = __atomic_load_n(&flow->stats->used_ms, __ATOMIC_RELAXED);
+	tcp = __atomic_load_n(&flow->stats->tcp_flags, __ATOMIC_RELAXED);
 	if (used)
 		msgbuf_put_u64(mb, OVS_FLOW_ATTR_USED, used);
 	if (st.n_packets)
@@ -233,6 +266,7 @@ flow_cmd_new(struct genl_info *info)
 	struct flow *flow = NULL, *nf;
 	struct flow_id id;
 	struct datapath *dp;
+	uint32_t slot;
 	int err;
 
 	if (!a[OVS_FLOW_ATTR_KEY]) {
@@ -281,13 +315,19 @@ flow_cmd_new(struct genl_info *info)
 		memcpy(nf->ufid, id.ufid, id.len);
 		nf->ufid_len = id.len;
 		nf->actions = acts;
+		/* Made again by a replay: its counters go on. */
+		if (record_slot(info, &slot) &&
+		    !dp_flow_claim_stats(dp, nf, slot))
+			log_warn("flow counters: slot %u is not the previous "
+				 "daemon's: the flow's count starts again",
+				 slot);
 		err = dp_flow_insert(dp, nf, &key, &mask);
 		if (err) {
 			free(acts);
 			free(nf);
 			return err;
 		}
-		journal_new(info);
+		journal_new(info, nf);
 		dp_upcall_answered(dp, &key);
 		return flow_reply(info, nf, OVS_FLOW_CMD_NEW, false);
 	}
@@ -304,7 +344,7 @@ flow_cmd_new(struct genl_info *info)
 		}
 	}
 	dp_flow_set_actions(flow, acts);
-	journal_new(info);
+	journal_new(info, flow);
 	return flow_reply(info, flow, OVS_FLOW_CMD_NEW, false);
 }
 

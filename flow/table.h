@@ -53,6 +53,19 @@ struct flow_mask;			/* a shared mask; private */
 struct flow_mask_array;			/* masks in probe order; private */
 struct flow_mask_cache;			/* one packet thread's cache */
 
+/* A flow's counters, in memory its owner gives it (datapath/flow-stats.h:
+ * a file that outlives the daemon). Packet threads update them with
+ * atomics. */
+struct flow_stats {
+	uint64_t packets;
+	uint64_t bytes;
+	uint64_t used_ms;
+	uint16_t tcp_flags;
+	uint16_t pad[3];
+};
+
+struct flow_stats_file;
+
 struct flow {
 	/* Private to the table; first, so that a probe reads few lines. */
 	struct cds_lfht_node node;	/* by masked key */
@@ -67,11 +80,8 @@ struct flow {
 	uint8_t ufid_len;		/* 0: no UFID */
 	void *actions;			/* opaque to the table */
 
-	/* Statistics: packet threads update them with atomics. */
-	uint64_t packets;
-	uint64_t bytes;
-	uint64_t used_ms;
-	uint16_t tcp_flags;
+	struct flow_stats *stats;	/* in the owner's file: */
+	struct flow_stats_file *stats_file;
 
 	struct rcu_head rcu;		/* for the owner's call_rcu() */
 

@@ -60,7 +60,7 @@ through_ms() {
 }
 
 ports() { pyctl show rdp | grep -E '^ *port [0-9]+:'; }
-# Flows without their counters (not kept: docs/RELIABILITY.md).
+# Flows without their counters (kept, but traffic moves them).
 flows() {
 	pyctl dump-flows rdp | sed -E 's/packets:[0-9]+, bytes:[0-9]+, used:[^,]+, //' |
 		sort
@@ -157,12 +157,31 @@ check "del-if r4 after the takeovers" pyctl del-if rdp r4
 pyctl add-flow rdp "in_port(2),eth(),eth_type(0x0800),ipv4(proto=17),udp()" "1"
 ports >"$T/ports.before"
 flows >"$T/flows.before"
+# That flow's counters, exact: datagrams only the test sends take it.
+udp_count() {
+	pyctl dump-flows rdp | grep "proto=17" | grep -oE "packets:[0-9]+" |
+		cut -d: -f2
+}
+send_udp() {
+	ip netns exec "$2" bash -c \
+		"for i in \$(seq $1); do echo x >/dev/udp/10.9.0.1/7777; done"
+}
+is_count() { [ "$(udp_count)" = "$1" ]; }
+send_udp 5 "$2"
+check "the UDP flow counts 5 datagrams" wait_until 5 is_count 5
 check "kill -9 once more" crash_restart
 ports >"$T/ports.after"
 flows >"$T/flows.after"
 check "the port deleted since stays deleted" \
 	diff "$T/ports.before" "$T/ports.after"
 check "the flow added since is there" diff "$T/flows.before" "$T/flows.after"
+check_out "its counters went on: still 5" "^5$" udp_count
+send_udp 3 "$2"
+check "... and count on: 8" wait_until 5 is_count 8
+check "an upgrade" upgrade
+check_out "its counters after the upgrade: still 8" "^8$" udp_count
+send_udp 4 "$2"
+check "... and on: 12" wait_until 5 is_count 12
 
 # Ports the datapath let go as their devices went, no client asking, are
 # forgotten too: an internal port whose TAP device is deleted from

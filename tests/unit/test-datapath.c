@@ -321,9 +321,9 @@ test_hit_runs_actions_and_counts(void **state)
 			 len);
 	assert_memory_equal(out, f, len);
 	/* Counted before the actions ran. */
-	assert_int_equal(atomic_read(&flow->packets), 1);
-	assert_int_equal(atomic_read(&flow->bytes), len);
-	assert_true(atomic_read(&flow->used_ms) != 0);
+	assert_int_equal(atomic_read(&flow->stats->packets), 1);
+	assert_int_equal(atomic_read(&flow->stats->bytes), len);
+	assert_true(atomic_read(&flow->stats->used_ms) != 0);
 	dp_get_stats(fx->dp, &st);
 	assert_int_equal(st.n_hit, 1);
 	assert_int_equal(st.n_missed, 0);
@@ -745,7 +745,7 @@ test_recirc_chain_and_loop(void **state)
 			 len);
 	assert_memory_equal(out, f, len);
 	for (uint32_t id = 0; id < 7; id++)
-		assert_int_equal(atomic_read(&flow[id]->packets), 1);
+		assert_int_equal(atomic_read(&flow[id]->stats->packets), 1);
 	assert_int_equal(dp_drops(fx->dp, TAPDP_DROP_OVS_DEFERRED_LIMIT), 0);
 	/* From port 2: a flow that recirculates to itself. */
 	attrs_init(&acts);
@@ -754,7 +754,7 @@ test_recirc_chain_and_loop(void **state)
 	flow[0] = flow_add_recirc(fx->dp, 2, 1, &acts);
 	fake_wire_send("tdp-b", f, len);
 	assert_true(wait_drops(fx->b, TAPDP_DROP_OVS_DEFERRED_LIMIT, 1));
-	assert_int_equal(atomic_read(&flow[0]->packets), 30);
+	assert_int_equal(atomic_read(&flow[0]->stats->packets), 30);
 	assert_int_equal(dp_drops(fx->dp, TAPDP_DROP_OVS_RECURSION_LIMIT), 0);
 	assert_true(fake_wire_recv("tdp-a", out, sizeof(out), 0) < 0);
 }
@@ -861,7 +861,7 @@ test_trace(void **state)
 	assert_int_equal(attr_get_u32(st.tb[last][TAPDP_CTL_ATTR_DEPTH]), 2);
 	assert_true(fake_wire_recv("tdp-b", out, sizeof(out), 0) < 0);
 	for (uint32_t id = 0; id < 3; id++)
-		assert_int_equal(atomic_read(&flow[id]->packets), 0);
+		assert_int_equal(atomic_read(&flow[id]->stats->packets), 0);
 	dp_get_stats(fx->dp, &ds);
 	assert_int_equal(ds.n_hit + ds.n_missed, 0);
 
@@ -886,7 +886,7 @@ test_trace(void **state)
 			 TAPDP_DROP_OVS_DEFERRED_LIMIT);
 	/* recirc_id 0's, then the 30 of test_recirc_chain_and_loop. */
 	assert_int_equal(steps_of(&st, TAPDP_CTL_STEP_FLOW), 31);
-	assert_int_equal(atomic_read(&flow[0]->packets), 0);
+	assert_int_equal(atomic_read(&flow[0]->stats->packets), 0);
 	assert_int_equal(dp_drops(fx->dp, TAPDP_DROP_OVS_DEFERRED_LIMIT), 0);
 	trace(fx, fx->b, 2048, &st);
 	assert_true(st.truncated);

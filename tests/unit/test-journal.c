@@ -631,6 +631,112 @@ test_replay(void **state)
 	snap_free(&after);
 }
 
+/* Counters a test sets on every flow of n: a function of its key. */
+static uint64_t
+key_sum(const struct flow *fl)
+{
+	const uint8_t *b = (const uint8_t *)&fl->key;
+	uint64_t sum = 1;
+
+	for (size_t i = 0; i < sizeof(fl->key); i++)
+		sum = sum * 31 + b[i];
+	return sum;
+}
+
+/* Sets the counters of n's flows; how many. */
+static size_t
+flow_counts_set(struct dp_net *n)
+{
+	struct datapath *dp;
+	struct flow *fl;
+	size_t count = 0;
+
+	for (unsigned d = 0; (dp = dp_at(n, d)); d++)
+		for (uint64_t c = 0; (fl = dp_flow_dump_next(dp, &c)); count++) {
+			fl->stats->packets = key_sum(fl);
+			fl->stats->bytes = key_sum(fl) * 2;
+			fl->stats->used_ms = 77;
+			fl->stats->tcp_flags = 0x12;
+		}
+	return count;
+}
+
+/* How many of n's flows have the counters flow_counts_set gave them;
+ * the others must have none (*zero of them). */
+static size_t
+flow_counts_check(struct dp_net *n, size_t *zero)
+{
+	struct datapath *dp;
+	struct flow *fl;
+	size_t count = 0;
+
+	*zero = 0;
+	for (unsigned d = 0; (dp = dp_at(n, d)); d++)
+		for (uint64_t c = 0; (fl = dp_flow_dump_next(dp, &c));) {
+			if (!fl->stats->packets && !fl->stats->bytes &&
+			    !fl->stats->used_ms && !fl->stats->tcp_flags) {
+				(*zero)++;
+				continue;
+			}
+			assert_int_equal(fl->stats->packets, key_sum(fl));
+			assert_int_equal(fl->stats->bytes, key_sum(fl) * 2);
+			assert_int_equal(fl->stats->used_ms, 77);
+			assert_int_equal(fl->stats->tcp_flags, 0x12);
+			count++;
+		}
+	return count;
+}
+
+/* A successor of n, from copies of the files the keeper holds for it. */
+static struct dp_net *
+take_kept(struct dp_net *n)
+{
+	struct dp_net *s = fresh_net();
+	int fds[2];
+	bool renewed;
+
+	assert_int_equal(journal_keep_fds(n, fds), 2);
+	fds[0] = dup(fds[0]);
+	fds[1] = dup(fds[1]);
+	clear_net(n);
+	assert_int_equal(journal_open_kept(s, fds, 2, &renewed), 0);
+	assert_false(renewed);
+	assert_int_equal(journal_replay(s), 0);
+	return s;
+}
+
+/* Flows' counters outlive the daemon: each flow a successor's replay
+ * makes again has the counts it had, to the packet; so after a second
+ * successor, from a journal the first compacted; and a flow made after
+ * a takeover starts at zero, taking none of theirs. */
+static void
+test_flow_counters(void **state)
+{
+	struct fx *f2;
+	struct dp_net *n, *m;
+	size_t count, zero;
+	int ifindex;
+
+	build_state(*state);
+	count = flow_counts_set(net);
+	assert_true(count > 800);
+	n = take_kept(net);
+	assert_int_equal(flow_counts_check(n, &zero), count);
+	assert_int_equal(zero, 0);
+	assert_int_equal(journal_compact(n), 0);
+	f2 = fx_new(n, NETLINK_GENERIC, true);
+	ifindex = dp_ifindex(dp_by_name(n, "jdp1"));
+	for (unsigned i = 2000; i < 2010; i++)
+		flow_put(f2, ifindex, OVS_FLOW_CMD_NEW, i, 1, false);
+	fx_free(f2);
+	m = take_kept(n);
+	/* The ten new flows have no counts; the others theirs. */
+	assert_int_equal(flow_counts_check(m, &zero), count);
+	assert_int_equal(zero, 10);
+	dp_net_destroy(n);
+	drop_net(m);
+}
+
 /* A daemon killed while appending its last record leaves the bytes of a
  * part of it after the records: they replay as if it never came. */
 static void
@@ -951,6 +1057,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_cut_last_record, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_compact, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_flow_counters, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_tunnel_devices, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_failed_datapath, setup,
