@@ -188,8 +188,9 @@ report() { # version
 	done
 }
 
-# What the suites look for besides (their FTP tests' server library).
-sh "$TOP/scripts/install-deps.sh" python3-pyftpdlib >/dev/null
+# What the suites look for besides: their FTP tests' server library and
+# client.
+sh "$TOP/scripts/install-deps.sh" python3-pyftpdlib lftp >/dev/null
 mkdir -p "$UP"
 for v in $versions; do
 	case $step in
