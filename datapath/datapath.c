@@ -1103,6 +1103,23 @@ dp_port_set_pids(struct dp_port *port, const uint32_t *pids, unsigned n)
 
 /* The errno the kernel gives a second collect-metadata device of a kind
  * in a namespace on the same port. */
+/* A port's device was linked to its datapath or unlinked: link
+ * listeners hear of it, as of the kernel's
+ * netdev_master_upper_dev_link() (and link messages under the shim show
+ * the master: families/link-view.h). Not an internal port's, which has
+ * no master; not a device elsewhere, or gone (the attempt fails). */
+static void
+port_announce(const struct dp_port *port)
+{
+	const struct dp_net *net = port->dp->net;
+
+	if (port->type == OVS_VPORT_TYPE_INTERNAL ||
+	    dp_port_netnsid(port) != NETNSA_NSID_NOT_ASSIGNED ||
+	    (net->elsewhere && net->nsfd < 0))
+		return;
+	netdev_announce(net->nsfd, port->vport->ifindex);
+}
+
 static int
 port_attach(struct datapath *dp, uint32_t port_no, enum ovs_vport_type type,
 	    const char *name, const struct vport_tunnel_config *tnl,
@@ -1160,6 +1177,7 @@ port_attach(struct datapath *dp, uint32_t port_no, enum ovs_vport_type type,
 	rcu_assign_pointer(dp->ports->port[port_no], port);
 	log_info("%s: added port %u %s (%s)", dp_name(dp), port_no, name,
 		 ops->name);
+	port_announce(port);
 	if (out)
 		*out = port;
 	return 0;
@@ -1195,6 +1213,7 @@ dp_port_del(struct dp_port *port)
 	rcu_assign_pointer(dp->ports->port[port->port_no], NULL);
 	/* Other ports' threads may still be sending to it. */
 	synchronize_rcu();
+	port_announce(port);
 	vport_destroy(port->vport);
 	free(port->pids);
 	free(port->drops);

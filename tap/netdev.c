@@ -292,6 +292,39 @@ get_link(int netnsid, int ifindex, const char *name, struct link_info *li)
 	return rtnl_ask(nlh, link_cb, li);
 }
 
+int
+netdev_announce(int nsfd, int ifindex)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE], got[16 << 10], alias[256] = "";
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	const struct nlmsghdr *k = (const void *)got;
+	const struct nlattr *a;
+	struct ifinfomsg *ifi;
+	int n;
+
+	nlh->nlmsg_type = RTM_GETLINK;
+	ifi = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifi));
+	ifi->ifi_index = ifindex;
+	n = netdev_rtnl_query(nsfd, nlh, got, sizeof(got));
+	if (n < 0)
+		return n;
+	if (k->nlmsg_type != RTM_NEWLINK || k->nlmsg_len > (size_t)n ||
+	    k->nlmsg_len < NLMSG_LENGTH(sizeof(*ifi)))
+		return -EPROTO;
+	mnl_attr_for_each(a, k, sizeof(*ifi))
+		if (mnl_attr_get_type(a) == IFLA_IFALIAS &&
+		    mnl_attr_get_payload_len(a) < sizeof(alias))
+			memcpy(alias, mnl_attr_get_payload(a),
+			       mnl_attr_get_payload_len(a));
+	nlh = mnl_nlmsg_put_header(buf);
+	nlh->nlmsg_type = RTM_SETLINK;
+	ifi = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifi));
+	ifi->ifi_index = ifindex;
+	mnl_attr_put(nlh, IFLA_IFALIAS, strnlen(alias, sizeof(alias) - 1),
+		     alias);
+	return netdev_rtnl_do(nsfd, nlh);
+}
+
 uint32_t
 netdev_link_mtu(const struct nlmsghdr *nlh)
 {

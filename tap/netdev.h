@@ -37,6 +37,12 @@ int netdev_rtnl_query(int nsfd, const struct nlmsghdr *req, void *buf,
 /* Hands the kernel the request req there, made acknowledged and not
  * echoed in place: 0 or the kernel's error. */
 int netdev_rtnl_do(int nsfd, struct nlmsghdr *req);
+/* Has the kernel tell link listeners of the device of index ifindex in
+ * nsfd's namespace (-1: ours) again, changing nothing: its alias set to
+ * what it is, which do_setlink announces with an RTM_NEWLINK whatever
+ * the value. As the kernel tells them when it links a device to a
+ * master or unlinks it. 0 or -errno. */
+int netdev_announce(int nsfd, int ifindex);
 /* The MTU an RTM_NEWLINK message carries (0: none). */
 uint32_t netdev_link_mtu(const struct nlmsghdr *nlh);
 /* The name it carries, into name (IFNAMSIZ bytes): false if none. */

@@ -82,6 +82,18 @@ wait_until 5 test -s "$T/monitor" || sleep 0.5
 in_ns ip link set w0 mtu 1400
 check "a notification of w0's new MTU names its master" \
 	wait_until 5 grep -q "w0@w1: .*mtu 1400 .*master ovs-system" "$T/monitor"
+# A port added and deleted: the kernel tells of the master gained and
+# lost (netdev_master_upper_dev_link), and so does the daemon.
+in_ns ip link add z0 type veth peer name z1
+check "z0 added to the datapath" dpctl add-if ovs-system z0
+check "... a notification names its master" \
+	wait_until 5 grep -q "z0@z1: .*master ovs-system" "$T/monitor"
+last_z0() { grep "z0@z1: " "$T/monitor" | tail -1; }
+n=$(grep -c "z0@z1: " "$T/monitor")
+more_z0() { [ "$(grep -c "z0@z1: " "$T/monitor")" -gt "$n" ]; }
+check "z0 deleted from it" dpctl del-if ovs-system z0
+check "... a notification follows" wait_until 5 more_z0
+check_absent "... naming no master" "master" last_z0
 kill "$mon" 2>/dev/null
 
 # Another namespace, without a datapath: devices of the same indexes
