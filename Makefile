@@ -92,7 +92,7 @@ SHIM_SRCS := compat/shim.c compat/route.c compat/dgram.c compat/real.c \
 	     compat/autoload.c
 $(BUILD)/libtapdp.so: $(SHIM_SRCS) compat/dgram.h compat/real.h compat/route.h \
 		      compat/autoload.h \
-		      include/tapdp/proto.h
+		      include/tapdp/proto.h include/tapdp/kinds.h
 	@mkdir -p $(BUILD)
 	$(CC) $(TAPDP_CFLAGS) $(CPPFLAGS) $(CFLAGS) -fPIC -shared \
 	      -fvisibility=hidden $(LDFLAGS:-fsanitize%=) -o $@ $(SHIM_SRCS) \

@@ -13,17 +13,12 @@
 #include <unistd.h>
 
 #include "compat/real.h"
+#include "include/tapdp/kinds.h"
 
 /* Set by tapdp-run --module (tools/module.c). */
 #define MODULE_DIR_ENV	"TAPDP_MODULE_DIR"
 
 extern char **environ;
-
-/* The kinds the daemon makes devices of (tap/tnl-dev.c, tap/vlan-dev.c). */
-static const char *const served[] = {
-	"vxlan", "geneve", "gre", "gretap", "ip6gretap", "erspan",
-	"ip6erspan", "bareudp", "vlan",
-};
 
 /* The kind a creating RTM_NEWLINK asks for, into kind; false if none. */
 static bool
@@ -55,47 +50,23 @@ kind_of(const struct nlmsghdr *nlh, char *kind, size_t size)
 	return false;
 }
 
-/* Whether the kernel has a driver for kind: asked with a creation it
- * refuses either way (a name no device may have: the driver's checks
- * refuse it, EINVAL; without a driver, rtnetlink's EOPNOTSUPP). */
+/* Whether the kernel has a driver for kind (include/tapdp/kinds.h). */
 static bool
 kernel_has(const char *kind)
 {
-	struct {
-		struct nlmsghdr nlh;
-		struct ifinfomsg ifi;
-		char attrs[64];
-	} req = { 0 };
+	struct tapdp_kind_probe req;
 	char buf[1024];
 	struct sockaddr_nl kernel = { .nl_family = AF_NETLINK };
 	struct iovec iov = { &req, 0 };
 	struct msghdr mh = { .msg_name = &kernel,
 			     .msg_namelen = sizeof(kernel),
 			     .msg_iov = &iov, .msg_iovlen = 1 };
-	struct rtattr *name, *info, *k;
 	const struct nlmsgerr *e;
-	size_t klen = strlen(kind) + 1;
 	int fd, err = 0;
 	ssize_t n;
 
-	if (klen > 16)
+	if (!tapdp_kind_probe(&req, kind))
 		return true;
-	name = (void *)req.attrs;
-	name->rta_type = IFLA_IFNAME;
-	name->rta_len = RTA_LENGTH(sizeof("tapdp/probe"));
-	memcpy(RTA_DATA(name), "tapdp/probe", sizeof("tapdp/probe"));
-	info = (void *)(req.attrs + RTA_ALIGN(name->rta_len));
-	info->rta_type = IFLA_LINKINFO;
-	k = RTA_DATA(info);
-	k->rta_type = IFLA_INFO_KIND;
-	k->rta_len = RTA_LENGTH(klen);
-	memcpy(RTA_DATA(k), kind, klen);
-	info->rta_len = RTA_LENGTH(RTA_ALIGN(k->rta_len));
-	req.nlh.nlmsg_len = NLMSG_SPACE(sizeof(req.ifi)) +
-			    RTA_ALIGN(name->rta_len) + info->rta_len;
-	req.nlh.nlmsg_type = RTM_NEWLINK;
-	req.nlh.nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK | NLM_F_CREATE |
-			      NLM_F_EXCL;
 	iov.iov_len = req.nlh.nlmsg_len;
 	fd = real_socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
 	if (fd < 0)
@@ -126,15 +97,12 @@ autoload_for(const struct nlmsghdr *nlh)
 {
 	char kind[32], module[64];
 	char *argv[] = { "modprobe", "-q", module, NULL };
-	bool ours = false;
 	pid_t pid;
 	int st;
 
 	if (!autoload_module_mode() || !kind_of(nlh, kind, sizeof(kind)))
 		return false;
-	for (size_t i = 0; i < sizeof(served) / sizeof(served[0]); i++)
-		ours = ours || !strcmp(kind, served[i]);
-	if (!ours || kernel_has(kind))
+	if (!tapdp_kind_served(kind) || kernel_has(kind))
 		return false;
 	snprintf(module, sizeof(module), "rtnl-link-%s", kind);
 	if (posix_spawnp(&pid, "modprobe", NULL, NULL, argv, environ))

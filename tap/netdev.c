@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "common/ns-socket.h"
+#include "include/tapdp/kinds.h"
 
 int
 netdev_ifindex(const char *name)
@@ -418,21 +419,10 @@ netdev_lookup_index(int netnsid, int ifindex, uint8_t mac[6], uint32_t *mtu)
 bool
 netdev_kind_known(const char *kind)
 {
-	char buf[MNL_SOCKET_BUFFER_SIZE];
-	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
-	struct ifinfomsg *ifi;
-	struct nlattr *info;
+	struct tapdp_kind_probe req;
 
-	nlh->nlmsg_type = RTM_NEWLINK;
-	nlh->nlmsg_flags = NLM_F_CREATE | NLM_F_EXCL | NLM_F_ACK;
-	ifi = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifi));
-	ifi->ifi_family = AF_UNSPEC;
-	/* A name no device may have: no driver can make it. */
-	mnl_attr_put_strz(nlh, IFLA_IFNAME, "tapdp/probe");
-	info = mnl_attr_nest_start(nlh, IFLA_LINKINFO);
-	mnl_attr_put_strz(nlh, IFLA_INFO_KIND, kind);
-	mnl_attr_nest_end(nlh, info);
-	return rtnl_ask(nlh, NULL, NULL) != -EOPNOTSUPP;
+	return !tapdp_kind_probe(&req, kind) ||
+	       rtnl_ask(&req.nlh, NULL, NULL) != -EOPNOTSUPP;
 }
 
 int

@@ -27,6 +27,7 @@
 #include <cmocka.h>
 
 #include "genl-server/msg.h"
+#include "include/tapdp/kinds.h"
 #include "tap/netdev.h"
 #include "tap/tap.h"
 #include "tap/tnl-dev.h"
@@ -76,11 +77,18 @@ test_kinds(void **state)
 					      "gretap", "ip6gretap", "erspan",
 					      "ip6erspan", "bareudp" };
 
+	size_t n = sizeof(tapdp_device_kinds) / sizeof(tapdp_device_kinds[0]);
+
 	for (size_t i = 0; i < sizeof(served) / sizeof(served[0]); i++) {
 		assert_non_null(tnl_kind_find(served[i]));
 		assert_string_equal(tnl_kind_name(tnl_kind_find(served[i])),
 				    served[i]);
+		assert_true(tapdp_kind_served(served[i]));
 	}
+	/* The shim's list (include/tapdp/kinds.h): these and vlan. */
+	assert_int_equal(n, sizeof(served) / sizeof(served[0]) + 1);
+	assert_true(tapdp_kind_served("vlan"));
+	assert_false(tapdp_kind_served("ovs_geneve"));
 	/* OVS's probe kind and the rest stay the kernel's. */
 	assert_null(tnl_kind_find("ovs_geneve"));
 	assert_null(tnl_kind_find("ip6gre"));
