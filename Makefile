@@ -286,7 +286,8 @@ selftest: $(SELFTEST_DIR)/ovs-dpctl.py $(SELFTEST_DIR)-7.2/ovs-dpctl.py \
 # OVS's own kernel suites (3.1, 3.5, 4.0) and all of Linux 7.2's
 # selftests on tapdp: opt-in, about an hour and a half
 # (scripts/check-upstream.sh).
-check-upstream: all selftest
+check-upstream: all selftest $(BUILD)/shim-check $(BUILD)/hostile-client \
+	$(BUILD)/nl-client $(BUILD)/udpgen $(BUILD)/tcpcrr
 	bash scripts/check-upstream.sh all $(OVS_VERSIONS)
 
 check: all $(UNIT_TESTS) $(BUILD)/shim-check $(BUILD)/hostile-client \
