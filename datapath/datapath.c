@@ -942,6 +942,13 @@ dp_port_name(const struct dp_port *port)
 	return port->vport->name;
 }
 
+bool
+dp_port_has_master(const struct dp_port *port)
+{
+	return port->type != OVS_VPORT_TYPE_INTERNAL &&
+	       dp_port_netnsid(port) == NETNSA_NSID_NOT_ASSIGNED;
+}
+
 void
 dp_port_rename(struct dp_port *port, const char *name)
 {
@@ -1106,16 +1113,14 @@ dp_port_set_pids(struct dp_port *port, const uint32_t *pids, unsigned n)
 /* A port's device was linked to its datapath or unlinked: link
  * listeners hear of it, as of the kernel's
  * netdev_master_upper_dev_link() (and link messages under the shim show
- * the master: families/link-view.h). Not an internal port's, which has
- * no master; not a device elsewhere, or gone (the attempt fails). */
+ * the master: families/link-view.h). Not a device that has none; not
+ * one gone (the attempt fails). */
 static void
 port_announce(const struct dp_port *port)
 {
 	const struct dp_net *net = port->dp->net;
 
-	if (port->type == OVS_VPORT_TYPE_INTERNAL ||
-	    dp_port_netnsid(port) != NETNSA_NSID_NOT_ASSIGNED ||
-	    (net->elsewhere && net->nsfd < 0))
+	if (!dp_port_has_master(port) || (net->elsewhere && net->nsfd < 0))
 		return;
 	netdev_announce(net->nsfd, port->vport->ifindex);
 }

@@ -260,6 +260,11 @@ int dp_port_netnsid(const struct dp_port *port);
 struct dp_port *dp_port_by_ifindex(const struct dp_net *net, int netnsid,
 				   int ifindex);
 const char *dp_port_name(const struct dp_port *port);
+/* Whether the kernel would have linked the port's device to the
+ * datapath's local port as its master (netdev_master_upper_dev_link):
+ * any port but an internal one, its device in the datapath's namespace.
+ * Control thread. */
+bool dp_port_has_master(const struct dp_port *port);
 /* The port's device was renamed: the port goes by the new name, as the
  * kernel's (a vport's name is its device's). Control thread. */
 void dp_port_rename(struct dp_port *port, const char *name);

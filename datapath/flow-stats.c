@@ -230,19 +230,19 @@ flow_stats_claim(struct flow_stats_file *f, uint32_t slot)
 static void
 free_all(struct flow_stats_file *f, enum slot_state from)
 {
+	pthread_mutex_lock(&f->lock);
 	for (uint64_t i = f->hdr->n_slots; i-- > 0;)
 		if (f->state[i] == from) {
 			f->state[i] = SLOT_FREE;
 			f->free[f->n_free++] = i;
 		}
+	pthread_mutex_unlock(&f->lock);
 }
 
 void
 flow_stats_claims_done(struct flow_stats_file *f)
 {
-	pthread_mutex_lock(&f->lock);
 	free_all(f, SLOT_HELD);
-	pthread_mutex_unlock(&f->lock);
 }
 
 void
@@ -270,9 +270,7 @@ flow_stats_slot(const struct flow_stats_file *f, const struct flow_stats *s)
 void
 flow_stats_recycle(struct flow_stats_file *f)
 {
-	pthread_mutex_lock(&f->lock);
 	free_all(f, SLOT_LIMBO);
-	pthread_mutex_unlock(&f->lock);
 }
 
 size_t

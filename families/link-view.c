@@ -31,7 +31,8 @@ link_as_find(const struct dp_net *net, const struct nlmsghdr *nlh,
 				  ifi->ifi_index);
 	if (port && port->type == OVS_VPORT_TYPE_INTERNAL)
 		as->internal = true;
-	else if (port && nlh->nlmsg_type == RTM_NEWLINK)
+	else if (port && dp_port_has_master(port) &&
+		 nlh->nlmsg_type == RTM_NEWLINK)
 		as->master = dp_ifindex(port->dp);
 	return as->tdev || as->vdev || as->internal || as->master;
 }

@@ -31,8 +31,6 @@
  * Control thread only. */
 #include <errno.h>
 #include <linux/if_link.h>
-#include <linux/net_namespace.h>
-#include <linux/openvswitch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <linux/rtnetlink.h>
@@ -597,8 +595,7 @@ link_dump_master(struct nlsock *sk, const struct nlmsghdr *nlh,
 	req.h.nlmsg_len = ext ? sizeof(req) : NLMSG_LENGTH(sizeof(req.ifi));
 	msgbuf_init(&mb, out, sizeof(out));
 	for (uint32_t i = 0; (port = dp_port_next(dp, &i)); i++) {
-		if (port->type == OVS_VPORT_TYPE_INTERNAL ||
-		    dp_port_netnsid(port) != NETNSA_NSID_NOT_ASSIGNED)
+		if (!dp_port_has_master(port))
 			continue;
 		req.ifi.ifi_index = port->vport->ifindex;
 		if (netdev_rtnl_query(dp_net_nsfd(nlsock_net(sk)), &req.h, got,
