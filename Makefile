@@ -28,7 +28,7 @@ BUILD   ?= build
 VERSION := 0.1
 
 CC      ?= cc
-PKGS    := libmnl glib-2.0 liburcu-memb liburcu-cds
+PKGS    := libmnl glib-2.0 liburcu-memb liburcu-cds libbpf
 # CFLAGS, CPPFLAGS and LDFLAGS are the user's (make CFLAGS=-O0 works); what
 # the code needs to build at all is in TAPDP_CFLAGS. CI builds with -Werror.
 CFLAGS  ?= -O2 -g
@@ -51,7 +51,26 @@ ALL_CFLAGS = $(DAEMON_CFLAGS) $(CPPFLAGS) $(CFLAGS)
 # docs/ARCHITECTURE.md's map.
 MODULES   := common packet genl-server tap flow ct actions datapath families
 CORE_SRCS := $(wildcard $(MODULES:%=%/*.c))
-CORE_OBJS := $(CORE_SRCS:%.c=$(BUILD)/obj/%.o)
+CORE_OBJS := $(CORE_SRCS:%.c=$(BUILD)/obj/%.o) $(BUILD)/gen/fastpath-obj.o
+
+# The fast path's BPF programs (bpf/), compiled by clang for the BPF
+# target and linked into the daemon as bytes that libbpf loads.
+BPF_CLANG ?= clang
+BPF_CFLAGS := -O2 -g -target bpf -Wall -Werror -I. \
+	      -I/usr/include/$(shell $(CC) -print-multiarch)
+%/bpf/fastpath.bpf.o: bpf/fastpath.bpf.c bpf/fastpath-abi.h \
+		      bpf/fastpath-key.h
+	@mkdir -p $(dir $@)
+	$(BPF_CLANG) $(BPF_CFLAGS) -c -o $@ $<
+
+%/gen/fastpath-obj.o: %/bpf/fastpath.bpf.o Makefile
+	@mkdir -p $(dir $@)
+	printf '%s\n' '.section .rodata' '.balign 8' \
+	  '.globl fastpath_bpf_obj, fastpath_bpf_obj_size' \
+	  'fastpath_bpf_obj:' '.incbin "$<"' '1:' '.balign 8' \
+	  'fastpath_bpf_obj_size: .quad 1b - fastpath_bpf_obj' \
+	  '.section .note.GNU-stack,"",@progbits' | $(CC) -c -x assembler -o $@ -
+.PRECIOUS: %/bpf/fastpath.bpf.o
 
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/%,$(wildcard tests/unit/test-*.c))
 # What the unit tests share (frame and attribute builders, sockets, fake
@@ -215,7 +234,8 @@ FUZZ_SAN := address,undefined -fno-omit-frame-pointer \
 FUZZ_SECONDS ?= 15
 # Each source is compiled once, instrumented for libFuzzer, and every
 # target links the objects it needs.
-FUZZ_CORE_OBJS := $(patsubst %.c,build-fuzz/obj/%.o,$(CORE_SRCS) $(FUZZ_LIB))
+FUZZ_CORE_OBJS := $(patsubst %.c,build-fuzz/obj/%.o,$(CORE_SRCS) $(FUZZ_LIB)) \
+		  build-fuzz/gen/fastpath-obj.o
 .SECONDARY: $(FUZZ_CORE_OBJS)
 
 build-fuzz/obj/%.o: %.c

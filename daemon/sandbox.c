@@ -105,6 +105,8 @@ static const int allowed[] = {
 	__NR_recvmmsg, __NR_socketpair,
 	/* the namespace agent's; the daemon has no CAP_SYS_ADMIN for it */
 	__NR_setns,
+	/* the fast path's maps */
+	__NR_bpf,
 #ifdef SANITIZED
 	/* ASan and LSan: alternate signal stacks, thread ids, spin locks
 	 * that yield, and the leak check at exit, which stops the threads
@@ -300,9 +302,13 @@ apply(uint64_t kept, uint64_t used)
 }
 
 int
-sandbox_apply(void)
+sandbox_apply(bool bpf)
 {
-	return apply(CAPS_KEPT, CAPS_USED);
+	/* The fast path's map updates and lookups (datapath/fastpath.h):
+	 * every bpf() call needs CAP_BPF where unprivileged BPF is off. */
+	uint64_t more = bpf ? CAP(CAP_BPF) : 0;
+
+	return apply(CAPS_KEPT | more, CAPS_USED | more);
 }
 
 int

@@ -18,8 +18,9 @@
 #include <stdbool.h>
 
 /* Drops the capabilities, sets NO_NEW_PRIVS and installs the handler and
- * the filter. 0 or -errno (the step that failed is logged). */
-int sandbox_apply(void);
+ * the filter; with bpf, CAP_BPF stays (the fast path's). 0 or -errno (the
+ * step that failed is logged). */
+int sandbox_apply(bool bpf);
 /* The same for the keeper (daemon/keeper.h), which holds descriptors and
  * needs no capability: it keeps none, and runs under the daemon's filter
  * (its calls are a few of the daemon's). */

@@ -26,6 +26,7 @@
 #include "daemon/ns-agent.h"
 #include "daemon/sandbox.h"
 #include "datapath/datapath.h"
+#include "datapath/fastpath.h"
 #include "families/dp-notify.h"
 #include "families/families.h"
 #include "datapath/journal.h"
@@ -90,6 +91,10 @@ usage(FILE *f)
 		"  --kernel VERSION  answer as that Linux release's openvswitch\n"
 		"                    module: %s (default: the running kernel's,\n"
 		"                    else the newest older one)\n"
+		"  --fast-path MODE  bpf: forward the frames of megaflows that\n"
+		"                    only output in the kernel, by BPF programs\n"
+		"                    on the ports' devices; none (default): all\n"
+		"                    frames through the daemon\n"
 		"  --no-sandbox      keep every capability and allow every system\n"
 		"                    call (by default, once set up, only those it\n"
 		"                    uses)\n"
@@ -339,6 +344,7 @@ serve_close(struct dp_net *net)
 	dp_notify_close();
 	dp_net_destroy(net);
 	netns_destroy_all();
+	fastpath_stop();
 	/* The tunnel devices made over rtnetlink, once no port serves
 	 * them. */
 	tnl_dev_destroy_all();
@@ -353,6 +359,7 @@ struct options {
 	unsigned restart_wait;
 	int verbose;
 	bool bg, sandboxed, check;
+	bool fast_path;
 };
 
 /* Reads argv into o: true to go on, else false with *status the exit
@@ -372,6 +379,7 @@ options_parse(int argc, char **argv, struct options *o, int *status)
 		{ "restart-wait", required_argument, NULL, 'w' },
 		{ "metrics", required_argument, NULL, 'm' },
 		{ "max-sockets-per-uid", required_argument, NULL, 'u' },
+		{ "fast-path", required_argument, NULL, 'f' },
 		{ "no-sandbox", no_argument, NULL, 'n' },
 		{ "sandbox-check", no_argument, NULL, 'C' },
 		{ "verbose", no_argument, NULL, 'v' },
@@ -452,6 +460,14 @@ options_parse(int argc, char **argv, struct options *o, int *status)
 			break;
 		case 'm':
 			o->metrics = optarg;
+			break;
+		case 'f':
+			if (strcmp(optarg, "bpf") && strcmp(optarg, "none")) {
+				fprintf(stderr, "tapdpd: --fast-path %s: bpf or "
+					"none\n", optarg);
+				return false;
+			}
+			o->fast_path = !strcmp(optarg, "bpf");
 			break;
 		case 'n':
 			o->sandboxed = false;
@@ -580,6 +596,10 @@ start(struct daemon *d)
 	 * (server_run takes them), rather than killing us half set up; the
 	 * threads made from here on leave them to this one. */
 	block_signals();
+	/* Before any port, and before the sandbox: loading takes
+	 * CAP_SYS_ADMIN or CAP_BPF with CAP_PERFMON. */
+	if (o->fast_path)
+		fastpath_start();
 	d->net = dp_net_new(&o->cfg);
 	if (!d->net) {
 		log_err("cannot serve %s: %s", o->sock, strerror(ENOMEM));
@@ -620,7 +640,7 @@ start(struct daemon *d)
 	    (err = server_every(REAP_MS, reap_namespaces, NULL)) ||
 	    (o->sandboxed &&
 	     ((err = server_every(1000, report_refusals, NULL)) ||
-	      (err = sandbox_apply())))) {
+	      (err = sandbox_apply(fastpath_on()))))) {
 		log_err("cannot set the daemon's timers or sandbox: %s",
 			strerror(-err));
 		return err;
@@ -682,7 +702,8 @@ main(int argc, char **argv)
 		return 1;
 	}
 	if (o.check)
-		return (!o.sandboxed || !sandbox_apply()) && sandbox_check() ? 0
+		return (!o.sandboxed || !sandbox_apply(false)) &&
+			       sandbox_check() ? 0
 									 : 1;
 	if (start(&d)) {
 		stop(&d);

@@ -19,6 +19,8 @@
 #include "ct/conntrack.h"
 #include "ct/frag.h"
 #include "actions/actions.h"
+#include "bpf/fastpath-abi.h"
+#include "datapath/fastpath.h"
 #include "datapath/flow-stats.h"
 #include "datapath/upcall-stats.h"
 #include "flow/emc.h"
@@ -670,6 +672,7 @@ dp_process(struct dp_ctx *ctx, struct packet *pkt, struct flow_key *key)
 	struct actions_env env = env_ops;
 	uint32_t n_mask_hit = 0, n_cache_hit = 0, hash;
 	const struct flow *outer = ctx->flow;	/* a recirculation's */
+	const struct actions_stored *acts;
 	struct dp_stats *st;
 	struct flow *flow;
 	int err;
@@ -700,10 +703,11 @@ dp_process(struct dp_ctx *ctx, struct packet *pkt, struct flow_key *key)
 	}
 	__atomic_fetch_add(&st->n_hit, 1, __ATOMIC_RELAXED);
 	flow_count_packet(flow, pkt, key);
+	acts = rcu_dereference(flow->actions);
 	env.ctx = ctx;
 	/* A recirculated packet's drops are its new flow's. */
 	ctx->flow = flow;
-	actions_execute(&env, pkt, key, rcu_dereference(flow->actions));
+	actions_execute(&env, pkt, key, acts);
 	ctx->flow = outer;
 }
 
@@ -1125,6 +1129,8 @@ port_announce(const struct dp_port *port)
 	netdev_announce(net->nsfd, port->vport->ifindex);
 }
 
+static void fast_sync(struct datapath *dp);
+
 static int
 port_attach(struct datapath *dp, uint32_t port_no, enum ovs_vport_type type,
 	    const char *name, const struct vport_tunnel_config *tnl,
@@ -1180,8 +1186,12 @@ port_attach(struct datapath *dp, uint32_t port_no, enum ovs_vport_type type,
 	 * preempted one's. */
 	buf_pool_reserve(&dp_upcall_pool, 2 * port->vport->n_rxq);
 	rcu_assign_pointer(dp->ports->port[port_no], port);
-	log_info("%s: added port %u %s (%s)", dp_name(dp), port_no, name,
-		 ops->name);
+	port->fast = fastpath_port_attach(port->vport, type,
+					  port_no == OVSP_LOCAL);
+	if (port->fast)
+		fast_sync(dp);
+	log_info("%s: added port %u %s (%s%s)", dp_name(dp), port_no, name,
+		 ops->name, port->fast ? ", fast path" : "");
 	port_announce(port);
 	if (out)
 		*out = port;
@@ -1218,6 +1228,10 @@ dp_port_del(struct dp_port *port)
 	rcu_assign_pointer(dp->ports->port[port->port_no], NULL);
 	/* Other ports' threads may still be sending to it. */
 	synchronize_rcu();
+	if (port->fast)
+		fast_sync(dp);
+	fastpath_port_detach(port->vport, port->type,
+			     port->port_no == OVSP_LOCAL, port->fast);
 	port_announce(port);
 	vport_destroy(port->vport);
 	free(port->pids);
@@ -1284,6 +1298,76 @@ dp_meters(struct datapath *dp)
 
 /* Flows. */
 
+/* The flow's actions as the fast path runs them: outputs only, to ports
+ * it serves; false for any other list. */
+static bool
+fast_outputs(const struct datapath *dp, const struct actions_stored *acts,
+	     struct fp_actions *out)
+{
+	const struct nlattr *a;
+	const struct dp_port *p;
+	int rem;
+
+	attr_for_each(a, acts->data, acts->len, rem) {
+		struct fp_out *o;
+
+		if (attr_type(a) != OVS_ACTION_ATTR_OUTPUT ||
+		    attr_len(a) != sizeof(uint32_t) || out->n_out == FP_OUT_MAX)
+			return false;
+		p = dp_port_get(dp, attr_get_u32(a));
+		if (!p || !p->fast)
+			return false;
+		o = &out->out[out->n_out++];
+		o->ifindex = p->vport->ifindex;
+		o->mtu = __atomic_load_n(&p->vport->mtu, __ATOMIC_RELAXED);
+		if (p->type == OVS_VPORT_TYPE_INTERNAL) {
+			/* Into the host, counted as the TAP's receipt. */
+			o->flags = FP_OUT_INGRESS;
+			o->counted = 1;
+		}
+	}
+	return rem == 0 && out->n_out > 0;
+}
+
+/* The fast path's entry of a flow made or given new actions. Control
+ * thread. */
+static void
+fast_install(const struct datapath *dp, struct flow *flow)
+{
+	const struct flow_key *mask = flow_table_mask_key(flow);
+	const struct dp_port *local = dp_port_get(dp, OVSP_LOCAL), *in = NULL;
+	const struct actions_stored *acts = flow->actions;
+	struct fp_actions a = { 0 };
+
+	/* (None while the datapath is being destroyed.) */
+	if (!fastpath_on() || !local)
+		return;
+	a.dp_ifindex = local->vport->ifindex;
+	/* A flow of any input port serves every one the fast path does. */
+	if (mask->in_port && (!(in = dp_port_get(dp, flow->key.in_port)) ||
+			      !in->fast))
+		return;
+	if (acts && fast_outputs(dp, acts, &a))
+		fastpath_flow_install(flow, mask, in ? in->vport->ifindex : 0,
+				      &a);
+}
+
+/* A datapath's ports changed: its flows' entries are made again. */
+static void
+fast_sync(struct datapath *dp)
+{
+	uint64_t cursor = 0;
+	struct flow *flow;
+
+	if (!fastpath_on())
+		return;
+	while ((flow = dp_flow_dump_next(dp, &cursor))) {
+		fastpath_flow_forget(flow, false);
+		fast_install(dp, flow);
+	}
+}
+
+
 static void
 actions_free_rcu(struct rcu_head *head)
 {
@@ -1291,11 +1375,14 @@ actions_free_rcu(struct rcu_head *head)
 }
 
 void
-dp_flow_set_actions(struct flow *flow, struct actions_stored *acts)
+dp_flow_set_actions(struct datapath *dp, struct flow *flow,
+		    struct actions_stored *acts)
 {
 	struct actions_stored *old = flow->actions;
 
 	rcu_assign_pointer(flow->actions, acts);
+	fastpath_flow_forget(flow, false);
+	fast_install(dp, flow);
 	if (old)
 		call_rcu(&old->rcu, actions_free_rcu);
 }
@@ -1357,6 +1444,8 @@ dp_flow_insert(struct datapath *dp, struct flow *flow,
 	if (err) {
 		flow_stats_free(flow->stats_file, flow->stats);
 		flow->stats = NULL;
+	} else {
+		fast_install(dp, flow);
 	}
 	return err;
 }
@@ -1377,6 +1466,7 @@ dp_flow_stats_slot(const struct flow *flow)
 static void
 flow_free(struct flow *flow)
 {
+	fastpath_flow_forget(flow, true);
 	flow_stats_free(flow->stats_file, flow->stats);
 	free(flow->actions);
 	free(flow);
@@ -1391,6 +1481,7 @@ flow_free_rcu(struct rcu_head *head)
 void
 dp_flow_remove(struct datapath *dp, struct flow *flow)
 {
+	fastpath_flow_forget(flow, true);
 	flow_table_remove(&dp->table, flow);
 	call_rcu(&flow->rcu, flow_free_rcu);
 }
@@ -1410,6 +1501,22 @@ dp_flow_clear_stats(struct flow *flow)
 	__atomic_store_n(&st->bytes, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&st->used_ms, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&st->tcp_flags, 0, __ATOMIC_RELAXED);
+	fastpath_flow_clear_stats(flow);
+}
+
+void
+dp_flow_get_stats(const struct flow *flow, struct flow_stats *out)
+{
+	const struct flow_stats *st = flow->stats;
+
+	*out = (struct flow_stats) {
+		.packets = __atomic_load_n(&st->packets, __ATOMIC_RELAXED),
+		.bytes = __atomic_load_n(&st->bytes, __ATOMIC_RELAXED),
+		.used_ms = __atomic_load_n(&st->used_ms, __ATOMIC_RELAXED),
+		.tcp_flags = __atomic_load_n(&st->tcp_flags,
+					     __ATOMIC_RELAXED),
+	};
+	fastpath_flow_stats(flow, out);
 }
 
 void
@@ -1426,6 +1533,8 @@ dp_net_run_periodic(struct dp_net *net)
 void
 dp_get_stats(const struct datapath *dp, struct dp_stats *sum)
 {
+	uint64_t hits;
+
 	memset(sum, 0, sizeof(*sum));
 	for (int i = 0; i < DP_STATS_SLOTS; i++) {
 		const struct dp_stats *s = &dp->stats[i];
@@ -1439,12 +1548,35 @@ dp_get_stats(const struct datapath *dp, struct dp_stats *sum)
 		sum->n_cache_hit += __atomic_load_n(&s->n_cache_hit,
 						    __ATOMIC_RELAXED);
 	}
+	/* Each fast path hit as the exact-match stage's: one mask probed,
+	 * a cache hit. */
+	hits = fastpath_dp_hits(dp_ifindex(dp));
+	sum->n_hit += hits;
+	sum->n_mask_hit += hits;
+	sum->n_cache_hit += hits;
 }
 
 void
 dp_get_drops(const struct datapath *dp, uint64_t n[DROP_REASONS])
 {
 	drop_sum(dp->drops, n);
+}
+
+void
+dp_port_changed(struct dp_port *port)
+{
+	if (port->fast)
+		fast_sync(port->dp);
+}
+
+int
+dp_port_get_stats(const struct dp_port *port, struct ovs_vport_stats *st)
+{
+	int err = vport_get_stats(port->vport, st);
+
+	if (port->type == OVS_VPORT_TYPE_INTERNAL && port->fast)
+		fastpath_port_stats(port->vport->ifindex, st);
+	return err;
 }
 
 void
@@ -1516,6 +1648,7 @@ void
 dp_destroy(struct datapath *dp)
 {
 	struct dp_net *net = dp->net;
+	struct flow *flow;
 
 	/* Out of the list first: an execute that finds it (under RCU, not
 	 * the control lock) then finds its ports too, until it is done. */
@@ -1523,6 +1656,9 @@ dp_destroy(struct datapath *dp)
 		if (net->dps->dp[i] == dp)
 			rcu_assign_pointer(net->dps->dp[i], NULL);
 	synchronize_rcu();
+	/* The flows' entries first, not made again as each port goes. */
+	for (uint64_t cursor = 0; (flow = dp_flow_dump_next(dp, &cursor));)
+		fastpath_flow_forget(flow, true);
 	for (uint32_t p = dp->ports->n; p-- > 0;)
 		if (dp->ports->port[p])
 			dp_port_del(dp->ports->port[p]);

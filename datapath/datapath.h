@@ -51,6 +51,7 @@ struct dp_port {
 	uint64_t upcall_success;	/* atomic */
 	uint64_t upcall_fail;		/* atomic */
 	struct drop_counters *drops;	/* of packets that came in here */
+	uint8_t fast;			/* enum fastpath_port: served */
 };
 
 /* Packet counters, kept per thread as the kernel keeps them per CPU. */
@@ -203,6 +204,11 @@ void dp_get_stats(const struct datapath *dp, struct dp_stats *sum);
  * datapath's, and those that came in by one port. */
 void dp_get_drops(const struct datapath *dp, uint64_t n[DROP_REASONS]);
 void dp_port_get_drops(const struct dp_port *port, uint64_t n[DROP_REASONS]);
+/* A port's device changed (MTU, place): the fast path's entries of its
+ * datapath are made again. */
+void dp_port_changed(struct dp_port *port);
+/* The device's counters (vport_get_stats()) and the fast path's. */
+int dp_port_get_stats(const struct dp_port *port, struct ovs_vport_stats *st);
 
 /* The kernel's nr_cpu_ids: the number of possible CPUs. */
 unsigned dp_nr_cpu_ids(void);
@@ -287,12 +293,15 @@ struct flow *dp_flow_lookup_ufid(struct datapath *dp, const uint8_t *ufid,
 struct flow *dp_flow_dump_next(struct datapath *dp, uint64_t *cursor);
 unsigned dp_flow_count(const struct datapath *dp);
 unsigned dp_mask_count(const struct datapath *dp);
-void dp_flow_set_actions(struct flow *flow, struct actions_stored *acts);
+void dp_flow_set_actions(struct datapath *dp, struct flow *flow,
+			 struct actions_stored *acts);
 int dp_flow_insert(struct datapath *dp, struct flow *flow,
 		   const struct flow_key *key, const struct flow_key *mask);
 void dp_flow_remove(struct datapath *dp, struct flow *flow);
 void dp_flow_flush(struct datapath *dp);
 void dp_flow_clear_stats(struct flow *flow);
+/* The flow's counters, the fast path's included. */
+void dp_flow_get_stats(const struct flow *flow, struct flow_stats *out);
 /* A flow a journal's replay makes again, before dp_flow_insert: it takes
  * the counters it had (the predecessor's slot its record names); false
  * when that slot is none of the file's held ones (it gets new ones). */

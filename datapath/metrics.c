@@ -105,7 +105,7 @@ port_counter(FILE *f, struct dp_net *net, const char *name, const char *help,
 		for (; (port = dp_port_next(dp, &no)); no++) {
 			struct ovs_vport_stats st;
 
-			vport_get_stats(port->vport, &st);
+			dp_port_get_stats(port, &st);
 			for (unsigned d = 0; d < 2; d++) {
 				uint64_t v;
 

@@ -21,6 +21,7 @@
 #include "common/kernel-profile.h"
 #include "ct/conntrack.h"
 #include "datapath/drop.h"
+#include "datapath/fastpath.h"
 #include "families/families.h"
 #include "datapath/meter.h"
 #include "datapath/trace.h"
@@ -142,6 +143,8 @@ put_tables(struct msgbuf *mb, struct dp_net *net)
 		put_table(mb, "connections", NULL, s.n_conns);
 		put_table(mb, "expectations", NULL, s.n_expects);
 	}
+	if (fastpath_on())
+		put_table(mb, "fast-path", NULL, fastpath_entries());
 	msgbuf_nest_end(mb, tables);
 }
 
@@ -245,6 +248,7 @@ ctl_cmd_status(struct genl_info *info)
 	 * container its own. */
 	if (!nlsock_creds(info->sk)->other_netns)
 		msgbuf_put_u32(&mb, TAPDP_CTL_ATTR_NAMESPACES, dp_net_count());
+	msgbuf_put_string(&mb, TAPDP_CTL_ATTR_FAST_PATH, fastpath_state());
 	put_tables(&mb, nlsock_net(info->sk));
 	put_buffers(&mb);
 	if (msgbuf_end(&mb))

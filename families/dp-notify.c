@@ -68,6 +68,7 @@ port_gone(struct dp_net *net, int netnsid, int ifindex)
 	if (port->type == OVS_VPORT_TYPE_INTERNAL) {
 		err = vport_locate(port->vport);
 		if (!err) {
+			dp_port_changed(port);
 			log_info("%s: port %u %s: device moved (netns id %d, "
 				 "index %d), still attached", dp_name(dp),
 				 port->port_no, dp_port_name(port),
@@ -160,8 +161,12 @@ port_changed(struct dp_net *net, const struct nlmsghdr *nlh, int netnsid,
 	if (!port)
 		return;
 	mtu = netdev_link_mtu(nlh);
-	if (mtu)
+	if (mtu && mtu != __atomic_load_n(&port->vport->mtu,
+					  __ATOMIC_RELAXED)) {
 		vport_set_mtu(port->vport, mtu);
+		/* Entries hold the MTUs of their outputs. */
+		dp_port_changed(port);
+	}
 	if (netdev_link_name(nlh, name) && strcmp(name, dp_port_name(port)) &&
 	    !netdev_index_name(netnsid, ifindex, name) &&
 	    strcmp(name, dp_port_name(port))) {

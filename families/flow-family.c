@@ -174,6 +174,7 @@ flow_fill(const struct flow *flow, int dp_ifindex, struct msgbuf *mb,
 	struct ovs_flow_stats st;
 	struct ovs_header *hdr;
 	struct nlattr *nest;
+	struct flow_stats fs;
 	uint64_t used;
 	uint16_t tcp;
 
@@ -182,11 +183,11 @@ flow_fill(const struct flow *flow, int dp_ifindex, struct msgbuf *mb,
 		return -EMSGSIZE;
 	hdr->dp_ifindex = dp_ifindex;
 	put_match(flow, mb, uflags);
-	st.n_packets = __atomic_load_n(&flow->stats->packets,
-				       __ATOMIC_RELAXED);
-	st.n_bytes = __atomic_load_n(&flow->stats->bytes, __ATOMIC_RELAXED);
-	used = __atomic_load_n(&flow->stats->used_ms, __ATOMIC_RELAXED);
-	tcp = __atomic_load_n(&flow->stats->tcp_flags, __ATOMIC_RELAXED);
+	dp_flow_get_stats(flow, &fs);
+	st.n_packets = fs.packets;
+	st.n_bytes = fs.bytes;
+	used = fs.used_ms;
+	tcp = fs.tcp_flags;
 	if (used)
 		msgbuf_put_u64(mb, OVS_FLOW_ATTR_USED, used);
 	if (st.n_packets)
@@ -343,7 +344,7 @@ flow_cmd_new(struct genl_info *info)
 			return -ENOENT;
 		}
 	}
-	dp_flow_set_actions(flow, acts);
+	dp_flow_set_actions(dp, flow, acts);
 	journal_new(info, flow);
 	return flow_reply(info, flow, OVS_FLOW_CMD_NEW, false);
 }
@@ -415,7 +416,7 @@ flow_cmd_set(struct genl_info *info)
 		return err;
 	}
 	if (acts) {
-		dp_flow_set_actions(flow, acts);
+		dp_flow_set_actions(dp, flow, acts);
 		journal_flow(dp, flow);
 	}
 	err = flow_reply(info, flow, OVS_FLOW_CMD_SET, false);

@@ -104,7 +104,7 @@ vport_fill(struct dp_port *port, struct msgbuf *mb, uint32_t portid,
 	netnsid = dp_port_netnsid(port);
 	if (netnsid >= 0)
 		msgbuf_put_u32(mb, OVS_VPORT_ATTR_NETNSID, (uint32_t)netnsid);
-	vport_get_stats(port->vport, &st);
+	dp_port_get_stats(port, &st);
 	msgbuf_put(mb, OVS_VPORT_ATTR_STATS, sizeof(st), &st);
 	if (kernel_profile()->vport_attr_max >= TAPDP_VPORT_ATTR_UPCALL_STATS) {
 		nest = msgbuf_nest_start(mb, TAPDP_VPORT_ATTR_UPCALL_STATS);

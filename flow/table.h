@@ -65,6 +65,7 @@ struct flow_stats {
 };
 
 struct flow_stats_file;
+struct fp_flow;
 
 struct flow {
 	/* Private to the table; first, so that a probe reads few lines. */
@@ -82,6 +83,7 @@ struct flow {
 
 	struct flow_stats *stats;	/* in the owner's file: */
 	struct flow_stats_file *stats_file;
+	struct fp_flow *fast;		/* the owner's fast path's */
 
 	struct rcu_head rcu;		/* for the owner's call_rcu() */
 

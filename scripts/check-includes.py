@@ -17,7 +17,7 @@ import os
 import re
 import sys
 
-LAYERS = ["include", "common", "packet", "genl-server", "tap", "flow", "ct",
+LAYERS = ["include", "common", "packet", "genl-server", "tap", "flow", "bpf", "ct",
           "actions", "datapath", "families", "daemon"]
 ONLY = {"compat": {"include", "compat"}, "tools": {"include", "tools"}}
 FREE = {"tests", "bench", "scripts"}

@@ -10,8 +10,8 @@
 # invoke-rc.d and deb-systemd-invoke from starting them during the install.
 set -e
 PKGS="build-essential pkg-config libmnl-dev libnl-genl-3-dev libglib2.0-dev
-libcmocka-dev liburcu-dev openvswitch-switch openvswitch-source python3-pyroute2
-ovn-central ovn-host
+libcmocka-dev liburcu-dev libbpf-dev bpftool openvswitch-switch
+openvswitch-source python3-pyroute2 ovn-central ovn-host
 linux-source-6.12 iproute2 iputils-ping iputils-arping netcat-openbsd ethtool
 tcpdump kmod util-linux procps clang libclang-rt-14-dev iperf3 strace curl
 cppcheck

@@ -65,6 +65,7 @@ for b in build build-asan; do
 		 tests/integration/test-vlan-dev.sh \
 		 tests/integration/test-tunnel-dev.sh \
 		 tests/integration/test-link-view.sh \
+		 tests/integration/test-fastpath.sh \
 		 tests/integration/test-netns-vswitchd.sh \
 		 tests/integration/test-ctl-parallel.sh \
 		 tests/integration/test-answers.sh \

@@ -42,7 +42,7 @@ struct client {
 };
 
 struct status {
-	char version[32], kernel[16];
+	char version[32], kernel[16], fast_path[160];
 	uint32_t pid, n_clients;
 	uint32_t n_namespaces;		/* 0: not told (another namespace) */
 	uint64_t uptime_ms, rss, heap;
@@ -160,6 +160,9 @@ status_cb(const struct nlmsghdr *h, void *data)
 			break;
 		case TAPDP_CTL_ATTR_KERNEL:
 			copy_str(st->kernel, sizeof(st->kernel), a);
+			break;
+		case TAPDP_CTL_ATTR_FAST_PATH:
+			copy_str(st->fast_path, sizeof(st->fast_path), a);
 			break;
 		case TAPDP_CTL_ATTR_PID:
 			st->pid = gclient_uint(a);
@@ -293,6 +296,8 @@ print_json(const struct status *st)
 	json_uint(&j, "pid", st->pid);
 	json_uint(&j, "uptime_ms", st->uptime_ms);
 	json_string(&j, "kernel", st->kernel);
+	if (st->fast_path[0])
+		json_string(&j, "fast_path", st->fast_path);
 	if (st->n_namespaces)
 		json_uint(&j, "namespaces", st->n_namespaces);
 	json_object_begin(&j, "memory");
@@ -399,6 +404,8 @@ print_human(const struct status *st)
 	       (unsigned long long)(s % 60), st->kernel);
 	printf("memory: %.1f MiB resident, %.1f MiB heap in use\n",
 	       st->rss / 1048576.0, st->heap / 1048576.0);
+	if (st->fast_path[0])
+		printf("fast path: %s\n", st->fast_path);
 	if (st->n_namespaces)
 		printf("namespaces: %u served (this one and %u others)\n",
 		       st->n_namespaces, st->n_namespaces - 1);

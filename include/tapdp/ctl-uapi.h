@@ -181,6 +181,7 @@ enum tapdp_ctl_attr {
 	TAPDP_CTL_ATTR_NAMESPACES,	/* u32: network namespaces served, the
 					 * daemon's included (in STATUS, to
 					 * the daemon's namespace only) */
+	TAPDP_CTL_ATTR_FAST_PATH,	/* string: "bpf", or "none (why)" */
 	__TAPDP_CTL_ATTR_MAX
 };
 #define TAPDP_CTL_ATTR_MAX	(__TAPDP_CTL_ATTR_MAX - 1)
