@@ -333,6 +333,17 @@ copy_masked(void *v, void *m, const void *key, const void *mask, size_t n,
 	memset(rest, 0, n);
 }
 
+static bool
+nonzero(const void *p, size_t n)
+{
+	const uint8_t *b = p;
+
+	for (size_t i = 0; i < n; i++)
+		if (b[i])
+			return true;
+	return false;
+}
+
 bool
 fastpath_match(const struct flow_key *key, const struct flow_key *mask,
 	       uint32_t in_ifindex, struct fp_key *v, struct fp_key *m)
@@ -382,9 +393,13 @@ fastpath_match(const struct flow_key *key, const struct flow_key *mask,
 	/* The L3 type: the fields past it read as the key's for that type
 	 * only. */
 	type = ntohs(key->eth_type & mask->eth_type);
+	/* (Each differs from one type to another in eligible frames.) */
 	l3_fields = mask->ip_proto || mask->ip_tos || mask->ip_ttl ||
 		    mask->ipv4_src || mask->ipv4_dst || mask->tp_src ||
-		    mask->tp_dst || mask->tcp_flags || mask->ipv6_label;
+		    mask->tp_dst || mask->tcp_flags || mask->ipv6_label ||
+		    nonzero(mask->arp_sha, 6) || nonzero(mask->arp_tha, 6) ||
+		    nonzero(&mask->ipv6_src, 16) ||
+		    nonzero(&mask->ipv6_dst, 16);
 	if (mask->eth_type) {
 		if (mask->eth_type != 0xffff)
 			return false;
