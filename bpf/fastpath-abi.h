@@ -62,7 +62,7 @@ struct fp_mask {
 /* fp_conf's one element. */
 struct fp_conf {
 	__u32 n_masks;			/* indexes of fp_masks in use, below */
-	__u32 pad;
+	__u32 bypass;			/* 1: every frame is the daemon's */
 };
 
 /* Where an output goes: a device, by redirection to its transmit side,
@@ -77,6 +77,9 @@ struct fp_out {
 	__u32 counted;			/* 1: the device's counters are ours */
 };
 
+/* The outputs in the order the actions give them, but for the last one,
+ * which is out[0]: the programs send clones of the frame to out[1] to
+ * out[n_out - 1], then the frame itself to out[0]. */
 struct fp_actions {
 	__u32 slot;			/* of fp_flow_stats */
 	__u32 dp_ifindex;		/* of fp_dp_stats */

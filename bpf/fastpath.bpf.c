@@ -91,7 +91,7 @@ lookup(const struct fp_key *k)
 	struct fp_conf *conf = bpf_map_lookup_elem(&fp_conf, &zero);
 	struct fp_key mk;
 
-	if (!conf)
+	if (!conf || conf->bypass)
 		return NULL;
 	n = conf->n_masks;
 	/* Unrolled: each index a constant, no loop for the verifier. */
@@ -133,6 +133,7 @@ fits(const struct __sk_buff *skb, const struct fp_actions *a)
 		return 0;
 	if (skb->gso_size)
 		return 1;
+#pragma clang loop unroll(full)
 	for (int i = 0; i < FP_OUT_MAX; i++)
 		if (i < a->n_out && l3 > a->out[i].mtu)
 			return 0;
@@ -174,10 +175,17 @@ execute(struct __sk_buff *skb, const struct fp_actions *a, __u16 tcp_flags)
 	}
 	if (ds)
 		ds->n_hit++;
-	for (int i = 0; i < FP_OUT_MAX - 1; i++) {
+	/* The outputs before the last one are clones, the last one the
+	 * frame itself, at out[0] (fastpath-abi.h): every offset into the
+	 * map value a constant, as the verifier wants of a program loaded
+	 * without CAP_PERFMON (an upgraded daemon's). */
+	if (n == 0 || n > FP_OUT_MAX)
+		return TC_ACT_SHOT;
+#pragma clang loop unroll(full)
+	for (__u32 i = 1; i < FP_OUT_MAX; i++) {
 		const struct fp_out *o = &a->out[i];
 
-		if (i + 1 >= n)
+		if (i >= n)
 			break;
 		if (o->counted)
 			count_port(o->ifindex, skb->len, 1);
@@ -185,17 +193,11 @@ execute(struct __sk_buff *skb, const struct fp_actions *a, __u16 tcp_flags)
 				   o->flags & FP_OUT_INGRESS ? BPF_F_INGRESS
 							     : 0);
 	}
-	if (n == 0 || n > FP_OUT_MAX)
-		return TC_ACT_SHOT;
-	{
-		const struct fp_out *o = &a->out[(n - 1) & (FP_OUT_MAX - 1)];
-
-		if (o->counted)
-			count_port(o->ifindex, skb->len, 1);
-		return bpf_redirect(o->ifindex, o->flags & FP_OUT_INGRESS
-							? BPF_F_INGRESS
-							: 0);
-	}
+	if (a->out[0].counted)
+		count_port(a->out[0].ifindex, skb->len, 1);
+	return bpf_redirect(a->out[0].ifindex,
+			    a->out[0].flags & FP_OUT_INGRESS ? BPF_F_INGRESS
+							     : 0);
 }
 
 /* A netdev port's ring: 0 keeps the frame from it (the tc program that

@@ -1306,6 +1306,7 @@ fast_outputs(const struct datapath *dp, const struct actions_stored *acts,
 {
 	const struct nlattr *a;
 	const struct dp_port *p;
+	struct fp_out last;
 	int rem;
 
 	attr_for_each(a, acts->data, acts->len, rem) {
@@ -1326,7 +1327,14 @@ fast_outputs(const struct datapath *dp, const struct actions_stored *acts,
 			o->counted = 1;
 		}
 	}
-	return rem == 0 && out->n_out > 0;
+	if (rem || !out->n_out)
+		return false;
+	/* The last one first, as the programs take them. */
+	last = out->out[out->n_out - 1];
+	memmove(&out->out[1], &out->out[0],
+		(out->n_out - 1) * sizeof(out->out[0]));
+	out->out[0] = last;
+	return true;
 }
 
 /* The fast path's entry of a flow made or given new actions. Control
@@ -1509,6 +1517,7 @@ dp_flow_get_stats(const struct flow *flow, struct flow_stats *out)
 {
 	const struct flow_stats *st = flow->stats;
 
+	fastpath_flow_fold(flow);
 	*out = (struct flow_stats) {
 		.packets = __atomic_load_n(&st->packets, __ATOMIC_RELAXED),
 		.bytes = __atomic_load_n(&st->bytes, __ATOMIC_RELAXED),
@@ -1516,7 +1525,6 @@ dp_flow_get_stats(const struct flow *flow, struct flow_stats *out)
 		.tcp_flags = __atomic_load_n(&st->tcp_flags,
 					     __ATOMIC_RELAXED),
 	};
-	fastpath_flow_stats(flow, out);
 }
 
 void

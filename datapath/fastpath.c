@@ -34,6 +34,7 @@ struct fp_flow {
 	uint32_t slot;
 	bool in_table;
 	struct fp_key key;
+	struct fp_flow_stats folded;	/* of the slot, in the flow's own */
 	struct fp_flow *prev, *next;	/* every flow with a part */
 };
 
@@ -54,15 +55,15 @@ static struct {
 	uint32_t *pending, n_pending;	/* freed before the last barrier */
 	struct fp_flow *flows_head;
 	unsigned entries;
-	int masks, conf;			/* map fds */
+	int masks, conf_fd;		/* map fds */
 	struct {
 		struct fp_key mask;
 		unsigned refs;
 		bool pending;		/* freed before the last barrier */
 	} mask[FP_MASKS];
-	uint32_t n_masks;		/* indexes used so far */
+	struct fp_conf conf;		/* as in the map */
 } fp = {
-	.state = "none (not started)",
+	.state = "none (--fast-path none)",
 	.lock = PTHREAD_MUTEX_INITIALIZER,
 };
 
@@ -150,7 +151,7 @@ fastpath_start(void)
 	fp.dp_stats = map_fd("fp_dp_stats");
 	fp.port_stats = map_fd("fp_port_stats");
 	fp.masks = map_fd("fp_masks");
-	fp.conf = map_fd("fp_conf");
+	fp.conf_fd = map_fd("fp_conf");
 	fp.prog_ring = prog_fd("fp_ring");
 	fp.prog_netdev_in = prog_fd("fp_netdev_in");
 	fp.prog_tap_out = prog_fd("fp_tap_out");
@@ -175,7 +176,6 @@ fastpath_start(void)
 	log_info("fast path: bpf (tc and socket filter programs loaded)");
 	return 0;
 fail:
-	log_warn("fast path off: %s", fp.state);
 	fastpath_stop();
 	return err;
 }
@@ -509,7 +509,7 @@ slot_get(uint32_t *slot)
 static int
 mask_find(const struct fp_key *m)
 {
-	for (unsigned i = 0; i < fp.n_masks; i++)
+	for (unsigned i = 0; i < fp.conf.n_masks; i++)
 		if (fp.mask[i].refs && !memcmp(&fp.mask[i].mask, m, sizeof(*m)))
 			return i;
 	return -1;
@@ -547,13 +547,14 @@ mask_get(const struct fp_key *m)
 		return -1;
 	fp.mask[i].mask = *m;
 	fp.mask[i].refs = 1;
-	if ((uint32_t)i >= fp.n_masks) {
-		conf = (struct fp_conf){ .n_masks = i + 1 };
-		if (bpf_map_update_elem(fp.conf, &zero, &conf, BPF_ANY)) {
+	if ((uint32_t)i >= fp.conf.n_masks) {
+		conf = fp.conf;
+		conf.n_masks = i + 1;
+		if (bpf_map_update_elem(fp.conf_fd, &zero, &conf, BPF_ANY)) {
 			fp.mask[i].refs = 0;
 			return -1;
 		}
-		fp.n_masks = i + 1;
+		fp.conf = conf;
 	}
 	return i;
 }
@@ -661,20 +662,12 @@ slot_read(uint32_t slot, struct fp_flow_stats *sum)
 }
 
 static void
-stats_add(struct flow_stats *st, const struct fp_flow_stats *s, bool atomic)
+stats_add(struct flow_stats *st, const struct fp_flow_stats *s)
 {
 	uint64_t used = s->used_ns / 1000000;
 
 	if (!s->packets)
 		return;
-	if (!atomic) {
-		st->packets += s->packets;
-		st->bytes += s->bytes;
-		if (used > st->used_ms)
-			st->used_ms = used;
-		st->tcp_flags |= s->tcp_flags;
-		return;
-	}
 	__atomic_fetch_add(&st->packets, s->packets, __ATOMIC_RELAXED);
 	__atomic_fetch_add(&st->bytes, s->bytes, __ATOMIC_RELAXED);
 	if (used > __atomic_load_n(&st->used_ms, __ATOMIC_RELAXED))
@@ -683,10 +676,29 @@ stats_add(struct flow_stats *st, const struct fp_flow_stats *s, bool atomic)
 			  __ATOMIC_RELAXED);
 }
 
+/* What the programs counted for the flow since the last fold goes into
+ * its own counters (in the keeper's file: a successor's counts go on
+ * from every figure a client was given). Under the lock. */
+static void
+fold(struct fp_flow *f)
+{
+	struct fp_flow_stats sum, delta;
+
+	slot_read(f->slot, &sum);
+	delta = (struct fp_flow_stats) {
+		.packets = sum.packets - f->folded.packets,
+		.bytes = sum.bytes - f->folded.bytes,
+		.used_ns = sum.used_ns,
+		.tcp_flags = sum.tcp_flags,
+	};
+	f->folded = sum;
+	if (f->flow->stats)
+		stats_add(f->flow->stats, &delta);
+}
+
 void
 fastpath_flow_forget(struct flow *flow, bool gone)
 {
-	struct fp_flow_stats sum;
 	struct fp_flow *f;
 
 	if (!fastpath_on())
@@ -696,10 +708,7 @@ fastpath_flow_forget(struct flow *flow, bool gone)
 	if (f && f != FP_GONE) {
 		part_clear(f);
 		if (gone) {
-			/* What the programs counted becomes the flow's own. */
-			slot_read(f->slot, &sum);
-			if (flow->stats)
-				stats_add(flow->stats, &sum, true);
+			fold(f);
 			fp.pending[fp.n_pending++] = f->slot;
 			if (f->prev)
 				f->prev->next = f->next;
@@ -716,33 +725,32 @@ fastpath_flow_forget(struct flow *flow, bool gone)
 }
 
 void
-fastpath_flow_stats(const struct flow *flow, struct flow_stats *st)
+fastpath_flow_fold(const struct flow *flow)
 {
-	struct fp_flow_stats sum;
-	const struct fp_flow *f;
-
-	if (!fastpath_on())
-		return;
-	pthread_mutex_lock(&fp.lock);
-	f = flow->fast;
-	if (f && f != FP_GONE) {
-		slot_read(f->slot, &sum);
-		stats_add(st, &sum, false);
-	}
-	pthread_mutex_unlock(&fp.lock);
-}
-
-void
-fastpath_flow_clear_stats(struct flow *flow)
-{
-	const struct fp_flow *f;
+	struct fp_flow *f;
 
 	if (!fastpath_on())
 		return;
 	pthread_mutex_lock(&fp.lock);
 	f = flow->fast;
 	if (f && f != FP_GONE)
+		fold(f);
+	pthread_mutex_unlock(&fp.lock);
+}
+
+void
+fastpath_flow_clear_stats(struct flow *flow)
+{
+	struct fp_flow *f;
+
+	if (!fastpath_on())
+		return;
+	pthread_mutex_lock(&fp.lock);
+	f = flow->fast;
+	if (f && f != FP_GONE) {
 		slot_zero(f->slot);
+		memset(&f->folded, 0, sizeof(f->folded));
+	}
 	pthread_mutex_unlock(&fp.lock);
 }
 
@@ -790,6 +798,23 @@ fastpath_port_stats(int ifindex, struct ovs_vport_stats *st)
 		st->tx_bytes += v[c].tx_bytes;
 	}
 	free(v);
+}
+
+void
+fastpath_set_bypass(bool on)
+{
+	struct fp_conf conf;
+	uint32_t zero = 0;
+
+	if (!fastpath_on())
+		return;
+	pthread_mutex_lock(&fp.lock);
+	conf = fp.conf;
+	conf.bypass = on;
+	if (conf.bypass != fp.conf.bypass &&
+	    !bpf_map_update_elem(fp.conf_fd, &zero, &conf, BPF_ANY))
+		fp.conf = conf;
+	pthread_mutex_unlock(&fp.lock);
 }
 
 unsigned

@@ -76,13 +76,18 @@ void fastpath_flow_install(struct flow *flow, const struct flow_key *mask,
  * counters are folded into flow->stats and no entry is made for it any
  * more. */
 void fastpath_flow_forget(struct flow *flow, bool gone);
-/* Adds what the programs counted for the flow. */
-void fastpath_flow_stats(const struct flow *flow, struct flow_stats *st);
+/* Adds what the programs counted for the flow since the last call to its
+ * own counters (flow->stats), which are then whole. */
+void fastpath_flow_fold(const struct flow *flow);
 void fastpath_flow_clear_stats(struct flow *flow);
 /* The hits of the datapath whose local port's device is dp_ifindex. */
 uint64_t fastpath_dp_hits(int dp_ifindex);
 /* Adds the frames an internal port's TAP (ifindex) did not count. */
 void fastpath_port_stats(int ifindex, struct ovs_vport_stats *st);
+/* While on, every frame takes the daemon's path: someone captures what
+ * the datapath does with each (tapdpctl capture), which the programs
+ * would not tell. */
+void fastpath_set_bypass(bool on);
 /* Entries in the table, for status. */
 unsigned fastpath_entries(void);
 

@@ -6,6 +6,7 @@
 #include "ct/conntrack.h"
 #include "families/ctnetlink.h"
 #include "families/cttimeout.h"
+#include "datapath/fastpath.h"
 #include "datapath/journal.h"
 #include "genl-server/genl.h"
 #include "genl-server/server.h"
@@ -24,6 +25,13 @@ packets_send(const struct dp_packet_event *ev)
 		drop_family_send(ev);
 	if (ctl_family_capturing())
 		ctl_family_capture(ev);
+}
+
+/* A capture sees every frame, so none crosses in the kernel meanwhile. */
+static void
+groups_changed(void)
+{
+	fastpath_set_bypass(ctl_family_capturing());
 }
 
 const struct dp_packet_sink families_packet_sink = {
@@ -78,4 +86,5 @@ families_register(void)
 	rtnl_link_register();
 	journal_set_ops(&journal_ops);
 	dp_set_conntrack_attach(ctnetlink_attach);
+	nlsock_on_groups(groups_changed);
 }

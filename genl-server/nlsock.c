@@ -65,6 +65,7 @@ static size_t default_rcvbuf = 212992;
 /* nlsock_set_tap's. */
 static uint32_t tap_group;
 static nlsock_tap_fn *tap_fn;
+static void (*groups_fn)(void);
 
 /* How many sockets are in each of the daemon's groups, by group_bit(), on
  * generic netlink [0] and netfilter [1] sockets: changed under the
@@ -178,6 +179,8 @@ nlsock_free(struct nlsock *sk)
 			__atomic_fetch_sub(members(sk->at.protocol, bit), 1,
 					   __ATOMIC_RELAXED);
 	pthread_rwlock_unlock(&reg_lock);
+	if (sk->groups && groups_fn)
+		groups_fn();
 	if (sk->dump && sk->dump_free)
 		sk->dump_free(sk->dump);
 	if (sk->data_fd >= 0)
@@ -397,6 +400,8 @@ nlsock_setsockopt(struct nlsock *sk, int level, int name, int value)
 					   join ? 1 : -1, __ATOMIC_RELAXED);
 		}
 		pthread_rwlock_unlock(&reg_lock);
+		if (groups_fn)
+			groups_fn();
 		return 0;
 	default:
 		flag = flag_of(name);
@@ -628,6 +633,12 @@ nlsock_multicast(int protocol, const void *net, uint32_t group,
 	pthread_rwlock_unlock(&reg_lock);
 }
 
+void
+nlsock_on_groups(void (*fn)(void))
+{
+	groups_fn = fn;
+}
+
 bool
 nlsock_has_listeners(int protocol, uint32_t group)
 {
@@ -771,6 +782,8 @@ nlsock_restore(int data_fd, struct tapdp_shared *shared,
 			__atomic_fetch_add(members(sk->at.protocol, bit), 1,
 					   __ATOMIC_RELAXED);
 	pthread_rwlock_unlock(&reg_lock);
+	if (sk->groups && groups_fn)
+		groups_fn();
 	return sk;
 }
 

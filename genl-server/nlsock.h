@@ -95,6 +95,9 @@ bool nlsock_has_listeners(int protocol, uint32_t group);
 
 /* Whether sk joined group. */
 bool nlsock_member(const struct nlsock *sk, uint32_t group);
+/* fn runs on the control thread after a socket joined or left groups
+ * (a socket freed leaves its own). Set once, before serving. */
+void nlsock_on_groups(void (*fn)(void));
 
 /* The daemon's netlink tap, as the kernel's (what an nlmon device shows):
  * every datagram a client sends the daemon (to_client false) and every

@@ -166,6 +166,32 @@ check_out "the internal port counts 100 frames each way" "^100 100$" \
 check "a ping from A reaches the host and B (two outputs)" \
 	in_ns_of $A ping -c 3 -i 0.1 -W 1 10.8.0.254
 
+# A capture sees every frame: while it runs, none crosses in the kernel.
+# Only the pings: no IPv6, no ARP in between.
+MAC_A=$(ip netns exec $A cat /sys/class/net/eth0/address)
+for n in $A $B; do
+	ip netns exec $n sysctl -qw net.ipv6.conf.all.disable_ipv6=1
+done
+ip netns exec $A ip neigh replace 10.8.0.2 lladdr "$MAC_B" dev eth0 nud permanent
+ip netns exec $B ip neigh replace 10.8.0.1 lladdr "$MAC_A" dev eth0 nud permanent
+ctl capture all -w "$T/cap.pcapng" --count 25 --timeout 10 \
+	>"$T/cap.out" 2>"$T/cap.err" &
+CAP=$!
+check "a capture starts" wait_until 10 grep -q following "$T/cap.err"
+h1=$(fast_hits)
+check "5 pings from A to B while it runs" \
+	in_ns_of $A ping -c 5 -i 0.1 -W 1 10.8.0.2
+check_out "none crossed in the kernel" "^0$" echo $(($(fast_hits) - h1))
+check "the capture ends" wait_until 10 dead "$CAP"
+# Each request in by port 1, out by ports 0 and 2; each reply in by 2,
+# out by 1.
+check_out "it saw each echo at each step" "^15 10$" eval 'tcpdump -nr "$T/cap.pcapng" 2>/dev/null |
+	awk "/echo request/ { q++ } /echo reply/ { r++ } END { print q, r }"'
+h1=$(fast_hits)
+check "pings once it ended" in_ns_of $A ping -c 5 -i 0.1 -W 1 10.8.0.2
+check "the fast path took them again ($(($(fast_hits) - h1)))" \
+	test $(($(fast_hits) - h1)) -ge 10
+
 # A port deleted: the table empties, its device is left as found.
 check "del-if vb" dpctl del-if dp0 vb
 check_out "only the flows of the remaining ports keep entries" "^2$" entries
