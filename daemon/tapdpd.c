@@ -64,6 +64,9 @@ profile_names(void)
 	return names;
 }
 
+/* --fast-path's default, for every tapdpd a test or script starts. */
+#define FAST_PATH_ENV	"TAPDP_FAST_PATH"
+
 static void
 usage(FILE *f)
 {
@@ -93,8 +96,9 @@ usage(FILE *f)
 		"                    else the newest older one)\n"
 		"  --fast-path MODE  bpf: forward the frames of megaflows that\n"
 		"                    only output in the kernel, by BPF programs\n"
-		"                    on the ports' devices; none (default): all\n"
-		"                    frames through the daemon\n"
+		"                    on the ports' devices; none: all frames\n"
+		"                    through the daemon (default: $%s, else\n"
+		"                    bpf where the daemon may load programs)\n"
 		"  --no-sandbox      keep every capability and allow every system\n"
 		"                    call (by default, once set up, only those it\n"
 		"                    uses)\n"
@@ -108,7 +112,7 @@ usage(FILE *f)
 		(unsigned)DP_CONNTRACK_MAX_DEFAULT, VPORT_RXQ_MAX,
 		SERVER_THREADS_MAX, (unsigned)RESTART_WAIT_DEFAULT,
 		(unsigned)SERVER_MAX_PER_UID_DEFAULT,
-		profile_names());
+		profile_names(), FAST_PATH_ENV);
 }
 
 /* A count option's value, 1 to max; complains and returns false if not. */
@@ -359,8 +363,19 @@ struct options {
 	unsigned restart_wait;
 	int verbose;
 	bool bg, sandboxed, check;
-	bool fast_path;
+	enum { FAST_PATH_AUTO, FAST_PATH_BPF, FAST_PATH_NONE } fast_path;
 };
+
+static bool
+fast_path_mode(const char *mode, struct options *o)
+{
+	if (strcmp(mode, "bpf") && strcmp(mode, "none")) {
+		fprintf(stderr, "tapdpd: fast path %s: bpf or none\n", mode);
+		return false;
+	}
+	o->fast_path = !strcmp(mode, "bpf") ? FAST_PATH_BPF : FAST_PATH_NONE;
+	return true;
+}
 
 /* Reads argv into o: true to go on, else false with *status the exit
  * status (0 after --help or --version). */
@@ -401,6 +416,9 @@ options_parse(int argc, char **argv, struct options *o, int *status)
 		.sandboxed = true,
 	};
 	*status = 2;
+	if (getenv(FAST_PATH_ENV) &&
+	    !fast_path_mode(getenv(FAST_PATH_ENV), o))
+		return false;
 	if (uname(&uts) == 0)
 		kernel_profile_use(kernel_profile_for_release(uts.release));
 	while ((c = getopt_long(argc, argv, "vhV", opts, NULL)) != -1) {
@@ -462,12 +480,8 @@ options_parse(int argc, char **argv, struct options *o, int *status)
 			o->metrics = optarg;
 			break;
 		case 'f':
-			if (strcmp(optarg, "bpf") && strcmp(optarg, "none")) {
-				fprintf(stderr, "tapdpd: --fast-path %s: bpf or "
-					"none\n", optarg);
+			if (!fast_path_mode(optarg, o))
 				return false;
-			}
-			o->fast_path = !strcmp(optarg, "bpf");
 			break;
 		case 'n':
 			o->sandboxed = false;
@@ -596,10 +610,12 @@ start(struct daemon *d)
 	 * (server_run takes them), rather than killing us half set up; the
 	 * threads made from here on leave them to this one. */
 	block_signals();
-	/* Before any port, and before the sandbox: loading takes
-	 * CAP_SYS_ADMIN or CAP_BPF with CAP_PERFMON. */
-	if (o->fast_path)
-		fastpath_start();
+	/* Before any port, and before the sandbox (loading takes CAP_BPF).
+	 * Not asked for, a fast path that cannot be is no warning. */
+	if (o->fast_path != FAST_PATH_NONE && (err = fastpath_start()))
+		log_msg(o->fast_path == FAST_PATH_BPF ? LOG_LVL_WARN
+						       : LOG_LVL_INFO,
+			"fast path off: %s", fastpath_state());
 	d->net = dp_net_new(&o->cfg);
 	if (!d->net) {
 		log_err("cannot serve %s: %s", o->sock, strerror(ENOMEM));

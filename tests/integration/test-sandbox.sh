@@ -14,12 +14,19 @@ cleanup_hosts() { ip netns del $A 2>/dev/null; ip netns del $B 2>/dev/null; tapd
 trap cleanup_hosts EXIT
 
 # The masks: CAP_NET_BIND_SERVICE (10), CAP_NET_ADMIN (12), CAP_NET_RAW
-# (13) effective; CAP_NET_BROADCAST (11) besides, permitted and bounding,
-# for a new tapdpd's startup; of what this script itself has.
+# (13) effective, and CAP_BPF (39) with the fast path on (its maps);
+# CAP_NET_BROADCAST (11) besides, permitted and bounding, for a new
+# tapdpd's startup; of what this script itself has.
 own=$(awk '/^CapPrm:/ { print $2 }' /proc/self/status)
 mask() { printf '%016x' $((0x$own & $1)); }
-EFF=$(mask 0x3400)
-KEPT=$(mask 0x3c00)
+set_masks() { # bpf: the fast path is on
+	local bpf=$(($1 ? 1 << 39 : 0))
+	EFF=$(mask $((0x3400 | bpf)))
+	KEPT=$(mask $((0x3c00 | bpf)))
+}
+fast_path_on() {
+	in_ns "$BUILD/tapdpctl" --socket "$SOCK" status | grep -q "^fast path: bpf$"
+}
 
 status_is() { # pid field value
 	grep -qx "$2:[[:space:]]*$3" "/proc/$1/status" || {
@@ -65,6 +72,8 @@ host_add $B vb 10.9.7.2/24
 
 check "daemon starts" tapdpd_start
 PID=$(cat "$PIDF")
+fast_path_on && fast=1 || fast=0
+set_masks $fast
 check "Seccomp: 2 (a filter)" status_is "$PID" Seccomp 2
 check "NoNewPrivs: 1" status_is "$PID" NoNewPrivs 1
 check "CapEff: $EFF" status_is "$PID" CapEff "$EFF"
@@ -167,6 +176,8 @@ check "as if re-executed (bounding set $caps): the daemon starts" \
 PID=$(cat "$PIDF")
 check "CapEff: $EFF" status_is "$PID" CapEff "$EFF"
 check "CapPrm: $KEPT" status_is "$PID" CapPrm "$KEPT"
+fast_path_on && again=1 || again=0
+check "its fast path as the first daemon's ($fast, $again)" test "$again" = "$fast"
 check "... and serves" dpctl add-dp dp1
 check "del-dp dp1" dpctl del-dp dp1
 check_absent "... without a warning" "\|(WARN|ERR)\|" cat "$T/reexec.log"
