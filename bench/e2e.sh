@@ -9,6 +9,9 @@
 #   (e) build/afpfwd (bench/tools/afpfwd.c), the floor of any switch built
 #       as tapdp is: the same AF_PACKET rings and sends, no parse, no lookup,
 #       every frame from one port out of the other,
+#   (f) (c) and (d) with tapdpd --fast-path bpf: BPF programs on the
+#       ports forward the frames of megaflows that only output in the
+#       kernel,
 # and (c) again with 256 extra masks installed, and (b) and (d) again with a
 # conntrack firewall in OpenFlow (ct() rules: new connections from A's side
 # committed, established and related ones forwarded, the rest dropped).
@@ -224,10 +227,12 @@ capture_up() {
 	exit 1
 }
 
-case_tapdp_dpctl() {
+# (c), or (f) with the fast path: tapdpd --fast-path $1.
+tapdp_dpctl() { # fast-path name
 	hosts_up on
 	ip netns exec $SW "$B/tapdpd" --socket "$TAPDP_SOCKET" \
-		--pidfile "$T/tapdpd.pid" --log-file "$T/tapdpd.log" --detach
+		--pidfile "$T/tapdpd.pid" --log-file "$T/tapdpd.log" --detach \
+		--fast-path "$1"
 	dpctl add-dp dp0
 	dpctl add-if dp0 va
 	dpctl add-if dp0 vb
@@ -236,13 +241,15 @@ case_tapdp_dpctl() {
 	dpctl add-flow dp0 "in_port(1),eth(),eth_type(0x0800),ipv4()" 2
 	dpctl add-flow dp0 "in_port(2),eth(),eth_type(0x0800),ipv4()" 1
 	capture_up
-	measure "c-tapdp-dpctl${E2E_CAPTURE:+-capture-$E2E_CAPTURE}"
+	measure "$2${E2E_CAPTURE:+-capture-$E2E_CAPTURE}"
 	for i in $(seq 0 255); do
 		printf "in_port(1),eth(dst=00:01:00:00:00:%02x/ff:ff:ff:ff:%02x:ff),eth_type(0x0800),ipv4(frag=no) 2\n" $i $i
 	done | while read -r m a; do dpctl add-flow dp0 "$m" "$a"; done
-	measure "c-tapdp-dpctl-256-masks"
+	measure "$2-256-masks"
 	teardown
 }
+case_tapdp_dpctl() { tapdp_dpctl none c-tapdp-dpctl; }
+case_tapdp_fast() { tapdp_dpctl bpf f-tapdp-fast-dpctl; }
 
 case_afpfwd() {
 	hosts_up on
@@ -252,23 +259,27 @@ case_afpfwd() {
 	teardown
 }
 
-case_tapdp_vswitchd() {
+# (d), or (f) with the fast path: tapdpd --fast-path $1.
+tapdp_vswitchd() { # fast-path name
 	hosts_up on
 	ip netns exec $SW "$B/tapdpd" --socket "$TAPDP_SOCKET" \
-		--pidfile "$T/tapdpd.pid" --log-file "$T/tapdpd.log" --detach
+		--pidfile "$T/tapdpd.pid" --log-file "$T/tapdpd.log" --detach \
+		--fast-path "$1"
 	ovsdb_up
 	vswitchd_up "$B/tapdp-run" --
 	ovs-vsctl --db="unix:$T/db.sock" --timeout=10 add-br br0 \
 		-- add-port br0 va -- add-port br0 vb
 	sleep 1
-	measure "d-tapdp-vswitchd-normal"
+	measure "$2-normal"
 	ct_rules
-	measure "d-tapdp-vswitchd-ct"
+	measure "$2-ct"
 	teardown
 }
+case_tapdp_vswitchd() { tapdp_vswitchd none d-tapdp-vswitchd; }
+case_tapdp_vswitchd_fast() { tapdp_vswitchd bpf f-tapdp-fast-vswitchd; }
 
 : >"$T/results"
-for c in ${E2E_CASES:-bridge ovs_netdev tapdp_dpctl tapdp_vswitchd afpfwd}; do
+for c in ${E2E_CASES:-bridge ovs_netdev tapdp_dpctl tapdp_fast tapdp_vswitchd tapdp_vswitchd_fast afpfwd}; do
 	"case_$c"
 done
 
