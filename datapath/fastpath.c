@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <linux/if_link.h>
 #include <linux/net_namespace.h>
+#include <linux/pkt_cls.h>
 #include <linux/rtnetlink.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -815,6 +816,22 @@ fastpath_set_bypass(bool on)
 	    !bpf_map_update_elem(fp.conf_fd, &zero, &conf, BPF_ANY))
 		fp.conf = conf;
 	pthread_mutex_unlock(&fp.lock);
+}
+
+int
+fastpath_probe(const void *frame, size_t len, bool *taken)
+{
+	struct __sk_buff ctx = { .ifindex = 1 };
+	LIBBPF_OPTS(bpf_test_run_opts, opts, .data_in = frame,
+		    .data_size_in = len, .ctx_in = &ctx,
+		    .ctx_size_in = sizeof(ctx), .repeat = 1);
+
+	if (!fastpath_on())
+		return -ENOTCONN;
+	if (bpf_prog_test_run_opts(fp.prog_tap_out, &opts))
+		return -errno;
+	*taken = opts.retval != TC_ACT_OK;
+	return 0;
 }
 
 unsigned

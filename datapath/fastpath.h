@@ -27,6 +27,7 @@
 #define TAPDP_DATAPATH_FASTPATH_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "flow/table.h"
@@ -88,6 +89,11 @@ void fastpath_port_stats(int ifindex, struct ovs_vport_stats *st);
  * the datapath does with each (tapdpctl capture), which the programs
  * would not tell. */
 void fastpath_set_bypass(bool on);
+/* Runs an internal port's program on frame, as the kernel would for a
+ * frame the host sends on the loopback device, without sending it
+ * (BPF_PROG_TEST_RUN): *taken says whether the fast path took it (its
+ * counters count it). 0 or -errno. For tests. */
+int fastpath_probe(const void *frame, size_t len, bool *taken);
 /* Entries in the table, for status. */
 unsigned fastpath_entries(void);
 

@@ -1,13 +1,24 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The fast path's match against the daemon's, as a property: for random
- * megaflows (a frame's flow key under a random mask) that
+/* The fast path's match against the daemon's, as properties.
+ *
+ * For random megaflows (a frame's flow key under a random mask) that
  * fastpath_match() takes, and random frames, an eligible frame's fp_key
  * (bpf/fastpath-key.h, the programs' own code) matches the megaflow's
  * fp_key value under its mask exactly when the frame's flow key
- * (flow_extract) matches the megaflow. Frames are made of a few values
- * per field, so that matches are common, and some have random bytes
- * changed, so that the parsers meet what no template makes. Seeded: the
- * same cases every run. */
+ * (flow_extract) matches the megaflow.
+ *
+ * And the programs themselves, loaded into the kernel, against the
+ * megaflow table: random megaflows go into a flow table and, through
+ * fastpath_flow_install(), into the programs' maps; random frames run
+ * through the internal port's program (BPF_PROG_TEST_RUN) and the
+ * table. The program takes a frame exactly when a megaflow it holds
+ * matches it, counts it once, with its length and TCP flags, to one such
+ * megaflow, and leaves every other frame to the daemon. Needs the bpf()
+ * system call with CAP_BPF: skipped without.
+ *
+ * Frames are made of a few values per field, so that matches are
+ * common, and some have random bytes changed, so that the parsers meet
+ * what no template makes. Seeded: the same cases every run. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -17,9 +28,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <urcu.h>
+
 #include "bpf/fastpath-key.h"
 #include "datapath/fastpath.h"
 #include "flow/extract.h"
+#include "flow/table.h"
 
 #define CASES		3000
 #define FRAMES		200
@@ -267,6 +281,143 @@ test_match_property(void **state)
 	assert_true(hits > 1000 && misses > 1000);
 }
 
+/* Megaflows in a table and in the programs' maps. */
+#define PROG_FLOWS	40
+#define PROG_FRAMES	3000
+
+struct prog_flow {
+	struct flow *flow;
+	struct flow_stats stats;
+	bool installed;
+};
+
+static void
+free_flow(struct flow *f)
+{
+	free(f);
+}
+
+static uint64_t
+folded_packets(struct prog_flow *pf)
+{
+	fastpath_flow_fold(pf->flow);
+	return pf->stats.packets;
+}
+
+static void
+test_programs_against_table(void **state)
+{
+	struct prog_flow pfs[PROG_FLOWS];
+	unsigned n = 0, installed = 0, taken = 0, left = 0, eligible = 0;
+	struct flow_table t;
+	uint64_t before[PROG_FLOWS];
+
+	(void)state;
+	if (fastpath_start()) {
+		print_message("no fast path here (%s): skipped\n",
+			      fastpath_state());
+		skip();
+	}
+	rcu_register_thread();
+	assert_int_equal(flow_table_init(&t), 0);
+	seed = 7;
+	for (int c = 0; n < PROG_FLOWS && c < 20 * PROG_FLOWS; c++) {
+		struct fp_actions a = { .n_out = 1 + rnd(FP_OUT_MAX) };
+		struct flow_key fk, key, mask;
+		struct fp_key k, v, m;
+		struct prog_flow *pf = &pfs[n];
+		uint8_t f[128];
+		uint32_t port;
+		size_t len = make_frame(f, &port);
+
+		frame_keys(f, len, 1, &fk, &k);
+		random_mask(&mask);
+		mask.in_port = 0xffff;
+		for (size_t i = 0; i < sizeof(key); i++)
+			((uint8_t *)&key)[i] = ((uint8_t *)&fk)[i] &
+					       ((uint8_t *)&mask)[i];
+		pf->flow = calloc(1, sizeof(*pf->flow));
+		assert_non_null(pf->flow);
+		memset(&pf->stats, 0, sizeof(pf->stats));
+		pf->flow->stats = &pf->stats;
+		if (flow_table_insert(&t, pf->flow, &key, &mask)) {
+			free(pf->flow);
+			continue;
+		}
+		/* Outputs to no device: redirected nowhere in a test run. */
+		for (unsigned i = 0; i < a.n_out; i++)
+			a.out[i] = (struct fp_out){ .ifindex = 1000000 + i,
+						    .mtu = 65535 };
+		fastpath_flow_install(pf->flow, &mask, 1, &a);
+		pf->installed = fastpath_match(&key, &mask, 1, &v, &m) &&
+				fastpath_entries() > installed;
+		installed += pf->installed;
+		n++;
+	}
+	assert_int_equal(fastpath_entries(), installed);
+	for (int i = 0; i < PROG_FRAMES; i++) {
+		struct flow_key fk;
+		struct fp_key k;
+		uint8_t g[128];
+		uint32_t port;
+		size_t glen = make_frame(g, &port);
+		bool ok, took, matched = false;
+		unsigned counted = 0, at = n;
+
+		mutate(g, glen);
+		ok = frame_keys(g, glen, 1, &fk, &k);
+		for (unsigned j = 0; j < n; j++)
+			before[j] = folded_packets(&pfs[j]);
+		assert_int_equal(fastpath_probe(g, glen, &took), 0);
+		rcu_read_lock();
+		for (unsigned j = 0; j < n; j++)
+			if (pfs[j].installed &&
+			    flow_table_matches(pfs[j].flow, pfs[j].flow->mask,
+					       &fk))
+				matched = true;
+		rcu_read_unlock();
+		for (unsigned j = 0; j < n; j++)
+			if (folded_packets(&pfs[j]) != before[j]) {
+				counted += folded_packets(&pfs[j]) - before[j];
+				at = j;
+			}
+		if (!ok) {
+			/* Not eligible: the daemon's. */
+			assert_false(took);
+			assert_int_equal(counted, 0);
+			continue;
+		}
+		eligible++;
+		if (took != matched)
+			fail_msg("frame %d: taken %d, a megaflow matches %d", i,
+				 took, matched);
+		if (!took) {
+			assert_int_equal(counted, 0);
+			left++;
+			continue;
+		}
+		taken++;
+		assert_int_equal(counted, 1);
+		rcu_read_lock();
+		assert_true(flow_table_matches(pfs[at].flow,
+					       pfs[at].flow->mask, &fk));
+		rcu_read_unlock();
+		if (fk.ip_proto == IPPROTO_TCP && fk.eth_type == htons(0x0800))
+			assert_true((pfs[at].stats.tcp_flags & fk.tcp_flags) ==
+				    fk.tcp_flags);
+	}
+	print_message("%u megaflows, %u in the programs; %u eligible frames: "
+		      "%u taken, %u left to the daemon\n", n, installed,
+		      eligible, taken, left);
+	assert_true(taken > 100 && left > 100);
+	for (unsigned j = 0; j < n; j++)
+		fastpath_flow_forget(pfs[j].flow, true);
+	assert_int_equal(fastpath_entries(), 0);
+	flow_table_destroy(&t, free_flow);
+	fastpath_stop();
+	rcu_unregister_thread();
+}
+
 /* What no eligible frame's key holds: refused. */
 static void
 test_match_refuses(void **state)
@@ -316,6 +467,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_match_property),
 		cmocka_unit_test(test_match_refuses),
+		cmocka_unit_test(test_programs_against_table),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
