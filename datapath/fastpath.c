@@ -184,6 +184,8 @@ fail:
 void
 fastpath_stop(void)
 {
+	/* Under the lock: an RCU callback may be freeing a flow. */
+	pthread_mutex_lock(&fp.lock);
 	__atomic_store_n(&fp.on, false, __ATOMIC_RELAXED);
 	if (fp.barrier > 0)
 		close(fp.barrier);
@@ -195,6 +197,7 @@ fastpath_stop(void)
 	free(fp.free_slots);
 	free(fp.pending);
 	fp.free_slots = fp.pending = NULL;
+	pthread_mutex_unlock(&fp.lock);
 }
 
 /* Ports. */
@@ -604,7 +607,7 @@ fastpath_flow_install(struct flow *flow, const struct flow_key *mask,
 		return;
 	pthread_mutex_lock(&fp.lock);
 	f = flow->fast;
-	if (f == FP_GONE || (f && f->in_table))
+	if (!fp.on || f == FP_GONE || (f && f->in_table))
 		goto out;
 	idx = mask_get(&m);
 	if (idx < 0)
@@ -705,7 +708,7 @@ fastpath_flow_forget(struct flow *flow, bool gone)
 	if (!fastpath_on())
 		return;
 	pthread_mutex_lock(&fp.lock);
-	f = flow->fast;
+	f = fp.on ? flow->fast : NULL;
 	if (f && f != FP_GONE) {
 		part_clear(f);
 		if (gone) {
@@ -733,7 +736,7 @@ fastpath_flow_fold(const struct flow *flow)
 	if (!fastpath_on())
 		return;
 	pthread_mutex_lock(&fp.lock);
-	f = flow->fast;
+	f = fp.on ? flow->fast : NULL;
 	if (f && f != FP_GONE)
 		fold(f);
 	pthread_mutex_unlock(&fp.lock);
@@ -747,7 +750,7 @@ fastpath_flow_clear_stats(struct flow *flow)
 	if (!fastpath_on())
 		return;
 	pthread_mutex_lock(&fp.lock);
-	f = flow->fast;
+	f = fp.on ? flow->fast : NULL;
 	if (f && f != FP_GONE) {
 		slot_zero(f->slot);
 		memset(&f->folded, 0, sizeof(f->folded));
@@ -812,7 +815,7 @@ fastpath_set_bypass(bool on)
 	pthread_mutex_lock(&fp.lock);
 	conf = fp.conf;
 	conf.bypass = on;
-	if (conf.bypass != fp.conf.bypass &&
+	if (fp.on && conf.bypass != fp.conf.bypass &&
 	    !bpf_map_update_elem(fp.conf_fd, &zero, &conf, BPF_ANY))
 		fp.conf = conf;
 	pthread_mutex_unlock(&fp.lock);
