@@ -77,6 +77,8 @@ fastpath_on(void)
 const char *
 fastpath_state(void)
 {
+	if (fastpath_on() && __atomic_load_n(&fp.conf.bypass, __ATOMIC_RELAXED))
+		return "bpf (off while a capture runs)";
 	return fp.state;
 }
 

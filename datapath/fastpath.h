@@ -42,7 +42,7 @@ struct vport;
 int fastpath_start(void);
 void fastpath_stop(void);
 bool fastpath_on(void);
-/* "bpf", or "none" and why. */
+/* "bpf" (and whether a capture holds it off), or "none" and why. */
 const char *fastpath_state(void);
 
 /* How a port's device is served. */
