@@ -245,8 +245,9 @@ tc_detach(int ifindex, enum bpf_tc_attach_point where, bool made)
 	}
 }
 
+/* Per-CPU counters of key in map fd, zeroed, or read (NULL: none). */
 static int
-counters_add(int fd, uint32_t key, size_t size)
+counters_zero(int fd, uint32_t key, size_t size)
 {
 	void *zero = calloc(fp.ncpu, size);
 	int err;
@@ -258,6 +259,18 @@ counters_add(int fd, uint32_t key, size_t size)
 	return err;
 }
 
+static void *
+counters_read(int fd, uint32_t key, size_t size)
+{
+	void *v = calloc(fp.ncpu, size);
+
+	if (v && bpf_map_lookup_elem(fd, &key, v)) {
+		free(v);
+		return NULL;
+	}
+	return v;
+}
+
 enum fastpath_port
 fastpath_port_attach(struct vport *v, enum ovs_vport_type type, bool local)
 {
@@ -267,10 +280,10 @@ fastpath_port_attach(struct vport *v, enum ovs_vport_type type, bool local)
 	if (!fastpath_on() || !port_can(v, type))
 		return FASTPATH_PORT_NONE;
 	if (local)
-		err = counters_add(fp.dp_stats, v->ifindex,
+		err = counters_zero(fp.dp_stats, v->ifindex,
 				   sizeof(struct fp_dp_stats));
 	if (!err && type == OVS_VPORT_TYPE_INTERNAL) {
-		err = counters_add(fp.port_stats, v->ifindex,
+		err = counters_zero(fp.port_stats, v->ifindex,
 				   sizeof(struct fp_port_stats));
 		if (!err)
 			err = tc_attach(v->ifindex, BPF_TC_EGRESS,
@@ -478,11 +491,7 @@ fastpath_match(const struct flow_key *key, const struct flow_key *mask,
 static void
 slot_zero(uint32_t slot)
 {
-	void *zero = calloc(fp.ncpu, sizeof(struct fp_flow_stats));
-
-	if (zero)
-		bpf_map_update_elem(fp.flow_stats, &slot, zero, BPF_ANY);
-	free(zero);
+	counters_zero(fp.flow_stats, slot, sizeof(struct fp_flow_stats));
 }
 
 /* Slots of counters and masks given back wait for a barrier before they
@@ -650,19 +659,18 @@ part_clear(struct fp_flow *f)
 static void
 slot_read(uint32_t slot, struct fp_flow_stats *sum)
 {
-	struct fp_flow_stats *v = calloc(fp.ncpu, sizeof(*v));
+	struct fp_flow_stats *v = counters_read(fp.flow_stats, slot,
+						sizeof(*v));
 
 	memset(sum, 0, sizeof(*sum));
 	if (!v)
 		return;
-	if (!bpf_map_lookup_elem(fp.flow_stats, &slot, v)) {
-		for (unsigned c = 0; c < fp.ncpu; c++) {
-			sum->packets += v[c].packets;
-			sum->bytes += v[c].bytes;
-			if (v[c].used_ns > sum->used_ns)
-				sum->used_ns = v[c].used_ns;
-			sum->tcp_flags |= v[c].tcp_flags;
-		}
+	for (unsigned c = 0; c < fp.ncpu; c++) {
+		sum->packets += v[c].packets;
+		sum->bytes += v[c].bytes;
+		if (v[c].used_ns > sum->used_ns)
+			sum->used_ns = v[c].used_ns;
+		sum->tcp_flags |= v[c].tcp_flags;
 	}
 	free(v);
 }
@@ -680,6 +688,16 @@ stats_add(struct flow_stats *st, const struct fp_flow_stats *s)
 		__atomic_store_n(&st->used_ms, used, __ATOMIC_RELAXED);
 	__atomic_fetch_or(&st->tcp_flags, (uint16_t)s->tcp_flags,
 			  __ATOMIC_RELAXED);
+}
+
+/* The flow's part while the fast path is on, else NULL (also for one
+ * without, or one going). Under the lock. */
+static struct fp_flow *
+live_part(const struct flow *flow)
+{
+	struct fp_flow *f = fp.on ? flow->fast : NULL;
+
+	return f == FP_GONE ? NULL : f;
 }
 
 /* What the programs counted for the flow since the last fold goes into
@@ -710,8 +728,8 @@ fastpath_flow_forget(struct flow *flow, bool gone)
 	if (!fastpath_on())
 		return;
 	pthread_mutex_lock(&fp.lock);
-	f = fp.on ? flow->fast : NULL;
-	if (f && f != FP_GONE) {
+	f = live_part(flow);
+	if (f) {
 		part_clear(f);
 		if (gone) {
 			fold(f);
@@ -738,8 +756,8 @@ fastpath_flow_fold(const struct flow *flow)
 	if (!fastpath_on())
 		return;
 	pthread_mutex_lock(&fp.lock);
-	f = fp.on ? flow->fast : NULL;
-	if (f && f != FP_GONE)
+	f = live_part(flow);
+	if (f)
 		fold(f);
 	pthread_mutex_unlock(&fp.lock);
 }
@@ -752,8 +770,8 @@ fastpath_flow_clear_stats(struct flow *flow)
 	if (!fastpath_on())
 		return;
 	pthread_mutex_lock(&fp.lock);
-	f = fp.on ? flow->fast : NULL;
-	if (f && f != FP_GONE) {
+	f = live_part(flow);
+	if (f) {
 		slot_zero(f->slot);
 		memset(&f->folded, 0, sizeof(f->folded));
 	}
@@ -762,17 +780,6 @@ fastpath_flow_clear_stats(struct flow *flow)
 
 /* Datapaths' and ports' counters. */
 
-static void *
-counters_read(int fd, uint32_t key, size_t size)
-{
-	void *v = calloc(fp.ncpu, size);
-
-	if (v && bpf_map_lookup_elem(fd, &key, v)) {
-		free(v);
-		return NULL;
-	}
-	return v;
-}
 
 uint64_t
 fastpath_dp_hits(int dp_ifindex)
