@@ -12,6 +12,7 @@
  * on tc egress before the TAP queues them for the daemon. */
 #include <linux/bpf.h>
 #include <linux/pkt_cls.h>
+#include <bpf/bpf_endian.h>
 #include <bpf/bpf_helpers.h>
 
 #include "bpf/fastpath-key.h"
@@ -67,6 +68,21 @@ struct {
 	__type(value, struct fp_handoff);
 } fp_handoff SEC(".maps");
 
+/* fp_probe's record (tests only). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct fp_trace);
+} fp_trace_n SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, FP_TRACE_MAX);
+	__type(key, __u32);
+	__type(value, struct fp_trace_out);
+} fp_trace_outs SEC(".maps");
+
 /* The frame's key; 0 when the fast path does not take it. */
 static __always_inline int
 frame_key(struct __sk_buff *skb, struct fp_key *k)
@@ -116,7 +132,9 @@ lookup(const struct fp_key *k)
 		mk.mask_id = i;
 		a = bpf_map_lookup_elem(&fp_flows, &mk);
 		if (a)
-			return a;
+			/* A drop someone listens for is told by the
+			 * daemon. */
+			return a->drop && conf->drops_told ? NULL : a;
 	}
 	return NULL;
 }
@@ -129,15 +147,36 @@ fits(const struct __sk_buff *skb, const struct fp_actions *a)
 {
 	__u32 l3 = skb->len - 14;
 
-	if (a->n_out == 0 || a->n_out > FP_OUT_MAX)
+	if (a->n_ops > FP_OPS_MAX)
 		return 0;
 	if (skb->gso_size)
 		return 1;
 #pragma clang loop unroll(full)
-	for (int i = 0; i < FP_OUT_MAX; i++)
-		if (i < a->n_out && l3 > a->out[i].mtu)
+	for (int i = 0; i < FP_OPS_MAX; i++)
+		if (i < a->n_ops && a->op[i].kind == FP_OP_OUTPUT &&
+		    l3 > a->op[i].mtu)
 			return 0;
 	return 1;
+}
+
+/* A frame sent with its tag in its bytes, for ops that want it in the
+ * skb: 0 when it is there, -1 when the frame cannot be moved (left as
+ * it was), -2 when it was changed but not moved (dropped). */
+static __always_inline int
+tag_to_skb(struct __sk_buff *skb, const struct fp_key *k)
+{
+	__u8 tci[2];
+
+	if (!k->vlan || skb->vlan_present)
+		return 0;
+	if (skb->protocol != bpf_htons(FP_ETH_P_8021Q) ||
+	    bpf_skb_load_bytes(skb, 14, tci, 2) || bpf_skb_vlan_pop(skb))
+		return -1;
+	if (skb->vlan_present ||
+	    bpf_skb_vlan_push(skb, bpf_htons(FP_ETH_P_8021Q),
+			      (__u16)(tci[0] << 8 | tci[1])))
+		return -2;
+	return 0;
 }
 
 static __always_inline void
@@ -157,15 +196,309 @@ count_port(__u32 ifindex, __u32 len, int rx)
 	}
 }
 
-/* A hit: the flow's and the datapath's counters, then the outputs. */
-static __always_inline int
-execute(struct __sk_buff *skb, const struct fp_actions *a, __u16 tcp_flags)
+static __always_inline void
+count_drop(__u32 dp, __u32 in, __u32 why)
 {
-	__u32 slot = a->slot, dp = a->dp_ifindex;
-	__u32 len = skb->len + (skb->vlan_present ? 4 : 0);
-	struct fp_flow_stats *fs = bpf_map_lookup_elem(&fp_flow_stats, &slot);
 	struct fp_dp_stats *ds = bpf_map_lookup_elem(&fp_dp_stats, &dp);
-	__u32 n = a->n_out;
+	struct fp_port_stats *ps = bpf_map_lookup_elem(&fp_port_stats, &in);
+
+	if (why >= FP_DROPS)
+		return;
+	if (ds)
+		ds->n_drop[why]++;
+	if (ps)
+		ps->n_drop[why]++;
+}
+
+/* Sets: each field as net/openvswitch/actions.c sets it, checksums
+ * updated by the helpers that do what its own calls do, so that the
+ * frames are the kernel's to the bit. 0, or -1 when a helper failed.
+ *
+ * Global functions: the verifier checks each once, not once for each
+ * op of the unrolled loop that calls it (a daemon that may not bypass
+ * its speculation checks, an upgraded one, would load for seconds). */
+
+static __always_inline __u8
+masked8(__u8 old, __u8 val, __u8 mask)
+{
+	return (old & ~mask) | (val & mask);
+}
+
+__noinline int
+fp_set_eth(struct __sk_buff *skb, const struct fp_set_eth *s)
+{
+	__u8 h[12];
+
+	if (!s)
+		return -1;
+	if (bpf_skb_load_bytes(skb, 0, h, sizeof(h)))
+		return -1;
+	for (int i = 0; i < 12; i++)
+		h[i] = masked8(h[i], s->val[i], s->mask[i]);
+	return bpf_skb_store_bytes(skb, 0, h, sizeof(h),
+				   BPF_F_RECOMPUTE_CSUM) ? -1 : 0;
+}
+
+/* The L4 checksum's offset in the frame for an address or port change
+ * (0: none to change) and the helper's flags for it. */
+static __always_inline __u32
+l4_csum(__u32 l4, __u8 proto, int addr, __u64 *flags)
+{
+	*flags = addr ? BPF_F_PSEUDO_HDR : 0;
+	if (proto == 6)
+		return l4 + 16;
+	if (proto == 17) {
+		/* No checksum stays none. */
+		*flags |= BPF_F_MARK_MANGLED_0;
+		return l4 + 6;
+	}
+	if (proto == 58 && addr)
+		return l4 + 2;
+	return 0;
+}
+
+__noinline int
+fp_set_ipv4(struct __sk_buff *skb, __u32 l3, const struct fp_set_l3 *s)
+{
+	__u32 csum, l4 = l3 + 20;
+	__u64 l4flags;
+	__u8 ip[20], tos;
+	__u16 check;
+
+	if (!s)
+		return -1;
+	if (bpf_skb_load_bytes(skb, l3, ip, sizeof(ip)))
+		return -1;
+	csum = l4_csum(l4, ip[9], 1, &l4flags);
+#pragma clang loop unroll(full)
+	for (int f = 0; f < 2; f++) {
+		__u32 old, new, m, v;
+
+		__builtin_memcpy(&old, ip + 12 + 4 * f, 4);
+		__builtin_memcpy(&m, s->mask + 4 * f, 4);
+		__builtin_memcpy(&v, s->val + 4 * f, 4);
+		new = (old & ~m) | (v & m);
+		if (!m || new == old)
+			continue;
+		if (csum && bpf_l4_csum_replace(skb, csum, old, new,
+						l4flags | 4))
+			return -1;
+		if (bpf_l3_csum_replace(skb, l3 + 10, old, new, 4) ||
+		    bpf_skb_store_bytes(skb, l3 + 12 + 4 * f, &new, 4, 0))
+			return -1;
+	}
+	if (s->mask[8]) {
+		/* ipv4_change_dsfield()'s sum, to its last carry; the
+		 * value is not masked there either. */
+		if (bpf_skb_load_bytes(skb, l3 + 10, &check, 2))
+			return -1;
+		tos = (ip[1] & ~s->mask[8]) | s->val[8];
+		csum = bpf_ntohs(check) + ip[1];
+		if ((csum + 1) >> 16)
+			csum = (csum + 1) & 0xffff;
+		csum -= tos;
+		csum += csum >> 16;
+		check = bpf_htons((__u16)csum);
+		if (bpf_skb_store_bytes(skb, l3 + 10, &check, 2, 0) ||
+		    bpf_skb_store_bytes(skb, l3 + 1, &tos, 1, 0))
+			return -1;
+	}
+	if (s->mask[9]) {
+		__u8 ttl = masked8(ip[8], s->val[9], s->mask[9]);
+
+		if (bpf_l3_csum_replace(skb, l3 + 10, bpf_htons(ip[8] << 8),
+					bpf_htons(ttl << 8), 2) ||
+		    bpf_skb_store_bytes(skb, l3 + 8, &ttl, 1, 0))
+			return -1;
+	}
+	return 0;
+}
+
+__noinline int
+fp_set_ipv6(struct __sk_buff *skb, __u32 l3, const struct fp_set_l3 *s)
+{
+	__u32 csum, l4 = l3 + 40, w, wm, wv;
+	__u64 l4flags;
+	__u8 ip[40];
+
+	if (!s)
+		return -1;
+	if (bpf_skb_load_bytes(skb, l3, ip, sizeof(ip)))
+		return -1;
+	csum = l4_csum(l4, ip[6], 1, &l4flags);
+#pragma clang loop unroll(full)
+	for (int f = 0; f < 2; f++) {
+		__u32 old[4], new[4], any = 0, diff = 0;
+		__s64 sum;
+
+#pragma clang loop unroll(full)
+		for (int j = 0; j < 4; j++) {
+			__u32 m, v;
+
+			__builtin_memcpy(&old[j], ip + 8 + 16 * f + 4 * j, 4);
+			__builtin_memcpy(&m, s->mask + 16 * f + 4 * j, 4);
+			__builtin_memcpy(&v, s->val + 16 * f + 4 * j, 4);
+			new[j] = (old[j] & ~m) | (v & m);
+			any |= m;
+			diff |= new[j] ^ old[j];
+		}
+		if (!any || !diff)
+			continue;
+		if (csum) {
+			sum = bpf_csum_diff(old, 16, new, 16, 0);
+			if (sum < 0 || bpf_l4_csum_replace(skb, csum, 0,
+							   (__u32)sum,
+							   l4flags))
+				return -1;
+		}
+		if (bpf_skb_store_bytes(skb, l3 + 8 + 16 * f, new, 16, 0))
+			return -1;
+	}
+	/* Traffic class and flow label share the first word with the
+	 * version; the hop limit is a byte of its own. */
+	__builtin_memcpy(&w, ip, 4);
+	w = bpf_ntohl(w);
+	__builtin_memcpy(&wm, s->mask + 34, 4);
+	__builtin_memcpy(&wv, s->val + 34, 4);
+	wm = (bpf_ntohl(wm) & 0xfffff) | (__u32)s->mask[32] << 20;
+	wv = (bpf_ntohl(wv) & 0xfffff) | (__u32)s->val[32] << 20;
+	if (wm) {
+		w = bpf_htonl((w & ~wm) | (wv & wm));
+		if (bpf_skb_store_bytes(skb, l3, &w, 4,
+					BPF_F_RECOMPUTE_CSUM))
+			return -1;
+	}
+	if (s->mask[33]) {
+		__u8 hl = masked8(ip[7], s->val[33], s->mask[33]);
+
+		if (bpf_skb_store_bytes(skb, l3 + 7, &hl, 1,
+					BPF_F_RECOMPUTE_CSUM))
+			return -1;
+	}
+	return 0;
+}
+
+__noinline int
+fp_set_ports(struct __sk_buff *skb, __u32 l3, int ipv6,
+	     const struct fp_set_l4 *s)
+{
+	__u32 l4 = l3 + (ipv6 ? 40 : 20), csum;
+	__u64 l4flags;
+	__u8 proto;
+	__u16 p[2];
+
+	if (!s)
+		return -1;
+	if (bpf_skb_load_bytes(skb, l4, p, 4) ||
+	    bpf_skb_load_bytes(skb, l3 + (ipv6 ? 6 : 9), &proto, 1))
+		return -1;
+	csum = l4_csum(l4, proto, 0, &l4flags);
+#pragma clang loop unroll(full)
+	for (int f = 0; f < 2; f++) {
+		__u16 m, v, new;
+
+		__builtin_memcpy(&m, s->mask + 2 * f, 2);
+		__builtin_memcpy(&v, s->val + 2 * f, 2);
+		new = (p[f] & ~m) | (v & m);
+		if (!m || new == p[f])
+			continue;
+		if (csum && bpf_l4_csum_replace(skb, csum, p[f], new,
+						l4flags | 2))
+			return -1;
+		if (bpf_skb_store_bytes(skb, l4 + 2 * f, &new, 2, 0))
+			return -1;
+	}
+	return 0;
+}
+
+/* An output of the test program: recorded, not sent. */
+static __always_inline void
+trace_out(struct __sk_buff *skb, const struct fp_op *op)
+{
+	__u32 zero = 0, i, len = skb->len;
+	struct fp_trace *t = bpf_map_lookup_elem(&fp_trace_n, &zero);
+	struct fp_trace_out *o;
+
+	if (!t)
+		return;
+	i = t->n_out;
+	o = bpf_map_lookup_elem(&fp_trace_outs, &i);
+	if (!o)
+		return;
+	t->n_out = i + 1;
+	o->ifindex = op->ifindex;
+	o->flags = op->flags;
+	o->len = len;
+	o->vlan = skb->vlan_present;
+	o->vlan_proto = bpf_ntohs((__u16)skb->vlan_proto);
+	o->vlan_tci = (__u16)skb->vlan_tci;
+	if (len < 14)
+		return;
+	/* The upper bound on the register the helper is given, which the
+	 * compiler would have checked on a copy. */
+	asm volatile("if %[l] <= %[max] goto 1f\n\t"
+		     "%[l] = %[max]\n"
+		     "1:"
+		     : [l] "+r"(len)
+		     : [max] "i"(FP_TRACE_BYTES));
+	bpf_skb_load_bytes(skb, 0, o->frame, len);
+}
+
+static __always_inline void
+trace_end(__u32 why)
+{
+	__u32 zero = 0;
+	struct fp_trace *t = bpf_map_lookup_elem(&fp_trace_n, &zero);
+
+	if (t)
+		t->drop = why;
+}
+
+/* One op other than an output: 0, or -1 when a helper failed. Global,
+ * as the sets are. */
+__noinline int
+fp_run_op(struct __sk_buff *skb, const struct fp_actions *a,
+	  const struct fp_op *op)
+{
+	if (!a || !op)
+		return -1;
+	switch (op->kind) {
+	case FP_OP_PUSH_VLAN:
+		return bpf_skb_vlan_push(skb, bpf_htons(op->tpid), op->tci) ?
+			       -1 : 0;
+	case FP_OP_POP_VLAN:
+		return bpf_skb_vlan_pop(skb) ? -1 : 0;
+	case FP_OP_SET_ETH:
+		return fp_set_eth(skb, &a->set_eth);
+	case FP_OP_SET_IPV4:
+		return fp_set_ipv4(skb, op->l3, &a->set_l3);
+	case FP_OP_SET_IPV6:
+		return fp_set_ipv6(skb, op->l3, &a->set_l3);
+	case FP_OP_SET_PORTS:
+		return fp_set_ports(skb, op->l3, op->flags, &a->set_l4);
+	}
+	return -1;
+}
+
+/* A hit: the flow's and the datapath's counters, then the ops. probe:
+ * the test program's, which records the outputs. Global, so that the
+ * verifier checks it once, not once for each mask a lookup tried. */
+__noinline int
+fp_execute(struct __sk_buff *skb, const struct fp_actions *a,
+	   __u32 tcp_flags, int probe)
+{
+	__u32 slot, dp, in = skb->ifindex, n;
+	__u32 len = skb->len + (skb->vlan_present ? 4 : 0);
+	struct fp_flow_stats *fs;
+	struct fp_dp_stats *ds;
+
+	if (!a)
+		return TC_ACT_OK;
+	slot = a->slot;
+	dp = a->dp_ifindex;
+	n = a->n_ops;
+	fs = bpf_map_lookup_elem(&fp_flow_stats, &slot);
+	ds = bpf_map_lookup_elem(&fp_dp_stats, &dp);
 
 	if (fs) {
 		fs->packets++;
@@ -175,29 +508,42 @@ execute(struct __sk_buff *skb, const struct fp_actions *a, __u16 tcp_flags)
 	}
 	if (ds)
 		ds->n_hit++;
-	/* The outputs before the last one are clones, the last one the
-	 * frame itself, at out[0] (fastpath-abi.h): every offset into the
-	 * map value a constant, as the verifier wants of a program loaded
-	 * without CAP_PERFMON (an upgraded daemon's). */
-	if (n == 0 || n > FP_OUT_MAX)
-		return TC_ACT_SHOT;
+	/* Unrolled, so that every offset into the map value is a
+	 * constant, as the verifier wants of a program loaded without
+	 * CAP_PERFMON (an upgraded daemon's). */
 #pragma clang loop unroll(full)
-	for (__u32 i = 1; i < FP_OUT_MAX; i++) {
-		const struct fp_out *o = &a->out[i];
+	for (__u32 i = 0; i < FP_OPS_MAX; i++) {
+		const struct fp_op *op = &a->op[i];
+		int last;
+		__u64 f;
 
 		if (i >= n)
 			break;
-		if (o->counted)
-			count_port(o->ifindex, skb->len, 1);
-		bpf_clone_redirect(skb, o->ifindex,
-				   o->flags & FP_OUT_INGRESS ? BPF_F_INGRESS
-							     : 0);
+		if (op->kind != FP_OP_OUTPUT) {
+			if (fp_run_op(skb, a, op))
+				return TC_ACT_SHOT;
+			continue;
+		}
+		/* The last action, an output, takes the frame itself. */
+		last = i == n - 1 && a->drop == FP_DROP_NONE;
+		if (probe) {
+			trace_out(skb, op);
+			if (last)
+				return TC_ACT_REDIRECT;
+			continue;
+		}
+		if (op->counted)
+			count_port(op->ifindex,
+				   skb->len + (skb->vlan_present ? 4 : 0), 1);
+		f = op->flags & FP_OUT_INGRESS ? BPF_F_INGRESS : 0;
+		if (last)
+			return bpf_redirect(op->ifindex, f);
+		bpf_clone_redirect(skb, op->ifindex, f);
 	}
-	if (a->out[0].counted)
-		count_port(a->out[0].ifindex, skb->len, 1);
-	return bpf_redirect(a->out[0].ifindex,
-			    a->out[0].flags & FP_OUT_INGRESS ? BPF_F_INGRESS
-							     : 0);
+	count_drop(dp, in, a->drop);
+	if (probe)
+		trace_end(a->drop);
+	return TC_ACT_SHOT;
 }
 
 /* A netdev port's ring: 0 keeps the frame from it (the tc program that
@@ -217,7 +563,9 @@ fp_ring(struct __sk_buff *skb)
 	if (!frame_key(skb, &k))
 		return ~0;
 	a = lookup(&k);
-	if (!a || !fits(skb, a))
+	/* (A netdev's frames come with their tag in the skb.) */
+	if (!a || !fits(skb, a) ||
+	    ((a->flags & FP_ACT_TAG_IN_SKB) && k.vlan && !skb->vlan_present))
 		return ~0;
 	ho->ifindex = skb->ifindex;
 	ho->len = skb->len;
@@ -242,7 +590,35 @@ fp_netdev_in(struct __sk_buff *skb)
 	if (ho->ifindex != skb->ifindex || ho->len != skb->len ||
 	    ho->hash != skb->hash)
 		return TC_ACT_OK;
-	return execute(skb, &ho->act, ho->tcp_flags);
+	return fp_execute(skb, &ho->act, ho->tcp_flags, 0);
+}
+
+/* An internal port's frame, taken or not: TC_ACT_OK leaves it to the
+ * daemon. */
+static __always_inline int
+tap_out(struct __sk_buff *skb, const int probe)
+{
+	struct fp_actions *a;
+	struct fp_key k;
+	int moved;
+
+	if (!frame_key(skb, &k))
+		return TC_ACT_OK;
+	a = lookup(&k);
+	if (!a)
+		return TC_ACT_OK;
+	if (a->flags & FP_ACT_TAG_IN_SKB) {
+		moved = tag_to_skb(skb, &k);
+		if (moved == -1)
+			return TC_ACT_OK;
+		if (moved)
+			return TC_ACT_SHOT;
+	}
+	if (!fits(skb, a))
+		return TC_ACT_OK;
+	if (!probe)
+		count_port(skb->ifindex, skb->len, 0);
+	return fp_execute(skb, a, k.tcp_flags, probe);
 }
 
 /* tc egress of an internal port's TAP: frames the host sends. */
@@ -250,14 +626,14 @@ SEC("tc")
 int
 fp_tap_out(struct __sk_buff *skb)
 {
-	struct fp_actions *a;
-	struct fp_key k;
+	return tap_out(skb, 0);
+}
 
-	if (!frame_key(skb, &k))
-		return TC_ACT_OK;
-	a = lookup(&k);
-	if (!a || !fits(skb, a))
-		return TC_ACT_OK;
-	count_port(skb->ifindex, skb->len, 0);
-	return execute(skb, a, k.tcp_flags);
+/* fp_tap_out for tests (BPF_PROG_TEST_RUN): its outputs are recorded
+ * in fp_trace_outs, not sent. */
+SEC("tc")
+int
+fp_probe(struct __sk_buff *skb)
+{
+	return tap_out(skb, 1);
 }

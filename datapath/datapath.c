@@ -21,6 +21,7 @@
 #include "actions/actions.h"
 #include "bpf/fastpath-abi.h"
 #include "datapath/fastpath.h"
+#include "datapath/fastpath-actions.h"
 #include "datapath/flow-stats.h"
 #include "datapath/upcall-stats.h"
 #include "flow/emc.h"
@@ -1298,42 +1299,21 @@ dp_meters(struct datapath *dp)
 
 /* Flows. */
 
-/* The flow's actions as the fast path runs them: outputs only, to ports
- * it serves; false for any other list. */
+/* An output's port as the fast path sends to it (fastpath_port_fn). */
 static bool
-fast_outputs(const struct datapath *dp, const struct actions_stored *acts,
-	     struct fp_actions *out)
+fast_port(void *dp, uint32_t port_no, struct fp_op *op)
 {
-	const struct nlattr *a;
-	const struct dp_port *p;
-	struct fp_out last;
-	int rem;
+	const struct dp_port *p = dp_port_get(dp, port_no);
 
-	attr_for_each(a, acts->data, acts->len, rem) {
-		struct fp_out *o;
-
-		if (attr_type(a) != OVS_ACTION_ATTR_OUTPUT ||
-		    attr_len(a) != sizeof(uint32_t) || out->n_out == FP_OUT_MAX)
-			return false;
-		p = dp_port_get(dp, attr_get_u32(a));
-		if (!p || !p->fast)
-			return false;
-		o = &out->out[out->n_out++];
-		o->ifindex = p->vport->ifindex;
-		o->mtu = __atomic_load_n(&p->vport->mtu, __ATOMIC_RELAXED);
-		if (p->type == OVS_VPORT_TYPE_INTERNAL) {
-			/* Into the host, counted as the TAP's receipt. */
-			o->flags = FP_OUT_INGRESS;
-			o->counted = 1;
-		}
-	}
-	if (rem || !out->n_out)
+	if (!p || !p->fast)
 		return false;
-	/* The last one first, as the programs take them. */
-	last = out->out[out->n_out - 1];
-	memmove(&out->out[1], &out->out[0],
-		(out->n_out - 1) * sizeof(out->out[0]));
-	out->out[0] = last;
+	op->ifindex = p->vport->ifindex;
+	op->mtu = __atomic_load_n(&p->vport->mtu, __ATOMIC_RELAXED);
+	if (p->type == OVS_VPORT_TYPE_INTERNAL) {
+		/* Into the host, counted as the TAP's receipt. */
+		op->flags = FP_OUT_INGRESS;
+		op->counted = 1;
+	}
 	return true;
 }
 
@@ -1355,7 +1335,9 @@ fast_install(const struct datapath *dp, struct flow *flow)
 	if (mask->in_port && (!(in = dp_port_get(dp, flow->key.in_port)) ||
 			      !in->fast))
 		return;
-	if (acts && fast_outputs(dp, acts, &a))
+	if (acts && fastpath_actions_make(&flow->key, mask, acts->data,
+					  acts->len, fast_port, (void *)dp,
+					  &a))
 		fastpath_flow_install(flow, mask, in ? in->vport->ifindex : 0,
 				      &a);
 }
@@ -1558,7 +1540,7 @@ dp_get_stats(const struct datapath *dp, struct dp_stats *sum)
 	}
 	/* Each fast path hit as the exact-match stage's: one mask probed,
 	 * a cache hit. */
-	hits = fastpath_dp_hits(dp_ifindex(dp));
+	hits = fastpath_dp_stats(dp_ifindex(dp), NULL);
 	sum->n_hit += hits;
 	sum->n_mask_hit += hits;
 	sum->n_cache_hit += hits;
@@ -1568,6 +1550,7 @@ void
 dp_get_drops(const struct datapath *dp, uint64_t n[DROP_REASONS])
 {
 	drop_sum(dp->drops, n);
+	fastpath_dp_stats(dp_ifindex(dp), n);
 }
 
 void
@@ -1583,7 +1566,7 @@ dp_port_get_stats(const struct dp_port *port, struct ovs_vport_stats *st)
 	int err = vport_get_stats(port->vport, st);
 
 	if (port->type == OVS_VPORT_TYPE_INTERNAL && port->fast)
-		fastpath_port_stats(port->vport->ifindex, st);
+		fastpath_port_stats(port->vport->ifindex, st, NULL);
 	return err;
 }
 
@@ -1591,6 +1574,8 @@ void
 dp_port_get_drops(const struct dp_port *port, uint64_t n[DROP_REASONS])
 {
 	drop_sum(port->drops, n);
+	if (port->fast)
+		fastpath_port_stats(port->vport->ifindex, NULL, n);
 }
 
 int

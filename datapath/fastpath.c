@@ -18,6 +18,7 @@
 #include "actions/actions.h"
 #include "bpf/fastpath-key.h"
 #include "common/log.h"
+#include "datapath/drop.h"
 #include "tap/vport.h"
 
 /* The programs' object, built from bpf/fastpath.bpf.c and linked in. */
@@ -45,10 +46,12 @@ static struct fp_flow gone_mark;
 
 static struct {
 	bool on;
+	bool probe;			/* fp_probe loaded (tests) */
 	char state[160];
 	struct bpf_object *obj;
 	int flows, flow_stats, dp_stats, port_stats;	/* map fds */
-	int prog_ring, prog_netdev_in, prog_tap_out;
+	int prog_ring, prog_netdev_in, prog_tap_out, prog_probe;
+	int trace_n, trace_outs;			/* map fds */
 	int barrier, barrier_inner;
 	unsigned ncpu;
 	pthread_mutex_t lock;
@@ -144,6 +147,11 @@ fastpath_start(void)
 		set_state(err, "open");
 		return err;
 	}
+	/* The test program only for tests: a daemon verifies no more than
+	 * it runs. */
+	bpf_program__set_autoload(bpf_object__find_program_by_name(fp.obj,
+								   "fp_probe"),
+				  fp.probe);
 	err = bpf_object__load(fp.obj);
 	if (err) {
 		set_state(err, "load");
@@ -158,6 +166,9 @@ fastpath_start(void)
 	fp.prog_ring = prog_fd("fp_ring");
 	fp.prog_netdev_in = prog_fd("fp_netdev_in");
 	fp.prog_tap_out = prog_fd("fp_tap_out");
+	fp.prog_probe = prog_fd("fp_probe");
+	fp.trace_n = map_fd("fp_trace_n");
+	fp.trace_outs = map_fd("fp_trace_outs");
 	err = make_barrier();
 	if (err) {
 		set_state(err, "barrier map");
@@ -282,12 +293,13 @@ fastpath_port_attach(struct vport *v, enum ovs_vport_type type, bool local)
 	if (local)
 		err = counters_zero(fp.dp_stats, v->ifindex,
 				   sizeof(struct fp_dp_stats));
-	if (!err && type == OVS_VPORT_TYPE_INTERNAL) {
+	/* (Every port's drops; an internal port's frames too.) */
+	if (!err)
 		err = counters_zero(fp.port_stats, v->ifindex,
 				   sizeof(struct fp_port_stats));
-		if (!err)
-			err = tc_attach(v->ifindex, BPF_TC_EGRESS,
-					fp.prog_tap_out, &made);
+	if (!err && type == OVS_VPORT_TYPE_INTERNAL) {
+		err = tc_attach(v->ifindex, BPF_TC_EGRESS, fp.prog_tap_out,
+				&made);
 	} else if (!err) {
 		err = tc_attach(v->ifindex, BPF_TC_INGRESS,
 				fp.prog_netdev_in, &made);
@@ -318,9 +330,9 @@ fastpath_port_detach(struct vport *v, enum ovs_vport_type type, bool local,
 
 	if (!fastpath_on() || how == FASTPATH_PORT_NONE)
 		return;
+	bpf_map_delete_elem(fp.port_stats, &ifindex);
 	if (type == OVS_VPORT_TYPE_INTERNAL) {
 		tc_detach(v->ifindex, BPF_TC_EGRESS, made);
-		bpf_map_delete_elem(fp.port_stats, &ifindex);
 	} else {
 		for (unsigned i = 0; i < v->n_rxq; i++)
 			setsockopt(v->rxq[i].fd, SOL_SOCKET, SO_DETACH_BPF,
@@ -781,8 +793,26 @@ fastpath_flow_clear_stats(struct flow *flow)
 /* Datapaths' and ports' counters. */
 
 
+/* The reasons of enum fp_drop. */
+static const uint32_t fp_drop_reason[FP_DROPS] = {
+	[FP_DROP_LAST_ACTION] = TAPDP_DROP_OVS_LAST_ACTION,
+	[FP_DROP_EXPLICIT] = TAPDP_DROP_OVS_EXPLICIT,
+	[FP_DROP_EXPLICIT_WITH_ERROR] = TAPDP_DROP_OVS_EXPLICIT_WITH_ERROR,
+};
+
+static void
+drops_add(const __u64 *d, uint64_t n[DROP_REASONS])
+{
+	for (unsigned r = FP_DROP_NONE + 1; r < FP_DROPS; r++) {
+		int i = drop_reason_index(fp_drop_reason[r]);
+
+		if (i >= 0)
+			n[i] += d[r];
+	}
+}
+
 uint64_t
-fastpath_dp_hits(int dp_ifindex)
+fastpath_dp_stats(int dp_ifindex, uint64_t drops[DROP_REASONS])
 {
 	struct fp_dp_stats *v;
 	uint64_t n = 0;
@@ -790,14 +820,18 @@ fastpath_dp_hits(int dp_ifindex)
 	if (!fastpath_on() ||
 	    !(v = counters_read(fp.dp_stats, dp_ifindex, sizeof(*v))))
 		return 0;
-	for (unsigned c = 0; c < fp.ncpu; c++)
+	for (unsigned c = 0; c < fp.ncpu; c++) {
 		n += v[c].n_hit;
+		if (drops)
+			drops_add(v[c].n_drop, drops);
+	}
 	free(v);
 	return n;
 }
 
 void
-fastpath_port_stats(int ifindex, struct ovs_vport_stats *st)
+fastpath_port_stats(int ifindex, struct ovs_vport_stats *st,
+		    uint64_t drops[DROP_REASONS])
 {
 	struct fp_port_stats *v;
 
@@ -805,16 +839,21 @@ fastpath_port_stats(int ifindex, struct ovs_vport_stats *st)
 	    !(v = counters_read(fp.port_stats, ifindex, sizeof(*v))))
 		return;
 	for (unsigned c = 0; c < fp.ncpu; c++) {
-		st->rx_packets += v[c].rx_packets;
-		st->rx_bytes += v[c].rx_bytes;
-		st->tx_packets += v[c].tx_packets;
-		st->tx_bytes += v[c].tx_bytes;
+		if (st) {
+			st->rx_packets += v[c].rx_packets;
+			st->rx_bytes += v[c].rx_bytes;
+			st->tx_packets += v[c].tx_packets;
+			st->tx_bytes += v[c].tx_bytes;
+		}
+		if (drops)
+			drops_add(v[c].n_drop, drops);
 	}
 	free(v);
 }
 
-void
-fastpath_set_bypass(bool on)
+/* The programs' configuration, conf with its field set to on. */
+static void
+conf_set(size_t field, bool on)
 {
 	struct fp_conf conf;
 	uint32_t zero = 0;
@@ -823,26 +862,54 @@ fastpath_set_bypass(bool on)
 		return;
 	pthread_mutex_lock(&fp.lock);
 	conf = fp.conf;
-	conf.bypass = on;
-	if (fp.on && conf.bypass != fp.conf.bypass &&
+	memcpy((uint8_t *)&conf + field, &(uint32_t){ on }, sizeof(uint32_t));
+	if (fp.on && memcmp(&conf, &fp.conf, sizeof(conf)) &&
 	    !bpf_map_update_elem(fp.conf_fd, &zero, &conf, BPF_ANY))
 		fp.conf = conf;
 	pthread_mutex_unlock(&fp.lock);
 }
 
+void
+fastpath_set_bypass(bool on)
+{
+	conf_set(offsetof(struct fp_conf, bypass), on);
+}
+
+void
+fastpath_set_drops_told(bool on)
+{
+	conf_set(offsetof(struct fp_conf, drops_told), on);
+}
+
+void
+fastpath_want_probe(void)
+{
+	fp.probe = true;
+}
+
 int
-fastpath_probe(const void *frame, size_t len, bool *taken)
+fastpath_probe(const void *frame, size_t len, struct fastpath_probe *out)
 {
 	struct __sk_buff ctx = { .ifindex = 1 };
 	LIBBPF_OPTS(bpf_test_run_opts, opts, .data_in = frame,
 		    .data_size_in = len, .ctx_in = &ctx,
 		    .ctx_size_in = sizeof(ctx), .repeat = 1);
+	struct fp_trace t = { 0 };
+	uint32_t zero = 0;
 
-	if (!fastpath_on())
+	if (!fastpath_on() || !fp.probe)
 		return -ENOTCONN;
-	if (bpf_prog_test_run_opts(fp.prog_tap_out, &opts))
+	if (bpf_map_update_elem(fp.trace_n, &zero, &t, BPF_ANY) ||
+	    bpf_prog_test_run_opts(fp.prog_probe, &opts) ||
+	    bpf_map_lookup_elem(fp.trace_n, &zero, &t))
 		return -errno;
-	*taken = opts.retval != TC_ACT_OK;
+	memset(out, 0, sizeof(*out));
+	out->taken = opts.retval != TC_ACT_OK;
+	out->drop = t.drop;
+	out->n_out = t.n_out < FP_TRACE_MAX ? t.n_out : FP_TRACE_MAX;
+	for (uint32_t i = 0; i < out->n_out; i++)
+		if (bpf_map_lookup_elem(fp.trace_outs, &i, &out->out[i]))
+			return -errno;
 	return 0;
 }
 

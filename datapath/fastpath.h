@@ -8,7 +8,8 @@
  * key bpf/fastpath-key.h can make, that came in by a netdev or internal
  * port of a datapath of the daemon's own namespace, hitting a megaflow
  * whose match the programs can make (fastpath_match) and whose actions
- * are outputs (at most FP_OUT_MAX) to such ports. The daemon's path
+ * they can run (datapath/fastpath-actions.h: outputs to such ports, VLAN
+ * tags, sets of addresses and ports, drops). The daemon's path
  * stays whole for the rest, and for a frame the programs let go (over an
  * output's MTU, no entry).
  *
@@ -30,11 +31,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "bpf/fastpath-abi.h"
+#include "datapath/drop.h"
 #include "flow/table.h"
 #include "include/tapdp/ovs-uapi.h"
 
-struct fp_actions;
-struct fp_key;
 struct vport;
 
 /* Loads the programs and makes the maps: 0, or -errno with the fast path
@@ -81,19 +82,36 @@ void fastpath_flow_forget(struct flow *flow, bool gone);
  * own counters (flow->stats), which are then whole. */
 void fastpath_flow_fold(const struct flow *flow);
 void fastpath_flow_clear_stats(struct flow *flow);
-/* The hits of the datapath whose local port's device is dp_ifindex. */
-uint64_t fastpath_dp_hits(int dp_ifindex);
-/* Adds the frames an internal port's TAP (ifindex) did not count. */
-void fastpath_port_stats(int ifindex, struct ovs_vport_stats *st);
+/* The hits of the datapath whose local port's device is dp_ifindex; its
+ * entries' drops added to drops (by drop_reason_index(); may be NULL). */
+uint64_t fastpath_dp_stats(int dp_ifindex, uint64_t drops[DROP_REASONS]);
+/* Adds a port's device's (ifindex) frames its TAP did not count (an
+ * internal port's) to st, and the drops of frames that came in by it to
+ * drops; either may be NULL. */
+void fastpath_port_stats(int ifindex, struct ovs_vport_stats *st,
+			 uint64_t drops[DROP_REASONS]);
 /* While on, every frame takes the daemon's path: someone captures what
  * the datapath does with each (tapdpctl capture), which the programs
  * would not tell. */
 void fastpath_set_bypass(bool on);
+/* While on, a frame an entry would drop takes the daemon's path: someone
+ * listens for drops, which the daemon tells of. */
+void fastpath_set_drops_told(bool on);
+
+/* What an internal port's program does with a frame (fastpath_probe). */
+struct fastpath_probe {
+	bool taken;			/* not left to the daemon */
+	uint32_t drop;			/* enum fp_drop */
+	uint32_t n_out;
+	struct fp_trace_out out[FP_TRACE_MAX];
+};
+/* For tests, before fastpath_start(): loads the test program too. */
+void fastpath_want_probe(void);
 /* Runs an internal port's program on frame, as the kernel would for a
- * frame the host sends on the loopback device, without sending it
- * (BPF_PROG_TEST_RUN): *taken says whether the fast path took it (its
- * counters count it). 0 or -errno. For tests. */
-int fastpath_probe(const void *frame, size_t len, bool *taken);
+ * frame the host sends on the loopback device (BPF_PROG_TEST_RUN), with
+ * its outputs recorded in *out instead of sent; the counters count it.
+ * 0 or -errno (-ENOTCONN without the test program). For tests. */
+int fastpath_probe(const void *frame, size_t len, struct fastpath_probe *out);
 /* Entries in the table, for status. */
 unsigned fastpath_entries(void);
 

@@ -27,11 +27,13 @@ packets_send(const struct dp_packet_event *ev)
 		ctl_family_capture(ev);
 }
 
-/* A capture sees every frame, so none crosses in the kernel meanwhile. */
+/* A capture sees every frame, so none crosses in the kernel meanwhile;
+ * a drop listener every drop, so no entry drops one. */
 static void
 groups_changed(void)
 {
 	fastpath_set_bypass(ctl_family_capturing());
+	fastpath_set_drops_told(drop_family_listening());
 }
 
 const struct dp_packet_sink families_packet_sink = {

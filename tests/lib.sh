@@ -293,6 +293,19 @@ tapdpd_stop() {
 
 dpctl() { in_ns "$BUILD/tapdp-run" -- ovs-dpctl "$@"; }
 
+# The fast path (datapath/fastpath.h): its entries as tapdpctl status
+# counts them, and its hits summed over the CPUs from the kernel's map.
+fp_entries() {
+	in_ns "$BUILD/tapdpctl" --socket "$SOCK" status |
+		awk '$1 == "fast-path" { print $3 }'
+}
+fp_hits() {
+	in_ns bpftool -j map dump name fp_dp_stats 2>/dev/null |
+		/usr/bin/python3 -c 'import json,sys
+print(sum(v["value"]["n_hit"] for e in json.load(sys.stdin)
+          for v in e["formatted"]["values"]))'
+}
+
 pyctl() {
 	in_ns env PYTHONPATH="$TOP/tests/ovs-dpctl-py/pyshim" \
 		"$BUILD/tapdp-run" -- /usr/bin/python3 "$SELFTEST/ovs-dpctl.py" "$@"

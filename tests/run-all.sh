@@ -72,6 +72,7 @@ for b in build build-asan; do
 		 tests/integration/test-tunnel-dev.sh \
 		 tests/integration/test-link-view.sh \
 		 tests/integration/test-fastpath.sh \
+		 tests/integration/test-fastpath-actions.sh \
 		 tests/integration/test-netns-vswitchd.sh \
 		 tests/integration/test-ctl-parallel.sh \
 		 tests/integration/test-answers.sh \

@@ -21,14 +21,6 @@ in_ns sysctl -qw net.ipv6.conf.default.disable_ipv6=1
 MAC_B=$(ip netns exec $B cat /sys/class/net/eth0/address)
 
 ctl() { in_ns "$BUILD/tapdpctl" --socket "$SOCK" "$@"; }
-entries() { ctl status | awk '$1 == "fast-path" { print $3 }'; }
-# The fast path's hits, summed over the CPUs, from the kernel's map.
-fast_hits() {
-	in_ns bpftool -j map dump name fp_dp_stats 2>/dev/null |
-		/usr/bin/python3 -c 'import json,sys
-print(sum(v["value"]["n_hit"] for e in json.load(sys.stdin)
-          for v in e["formatted"]["values"]))'
-}
 # UDP datagrams B took (none listens: each counts as NoPorts).
 rx_b() {
 	ip netns exec $B awk '/^Udp: [0-9]/ { print $2 + $3 + $4 }' /proc/net/snmp
@@ -62,7 +54,7 @@ add_flows() {
 	dpctl add-flow dp0 "$IP1" 2 && dpctl add-flow dp0 "$IP2" 1
 }
 check "flows both ways" add_flows
-check_out "each flow has its entry" "^4$" entries
+check_out "each flow has its entry" "^4$" fp_entries
 check "ping through the datapath" in_ns_of $A ping -c 5 -i 0.1 -W 1 10.8.0.2
 check_out "dump-flows counts the pings" \
 	"eth_type\(0x0800\), packets:5, bytes:490, used:[0-9.]+s, actions:2" \
@@ -75,7 +67,7 @@ check_out "dump-flows counts the pings" \
 p1=$(flow_packets 1 0x0800)
 a1=$(all_packets)
 d1=$(dp_hits)
-h1=$(fast_hits)
+h1=$(fp_hits)
 ready=$T/dupcount.ready
 ip netns exec $B /usr/bin/python3 "$TOP/tests/integration/dupcount.py" \
 	"$ready" >"$T/dupcount" &
@@ -87,7 +79,7 @@ wait $DUP
 check_out "20000 datagrams arrive, none twice" "^20000 0$" cat "$T/dupcount"
 r1=$(rx_b)
 check_out "the flow counts each frame once" "^$((p1 + 20000))$" flow_packets 1 0x0800
-h2=$(fast_hits)
+h2=$(fp_hits)
 check "the fast path forwarded them ($((h2 - h1)) hits)" test $((h2 - h1)) -ge 20000
 # (B answers some with ICMP, which the other flow counts.)
 check_out "the datapath's hits are the flows' packets" "^$(($(all_packets) - a1))$" \
@@ -100,19 +92,19 @@ GEN=$!
 wait_until 5 eval '[ "$(($(rx_b) - r1))" -ge 30000 ]'
 check "del-flow under a flood" dpctl del-flow dp0 "$IP1"
 r2=$(rx_b)
-h3=$(fast_hits)
+h3=$(fp_hits)
 sleep 0.5
 check_out "no datagram forwarded after the answer ($(($(rx_b) - r2)) arrived)" "^0$" \
 	echo $(($(rx_b) - r2))
-check_out "no fast path hit after the answer" "^0$" echo $(($(fast_hits) - h3))
+check_out "no fast path hit after the answer" "^0$" echo $(($(fp_hits) - h3))
 wait $GEN
-check_out "its entry is gone" "^3$" entries
+check_out "its entry is gone" "^3$" fp_entries
 
 # A flow given new actions: its entries go with the old ones.
 check "add-flow again" dpctl add-flow dp0 "$IP1" 2
 check "ping again" in_ns_of $A ping -c 3 -i 0.1 -W 1 10.8.0.2
 check "mod-flow back to the input port" dpctl mod-flow dp0 "$IP1" 1
-check_out "the flow's new entry replaced the old" "^4$" entries
+check_out "the flow's new entry replaced the old" "^4$" fp_entries
 check "no ping while the flow points back" unanswered $A -c 1 -W 1 10.8.0.2
 check "mod-flow back" dpctl mod-flow dp0 "$IP1" 2
 
@@ -127,7 +119,7 @@ check "the daemon saw the MTU change" wait_until 5 eval \
 check "a 1200-byte ping is dropped" unanswered $A -c 1 -W 1 -s 1200 10.8.0.2
 check "... and counted as vb's transmit errors ($e1, $(tx_errors))" \
 	test "$(tx_errors)" -gt "${e1:-0}"
-check_out "the entries were made again" "^4$" entries
+check_out "the entries were made again" "^4$" fp_entries
 check "a 500-byte ping passes" in_ns_of $A ping -c 2 -i 0.1 -s 500 -W 1 10.8.0.2
 in_ns ip link set vb mtu 1500
 
@@ -140,10 +132,10 @@ ip netns exec $A ip addr add fd08::1/64 dev eth0 nodad
 ip netns exec $B ip addr add fd08::2/64 dev eth0 nodad
 check "IPv6 flows" eval 'dpctl add-flow dp0 "in_port(1),eth(),eth_type(0x86dd),ipv6()" 2 &&
 	dpctl add-flow dp0 "in_port(2),eth(),eth_type(0x86dd),ipv6()" 1'
-h1=$(fast_hits)
+h1=$(fp_hits)
 check "ping6 through the datapath" in_ns_of $A ping -6 -c 20 -i 0.02 -W 1 fd08::2
-check "IPv6 echoes crossed by the fast path ($(($(fast_hits) - h1)))" \
-	test $(($(fast_hits) - h1)) -ge 30
+check "IPv6 echoes crossed by the fast path ($(($(fp_hits) - h1)))" \
+	test $(($(fp_hits) - h1)) -ge 30
 check "arping (ARP through the fast path)" \
 	in_ns_of $A arping -c 3 -w 3 -I eth0 10.8.0.2
 
@@ -159,11 +151,11 @@ check "ping from the host over the internal port" \
 local_stats() { dpctl show -s dp0 | grep -A2 "port 0:" | tr '\n' ' '; }
 rxtx() { local_stats | sed -n 's/.*RX packets:\([0-9]*\).*TX packets:\([0-9]*\).*/\1 \2/p'; }
 read -r lr1 lt1 <<<"$(rxtx)"
-h1=$(fast_hits)
+h1=$(fp_hits)
 check "100 pings from the host" in_ns ping -c 100 -i 0.005 -W 1 10.8.0.1
 read -r lr2 lt2 <<<"$(rxtx)"
-check "the fast path took the host's echoes and their replies ($(($(fast_hits) - h1)))" \
-	test $(($(fast_hits) - h1)) -ge 190
+check "the fast path took the host's echoes and their replies ($(($(fp_hits) - h1)))" \
+	test $(($(fp_hits) - h1)) -ge 190
 check_out "the internal port counts 100 frames each way" "^100 100$" \
 	echo $((lr2 - lr1)) $((lt2 - lt1))
 check "a ping from A reaches the host and B (two outputs)" \
@@ -183,10 +175,10 @@ CAP=$!
 check "a capture starts" wait_until 10 grep -q following "$T/cap.err"
 check_out "status says a capture holds the fast path off" \
 	"^fast path: bpf \(off while a capture runs\)$" ctl status
-h1=$(fast_hits)
+h1=$(fp_hits)
 check "5 pings from A to B while it runs" \
 	in_ns_of $A ping -c 5 -i 0.1 -W 1 10.8.0.2
-check_out "none crossed in the kernel" "^0$" echo $(($(fast_hits) - h1))
+check_out "none crossed in the kernel" "^0$" echo $(($(fp_hits) - h1))
 check "the capture ends" wait_until 10 dead "$CAP"
 # Each request in by port 1, out by ports 0 and 2; each reply in by 2,
 # out by 1.
@@ -195,14 +187,14 @@ check_out "it saw each echo at each step" "^15 10$" eval 'tcpdump -nr "$T/cap.pc
 # (The daemon sees the capture's socket close a moment after it exits.)
 check "status says bpf again" wait_until 5 eval \
 	'ctl status | grep -q "^fast path: bpf$"'
-h1=$(fast_hits)
+h1=$(fp_hits)
 check "pings once it ended" in_ns_of $A ping -c 5 -i 0.1 -W 1 10.8.0.2
-check "the fast path took them again ($(($(fast_hits) - h1)))" \
-	test $(($(fast_hits) - h1)) -ge 10
+check "the fast path took them again ($(($(fp_hits) - h1)))" \
+	test $(($(fp_hits) - h1)) -ge 10
 
 # A port deleted: the table empties, its device is left as found.
 check "del-if vb" dpctl del-if dp0 vb
-check_out "only the flows of the remaining ports keep entries" "^2$" entries
+check_out "only the flows of the remaining ports keep entries" "^2$" fp_entries
 check_absent "vb has no clsact qdisc left" "clsact" in_ns tc qdisc show dev vb
 check "del-dp" dpctl del-dp dp0
 check_absent "va has no clsact qdisc left" "clsact" in_ns tc qdisc show dev va
