@@ -1037,6 +1037,12 @@ dp_port_locate(const struct dp_net *net, const char *name)
 	return find_port(net, name_is, name);
 }
 
+bool
+dp_port_fast(const struct dp_port *port)
+{
+	return port->fast != FASTPATH_PORT_NONE;
+}
+
 int
 dp_port_netnsid(const struct dp_port *port)
 {

@@ -261,6 +261,8 @@ struct dp_port *dp_port_locate(const struct dp_net *net, const char *name);
  * in (the kernel's peernet2id()): NETNSA_NSID_NOT_ASSIGNED when that is
  * the datapath's own, or has no id there. Control thread. */
 int dp_port_netnsid(const struct dp_port *port);
+/* Whether the fast path (datapath/fastpath.h) serves the port's device. */
+bool dp_port_fast(const struct dp_port *port);
 /* A port of any of net's datapaths, by its device's namespace (its id in
  * ours, NETNSA_NSID_NOT_ASSIGNED for ours) and index there. */
 struct dp_port *dp_port_by_ifindex(const struct dp_net *net, int netnsid,

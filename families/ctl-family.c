@@ -148,6 +148,31 @@ put_tables(struct msgbuf *mb, struct dp_net *net)
 	msgbuf_nest_end(mb, tables);
 }
 
+/* The ports whose frames the fast path takes. */
+static void
+put_fast_ports(struct msgbuf *mb, struct dp_net *net)
+{
+	struct nlattr *list, *port;
+	struct datapath *dp;
+	struct dp_port *p;
+
+	if (!fastpath_on())
+		return;
+	list = msgbuf_nest_start(mb, TAPDP_CTL_ATTR_FAST_PORTS);
+	for (unsigned i = 0; (dp = dp_at(net, i)); i++) {
+		for (uint32_t no = 0; (p = dp_port_next(dp, &no)); no++) {
+			if (!dp_port_fast(p))
+				continue;
+			port = msgbuf_nest_start(mb, TAPDP_CTL_ATTR_FAST_PORT);
+			msgbuf_put_string(mb, TAPDP_CTL_ATTR_DP_NAME,
+					  dp_name(dp));
+			msgbuf_put_u32(mb, TAPDP_CTL_ATTR_PORT_NO, no);
+			msgbuf_nest_end(mb, port);
+		}
+	}
+	msgbuf_nest_end(mb, list);
+}
+
 /* The packet threads' pooled buffers (common/buf-pool.h). */
 static void
 put_buffers(struct msgbuf *mb)
@@ -250,6 +275,7 @@ ctl_cmd_status(struct genl_info *info)
 		msgbuf_put_u32(&mb, TAPDP_CTL_ATTR_NAMESPACES, dp_net_count());
 	msgbuf_put_string(&mb, TAPDP_CTL_ATTR_FAST_PATH, fastpath_state());
 	put_tables(&mb, nlsock_net(info->sk));
+	put_fast_ports(&mb, nlsock_net(info->sk));
 	put_buffers(&mb);
 	if (msgbuf_end(&mb))
 		return -EMSGSIZE;

@@ -41,6 +41,12 @@ struct client {
 	unsigned n_groups;
 };
 
+/* A port the fast path serves. */
+struct fast_port {
+	char dp[IFNAMSIZ];
+	uint32_t port_no;
+};
+
 struct status {
 	char version[32], kernel[16], fast_path[160];
 	uint32_t pid, n_clients;
@@ -51,7 +57,9 @@ struct status {
 	struct ctl_dps dps;
 	struct client *clients;
 	struct buffer *buffers;
-	unsigned n_threads, n_tables, n_clients_seen, n_buffers;
+	struct fast_port *fast_ports;
+	unsigned n_threads, n_tables, n_clients_seen, n_buffers, n_fast_ports;
+	bool fast_ports_told;		/* (a daemon before them: no list) */
 };
 
 static void
@@ -146,6 +154,44 @@ buffers_parse(const struct nlattr *list, struct status *st)
 	return 0;
 }
 
+/* The TAPDP_CTL_ATTR_FAST_PORT nests of a FAST_PORTS list. */
+static int
+fast_ports_parse(const struct nlattr *list, struct status *st)
+{
+	const struct nlattr *nest, *a;
+
+	st->fast_ports_told = true;
+	mnl_attr_for_each_nested(nest, list) {
+		struct fast_port *f = ctl_grow(&st->fast_ports,
+					       &st->n_fast_ports, sizeof(*f));
+
+		if (!f)
+			return -ENOMEM;
+		mnl_attr_for_each_nested(a, nest) {
+			switch (mnl_attr_get_type(a)) {
+			case TAPDP_CTL_ATTR_DP_NAME:
+				copy_str(f->dp, sizeof(f->dp), a);
+				break;
+			case TAPDP_CTL_ATTR_PORT_NO:
+				f->port_no = gclient_uint(a);
+				break;
+			}
+		}
+	}
+	return 0;
+}
+
+/* Whether the fast path serves port_no of datapath dp. */
+static bool
+port_fast(const struct status *st, const char *dp, uint32_t port_no)
+{
+	for (unsigned i = 0; i < st->n_fast_ports; i++)
+		if (st->fast_ports[i].port_no == port_no &&
+		    !strcmp(st->fast_ports[i].dp, dp))
+			return true;
+	return false;
+}
+
 static int
 status_cb(const struct nlmsghdr *h, void *data)
 {
@@ -187,6 +233,9 @@ status_cb(const struct nlmsghdr *h, void *data)
 			break;
 		case TAPDP_CTL_ATTR_BUFFERS:
 			err = buffers_parse(a, st);
+			break;
+		case TAPDP_CTL_ATTR_FAST_PORTS:
+			err = fast_ports_parse(a, st);
 			break;
 		}
 		if (err)
@@ -364,6 +413,9 @@ print_json(const struct status *st)
 			json_uint(&j, "rx_dropped", p->stats.rx_dropped);
 			json_uint(&j, "tx_dropped", p->stats.tx_dropped);
 			json_uint(&j, "upcall_pids", p->n_pids);
+			if (st->fast_ports_told)
+				json_bool(&j, "fast_path",
+					  port_fast(st, dp->name, p->port_no));
 			json_object_end(&j);
 		}
 		json_array_end(&j);
@@ -422,12 +474,16 @@ print_human(const struct status *st)
 			const struct ctl_port *p = &dp->ports[k];
 
 			printf("  port %u: %s (%s) rx %llu tx %llu "
-			       "dropped %llu/%llu\n", p->port_no, p->name,
+			       "dropped %llu/%llu%s\n", p->port_no, p->name,
 			       ctl_port_type(p->type),
 			       (unsigned long long)p->stats.rx_packets,
 			       (unsigned long long)p->stats.tx_packets,
 			       (unsigned long long)p->stats.rx_dropped,
-			       (unsigned long long)p->stats.tx_dropped);
+			       (unsigned long long)p->stats.tx_dropped,
+			       !st->fast_ports_told ? ""
+			       : port_fast(st, dp->name, p->port_no)
+				       ? ", fast path"
+				       : ", rings only");
 		}
 	}
 	printf("buffers:\n  %-14s %-8s %-6s %s\n", "NAME", "SIZE", "MADE",
@@ -470,6 +526,7 @@ status_free(struct status *st)
 	free(st->threads);
 	free(st->tables);
 	free(st->buffers);
+	free(st->fast_ports);
 	free(st->clients);
 }
 

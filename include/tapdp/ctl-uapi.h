@@ -182,6 +182,11 @@ enum tapdp_ctl_attr {
 					 * daemon's included (in STATUS, to
 					 * the daemon's namespace only) */
 	TAPDP_CTL_ATTR_FAST_PATH,	/* string: "bpf", or "none (why)" */
+	TAPDP_CTL_ATTR_FAST_PORTS,	/* nest of TAPDP_CTL_ATTR_FAST_PORT:
+					 * in STATUS, the ports the fast path
+					 * serves (the others stay on their
+					 * rings) */
+	TAPDP_CTL_ATTR_FAST_PORT,	/* nest: DP_NAME, PORT_NO */
 	__TAPDP_CTL_ATTR_MAX
 };
 #define TAPDP_CTL_ATTR_MAX	(__TAPDP_CTL_ATTR_MAX - 1)

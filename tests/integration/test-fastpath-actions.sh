@@ -49,6 +49,20 @@ check "add-dp" dpctl add-dp dp0
 for p in va vb t1 t2; do
 	check "add-if $p" dpctl add-if dp0 $p
 done
+# Which ports the fast path serves: a tunnel port (ovs-dpctl makes
+# vxlan_sys_4789, a device of tapdp's) stays on the daemon's path.
+check "add a vxlan port" dpctl add-if dp0 vxp,type=vxlan,remote_ip=flow
+check_out "status: va is served by the fast path" \
+	"^  port 1: va \(netdev\) .*, fast path$" ctl status
+check_out "status: so is the local port" \
+	"^  port 0: dp0 \(internal\) .*, fast path$" ctl status
+check_out "status: the vxlan port is not" \
+	"^  port 5: vxlan_sys_4789 \(netdev\) .*, rings only$" ctl status
+check_out "status --json says the same" "^true false$" eval \
+	'ctl --json status | /usr/bin/python3 -c "import json, sys
+ports = {p[\"name\"]: p for p in json.load(sys.stdin)[\"datapaths\"][0][\"ports\"]}
+print(str(ports[\"va\"][\"fast_path\"]).lower(), str(ports[\"vxlan_sys_4789\"][\"fast_path\"]).lower())"'
+
 # VLAN: A's frames get tag 10 and go out of t1, come back in by t2 tagged,
 # lose the tag there and go to B; B's answers the other way. Each step a
 # megaflow of the fast path, the tagged ones matched on their tag as the

@@ -57,8 +57,11 @@ check_out "status: the daemon, its version and release" \
 check_out "status: the datapath and its 6 flows" \
 	"^datapath dp0: hit [1-9][0-9]* missed 0 lost 0, 6 flows, [1-9] masks$" \
 	ctl status
+# (Whether the fast path serves it, when the fast path is on.)
+served=
+[ "${TAPDP_FAST_PATH:-}" = none ] || served=", fast path"
 check_out "status: port 3 with the frames it sent" \
-	"^  port 3: v3 \(netdev\) rx [1-9][0-9]* tx [1-9][0-9]* dropped 0/0$" \
+	"^  port 3: v3 \(netdev\) rx [1-9][0-9]* tx [1-9][0-9]* dropped 0/0$served$" \
 	ctl status
 check_out "status: the flow table's entries" "^  flows +dp0 +6$" ctl status
 check_out "status: the tracker's connections" "^  connections +- +[1-9]" \
