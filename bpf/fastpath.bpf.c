@@ -210,6 +210,19 @@ count_drop(__u32 dp, __u32 in, __u32 why)
 		ps->n_drop[why]++;
 }
 
+/* The entry of the frame being forwarded: in this CPU's handoff slot,
+ * where the ring's filter or the internal port's program copied it. The
+ * global functions below take it from there: their arguments are the
+ * context and scalars only, as every kernel with global functions
+ * checks them. */
+static __always_inline struct fp_handoff *
+handoff(void)
+{
+	__u32 zero = 0;
+
+	return bpf_map_lookup_elem(&fp_handoff, &zero);
+}
+
 /* Sets: each field as net/openvswitch/actions.c sets it, checksums
  * updated by the helpers that do what its own calls do, so that the
  * frames are the kernel's to the bit. 0, or -1 when a helper failed.
@@ -225,12 +238,15 @@ masked8(__u8 old, __u8 val, __u8 mask)
 }
 
 __noinline int
-fp_set_eth(struct __sk_buff *skb, const struct fp_set_eth *s)
+fp_set_eth(struct __sk_buff *skb)
 {
+	struct fp_handoff *ho = handoff();
+	const struct fp_set_eth *s;
 	__u8 h[12];
 
-	if (!s)
+	if (!ho)
 		return -1;
+	s = &ho->act.set_eth;
 	if (bpf_skb_load_bytes(skb, 0, h, sizeof(h)))
 		return -1;
 	for (int i = 0; i < 12; i++)
@@ -258,15 +274,18 @@ l4_csum(__u32 l4, __u8 proto, int addr, __u64 *flags)
 }
 
 __noinline int
-fp_set_ipv4(struct __sk_buff *skb, __u32 l3, const struct fp_set_l3 *s)
+fp_set_ipv4(struct __sk_buff *skb, __u32 l3)
 {
+	struct fp_handoff *ho = handoff();
+	const struct fp_set_l3 *s;
 	__u32 csum, l4 = l3 + 20;
 	__u64 l4flags;
 	__u8 ip[20], tos;
 	__u16 check;
 
-	if (!s)
+	if (!ho)
 		return -1;
+	s = &ho->act.set_l3;
 	if (bpf_skb_load_bytes(skb, l3, ip, sizeof(ip)))
 		return -1;
 	csum = l4_csum(l4, ip[9], 1, &l4flags);
@@ -315,14 +334,17 @@ fp_set_ipv4(struct __sk_buff *skb, __u32 l3, const struct fp_set_l3 *s)
 }
 
 __noinline int
-fp_set_ipv6(struct __sk_buff *skb, __u32 l3, const struct fp_set_l3 *s)
+fp_set_ipv6(struct __sk_buff *skb, __u32 l3)
 {
+	struct fp_handoff *ho = handoff();
+	const struct fp_set_l3 *s;
 	__u32 csum, l4 = l3 + 40, w, wm, wv;
 	__u64 l4flags;
 	__u8 ip[40];
 
-	if (!s)
+	if (!ho)
 		return -1;
+	s = &ho->act.set_l3;
 	if (bpf_skb_load_bytes(skb, l3, ip, sizeof(ip)))
 		return -1;
 	csum = l4_csum(l4, ip[6], 1, &l4flags);
@@ -379,16 +401,18 @@ fp_set_ipv6(struct __sk_buff *skb, __u32 l3, const struct fp_set_l3 *s)
 }
 
 __noinline int
-fp_set_ports(struct __sk_buff *skb, __u32 l3, int ipv6,
-	     const struct fp_set_l4 *s)
+fp_set_ports(struct __sk_buff *skb, __u32 l3, int ipv6)
 {
+	struct fp_handoff *ho = handoff();
 	__u32 l4 = l3 + (ipv6 ? 40 : 20), csum;
+	const struct fp_set_l4 *s;
 	__u64 l4flags;
 	__u8 proto;
 	__u16 p[2];
 
-	if (!s)
+	if (!ho)
 		return -1;
+	s = &ho->act.set_l4;
 	if (bpf_skb_load_bytes(skb, l4, p, 4) ||
 	    bpf_skb_load_bytes(skb, l3 + (ipv6 ? 6 : 9), &proto, 1))
 		return -1;
@@ -454,57 +478,57 @@ trace_end(__u32 why)
 		t->drop = why;
 }
 
-/* One op other than an output: 0, or -1 when a helper failed. Global,
- * as the sets are. */
+/* One op other than an output (its fields given): 0, or -1 when a
+ * helper failed. */
 __noinline int
-fp_run_op(struct __sk_buff *skb, const struct fp_actions *a,
-	  const struct fp_op *op)
+fp_run_op(struct __sk_buff *skb, __u32 kind, __u32 l3, __u32 flags,
+	  __u32 tag)
 {
-	if (!a || !op)
-		return -1;
-	switch (op->kind) {
+	switch (kind) {
 	case FP_OP_PUSH_VLAN:
-		return bpf_skb_vlan_push(skb, bpf_htons(op->tpid), op->tci) ?
-			       -1 : 0;
+		return bpf_skb_vlan_push(skb, bpf_htons((__u16)(tag >> 16)),
+					 (__u16)tag) ? -1 : 0;
 	case FP_OP_POP_VLAN:
 		return bpf_skb_vlan_pop(skb) ? -1 : 0;
 	case FP_OP_SET_ETH:
-		return fp_set_eth(skb, &a->set_eth);
+		return fp_set_eth(skb);
 	case FP_OP_SET_IPV4:
-		return fp_set_ipv4(skb, op->l3, &a->set_l3);
+		return fp_set_ipv4(skb, l3);
 	case FP_OP_SET_IPV6:
-		return fp_set_ipv6(skb, op->l3, &a->set_l3);
+		return fp_set_ipv6(skb, l3);
 	case FP_OP_SET_PORTS:
-		return fp_set_ports(skb, op->l3, op->flags, &a->set_l4);
+		return fp_set_ports(skb, l3, flags);
 	}
 	return -1;
 }
 
-/* A hit: the flow's and the datapath's counters, then the ops. probe:
- * the test program's, which records the outputs. Global, so that the
- * verifier checks it once, not once for each mask a lookup tried. */
+/* A hit, its entry in the handoff slot: the flow's and the datapath's
+ * counters, then the ops. probe: the test program's, which records the
+ * outputs. Global, so that the verifier checks it once, not once for
+ * each mask a lookup tried. */
 __noinline int
-fp_execute(struct __sk_buff *skb, const struct fp_actions *a,
-	   __u32 tcp_flags, int probe)
+fp_execute(struct __sk_buff *skb, int probe)
 {
 	__u32 slot, dp, in = skb->ifindex, n;
 	__u32 len = skb->len + (skb->vlan_present ? 4 : 0);
+	struct fp_handoff *ho = handoff();
+	const struct fp_actions *a;
 	struct fp_flow_stats *fs;
 	struct fp_dp_stats *ds;
 
-	if (!a)
+	if (!ho)
 		return TC_ACT_OK;
+	a = &ho->act;
 	slot = a->slot;
 	dp = a->dp_ifindex;
 	n = a->n_ops;
 	fs = bpf_map_lookup_elem(&fp_flow_stats, &slot);
 	ds = bpf_map_lookup_elem(&fp_dp_stats, &dp);
-
 	if (fs) {
 		fs->packets++;
 		fs->bytes += len;
 		fs->used_ns = bpf_ktime_get_ns();
-		fs->tcp_flags |= tcp_flags;
+		fs->tcp_flags |= ho->tcp_flags;
 	}
 	if (ds)
 		ds->n_hit++;
@@ -520,7 +544,8 @@ fp_execute(struct __sk_buff *skb, const struct fp_actions *a,
 		if (i >= n)
 			break;
 		if (op->kind != FP_OP_OUTPUT) {
-			if (fp_run_op(skb, a, op))
+			if (fp_run_op(skb, op->kind, op->l3, op->flags,
+				      (__u32)op->tpid << 16 | op->tci))
 				return TC_ACT_SHOT;
 			continue;
 		}
@@ -590,7 +615,7 @@ fp_netdev_in(struct __sk_buff *skb)
 	if (ho->ifindex != skb->ifindex || ho->len != skb->len ||
 	    ho->hash != skb->hash)
 		return TC_ACT_OK;
-	return fp_execute(skb, &ho->act, ho->tcp_flags, 0);
+	return fp_execute(skb, 0);
 }
 
 /* An internal port's frame, taken or not: TC_ACT_OK leaves it to the
@@ -598,11 +623,12 @@ fp_netdev_in(struct __sk_buff *skb)
 static __always_inline int
 tap_out(struct __sk_buff *skb, const int probe)
 {
+	struct fp_handoff *ho = handoff();
 	struct fp_actions *a;
 	struct fp_key k;
 	int moved;
 
-	if (!frame_key(skb, &k))
+	if (!ho || !frame_key(skb, &k))
 		return TC_ACT_OK;
 	a = lookup(&k);
 	if (!a)
@@ -618,7 +644,11 @@ tap_out(struct __sk_buff *skb, const int probe)
 		return TC_ACT_OK;
 	if (!probe)
 		count_port(skb->ifindex, skb->len, 0);
-	return fp_execute(skb, a, k.tcp_flags, probe);
+	/* (No ring filter runs for these frames: the slot is free.) */
+	__builtin_memcpy(&ho->act, a, sizeof(ho->act));
+	ho->tcp_flags = k.tcp_flags;
+	ho->valid = 0;
+	return fp_execute(skb, probe);
 }
 
 /* tc egress of an internal port's TAP: frames the host sends. */
