@@ -37,7 +37,6 @@ struct fp_flow {
 	bool in_table;
 	struct fp_key key;
 	struct fp_flow_stats folded;	/* of the slot, in the flow's own */
-	struct fp_flow *prev, *next;	/* every flow with a part */
 };
 
 /* flow->fast of a flow being removed: it gets no entry. */
@@ -57,7 +56,6 @@ static struct {
 	pthread_mutex_t lock;
 	uint32_t *free_slots, n_free;
 	uint32_t *pending, n_pending;	/* freed before the last barrier */
-	struct fp_flow *flows_head;
 	unsigned entries;
 	int masks, conf_fd;		/* map fds */
 	struct {
@@ -609,10 +607,6 @@ part_new(struct flow *flow)
 		return NULL;
 	}
 	f->flow = flow;
-	f->next = fp.flows_head;
-	if (f->next)
-		f->next->prev = f;
-	fp.flows_head = f;
 	flow->fast = f;
 	return f;
 }
@@ -746,12 +740,6 @@ fastpath_flow_forget(struct flow *flow, bool gone)
 		if (gone) {
 			fold(f);
 			fp.pending[fp.n_pending++] = f->slot;
-			if (f->prev)
-				f->prev->next = f->next;
-			else
-				fp.flows_head = f->next;
-			if (f->next)
-				f->next->prev = f->prev;
 			free(f);
 		}
 	}
