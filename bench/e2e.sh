@@ -10,9 +10,10 @@
 #       as tapdp is: the same AF_PACKET rings and sends, no parse, no lookup,
 #       every frame from one port out of the other,
 #   (f) (c) and (d) with tapdpd --fast-path bpf: BPF programs on the
-#       ports forward the frames of megaflows that only output in the
-#       kernel,
-# and (c) again with 256 extra masks installed, and (b) and (d) again with a
+#       ports forward the frames of megaflows in the kernel,
+# and (c) and (f) again with set actions before the outputs (a router's
+# source MAC, TOS and TTL, the IPv4 checksum made again), and (c) again
+# with 256 extra masks installed, and (b) and (d) again with a
 # conntrack firewall in OpenFlow (ct() rules: new connections from A's side
 # committed, established and related ones forwarded, the rest dropped).
 # For each: iperf3 TCP
@@ -227,6 +228,17 @@ capture_up() {
 	exit 1
 }
 
+# The IPv4 flows of (c) and (f), with set actions before their outputs.
+rewrite_flows() {
+	local ma mb
+	ma=$(ip netns exec $HA cat /sys/class/net/eth0/address)
+	mb=$(ip netns exec $HB cat /sys/class/net/eth0/address)
+	dpctl mod-flow dp0 "in_port(1),eth(),eth_type(0x0800),ipv4()" \
+		"set(eth(src=$ma/ff:ff:ff:ff:ff:ff)),set(ipv4(tos=0/0xff,ttl=64/0xff)),2"
+	dpctl mod-flow dp0 "in_port(2),eth(),eth_type(0x0800),ipv4()" \
+		"set(eth(src=$mb/ff:ff:ff:ff:ff:ff)),set(ipv4(tos=0/0xff,ttl=64/0xff)),1"
+}
+
 # (c), or (f) with the fast path: tapdpd --fast-path $1.
 tapdp_dpctl() { # fast-path name
 	hosts_up on
@@ -242,6 +254,15 @@ tapdp_dpctl() { # fast-path name
 	dpctl add-flow dp0 "in_port(2),eth(),eth_type(0x0800),ipv4()" 1
 	capture_up
 	measure "$2${E2E_CAPTURE:+-capture-$E2E_CAPTURE}"
+	# As a router would: each frame's source MAC, TTL and TOS written
+	# (the values they had, so that every host still takes them), the
+	# IPv4 checksum made again.
+	[ -n "${E2E_CAPTURE:-}" ] || {
+		rewrite_flows
+		measure "$2-rewrite"
+		dpctl mod-flow dp0 "in_port(1),eth(),eth_type(0x0800),ipv4()" 2
+		dpctl mod-flow dp0 "in_port(2),eth(),eth_type(0x0800),ipv4()" 1
+	}
 	for i in $(seq 0 255); do
 		printf "in_port(1),eth(dst=00:01:00:00:00:%02x/ff:ff:ff:ff:%02x:ff),eth_type(0x0800),ipv4(frag=no) 2\n" $i $i
 	done | while read -r m a; do dpctl add-flow dp0 "$m" "$a"; done
