@@ -25,9 +25,10 @@
  * when the fast path does not serve that port. */
 typedef bool fastpath_port_fn(void *ctx, uint32_t port_no, struct fp_op *op);
 
-/* The ops of the actions (acts, len bytes of stored attributes) of the
- * megaflow key under mask, into *out (dp_ifindex and slot left as
- * they were): false when the programs cannot run them. */
+/* The ops of the actions (acts, len bytes of stored attributes, which
+ * actions_validate() passed for key) of the megaflow key under mask,
+ * into *out (dp_ifindex and slot left as they were): false when the
+ * programs cannot run them. */
 bool fastpath_actions_make(const struct flow_key *key,
 			   const struct flow_key *mask, const void *acts,
 			   uint32_t len, fastpath_port_fn *port, void *ctx,
