@@ -179,6 +179,13 @@ tag_to_skb(struct __sk_buff *skb, const struct fp_key *k)
 	return 0;
 }
 
+/* The frame's length on the wire: with a tag its skb holds. */
+static __always_inline __u32
+wire_len(const struct __sk_buff *skb)
+{
+	return skb->len + (skb->vlan_present ? 4 : 0);
+}
+
 static __always_inline void
 count_port(__u32 ifindex, __u32 len, int rx)
 {
@@ -510,7 +517,7 @@ __noinline int
 fp_execute(struct __sk_buff *skb, int probe)
 {
 	__u32 slot, dp, in = skb->ifindex, n;
-	__u32 len = skb->len + (skb->vlan_present ? 4 : 0);
+	__u32 len = wire_len(skb);
 	struct fp_handoff *ho = handoff();
 	const struct fp_actions *a;
 	struct fp_flow_stats *fs;
@@ -558,8 +565,7 @@ fp_execute(struct __sk_buff *skb, int probe)
 			continue;
 		}
 		if (op->counted)
-			count_port(op->ifindex,
-				   skb->len + (skb->vlan_present ? 4 : 0), 1);
+			count_port(op->ifindex, wire_len(skb), 1);
 		f = op->flags & FP_OUT_INGRESS ? BPF_F_INGRESS : 0;
 		if (last)
 			return bpf_redirect(op->ifindex, f);
@@ -577,8 +583,7 @@ SEC("socket")
 int
 fp_ring(struct __sk_buff *skb)
 {
-	__u32 zero = 0;
-	struct fp_handoff *ho = bpf_map_lookup_elem(&fp_handoff, &zero);
+	struct fp_handoff *ho = handoff();
 	struct fp_actions *a;
 	struct fp_key k;
 
@@ -606,8 +611,7 @@ SEC("tc")
 int
 fp_netdev_in(struct __sk_buff *skb)
 {
-	__u32 zero = 0;
-	struct fp_handoff *ho = bpf_map_lookup_elem(&fp_handoff, &zero);
+	struct fp_handoff *ho = handoff();
 
 	if (!ho || !ho->valid)
 		return TC_ACT_OK;

@@ -59,7 +59,8 @@ struct status {
 	struct buffer *buffers;
 	struct fast_port *fast_ports;
 	unsigned n_threads, n_tables, n_clients_seen, n_buffers, n_fast_ports;
-	bool fast_ports_told;		/* (a daemon before them: no list) */
+	bool fast_ports_told;		/* no list: the fast path is off (or
+					 * the daemon is older than lists) */
 };
 
 static void
